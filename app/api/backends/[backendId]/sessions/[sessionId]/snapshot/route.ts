@@ -1,0 +1,11 @@
+import { json, route } from "@/server/http";
+import { app, type SessionParams } from "@/server/routes";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route<SessionParams>(async (_req, { backendId, sessionId }) => {
+  const { hub, backends } = await app();
+  backends.require(backendId);
+  const channel = await hub.open(backendId, sessionId);
+  return json(channel.snapshot());
+});

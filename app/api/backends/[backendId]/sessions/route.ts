@@ -1,0 +1,19 @@
+import { CreateSessionBody, ListSessionsQuery } from "@/lib/api";
+import { json, readBody, readQuery, route } from "@/server/http";
+import { app, type BackendParams } from "@/server/routes";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route<BackendParams>(async (req, { backendId }) => {
+  const q = readQuery(req, ListSessionsQuery);
+  const { backends } = await app();
+  return json(await backends.require(backendId).listSessions(q));
+});
+
+export const POST = route<BackendParams>(async (req, { backendId }) => {
+  const body = await readBody(req, CreateSessionBody);
+  const { backends, hub } = await app();
+  const session = await backends.require(backendId).createSession(body);
+  hub.publish(backendId, session.id, { type: "session.updated", session });
+  return json(session, { status: 201 });
+});

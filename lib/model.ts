@@ -1,0 +1,325 @@
+/**
+ * The canonical model (SPEC.md §4). Every adapter translates its protocol into these shapes and
+ * nothing else; the browser knows only these. Isomorphic: no Node or DOM imports.
+ */
+import { z } from "zod";
+
+export const BACKEND_KINDS = ["opencode", "acp", "copilot", "a2a", "opal", "zot"] as const;
+export const BackendKind = z.enum(BACKEND_KINDS);
+export type BackendKind = z.infer<typeof BackendKind>;
+
+export const Capabilities = z.object({
+  fork: z.boolean().default(false),
+  revert: z.boolean().default(false),
+  diff: z.boolean().default(false),
+  compact: z.boolean().default(false),
+  models: z.boolean().default(false),
+  share: z.boolean().default(false),
+  history: z.boolean().default(false),
+  abort: z.boolean().default(false),
+  rename: z.boolean().default(false),
+  delete: z.boolean().default(false),
+  search: z.boolean().default(false),
+  directories: z.boolean().default(false),
+  interrupts: z
+    .object({
+      permission: z.boolean().default(false),
+      question: z.boolean().default(false),
+      input: z.boolean().default(false),
+    })
+    .default({ permission: false, question: false, input: false }),
+});
+export type Capabilities = z.infer<typeof Capabilities>;
+
+export const BackendStatus = z.enum(["connecting", "ready", "down", "auth-required"]);
+export type BackendStatus = z.infer<typeof BackendStatus>;
+
+export const Backend = z.object({
+  id: z.string(),
+  kind: BackendKind,
+  label: z.string(),
+  status: BackendStatus,
+  error: z.string().optional(),
+  capabilities: Capabilities,
+  /** Where the backend lives, for display only (never carries secrets). */
+  location: z.string().optional(),
+  version: z.string().optional(),
+  embedded: z.boolean().optional(),
+});
+export type Backend = z.infer<typeof Backend>;
+
+export const Usage = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  reasoningTokens: z.number().optional(),
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  costUsd: z.number().optional(),
+  contextTokens: z.number().optional(),
+  contextWindow: z.number().optional(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const ModelRef = z.object({ provider: z.string().optional(), id: z.string() });
+export type ModelRef = z.infer<typeof ModelRef>;
+
+export const SessionStatus = z.enum(["idle", "busy", "retry", "waiting", "error"]);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const Session = z.object({
+  id: z.string(),
+  backendId: z.string(),
+  title: z.string(),
+  directory: z.string().optional(),
+  parentId: z.string().optional(),
+  forkedFrom: z.object({ sessionId: z.string(), messageId: z.string().optional() }).optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  status: SessionStatus,
+  /** Detail of a `retry` or `error` status, e.g. the upstream's message and next attempt time. */
+  statusDetail: z.string().optional(),
+  model: ModelRef.optional(),
+  usage: Usage.optional(),
+  revert: z.object({ messageId: z.string(), diff: z.string().optional() }).optional(),
+  share: z.object({ url: z.string().optional() }).optional(),
+});
+export type Session = z.infer<typeof Session>;
+
+export const FileDiff = z.object({
+  path: z.string(),
+  status: z.enum(["added", "modified", "deleted"]),
+  additions: z.number(),
+  deletions: z.number(),
+  patch: z.string(),
+});
+export type FileDiff = z.infer<typeof FileDiff>;
+
+export const TOOL_NAMES = [
+  "bash",
+  "read",
+  "write",
+  "edit",
+  "patch",
+  "grep",
+  "glob",
+  "list",
+  "webfetch",
+  "task",
+  "todo",
+  "question",
+  "other",
+] as const;
+export const ToolName = z.enum(TOOL_NAMES);
+export type ToolName = z.infer<typeof ToolName>;
+
+export const ToolStatus = z.enum([
+  "pending",
+  "running",
+  "awaiting-approval",
+  "completed",
+  "error",
+  "denied",
+  "cancelled",
+]);
+export type ToolStatus = z.infer<typeof ToolStatus>;
+
+export const TextBlock = z.object({ id: z.string(), kind: z.literal("text"), text: z.string() });
+export const ReasoningBlock = z.object({
+  id: z.string(),
+  kind: z.literal("reasoning"),
+  text: z.string(),
+  startedAt: z.number().optional(),
+  endedAt: z.number().optional(),
+});
+export const ToolBlock = z.object({
+  id: z.string(),
+  kind: z.literal("tool"),
+  callId: z.string(),
+  tool: ToolName,
+  rawTool: z.string(),
+  title: z.string().optional(),
+  status: ToolStatus,
+  input: z.record(z.string(), z.unknown()),
+  output: z.string().optional(),
+  error: z.string().optional(),
+  exitCode: z.number().optional(),
+  diff: z.array(FileDiff).optional(),
+  childSessionId: z.string().optional(),
+  startedAt: z.number().optional(),
+  endedAt: z.number().optional(),
+});
+export const FileBlock = z.object({
+  id: z.string(),
+  kind: z.literal("file"),
+  name: z.string(),
+  mime: z.string(),
+  url: z.string(),
+});
+export const NoticeBlock = z.object({
+  id: z.string(),
+  kind: z.literal("notice"),
+  level: z.enum(["info", "warn", "error"]),
+  text: z.string(),
+});
+export const Block = z.discriminatedUnion("kind", [
+  TextBlock,
+  ReasoningBlock,
+  ToolBlock,
+  FileBlock,
+  NoticeBlock,
+]);
+export type TextBlock = z.infer<typeof TextBlock>;
+export type ReasoningBlock = z.infer<typeof ReasoningBlock>;
+export type ToolBlock = z.infer<typeof ToolBlock>;
+export type FileBlock = z.infer<typeof FileBlock>;
+export type NoticeBlock = z.infer<typeof NoticeBlock>;
+export type Block = z.infer<typeof Block>;
+
+export const MessageError = z.object({
+  name: z.string(),
+  message: z.string(),
+  /** true when the user stopped the turn; shown calmly rather than as a failure. */
+  aborted: z.boolean().optional(),
+});
+export type MessageError = z.infer<typeof MessageError>;
+
+/** Message metadata as carried by `message.updated` (no blocks). */
+export const MessageInfo = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  role: z.enum(["user", "assistant", "system"]),
+  createdAt: z.number(),
+  completedAt: z.number().optional(),
+  model: ModelRef.optional(),
+  agent: z.string().optional(),
+  usage: Usage.optional(),
+  error: MessageError.optional(),
+  /** For a compaction summary produced by the backend. */
+  summary: z.boolean().optional(),
+});
+export type MessageInfo = z.infer<typeof MessageInfo>;
+
+export const Message = MessageInfo.extend({ blocks: z.array(Block) });
+export type Message = z.infer<typeof Message>;
+
+export const PermissionOption = z.object({
+  id: z.string(),
+  label: z.string(),
+  kind: z.enum(["allow_once", "allow_always", "reject"]),
+});
+export const Question = z.object({
+  header: z.string().optional(),
+  question: z.string(),
+  options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
+  multiple: z.boolean().optional(),
+  custom: z.boolean().optional(),
+});
+export type Question = z.infer<typeof Question>;
+
+export const Interrupt = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  kind: z.enum(["permission", "question", "input"]),
+  toolCallId: z.string().optional(),
+  messageId: z.string().optional(),
+  createdAt: z.number(),
+  title: z.string(),
+  permission: z
+    .object({
+      action: z.string(),
+      patterns: z.array(z.string()),
+      always: z.array(z.string()).optional(),
+      options: z.array(PermissionOption),
+    })
+    .optional(),
+  questions: z.array(Question).optional(),
+  input: z.object({ prompt: z.string(), sensitive: z.boolean().optional() }).optional(),
+});
+export type Interrupt = z.infer<typeof Interrupt>;
+
+export const Todo = z.object({
+  content: z.string(),
+  status: z.string(),
+  priority: z.string().optional(),
+});
+export type Todo = z.infer<typeof Todo>;
+
+/* ----------------------------------------------------------------------------------------------
+ * Timeline events (SPEC.md §4). `seq` is added on the wire by the hub.
+ * -------------------------------------------------------------------------------------------- */
+
+export const TimelineEvent = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("session.updated"), session: Session }),
+  z.object({
+    type: z.literal("session.status"),
+    status: SessionStatus,
+    detail: z.string().optional(),
+  }),
+  z.object({ type: z.literal("message.updated"), message: MessageInfo }),
+  z.object({ type: z.literal("message.removed"), messageId: z.string() }),
+  z.object({ type: z.literal("block.updated"), messageId: z.string(), block: Block }),
+  z.object({
+    type: z.literal("block.delta"),
+    messageId: z.string(),
+    blockId: z.string(),
+    field: z.enum(["text", "output"]),
+    delta: z.string(),
+  }),
+  z.object({ type: z.literal("block.removed"), messageId: z.string(), blockId: z.string() }),
+  z.object({ type: z.literal("interrupt.requested"), interrupt: Interrupt }),
+  z.object({
+    type: z.literal("interrupt.resolved"),
+    interruptId: z.string(),
+    outcome: z.string(),
+  }),
+  z.object({ type: z.literal("todo.updated"), todos: z.array(Todo) }),
+  z.object({ type: z.literal("usage.updated"), usage: Usage }),
+  z.object({ type: z.literal("error"), message: z.string(), code: z.string().optional() }),
+  z.object({ type: z.literal("stream.reset"), reason: z.string() }),
+]);
+export type TimelineEvent = z.infer<typeof TimelineEvent>;
+export type TimelineEventType = TimelineEvent["type"];
+export type WireEvent = TimelineEvent & { seq: number };
+
+/** What `GET …/snapshot` answers. */
+export const Snapshot = z.object({
+  session: Session,
+  messages: z.array(Message),
+  interrupts: z.array(Interrupt),
+  todos: z.array(Todo),
+  seq: z.number(),
+  /** true when older messages exist before the first one here (page them with `…/messages`). */
+  hasOlder: z.boolean().optional(),
+  olderCursor: z.string().optional(),
+  lastError: z.object({ message: z.string(), code: z.string().optional() }).optional(),
+});
+export type Snapshot = z.infer<typeof Snapshot>;
+
+/** Events on `GET /api/events`, the cross-session channel (badges, inbox, notifications). */
+export const GlobalEvent = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello"), backends: z.array(Backend) }),
+  z.object({ type: z.literal("backend.updated"), backend: Backend }),
+  z.object({ type: z.literal("backend.removed"), backendId: z.string() }),
+  z.object({ type: z.literal("session.updated"), session: Session }),
+  z.object({ type: z.literal("session.removed"), backendId: z.string(), sessionId: z.string() }),
+  z.object({
+    type: z.literal("session.status"),
+    backendId: z.string(),
+    sessionId: z.string(),
+    status: SessionStatus,
+    detail: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal("interrupt.requested"),
+    backendId: z.string(),
+    interrupt: Interrupt,
+  }),
+  z.object({
+    type: z.literal("interrupt.resolved"),
+    backendId: z.string(),
+    sessionId: z.string(),
+    interruptId: z.string(),
+    outcome: z.string(),
+  }),
+]);
+export type GlobalEvent = z.infer<typeof GlobalEvent>;

@@ -1,0 +1,51 @@
+import "server-only";
+import path from "node:path";
+import { BackendRegistry } from "./backends/registry";
+import { readConfig, type ConsoleConfig } from "./config";
+import { Hub } from "./hub/hub";
+import { log } from "./log";
+import { SqliteStore } from "./store/sqlite-store";
+import type { Store } from "./store/store";
+
+export const VERSION = "0.1.0";
+
+export interface ConsoleApp {
+  config: ConsoleConfig;
+  store: Store;
+  hub: Hub;
+  backends: BackendRegistry;
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+function create(): ConsoleApp {
+  const config = readConfig();
+  const store = new SqliteStore(path.join(config.dataDir, "switchboard.db"));
+  let registry: BackendRegistry | undefined;
+  const hub = new Hub((id) => registry?.get(id));
+  registry = new BackendRegistry(config, store, hub);
+  const backends = registry;
+  const ready = backends.start();
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      hub.stop();
+      await backends.stopAll();
+      store.close();
+    })());
+  for (const sig of ["SIGTERM", "SIGINT"] as const) {
+    process.once(sig, () => {
+      log.info("stopping", { signal: sig });
+      void stop().finally(() => process.exit(0));
+    });
+  }
+  log.info("console started", { workspace: config.workspace, dataDir: config.dataDir });
+  return { config, store, hub, backends, ready, stop };
+}
+
+const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };
+
+/** The console's long-lived state, one per process, kept on globalThis so dev reloads reuse it. */
+export function getApp(): ConsoleApp {
+  return (g.__switchboard ??= create());
+}

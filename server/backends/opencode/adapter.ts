@@ -1,0 +1,441 @@
+import "server-only";
+import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
+import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, Session, SessionStatus } from "@/lib/model";
+import type { CreateSessionBody, PromptBody } from "@/lib/api";
+import { ApiError, describeError } from "../../errors";
+import { log } from "../../log";
+import type { EmbeddedOpencode } from "../../processes/opencode-serve";
+import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
+import {
+  normalizeEvent,
+  toMessage,
+  toPermissionInterrupt,
+  toQuestionInterrupt,
+  toSession,
+  toStatus,
+  toTodos,
+  unwrapFrame,
+} from "./normalize";
+
+export interface OpencodeAdapterOptions {
+  id: string;
+  label: string;
+  baseUrl?: string;
+  username?: string;
+  password?: string;
+  directory?: string;
+  embedded?: EmbeddedOpencode;
+}
+
+const PAGE = 100;
+const REQUEST_TIMEOUT_MS = 30_000;
+const WATCHDOG_MS = 35_000; // OpenCode sends server.heartbeat every 10 s
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const CAPABILITIES: Capabilities = {
+  fork: true,
+  revert: true,
+  diff: true,
+  compact: true,
+  models: true,
+  share: false,
+  history: true,
+  abort: true,
+  rename: true,
+  delete: true,
+  search: true,
+  directories: true,
+  interrupts: { permission: true, question: true, input: false },
+};
+
+/** The event stream is long-lived; every other call gets a timeout (a request that reaches the
+ * server between bind and ready hangs forever). */
+const timedFetch: typeof fetch = (input, init) => {
+  const req = input instanceof Request ? input : new Request(input, init);
+  if (new URL(req.url).pathname.endsWith("/event")) return fetch(req);
+  return fetch(req, { signal: AbortSignal.any([req.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
+};
+
+type Result<T> = { data?: T; error?: unknown; response?: Response };
+
+/**
+ * OpenCode server adapter (SPEC.md §2): REST through `@opencode-ai/sdk`, one `/global/event`
+ * subscription per server shared by every browser, reconnect with backoff and reconciliation.
+ */
+export class OpencodeAdapter implements BackendAdapter {
+  readonly id: string;
+  private client: OpencodeClient | undefined;
+  private baseUrl: string | undefined;
+  private status: BackendStatus = "connecting";
+  private error: string | undefined;
+  private version: string | undefined;
+  private stopped = false;
+  private eventsAbort: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  /** Live status of every session the stream told us about (OpenCode omits idle ones). */
+  private statuses = new Map<string, { status: SessionStatus; detail?: string }>();
+  private pending = new Map<string, Interrupt>();
+  private directories = new Map<string, string>();
+
+  constructor(
+    private opts: OpencodeAdapterOptions,
+    private sink: EventSink,
+  ) {
+    this.id = opts.id;
+    this.baseUrl = opts.baseUrl?.replace(/\/$/, "");
+  }
+
+  info(): Backend {
+    return {
+      id: this.id,
+      kind: "opencode",
+      label: this.opts.label,
+      status: this.status,
+      ...(this.error ? { error: this.error } : {}),
+      capabilities: CAPABILITIES,
+      ...(this.baseUrl ? { location: this.baseUrl } : {}),
+      ...(this.version ? { version: this.version } : {}),
+      ...(this.opts.embedded ? { embedded: true } : {}),
+    };
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    if (this.opts.embedded) {
+      this.setStatus("connecting");
+      this.opts.embedded
+        .start()
+        .then((url) => this.connect(url))
+        .catch((err: unknown) => this.setStatus("down", `Could not start opencode: ${describeError(err)}`));
+      return;
+    }
+    if (!this.baseUrl) throw new Error("opencode backend needs a baseUrl");
+    this.connect(this.baseUrl);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.eventsAbort?.abort();
+    await this.opts.embedded?.stop();
+  }
+
+  /* ------------------------------------------------------------------ connection */
+
+  private connect(url: string) {
+    this.baseUrl = url.replace(/\/$/, "");
+    const username = this.opts.embedded?.username ?? this.opts.username ?? "opencode";
+    const password = this.opts.embedded?.password ?? this.opts.password;
+    const headers: Record<string, string> = {};
+    if (password) headers.authorization = "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
+    this.client = createOpencodeClient({
+      baseUrl: this.baseUrl,
+      headers,
+      throwOnError: true,
+      ...(this.opts.directory ? { directory: this.opts.directory } : {}),
+      fetch: timedFetch,
+    });
+    this.loop ??= this.runEvents().finally(() => (this.loop = undefined));
+  }
+
+  private setStatus(status: BackendStatus, error?: string) {
+    if (this.status === status && this.error === error) return;
+    this.status = status;
+    this.error = error;
+    this.sink.backendChanged(this.info());
+  }
+
+  private async runEvents(): Promise<void> {
+    let attempt = 0;
+    while (!this.stopped) {
+      const client = this.client;
+      if (this.opts.embedded && !this.opts.embedded.url) {
+        this.setStatus("down", "opencode is restarting");
+        const url = await this.opts.embedded.whenReady();
+        this.connect(url);
+        continue;
+      }
+      if (!client) return;
+      const ac = new AbortController();
+      this.eventsAbort = ac;
+      let watchdog: ReturnType<typeof setTimeout> | undefined;
+      const kick = () => {
+        if (watchdog) clearTimeout(watchdog);
+        watchdog = setTimeout(() => ac.abort(new Error("no heartbeat from opencode")), WATCHDOG_MS);
+      };
+      let lastError: string | undefined;
+      try {
+        kick();
+        const { stream } = await client.global.event({
+          signal: ac.signal,
+          sseMaxRetryAttempts: 1,
+          onSseError: (err: unknown) => {
+            lastError = describeError(err);
+          },
+        });
+        let connected = false;
+        for await (const frame of stream) {
+          kick();
+          if (!connected) {
+            connected = true;
+            attempt = 0;
+            await this.onConnected();
+          }
+          this.handleFrame(frame);
+        }
+      } catch (err) {
+        lastError = describeError(err);
+      } finally {
+        if (watchdog) clearTimeout(watchdog);
+      }
+      if (this.stopped) return;
+      const wait = Math.min(10_000, 250 * 2 ** attempt++);
+      this.setStatus(attempt > 2 ? "down" : "connecting", lastError ? `Event stream lost: ${lastError}` : "Event stream closed");
+      log.warn("opencode event stream lost; reconnecting", { backend: this.id, error: lastError, inMs: wait });
+      await sleep(wait);
+    }
+  }
+
+  private async onConnected() {
+    try {
+      const health = await this.client!.global.health();
+      this.version = (health.data as { version?: string } | undefined)?.version;
+    } catch {
+      // health is informative only
+    }
+    this.setStatus("ready");
+    // OpenCode's stream has no replay: reload whatever could have changed while we were away.
+    void this.reconcileAll().catch((err: unknown) => log.warn("reconcile failed", { error: describeError(err) }));
+  }
+
+  private async reconcileAll() {
+    const [statusRes] = await Promise.all([this.call(() => this.client!.session.status()), this.refreshPending()]);
+    const live = (statusRes ?? {}) as Record<string, unknown>;
+    const seen = new Set<string>();
+    for (const [sid, raw] of Object.entries(live)) {
+      seen.add(sid);
+      this.applyStatus(sid, toStatus(raw));
+    }
+    for (const [sid, st] of this.statuses) if (!seen.has(sid) && st.status !== "idle") this.applyStatus(sid, { status: "idle" });
+    for (const sid of this.sink.openSessions(this.id)) {
+      try {
+        this.sink.reconcile(this.id, sid, await this.loadSession(sid));
+      } catch (err) {
+        log.warn("could not reconcile session", { sessionId: sid, error: describeError(err) });
+      }
+    }
+  }
+
+  private applyStatus(sessionId: string, st: { status: SessionStatus; detail?: string }) {
+    const prev = this.statuses.get(sessionId);
+    if (prev && prev.status === st.status && prev.detail === st.detail) return;
+    this.statuses.set(sessionId, st);
+    this.sink.publish(this.id, sessionId, { type: "session.status", status: st.status, ...(st.detail ? { detail: st.detail } : {}) });
+  }
+
+  private async refreshPending(): Promise<void> {
+    const [perms, questions] = await Promise.all([
+      this.call(() => this.client!.permission.list()).catch(() => []),
+      this.call(() => this.client!.question.list()).catch(() => []),
+    ]);
+    const next = new Map<string, Interrupt>();
+    for (const p of (perms ?? []) as unknown[]) {
+      const it = toPermissionInterrupt(p);
+      if (it) next.set(it.id, this.pending.get(it.id) ?? it);
+    }
+    for (const q of (questions ?? []) as unknown[]) {
+      const it = toQuestionInterrupt(q);
+      if (it) next.set(it.id, this.pending.get(it.id) ?? it);
+    }
+    this.pending = next;
+  }
+
+  private handleFrame(frame: unknown) {
+    try {
+      const f = unwrapFrame(frame);
+      if (!f) return;
+      if (f.type === "session.deleted") {
+        const s = toSession(f.properties.info, this.id);
+        if (s) this.sink.openSessions(this.id).includes(s.id) && this.sink.publish(this.id, s.id, { type: "session.status", status: "idle" });
+        return;
+      }
+      for (const { sessionId, event } of normalizeEvent(f.type, f.properties, this.id)) {
+        switch (event.type) {
+          case "session.status":
+            this.statuses.set(sessionId, { status: event.status, ...(event.detail ? { detail: event.detail } : {}) });
+            break;
+          case "session.updated":
+            if (event.session.directory) this.directories.set(sessionId, event.session.directory);
+            event.session.status = this.statusOf(sessionId);
+            break;
+          case "interrupt.requested":
+            this.pending.set(event.interrupt.id, event.interrupt);
+            break;
+          case "interrupt.resolved":
+            this.pending.delete(event.interruptId);
+            break;
+          default:
+            break;
+        }
+        this.sink.publish(this.id, sessionId, event);
+      }
+    } catch (err) {
+      log.warn("skipped malformed opencode frame", { error: describeError(err) });
+    }
+  }
+
+  private statusOf(sessionId: string): SessionStatus {
+    for (const it of this.pending.values()) if (it.sessionId === sessionId) return "waiting";
+    return this.statuses.get(sessionId)?.status ?? "idle";
+  }
+
+  /* ------------------------------------------------------------------ REST */
+
+  private api(): OpencodeClient {
+    if (!this.client) throw ApiError.down(`${this.opts.label} is starting`);
+    return this.client;
+  }
+
+  /** Runs an SDK call and maps failures: no answer → 503, upstream error → 502 (404 kept). */
+  private async call<T>(fn: () => Promise<Result<T>>): Promise<T> {
+    try {
+      const r = await fn();
+      return r.data as T;
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      const cause = (err as { cause?: { status?: number } }).cause;
+      const status = cause?.status;
+      const msg = describeError(err);
+      if (status === 404) throw ApiError.notFound(msg);
+      if (status === 400) throw ApiError.badRequest(`OpenCode rejected the request: ${msg}`);
+      if (status) throw ApiError.upstream(`OpenCode answered ${status}: ${msg}`);
+      throw ApiError.down(`${this.opts.label} is not reachable: ${msg}`);
+    }
+  }
+
+  private dir(sessionId: string) {
+    const d = this.directories.get(sessionId);
+    return d ? { directory: d } : {};
+  }
+
+  private toSession(raw: unknown): Session {
+    const s = toSession(raw, this.id);
+    if (!s) throw ApiError.upstream("OpenCode returned a malformed session");
+    if (s.directory) this.directories.set(s.id, s.directory);
+    s.status = this.statusOf(s.id);
+    const st = this.statuses.get(s.id);
+    if (st?.detail) s.statusDetail = st.detail;
+    return s;
+  }
+
+  async listSessions(q: { search?: string; limit: number; cursor?: string }) {
+    const offset = q.cursor ? Number.parseInt(Buffer.from(q.cursor, "base64url").toString(), 10) || 0 : 0;
+    const raw = await this.call(() =>
+      this.api().session.list({ roots: true, limit: offset + q.limit + 1, ...(q.search ? { search: q.search } : {}) }),
+    );
+    const all = ((raw ?? []) as unknown[]).map((s) => this.toSession(s)).sort((a, b) => b.updatedAt - a.updatedAt);
+    const items = all.slice(offset, offset + q.limit);
+    const more = all.length > offset + q.limit;
+    return { items, ...(more ? { nextCursor: Buffer.from(String(offset + q.limit)).toString("base64url") } : {}) };
+  }
+
+  async createSession(input: CreateSessionBody): Promise<Session> {
+    const raw = await this.call(() =>
+      this.api().session.create({
+        ...(input.title ? { title: input.title } : {}),
+        ...(input.directory ? { directory: input.directory } : {}),
+        ...(input.model ? { model: { id: input.model.id, providerID: input.model.provider ?? "" } } : {}),
+      }),
+    );
+    return this.toSession(raw);
+  }
+
+  async getSession(sessionId: string): Promise<Session> {
+    return this.toSession(await this.call(() => this.api().session.get({ sessionID: sessionId, ...this.dir(sessionId) })));
+  }
+
+  async renameSession(sessionId: string, title: string): Promise<Session> {
+    return this.toSession(await this.call(() => this.api().session.update({ sessionID: sessionId, title, ...this.dir(sessionId) })));
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.call(() => this.api().session.delete({ sessionID: sessionId, ...this.dir(sessionId) }));
+    this.statuses.delete(sessionId);
+  }
+
+  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+    let cursor: string | null = null;
+    const raw = await this.call(async () => {
+      const r = await this.api().session.messages({ sessionID: sessionId, limit: q.limit, ...(q.before ? { before: q.before } : {}), ...this.dir(sessionId) });
+      cursor = r.response?.headers.get("x-next-cursor") ?? null;
+      return r;
+    });
+    const items = ((raw ?? []) as unknown[]).flatMap((m) => {
+      const msg = toMessage(m);
+      return msg ? [msg] : [];
+    });
+    return { items, ...(cursor ? { nextCursor: cursor } : {}) };
+  }
+
+  async loadSession(sessionId: string): Promise<LoadedSession> {
+    const [session, page, todos] = await Promise.all([
+      this.getSession(sessionId),
+      this.loadMessages(sessionId, { limit: PAGE }),
+      this.call(() => this.api().session.todo({ sessionID: sessionId, ...this.dir(sessionId) })).catch(() => []),
+      this.refreshPending(),
+    ]);
+    const interrupts = [...this.pending.values()].filter((i) => i.sessionId === sessionId).sort((a, b) => a.createdAt - b.createdAt);
+    session.status = this.statusOf(sessionId);
+    return {
+      session,
+      messages: page.items,
+      interrupts,
+      todos: toTodos(todos),
+      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
+    };
+  }
+
+  async prompt(sessionId: string, body: PromptBody): Promise<void> {
+    const parts = body.parts.map((p) =>
+      p.type === "text" ? { type: "text" as const, text: p.text } : { type: "file" as const, mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) },
+    );
+    await this.call(() =>
+      this.api().session.promptAsync({
+        sessionID: sessionId,
+        parts,
+        ...(body.model ? { model: { providerID: body.model.provider ?? "", modelID: body.model.id } } : {}),
+        ...(body.agent ? { agent: body.agent } : {}),
+        ...this.dir(sessionId),
+      }),
+    );
+  }
+
+  async abort(sessionId: string): Promise<void> {
+    await this.call(() => this.api().session.abort({ sessionID: sessionId, ...this.dir(sessionId) }));
+  }
+
+  async models(): Promise<{ items: ModelInfo[]; default?: { provider: string; id: string } }> {
+    const raw = (await this.call(() => this.api().config.providers())) as {
+      providers?: { id: string; name?: string; models?: Record<string, { id?: string; name?: string }> }[];
+      default?: Record<string, string>;
+    };
+    const items: ModelInfo[] = [];
+    for (const p of raw?.providers ?? []) {
+      for (const [mid, m] of Object.entries(p.models ?? {})) {
+        items.push({ provider: p.id, providerLabel: p.name ?? p.id, id: m.id ?? mid, label: m.name ?? mid, isDefault: raw.default?.[p.id] === (m.id ?? mid) });
+      }
+    }
+    const first = Object.entries(raw?.default ?? {})[0];
+    return { items, ...(first ? { default: { provider: first[0], id: first[1] } } : {}) };
+  }
+
+  async diff(sessionId: string, messageId?: string): Promise<FileDiff[]> {
+    const raw = await this.call(() => this.api().session.diff({ sessionID: sessionId, ...(messageId ? { messageID: messageId } : {}), ...this.dir(sessionId) }));
+    return ((raw ?? []) as { file?: string; patch?: string; additions?: number; deletions?: number; status?: string }[]).map((d) => ({
+      path: d.file ?? "",
+      status: d.status === "added" || d.status === "deleted" ? d.status : "modified",
+      additions: d.additions ?? 0,
+      deletions: d.deletions ?? 0,
+      patch: d.patch ?? "",
+    }));
+  }
+}

@@ -1,0 +1,80 @@
+import "server-only";
+import type { ZodType, z } from "zod";
+import { ApiError, describeError } from "./errors";
+import { log } from "./log";
+
+export const MAX_BODY_BYTES = 1_000_000;
+
+export function json(data: unknown, init?: ResponseInit): Response {
+  return Response.json(data, init);
+}
+
+export function errorResponse(err: unknown): Response {
+  if (err instanceof ApiError) {
+    const body = { error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } };
+    return Response.json(body, { status: err.status });
+  }
+  log.error("unhandled route error", { error: describeError(err) });
+  return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
+}
+
+type RouteCtx<P> = { params: Promise<P> };
+
+/** Wraps a route handler: every thrown value becomes the JSON error shape; nothing leaks a stack. */
+export function route<P = Record<string, string>>(
+  fn: (req: Request, params: P) => Promise<Response>,
+): (req: Request, ctx: RouteCtx<P>) => Promise<Response> {
+  return async (req, ctx) => {
+    try {
+      const params = ctx?.params ? await ctx.params : ({} as P);
+      return await fn(req, params);
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+/** Reads and validates a JSON body, enforcing the size limit (413) and the schema (400). */
+export async function readBody<S extends ZodType>(req: Request, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new ApiError("payload_too_large", `Body exceeds ${maxBytes} bytes`);
+  let text = "";
+  if (req.body) {
+    const reader = req.body.getReader();
+    const decoder = new TextDecoder();
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw new ApiError("payload_too_large", `Body exceeds ${maxBytes} bytes`);
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+    text += decoder.decode();
+  }
+  let data: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw ApiError.badRequest("Body is not valid JSON");
+    }
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "body");
+  return parsed.data;
+}
+
+export function readQuery<S extends ZodType>(req: Request, schema: S): z.infer<S> {
+  const url = new URL(req.url);
+  const obj: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) obj[k] = v;
+  const parsed = schema.safeParse(obj);
+  if (!parsed.success) throw ApiError.fromZod(parsed.error, "query");
+  return parsed.data;
+}
+
+export { describeError };

@@ -1,0 +1,184 @@
+import "server-only";
+import type { Backend, GlobalEvent, TimelineEvent } from "@/lib/model";
+import { diffStates } from "@/lib/timeline/diff";
+import { stateFromSnapshot } from "@/lib/timeline/reducer";
+import type { BackendAdapter, EventSink, LoadedSession } from "../backends/types";
+import { ApiError } from "../errors";
+import { log } from "../log";
+import { RingLog } from "./ring-log";
+import { SessionChannel } from "./session-channel";
+import { encodeFrame, type SseSink } from "./sse";
+
+const key = (b: string, s: string) => `${b}\u0000${s}`;
+const IDLE_EVICT_MS = 10 * 60_000;
+const MAX_CHANNELS = 200;
+
+/**
+ * The event hub: one channel per open session (event log, materialized state, fan-out, replay),
+ * plus the global channel behind `GET /api/events`. Adapters publish into it; routes read from it.
+ */
+export class Hub implements EventSink {
+  private channels = new Map<string, SessionChannel>();
+  private loading = new Map<string, { promise: Promise<SessionChannel>; buffer: TimelineEvent[] }>();
+  private globalSubs = new Set<SseSink>();
+  private globalLog = new RingLog<{ seq: number; frame: Uint8Array }>(1000);
+  private globalSeq = Date.now() * 1000;
+  private sweeper: ReturnType<typeof setInterval>;
+
+  constructor(private resolve: (backendId: string) => BackendAdapter | undefined) {
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref?.();
+  }
+
+  /* ------------------------------------------------------------------ adapters → hub */
+
+  publish(backendId: string, sessionId: string, event: TimelineEvent): void {
+    const k = key(backendId, sessionId);
+    const ch = this.channels.get(k);
+    if (ch) ch.publish(event);
+    else this.loading.get(k)?.buffer.push(event);
+    this.toGlobal(backendId, sessionId, event, ch);
+  }
+
+  backendChanged(backend: Backend): void {
+    this.emitGlobal({ type: "backend.updated", backend });
+  }
+
+  openSessions(backendId: string): string[] {
+    const out: string[] = [];
+    for (const ch of this.channels.values()) if (ch.backendId === backendId) out.push(ch.sessionId);
+    return out;
+  }
+
+  reconcile(backendId: string, sessionId: string, fresh: LoadedSession): void {
+    const ch = this.channels.get(key(backendId, sessionId));
+    if (!ch) return;
+    const events = diffStates(ch.state, stateFromSnapshot(fresh));
+    if (events.length) log.info("reconciled session", { backendId, sessionId, events: events.length });
+    for (const e of events) this.publish(backendId, sessionId, e);
+  }
+
+  /* ------------------------------------------------------------------ routes → hub */
+
+  /** The channel of a session, loading it from its backend on first use. */
+  async open(backendId: string, sessionId: string): Promise<SessionChannel> {
+    const k = key(backendId, sessionId);
+    const existing = this.channels.get(k);
+    if (existing) return existing;
+    const pending = this.loading.get(k);
+    if (pending) return pending.promise;
+    const adapter = this.resolve(backendId);
+    if (!adapter) throw ApiError.notFound(`Unknown backend: ${backendId}`);
+    const buffer: TimelineEvent[] = [];
+    const promise = (async () => {
+      try {
+        const loaded = await adapter.loadSession(sessionId);
+        const ch = new SessionChannel(backendId, sessionId, stateFromSnapshot(loaded), {
+          ...(loaded.olderCursor ? { olderCursor: loaded.olderCursor } : {}),
+        });
+        // Events that raced with the load: upserts are safe to apply again; deltas may already be
+        // in the loaded text, so they are dropped (the block's next full update carries them).
+        for (const e of buffer) if (e.type !== "block.delta") ch.publish(e);
+        this.channels.set(k, ch);
+        this.evictIfNeeded();
+        return ch;
+      } finally {
+        this.loading.delete(k);
+      }
+    })();
+    this.loading.set(k, { promise, buffer });
+    return promise;
+  }
+
+  /** Drop a channel (session deleted): subscribers are closed. */
+  drop(backendId: string, sessionId: string): void {
+    const k = key(backendId, sessionId);
+    this.channels.get(k)?.closeAll();
+    this.channels.delete(k);
+    this.emitGlobal({ type: "session.removed", backendId, sessionId });
+  }
+
+  dropBackend(backendId: string): void {
+    for (const [k, ch] of this.channels) {
+      if (ch.backendId === backendId) {
+        ch.closeAll();
+        this.channels.delete(k);
+      }
+    }
+    this.emitGlobal({ type: "backend.removed", backendId });
+  }
+
+  /* ------------------------------------------------------------------ global channel */
+
+  emitGlobal(event: GlobalEvent): void {
+    const seq = ++this.globalSeq;
+    const frame = encodeFrame(seq, event);
+    this.globalLog.push({ seq, frame });
+    for (const s of this.globalSubs) if (!s.write(frame)) this.globalSubs.delete(s);
+  }
+
+  subscribeGlobal(sink: SseSink, hello: GlobalEvent, after?: number): () => void {
+    const held = after !== undefined && this.globalLog.firstSeq !== undefined && after >= this.globalLog.firstSeq - 1 && after <= this.globalSeq;
+    if (held) {
+      for (const e of this.globalLog.after(after!)) sink.write(e.frame);
+    } else {
+      sink.write(encodeFrame(this.globalSeq, hello));
+    }
+    this.globalSubs.add(sink);
+    return () => this.globalSubs.delete(sink);
+  }
+
+  get stats() {
+    let subscribers = 0;
+    for (const ch of this.channels.values()) subscribers += ch.subscriberCount;
+    return { channels: this.channels.size, subscribers, globalSubscribers: this.globalSubs.size };
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+    for (const ch of this.channels.values()) ch.closeAll();
+    for (const s of this.globalSubs) s.close();
+    this.channels.clear();
+    this.globalSubs.clear();
+  }
+
+  /* ------------------------------------------------------------------ internals */
+
+  private toGlobal(backendId: string, sessionId: string, e: TimelineEvent, ch: SessionChannel | undefined) {
+    switch (e.type) {
+      case "session.updated":
+        this.emitGlobal({ type: "session.updated", session: ch?.state.session ?? e.session });
+        break;
+      case "session.status": {
+        const status = ch?.state.session?.status ?? e.status;
+        this.emitGlobal({ type: "session.status", backendId, sessionId, status, ...(e.detail ? { detail: e.detail } : {}) });
+        break;
+      }
+      case "interrupt.requested":
+        this.emitGlobal({ type: "interrupt.requested", backendId, interrupt: e.interrupt });
+        break;
+      case "interrupt.resolved":
+        this.emitGlobal({ type: "interrupt.resolved", backendId, sessionId, interruptId: e.interruptId, outcome: e.outcome });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private sweep() {
+    const now = Date.now();
+    for (const [k, ch] of this.channels) {
+      if (ch.subscriberCount === 0 && now - ch.lastUsed > IDLE_EVICT_MS && ch.state.session?.status === "idle") {
+        this.channels.delete(k);
+      }
+    }
+  }
+
+  private evictIfNeeded() {
+    if (this.channels.size <= MAX_CHANNELS) return;
+    const idle = [...this.channels.entries()]
+      .filter(([, ch]) => ch.subscriberCount === 0)
+      .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [k] of idle.slice(0, this.channels.size - MAX_CHANNELS)) this.channels.delete(k);
+  }
+}

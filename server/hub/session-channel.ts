@@ -1,0 +1,101 @@
+import "server-only";
+import type { Snapshot, TimelineEvent, WireEvent } from "@/lib/model";
+import { apply, type SessionState } from "@/lib/timeline/reducer";
+import { RingLog } from "./ring-log";
+import { encodeFrame, type SseSink } from "./sse";
+
+interface LogEntry {
+  seq: number;
+  event: WireEvent;
+  frame?: Uint8Array;
+}
+
+export const DEFAULT_LOG_CAPACITY = 10_000;
+
+/**
+ * The hub's record of one session: a growing `seq`, the bounded event log, the materialized state
+ * (through the shared reducer), and the live subscribers.
+ */
+export class SessionChannel {
+  state: SessionState;
+  seq: number;
+  olderCursor: string | undefined;
+  lastUsed = Date.now();
+  private log: RingLog<LogEntry>;
+  private subscribers = new Set<SseSink>();
+
+  constructor(
+    readonly backendId: string,
+    readonly sessionId: string,
+    initial: SessionState,
+    opts: { capacity?: number; olderCursor?: string; seqBase?: number } = {},
+  ) {
+    this.state = initial;
+    this.olderCursor = opts.olderCursor;
+    this.log = new RingLog(opts.capacity ?? DEFAULT_LOG_CAPACITY);
+    // seq only grows, also across console restarts and channel reloads: start from the clock.
+    this.seq = opts.seqBase ?? Date.now() * 1000;
+  }
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  publish(event: TimelineEvent): WireEvent {
+    this.state = apply(this.state, event);
+    const wire = { ...event, seq: ++this.seq } as WireEvent;
+    const entry: LogEntry = { seq: wire.seq, event: wire };
+    this.log.push(entry);
+    if (this.subscribers.size) {
+      const frame = (entry.frame = encodeFrame(wire.seq, wire));
+      for (const s of this.subscribers) if (!s.write(frame)) this.subscribers.delete(s);
+    }
+    return wire;
+  }
+
+  snapshot(): Snapshot {
+    const s = this.state;
+    this.lastUsed = Date.now();
+    return {
+      session: s.session!,
+      messages: s.messages,
+      interrupts: s.interrupts,
+      todos: s.todos,
+      seq: this.seq,
+      hasOlder: this.olderCursor !== undefined,
+      ...(this.olderCursor ? { olderCursor: this.olderCursor } : {}),
+      ...(s.lastError ? { lastError: s.lastError } : {}),
+    };
+  }
+
+  /**
+   * Attach a subscriber. Replays every event after `after`; when that seq is no longer held (or
+   * belongs to another incarnation of the channel), sends `stream.reset` first so the client
+   * reloads the snapshot.
+   */
+  subscribe(sink: SseSink, after: number | undefined): () => void {
+    this.lastUsed = Date.now();
+    if (after !== undefined && after !== this.seq) {
+      const first = this.log.firstSeq;
+      const held = after <= this.seq && (first === undefined ? after === this.seq : after >= first - 1);
+      if (!held) {
+        const reset: WireEvent = { type: "stream.reset", reason: "history no longer held; reload the snapshot", seq: this.seq };
+        sink.write(encodeFrame(this.seq, reset));
+      } else {
+        for (const e of this.log.after(after)) {
+          if (!sink.write((e.frame ??= encodeFrame(e.seq, e.event)))) return () => {};
+        }
+      }
+    }
+    this.subscribers.add(sink);
+    return () => {
+      this.subscribers.delete(sink);
+      this.lastUsed = Date.now();
+    };
+  }
+
+  closeAll(): void {
+    for (const s of this.subscribers) s.close();
+    this.subscribers.clear();
+  }
+}
