@@ -15,10 +15,13 @@ const STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
+const BRAND = Symbol.for("switchboard.ApiError");
+
 /** The one typed error every route maps to the JSON error shape `{error: {code, message, details?}}`. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
+  readonly [BRAND] = true;
   constructor(code: ErrorCode, message: string, details?: unknown) {
     super(message);
     this.name = "ApiError";
@@ -49,6 +52,14 @@ export class ApiError extends Error {
     const msg = first ? `Invalid ${what}: ${first.path ? `${first.path}: ` : ""}${first.message}` : `Invalid ${what}`;
     return new ApiError("bad_request", msg, { issues });
   }
+}
+
+/**
+ * True for an ApiError from any bundle: Next compiles instrumentation and each route separately, so
+ * `instanceof` is not reliable for errors thrown by the shared singleton.
+ */
+export function isApiError(err: unknown): err is ApiError {
+  return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
 }
 
 /** A short, stack-free description of an unknown thrown value. */

@@ -1,6 +1,6 @@
 import "server-only";
 import type { ZodType, z } from "zod";
-import { ApiError, describeError } from "./errors";
+import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
 
 export const MAX_BODY_BYTES = 1_000_000;
@@ -10,7 +10,7 @@ export function json(data: unknown, init?: ResponseInit): Response {
 }
 
 export function errorResponse(err: unknown): Response {
-  if (err instanceof ApiError) {
+  if (isApiError(err)) {
     const body = { error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } };
     return Response.json(body, { status: err.status });
   }

@@ -2,7 +2,7 @@ import "server-only";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
 import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, Session, SessionStatus } from "@/lib/model";
 import type { CreateSessionBody, PromptBody } from "@/lib/api";
-import { ApiError, describeError } from "../../errors";
+import { ApiError, describeError, isApiError } from "../../errors";
 import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
@@ -301,11 +301,11 @@ export class OpencodeAdapter implements BackendAdapter {
       const r = await fn();
       return r.data as T;
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (isApiError(err)) throw err;
       const cause = (err as { cause?: { status?: number } }).cause;
       const status = cause?.status;
       const msg = describeError(err);
-      if (status === 404) throw ApiError.notFound(msg);
+      if (status === 404 || /\bnot found\b/i.test(msg)) throw ApiError.notFound(msg);
       if (status === 400) throw ApiError.badRequest(`OpenCode rejected the request: ${msg}`);
       if (status) throw ApiError.upstream(`OpenCode answered ${status}: ${msg}`);
       throw ApiError.down(`${this.opts.label} is not reachable: ${msg}`);
@@ -350,6 +350,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async getSession(sessionId: string): Promise<Session> {
+    if (!/^ses_[A-Za-z0-9]+$/.test(sessionId)) throw ApiError.notFound(`Unknown session: ${sessionId}`);
     return this.toSession(await this.call(() => this.api().session.get({ sessionID: sessionId, ...this.dir(sessionId) })));
   }
 

@@ -1,0 +1,374 @@
+"use client";
+/**
+ * Code display with lazy syntax highlighting.
+ *
+ * Plain monospace text renders at once (no layout jump); shiki is imported on demand the first time
+ * a code block scrolls near the viewport, with one shared highlighter (github-light + github-dark,
+ * JavaScript regex engine, languages loaded on demand). Tokens are rendered as React spans with inline
+ * colours — never as HTML — because file contents are untrusted. Both theme colours are carried on
+ * each span (`color` = light, `--shiki-dark` = dark) and app/globals.css picks one per `data-theme`.
+ */
+import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from "react";
+import type { Highlighter } from "shiki";
+import { CopyButton } from "@/components/ui/copy-button";
+import { cx } from "@/components/ui/cx";
+
+/* ---------------------------------------------------------------------------------- languages */
+
+const EXT_LANG: Record<string, string> = {
+  ts: "typescript", mts: "typescript", cts: "typescript", tsx: "tsx",
+  js: "javascript", mjs: "javascript", cjs: "javascript", jsx: "jsx",
+  json: "json", jsonc: "jsonc", json5: "json5", jsonl: "json",
+  md: "markdown", markdown: "markdown", mdx: "mdx",
+  py: "python", pyi: "python", rb: "ruby", rs: "rust", go: "go", java: "java",
+  kt: "kotlin", kts: "kotlin", swift: "swift", scala: "scala", dart: "dart",
+  c: "c", h: "c", cc: "cpp", cpp: "cpp", cxx: "cpp", hpp: "cpp", hh: "cpp", m: "objective-c",
+  cs: "csharp", fs: "fsharp", php: "php", lua: "lua", r: "r", pl: "perl", jl: "julia",
+  ex: "elixir", exs: "elixir", erl: "erlang", hs: "haskell", clj: "clojure", ml: "ocaml",
+  zig: "zig", nim: "nim", v: "v", sol: "solidity",
+  sh: "bash", bash: "bash", zsh: "bash", fish: "fish", ps1: "powershell", bat: "bat", cmd: "bat",
+  yml: "yaml", yaml: "yaml", toml: "toml", ini: "ini", cfg: "ini", conf: "ini", env: "dotenv",
+  css: "css", scss: "scss", sass: "sass", less: "less",
+  html: "html", htm: "html", xml: "xml", svg: "xml", plist: "xml",
+  vue: "vue", svelte: "svelte", astro: "astro",
+  sql: "sql", graphql: "graphql", gql: "graphql", prisma: "prisma", proto: "proto",
+  tf: "hcl", hcl: "hcl", nix: "nix", diff: "diff", patch: "diff",
+  dockerfile: "docker", makefile: "make", mk: "make", cmake: "cmake", gradle: "groovy", groovy: "groovy",
+  tex: "latex", vim: "viml", el: "elisp", lisp: "lisp", scm: "scheme", rkt: "racket",
+};
+
+const NAME_LANG: Record<string, string> = {
+  dockerfile: "docker", makefile: "make", gnumakefile: "make", "cmakelists.txt": "cmake",
+  gemfile: "ruby", rakefile: "ruby", justfile: "just", ".bashrc": "bash", ".zshrc": "bash",
+  ".profile": "bash", ".gitignore": "ignore", ".dockerignore": "ignore", ".npmrc": "ini",
+  ".editorconfig": "ini", "go.mod": "go", ".env": "dotenv",
+};
+
+/** The shiki language for a file path, from its name or extension; undefined when unknown. */
+export function guessLang(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  const base = (path.split(/[\\/]/).pop() ?? "").toLowerCase();
+  if (!base) return undefined;
+  const byName = NAME_LANG[base];
+  if (byName) return byName;
+  if (base.startsWith(".env")) return "dotenv";
+  if (base.startsWith("dockerfile")) return "docker";
+  const dot = base.lastIndexOf(".");
+  if (dot < 0) return undefined;
+  return EXT_LANG[base.slice(dot + 1)];
+}
+
+const FENCE_ALIAS: Record<string, string> = {
+  sh: "bash", shell: "bash", zsh: "bash", console: "shellsession", shellsession: "shellsession",
+  ts: "typescript", js: "javascript", py: "python", rb: "ruby", rs: "rust", yml: "yaml",
+  md: "markdown", "c++": "cpp", "c#": "csharp", cs: "csharp", golang: "go", dockerfile: "docker",
+  text: "", txt: "", plain: "", plaintext: "", output: "", log: "", "": "",
+};
+
+function normalizeLang(lang: string | undefined): string | undefined {
+  if (!lang) return undefined;
+  const l = lang.trim().toLowerCase().replace(/^language-/, "").split(/[\s{]/)[0] ?? "";
+  if (l in FENCE_ALIAS) return FENCE_ALIAS[l] || undefined;
+  return l || undefined;
+}
+
+/* -------------------------------------------------------------------------------- highlighter */
+
+/** One token with both theme colours; undefined colour = the theme's default foreground. */
+export interface Tok {
+  content: string;
+  light?: string;
+  dark?: string;
+  italic?: boolean;
+  bold?: boolean;
+}
+export type TokLine = Tok[];
+
+const MAX_LINES = 2000;
+const MAX_BYTES = 200_000;
+
+/** Whether `code` is small enough to highlight. */
+export function canHighlight(code: string): boolean {
+  if (code.length > MAX_BYTES) return false;
+  let lines = 1;
+  for (let i = code.indexOf("\n"); i !== -1; i = code.indexOf("\n", i + 1)) {
+    if (++lines > MAX_LINES) return false;
+  }
+  return true;
+}
+
+let highlighterPromise: Promise<{ hl: Highlighter; has: (lang: string) => boolean }> | null = null;
+const langLoads = new Map<string, Promise<boolean>>();
+
+function getHighlighter() {
+  highlighterPromise ??= import("shiki").then(async (shiki) => {
+    const hl = await shiki.createHighlighter({
+      themes: ["github-light", "github-dark"],
+      langs: [],
+      engine: shiki.createJavaScriptRegexEngine({ forgiving: true }),
+    });
+    return { hl, has: (lang: string) => Object.hasOwn(shiki.bundledLanguages, lang) };
+  });
+  return highlighterPromise;
+}
+
+async function ensureLang(lang: string): Promise<Highlighter | null> {
+  const { hl, has } = await getHighlighter();
+  if (!has(lang)) return null;
+  let load = langLoads.get(lang);
+  if (!load) {
+    load = hl.loadLanguage(lang as Parameters<Highlighter["loadLanguage"]>[0]).then(
+      () => true,
+      () => false,
+    );
+    langLoads.set(lang, load);
+  }
+  return (await load) ? hl : null;
+}
+
+const cache = new Map<string, TokLine[] | null>();
+const CACHE_MAX = 150;
+
+function cacheKey(code: string, lang: string) {
+  return `${lang}\u0000${code}`;
+}
+
+function remember(key: string, value: TokLine[] | null) {
+  if (cache.size >= CACHE_MAX) {
+    const first = cache.keys().next();
+    if (!first.done) cache.delete(first.value);
+  }
+  cache.set(key, value);
+}
+
+/** Tokenizes `code`; null when the language is unknown or the input too large. Cached. */
+export async function tokenize(code: string, langIn: string | undefined): Promise<TokLine[] | null> {
+  const lang = normalizeLang(langIn);
+  if (!lang || !canHighlight(code)) return null;
+  const key = cacheKey(code, lang);
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const hl = await ensureLang(lang);
+  if (!hl) {
+    remember(key, null);
+    return null;
+  }
+  const lightFg = hl.getTheme("github-light").fg.toLowerCase();
+  const darkFg = hl.getTheme("github-dark").fg.toLowerCase();
+  const raw = hl.codeToTokensWithThemes(code, {
+    lang,
+    themes: { light: "github-light", dark: "github-dark" },
+    tokenizeMaxLineLength: 2000,
+  });
+  const lines: TokLine[] = raw.map((line) => {
+    const out: Tok[] = [];
+    for (const t of line) {
+      const l = t.variants.light;
+      const d = t.variants.dark;
+      const light = l?.color && l.color.toLowerCase() !== lightFg ? l.color : undefined;
+      const dark = d?.color && d.color.toLowerCase() !== darkFg ? d.color : undefined;
+      const fs = l?.fontStyle ?? 0;
+      const italic = (fs & 1) !== 0;
+      const bold = (fs & 2) !== 0;
+      const prev = out[out.length - 1];
+      // Merge neighbours with identical styling, and whitespace into anything.
+      if (prev && ((prev.light === light && prev.dark === dark && prev.italic === italic && prev.bold === bold) || /^\s+$/.test(t.content))) {
+        prev.content += t.content;
+      } else {
+        out.push({ content: t.content, light, dark, italic: italic || undefined, bold: bold || undefined });
+      }
+    }
+    return out;
+  });
+  remember(key, lines);
+  return lines;
+}
+
+/** Synchronous cache peek (so a remounted block paints highlighted at once). */
+function peek(code: string, lang: string | undefined): TokLine[] | null | undefined {
+  const l = normalizeLang(lang);
+  if (!l) return null;
+  return cache.get(cacheKey(code, l));
+}
+
+/* ------------------------------------------------------------------------------------- hooks */
+
+/** True once the element has come within ~600px of the viewport (stays true). */
+export function useNearViewport<T extends Element>(): [React.RefObject<T | null>, boolean] {
+  const ref = useRef<T>(null);
+  const [seen, setSeen] = useState(false);
+  useEffect(() => {
+    if (seen) return;
+    const el = ref.current;
+    if (!el || typeof IntersectionObserver === "undefined") {
+      setSeen(true);
+      return;
+    }
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          setSeen(true);
+          io.disconnect();
+        }
+      },
+      { rootMargin: "600px 0px" },
+    );
+    io.observe(el);
+    return () => io.disconnect();
+  }, [seen]);
+  return [ref, seen];
+}
+
+interface Highlighted {
+  code: string;
+  lang: string | undefined;
+  lines: TokLine[];
+  src: string[];
+}
+
+/**
+ * Highlighted token lines for `code`, or null until ready / when not highlightable. While `code`
+ * changes (streaming), the previous result is kept and re-highlighting is debounced; callers use
+ * `tokensFor` to reuse old tokens only for lines whose text is unchanged.
+ */
+export function useHighlight(code: string, lang: string | undefined, enabled: boolean): Highlighted | null {
+  const [state, setState] = useState<Highlighted | null>(() => {
+    const hit = peek(code, lang);
+    return hit ? { code, lang, lines: hit, src: code.split("\n") } : null;
+  });
+  const hasState = state !== null;
+  useEffect(() => {
+    if (!enabled || !normalizeLang(lang) || !canHighlight(code)) return;
+    if (state && state.code === code && state.lang === lang) return;
+    let cancelled = false;
+    const run = () => {
+      void tokenize(code, lang).then(
+        (lines) => {
+          if (cancelled) return;
+          setState(lines ? { code, lang, lines, src: code.split("\n") } : null);
+        },
+        () => undefined,
+      );
+    };
+    // First paint highlights right away; later changes (streaming) are debounced.
+    const t = setTimeout(run, hasState ? 150 : 0);
+    return () => {
+      cancelled = true;
+      clearTimeout(t);
+    };
+    // `state` is read only to skip no-op work; it is deliberately not a dependency.
+  }, [code, lang, enabled, hasState]);
+  return state;
+}
+
+/** Tokens for line `i` whose current text is `text`, when the highlighted source still matches. */
+export function tokensFor(h: Highlighted | null, i: number, text: string): TokLine | undefined {
+  if (!h) return undefined;
+  return h.src[i] === text ? h.lines[i] : undefined;
+}
+
+/** Renders one line: highlighted tokens when available, else the plain text. */
+export function renderLine(text: string, tokens: TokLine | undefined): ReactNode {
+  if (!tokens) return text;
+  return tokens.map((t, i) => {
+    if (!t.light && !t.dark && !t.italic && !t.bold) return t.content;
+    const style = {
+      color: t.light,
+      "--shiki-dark": t.dark ?? "var(--sb-fg)",
+      fontStyle: t.italic ? "italic" : undefined,
+      fontWeight: t.bold ? 600 : undefined,
+    } as CSSProperties;
+    return (
+      <span key={i} style={style}>
+        {t.content}
+      </span>
+    );
+  });
+}
+
+/* ----------------------------------------------------------------------------------- component */
+
+export interface CodeBlockProps {
+  code: string;
+  lang?: string;
+  /** Collapse past this many lines with a "Show all N lines" button. */
+  maxLines?: number;
+  showLineNumbers?: boolean;
+  /** Number of the first line (for excerpts). */
+  startLine?: number;
+  /** Label shown in the corner (defaults to the language). Pass "" to hide. */
+  label?: string;
+  /** Draw without border/background (when nested in another frame). */
+  bare?: boolean;
+  /** Wrap long lines instead of scrolling horizontally. */
+  wrap?: boolean;
+  className?: string;
+}
+
+export const CodeBlock = memo(function CodeBlock({
+  code,
+  lang,
+  maxLines,
+  showLineNumbers = false,
+  startLine = 1,
+  label,
+  bare = false,
+  wrap = false,
+  className,
+}: CodeBlockProps) {
+  const [ref, near] = useNearViewport<HTMLDivElement>();
+  const [expanded, setExpanded] = useState(false);
+  const text = code.endsWith("\n") ? code.slice(0, -1) : code;
+  const lines = useMemo(() => text.split("\n"), [text]);
+  const hl = useHighlight(text, lang, near);
+  const total = lines.length;
+  const collapsed = !expanded && maxLines !== undefined && total > maxLines + 3;
+  const shown = collapsed ? lines.slice(0, maxLines) : lines;
+  const gutterCh = String(startLine + total - 1).length;
+  const shownLabel = label ?? normalizeLang(lang) ?? "";
+
+  return (
+    <div
+      ref={ref}
+      className={cx(
+        "group/code relative min-w-0 text-[12px] leading-[18px]",
+        !bare && "overflow-hidden rounded-md border border-border bg-sunken",
+        className,
+      )}
+    >
+      <div className="pointer-events-none absolute right-1 top-1 z-10 flex items-center gap-1 opacity-0 transition-opacity group-hover/code:pointer-events-auto group-hover/code:opacity-100 group-focus-within/code:pointer-events-auto group-focus-within/code:opacity-100">
+        {shownLabel ? <span className="font-mono text-[10.5px] text-faint">{shownLabel}</span> : null}
+        <CopyButton text={text} label="Copy code" className="bg-sunken/80" />
+      </div>
+      <pre className={cx("py-2 font-mono", wrap ? "whitespace-pre-wrap break-all" : "overflow-x-auto")}>
+        <code className={cx("block", !wrap && "w-max min-w-full")}>
+          {shown.map((line, i) => (
+            <div key={i} className="flex">
+              {showLineNumbers ? (
+                <span
+                  className="shrink-0 select-none pl-3 pr-3 text-right text-faint/70"
+                  style={{ width: `calc(${gutterCh}ch + 1.5rem)` }}
+                  aria-hidden
+                >
+                  {startLine + i}
+                </span>
+              ) : null}
+              <span className={cx("shiki min-w-0 flex-1 pr-4", !showLineNumbers && "pl-3", wrap ? "whitespace-pre-wrap" : "whitespace-pre")}>
+                {renderLine(line, tokensFor(hl, i, line)) || "\u200b"}
+              </span>
+            </div>
+          ))}
+        </code>
+      </pre>
+      {maxLines !== undefined && total > maxLines + 3 ? (
+        <button
+          type="button"
+          onClick={() => setExpanded((v) => !v)}
+          className="flex h-7 w-full items-center justify-center border-t border-border text-[11.5px] text-muted hover:bg-raised hover:text-fg"
+        >
+          {expanded ? "Show less" : `Show all ${total.toLocaleString()} lines`}
+        </button>
+      ) : null}
+    </div>
+  );
+});

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// `npm start`: builds the console on first use, then serves it on 127.0.0.1 (HOST/PORT override).
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const next = path.join(root, "node_modules", ".bin", "next");
+const host = process.env.HOST || "127.0.0.1";
+const port = process.env.PORT || "3000";
+
+if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.env.SWITCHBOARD_REBUILD === "1") {
+  console.log("[switchboard] building the console (first start only)…");
+  const r = spawnSync(next, ["build"], { cwd: root, stdio: "inherit", env: process.env });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
+  console.warn(`\n[switchboard] WARNING: binding ${host}; anyone who can reach this address can reach the console.\n`);
+}
+
+const child = spawn(next, ["start", "-H", host, "-p", port], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: process.env });
+let announced = false;
+child.stdout.on("data", (d) => {
+  process.stdout.write(d);
+  if (!announced && /Ready|started server|Local:/i.test(String(d))) {
+    announced = true;
+    const shown = host === "0.0.0.0" ? "127.0.0.1" : host;
+    console.log(`\n  Switchboard is running at http://${shown}:${port}\n`);
+  }
+});
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
