@@ -9,7 +9,7 @@
  * each span (`color` = light, `--shiki-dark` = dark) and app/globals.css picks one per `data-theme`.
  */
 import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from "react";
-import type { Highlighter } from "shiki";
+import type { BundledLanguage, Highlighter } from "shiki";
 import { CopyButton } from "@/components/ui/copy-button";
 import { cx } from "@/components/ui/cx";
 
@@ -117,7 +117,7 @@ async function ensureLang(lang: string): Promise<Highlighter | null> {
   if (!has(lang)) return null;
   let load = langLoads.get(lang);
   if (!load) {
-    load = hl.loadLanguage(lang as Parameters<Highlighter["loadLanguage"]>[0]).then(
+    load = hl.loadLanguage(lang as BundledLanguage).then(
       () => true,
       () => false,
     );
@@ -156,7 +156,7 @@ export async function tokenize(code: string, langIn: string | undefined): Promis
   const lightFg = hl.getTheme("github-light").fg.toLowerCase();
   const darkFg = hl.getTheme("github-dark").fg.toLowerCase();
   const raw = hl.codeToTokensWithThemes(code, {
-    lang,
+    lang: lang as BundledLanguage,
     themes: { light: "github-light", dark: "github-dark" },
     tokenizeMaxLineLength: 2000,
   });
@@ -305,6 +305,18 @@ export interface CodeBlockProps {
   className?: string;
 }
 
+// Inline so that prose styles (`.sb-prose pre`, unlayered) cannot restyle the frame.
+const PRE_STYLE: CSSProperties = {
+  margin: 0,
+  padding: "8px 0",
+  border: 0,
+  borderRadius: 0,
+  background: "transparent",
+  fontSize: 12,
+  lineHeight: "18px",
+};
+const CODE_STYLE: CSSProperties = { fontSize: "inherit", background: "none", border: 0, padding: 0 };
+
 export const CodeBlock = memo(function CodeBlock({
   code,
   lang,
@@ -340,8 +352,8 @@ export const CodeBlock = memo(function CodeBlock({
         {shownLabel ? <span className="font-mono text-[10.5px] text-faint">{shownLabel}</span> : null}
         <CopyButton text={text} label="Copy code" className="bg-sunken/80" />
       </div>
-      <pre className={cx("py-2 font-mono", wrap ? "whitespace-pre-wrap break-all" : "overflow-x-auto")}>
-        <code className={cx("block", !wrap && "w-max min-w-full")}>
+      <pre className={cx("font-mono", wrap ? "whitespace-pre-wrap break-all" : "overflow-x-auto")} style={PRE_STYLE}>
+        <code className={cx("block", !wrap && "w-max min-w-full")} style={CODE_STYLE}>
           {shown.map((line, i) => (
             <div key={i} className="flex">
               {showLineNumbers ? (

@@ -1,0 +1,406 @@
+"use client";
+/**
+ * Unified-diff rendering (text only, never HTML) with add/del backgrounds, old/new line numbers and
+ * lazy syntax highlighting of both sides, plus `diffFromStrings`, a tiny line differ for tools that
+ * carry before/after text but no patch (edit, write).
+ */
+import { memo, useMemo, useState, type ReactNode } from "react";
+import { FilePath } from "@/components/ui/file-path";
+import { cx } from "@/components/ui/cx";
+import { guessLang, renderLine, tokensFor, useHighlight, useNearViewport } from "./code-block";
+
+/* ------------------------------------------------------------------------------------ parsing */
+
+export type DiffRowKind = "add" | "del" | "ctx";
+export type DiffRow =
+  | { kind: DiffRowKind; text: string; oldNo?: number; newNo?: number; oi?: number; ni?: number }
+  | { kind: "hunk"; text: string }
+  | { kind: "note"; text: string }
+  | { kind: "file"; text: string };
+
+export interface ParsedDiff {
+  rows: DiffRow[];
+  additions: number;
+  deletions: number;
+  /** Text of the old / new side, line by line (for highlighting). */
+  oldSrc: string[];
+  newSrc: string[];
+  hasNumbers: boolean;
+}
+
+const HUNK_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$/;
+const FILE_MARK_RE = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
+const HEADER_RE =
+  /^(diff --git |diff -|index |--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|dissimilarity index|rename from|rename to|copy from|copy to|Binary files|\*\*\* (Begin|End) Patch|\*\*\* Move to:|\*\*\* End of File)/;
+
+/** Parses unified diff text (git style, plain `diff -u`, or OpenCode's `*** Begin Patch` form). */
+export function parseUnifiedDiff(patch: string): ParsedDiff {
+  const rows: DiffRow[] = [];
+  const oldSrc: string[] = [];
+  const newSrc: string[] = [];
+  let additions = 0;
+  let deletions = 0;
+  let inHunk = false;
+  let counted = false;
+  let oldLeft = 0;
+  let newLeft = 0;
+  let oldNo: number | undefined;
+  let newNo: number | undefined;
+  let hasNumbers = false;
+
+  const lines = patch.replace(/\r\n/g, "\n").split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+
+  for (const line of lines) {
+    if (line.startsWith("@@")) {
+      const m = HUNK_RE.exec(line);
+      if (m) {
+        oldNo = Number(m[1]);
+        newNo = Number(m[3]);
+        oldLeft = m[2] !== undefined ? Number(m[2]) : 1;
+        newLeft = m[4] !== undefined ? Number(m[4]) : 1;
+        counted = true;
+        hasNumbers = true;
+        rows.push({ kind: "hunk", text: line });
+      } else {
+        counted = false;
+        oldNo = undefined;
+        newNo = undefined;
+        const rest = line.replace(/^@@+\s?/, "").trim();
+        if (rows.length > 0 && rows[rows.length - 1]?.kind !== "file") rows.push({ kind: "hunk", text: rest || "⋯" });
+        else if (rest) rows.push({ kind: "hunk", text: rest });
+      }
+      inHunk = true;
+      continue;
+    }
+    if (line.startsWith("\\")) {
+      rows.push({ kind: "note", text: line.slice(1).trim() });
+      continue;
+    }
+    if (counted && oldLeft <= 0 && newLeft <= 0) inHunk = false;
+    const fm = FILE_MARK_RE.exec(line);
+    if (fm) {
+      rows.push({ kind: "file", text: fm[2] ?? "" });
+      inHunk = true;
+      counted = false;
+      oldNo = undefined;
+      newNo = undefined;
+      continue;
+    }
+    if (!inHunk || (!counted && HEADER_RE.test(line))) continue;
+
+    const c = line[0];
+    const text = line.slice(1);
+    if (c === "+") {
+      additions++;
+      rows.push({ kind: "add", text, newNo, ni: newSrc.length });
+      newSrc.push(text);
+      if (newNo !== undefined) newNo++;
+      newLeft--;
+    } else if (c === "-") {
+      deletions++;
+      rows.push({ kind: "del", text, oldNo, oi: oldSrc.length });
+      oldSrc.push(text);
+      if (oldNo !== undefined) oldNo++;
+      oldLeft--;
+    } else {
+      // Context (" x"), or an empty line some tools emit for an empty context line.
+      const t = c === " " ? text : line;
+      rows.push({ kind: "ctx", text: t, oldNo, newNo, oi: oldSrc.length, ni: newSrc.length });
+      oldSrc.push(t);
+      newSrc.push(t);
+      if (oldNo !== undefined) oldNo++;
+      if (newNo !== undefined) newNo++;
+      oldLeft--;
+      newLeft--;
+    }
+  }
+  return { rows, additions, deletions, oldSrc, newSrc, hasNumbers };
+}
+
+/* ------------------------------------------------------------------------------ line differ */
+
+interface Op {
+  kind: DiffRowKind;
+  text: string;
+  /** Old / new lines before this op (0-based positions). */
+  ob: number;
+  nb: number;
+}
+
+function splitLines(s: string): string[] {
+  if (s === "") return [];
+  const lines = s.replace(/\r\n/g, "\n").split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+const LCS_MAX = 2000;
+
+function lineOps(a: string[], b: string[]): Op[] {
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const am = a.slice(pre, a.length - suf);
+  const bm = b.slice(pre, b.length - suf);
+
+  const kinds: DiffRowKind[] = [];
+  const texts: string[] = [];
+  for (let i = 0; i < pre; i++) {
+    kinds.push("ctx");
+    texts.push(a[i]!);
+  }
+  const n = am.length;
+  const m = bm.length;
+  if (n > 0 && m > 0 && n <= LCS_MAX && m <= LCS_MAX) {
+    // Intern lines to ints, then a suffix-LCS table.
+    const ids = new Map<string, number>();
+    const id = (s: string) => {
+      let v = ids.get(s);
+      if (v === undefined) ids.set(s, (v = ids.size));
+      return v;
+    };
+    const ai = am.map(id);
+    const bi = bm.map(id);
+    const w = m + 1;
+    const dp = new Uint16Array((n + 1) * w);
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        dp[i * w + j] =
+          ai[i] === bi[j] ? dp[(i + 1) * w + j + 1]! + 1 : Math.max(dp[(i + 1) * w + j]!, dp[i * w + j + 1]!);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && ai[i] === bi[j]) {
+        kinds.push("ctx");
+        texts.push(am[i]!);
+        i++;
+        j++;
+      } else if (i < n && (j >= m || dp[(i + 1) * w + j]! >= dp[i * w + j + 1]!)) {
+        // Prefer deletions first, so a change reads as "- old" then "+ new".
+        kinds.push("del");
+        texts.push(am[i]!);
+        i++;
+      } else {
+        kinds.push("add");
+        texts.push(bm[j]!);
+        j++;
+      }
+    }
+  } else {
+    for (const t of am) {
+      kinds.push("del");
+      texts.push(t);
+    }
+    for (const t of bm) {
+      kinds.push("add");
+      texts.push(t);
+    }
+  }
+  for (let i = a.length - suf; i < a.length; i++) {
+    kinds.push("ctx");
+    texts.push(a[i]!);
+  }
+
+  const ops: Op[] = [];
+  let ob = 0;
+  let nb = 0;
+  for (let k = 0; k < kinds.length; k++) {
+    const kind = kinds[k]!;
+    ops.push({ kind, text: texts[k]!, ob, nb });
+    if (kind !== "add") ob++;
+    if (kind !== "del") nb++;
+  }
+  return ops;
+}
+
+/**
+ * A unified patch turning `before` into `after` (`context` lines around changes; default 3).
+ * Empty string when there is no change.
+ */
+export function diffFromStrings(path: string, before: string, after: string, context = 3): string {
+  const a = splitLines(before);
+  const b = splitLines(after);
+  const ops = lineOps(a, b);
+  const out: string[] = [];
+  let i = 0;
+  while (i < ops.length) {
+    if (ops[i]!.kind === "ctx") {
+      i++;
+      continue;
+    }
+    const start = Math.max(0, i - context);
+    let j = i;
+    while (j < ops.length) {
+      if (ops[j]!.kind !== "ctx") {
+        j++;
+        continue;
+      }
+      let k = j;
+      while (k < ops.length && ops[k]!.kind === "ctx") k++;
+      if (k >= ops.length || k - j > 2 * context) break;
+      j = k;
+    }
+    const stop = Math.min(ops.length, j + context);
+    const hunk = ops.slice(start, stop);
+    const first = hunk[0]!;
+    const oldCount = hunk.filter((o) => o.kind !== "add").length;
+    const newCount = hunk.filter((o) => o.kind !== "del").length;
+    const oldStart = oldCount > 0 ? first.ob + 1 : first.ob;
+    const newStart = newCount > 0 ? first.nb + 1 : first.nb;
+    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
+    for (const o of hunk) out.push((o.kind === "add" ? "+" : o.kind === "del" ? "-" : " ") + o.text);
+    i = stop;
+  }
+  if (out.length === 0) return "";
+  const p = path || "file";
+  return [before === "" ? "--- /dev/null" : `--- a/${p}`, after === "" ? "+++ /dev/null" : `+++ b/${p}`, ...out].join("\n") + "\n";
+}
+
+/** Line counts of a patch: additions and deletions. */
+export function diffStats(patch: string): { additions: number; deletions: number } {
+  const d = parseUnifiedDiff(patch);
+  return { additions: d.additions, deletions: d.deletions };
+}
+
+/* ----------------------------------------------------------------------------------- component */
+
+export function DiffStat({ additions, deletions, className }: { additions: number; deletions: number; className?: string }) {
+  return (
+    <span className={cx("inline-flex shrink-0 items-center gap-1.5 font-mono text-[11.5px] tabular-nums", className)}>
+      {additions > 0 || deletions === 0 ? <span className="text-add">+{additions}</span> : null}
+      {deletions > 0 ? <span className="text-del">−{deletions}</span> : null}
+    </span>
+  );
+}
+
+export interface DiffViewProps {
+  patch: string;
+  /** File path: picks the highlighting language, and titles the header when `header` is set. */
+  path?: string;
+  /** Show a header row with the path and +/− counts. */
+  header?: boolean;
+  /** Show old/new line numbers (default: when the patch has numbered hunks). */
+  lineNumbers?: boolean;
+  /** Collapse past this many rows with a "Show all N lines" button. */
+  maxLines?: number;
+  /** Extra content in the header row, before the counts (e.g. an "added" chip). */
+  headerExtra?: ReactNode;
+  className?: string;
+}
+
+const ROW_BG: Record<DiffRowKind, string> = { add: "bg-add-bg", del: "bg-del-bg", ctx: "" };
+const SIGN_FG: Record<DiffRowKind, string> = { add: "text-add", del: "text-del", ctx: "text-faint" };
+
+export const DiffView = memo(function DiffView({
+  patch,
+  path,
+  header = false,
+  lineNumbers,
+  maxLines,
+  headerExtra,
+  className,
+}: DiffViewProps) {
+  const parsed = useMemo(() => parseUnifiedDiff(patch), [patch]);
+  const [ref, near] = useNearViewport<HTMLDivElement>();
+  const [expanded, setExpanded] = useState(false);
+  const lang = guessLang(path);
+  const oldText = useMemo(() => parsed.oldSrc.join("\n"), [parsed]);
+  const newText = useMemo(() => parsed.newSrc.join("\n"), [parsed]);
+  const oldHl = useHighlight(oldText, lang, near && parsed.oldSrc.length > 0);
+  const newHl = useHighlight(newText, lang, near && parsed.newSrc.length > 0);
+
+  const showNumbers = lineNumbers ?? parsed.hasNumbers;
+  const total = parsed.rows.length;
+  const collapsed = !expanded && maxLines !== undefined && total > maxLines + 3;
+  const rows = collapsed ? parsed.rows.slice(0, maxLines) : parsed.rows;
+  let maxNo = 0;
+  if (showNumbers) {
+    for (const r of parsed.rows) {
+      if (r.kind === "add" || r.kind === "del" || r.kind === "ctx") maxNo = Math.max(maxNo, r.oldNo ?? 0, r.newNo ?? 0);
+    }
+  }
+  const numW = `calc(${Math.max(2, String(maxNo).length)}ch + 0.75rem)`;
+
+  return (
+    <div
+      ref={ref}
+      className={cx("min-w-0 overflow-hidden rounded-md border border-border bg-sunken text-[12px] leading-[18px]", className)}
+    >
+      {header && path ? (
+        <div className="flex h-8 items-center gap-2 border-b border-border bg-panel px-3 text-[12.5px]">
+          <FilePath path={path} className="flex-1" />
+          {headerExtra}
+          <DiffStat additions={parsed.additions} deletions={parsed.deletions} />
+        </div>
+      ) : null}
+      {total === 0 ? (
+        <div className="px-3 py-2 text-[12px] text-faint">No changes</div>
+      ) : (
+        <div className="overflow-x-auto py-1 font-mono">
+          <div className="w-max min-w-full">
+            {rows.map((r, i) => {
+              if (r.kind === "hunk" || r.kind === "file" || r.kind === "note") {
+                return (
+                  <div
+                    key={i}
+                    className={cx(
+                      "flex select-none whitespace-pre px-3 text-faint",
+                      r.kind === "hunk" && "my-0.5 bg-raised/60 text-[11.5px]",
+                      r.kind === "file" && "mt-1 font-sans font-medium text-muted",
+                      r.kind === "note" && "italic text-[11.5px]",
+                    )}
+                  >
+                    {r.text}
+                  </div>
+                );
+              }
+              const toks =
+                r.kind === "del"
+                  ? tokensFor(oldHl, r.oi ?? -1, r.text)
+                  : tokensFor(newHl, r.ni ?? -1, r.text);
+              return (
+                <div key={i} className={cx("flex", ROW_BG[r.kind])}>
+                  {showNumbers ? (
+                    <>
+                      <span
+                        className={cx("shrink-0 select-none pr-1 text-right", r.kind === "del" ? "text-del/70" : "text-faint/60")}
+                        style={{ width: numW }}
+                        aria-hidden
+                      >
+                        {r.kind === "add" ? "" : r.oldNo}
+                      </span>
+                      <span
+                        className={cx("shrink-0 select-none pr-1 text-right", r.kind === "add" ? "text-add/70" : "text-faint/60")}
+                        style={{ width: numW }}
+                        aria-hidden
+                      >
+                        {r.kind === "del" ? "" : r.newNo}
+                      </span>
+                    </>
+                  ) : null}
+                  <span className={cx("w-6 shrink-0 select-none text-center", SIGN_FG[r.kind])} aria-hidden>
+                    {r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}
+                  </span>
+                  <span className="shiki min-w-0 flex-1 whitespace-pre pr-4">{renderLine(r.text, toks) || "\u200b"}</span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      )}
+      {collapsed || (expanded && maxLines !== undefined && total > maxLines + 3) ? (
+        <button
+          type="button"
+          onClick={() => setExpanded((v) => !v)}
+          className="flex h-7 w-full items-center justify-center border-t border-border text-[11.5px] text-muted hover:bg-raised hover:text-fg"
+        >
+          {expanded ? "Show less" : `Show all ${total.toLocaleString()} lines`}
+        </button>
+      ) : null}
+    </div>
+  );
+});

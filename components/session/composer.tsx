@@ -1,0 +1,160 @@
+"use client";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { cx } from "../ui/cx";
+import { IconStop, IconX } from "../ui/icons";
+
+export interface ComposerProps {
+  busy: boolean;
+  /** Why sending is impossible right now (backend down, session missing); undefined = can send. */
+  disabledReason?: string;
+  canAbort: boolean;
+  onSend(text: string): Promise<void>;
+  onAbort(): Promise<void>;
+}
+
+/**
+ * The prompt box. Enter sends, Shift+Enter is a new line. While the agent works, prompts are
+ * queued visibly and sent one by one when it is idle again; Stop (or Escape) aborts the turn.
+ */
+export function Composer({ busy, disabledReason, canAbort, onSend, onAbort }: ComposerProps) {
+  const [text, setText] = useState("");
+  const [queue, setQueue] = useState<{ id: number; text: string }[]>([]);
+  const [error, setError] = useState<string>();
+  const [inflight, setInflight] = useState(false);
+  const [stopping, setStopping] = useState(false);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const nextId = useRef(1);
+
+  const send = useCallback(
+    async (t: string) => {
+      setInflight(true);
+      setError(undefined);
+      try {
+        await onSend(t);
+        // Hold the next queued prompt until the backend reports the turn (or a short grace).
+        setTimeout(() => setInflight(false), 1500);
+        return true;
+      } catch (err) {
+        setError(err instanceof Error ? err.message : "Could not send the prompt");
+        setInflight(false);
+        return false;
+      }
+    },
+    [onSend],
+  );
+
+  useEffect(() => {
+    if (busy) setInflight(false);
+    if (!busy) setStopping(false);
+  }, [busy]);
+
+  // Drain the queue when the session is idle.
+  useEffect(() => {
+    if (busy || inflight || disabledReason || queue.length === 0) return;
+    const [first, ...rest] = queue;
+    setQueue(rest);
+    void send(first!.text).then((ok) => {
+      if (!ok) setQueue((q) => [first!, ...q]);
+    });
+  }, [busy, inflight, disabledReason, queue, send]);
+
+  const submit = async () => {
+    const t = text.trim();
+    if (!t || disabledReason) return;
+    if (busy || inflight || queue.length) {
+      setQueue((q) => [...q, { id: nextId.current++, text: t }]);
+      setText("");
+      return;
+    }
+    setText("");
+    const ok = await send(t);
+    if (!ok) setText((cur) => cur || t);
+  };
+
+  const abort = async () => {
+    setStopping(true);
+    try {
+      await onAbort();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Could not stop the turn");
+      setStopping(false);
+    }
+  };
+
+  // Autosize up to ~10 lines without jumping.
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = "0px";
+    el.style.height = `${Math.min(220, Math.max(44, el.scrollHeight))}px`;
+  }, [text]);
+
+  return (
+    <div className="shrink-0 border-t border-border bg-panel px-4 pb-3 pt-2">
+      <div className="mx-auto max-w-[880px]">
+        {queue.length > 0 && (
+          <ul className="mb-2 flex flex-col gap-1" aria-label="Queued prompts">
+            {queue.map((q, i) => (
+              <li key={q.id} data-testid="queued-prompt" className="flex items-center gap-2 rounded-md border border-dashed border-border-strong bg-sunken px-2 py-1 text-[12px] text-muted">
+                <span className="shrink-0 text-[10px] font-semibold uppercase tracking-wide text-faint">Queued {i + 1}</span>
+                <span className="min-w-0 flex-1 truncate">{q.text}</span>
+                <button type="button" className="grid size-5 place-items-center rounded hover:bg-raised hover:text-fg" title="Remove from queue" onClick={() => setQueue((all) => all.filter((x) => x.id !== q.id))}>
+                  <IconX className="size-3" />
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        {error && (
+          <p className="mb-1.5 text-[12px] text-err" role="alert" data-testid="composer-error">
+            {error}
+          </p>
+        )}
+        <div className={cx("flex items-end gap-2 rounded-lg border bg-sunken p-1.5 pl-3 focus-within:border-accent", disabledReason ? "border-border opacity-70" : "border-border-strong")}>
+          <textarea
+            ref={ref}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                void submit();
+              } else if (e.key === "Escape" && busy && canAbort) {
+                e.preventDefault();
+                void abort();
+              }
+            }}
+            rows={1}
+            placeholder={disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…  (Enter to send, Shift+Enter for a new line)")}
+            disabled={Boolean(disabledReason)}
+            data-testid="composer-input"
+            aria-label="Prompt"
+            className="min-h-[44px] flex-1 resize-none bg-transparent py-2 text-[13.5px] leading-5 text-fg outline-none placeholder:text-faint disabled:cursor-not-allowed"
+          />
+          {busy && canAbort && (
+            <button
+              type="button"
+              onClick={() => void abort()}
+              disabled={stopping}
+              data-testid="stop"
+              title="Stop (Esc)"
+              className="inline-flex h-8 items-center gap-1.5 rounded-md border border-err/40 bg-err/10 px-3 text-[12px] font-medium text-err hover:bg-err/20 disabled:opacity-60"
+            >
+              <IconStop className="size-3.5" />
+              {stopping ? "Stopping…" : "Stop"}
+            </button>
+          )}
+          <button
+            type="button"
+            onClick={() => void submit()}
+            disabled={Boolean(disabledReason) || !text.trim()}
+            data-testid="send"
+            className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-[12px] font-semibold text-accent-fg hover:brightness-110 disabled:opacity-40"
+          >
+            {busy ? "Queue" : "Send"}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+"use client";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import type { Interrupt, Message, Session } from "@/lib/model";
+import { MessageView } from "../timeline/message-view";
+import { cx } from "../ui/cx";
+import { IconAlertCircle, IconChevronDown, IconShield } from "../ui/icons";
+import { PulseDots } from "../ui/spinner";
+
+export interface TimelineProps {
+  session: Session | null;
+  messages: Message[];
+  interrupts: Interrupt[];
+  lastError?: { message: string; code?: string };
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  onLoadOlder(): void;
+}
+
+const STICK_PX = 80;
+
+/**
+ * The session's timeline. Each message is a memoized view that re-renders only when its own object
+ * changes; off-screen messages skip layout and paint (`content-visibility`), which keeps long
+ * sessions fast. The view sticks to the bottom while text streams unless the user scrolled up.
+ */
+export function Timeline({ session, messages, interrupts, lastError, hasOlder, loadingOlder, onLoadOlder }: TimelineProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const stuck = useRef(true);
+  const [showJump, setShowJump] = useState(false);
+
+  const toBottom = useCallback(() => {
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, []);
+
+  useLayoutEffect(() => {
+    toBottom();
+  }, [toBottom]);
+
+  useEffect(() => {
+    const el = content.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => {
+      if (stuck.current) toBottom();
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [toBottom]);
+
+  // Keep the reading position when older messages are prepended.
+  const firstId = messages[0]?.id;
+  const prevHeight = useRef(0);
+  const prevFirst = useRef(firstId);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (prevFirst.current !== firstId && prevHeight.current && !stuck.current) {
+      el.scrollTop += el.scrollHeight - prevHeight.current;
+    }
+    prevFirst.current = firstId;
+    prevHeight.current = el.scrollHeight;
+  });
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (!el) return;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
+    stuck.current = atBottom;
+    if (showJump === atBottom) setShowJump(!atBottom);
+    if (el.scrollTop < 200 && hasOlder && !loadingOlder) onLoadOlder();
+  };
+
+  const busy = session?.status === "busy" || session?.status === "retry" || session?.status === "waiting";
+  let lastAssistant = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === "assistant") {
+      lastAssistant = i;
+      break;
+    }
+  }
+
+  return (
+    <div className="relative min-h-0 flex-1">
+      <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [overflow-anchor:none]" data-testid="timeline">
+        <div ref={content} className="mx-auto flex max-w-[880px] flex-col gap-4 px-4 pb-6 pt-4">
+          {hasOlder && (
+            <button type="button" onClick={onLoadOlder} className="mx-auto h-7 rounded-md px-3 text-[12px] text-muted hover:bg-raised" data-testid="load-older">
+              {loadingOlder ? "Loading…" : "Load earlier messages"}
+            </button>
+          )}
+          {messages.length === 0 && session && (
+            <div className="py-16 text-center text-[13px] text-faint" data-testid="empty-session">
+              No messages yet. Say what you want the agent to do.
+            </div>
+          )}
+          {messages.map((m, i) => (
+            <div key={m.id} className="[contain-intrinsic-size:auto_120px] [content-visibility:auto]">
+              <MessageView message={m} streaming={busy && i === lastAssistant} />
+            </div>
+          ))}
+          {interrupts.map((it) => (
+            <div
+              key={it.id}
+              data-testid="interrupt-notice"
+              className="flex items-center gap-2 rounded-md border border-warn/40 bg-warn/10 px-3 py-2 text-[12.5px] text-warn"
+            >
+              <IconShield className="size-4 shrink-0" />
+              <span className="min-w-0 flex-1 truncate">
+                {it.kind === "permission" ? "Permission requested" : "Question"}: <span className="text-fg">{it.title}</span>
+              </span>
+            </div>
+          ))}
+          {lastError && !busy && (
+            <div role="alert" data-testid="session-error" className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err">
+              <IconAlertCircle className="mt-0.5 size-4 shrink-0" />
+              <div className="min-w-0">
+                <div className="font-medium">{lastError.code ?? "Error"}</div>
+                <div className="whitespace-pre-wrap break-words text-fg">{lastError.message}</div>
+              </div>
+            </div>
+          )}
+          {/* A fixed-height status row: appears and disappears without moving the text above. */}
+          <div className="flex h-6 items-center gap-2 text-[12px] text-muted" data-testid="activity">
+            {session?.status === "busy" && (
+              <>
+                <PulseDots className="text-accent" /> Working…
+              </>
+            )}
+            {session?.status === "retry" && (
+              <span className="truncate text-warn" title={session.statusDetail}>
+                Retrying — {session.statusDetail}
+              </span>
+            )}
+            {session?.status === "waiting" && <span className="text-warn">Waiting for you</span>}
+          </div>
+        </div>
+      </div>
+      <button
+        type="button"
+        onClick={() => {
+          stuck.current = true;
+          setShowJump(false);
+          toBottom();
+        }}
+        className={cx(
+          "absolute bottom-3 left-1/2 inline-flex h-7 -translate-x-1/2 items-center gap-1 rounded-full border border-border-strong bg-raised px-3 text-[12px] text-fg shadow-lg transition-opacity",
+          showJump ? "opacity-100" : "pointer-events-none opacity-0",
+        )}
+        data-testid="jump-to-latest"
+      >
+        <IconChevronDown className="size-3.5" /> Latest
+      </button>
+    </div>
+  );
+}

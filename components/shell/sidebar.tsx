@@ -1,0 +1,228 @@
+"use client";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useParams, useRouter } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { SessionPage } from "@/lib/api";
+import type { Backend, Session } from "@/lib/model";
+import { apiGet, apiSend } from "@/lib/client/api-client";
+import { sessionKey } from "@/lib/client/global-store";
+import { useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { useTheme } from "@/lib/hooks/use-theme";
+import { baseName, relativeTime } from "@/lib/format";
+import { cx } from "../ui/cx";
+import { IconFolder, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { SessionStatusGlyph } from "./status-dot";
+
+function BackendDot({ backend }: { backend: Backend }) {
+  const tone = backend.status === "ready" ? "bg-ok" : backend.status === "connecting" ? "bg-warn animate-pulse" : "bg-err";
+  return <span className={cx("size-1.5 shrink-0 rounded-full", tone)} title={`${backend.label}: ${backend.status}${backend.error ? ` — ${backend.error}` : ""}`} />;
+}
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+function BackendSessions({ backend, search, activeKey }: { backend: Backend; search: string; activeKey: string | undefined }) {
+  const live = useGlobalEvents();
+  const router = useRouter();
+  const qc = useQueryClient();
+  const [creating, setCreating] = useState(false);
+  const [createError, setCreateError] = useState<string>();
+  const q = useQuery({
+    queryKey: ["sessions", backend.id, search],
+    queryFn: () => apiGet<SessionPage>(`/api/backends/${encodeURIComponent(backend.id)}/sessions?limit=200${search ? `&search=${encodeURIComponent(search)}` : ""}`),
+    enabled: backend.status === "ready",
+    refetchInterval: 30_000,
+  });
+
+  // Merge the list with live updates (new sessions, titles, statuses, removals).
+  const sessions = useMemo(() => {
+    const byId = new Map<string, Session>();
+    for (const s of q.data?.items ?? []) byId.set(s.id, s);
+    for (const [k, s] of Object.entries(live.sessions)) {
+      if (s.backendId !== backend.id || s.parentId) continue;
+      if (!byId.has(s.id) && search && !s.title.toLowerCase().includes(search.toLowerCase())) continue;
+      if (k && (!byId.has(s.id) || byId.get(s.id)!.updatedAt <= s.updatedAt)) byId.set(s.id, { ...byId.get(s.id), ...s });
+    }
+    return [...byId.values()]
+      .filter((s) => !live.removed[sessionKey(backend.id, s.id)])
+      .map((s) => {
+        const st = live.statuses[sessionKey(backend.id, s.id)];
+        return st ? { ...s, status: st.status } : s;
+      })
+      .sort((a, b) => b.updatedAt - a.updatedAt);
+  }, [q.data, live.sessions, live.removed, live.statuses, backend.id, search]);
+
+  const groups = useMemo(() => {
+    const m = new Map<string, Session[]>();
+    for (const s of sessions) {
+      const d = s.directory ?? "";
+      m.set(d, [...(m.get(d) ?? []), s]);
+    }
+    return [...m.entries()];
+  }, [sessions]);
+
+  const create = async () => {
+    setCreating(true);
+    setCreateError(undefined);
+    try {
+      const s = await apiSend<Session>("POST", `/api/backends/${encodeURIComponent(backend.id)}/sessions`, {});
+      await qc.invalidateQueries({ queryKey: ["sessions", backend.id] });
+      router.push(`/sessions/${encodeURIComponent(backend.id)}/${encodeURIComponent(s.id)}`);
+    } catch (err) {
+      setCreateError(err instanceof Error ? err.message : "Could not create a session");
+    } finally {
+      setCreating(false);
+    }
+  };
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.altKey && (e.key === "n" || e.key === "N" || e.code === "KeyN")) {
+        e.preventDefault();
+        void create();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [backend.id]);
+
+  return (
+    <section className="mb-3" data-testid="backend-section" data-backend-id={backend.id}>
+      <div className="flex h-7 items-center gap-2 px-3 text-[11px] font-semibold uppercase tracking-wide text-faint">
+        <BackendDot backend={backend} />
+        <span className="truncate">{backend.label}</span>
+        {backend.embedded && <span className="font-normal normal-case tracking-normal text-faint">embedded</span>}
+        <button
+          type="button"
+          onClick={() => void create()}
+          disabled={creating || backend.status !== "ready"}
+          data-testid="new-session"
+          title="New session (Alt+N)"
+          className="ml-auto inline-flex h-5 items-center rounded px-1.5 text-[11px] font-medium normal-case tracking-normal text-muted hover:bg-raised hover:text-fg disabled:opacity-40"
+        >
+          + New
+        </button>
+      </div>
+      {createError && <p className="px-3 py-1 text-xs text-err">{createError}</p>}
+      {backend.status !== "ready" && (
+        <p className="px-3 py-1 text-xs text-muted">{backend.status === "connecting" ? "Connecting…" : backend.error ?? "Backend is down"}</p>
+      )}
+      {q.isError && <p className="px-3 py-1 text-xs text-err">{q.error instanceof Error ? q.error.message : "Could not list sessions"}</p>}
+      {q.isSuccess && sessions.length === 0 && <p className="px-3 py-1 text-xs text-faint">{search ? "No matching sessions" : "No sessions yet"}</p>}
+      {groups.map(([dir, items]) => (
+        <div key={dir} className="mt-1">
+          {dir && (
+            <div className="flex h-6 items-center gap-1.5 px-3 text-[11px] text-faint" title={dir}>
+              <IconFolder className="size-3" />
+              <span className="truncate">{baseName(dir)}</span>
+            </div>
+          )}
+          <ul>
+            {items.map((s) => {
+              const k = sessionKey(backend.id, s.id);
+              const active = k === activeKey;
+              return (
+                <li key={s.id}>
+                  <Link
+                    href={`/sessions/${encodeURIComponent(backend.id)}/${encodeURIComponent(s.id)}`}
+                    data-testid="session-row"
+                    data-session-id={s.id}
+                    data-status={s.status}
+                    aria-current={active ? "page" : undefined}
+                    className={cx(
+                      "group mx-1.5 flex h-8 items-center gap-2 rounded-md px-2 text-[13px]",
+                      active ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
+                    )}
+                  >
+                    <SessionStatusGlyph status={s.status} />
+                    <span className="min-w-0 flex-1 truncate">{s.title}</span>
+                    <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+export function Sidebar() {
+  const live = useGlobalEvents();
+  const params = useParams<{ backendId?: string; sessionId?: string }>();
+  const [theme, toggleTheme] = useTheme();
+  const [search, setSearch] = useState("");
+  const debounced = useDebounced(search.trim(), 250);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const fallback = useQuery({ queryKey: ["backends"], queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"), refetchInterval: live.connection === "connected" ? false : 5000 });
+  const backends = live.backends.length ? live.backends : fallback.data?.items ?? [];
+  const activeKey = params.backendId && params.sessionId ? sessionKey(decodeURIComponent(params.backendId), decodeURIComponent(params.sessionId)) : undefined;
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      const typing = t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable);
+      if ((e.key === "k" && (e.metaKey || e.ctrlKey)) || (e.key === "/" && !typing)) {
+        e.preventDefault();
+        searchRef.current?.focus();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  return (
+    <aside className="flex h-full w-[272px] shrink-0 flex-col border-r border-border bg-panel" data-testid="sidebar">
+      <div className="flex h-12 items-center gap-2 border-b border-border px-3">
+        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-fg">
+          <span className="grid size-5 place-items-center rounded bg-accent text-[11px] font-bold text-accent-fg">S</span>
+          Switchboard
+        </Link>
+        <span
+          className={cx("ml-1 size-1.5 rounded-full", live.connection === "connected" ? "bg-ok" : "bg-warn animate-pulse")}
+          title={live.connection === "connected" ? "Live" : "Reconnecting…"}
+        />
+        <button
+          type="button"
+          onClick={() => toggleTheme()}
+          className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg"
+          title={theme === "dark" ? "Light theme" : "Dark theme"}
+          aria-label="Toggle theme"
+          data-testid="theme-toggle"
+        >
+          {theme === "dark" ? <IconSun className="size-4" /> : <IconMoon className="size-4" />}
+        </button>
+      </div>
+      <div className="p-2">
+        <label className="flex h-8 items-center gap-2 rounded-md border border-border bg-sunken px-2 text-muted focus-within:border-accent">
+          <IconSearch className="size-3.5 shrink-0" />
+          <input
+            ref={searchRef}
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            onKeyDown={(e) => e.key === "Escape" && setSearch("")}
+            placeholder="Search sessions"
+            data-testid="session-search"
+            className="min-w-0 flex-1 bg-transparent text-[13px] text-fg outline-none placeholder:text-faint"
+          />
+          <kbd className="rounded border border-border px-1 text-[10px] text-faint">/</kbd>
+        </label>
+      </div>
+      <nav className="min-h-0 flex-1 overflow-y-auto pb-4">
+        {backends.map((b) => (
+          <BackendSessions key={b.id} backend={b} search={debounced} activeKey={activeKey} />
+        ))}
+        {backends.length === 0 && <p className="px-3 text-xs text-faint">Loading backends…</p>}
+      </nav>
+    </aside>
+  );
+}

@@ -1,0 +1,146 @@
+"use client";
+import { useMemo } from "react";
+import type { FileDiff, ToolBlock } from "@/lib/model";
+import { DiffView, diffFromStrings, parseUnifiedDiff } from "@/components/code/diff-view";
+import { Badge } from "@/components/ui/badge";
+import { OutputPre, inputStr, isRecord, stripReminders, toolPath } from "./shared";
+
+const GENERIC_OK = /^(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?$/i;
+
+/** Tool output worth showing next to a diff (e.g. diagnostics), not the routine "success" line. */
+function ExtraOutput({ block }: { block: ToolBlock }) {
+  if (!block.output || block.status !== "completed") return null;
+  const text = stripReminders(block.output).trim();
+  if (!text || GENERIC_OK.test(text)) return null;
+  return (
+    <div className="overflow-hidden rounded-md border border-border bg-sunken">
+      <OutputPre text={text} tone="muted" maxHeight="max-h-48" />
+    </div>
+  );
+}
+
+function StatusChip({ status }: { status: FileDiff["status"] }) {
+  if (status === "modified") return null;
+  return <Badge tone={status === "added" ? "ok" : "err"}>{status}</Badge>;
+}
+
+/** Diffs carried by the block itself (exact line numbers), one per file. */
+export function FileDiffs({ diffs, header }: { diffs: FileDiff[]; header: boolean }) {
+  return (
+    <>
+      {diffs.map((d, i) => (
+        <DiffView
+          key={`${d.path}:${i}`}
+          patch={d.patch}
+          path={d.path}
+          header={header}
+          headerExtra={<StatusChip status={d.status} />}
+          maxLines={80}
+        />
+      ))}
+    </>
+  );
+}
+
+/** The edits a tool call makes, as before/after pairs (edit, or multiedit's `edits`). */
+export function editPairs(block: ToolBlock): Array<{ before: string; after: string }> {
+  const single = {
+    before: inputStr(block, "oldString", "old_string", "old_str", "oldText") ?? "",
+    after: inputStr(block, "newString", "new_string", "new_str", "newText") ?? "",
+  };
+  const edits = block.input.edits;
+  if (Array.isArray(edits) && edits.length > 0) {
+    return edits.filter(isRecord).map((e) => ({
+      before: typeof e.oldString === "string" ? e.oldString : typeof e.old_string === "string" ? e.old_string : "",
+      after: typeof e.newString === "string" ? e.newString : typeof e.new_string === "string" ? e.new_string : "",
+    }));
+  }
+  return single.before || single.after ? [single] : [];
+}
+
+/** The patch text to show for an edit/write without a `diff` field. */
+export function synthesizedPatch(block: ToolBlock): string {
+  const path = toolPath(block) ?? "file";
+  if (block.tool === "write") return diffFromStrings(path, "", inputStr(block, "content", "contents", "text") ?? "");
+  return editPairs(block)
+    .map((p) => diffFromStrings(path, p.before, p.after, 3))
+    .join("");
+}
+
+/** +/− counts for the card header. */
+export function editStats(block: ToolBlock): { additions: number; deletions: number } | null {
+  if (block.diff && block.diff.length > 0) {
+    return block.diff.reduce(
+      (acc, d) => ({ additions: acc.additions + d.additions, deletions: acc.deletions + d.deletions }),
+      { additions: 0, deletions: 0 },
+    );
+  }
+  if (block.tool === "patch") {
+    const text = patchText(block);
+    if (!text) return null;
+    const p = parseUnifiedDiff(text);
+    return { additions: p.additions, deletions: p.deletions };
+  }
+  const p = parseUnifiedDiff(synthesizedPatch(block));
+  return p.additions || p.deletions ? { additions: p.additions, deletions: p.deletions } : null;
+}
+
+export function WriteBody({ block }: { block: ToolBlock }) {
+  const path = toolPath(block);
+  const patch = useMemo(() => (block.diff?.length ? "" : synthesizedPatch(block)), [block]);
+  return (
+    <div className="flex flex-col gap-2">
+      {block.diff?.length ? (
+        <FileDiffs diffs={block.diff} header={block.diff.length > 1} />
+      ) : (
+        <DiffView patch={patch} path={path} lineNumbers maxLines={40} />
+      )}
+      <ExtraOutput block={block} />
+    </div>
+  );
+}
+
+export function EditBody({ block }: { block: ToolBlock }) {
+  const path = toolPath(block);
+  const patch = useMemo(() => (block.diff?.length ? "" : synthesizedPatch(block)), [block]);
+  return (
+    <div className="flex flex-col gap-2">
+      {block.diff?.length ? (
+        <FileDiffs diffs={block.diff} header={block.diff.length > 1} />
+      ) : patch ? (
+        // Snippet diffs: their line numbers would be relative to the snippet, so none are shown.
+        <DiffView patch={patch} path={path} lineNumbers={false} maxLines={60} />
+      ) : null}
+      <ExtraOutput block={block} />
+    </div>
+  );
+}
+
+export function patchText(block: ToolBlock): string | undefined {
+  return inputStr(block, "patchText", "patch", "diff", "input");
+}
+
+/** Files named by a patch (`block.diff`, or `*** Update File:` / `+++ b/` lines of the patch text). */
+export function patchFiles(block: ToolBlock): string[] {
+  if (block.diff?.length) return block.diff.map((d) => d.path);
+  const text = patchText(block) ?? "";
+  const files = new Set<string>();
+  for (const m of text.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) files.add(m[1]!.trim());
+  for (const m of text.matchAll(/^\+\+\+ (?:b\/)?(.+)$/gm)) if (m[1] !== "/dev/null") files.add(m[1]!.trim());
+  return [...files];
+}
+
+export function PatchBody({ block }: { block: ToolBlock }) {
+  const text = patchText(block);
+  const files = patchFiles(block);
+  return (
+    <div className="flex flex-col gap-2">
+      {block.diff?.length ? (
+        <FileDiffs diffs={block.diff} header />
+      ) : text ? (
+        <DiffView patch={text} path={files.length === 1 ? files[0] : undefined} maxLines={80} />
+      ) : null}
+      <ExtraOutput block={block} />
+    </div>
+  );
+}

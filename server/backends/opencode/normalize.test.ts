@@ -1,0 +1,202 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Message as MessageSchema, TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
+import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { normalizeEvent, toMessage, toPermissionInterrupt, toQuestionInterrupt, unwrapFrame, type Normalized } from "./normalize";
+
+const dir = path.join(__dirname, "fixtures");
+
+function frames(file: string): unknown[] {
+  return fs
+    .readFileSync(path.join(dir, file), "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("data: "))
+    .map((l) => JSON.parse(l.slice(6)) as unknown);
+}
+
+function normalizeFile(file: string): Normalized[] {
+  return frames(file).flatMap((f) => {
+    const u = unwrapFrame(f);
+    return u ? normalizeEvent(u.type, u.properties, "oc", 1000) : [];
+  });
+}
+
+/** Materializes the main session of a capture the way the hub does. */
+function materialize(file: string | string[], sessionId?: string): { state: SessionState; events: TimelineEvent[] } {
+  const all = (Array.isArray(file) ? file : [file]).flatMap(normalizeFile);
+  const sid = sessionId ?? all.find((n) => n.event.type === "session.status")?.sessionId ?? all[0]!.sessionId;
+  const events = all.filter((n) => n.sessionId === sid).map((n) => n.event);
+  const session: Session = { id: sid, backendId: "oc", title: "t", createdAt: 0, updatedAt: 0, status: "idle" };
+  return { state: applyAll({ ...emptyState, session }, events), events };
+}
+
+const tools = (s: SessionState) => s.messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
+
+describe("OpenCode normalizer on real captures", () => {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith(".txt"));
+
+  it.each(files)("%s yields only valid canonical events and never throws", (file) => {
+    const out = normalizeFile(file);
+    for (const n of out) {
+      expect(typeof n.sessionId).toBe("string");
+      const parsed = TimelineEventSchema.safeParse(n.event);
+      if (!parsed.success) throw new Error(`${file}: ${JSON.stringify(n.event).slice(0, 200)} → ${parsed.error.message}`);
+    }
+  });
+
+  it("streams text through deltas to the same text as the final snapshot", () => {
+    const all = normalizeFile("sse-text.txt");
+    const deltas = all.filter((n) => n.event.type === "block.delta");
+    expect(deltas.length).toBeGreaterThan(2);
+    // Apply everything except full text updates after the opening one: deltas alone must build the text.
+    const seen = new Set<string>();
+    const withoutFinal = all
+      .map((n) => n.event)
+      .filter((e) => {
+        if (e.type !== "block.updated" || e.block.kind !== "text") return true;
+        if (seen.has(e.block.id)) return false;
+        seen.add(e.block.id);
+        return true;
+      });
+    const { state } = materialize("sse-text.txt");
+    const built = applyAll({ ...emptyState, session: state.session }, withoutFinal);
+    const finalTexts = state.messages.filter((m) => m.role === "assistant").flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
+    const builtTexts = built.messages.filter((m) => m.role === "assistant").flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
+    expect(finalTexts.length).toBeGreaterThan(0);
+    expect(finalTexts[0]!.length).toBeGreaterThan(10);
+    expect(builtTexts).toEqual(finalTexts);
+    expect(state.session?.status).toBe("idle");
+  });
+
+  it("takes a bash tool from pending to completed with output and exit code", () => {
+    const { state, events } = materialize("sse-bash.txt");
+    const statuses = events.flatMap((e) => (e.type === "block.updated" && e.block.kind === "tool" ? [e.block.status] : []));
+    expect(statuses[0]).toBe("pending");
+    expect(statuses).toContain("running");
+    const [bash] = tools(state);
+    expect(bash).toMatchObject({ tool: "bash", rawTool: "bash", status: "completed", output: "hi\n", exitCode: 0, input: { command: "echo hi" } });
+    expect(bash!.endedAt! - bash!.startedAt!).toBeGreaterThanOrEqual(0);
+    const usage = state.messages.find((m) => m.role === "assistant" && m.usage)?.usage;
+    expect(usage?.inputTokens).toBeGreaterThan(0);
+  });
+
+  it("keeps reasoning as its own block", () => {
+    const { state } = materialize("sse-think.txt");
+    const r = state.messages.flatMap((m) => m.blocks).find((b) => b.kind === "reasoning");
+    expect(r && r.kind === "reasoning" && r.text.length).toBeGreaterThan(5);
+  });
+
+  it("marks an aborted message calmly and emits no error event", () => {
+    const { state, events } = materialize("sse-abort.txt");
+    expect(events.some((e) => e.type === "error")).toBe(false);
+    expect(state.messages.some((m) => m.error?.aborted)).toBe(true);
+    expect(state.session?.status).toBe("idle");
+  });
+
+  it("surfaces an upstream 400 with its message", () => {
+    const { state, events } = materialize("sse-llm-400.txt");
+    const err = events.find((e) => e.type === "error");
+    expect(err).toMatchObject({ type: "error", code: "APIError" });
+    expect(err && err.type === "error" && err.message).toContain("fake bad request");
+    expect(state.lastError?.message).toContain("fake bad request");
+    expect(state.messages.find((m) => m.error)?.error?.message).toContain("HTTP 400");
+  });
+
+  it("shows retries with their detail", () => {
+    const { events } = materialize("sse-llm-500.txt");
+    const retry = events.find((e) => e.type === "session.status" && e.status === "retry");
+    expect(retry && retry.type === "session.status" && retry.detail).toMatch(/fake upstream failure \(attempt 1/);
+  });
+
+  it("follows todowrite into todos", () => {
+    const { state } = materialize("sse-todo.txt");
+    expect(state.todos.length).toBeGreaterThan(0);
+    expect(state.todos[0]).toHaveProperty("content");
+    expect(tools(state).some((t) => t.tool === "todo" && t.rawTool === "todowrite")).toBe(true);
+  });
+
+  it("turns permission.asked into an interrupt and the tool into awaiting-approval", () => {
+    const { state, events } = materialize("sse-permission.txt");
+    const req = events.find((e) => e.type === "interrupt.requested");
+    expect(req && req.type === "interrupt.requested" && req.interrupt).toMatchObject({
+      kind: "permission",
+      toolCallId: "call_fake_4_0",
+      permission: { action: "bash", patterns: ["echo hi"], always: ["echo *"] },
+    });
+    expect(state.interrupts).toHaveLength(1);
+    expect(tools(state)[0]?.status).toBe("awaiting-approval");
+    expect(state.session?.status).toBe("waiting");
+  });
+
+  it("resolves a permission reply and completes the tool", () => {
+    const { state, events } = materialize("sse-permission-reply.txt");
+    expect(events.some((e) => e.type === "interrupt.resolved" && e.outcome === "once")).toBe(true);
+    expect(state.interrupts).toHaveLength(0);
+    expect(tools(state).some((t) => t.status === "completed")).toBe(true);
+  });
+
+  it("shows a rejected permission as denied", () => {
+    // The capture was recorded in two parts: the ask, then (after a reconnect) the reply.
+    const { state, events } = materialize(["sse-permission-reject.txt", "sse-permission-reject2.txt"]);
+    expect(events.some((e) => e.type === "interrupt.resolved" && e.outcome === "reject")).toBe(true);
+    expect(state.interrupts).toHaveLength(0);
+    expect(tools(state).some((t) => t.status === "denied")).toBe(true);
+  });
+
+  it("turns question.asked into a question interrupt with options", () => {
+    const { events } = materialize("sse-question.txt");
+    const req = events.find((e) => e.type === "interrupt.requested");
+    expect(req && req.type === "interrupt.requested" && req.interrupt.questions?.[0]).toMatchObject({
+      header: "Color",
+      question: "Which color do you prefer?",
+      options: [{ label: "red" }, { label: "blue" }],
+    });
+  });
+
+  it("links a task tool to its child session", () => {
+    const { state } = materialize("sse-task.txt");
+    const task = tools(state).find((t) => t.tool === "task");
+    expect(task?.childSessionId).toMatch(/^ses_/);
+    expect(task?.status).toBe("completed");
+  });
+
+  it("marks compaction with a notice", () => {
+    const all = normalizeFile("sse-summarize.txt");
+    expect(all.some((n) => n.event.type === "block.updated" && n.event.block.kind === "notice")).toBe(true);
+  });
+
+  it("unwraps /global/event frames", () => {
+    const all = normalizeFile("sse-global-event.txt");
+    expect(all.length).toBeGreaterThan(5);
+    expect(all.some((n) => n.event.type === "session.status")).toBe(true);
+  });
+
+  it("ignores malformed frames instead of throwing", () => {
+    const junk: unknown[] = [null, 42, "x", [], { type: 5 }, { payload: { type: "message.part.updated", properties: { part: "nope" } } }, { type: "message.part.delta", properties: { sessionID: 1 } }];
+    for (const j of junk) {
+      const u = unwrapFrame(j);
+      expect(() => (u ? normalizeEvent(u.type, u.properties, "oc") : [])).not.toThrow();
+    }
+    expect(normalizeEvent("permission.asked", { id: 3 }, "oc")).toEqual([]);
+  });
+});
+
+describe("OpenCode history and pending lists", () => {
+  it("maps the paged messages route to canonical messages", () => {
+    const raw = JSON.parse(fs.readFileSync(path.join(dir, "messages-page1.json"), "utf8")) as unknown[];
+    const msgs = raw.map(toMessage);
+    expect(msgs.every(Boolean)).toBe(true);
+    for (const m of msgs) expect(MessageSchema.safeParse(m).success).toBe(true);
+    expect(msgs.some((m) => m!.role === "assistant" && m!.blocks.some((b) => b.kind === "text"))).toBe(true);
+    // step-start / step-finish are bookkeeping, not blocks
+    expect(msgs.flatMap((m) => m!.blocks).every((b) => ["text", "reasoning", "tool", "file", "notice"].includes(b.kind))).toBe(true);
+  });
+
+  it("maps pending permission and question payloads", () => {
+    const perm = frames("sse-permission.txt").map(unwrapFrame).find((f) => f?.type === "permission.asked");
+    expect(toPermissionInterrupt(perm!.properties)?.kind).toBe("permission");
+    const q = frames("sse-question.txt").map(unwrapFrame).find((f) => f?.type === "question.asked");
+    expect(toQuestionInterrupt(q!.properties)?.questions?.[0]?.custom).toBe(true);
+  });
+});
