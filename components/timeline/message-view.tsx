@@ -1,0 +1,151 @@
+"use client";
+import { memo, useState, type ReactNode } from "react";
+import type { FileBlock, Message, MessageError, Usage } from "@/lib/model";
+import { Badge } from "@/components/ui/badge";
+import { cx } from "@/components/ui/cx";
+import { IconAlertCircle, IconStop } from "@/components/ui/icons";
+import { PulseDots } from "@/components/ui/spinner";
+import { BlockView, FileView } from "./block-view";
+import { formatCost, formatDuration, formatTokens } from "./format";
+
+/* -------------------------------------------------------------------------------------- user */
+
+const CLAMP_LINES = 14;
+
+function UserMessage({ message }: { message: Message }) {
+  const text = message.blocks
+    .filter((b) => b.kind === "text")
+    .map((b) => b.text)
+    .join("\n\n")
+    .trim();
+  const files = message.blocks.filter((b): b is FileBlock => b.kind === "file");
+  const long = text.split("\n").length > CLAMP_LINES || text.length > 1400;
+  const [full, setFull] = useState(false);
+  return (
+    <div className="flex flex-col items-end gap-1.5" data-role="user">
+      {text ? (
+        <div className="max-w-[85%] rounded-xl rounded-br-[4px] border border-border bg-raised px-3.5 py-2 text-[13.5px] leading-[21px] text-fg">
+          <div className={cx("whitespace-pre-wrap [overflow-wrap:anywhere]", long && !full && "line-clamp-[14]")}>{text}</div>
+          {long ? (
+            <button type="button" onClick={() => setFull((v) => !v)} className="mt-1 text-[12px] text-faint hover:text-fg">
+              {full ? "Show less" : "Show more"}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {files.map((f) => (
+        <FileView key={f.id} block={f} />
+      ))}
+    </div>
+  );
+}
+
+/* --------------------------------------------------------------------------------- assistant */
+
+function usageTitle(u: Usage): string {
+  const parts = [`Input ${u.inputTokens.toLocaleString()}`, `Output ${u.outputTokens.toLocaleString()}`];
+  if (u.reasoningTokens) parts.push(`Reasoning ${u.reasoningTokens.toLocaleString()}`);
+  if (u.cacheReadTokens) parts.push(`Cache read ${u.cacheReadTokens.toLocaleString()}`);
+  if (u.cacheWriteTokens) parts.push(`Cache write ${u.cacheWriteTokens.toLocaleString()}`);
+  if (u.costUsd) parts.push(`Cost $${u.costUsd.toFixed(4)}`);
+  return parts.join(" · ");
+}
+
+function Sep() {
+  return <span className="text-border-strong">·</span>;
+}
+
+function Footer({ message, streaming }: { message: Message; streaming: boolean }) {
+  const u = message.usage;
+  const cache = (u?.cacheReadTokens ?? 0) + (u?.cacheWriteTokens ?? 0);
+  const took = message.completedAt !== undefined ? formatDuration(message.completedAt - message.createdAt) : "";
+  const items: ReactNode[] = [];
+  if (message.model) items.push(<span key="m" className="truncate" title={[message.model.provider, message.model.id].filter(Boolean).join("/")}>{message.model.id}</span>);
+  if (message.agent) items.push(<span key="a">{message.agent}</span>);
+  if (u && !streaming) {
+    items.push(
+      <span key="u" className="tabular-nums" title={usageTitle(u)}>
+        {formatTokens(u.inputTokens)} in · {formatTokens(u.outputTokens)} out
+        {cache > 0 ? ` · ${formatTokens(cache)} cache` : ""}
+      </span>,
+    );
+    if (u.costUsd && u.costUsd > 0) items.push(<span key="c" className="tabular-nums">{formatCost(u.costUsd)}</span>);
+  }
+  if (took && !streaming) items.push(<span key="d" className="tabular-nums">{took}</span>);
+  return (
+    <div className="flex h-5 min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11.5px] text-faint">
+      {streaming ? (
+        <span className="flex shrink-0 items-center gap-1.5 text-muted">
+          <PulseDots className="text-accent" />
+          <span>Working</span>
+        </span>
+      ) : null}
+      {items.map((it, i) => (
+        <span key={i} className="flex min-w-0 items-center gap-1.5">
+          {i > 0 || streaming ? <Sep /> : null}
+          {it}
+        </span>
+      ))}
+      {message.summary ? <Badge className="ml-1">Summary</Badge> : null}
+    </div>
+  );
+}
+
+function ErrorView({ error }: { error: MessageError }) {
+  if (error.aborted) {
+    return (
+      <div className="flex h-6 items-center gap-1.5 text-[12.5px] text-faint">
+        <IconStop size={11} />
+        Stopped
+      </div>
+    );
+  }
+  return (
+    <div role="alert" className="flex items-start gap-2 rounded-lg border border-err/30 bg-err/5 px-3 py-2 text-[12.5px] leading-[19px]">
+      <IconAlertCircle size={14} className="mt-[2.5px] shrink-0 text-err" />
+      <div className="min-w-0">
+        <span className="font-medium text-err">{error.name}</span>
+        {error.message ? <span className="whitespace-pre-wrap text-fg/85 [overflow-wrap:anywhere]"> — {error.message}</span> : null}
+      </div>
+    </div>
+  );
+}
+
+function AssistantMessage({ message, streaming }: { message: Message; streaming: boolean }) {
+  const blocks = message.blocks;
+  const last = blocks.length - 1;
+  return (
+    <div className="flex min-w-0 flex-col gap-2.5" data-role="assistant">
+      {blocks.map((b, i) => (
+        <BlockView key={b.id} block={b} streaming={streaming && i === last} />
+      ))}
+      {message.error ? <ErrorView error={message.error} /> : null}
+      <Footer message={message} streaming={streaming} />
+    </div>
+  );
+}
+
+function SystemMessage({ message }: { message: Message }) {
+  const text = message.blocks
+    .filter((b) => b.kind === "text")
+    .map((b) => b.text)
+    .join("\n\n");
+  return (
+    <div className="whitespace-pre-wrap border-l-2 border-border-strong py-1 pl-3 text-[12.5px] text-muted" data-role="system">
+      {text}
+    </div>
+  );
+}
+
+export interface MessageViewProps {
+  message: Message;
+  /** This message is the one the agent is currently producing. */
+  streaming?: boolean;
+}
+
+/** One message of the timeline. Re-renders only when the message object (or `streaming`) changes. */
+export const MessageView = memo(function MessageView({ message, streaming = false }: MessageViewProps) {
+  if (message.role === "user") return <UserMessage message={message} />;
+  if (message.role === "system") return <SystemMessage message={message} />;
+  return <AssistantMessage message={message} streaming={streaming} />;
+});

@@ -1,0 +1,49 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/** Page object for `/sessions/:backendId/:sessionId`. */
+export class SessionPage {
+  readonly view: Locator;
+  readonly timeline: Locator;
+  readonly input: Locator;
+  readonly send: Locator;
+  readonly stop: Locator;
+  readonly connection: Locator;
+  readonly status: Locator;
+
+  constructor(readonly page: Page) {
+    this.view = page.getByTestId("session-view");
+    this.timeline = page.getByTestId("timeline");
+    this.input = page.getByTestId("composer-input");
+    this.send = page.getByTestId("send");
+    this.stop = page.getByTestId("stop");
+    this.connection = page.getByTestId("connection");
+    this.status = page.getByTestId("session-status");
+  }
+
+  async goto(backendId: string, sessionId: string) {
+    await this.page.goto(`/sessions/${backendId}/${sessionId}`);
+    await expect(this.view).toHaveAttribute("data-loaded", "true");
+    await expect(this.connection).toHaveAttribute("data-state", "connected");
+  }
+
+  async prompt(text: string) {
+    await this.input.fill(text);
+    await this.input.press("Enter");
+  }
+
+  messages(role?: "user" | "assistant"): Locator {
+    return role ? this.timeline.locator(`[data-testid="message"][data-role="${role}"]`) : this.timeline.getByTestId("message");
+  }
+
+  assistantText(): Locator {
+    return this.messages("assistant").locator('[data-testid="block"][data-kind="text"]');
+  }
+
+  toolCards(tool?: string): Locator {
+    return tool ? this.timeline.locator(`[data-testid="tool-card"][data-tool="${tool}"]`) : this.timeline.getByTestId("tool-card");
+  }
+
+  async waitStatus(status: "idle" | "busy" | "waiting" | "retry", timeout = 30_000) {
+    await expect(this.status).toHaveAttribute("data-status", status, { timeout });
+  }
+}

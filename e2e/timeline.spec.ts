@@ -1,0 +1,147 @@
+import { test, expect } from "./fixtures/stack";
+import { SessionPage } from "./pages/session-page";
+
+test.describe("live timeline on a real OpenCode", () => {
+  test("a text reply streams into the page", async ({ page, api, stack }) => {
+    const reply = "Streaming works. " + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + " — the end.";
+    stack.model.enqueue({ text: reply, chunks: 14, delayMs: 120 });
+    const s = await api.createSession("stream test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("say something long");
+    await expect(sp.messages("user").last()).toContainText("say something long");
+    // Seen while still streaming: a prefix of the reply, not the whole of it.
+    await expect
+      .poll(async () => {
+        const t = (await sp.assistantText().last().textContent()) ?? "";
+        return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+      }, { timeout: 15_000, intervals: [50] })
+      .toBe(true);
+    await expect(sp.assistantText().last()).toHaveText(reply);
+    await sp.waitStatus("idle");
+    await expect(page.getByTestId("usage")).toBeVisible();
+  });
+
+  test("reasoning shows as its own collapsed block", async ({ page, api, stack }) => {
+    stack.model.enqueue({ reasoning: "Let me weigh the options carefully.", text: "Decided: option B." });
+    const s = await api.createSession("reasoning test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("decide");
+    await expect(sp.assistantText().last()).toHaveText("Decided: option B.");
+    const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
+    await expect(reasoning).toHaveCount(1);
+    await expect(reasoning).toContainText("Thinking");
+  });
+
+  test("a bash tool call shows its command, output and exit code", async ({ page, api, stack }) => {
+    stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo hi-from-e2e", description: "Say hi" } }] }, { text: "The command printed hi-from-e2e." });
+    const s = await api.createSession("bash test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("run the command");
+    const card = sp.toolCards("bash").first();
+    await expect(card).toHaveAttribute("data-status", "completed");
+    await expect(card).toContainText("echo hi-from-e2e");
+    await expect(card.getByTestId("tool-output")).toContainText("hi-from-e2e");
+    await expect(card.getByTestId("exit-code")).toContainText("0");
+    await expect(sp.assistantText().last()).toHaveText("The command printed hi-from-e2e.");
+  });
+
+  test("Stop aborts a slow reply", async ({ page, api, stack }) => {
+    stack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+    const s = await api.createSession("abort test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("go slowly");
+    await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
+    await sp.stop.click();
+    await sp.waitStatus("idle", 15_000);
+    const shown = (await sp.assistantText().last().textContent()) ?? "";
+    expect(shown).not.toContain("chunk39");
+    await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
+    // Nothing more arrives after the stop.
+    await page.waitForTimeout(1000);
+    expect(await sp.assistantText().last().textContent()).toBe(shown);
+  });
+
+  test("a reload mid-stream shows the same timeline and keeps streaming", async ({ page, api, stack }) => {
+    const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
+    const reply = words.join(" ");
+    stack.model.enqueue({ text: reply, chunks: 30, delayMs: 150 });
+    const s = await api.createSession("reload test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("stream then reload");
+    await expect(sp.assistantText().last()).toContainText("w5", { timeout: 20_000 });
+    await page.reload();
+    await expect(sp.view).toHaveAttribute("data-loaded", "true");
+    await expect(sp.messages("user")).toHaveCount(1);
+    await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    // The page equals the backend's own history: no duplicated or missing text.
+    const snap = await api.snapshot(s.id);
+    const texts = snap.messages.flatMap((m) => m.blocks).filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : ""));
+    expect(texts).toContain(reply);
+  });
+
+  test("an upstream model error is shown in the timeline", async ({ page, api, stack }) => {
+    stack.model.enqueue({ error: { status: 400, message: "scripted bad request", type: "invalid_request_error" } });
+    const s = await api.createSession("error test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("fail please");
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("scripted bad request");
+    await sp.waitStatus("idle");
+  });
+
+  test("the sidebar lists sessions with live status and creates new ones", async ({ page, api, stack }) => {
+    const s = await api.createSession("sidebar listed session");
+    await page.goto("/");
+    const row = page.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`);
+    await expect(row).toContainText("sidebar listed session");
+    stack.model.enqueue({ text: "slow " + "x ".repeat(20), chunks: 20, delayMs: 150 });
+    await api.prompt(s.id, "work a bit");
+    await expect(row).toHaveAttribute("data-status", "busy");
+    await expect(row).toHaveAttribute("data-status", "idle", { timeout: 30_000 });
+    await page.getByTestId("session-search").fill("sidebar listed");
+    await expect(row).toBeVisible();
+    await page.getByTestId("new-session").first().click();
+    await expect(page).toHaveURL(/\/sessions\/local\/ses_/);
+    await expect(page.getByTestId("empty-session")).toBeVisible();
+  });
+
+  test("prompts typed while busy are queued and sent in order", async ({ page, api, stack }) => {
+    stack.model.enqueue({ text: "first reply " + "y ".repeat(15), chunks: 15, delayMs: 150 }, { text: "second reply" });
+    const s = await api.createSession("queue test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("first");
+    await sp.waitStatus("busy");
+    await sp.prompt("second");
+    await expect(page.getByTestId("queued-prompt")).toHaveCount(1);
+    await expect(sp.assistantText().last()).toHaveText("second reply", { timeout: 30_000 });
+    await expect(page.getByTestId("queued-prompt")).toHaveCount(0);
+    await expect(sp.messages("user")).toHaveCount(2);
+  });
+
+  test("a killed and restarted OpenCode is reconnected and the session is whole", async ({ page, api, stack }) => {
+    stack.model.enqueue({ text: "before the crash" });
+    const s = await api.createSession("crash test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("hello");
+    await expect(sp.assistantText().last()).toHaveText("before the crash");
+    await sp.waitStatus("idle");
+    const pid = await stack.opencodePid();
+    process.kill(pid, "SIGKILL");
+    await expect(sp.connection).not.toHaveAttribute("data-state", "connected", { timeout: 15_000 });
+    await expect(sp.connection).toHaveAttribute("data-state", "connected", { timeout: 45_000 });
+    expect(await stack.opencodePid()).not.toBe(pid);
+    await expect(sp.assistantText()).toHaveText(["before the crash"]);
+    stack.model.enqueue({ text: "after the restart" });
+    await sp.prompt("still there?");
+    await expect(sp.assistantText().last()).toHaveText("after the restart", { timeout: 30_000 });
+    await expect(sp.messages("user")).toHaveCount(2);
+  });
+});
