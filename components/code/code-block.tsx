@@ -236,28 +236,38 @@ export function useHighlight(code: string, lang: string | undefined, enabled: bo
     const hit = peek(code, lang);
     return hit ? { code, lang, lines: hit, src: code.split("\n") } : null;
   });
-  const hasState = state !== null;
+  const latest = useRef({ code, lang });
+  latest.current = { code, lang };
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const alive = useRef(true);
+  useEffect(() => {
+    alive.current = true;
+    return () => {
+      alive.current = false;
+      if (timer.current) clearTimeout(timer.current);
+      timer.current = null;
+    };
+  }, []);
   useEffect(() => {
     if (!enabled || !normalizeLang(lang) || !canHighlight(code)) return;
     if (state && state.code === code && state.lang === lang) return;
-    let cancelled = false;
-    const run = () => {
-      void tokenize(code, lang).then(
-        (lines) => {
-          if (cancelled) return;
-          setState(lines ? { code, lang, lines, src: code.split("\n") } : null);
-        },
-        () => undefined,
-      );
-    };
-    // First paint highlights right away; later changes (streaming) are debounced.
-    const t = setTimeout(run, hasState ? 150 : 0);
-    return () => {
-      cancelled = true;
-      clearTimeout(t);
-    };
-    // `state` is read only to skip no-op work; it is deliberately not a dependency.
-  }, [code, lang, enabled, hasState]);
+    if (timer.current) return; // a run is scheduled; it takes the latest text
+    // First paint highlights right away; while text keeps changing (streaming), at most every 150ms.
+    timer.current = setTimeout(
+      () => {
+        timer.current = null;
+        const { code: c, lang: l } = latest.current;
+        void tokenize(c, l).then(
+          (lines) => {
+            if (!alive.current) return;
+            setState(lines ? { code: c, lang: l, lines, src: c.split("\n") } : null);
+          },
+          () => undefined,
+        );
+      },
+      state ? 150 : 0,
+    );
+  }, [code, lang, enabled, state]);
   return state;
 }
 

@@ -14,7 +14,7 @@ import { guessLang, renderLine, tokensFor, useHighlight, useNearViewport } from 
 export type DiffRowKind = "add" | "del" | "ctx";
 export type DiffRow =
   | { kind: DiffRowKind; text: string; oldNo?: number; newNo?: number; oi?: number; ni?: number }
-  | { kind: "hunk"; text: string }
+  | { kind: "hunk"; text: string; context: string }
   | { kind: "note"; text: string }
   | { kind: "file"; text: string };
 
@@ -61,14 +61,13 @@ export function parseUnifiedDiff(patch: string): ParsedDiff {
         newLeft = m[4] !== undefined ? Number(m[4]) : 1;
         counted = true;
         hasNumbers = true;
-        rows.push({ kind: "hunk", text: line });
+        rows.push({ kind: "hunk", text: line, context: (m[5] ?? "").trim() });
       } else {
         counted = false;
         oldNo = undefined;
         newNo = undefined;
-        const rest = line.replace(/^@@+\s?/, "").trim();
-        if (rows.length > 0 && rows[rows.length - 1]?.kind !== "file") rows.push({ kind: "hunk", text: rest || "⋯" });
-        else if (rest) rows.push({ kind: "hunk", text: rest });
+        const rest = line.replace(/^@@+\s?/, "").replace(/\s?@@+$/, "").trim();
+        rows.push({ kind: "hunk", text: line, context: rest });
       }
       inHunk = true;
       continue;
@@ -289,6 +288,8 @@ export interface DiffViewProps {
   maxLines?: number;
   /** Extra content in the header row, before the counts (e.g. an "added" chip). */
   headerExtra?: ReactNode;
+  /** Shown when the patch has no lines (default "No changes"). */
+  emptyText?: string;
   className?: string;
 }
 
@@ -302,6 +303,7 @@ export const DiffView = memo(function DiffView({
   lineNumbers,
   maxLines,
   headerExtra,
+  emptyText = "No changes",
   className,
 }: DiffViewProps) {
   const parsed = useMemo(() => parseUnifiedDiff(patch), [patch]);
@@ -334,24 +336,37 @@ export const DiffView = memo(function DiffView({
         <div className="flex h-8 items-center gap-2 border-b border-border bg-panel px-3 text-[12.5px]">
           <FilePath path={path} className="flex-1" />
           {headerExtra}
-          <DiffStat additions={parsed.additions} deletions={parsed.deletions} />
+          {parsed.additions + parsed.deletions > 0 ? <DiffStat additions={parsed.additions} deletions={parsed.deletions} /> : null}
         </div>
       ) : null}
       {total === 0 ? (
-        <div className="px-3 py-2 text-[12px] text-faint">No changes</div>
+        <div className="px-3 py-2 text-[12px] text-faint">{emptyText}</div>
       ) : (
         <div className="overflow-x-auto py-1 font-mono">
           <div className="w-max min-w-full">
             {rows.map((r, i) => {
-              if (r.kind === "hunk" || r.kind === "file" || r.kind === "note") {
+              if (r.kind === "hunk") {
+                // A hunk shows its context text (e.g. the enclosing function); a bare first hunk shows nothing.
+                const prev = rows[i - 1];
+                if (!r.context && (i === 0 || prev?.kind === "file")) return null;
+                return (
+                  <div
+                    key={i}
+                    className="my-0.5 flex h-[20px] select-none items-center whitespace-pre bg-raised/60 px-3 text-[11.5px] text-faint"
+                    title={r.text}
+                  >
+                    {r.context || "⋯"}
+                  </div>
+                );
+              }
+              if (r.kind === "file" || r.kind === "note") {
                 return (
                   <div
                     key={i}
                     className={cx(
                       "flex select-none whitespace-pre px-3 text-faint",
-                      r.kind === "hunk" && "my-0.5 bg-raised/60 text-[11.5px]",
                       r.kind === "file" && "mt-1 font-sans font-medium text-muted",
-                      r.kind === "note" && "italic text-[11.5px]",
+                      r.kind === "note" && "text-[11.5px] italic",
                     )}
                   >
                     {r.text}

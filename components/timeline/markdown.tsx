@@ -84,12 +84,22 @@ interface MdNode {
   children?: MdNode[];
 }
 
-/** A remark plugin: raw HTML nodes become literal text, so `<img onerror>` shows as typed. */
+/**
+ * A remark plugin: raw HTML nodes become literal text, so `<img onerror>` shows as typed. Block-level
+ * HTML (a direct child of the root or a container) becomes a paragraph of text.
+ */
 function remarkHtmlAsText() {
   return (tree: MdNode) => {
     const walk = (n: MdNode) => {
-      if (n.type === "html") n.type = "text";
-      n.children?.forEach(walk);
+      const kids = n.children;
+      if (!kids) return;
+      const flow = n.type === "root" || n.type === "blockquote" || n.type === "listItem";
+      for (let i = 0; i < kids.length; i++) {
+        const c = kids[i]!;
+        if (c.type === "html") {
+          kids[i] = flow ? { type: "paragraph", children: [{ type: "text", value: c.value ?? "" }] } : { type: "text", value: c.value ?? "" };
+        } else walk(c);
+      }
     };
     walk(tree);
   };
@@ -155,6 +165,11 @@ const COMPONENTS: Components = {
     const codeEl = (node as HastLike | undefined)?.children?.find((c) => c.type === "element" && c.tagName === "code");
     const code = hastText(codeEl).replace(/\n$/, "");
     return <CodeBlock code={code} lang={fenceLang(codeEl)} maxLines={60} className="my-1" />;
+  },
+  ul({ children, className }) {
+    // GFM task lists: no bullets, the checkbox is the marker.
+    const task = typeof className === "string" && className.includes("contains-task-list");
+    return <ul style={task ? { listStyle: "none", paddingLeft: "0.2em" } : undefined}>{children}</ul>;
   },
   table({ children }) {
     return (

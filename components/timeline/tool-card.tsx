@@ -211,7 +211,7 @@ function summarize(b: ToolBlock): { summary: ReactNode; meta?: ReactNode } {
             {lines.length > 1 ? <Faint className="shrink-0 text-[11.5px]">+{lines.length - 1} lines</Faint> : null}
           </>
         ),
-        meta: b.status === "completed" && b.exitCode !== undefined && b.exitCode !== 0 ? <ExitChip code={b.exitCode} /> : undefined,
+        meta: undefined,
       };
     }
     case "read":
@@ -285,7 +285,7 @@ function summarize(b: ToolBlock): { summary: ReactNode; meta?: ReactNode } {
     }
     case "list": {
       const path = inputStr(b, "path", "dir", "directory") ?? b.title ?? ".";
-      return { summary: <Mono title={path}>{path}</Mono> };
+      return { summary: <Mono title={path}>{path.replace(/^\/(?:home|Users)\/[^/]+\//, "~/")}</Mono> };
     }
     case "webfetch": {
       const url = inputStr(b, "url") ?? b.title ?? "";
@@ -348,7 +348,7 @@ function Duration({ block }: { block: ToolBlock }) {
   const end = block.endedAt ?? (live ? now : undefined);
   if (end === undefined) return null;
   return (
-    <span className="w-12 shrink-0 text-right font-mono text-[11px] tabular-nums text-faint">
+    <span className="min-w-12 shrink-0 whitespace-nowrap text-right font-mono text-[11px] tabular-nums text-faint" suppressHydrationWarning>
       {formatDuration(Math.max(0, end - block.startedAt))}
     </span>
   );
@@ -391,7 +391,7 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
   const { summary, meta } = summarize(block);
   const Body = BODY[block.tool];
   const attention = block.status === "awaiting-approval";
-  const failed = block.status === "error";
+  const failed = block.status === "error" || (block.status === "completed" && block.exitCode !== undefined && block.exitCode !== 0);
 
   return (
     <div
@@ -418,7 +418,11 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
         {verb ? <span className="shrink-0 font-medium text-muted">{verb}</span> : null}
         <span className="flex min-w-0 flex-1 items-baseline gap-2">{summary}</span>
         {meta ? <span className="flex shrink-0 items-center">{meta}</span> : null}
-        <ToolStatusBadge status={block.status} />
+        {block.status === "completed" && block.tool === "bash" && block.exitCode !== undefined && block.exitCode !== 0 ? (
+          <ExitChip code={block.exitCode} />
+        ) : (
+          <ToolStatusBadge status={block.status} />
+        )}
         <Duration block={block} />
         <IconChevronRight
           size={12}

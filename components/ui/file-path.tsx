@@ -38,8 +38,8 @@ export function FilePath({
   const d = shortDir(dir, base);
   return (
     <span className={cx("flex min-w-0 items-baseline gap-1.5", mono && "font-mono text-[12px]", className)} title={path}>
-      <span className="min-w-[3ch] truncate font-medium text-fg">{name || path}</span>
-      {d ? <span className="min-w-0 shrink-[50] truncate text-faint">{d}</span> : null}
+      <span className="max-w-full shrink-0 truncate font-medium text-fg">{name || path}</span>
+      {d ? <span className="min-w-0 truncate text-faint">{d}</span> : null}
     </span>
   );
 }

@@ -17,8 +17,8 @@ export interface SseSink {
 export interface SseOptions {
   signal?: AbortSignal;
   heartbeatMs?: number;
-  /** Frames that may wait for a slow consumer before it is dropped (it resumes with Last-Event-ID). */
-  maxQueue?: number;
+  /** Bytes that may wait for a slow consumer before it is dropped (it resumes with Last-Event-ID). */
+  maxQueueBytes?: number;
   /** Called once the sink exists; returns the cleanup to run when the stream ends. */
   open(sink: SseSink): () => void;
 }
@@ -28,7 +28,7 @@ const RETRY = encoder.encode("retry: 1000\n\n");
 
 /** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (SPEC.md §6). */
 export function sseResponse(opts: SseOptions): Response {
-  const maxQueue = opts.maxQueue ?? 2000;
+  const maxQueueBytes = opts.maxQueueBytes ?? 4 * 1024 * 1024;
   let cleanup: (() => void) | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
@@ -41,29 +41,58 @@ export function sseResponse(opts: SseOptions): Response {
     c?.();
   };
 
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
+  let ctrl: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const flush = () => {
+    if (!ctrl || closed || batch.length === 0) return;
+    const frames = batch;
+    batch = [];
+    batchBytes = 0;
+    if (frames.length === 1) {
+      ctrl.enqueue(frames[0]!);
+      return;
+    }
+    let size = 0;
+    for (const f of frames) size += f.byteLength;
+    const out = new Uint8Array(size);
+    let o = 0;
+    for (const f of frames) {
+      out.set(f, o);
+      o += f.byteLength;
+    }
+    ctrl.enqueue(out);
+  };
+
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        ctrl = controller;
         const sink: SseSink = {
           get closed() {
             return closed;
           },
           write(frame) {
             if (closed) return false;
-            if ((controller.desiredSize ?? 0) <= 0) {
+            if ((controller.desiredSize ?? 0) - batchBytes - frame.byteLength < 0) {
               // The consumer stopped reading: drop it rather than grow memory.
               closed = true;
+              batch = [];
               finish();
               try {
                 controller.error(new Error("subscriber too slow"));
               } catch {}
               return false;
             }
-            controller.enqueue(frame);
+            // Frames written in the same tick go out as one chunk: far less per-chunk overhead.
+            batch.push(frame);
+            batchBytes += frame.byteLength;
+            if (batch.length === 1) queueMicrotask(flush);
             return true;
           },
           close() {
             if (closed) return;
+            flush();
             closed = true;
             finish();
             try {
@@ -75,7 +104,7 @@ export function sseResponse(opts: SseOptions): Response {
         cleanup = opts.open(sink);
         if (closed) finish();
         timer = setInterval(() => {
-          if (!closed && (controller.desiredSize ?? 0) > 0) controller.enqueue(HEARTBEAT);
+          if (!closed && batch.length === 0 && (controller.desiredSize ?? 0) > 0) controller.enqueue(HEARTBEAT);
         }, opts.heartbeatMs ?? 10_000);
         opts.signal?.addEventListener("abort", () => sink.close(), { once: true });
       },
@@ -84,7 +113,7 @@ export function sseResponse(opts: SseOptions): Response {
         finish();
       },
     },
-    { highWaterMark: maxQueue, size: () => 1 },
+    { highWaterMark: maxQueueBytes, size: (chunk) => chunk.byteLength },
   );
 
   return new Response(stream, {

@@ -5,7 +5,7 @@ import { DiffView, diffFromStrings, parseUnifiedDiff } from "@/components/code/d
 import { Badge } from "@/components/ui/badge";
 import { OutputPre, inputStr, isRecord, stripReminders, toolPath } from "./shared";
 
-const GENERIC_OK = /^(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?$/i;
+const GENERIC_OK = /^(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?($|\s+Updated the following files:)/i;
 
 /** Tool output worth showing next to a diff (e.g. diagnostics), not the routine "success" line. */
 function ExtraOutput({ block }: { block: ToolBlock }) {
@@ -58,13 +58,21 @@ export function editPairs(block: ToolBlock): Array<{ before: string; after: stri
   return single.before || single.after ? [single] : [];
 }
 
-/** The patch text to show for an edit/write without a `diff` field. */
+const patchCache = new WeakMap<ToolBlock, string>();
+
+/** The patch text to show for an edit/write without a `diff` field (memoized per block object). */
 export function synthesizedPatch(block: ToolBlock): string {
+  const hit = patchCache.get(block);
+  if (hit !== undefined) return hit;
   const path = toolPath(block) ?? "file";
-  if (block.tool === "write") return diffFromStrings(path, "", inputStr(block, "content", "contents", "text") ?? "");
-  return editPairs(block)
-    .map((p) => diffFromStrings(path, p.before, p.after, 3))
-    .join("");
+  const patch =
+    block.tool === "write"
+      ? diffFromStrings(path, "", inputStr(block, "content", "contents", "text") ?? "")
+      : editPairs(block)
+          .map((p) => diffFromStrings(path, p.before, p.after, 3))
+          .join("");
+  patchCache.set(block, patch);
+  return patch;
 }
 
 /** +/− counts for the card header. */
@@ -130,15 +138,60 @@ export function patchFiles(block: ToolBlock): string[] {
   return [...files];
 }
 
+/** Splits a multi-file patch (OpenCode `*** Begin Patch` form, or git `diff --git`) per file. */
+export function splitPatchByFile(text: string): Array<{ path: string; status: FileDiff["status"]; patch: string }> {
+  const out: Array<{ path: string; status: FileDiff["status"]; lines: string[] }> = [];
+  let cur: (typeof out)[number] | null = null;
+  for (const line of text.replace(/\r\n/g, "\n").split("\n")) {
+    const mark = /^\*\*\* (Add|Update|Delete) File: (.+)$/.exec(line);
+    const git = /^diff --git a\/(.+?) b\/(.+)$/.exec(line);
+    if (mark || git) {
+      const status: FileDiff["status"] = mark ? (mark[1] === "Add" ? "added" : mark[1] === "Delete" ? "deleted" : "modified") : "modified";
+      cur = { path: (mark ? mark[2] : git![2])!.trim(), status, lines: [] };
+      out.push(cur);
+      continue;
+    }
+    const move = /^\*\*\* Move to: (.+)$/.exec(line);
+    if (move && cur) {
+      cur.path = move[1]!.trim();
+      continue;
+    }
+    if (/^\*\*\* (Begin|End) Patch/.test(line) || /^\*\*\* End of File/.test(line)) continue;
+    if (cur) {
+      if (/^new file mode/.test(line)) cur.status = "added";
+      if (/^deleted file mode/.test(line)) cur.status = "deleted";
+      cur.lines.push(line);
+    }
+  }
+  return out.map((f) => {
+    // An added file in the OpenCode form has bare "+" lines: give it a numbered hunk.
+    const bare = f.status === "added" && f.lines.length > 0 && !f.lines.some((l) => l.startsWith("@@"));
+    const lines = bare ? [`@@ -0,0 +1,${f.lines.filter((l) => l.startsWith("+")).length} @@`, ...f.lines] : f.lines;
+    return { path: f.path, status: f.status, patch: lines.join("\n") };
+  });
+}
+
 export function PatchBody({ block }: { block: ToolBlock }) {
   const text = patchText(block);
-  const files = patchFiles(block);
+  const files = useMemo(() => (text && !block.diff?.length ? splitPatchByFile(text) : []), [text, block.diff]);
   return (
     <div className="flex flex-col gap-2">
       {block.diff?.length ? (
         <FileDiffs diffs={block.diff} header />
+      ) : files.length > 0 ? (
+        files.map((f, i) => (
+          <DiffView
+            key={`${f.path}:${i}`}
+            patch={f.patch}
+            path={f.path}
+            header
+            headerExtra={<StatusChip status={f.status} />}
+            emptyText={f.status === "deleted" ? "File deleted" : undefined}
+            maxLines={80}
+          />
+        ))
       ) : text ? (
-        <DiffView patch={text} path={files.length === 1 ? files[0] : undefined} maxLines={80} />
+        <DiffView patch={text} maxLines={80} />
       ) : null}
       <ExtraOutput block={block} />
     </div>

@@ -59,7 +59,7 @@ export function TodoList({ todos }: { todos: Todo[] }) {
           >
             {t.content}
           </span>
-          {t.priority === "high" ? <span className="mt-px shrink-0 text-[11px] text-warn">high</span> : null}
+          {t.priority === "high" && (t.status === "pending" || t.status === "in_progress") ? <span className="mt-px shrink-0 text-[11px] text-warn">high</span> : null}
         </li>
       ))}
     </ul>
