@@ -55,7 +55,7 @@ export function UsageMeter({ session }: { session: Session }) {
 
 export function SessionHeader({ session, backend, link, linkDetail }: { session: Session | null; backend: Backend | undefined; link: LinkState; linkDetail?: string }) {
   return (
-    <header className="flex h-12 shrink-0 items-center gap-3 border-b border-border bg-panel px-4">
+    <header className="flex h-14 shrink-0 items-center gap-3 border-b border-border bg-panel px-4">
       <div className="min-w-0 flex-1">
         <div className="flex items-center gap-2">
           {session && <SessionStatusGlyph status={session.status} />}
@@ -68,7 +68,7 @@ export function SessionHeader({ session, backend, link, linkDetail }: { session:
             </span>
           )}
         </div>
-        <div className="flex items-center gap-2 truncate text-[11px] text-faint">
+        <div className="mt-0.5 flex items-center gap-2 truncate text-[11px] text-faint">
           {backend && <span>{backend.label}</span>}
           {session?.directory && (
             <span className="inline-flex min-w-0 items-center gap-1 truncate" title={session.directory}>

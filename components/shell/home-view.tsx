@@ -9,7 +9,7 @@ export function HomeView() {
   const busy = Object.values(live.statuses).filter((s) => s.status === "busy" || s.status === "retry").length;
   return (
     <div className="flex h-full flex-col" data-testid="home">
-      <header className="flex h-12 shrink-0 items-center border-b border-border bg-panel px-4">
+      <header className="flex h-14 shrink-0 items-center border-b border-border bg-panel px-4">
         <h1 className="text-[14px] font-semibold">Sessions</h1>
         <span className="ml-3 text-[12px] text-faint">
           {busy} working · {waiting} waiting for you

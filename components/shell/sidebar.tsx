@@ -182,7 +182,7 @@ export function Sidebar() {
 
   return (
     <aside className="flex h-full w-[272px] shrink-0 flex-col border-r border-border bg-panel" data-testid="sidebar">
-      <div className="flex h-12 items-center gap-2 border-b border-border px-3">
+      <div className="flex h-14 items-center gap-2 border-b border-border px-3">
         <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-fg">
           <span className="grid size-5 place-items-center rounded bg-accent text-[11px] font-bold text-accent-fg">S</span>
           Switchboard

@@ -86,6 +86,14 @@ export interface BlockViewProps {
 
 /** One block of a message, by kind. */
 export const BlockView = memo(function BlockView({ block, streaming = false }: BlockViewProps) {
+  return (
+    <div className="contents" data-testid="block" data-kind={block.kind} data-block-id={block.id}>
+      <BlockBody block={block} streaming={streaming} />
+    </div>
+  );
+});
+
+function BlockBody({ block, streaming }: { block: Block; streaming: boolean }) {
   switch (block.kind) {
     case "text":
       return block.text.trim() ? <Markdown text={block.text} streaming={streaming} /> : null;
@@ -98,4 +106,4 @@ export const BlockView = memo(function BlockView({ block, streaming = false }: B
     case "notice":
       return <NoticeView block={block} />;
   }
-});
+}

@@ -22,7 +22,7 @@ function UserMessage({ message }: { message: Message }) {
   const long = text.split("\n").length > CLAMP_LINES || text.length > 1400;
   const [full, setFull] = useState(false);
   return (
-    <div className="flex flex-col items-end gap-1.5" data-role="user">
+    <div className="flex flex-col items-end gap-1.5" data-testid="message" data-role="user" data-message-id={message.id}>
       {text ? (
         <div className="max-w-[85%] rounded-xl rounded-br-[4px] border border-border bg-raised px-3.5 py-2 text-[13.5px] leading-[21px] text-fg">
           <div className={cx("whitespace-pre-wrap [overflow-wrap:anywhere]", long && !full && "line-clamp-[14]")}>{text}</div>
@@ -94,14 +94,14 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
 function ErrorView({ error }: { error: MessageError }) {
   if (error.aborted) {
     return (
-      <div className="flex h-6 items-center gap-1.5 text-[12.5px] text-faint">
+      <div className="flex h-6 items-center gap-1.5 text-[12.5px] text-faint" data-testid="message-stopped">
         <IconStop size={11} />
         Stopped
       </div>
     );
   }
   return (
-    <div role="alert" className="flex items-start gap-2 rounded-lg border border-err/30 bg-err/5 px-3 py-2 text-[12.5px] leading-[19px]">
+    <div role="alert" data-testid="message-error" className="flex items-start gap-2 rounded-lg border border-err/30 bg-err/5 px-3 py-2 text-[12.5px] leading-[19px]">
       <IconAlertCircle size={14} className="mt-[2.5px] shrink-0 text-err" />
       <div className="min-w-0">
         <span className="font-medium text-err">{error.name}</span>
@@ -115,7 +115,7 @@ function AssistantMessage({ message, streaming }: { message: Message; streaming:
   const blocks = message.blocks;
   const last = blocks.length - 1;
   return (
-    <div className="flex min-w-0 flex-col gap-2.5" data-role="assistant">
+    <div className="flex min-w-0 flex-col gap-2.5" data-testid="message" data-role="assistant" data-message-id={message.id}>
       {blocks.map((b, i) => (
         <BlockView key={b.id} block={b} streaming={streaming && i === last} />
       ))}
@@ -131,7 +131,7 @@ function SystemMessage({ message }: { message: Message }) {
     .map((b) => b.text)
     .join("\n\n");
   return (
-    <div className="whitespace-pre-wrap border-l-2 border-border-strong py-1 pl-3 text-[12.5px] text-muted" data-role="system">
+    <div className="whitespace-pre-wrap border-l-2 border-border-strong py-1 pl-3 text-[12.5px] text-muted" data-testid="message" data-role="system" data-message-id={message.id}>
       {text}
     </div>
   );

@@ -400,6 +400,7 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
         attention ? "border-warn/45" : failed ? "border-err/30" : "border-border",
         className,
       )}
+      data-testid="tool-card"
       data-tool={block.tool}
       data-status={block.status}
     >

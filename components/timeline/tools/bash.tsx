@@ -32,7 +32,11 @@ export function BashBody({ block }: { block: ToolBlock }) {
         <span className="select-none text-faint">$ </span>
         {command}
       </div>
-      {output ? <OutputPre text={output} follow={running} className="border-t border-border/60 pt-1.5" /> : null}
+      {output ? (
+        <div data-testid="tool-output">
+          <OutputPre text={output} follow={running} className="border-t border-border/60 pt-1.5" />
+        </div>
+      ) : null}
       {running || block.exitCode !== undefined ? (
         <div className="flex h-7 items-center gap-2 border-t border-border/60 px-3 text-[11.5px] text-faint">
           {running ? (
@@ -42,7 +46,11 @@ export function BashBody({ block }: { block: ToolBlock }) {
             </>
           ) : null}
           <span className="flex-1" />
-          {block.exitCode !== undefined ? <ExitChip code={block.exitCode} /> : null}
+          {block.exitCode !== undefined ? (
+            <span data-testid="exit-code">
+              <ExitChip code={block.exitCode} />
+            </span>
+          ) : null}
         </div>
       ) : null}
     </Frame>
