@@ -58,13 +58,22 @@ test.describe("HTTP API contract (SPEC.md §5–6)", () => {
     expect(tool && tool.type === "block.updated" && tool.block.kind === "tool" && tool.block.output).toContain("contract");
     expect(events.some((e) => e.type === "block.updated" && e.block.kind === "text")).toBe(true);
 
+    // Let the turn settle, then read the whole log from the snapshot's seq: the live events are its prefix.
+    await api.waitIdle(s.id);
+    await new Promise((r) => setTimeout(r, 1000));
+    const last = (await api.snapshot(s.id)).seq;
+    const upToLast = (evs: WireEvent[]) => evs.length > 0 && evs[evs.length - 1]!.seq >= last;
+    const full = (await readSse(eventsUrl, { "last-event-id": String(snap.seq) }, upToLast, 5000)).ids.map(Number);
+    expect(full.slice(0, seqs.length)).toEqual(seqs);
+    expect(full[full.length - 1]).toBe(last);
+
     // Resume from the middle: exactly the missed events, in order.
-    const mid = Math.floor(seqs.length / 2);
-    const replay = await readSse(eventsUrl, { "last-event-id": String(seqs[mid - 1]) }, (evs) => evs.length >= seqs.length - mid, 5000);
-    expect(replay.ids.map(Number)).toEqual(seqs.slice(mid));
+    const mid = Math.floor(full.length / 2);
+    const replay = await readSse(eventsUrl, { "last-event-id": String(full[mid - 1]) }, upToLast, 5000);
+    expect(replay.ids.map(Number)).toEqual(full.slice(mid));
     // ?after= works the same way
-    const replay2 = await readSse(`${eventsUrl}?after=${seqs[seqs.length - 3]}`, {}, (evs) => evs.length >= 2, 5000);
-    expect(replay2.ids.map(Number)).toEqual(seqs.slice(-2));
+    const replay2 = await readSse(`${eventsUrl}?after=${full[full.length - 3]}`, {}, upToLast, 5000);
+    expect(replay2.ids.map(Number)).toEqual(full.slice(-2));
     // An unknown seq gets stream.reset first.
     const reset = await readSse(eventsUrl, { "last-event-id": "5" }, (evs) => evs.length >= 1, 5000);
     expect(reset.events[0]?.type).toBe("stream.reset");

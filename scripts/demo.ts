@@ -16,7 +16,7 @@ async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
   console.log(`[demo] scripted model at ${model.url}`);
   console.log(`[demo] workspace ${workspace}`);
-  const child = spawn(process.execPath, [path.join(__dirname, "start.mjs")], {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, "start.mjs")], {
     stdio: "inherit",
     env: { ...process.env, ...oc.env, SWITCHBOARD_WORKSPACE: workspace, SWITCHBOARD_DATA_DIR: dataDir },
   });

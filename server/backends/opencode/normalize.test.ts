@@ -5,7 +5,7 @@ import { Message as MessageSchema, TimelineEvent as TimelineEventSchema, type Se
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { normalizeEvent, toMessage, toPermissionInterrupt, toQuestionInterrupt, unwrapFrame, type Normalized } from "./normalize";
 
-const dir = path.join(__dirname, "fixtures");
+const dir = path.join(import.meta.dirname, "fixtures");
 
 function frames(file: string): unknown[] {
   return fs
