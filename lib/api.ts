@@ -105,3 +105,12 @@ export type BackendDefinition = z.infer<typeof BackendDefinition>;
 export { BackendKind };
 
 export const Health = z.object({ ok: z.boolean(), version: z.string() });
+
+/** `POST …/interrupts/:i` — exactly one of the four shapes (SPEC.md §5). */
+export const InterruptAnswer = z.union([
+  z.object({ decision: z.enum(["allow_once", "allow_always", "reject"]), message: z.string().trim().max(10_000).optional() }).strict(),
+  z.object({ answers: z.array(z.array(z.string().max(10_000)).max(50)).min(1).max(20) }).strict(),
+  z.object({ dismiss: z.literal(true) }).strict(),
+  z.object({ text: z.string().max(100_000) }).strict(),
+]);
+export type InterruptAnswer = z.infer<typeof InterruptAnswer>;

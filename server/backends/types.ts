@@ -1,6 +1,6 @@
 import "server-only";
 import type { Backend, Interrupt, Message, Session, Todo, TimelineEvent, FileDiff, ModelRef } from "@/lib/model";
-import type { CreateSessionBody, PromptBody } from "@/lib/api";
+import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 
 /** What an adapter loads to (re)build a session in the hub. */
 export interface LoadedSession {
@@ -49,4 +49,10 @@ export interface BackendAdapter {
   abort?(sessionId: string): Promise<void>;
   models?(): Promise<{ items: ModelInfo[]; default?: ModelRef }>;
   diff?(sessionId: string, messageId?: string): Promise<FileDiff[]>;
+  /**
+   * Answer a pending interrupt. The adapter validates the answer against the interrupt (ApiError
+   * 400 when it does not fit, 404 unknown, 409 already resolved) and emits `interrupt.resolved`
+   * when the backend confirms.
+   */
+  answerInterrupt?(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void>;
 }
