@@ -11,6 +11,6 @@ export const GET = route(async (req) => {
   const after = header && /^\d+$/.test(header) ? Number(header) : undefined;
   return sseResponse({
     signal: req.signal,
-    open: (sink) => hub.subscribeGlobal(sink, { type: "hello", backends: backends.list() }, after),
+    open: (sink) => hub.subscribeGlobal(sink, { type: "hello", backends: backends.list(), interrupts: backends.pendingInterrupts() }, after),
   });
 });
