@@ -68,7 +68,7 @@ function withStatus(session: Session, status: SessionStatus, detail: string | un
 /** A tool that is blocked on a pending interrupt (its own, or its subagent's) shows `awaiting-approval`. */
 function approvalStatus(block: ToolBlock, interrupts: readonly Interrupt[], sessionId: string | undefined): ToolBlock {
   if (block.status !== "running" && block.status !== "pending") return block;
-  const waiting = interrupts.some((i) => (i.kind === "permission" || i.sessionId !== sessionId) && asks(i, sessionId)(block));
+  const waiting = interrupts.some((i) => asks(i, sessionId)(block));
   return waiting ? { ...block, status: "awaiting-approval" } : block;
 }
 
@@ -193,7 +193,7 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       const interrupts = existing < 0 ? [...state.interrupts, it] : replaceAt(state.interrupts, existing, it);
       let messages = state.messages;
       const sid = state.session?.id;
-      if (it.kind === "permission" || it.sessionId !== sid) {
+      {
         messages = updateTools(messages, asks(it, sid), (b) =>
           b.status === "running" || b.status === "pending" ? { ...b, status: "awaiting-approval" } : b,
         );
@@ -209,11 +209,11 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       const interrupts = state.interrupts.filter((x) => x.id !== event.interruptId);
       let messages = state.messages;
       const sid = state.session?.id;
-      if (it.kind === "permission" || it.sessionId !== sid) {
+      {
         const match = asks(it, sid);
         messages = updateTools(messages, match, (b) => {
           if (b.status !== "awaiting-approval") return b;
-          if (interrupts.some((x) => (x.kind === "permission" || x.sessionId !== sid) && asks(x, sid)(b))) return b;
+          if (interrupts.some((x) => asks(x, sid)(b))) return b;
           // A rejected subagent permission does not deny the task itself.
           return { ...b, status: event.outcome === "reject" && it.sessionId === sid ? "denied" : "running" };
         });
