@@ -8,6 +8,7 @@ import type { EmbeddedOpencode } from "../../processes/opencode-serve";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
 import {
   normalizeEvent,
+  settleIdle,
   toMessage,
   toPermissionInterrupt,
   toQuestionInterrupt,
@@ -515,7 +516,7 @@ export class OpencodeAdapter implements BackendAdapter {
     session.status = this.statusOf(sessionId);
     return {
       session,
-      messages: page.items,
+      messages: session.status === "idle" ? settleIdle(page.items) : page.items,
       interrupts,
       todos: toTodos(todos),
       ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),

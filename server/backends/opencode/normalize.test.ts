@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Message as MessageSchema, TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { normalizeEvent, toMessage, toPermissionInterrupt, toQuestionInterrupt, unwrapFrame, type Normalized } from "./normalize";
+import { normalizeEvent, settleIdle, toMessage, toPermissionInterrupt, toQuestionInterrupt, unwrapFrame, type Normalized } from "./normalize";
 
 const dir = path.join(import.meta.dirname, "fixtures");
 
@@ -239,5 +239,21 @@ describe("OpenCode history and pending lists", () => {
     expect(toPermissionInterrupt(perm!.properties)?.kind).toBe("permission");
     const q = frames("sse-question.txt").map(unwrapFrame).find((f) => f?.type === "question.asked");
     expect(toQuestionInterrupt(q!.properties)?.questions?.[0]?.custom).toBe(true);
+  });
+});
+
+describe("settleIdle", () => {
+  it("marks tools left running in an idle session as cancelled, and leaves the rest alone", () => {
+    // The bash capture cut off while its tool was still running:
+    const cut = normalizeFile("sse-bash.txt");
+    const upTo = cut.findIndex((n) => n.event.type === "block.updated" && n.event.block.kind === "tool" && n.event.block.status === "running");
+    const running = applyAll(emptyState, cut.slice(0, upTo + 1).map((n) => n.event));
+    const settled = settleIdle(running.messages);
+    const t = settled.flatMap((m) => m.blocks).find((b) => b.kind === "tool");
+    expect(t).toMatchObject({ status: "cancelled" });
+    expect(t && t.kind === "tool" && t.error).toMatch(/Interrupted/);
+    const done = materialize("sse-bash.txt").state.messages;
+    expect(settleIdle(done)).toEqual(done);
+    expect(settleIdle(done)[0]).toBe(done[0]);
   });
 });
