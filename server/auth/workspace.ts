@@ -31,13 +31,15 @@ export function isWithin(p: string, root: string): boolean {
 export async function resolveWorkspaceDir(input: string, roots: readonly string[]): Promise<string> {
   if (roots.length === 0) throw new ApiError("forbidden", "No workspace roots are configured");
   if (input.trim() === "" || input.includes("\0")) throw ApiError.badRequest("Invalid directory");
-  const candidate = path.resolve(roots[0]!, input);
+  // Not path.resolve(): that collapses "link/.." lexically, while the OS goes to the parent of the
+  // link's target. fs.promises.realpath is the native realpath(3), which resolves like the OS does.
+  const candidate = path.isAbsolute(input) ? input : `${roots[0]!}${path.sep}${input}`;
   let real: string;
   try {
     real = await fs.promises.realpath(candidate);
   } catch {
     // It does not exist. Say "outside" when it would be, without revealing anything more.
-    if (!roots.some((r) => isWithin(candidate, r))) throw outside();
+    if (!roots.some((r) => isWithin(path.resolve(candidate), r))) throw outside();
     throw ApiError.badRequest("Directory does not exist");
   }
   if (!roots.some((r) => isWithin(real, r))) throw outside();
