@@ -2,7 +2,7 @@ import "server-only";
 import { consoleAuth } from "./console-auth";
 
 /** The address people should open: HOST/PORT as `next start` was given them, loopback for a wildcard. */
-export function consoleOrigin(env: NodeJS.ProcessEnv = process.env): string {
+export function consoleOrigin(env: Readonly<Record<string, string | undefined>> = process.env): string {
   let host = env.HOST?.trim() || "127.0.0.1";
   if (host === "0.0.0.0" || host === "::" || host === "[::]") host = "127.0.0.1";
   if (host.includes(":") && !host.startsWith("[")) host = `[${host}]`;

@@ -22,7 +22,7 @@ export function generateToken(): string {
   return randomBytes(TOKEN_BYTES).toString("base64url");
 }
 
-export function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
+export function dataDirOf(env: Readonly<Record<string, string | undefined>> = process.env): string {
   return path.resolve(/*turbopackIgnore: true*/ env.SWITCHBOARD_DATA_DIR ?? ".switchboard");
 }
 
@@ -31,7 +31,7 @@ export function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
  * one generated now and stored there (created exclusively, mode 0600, so two processes starting
  * at once agree on one token).
  */
-export function resolveConsoleToken(env: NodeJS.ProcessEnv = process.env): ConsoleToken {
+export function resolveConsoleToken(env: Readonly<Record<string, string | undefined>> = process.env): ConsoleToken {
   const fromEnv = env.SWITCHBOARD_TOKEN?.trim();
   if (fromEnv) {
     if (fromEnv.length < MIN_TOKEN_LENGTH) throw new Error(`SWITCHBOARD_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
