@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import type { Page } from "@playwright/test";
 import type { Message, Snapshot } from "../lib/model";
 import { test, expect, authHeaders, type Api, type Stack } from "./fixtures/stack";
+import { malformedFrames, startFakeOpencode } from "./fixtures/fake-opencode";
 import { openSse } from "./fixtures/sse";
 import { SessionPage } from "./pages/session-page";
 
@@ -262,5 +263,48 @@ test.describe("fault injection", () => {
       expect(seqs.every((n, i) => i === 0 || n === seqs[i - 1]! + 1)).toBe(true);
     }
     expect((await fetch(`${stack.url}/api/health`)).status).toBe(200);
+  });
+
+  test("200 malformed frames from an OpenCode event stream are skipped; the valid ones arrive and the console stays up", async ({ page, request, stack }) => {
+    const fake = await startFakeOpencode();
+    const add = await request.post(`${stack.url}/api/backends`, { data: { kind: "opencode", label: "Malformed fake", config: { baseUrl: fake.url } } });
+    expect(add.status()).toBe(201);
+    const backendId = ((await add.json()) as { id: string }).id;
+    try {
+      await expect
+        .poll(async () => ((await (await request.get(`${stack.url}/api/backends/${backendId}`)).json()) as { status: string }).status, { timeout: 20_000 })
+        .toBe("ready");
+      const sse = await openSse(`${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/events`, authHeaders(stack));
+      const valid = Array.from({ length: 20 }, (_, i) => `valid part ${i}`);
+      const bad = malformedFrames(fake.sessionId);
+      const frames: (string | Buffer)[] = [fake.assistantMessage()];
+      let malformed = 0;
+      valid.forEach((text, i) => {
+        frames.push(fake.textPart(`prt_fakepart${String(i).padStart(4, "0")}`, text));
+        for (let k = 0; k < 10; k++) frames.push(bad[malformed++ % bad.length]!);
+      });
+      expect(malformed).toBe(200);
+      fake.send(frames);
+
+      const texts = (evs: typeof sse.events) =>
+        evs.flatMap((e) => (e.type === "block.updated" && e.block.kind === "text" ? [e.block.text] : []));
+      await sse.waitFor((evs) => texts(evs).includes(valid.at(-1)!), 30_000);
+      sse.close();
+      expect(texts(sse.events)).toEqual(valid);
+      // Skipped, not fatal: the console never dropped and re-opened the stream, and is healthy.
+      expect(fake.eventConnections).toBe(1);
+      expect((await request.get(`${stack.url}/api/health`)).status()).toBe(200);
+      expect(((await (await request.get(`${stack.url}/api/backends/${backendId}`)).json()) as { status: string }).status).toBe("ready");
+      expect(stack.console.child.exitCode).toBeNull();
+      // The session is usable: its snapshot and its page show every valid part.
+      const snap = (await (await request.get(`${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/snapshot`)).json()) as Snapshot;
+      expect(snap.messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])))).toEqual(valid);
+      const sp = new SessionPage(page);
+      await sp.goto(backendId, fake.sessionId);
+      await expect(sp.assistantText()).toHaveText(valid);
+    } finally {
+      await request.delete(`${stack.url}/api/backends/${backendId}`);
+      await fake.close();
+    }
   });
 });
