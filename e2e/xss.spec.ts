@@ -170,8 +170,7 @@ test.describe("untrusted content stays inert", () => {
 
   test("session titles", async ({ page, api, stack, request }) => {
     const t = await arm(page);
-    const created: string[] = [];
-    for (const p of XSS_CORPUS) created.push((await api.createSession(p.payload)).id);
+    const created = (await Promise.all(XSS_CORPUS.map((p) => api.createSession(p.payload)))).map((x) => x.id);
     try {
       await page.goto("/");
       const rows = page.getByTestId("session-row");
@@ -188,7 +187,7 @@ test.describe("untrusted content stays inert", () => {
       expect(await injectedMarkup(page, ['[data-testid="sidebar"] nav', '[data-testid="session-title"]', '[data-testid="timeline"]'])).toEqual([]);
       await expectNothingRan(page, t);
     } finally {
-      for (const id of created) await request.delete(api.base(id));
+      await Promise.all(created.map((id) => request.delete(api.base(id))));
     }
   });
 });

@@ -100,16 +100,18 @@ export function LoginForm({ next }: { next: string }) {
           <p className="mt-1 text-[12.5px] leading-5 text-muted">
             Use the token printed when the console started, or the value of <code className="font-mono text-[11.5px] text-fg">SWITCHBOARD_TOKEN</code>.
           </p>
+          {/* For password managers: the token is the password of a fixed "user". */}
+          <input type="text" name="username" autoComplete="username" value="switchboard" readOnly hidden />
           <label htmlFor="token" className="mb-1.5 mt-5 block text-[12px] font-medium text-muted">
             Console token
           </label>
           <div
             className={cx(
-              "flex h-9 items-center gap-2 rounded-md border bg-sunken px-2.5 focus-within:border-accent",
+              "flex h-9 items-center gap-2 rounded-md border bg-sunken px-2.5 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent/25",
               status.kind === "error" ? "border-err/60" : "border-border",
             )}
           >
-            <IconKey className="size-3.5 shrink-0 text-faint" />
+            <IconKey size={15} className="shrink-0 text-faint" />
             <input
               ref={input}
               id="token"
@@ -128,6 +130,7 @@ export function LoginForm({ next }: { next: string }) {
               aria-invalid={status.kind === "error"}
               aria-describedby={status.kind === "error" ? "login-error" : undefined}
               data-testid="login-token"
+              style={{ outline: "none" }}
               className="min-w-0 flex-1 bg-transparent font-mono text-[13px] text-fg outline-none placeholder:font-sans placeholder:text-faint disabled:opacity-60"
             />
           </div>
