@@ -44,7 +44,10 @@ export function proxy(req: NextRequest): Response {
     const url = req.nextUrl.clone();
     url.pathname = "/login";
     url.search = "";
-    url.searchParams.set("next", pathname + search);
+    const back = new URLSearchParams(search);
+    back.delete("_rsc"); // a client-side navigation's cache key, not part of the page's address
+    const query = back.toString();
+    url.searchParams.set("next", pathname + (query ? `?${query}` : ""));
     return secured(NextResponse.redirect(url, 307), API_CSP);
   }
 
