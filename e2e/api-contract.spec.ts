@@ -1,6 +1,12 @@
-import { test, expect } from "./fixtures/stack";
+import { test, expect, authHeaders } from "./fixtures/stack";
 import type { Snapshot, WireEvent } from "../lib/model";
 import { startExternalSetup } from "./fixtures/external-opencode";
+
+/** Authorization for the raw fetches below (set per test from the stack). */
+let auth: Record<string, string> = {};
+test.beforeEach(({ stack }) => {
+  auth = authHeaders(stack);
+});
 
 /** Reads an SSE response body until `until` is true or the time runs out. */
 async function readSse(url: string, headers: Record<string, string>, until: (evs: WireEvent[]) => boolean, ms = 20_000) {
@@ -9,7 +15,7 @@ async function readSse(url: string, headers: Record<string, string>, until: (evs
   const events: WireEvent[] = [];
   const ids: string[] = [];
   try {
-    const res = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: ac.signal });
+    const res = await fetch(url, { headers: { accept: "text/event-stream", ...auth, ...headers }, signal: ac.signal });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "";

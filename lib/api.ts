@@ -26,6 +26,15 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 const nonEmpty = z.string().trim().min(1);
 
+/** Routes that take no body still validate it: nothing, or `{}`. */
+export const EmptyBody = z.object({}).strict();
+/** Routes that take no query parameters refuse unknown ones. */
+export const EmptyQuery = z.object({}).strict();
+
+/** `POST /api/auth/login` */
+export const LoginBody = z.object({ token: z.string().min(1).max(1000) }).strict();
+export type LoginBody = z.infer<typeof LoginBody>;
+
 export const ListSessionsQuery = z.object({
   search: z.string().trim().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),

@@ -16,7 +16,10 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.env.SWITCHBO
 }
 
 if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
-  console.warn(`\n[switchboard] WARNING: binding ${host}; anyone who can reach this address can reach the console.\n`);
+  console.warn(
+    `\n[switchboard] WARNING: binding ${host}; anyone who can reach this address can reach the console's login page.` +
+      `\n[switchboard] Keep the token secret, and put TLS in front of it (see docs/security.md).\n`,
+  );
 }
 
 const child = spawn(next, ["start", "-H", host, "-p", port], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: process.env });
@@ -26,7 +29,7 @@ child.stdout.on("data", (d) => {
   if (!announced && /Ready|started server|Local:/i.test(String(d))) {
     announced = true;
     const shown = host === "0.0.0.0" ? "127.0.0.1" : host;
-    console.log(`\n  Switchboard is running at http://${shown}:${port}\n`);
+    console.log(`\n  Switchboard is running at http://${shown}:${port} — log in with the token or the link printed below.\n`);
   }
 });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));

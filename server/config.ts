@@ -3,11 +3,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { BackendDefinition } from "@/lib/api";
+import { parseWorkspaceRoots } from "./auth/workspace";
 import { log } from "./log";
 
 export interface ConsoleConfig {
   dataDir: string;
   workspace: string;
+  /** Directories clients may open sessions in (`SWITCHBOARD_WORKSPACE_ROOTS`), realpath'd. */
+  workspaceRoots: string[];
   /** Backends from the environment (`SWITCHBOARD_BACKENDS`, `OPENCODE_BASE_URL`). */
   envBackends: { id: string; def: BackendDefinition }[];
 }
@@ -45,5 +48,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig 
       },
     });
   }
-  return { dataDir, workspace, envBackends };
+  const workspaceRoots = parseWorkspaceRoots(env.SWITCHBOARD_WORKSPACE_ROOTS, workspace);
+  return { dataDir, workspace, workspaceRoots, envBackends };
 }

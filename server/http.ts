@@ -1,5 +1,6 @@
 import "server-only";
 import type { ZodType, z } from "zod";
+import { redactSecrets } from "./auth/redact";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
 
@@ -11,10 +12,13 @@ export function json(data: unknown, init?: ResponseInit): Response {
 
 export function errorResponse(err: unknown): Response {
   if (isApiError(err)) {
-    const body = { error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } };
-    return Response.json(body, { status: err.status });
+    const body = { error: { code: err.code, message: redactSecrets(err.message), ...(err.details !== undefined ? { details: err.details } : {}) } };
+    const headers: Record<string, string> = {};
+    const retryAfter = (err.details as { retryAfter?: unknown } | undefined)?.retryAfter;
+    if (err.code === "rate_limited" && typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
+    return Response.json(body, { status: err.status, headers });
   }
-  log.error("unhandled route error", { error: describeError(err) });
+  log.error("unhandled route error", { error: redactSecrets(describeError(err)) });
   return Response.json({ error: { code: "internal", message: "Internal error" } }, { status: 500 });
 }
 

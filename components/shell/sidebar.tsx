@@ -11,7 +11,7 @@ import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useTheme } from "@/lib/hooks/use-theme";
 import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
-import { IconFolder, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { IconFolder, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
 import { Inbox } from "./inbox";
 import { SessionStatusGlyph } from "./status-dot";
 
@@ -159,6 +159,14 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
   );
 }
 
+async function logOut() {
+  try {
+    await apiSend("POST", "/api/auth/logout");
+  } finally {
+    window.location.assign("/login");
+  }
+}
+
 export function Sidebar() {
   const live = useGlobalEvents();
   const params = useParams<{ backendId?: string; sessionId?: string }>();
@@ -203,6 +211,16 @@ export function Sidebar() {
           data-testid="theme-toggle"
         >
           {theme === "dark" ? <IconSun className="size-4" /> : <IconMoon className="size-4" />}
+        </button>
+        <button
+          type="button"
+          onClick={() => void logOut()}
+          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg"
+          title="Log out"
+          aria-label="Log out"
+          data-testid="logout"
+        >
+          <IconLogOut className="size-4" />
         </button>
       </div>
       <div className="p-2">

@@ -254,3 +254,17 @@ export const IconShield = make(
   "IconShield",
   <path d="M12 3 5 6v5.5c0 4.5 3 8 7 9.5 4-1.5 7-5 7-9.5V6z" />,
 );
+export const IconLogOut = make(
+  "IconLogOut",
+  <>
+    <path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4" />
+    <path d="M16 17l5-5-5-5M21 12H9" />
+  </>,
+);
+export const IconKey = make(
+  "IconKey",
+  <>
+    <circle cx="7.5" cy="15.5" r="4.5" />
+    <path d="M10.7 12.3L21 2M17 6l3 3M14.5 8.5l2.5 2.5" />
+  </>,
+);

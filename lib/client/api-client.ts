@@ -13,7 +13,19 @@ export class ApiClientError extends Error {
   }
 }
 
+/** The login page, coming back to where the browser is now. */
+export function loginUrl(): string {
+  const here = window.location.pathname + window.location.search;
+  return `/login?next=${encodeURIComponent(here)}`;
+}
+
+/** A 401 means the login is gone (expired, logged out elsewhere, new token): go to the login page. */
+export function onUnauthorized(): void {
+  if (typeof window !== "undefined" && window.location.pathname !== "/login") window.location.assign(loginUrl());
+}
+
 async function parse<T>(res: Response): Promise<T> {
+  if (res.status === 401) onUnauthorized();
   const text = await res.text();
   let body: unknown = undefined;
   if (text) {

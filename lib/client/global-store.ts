@@ -3,6 +3,7 @@
  * Drives sidebar badges, the connection indicator and (later) the "needs you" inbox.
  */
 import type { Backend, GlobalEvent, Interrupt, Session, SessionStatus } from "../model";
+import { onUnauthorized } from "./api-client";
 import { connectSse, type ConnectionState, type SseClient } from "./sse-client";
 
 export interface GlobalView {
@@ -48,6 +49,7 @@ export class GlobalStore {
     this.sse ??= connectSse({
       url: "/api/events",
       onState: (connection) => this.set({ connection }),
+      onUnauthorized,
       onEvent: (data) => {
         try {
           this.apply(JSON.parse(data) as GlobalEvent);

@@ -6,7 +6,7 @@
 import type { Message, Snapshot, TimelineEvent, WireEvent } from "../model";
 import type { MessagePage } from "../api";
 import { applyAll, emptyState, stateFromSnapshot, type SessionState } from "../timeline/reducer";
-import { apiGet, sessionPath, ApiClientError } from "./api-client";
+import { apiGet, sessionPath, ApiClientError, onUnauthorized } from "./api-client";
 import { connectSse, type ConnectionState, type SseClient } from "./sse-client";
 
 export interface SessionView {
@@ -93,6 +93,7 @@ export class SessionStore {
         if (this.view.connection !== connection) this.set({ connection });
       },
       onEvent: (data) => this.onWire(data),
+      onUnauthorized,
     });
   }
 

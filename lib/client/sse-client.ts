@@ -12,6 +12,8 @@ export interface SseClientOptions {
   lastEventId?: string;
   onEvent(data: string, id: string | undefined): void;
   onState?(state: ConnectionState, detail?: string): void;
+  /** The login is gone (401): the stream stops; the app sends the browser to the login page. */
+  onUnauthorized?(): void;
   /** No byte for this long (heartbeats come every 10 s) → reconnect. */
   idleTimeoutMs?: number;
 }
@@ -52,6 +54,7 @@ export function connectSse(opts: SseClientOptions): SseClient {
         if (!res.ok || !res.body) {
           detail = `HTTP ${res.status}`;
           if (res.status === 404 || res.status === 401 || res.status === 403) {
+            if (res.status === 401) opts.onUnauthorized?.();
             opts.onState?.("closed", detail);
             return;
           }

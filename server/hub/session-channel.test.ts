@@ -8,11 +8,12 @@ import type { SseSink } from "./sse";
 const session: Session = { id: "s", backendId: "b", title: "T", createdAt: 1, updatedAt: 1, status: "idle" };
 const decoder = new TextDecoder();
 
-function sink(limit = Infinity): SseSink & { events: WireEvent[] } {
+function sink(limit = Infinity, replayBudget?: number): SseSink & { events: WireEvent[] } {
   const events: WireEvent[] = [];
   let closed = false;
   return {
     events,
+    ...(replayBudget !== undefined ? { replayBudget } : {}),
     get closed() {
       return closed;
     },
@@ -93,5 +94,18 @@ describe("SessionChannel", () => {
     expect(ch.subscriberCount).toBe(1);
     expect(fast.events).toHaveLength(10);
     expect(slow.events).toHaveLength(3);
+  });
+
+  it("sends stream.reset instead of a backlog bigger than the subscriber may owe (no endless drop-and-resume)", () => {
+    const ch = new SessionChannel("b", "s", { ...emptyState, session }, { seqBase: 0 });
+    for (let i = 1; i <= 50; i++) ch.publish(text(i));
+    const small = sink(Infinity, 1_000_000);
+    ch.subscribe(small, 10);
+    expect(small.events.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => 11 + i));
+    const tight = sink(Infinity, 500);
+    ch.subscribe(tight, 10);
+    expect(tight.events.map((e) => e.type)).toEqual(["stream.reset"]);
+    ch.publish(text(51));
+    expect(tight.events.at(-1)?.seq).toBe(51);
   });
 });

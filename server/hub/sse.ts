@@ -10,6 +10,12 @@ export function encodeFrame(id: number | string | undefined, data: unknown): Uin
 export interface SseSink {
   /** Queue a pre-encoded frame. Returns false (and closes the stream) when the consumer is too slow. */
   write(frame: Uint8Array): boolean;
+  /**
+   * At most this many bytes of backlog may be replayed into a new subscriber; a bigger backlog gets
+   * `stream.reset` (reload the snapshot) instead — replaying it would only get the subscriber dropped,
+   * and it would resume from the same point and be dropped again, forever.
+   */
+  readonly replayBudget?: number;
   close(): void;
   readonly closed: boolean;
 }
@@ -24,6 +30,11 @@ export interface SseOptions {
 }
 
 const HEARTBEAT = encoder.encode(": heartbeat\n\n");
+/**
+ * A consumer that owes no more than this is "caught up": it may take one frame bigger than the queue
+ * (a whole 5 MB block), which it could otherwise never receive. The ring log holds that frame anyway.
+ */
+const CAUGHT_UP_BYTES = 64 * 1024;
 const RETRY = encoder.encode("retry: 1000\n\n");
 
 /** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (SPEC.md §6). */
@@ -72,9 +83,11 @@ export function sseResponse(opts: SseOptions): Response {
           get closed() {
             return closed;
           },
+          replayBudget: maxQueueBytes - CAUGHT_UP_BYTES,
           write(frame) {
             if (closed) return false;
-            if ((controller.desiredSize ?? 0) - batchBytes - frame.byteLength < 0) {
+            const owed = maxQueueBytes - (controller.desiredSize ?? 0) + batchBytes;
+            if (owed > CAUGHT_UP_BYTES && owed + frame.byteLength > maxQueueBytes) {
               // The consumer stopped reading: drop it rather than grow memory.
               closed = true;
               batch = [];

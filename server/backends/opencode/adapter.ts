@@ -2,6 +2,7 @@ import "server-only";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
 import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, Session, SessionStatus } from "@/lib/model";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
+import { redactSecrets, registerSecret } from "../../auth/redact";
 import { ApiError, describeError, isApiError } from "../../errors";
 import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
@@ -90,6 +91,9 @@ export class OpencodeAdapter implements BackendAdapter {
   ) {
     this.id = opts.id;
     this.baseUrl = opts.baseUrl?.replace(/\/$/, "");
+    // Never in an answer or an error message: see server/auth/redact.ts.
+    registerSecret(opts.password);
+    registerSecret(opts.embedded?.password);
   }
 
   info(): Backend {
@@ -98,9 +102,9 @@ export class OpencodeAdapter implements BackendAdapter {
       kind: "opencode",
       label: this.opts.label,
       status: this.status,
-      ...(this.error ? { error: this.error } : {}),
+      ...(this.error ? { error: redactSecrets(this.error) } : {}),
       capabilities: CAPABILITIES,
-      ...(this.baseUrl ? { location: this.baseUrl } : {}),
+      ...(this.baseUrl ? { location: redactSecrets(this.baseUrl) } : {}),
       ...(this.version ? { version: this.version } : {}),
       ...(this.opts.embedded ? { embedded: true } : {}),
     };

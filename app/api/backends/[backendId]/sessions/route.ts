@@ -1,4 +1,5 @@
 import { CreateSessionBody, ListSessionsQuery } from "@/lib/api";
+import { resolveWorkspaceDir } from "@/server/auth/workspace";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type BackendParams } from "@/server/routes";
 
@@ -12,8 +13,11 @@ export const GET = route<BackendParams>(async (req, { backendId }) => {
 
 export const POST = route<BackendParams>(async (req, { backendId }) => {
   const body = await readBody(req, CreateSessionBody);
-  const { backends, hub } = await app();
-  const session = await backends.require(backendId).createSession(body);
+  const { backends, hub, config } = await app();
+  const adapter = backends.require(backendId);
+  // Realpath'd and kept inside the workspace roots, symlinks included (403 otherwise).
+  if (body.directory !== undefined) body.directory = await resolveWorkspaceDir(body.directory, config.workspaceRoots);
+  const session = await adapter.createSession(body);
   hub.publish(backendId, session.id, { type: "session.updated", session });
   return json(session, { status: 201 });
 });

@@ -1,16 +1,18 @@
-import { PatchSessionBody } from "@/lib/api";
+import { EmptyBody, EmptyQuery, PatchSessionBody } from "@/lib/api";
 import { ApiError } from "@/server/errors";
-import { json, readBody, route } from "@/server/http";
+import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = route<SessionParams>(async (_req, { backendId, sessionId }) => {
+export const GET = route<SessionParams>(async (req, { backendId, sessionId }) => {
+  readQuery(req, EmptyQuery);
   const { backends } = await app();
   return json(await backends.require(backendId).getSession(sessionId));
 });
 
 export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, PatchSessionBody);
   const { backends, hub } = await app();
   const adapter = backends.require(backendId);
@@ -20,7 +22,9 @@ export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) 
   return json(session);
 });
 
-export const DELETE = route<SessionParams>(async (_req, { backendId, sessionId }) => {
+export const DELETE = route<SessionParams>(async (req, { backendId, sessionId }) => {
+  readQuery(req, EmptyQuery);
+  await readBody(req, EmptyBody);
   const { backends, hub } = await app();
   const adapter = backends.require(backendId);
   if (!adapter.deleteSession) throw ApiError.conflict(`${adapter.info().label} cannot delete sessions`);

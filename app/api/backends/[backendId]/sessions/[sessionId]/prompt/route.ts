@@ -1,10 +1,11 @@
-import { PromptBody } from "@/lib/api";
-import { json, readBody, route } from "@/server/http";
+import { EmptyQuery, PromptBody } from "@/lib/api";
+import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
 export const POST = route<SessionParams>(async (req, { backendId, sessionId }) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, PromptBody, 12_000_000);
   const { backends } = await app();
   await backends.require(backendId).prompt(sessionId, body);

@@ -1,0 +1,66 @@
+/**
+ * Every request passes here first (Next 16 "proxy", formerly middleware; Node runtime): cross-site
+ * mutations are refused (403), everything but the public paths needs the console login — a session
+ * cookie or `Authorization: Bearer <token>` — (401 for the API, a redirect to /login for pages), and
+ * every answer gets the security headers, pages a Content-Security-Policy with a fresh nonce.
+ * The logic lives in server/auth/ (unit-tested); docs/security.md explains the whole.
+ */
+import { NextResponse, type NextRequest } from "next/server";
+import { authenticate, SESSION_COOKIE } from "@/server/auth/console-auth";
+import { API_CSP, crossSiteReason, isApiPath, isPublicPath, newNonce, pageCsp, SECURITY_HEADERS } from "@/server/auth/policy";
+
+function allowedOrigins(): string[] {
+  return (process.env.SWITCHBOARD_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim().replace(/\/$/, "")).filter(Boolean);
+}
+
+function secured<R extends Response>(res: R, csp: string): R {
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.headers.set(k, v);
+  if (!res.headers.has("content-security-policy")) res.headers.set("content-security-policy", csp);
+  return res;
+}
+
+function apiError(status: 401 | 403, code: "unauthorized" | "forbidden", message: string): Response {
+  const headers: Record<string, string> = { "cache-control": "no-store" };
+  if (status === 401) headers["www-authenticate"] = 'Bearer realm="switchboard"';
+  return Response.json({ error: { code, message } }, { status, headers });
+}
+
+/** Pages are HTML documents; everything else (API, static files, the icon) gets the strict API policy. */
+function isPage(pathname: string): boolean {
+  return !isApiPath(pathname) && !pathname.startsWith("/_next/") && pathname !== "/icon.svg" && pathname !== "/favicon.ico";
+}
+
+export function proxy(req: NextRequest): Response {
+  const { pathname, search } = req.nextUrl;
+  const api = isApiPath(pathname);
+
+  const crossSite = crossSiteReason(req.method, req.headers, allowedOrigins());
+  if (crossSite) return secured(apiError(403, "forbidden", `Refused a ${crossSite}`), API_CSP);
+
+  if (!isPublicPath(pathname) && !authenticate(req.headers, req.cookies.get(SESSION_COOKIE)?.value)) {
+    if (api || !isPage(pathname)) {
+      return secured(apiError(401, "unauthorized", "Log in to the console, or send Authorization: Bearer <token>"), API_CSP);
+    }
+    const url = req.nextUrl.clone();
+    url.pathname = "/login";
+    url.search = "";
+    const back = new URLSearchParams(search);
+    back.delete("_rsc"); // a client-side navigation's cache key, not part of the page's address
+    const query = back.toString();
+    url.searchParams.set("next", pathname + (query ? `?${query}` : ""));
+    return secured(NextResponse.redirect(url, 307), API_CSP);
+  }
+
+  if (!isPage(pathname)) return secured(NextResponse.next(), API_CSP);
+
+  // Next reads the nonce from the request's CSP header and puts it on its own scripts; the root
+  // layout reads `x-nonce` for the theme script.
+  const nonce = newNonce();
+  const csp = pageCsp(nonce, { dev: process.env.NODE_ENV === "development" });
+  const headers = new Headers(req.headers);
+  headers.set("x-nonce", nonce);
+  headers.set("content-security-policy", csp);
+  const res = NextResponse.next({ request: { headers } });
+  res.headers.set("content-security-policy", csp);
+  return secured(res, csp);
+}

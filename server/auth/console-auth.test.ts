@@ -1,0 +1,69 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isApiError } from "../errors";
+import { authenticate, clearedSessionCookie, clientAddress, isHttps, login, logout, readCookie, sessionCookie, SESSION_COOKIE, LOGIN_LIMIT } from "./console-auth";
+
+const TOKEN = "unit-test-console-token-0123456789";
+let dir: string;
+const saved = { token: process.env.SWITCHBOARD_TOKEN, data: process.env.SWITCHBOARD_DATA_DIR };
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-auth-"));
+  process.env.SWITCHBOARD_TOKEN = TOKEN;
+  process.env.SWITCHBOARD_DATA_DIR = dir;
+  delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
+});
+afterAll(() => {
+  delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
+  if (saved.token === undefined) delete process.env.SWITCHBOARD_TOKEN;
+  else process.env.SWITCHBOARD_TOKEN = saved.token;
+  if (saved.data === undefined) delete process.env.SWITCHBOARD_DATA_DIR;
+  else process.env.SWITCHBOARD_DATA_DIR = saved.data;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function code(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (err) {
+    return isApiError(err) ? err.code : "thrown";
+  }
+}
+
+describe("console auth", () => {
+  it("accepts the bearer token and refuses a wrong one (a wrong bearer is not rescued by a cookie)", () => {
+    const { cookieValue } = login(TOKEN, "10.0.0.1");
+    expect(authenticate(new Headers({ authorization: `Bearer ${TOKEN}` }), undefined)).toBe("bearer");
+    expect(authenticate(new Headers({ authorization: "Bearer wrong" }), cookieValue)).toBeUndefined();
+    expect(authenticate(new Headers(), undefined)).toBeUndefined();
+  });
+
+  it("logs in with a cookie that works until logout", () => {
+    const { cookieValue } = login(TOKEN, "10.0.0.2");
+    expect(cookieValue).not.toContain(TOKEN);
+    expect(authenticate(new Headers(), cookieValue)).toBe("cookie");
+    logout(cookieValue);
+    expect(authenticate(new Headers(), cookieValue)).toBeUndefined();
+  });
+
+  it("rate limits failed logins per address with 429", () => {
+    for (let i = 0; i < LOGIN_LIMIT.perKey; i++) expect(code(() => login("wrong", "10.9.9.9"))).toBe("unauthorized");
+    expect(code(() => login("wrong", "10.9.9.9"))).toBe("rate_limited");
+    expect(code(() => login(TOKEN, "10.9.9.9"))).toBe("rate_limited");
+    expect(code(() => login(TOKEN, "10.9.9.10"))).toBeUndefined();
+  });
+
+  it("formats cookies and reads request details", () => {
+    const c = sessionCookie("v", { secure: true, maxAge: 5 });
+    expect(c).toBe(`${SESSION_COOKIE}=v; Path=/; HttpOnly; SameSite=Strict; Max-Age=5; Secure`);
+    expect(clearedSessionCookie({ secure: false })).toContain("Max-Age=0");
+    expect(readCookie(new Headers({ cookie: `a=1; ${SESSION_COOKIE}=xyz; b=2` }), SESSION_COOKIE)).toBe("xyz");
+    expect(clientAddress(new Headers({ "x-forwarded-for": "203.0.113.5, 10.0.0.1" }))).toBe("203.0.113.5");
+    expect(clientAddress(new Headers())).toBe("unknown");
+    expect(isHttps("http://x/", new Headers({ "x-forwarded-proto": "https" }))).toBe(true);
+    expect(isHttps("http://x/", new Headers())).toBe(false);
+  });
+});

@@ -1,0 +1,76 @@
+import "server-only";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/** The file in the data directory that holds a generated console token (mode 0600). */
+export const TOKEN_FILE = "console-token";
+
+/** 32 random bytes = 256 bits, base64url (43 characters). */
+const TOKEN_BYTES = 32;
+/** A token shorter than this is refused: it could be guessed. */
+export const MIN_TOKEN_LENGTH = 16;
+
+export interface ConsoleToken {
+  token: string;
+  source: "env" | "file" | "generated";
+  /** Where a generated token is kept (absent when it comes from SWITCHBOARD_TOKEN). */
+  file?: string;
+}
+
+export function generateToken(): string {
+  return randomBytes(TOKEN_BYTES).toString("base64url");
+}
+
+export function dataDirOf(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return path.resolve(/*turbopackIgnore: true*/ env.SWITCHBOARD_DATA_DIR ?? ".switchboard");
+}
+
+/**
+ * The console token: `SWITCHBOARD_TOKEN`, else the one stored in the data directory, else a new
+ * one generated now and stored there (created exclusively, mode 0600, so two processes starting
+ * at once agree on one token).
+ */
+export function resolveConsoleToken(env: Readonly<Record<string, string | undefined>> = process.env): ConsoleToken {
+  const fromEnv = env.SWITCHBOARD_TOKEN?.trim();
+  if (fromEnv) {
+    if (fromEnv.length < MIN_TOKEN_LENGTH) throw new Error(`SWITCHBOARD_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
+    return { token: fromEnv, source: "env" };
+  }
+  const dir = dataDirOf(env);
+  const file = path.join(dir, TOKEN_FILE);
+  const existing = readTokenFile(file);
+  if (existing) return { token: existing, source: "file", file };
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const token = generateToken();
+  try {
+    fs.writeFileSync(file, token + "\n", { flag: "wx", mode: 0o600 });
+    return { token, source: "generated", file };
+  } catch (err) {
+    // Another process created it first: use theirs.
+    const raced = (err as NodeJS.ErrnoException).code === "EEXIST" ? readTokenFile(file) : undefined;
+    if (raced) return { token: raced, source: "file", file };
+    throw err;
+  }
+}
+
+function readTokenFile(file: string): string | undefined {
+  try {
+    const t = fs.readFileSync(file, "utf8").trim();
+    return t.length >= MIN_TOKEN_LENGTH ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Constant-time comparison of two secrets of any length (compares their SHA-256 digests). */
+export function safeEqual(a: string, b: string): boolean {
+  const da = createHash("sha256").update(a, "utf8").digest();
+  const db = createHash("sha256").update(b, "utf8").digest();
+  return timingSafeEqual(da, db);
+}
+
+/** The key that signs session cookies, derived from the token: a new token logs everyone out. */
+export function deriveCookieKey(token: string): Buffer {
+  return createHmac("sha256", token).update("switchboard/session-cookie/v1").digest();
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { encodeFrame, sseResponse, type SseSink } from "./sse";
+
+function open(maxQueueBytes: number) {
+  let sink: SseSink | undefined;
+  const res = sseResponse({ maxQueueBytes, heartbeatMs: 60_000, open: (s) => ((sink = s), () => {}) });
+  return { sink: sink!, reader: res.body!.getReader() };
+}
+
+const frame = (bytes: number) => encodeFrame(1, { pad: "x".repeat(bytes) });
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe("sseResponse queue bound", () => {
+  it("drops a consumer that owes more than the bound", async () => {
+    const { sink } = open(100_000);
+    let ok = true;
+    for (let i = 0; i < 200 && ok; i++) {
+      ok = sink.write(frame(1000));
+      await tick();
+    }
+    expect(ok).toBe(false);
+    expect(sink.closed).toBe(true);
+  });
+
+  it("delivers a frame bigger than the bound to a consumer that is caught up", async () => {
+    const { sink, reader } = open(100_000);
+    await reader.read(); // retry:
+    expect(sink.write(frame(300_000))).toBe(true);
+    await tick();
+    const { value } = await reader.read();
+    expect(value!.byteLength).toBeGreaterThan(300_000);
+    expect(sink.closed).toBe(false);
+    // …but not to one that is behind.
+    for (let i = 0; i < 80; i++) sink.write(frame(1000));
+    await tick();
+    expect(sink.write(frame(300_000))).toBe(false);
+  });
+
+  it("tells the channel how much backlog it may replay", () => {
+    expect(open(4_000_000).sink.replayBudget).toBeLessThan(4_000_000);
+  });
+});
