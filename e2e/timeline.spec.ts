@@ -112,7 +112,7 @@ test.describe("live timeline on a real OpenCode", () => {
   });
 
   test("prompts typed while busy are queued and sent in order", async ({ page, api, stack }) => {
-    stack.model.enqueue({ text: "first reply " + "y ".repeat(15), chunks: 15, delayMs: 150 }, { text: "second reply" });
+    stack.model.enqueue({ text: "first reply " + "y ".repeat(60), chunks: 60, delayMs: 150 }, { text: "second reply" });
     const s = await api.createSession("queue test");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
