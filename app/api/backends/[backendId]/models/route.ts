@@ -1,4 +1,4 @@
-import { ApiError } from "@/server/errors";
+import { capability } from "@/server/capability";
 import { json, route } from "@/server/http";
 import { app, type BackendParams } from "@/server/routes";
 
@@ -7,6 +7,5 @@ export const dynamic = "force-dynamic";
 export const GET = route<BackendParams>(async (_req, { backendId }) => {
   const { backends } = await app();
   const adapter = backends.require(backendId);
-  if (!adapter.models) throw ApiError.conflict(`${adapter.info().label} does not offer a model list`);
-  return json(await adapter.models());
+  return json(await capability(adapter, "models", adapter.models)());
 });

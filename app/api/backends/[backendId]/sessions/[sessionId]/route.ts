@@ -1,30 +1,29 @@
 import { PatchSessionBody } from "@/lib/api";
-import { ApiError } from "@/server/errors";
+import { capability } from "@/server/capability";
 import { json, readBody, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
 export const GET = route<SessionParams>(async (_req, { backendId, sessionId }) => {
-  const { backends } = await app();
-  return json(await backends.require(backendId).getSession(sessionId));
+  const { backends, lineage } = await app();
+  return json(lineage.decorate(backendId, await backends.require(backendId).getSession(sessionId)));
 });
 
 export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) => {
   const body = await readBody(req, PatchSessionBody);
-  const { backends, hub } = await app();
+  const { backends, hub, lineage } = await app();
   const adapter = backends.require(backendId);
-  if (!adapter.renameSession) throw ApiError.conflict(`${adapter.info().label} cannot rename sessions`);
-  const session = await adapter.renameSession(sessionId, body.title);
+  const session = lineage.decorate(backendId, await capability(adapter, "rename", adapter.renameSession)(sessionId, body.title));
   hub.publish(backendId, sessionId, { type: "session.updated", session });
   return json(session);
 });
 
 export const DELETE = route<SessionParams>(async (_req, { backendId, sessionId }) => {
-  const { backends, hub } = await app();
+  const { backends, hub, lineage } = await app();
   const adapter = backends.require(backendId);
-  if (!adapter.deleteSession) throw ApiError.conflict(`${adapter.info().label} cannot delete sessions`);
-  await adapter.deleteSession(sessionId);
+  await capability(adapter, "delete", adapter.deleteSession)(sessionId);
   hub.drop(backendId, sessionId);
+  lineage.forget(backendId, sessionId);
   return json({ ok: true });
 });
