@@ -272,7 +272,7 @@ type Hl = ReturnType<typeof useHighlight>;
 
 /** One side of a split row: number, sign and text, or an empty filler. */
 function SplitCell({ row, side, showNumbers, numW, hl }: { row: LineRow | undefined; side: "old" | "new"; showNumbers: boolean; numW: string; hl: Hl }) {
-  if (!row) return <div className={cx("min-w-0 bg-raised/40", side === "new" && "border-l border-border")} data-side={side} data-empty />;
+  if (!row) return <div className={cx("min-w-0 bg-[repeating-linear-gradient(135deg,transparent_0_6px,var(--sb-raised)_6px_7px)]", side === "new" && "border-l border-border")} data-side={side} data-empty />;
   const kind = row.kind;
   const no = side === "old" ? row.oldNo : row.newNo;
   const toks = side === "old" ? tokensFor(hl, row.oi ?? -1, row.text) : tokensFor(hl, row.ni ?? -1, row.text);
@@ -286,7 +286,7 @@ function SplitCell({ row, side, showNumbers, numW, hl }: { row: LineRow | undefi
       <span className={cx("w-5 shrink-0 select-none text-center", SIGN_FG[kind])} aria-hidden>
         {kind === "add" ? "+" : kind === "del" ? "−" : " "}
       </span>
-      <span className="shiki min-w-0 flex-1 whitespace-pre-wrap break-all pr-3">{renderLine(row.text, toks) || "\u200b"}</span>
+      <span className="shiki min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere]">{renderLine(row.text, toks) || "\u200b"}</span>
     </div>
   );
 }

@@ -66,6 +66,8 @@ export interface ChangesViewProps {
   /** Why patches cannot be loaded (the backend has no diff); the file list still shows. */
   diffUnavailable?: string;
   directory?: string;
+  layout: DiffLayout;
+  onLayout(layout: DiffLayout): void;
 }
 
 /**
@@ -73,14 +75,13 @@ export interface ChangesViewProps {
  * status and +/− counts, a filter to find a file, and each file's diff — unified or side by side,
  * highlighted, large files collapsed until opened. Patches come from `GET …/diff?messageId`.
  */
-export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, diffUnavailable, directory }: ChangesViewProps) {
+export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, diffUnavailable, directory, layout, onLayout: setLayout }: ChangesViewProps) {
   const all = useMemo(() => turns(messages), [messages]);
   const numbered = useMemo(() => new Map(all.map((t, i) => [t.user.id, i + 1])), [all]);
   const changed = useMemo(() => all.filter((t) => t.totals.files > 0), [all]);
   const scopeTurns = useMemo(() => (turnId ? changed.filter((t) => t.user.id === turnId) : changed), [changed, turnId]);
   const files: MergedChange[] = useMemo(() => mergeChanges(scopeTurns), [scopeTurns]);
   const totals = useMemo(() => changeTotals(files), [files]);
-  const [layout, setLayout] = useDiffLayout();
   const [filter, setFilter] = useState("");
   const [opened, setOpened] = useState<Record<string, boolean>>({});
   const [selected, setSelected] = useState<string>();

@@ -3,7 +3,7 @@ import type { Message, Todo } from "@/lib/model";
 import { TodoList } from "../timeline/tools/todo";
 import { cx } from "../ui/cx";
 import { IconDiff, IconListChecks, IconX } from "../ui/icons";
-import { ChangesView } from "./changes-view";
+import { ChangesView, useDiffLayout } from "./changes-view";
 
 export type PanelTab = "changes" | "plan";
 
@@ -71,12 +71,20 @@ export function ReviewPanel({
   directory?: string;
 }) {
   const { done, total } = todoProgress(todos);
+  const [layout, setLayout] = useDiffLayout();
+  // Side by side needs room: the panel widens while the split layout shows.
+  const wide = tab === "changes" && layout === "split";
   const tabs: { id: PanelTab; label: string; icon: React.ReactNode; extra?: string }[] = [
     { id: "changes", label: "Changes", icon: <IconDiff size={13} /> },
     { id: "plan", label: "Plan", icon: <IconListChecks size={13} />, ...(total ? { extra: `${done}/${total}` } : {}) },
   ];
   return (
-    <aside className="flex h-full w-[min(640px,48vw)] min-w-[360px] shrink-0 flex-col border-l border-border bg-panel" data-testid="review-panel" data-tab={tab} aria-label="Review">
+    <aside
+      className={cx("flex h-full min-w-[360px] shrink-0 flex-col border-l border-border bg-panel", wide ? "w-[min(880px,58vw)]" : "w-[min(640px,48vw)]")}
+      data-testid="review-panel"
+      data-tab={tab}
+      aria-label="Review"
+    >
       <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2" role="tablist">
         {tabs.map((t) => (
           <button
@@ -107,6 +115,8 @@ export function ReviewPanel({
           messages={messages}
           turnId={turnId}
           onTurn={onTurn}
+          layout={layout}
+          onLayout={setLayout}
           {...(diffUnavailable ? { diffUnavailable } : {})}
           {...(directory ? { directory } : {})}
         />

@@ -70,7 +70,7 @@ export function BranchTreeButton({ backendId, sessionId, version }: { backendId:
       testId="tree-button"
       panelTestId="branch-tree"
       title="Branches: forks and subagent sessions of this conversation"
-      panelClassName="w-[360px] p-2"
+      panelClassName="w-[440px] p-2"
       label={
         <>
           <IconBranch size={14} />

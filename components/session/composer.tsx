@@ -48,7 +48,7 @@ function Picker({
   children: React.ReactNode;
 }) {
   return (
-    <label className={cx("relative inline-flex h-6 min-w-0 items-center gap-1 rounded-md pl-1.5 pr-5 text-[11.5px]", disabledReason ? "text-faint" : "text-muted hover:bg-raised hover:text-fg")} title={disabledReason ?? label}>
+    <label className={cx("relative inline-flex h-6 shrink-0 items-center gap-1 rounded-md pl-1.5 pr-5 text-[11.5px]", disabledReason ? "text-faint" : "text-muted hover:bg-raised hover:text-fg")} title={disabledReason ?? label}>
       <span className="shrink-0">{icon}</span>
       <select
         value={value}
@@ -56,7 +56,7 @@ function Picker({
         disabled={Boolean(disabledReason)}
         data-testid={testId}
         aria-label={label}
-        className="min-w-0 max-w-[220px] cursor-pointer appearance-none truncate bg-transparent outline-none disabled:cursor-not-allowed"
+        className="max-w-[220px] cursor-pointer appearance-none truncate bg-transparent outline-none disabled:cursor-not-allowed"
       >
         {children}
       </select>
@@ -264,7 +264,6 @@ export function Composer({
                 <IconSparkle size={12} /> Model fixed
               </span>
             ) : null}
-            <span className="ml-auto hidden text-[11px] text-faint sm:inline">Enter to send · Shift+Enter for a new line</span>
           </div>
         ) : null}
       </div>

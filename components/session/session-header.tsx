@@ -181,6 +181,8 @@ export interface SessionHeaderProps {
   contextWindow?: number;
   /** Files changed in the session (for the Changes toggle). */
   changedFiles?: number;
+  /** Changes when the session's family may have changed (the branch tree reloads). */
+  treeVersion?: string;
   panel?: PanelTab | null;
   onPanel?(tab: PanelTab): void;
   rename?: HeaderAction & { run(title: string): Promise<void> };
@@ -200,6 +202,7 @@ export function SessionHeader({
   todos = [],
   contextWindow,
   changedFiles = 0,
+  treeVersion = "",
   panel,
   onPanel,
   rename,
@@ -276,7 +279,7 @@ export function SessionHeader({
         </div>
       </div>
       {session && <UsageMeter session={session} messages={messages} {...(contextWindow ? { contextWindow } : {})} />}
-      {session && <BranchTreeButton backendId={session.backendId} sessionId={session.id} version={`${session.forkedFrom?.sessionId ?? ""}:${messages.length}`} />}
+      {session && <BranchTreeButton backendId={session.backendId} sessionId={session.id} version={treeVersion} />}
       {session && review?.offered !== false && onPanel ? (
         <button
           type="button"

@@ -121,6 +121,14 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   const contextWindow = ctxModel ? models.data?.items.find((m) => m.id === ctxModel.id && (!ctxModel.provider || m.provider === ctxModel.provider))?.contextWindow : undefined;
   const changedFiles = useMemo(() => mergeChanges(turns(messages)).length, [messages]);
   const reverted = revertIndex(messages, session?.revert);
+  // Only a pending revert makes this depend on the messages, so streaming does not re-render toolbars.
+  const revertedIds = useMemo(() => (reverted >= 0 ? new Set(messages.slice(reverted).map((m) => m.id)) : null), [reverted, reverted >= 0 ? messages : null]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Subagent sessions the timeline knows of: the branch tree refreshes when one appears.
+  const subagents = useMemo(() => {
+    const ids = new Set<string>();
+    for (const m of messages) for (const b of m.blocks) if (b.kind === "tool" && b.childSessionId) ids.add(b.childSessionId);
+    return ids.size;
+  }, [messages]);
 
   const reasonFor = useCallback(
     (cap: CapabilityName, needsIdle = true): string | undefined => {
@@ -186,13 +194,9 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
       revert: { offered: can(backend, "revert"), ...(revertReason ? { disabledReason: revertReason } : {}) },
       onFork: (m) => fork(m),
       onRevert: (m) => revert(m),
-      isReverted: (id) => {
-        if (reverted < 0) return false;
-        const i = messages.findIndex((x) => x.id === id);
-        return i >= reverted;
-      },
+      isReverted: (id) => revertedIds?.has(id) ?? false,
     };
-  }, [backend, reasonFor, fork, revert, reverted, messages]);
+  }, [backend, reasonFor, fork, revert, revertedIds]);
 
   const send = useCallback(
     async (text: string) => {
@@ -253,6 +257,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
         todos={todos}
         {...(contextWindow ? { contextWindow } : {})}
         changedFiles={changedFiles}
+        treeVersion={`${session?.forkedFrom?.sessionId ?? ""}:${subagents}`}
         panel={panel?.tab ?? null}
         onPanel={togglePanel}
         rename={{
