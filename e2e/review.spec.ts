@@ -5,6 +5,9 @@ import type { Session } from "../lib/model";
 import { test, expect } from "./fixtures/stack";
 import { ReviewPage } from "./pages/review-page";
 
+/** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */
+const TURN = { timeout: 45_000 };
+
 /** Session tree and review (issue 4) on a real OpenCode driven by the scripted model. */
 test.describe("session tree and review", () => {
   test("fork from a user message and from an assistant message; the tree shows both", async ({ page, api, stack, request }) => {
@@ -13,10 +16,10 @@ test.describe("session tree and review", () => {
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, src.id);
     await rp.prompt("first question");
-    await expect(rp.assistantText().last()).toHaveText("First answer.");
+    await expect(rp.assistantText().last()).toHaveText("First answer.", TURN);
     await rp.waitStatus("idle");
     await rp.prompt("second question");
-    await expect(rp.assistantText().last()).toHaveText("Second answer.");
+    await expect(rp.assistantText().last()).toHaveText("Second answer.", TURN);
     await rp.waitStatus("idle");
 
     // From the second user message: the messages before it, and its prompt ready to send again.
@@ -76,7 +79,7 @@ test.describe("session tree and review", () => {
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
     await rp.prompt("write the notes");
-    await expect(rp.assistantText().last()).toHaveText("Wrote the notes.");
+    await expect(rp.assistantText().last()).toHaveText("Wrote the notes.", TURN);
     await rp.waitStatus("idle");
     expect(fs.readFileSync(file, "utf8")).toBe("alpha\nbeta\ngamma\n");
 
@@ -101,7 +104,7 @@ test.describe("session tree and review", () => {
     await expect.poll(() => fs.existsSync(file)).toBe(false);
     stack.model.enqueue({ text: "Fresh start." });
     await rp.prompt("start over");
-    await expect(rp.assistantText().last()).toHaveText("Fresh start.");
+    await expect(rp.assistantText().last()).toHaveText("Fresh start.", TURN);
     await expect.poll(() => rp.transcript()).toEqual(["user: start over", "assistant: Fresh start."]);
     await expect(rp.revertBanner).toBeHidden();
     expect(fs.existsSync(file)).toBe(false);
@@ -122,10 +125,10 @@ test.describe("session tree and review", () => {
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
     await rp.prompt("create the module");
-    await expect(rp.assistantText().last()).toHaveText("Created the module.");
+    await expect(rp.assistantText().last()).toHaveText("Created the module.", TURN);
     await rp.waitStatus("idle");
     await rp.prompt("change it");
-    await expect(rp.assistantText().last()).toHaveText("Changed b and added d.");
+    await expect(rp.assistantText().last()).toHaveText("Changed b and added d.", TURN);
     await rp.waitStatus("idle");
 
     // The per-turn chips.
@@ -183,7 +186,7 @@ test.describe("session tree and review", () => {
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
     await rp.prompt("make a plan");
-    await expect(rp.assistantText().last()).toHaveText("Planned.");
+    await expect(rp.assistantText().last()).toHaveText("Planned.", TURN);
     await expect(page.getByTestId("open-plan")).toContainText("0/2");
     await page.getByTestId("open-plan").click();
     const panel = page.getByTestId("todo-panel");
@@ -208,7 +211,7 @@ test.describe("session tree and review", () => {
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
     await rp.prompt("say something");
-    await expect(rp.assistantText().last()).toHaveText("Here is a long answer worth compacting.");
+    await expect(rp.assistantText().last()).toHaveText("Here is a long answer worth compacting.", TURN);
     await rp.waitStatus("idle");
     await rp.menu("action-compact");
     await expect(page.getByTestId("compaction-marker")).toBeVisible({ timeout: 30_000 });
@@ -228,7 +231,7 @@ test.describe("session tree and review", () => {
     await expect(page.getByTestId("agent-picker").locator("option")).toHaveText(["Build", "Plan"]);
     stack.model.enqueue({ text: "Answered by model two." });
     await rp.prompt("which model?");
-    await expect(rp.assistantText().last()).toHaveText("Answered by model two.");
+    await expect(rp.assistantText().last()).toHaveText("Answered by model two.", TURN);
     const turn = stack.model.requests.filter((r) => r.source === "queue");
     expect(turn.map((r) => r.model)).toEqual(["fake-model-2"]);
     await expect(rp.messages("assistant").last().getByTestId("message-footer")).toContainText("fake-model-2");
@@ -247,7 +250,7 @@ test.describe("session tree and review", () => {
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
     await rp.prompt("please export me");
-    await expect(rp.assistantText().last()).toHaveText("The exported answer.");
+    await expect(rp.assistantText().last()).toHaveText("The exported answer.", TURN);
     await rp.waitStatus("idle");
 
     await page.getByTestId("session-menu").click();

@@ -200,10 +200,10 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
   await rp.goto(stack.backendId, s.id);
   await rp.prompt("Create a session store that loads the snapshot.");
-  await expect(rp.assistantText().last()).toContainText("notifies its listeners");
+  await expect(rp.assistantText().last()).toContainText("notifies its listeners", { timeout: 60_000 });
   await rp.waitStatus("idle");
   await rp.prompt("Make loading resilient: retry with backoff, and drop the legacy fetch helper.");
-  await expect(rp.assistantText().last()).toContainText("legacy helper is gone");
+  await expect(rp.assistantText().last()).toContainText("legacy helper is gone", { timeout: 60_000 });
   await rp.waitStatus("idle");
 
   await page.getByTestId("turn-changes").last().click();

@@ -111,7 +111,8 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
         </span>
       ) : null}
       {items.map((it, i) => (
-        <span key={i} className="flex min-w-0 items-center gap-1.5">
+        // The model name may shrink (it truncates); counts and times keep their width.
+        <span key={i} className={cx("flex items-center gap-1.5", i === 0 && message.model ? "min-w-0" : "shrink-0")}>
           {i > 0 || streaming ? <Sep /> : null}
           {it}
         </span>
