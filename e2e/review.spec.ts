@@ -174,6 +174,20 @@ test.describe("session tree and review", () => {
     await page.getByTestId("file-filter").fill("demo");
     await expect(page.getByTestId("review-file")).toHaveCount(1);
     await expect(page.getByTestId("open-changes")).toContainText("1");
+
+    // A large file starts collapsed and renders when opened.
+    const big = Array.from({ length: 450 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    stack.model.enqueue({ toolCalls: [{ name: "write", arguments: { filePath: path.join(stack.workspace, "big-output.txt"), content: big } }] }, { text: "Wrote a big file." });
+    await rp.prompt("write a big file");
+    await expect(rp.assistantText().last()).toHaveText("Wrote a big file.", TURN);
+    await expect(chips).toHaveCount(3);
+    await chips.last().click();
+    const bigDiff = rp.panel.locator('[data-testid="review-diff"][data-path="big-output.txt"]');
+    await expect(bigDiff).toHaveAttribute("data-open", "false");
+    await expect(bigDiff).not.toContainText("line 449");
+    await bigDiff.getByTestId("expand-file").click();
+    await expect(bigDiff).toHaveAttribute("data-open", "true");
+    await expect(bigDiff).toContainText("line 449");
   });
 
   test("the plan panel follows todowrite", async ({ page, api, stack }) => {

@@ -86,6 +86,11 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
   const [opened, setOpened] = useState<Record<string, boolean>>({});
   const [selected, setSelected] = useState<string>();
   const cards = useRef(new Map<string, HTMLElement>());
+  // Another scope is a fresh look: no leftover filter or selection.
+  useEffect(() => {
+    setFilter("");
+    setSelected(undefined);
+  }, [turnId]);
 
   const results = useQueries({
     queries: scopeTurns.map((t) => ({

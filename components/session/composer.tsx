@@ -159,7 +159,7 @@ export function Composer({
 
   return (
     <div className="shrink-0 border-t border-border bg-panel px-4 pb-3 pt-2">
-      <div className="mx-auto max-w-[880px]">
+      <div className="@container mx-auto max-w-[880px]">
         {queue.length > 0 && (
           <ul className="mb-2 flex flex-col gap-1" aria-label="Queued prompts">
             {queue.map((q, i) => (
@@ -193,7 +193,7 @@ export function Composer({
               }
             }}
             rows={1}
-            placeholder={disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…  (Enter to send, Shift+Enter for a new line)")}
+            placeholder={disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…")}
             disabled={Boolean(disabledReason)}
             data-testid="composer-input"
             aria-label="Prompt"
@@ -264,6 +264,7 @@ export function Composer({
                 <IconSparkle size={12} /> Model fixed
               </span>
             ) : null}
+            <span className="ml-auto hidden text-[11px] text-faint @lg:inline">Enter to send · Shift+Enter for a new line</span>
           </div>
         ) : null}
       </div>
