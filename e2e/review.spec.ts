@@ -241,6 +241,8 @@ test.describe("session tree and review", () => {
     await rp.goto(stack.backendId, s.id);
     const picker = page.getByTestId("model-picker");
     await expect(picker.locator("option")).toHaveCount(2);
+    // The configured default shows first (OpenCode's own per-provider default would be another).
+    await expect(picker).toHaveValue("fake/fake-model");
     await picker.selectOption("fake/fake-model-2");
     await expect(page.getByTestId("agent-picker").locator("option")).toHaveText(["Build", "Plan"]);
     stack.model.enqueue({ text: "Answered by model two." });

@@ -114,9 +114,12 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
     for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return messages[i];
     return undefined;
   }, [messages]);
-  // What the next prompt runs with: the user's pick, else what the last prompt used, else the default.
-  const model: ModelRef | undefined = pickedModel ?? lastUser?.model ?? session?.model ?? models.data?.default;
-  const agent: string | undefined = pickedAgent ?? (lastUser?.agent && agents.data?.items.some((a) => a.id === lastUser.agent) ? lastUser.agent : agents.data?.default);
+  // What the next prompt runs with: the user's pick, else what the last prompt used. Nothing is sent
+  // otherwise, so the backend applies its own configured default (shown in the pickers).
+  const sendModel: ModelRef | undefined = pickedModel ?? lastUser?.model ?? session?.model;
+  const sendAgent: string | undefined = pickedAgent ?? (lastUser?.agent && agents.data?.items.some((a) => a.id === lastUser.agent) ? lastUser.agent : undefined);
+  const model = sendModel ?? models.data?.default;
+  const agent = sendAgent ?? agents.data?.default;
   const ctxModel = currentContext(messages)?.message.model ?? model;
   const contextWindow = ctxModel ? models.data?.items.find((m) => m.id === ctxModel.id && (!ctxModel.provider || m.provider === ctxModel.provider))?.contextWindow : undefined;
   const changedFiles = useMemo(() => mergeChanges(turns(messages)).length, [messages]);
@@ -202,12 +205,12 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
     async (text: string) => {
       const body: PromptBody = {
         parts: [{ type: "text", text }],
-        ...(model?.provider ? { model: { provider: model.provider, id: model.id } } : {}),
-        ...(agent ? { agent } : {}),
+        ...(sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {}),
+        ...(sendAgent ? { agent: sendAgent } : {}),
       };
       await apiSend("POST", `${path}/prompt`, body);
     },
-    [path, model, agent],
+    [path, sendModel, sendAgent],
   );
   const abort = useCallback(async () => {
     await apiSend("POST", `${path}/abort`);
@@ -275,7 +278,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
           ...(compactReason ? { disabledReason: compactReason } : {}),
           run: () =>
             guard("compact the conversation", async () => {
-              await apiSend("POST", `${path}/compact`, model?.provider ? { model: { provider: model.provider, id: model.id } } : {});
+              await apiSend("POST", `${path}/compact`, sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {});
             }),
         }}
         remove={{ offered: true, ...(deleteReason ? { disabledReason: deleteReason } : {}), run: () => setDeleting({ busy: false }) }}

@@ -548,7 +548,11 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async models(): Promise<ModelList> {
-    return toModelList(await this.call(() => this.api().config.providers()));
+    const [providers, config] = await Promise.all([
+      this.call(() => this.api().config.providers()),
+      this.call(() => this.api().config.get()).catch(() => undefined),
+    ]);
+    return toModelList(providers, config);
   }
 
   async agents(): Promise<AgentList> {

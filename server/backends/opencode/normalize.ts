@@ -448,8 +448,13 @@ export function normalizeEvent(type: string, props: Obj, backendId: string, now 
 
 /* ------------------------------------------------------------------------------ models, agents */
 
-/** `GET /config/providers` → the model list, each with its context window where known. */
-export function toModelList(raw: unknown): ModelList {
+/**
+ * `GET /config/providers` → the model list, each with its context window where known. The default
+ * is the configured `model` ("provider/id" from `GET /config`) when it is listed — OpenCode's
+ * per-provider defaults are its own ranking, not what a new session uses — else the first
+ * provider's default.
+ */
+export function toModelList(raw: unknown, config?: unknown): ModelList {
   const r = obj(raw);
   const defaults = obj(r.default);
   const items: ModelInfo[] = [];
@@ -461,18 +466,20 @@ export function toModelList(raw: unknown): ModelList {
       const mo = obj(m);
       const id = str(mo.id) ?? key;
       const context = num(obj(mo.limit).context);
-      items.push({
-        provider,
-        providerLabel: str(po.name) ?? provider,
-        id,
-        label: str(mo.name) ?? id,
-        ...(defaults[provider] === id ? { isDefault: true } : {}),
-        ...(context ? { contextWindow: context } : {}),
-      });
+      items.push({ provider, providerLabel: str(po.name) ?? provider, id, label: str(mo.name) ?? id, ...(context ? { contextWindow: context } : {}) });
     }
   }
-  const first = Object.entries(defaults).find(([, v]) => typeof v === "string");
-  return { items, ...(first ? { default: { provider: first[0], id: first[1] as string } } : {}) };
+  const configured = str(obj(config).model);
+  const slash = configured?.indexOf("/") ?? -1;
+  let def: { provider: string; id: string } | undefined =
+    configured && slash > 0 ? { provider: configured.slice(0, slash), id: configured.slice(slash + 1) } : undefined;
+  if (def && !items.some((m) => m.provider === def!.provider && m.id === def!.id)) def = undefined;
+  if (!def) {
+    const first = Object.entries(defaults).find(([, v]) => typeof v === "string");
+    if (first) def = { provider: first[0], id: first[1] as string };
+  }
+  for (const m of items) if (def && m.provider === def.provider && m.id === def.id) m.isDefault = true;
+  return { items, ...(def ? { default: def } : {}) };
 }
 
 /** `GET /agent` → the agents a prompt can pick: visible primary ones (build, plan …). */

@@ -153,6 +153,17 @@ describe("models and agents", () => {
     expect(list.default).toEqual({ provider: "fake", id: "fake-model" });
     expect(toModelList(null)).toEqual({ items: [] });
   });
+  it("the configured model is the default, not OpenCode's per-provider ranking", () => {
+    const providers = {
+      providers: [{ id: "fake", name: "Scripted", models: { "fake-model": { name: "One" }, "fake-model-2": { name: "Two" } } }],
+      default: { fake: "fake-model-2" },
+    };
+    const list = toModelList(providers, json("config.json"));
+    expect(list.default).toEqual({ provider: "fake", id: "fake-model" });
+    expect(list.items.filter((m) => m.isDefault).map((m) => m.id)).toEqual(["fake-model"]);
+    // A configured model that is not listed falls back to the provider default.
+    expect(toModelList(providers, { model: "gone/model" }).default).toEqual({ provider: "fake", id: "fake-model-2" });
+  });
   it("agents are the visible primary ones, build by default", () => {
     const list = toAgentList(json("agent.json"));
     expect(AgentList.safeParse(list).success).toBe(true);
