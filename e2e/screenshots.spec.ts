@@ -26,7 +26,7 @@ test("docs screenshots", async ({ page, api, stack }) => {
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
   await sp.goto(stack.backendId, s.id);
   await sp.prompt("How does this project build? Check the repository.");
-  await expect(sp.assistantText().last()).toContainText("Want me to set that up?");
+  await expect(sp.assistantText().last()).toContainText("Want me to set that up?", { timeout: 60_000 });
   await sp.waitStatus("idle");
   await page.locator('[data-testid="block"][data-kind="reasoning"] button').first().click();
   await page.waitForTimeout(800);
