@@ -1,5 +1,6 @@
 import path from "node:path";
 import { test, expect } from "./fixtures/stack";
+import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 
 /** Regenerates the screenshots in docs/screenshots: `SCREENSHOTS=1 npx playwright test e2e/screenshots.spec.ts`. */
@@ -25,7 +26,7 @@ test("docs screenshots", async ({ page, api, stack }) => {
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
   await sp.goto(stack.backendId, s.id);
   await sp.prompt("How does this project build? Check the repository.");
-  await expect(sp.assistantText().last()).toContainText("Want me to set that up?");
+  await expect(sp.assistantText().last()).toContainText("Want me to set that up?", { timeout: 60_000 });
   await sp.waitStatus("idle");
   await page.locator('[data-testid="block"][data-kind="reasoning"] button').first().click();
   await page.waitForTimeout(800);
@@ -80,4 +81,175 @@ test("docs screenshots", async ({ page, api, stack }) => {
   await page.goto("/");
   await page.waitForTimeout(800);
   await page.screenshot({ path: out("sessions.png") });
+});
+
+const STORE_V1 = `import type { Snapshot } from "./model";
+
+export interface StoreOptions {
+  backendId: string;
+  sessionId: string;
+}
+
+/** Loads a session and keeps it fresh. */
+export class SessionStore {
+  private seq = 0;
+  private listeners = new Set<() => void>();
+
+  constructor(private opts: StoreOptions) {}
+
+  subscribe(fn: () => void) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  async load(): Promise<Snapshot> {
+    const res = await fetch(\`/api/sessions/\${this.opts.sessionId}\`);
+    const snap = (await res.json()) as Snapshot;
+    this.seq = snap.seq;
+    return snap;
+  }
+
+  private emit() {
+    for (const l of this.listeners) l();
+  }
+}
+`;
+
+const STORE_V2 = `import type { Snapshot } from "./model";
+import { backoff } from "./retry";
+
+export interface StoreOptions {
+  backendId: string;
+  sessionId: string;
+  /** Give up after this many failed loads. */
+  maxAttempts?: number;
+}
+
+/** Loads a session, retries with backoff, and keeps it fresh. */
+export class SessionStore {
+  private seq = 0;
+  private listeners = new Set<() => void>();
+
+  constructor(private opts: StoreOptions) {}
+
+  subscribe(fn: () => void) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  async load(attempt = 0): Promise<Snapshot> {
+    const res = await fetch(\`/api/backends/\${this.opts.backendId}/sessions/\${this.opts.sessionId}/snapshot\`);
+    if (!res.ok && attempt < (this.opts.maxAttempts ?? 5)) {
+      await backoff(attempt);
+      return this.load(attempt + 1);
+    }
+    const snap = (await res.json()) as Snapshot;
+    this.seq = snap.seq;
+    this.emit();
+    return snap;
+  }
+
+  private emit() {
+    for (const l of this.listeners) l();
+  }
+}
+`;
+
+const RETRY = `/** Waits 250 ms, 500 ms, 1 s … up to 10 s. */
+export function backoff(attempt: number): Promise<void> {
+  const ms = Math.min(10_000, 250 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+`;
+
+test("docs screenshots: review panel and branch tree", async ({ page, api, stack }) => {
+  test.setTimeout(180_000);
+  const ws = stack.workspace;
+  const s = await api.createSession("Make the session store resilient");
+  stack.model.enqueue(
+    {
+      text: "I'll start with the store and a legacy helper it replaces.",
+      toolCalls: [
+        { name: "write", arguments: { filePath: `${ws}/src/session-store.ts`, content: STORE_V1 } },
+        { name: "write", arguments: { filePath: `${ws}/src/legacy-fetch.ts`, content: "export const legacyFetch = (url: string) => fetch(url);\n" } },
+      ],
+    },
+    { text: "The store loads a snapshot and notifies its listeners." },
+    {
+      text: "Adding retries with backoff, and removing the legacy helper.",
+      toolCalls: [
+        {
+          name: "todowrite",
+          arguments: {
+            todos: [
+              { content: "Load the snapshot from the backend route", status: "completed", priority: "high" },
+              { content: "Retry failed loads with backoff", status: "completed", priority: "high" },
+              { content: "Notify listeners after a load", status: "in_progress", priority: "medium" },
+              { content: "Cover the retry path with a unit test", status: "pending", priority: "medium" },
+            ],
+          },
+        },
+        { name: "write", arguments: { filePath: `${ws}/src/session-store.ts`, content: STORE_V2 } },
+        { name: "write", arguments: { filePath: `${ws}/src/retry.ts`, content: RETRY } },
+        { name: "bash", arguments: { command: "rm src/legacy-fetch.ts", description: "Remove the legacy helper" } },
+      ],
+    },
+    { text: "Loads now retry with exponential backoff (up to five attempts), listeners are notified after each load, and the legacy helper is gone." },
+  );
+  const rp = new ReviewPage(page);
+  await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
+  await rp.goto(stack.backendId, s.id);
+  await rp.prompt("Create a session store that loads the snapshot.");
+  await expect(rp.assistantText().last()).toContainText("notifies its listeners", { timeout: 60_000 });
+  await rp.waitStatus("idle");
+  await rp.prompt("Make loading resilient: retry with backoff, and drop the legacy fetch helper.");
+  await expect(rp.assistantText().last()).toContainText("legacy helper is gone", { timeout: 60_000 });
+  await rp.waitStatus("idle");
+
+  await page.getByTestId("turn-changes").last().click();
+  await page.getByTestId("diff-layout-unified").click();
+  await expect(page.locator('[data-testid="review-diff"]').first()).toBeVisible();
+  await page.waitForTimeout(1200);
+  await page.screenshot({ path: out("review-unified-dark.png") });
+  await page.getByTestId("diff-layout-split").click();
+  await page.waitForTimeout(1000);
+  await page.screenshot({ path: out("review-split-dark.png") });
+  await page.evaluate(() => {
+    localStorage.setItem("sb-theme", "light");
+    document.documentElement.dataset.theme = "light";
+  });
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: out("review-split-light.png") });
+  await page.getByTestId("diff-layout-unified").click();
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: out("review-unified-light.png") });
+  await page.getByTestId("panel-tab-plan").click();
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: out("plan-light.png") });
+  await page.evaluate(() => {
+    localStorage.setItem("sb-theme", "dark");
+    document.documentElement.dataset.theme = "dark";
+  });
+
+  // Branches: two forks and a fork of a fork, then the tree from the middle one.
+  await page.getByTestId("panel-close").click();
+  await rp.messageAction(rp.messages("user").nth(1), "fork-message");
+  const f1 = await rp.waitForOtherSession(s.id);
+  await rp.goto(stack.backendId, s.id);
+  await rp.messageAction(rp.messages("assistant").last(), "fork-message");
+  const f2 = await rp.waitForOtherSession(s.id);
+  await rp.messageAction(rp.messages("assistant").first(), "fork-message");
+  await rp.waitForOtherSession(f2);
+  await rp.goto(stack.backendId, f2);
+  void f1;
+  await page.getByTestId("tree-button").click();
+  await expect(rp.treeNodes()).toHaveCount(4);
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: out("branch-tree-dark.png") });
+  await page.evaluate(() => {
+    localStorage.setItem("sb-theme", "light");
+    document.documentElement.dataset.theme = "light";
+  });
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: out("branch-tree-light.png") });
 });

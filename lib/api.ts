@@ -3,7 +3,7 @@
  * validate with these, and the browser client uses the same types.
  */
 import { z } from "zod";
-import { BackendKind, ModelRef, Session, Message } from "./model";
+import { BackendKind, FileDiff, ModelRef, Session, Message, Todo } from "./model";
 
 export const ErrorCode = z.enum([
   "bad_request",
@@ -123,3 +123,71 @@ export const InterruptAnswer = z.union([
   z.object({ text: z.string().max(100_000) }).strict(),
 ]);
 export type InterruptAnswer = z.infer<typeof InterruptAnswer>;
+
+/* ------------------------------------------------------------------------- session tree and review */
+
+const messageId = z.string().trim().min(1).max(200);
+
+/** `POST …/fork` — from a message (user: the messages before it; assistant: through it) or whole. */
+export const ForkBody = z.object({ messageId: messageId.optional() }).strict();
+export type ForkBody = z.infer<typeof ForkBody>;
+
+/** `POST …/revert` — undo this message and everything after it (files restored at once). */
+export const RevertBody = z.object({ messageId }).strict();
+export type RevertBody = z.infer<typeof RevertBody>;
+
+/** `POST …/compact` — summarize the conversation (default: with the session's model). */
+export const CompactBody = z.object({ model: ModelRef.optional() }).strict();
+export type CompactBody = z.infer<typeof CompactBody>;
+
+/** `GET …/diff?messageId` — the files a turn changed (messageId = the turn's user message). */
+export const DiffQuery = z.object({ messageId: messageId.optional() });
+export const DiffResult = z.object({ items: z.array(FileDiff) });
+export type DiffResult = z.infer<typeof DiffResult>;
+
+export const ExportQuery = z.object({ format: z.enum(["md", "json"]).default("md") });
+export type ExportFormat = z.infer<typeof ExportQuery>["format"];
+
+/** `GET …/export?format=json` */
+export const SessionExport = z.object({
+  session: Session,
+  messages: z.array(Message),
+  todos: z.array(Todo),
+  exportedAt: z.number(),
+});
+export type SessionExport = z.infer<typeof SessionExport>;
+
+/** One session of a family: how it relates to its parent node, and its own branches. */
+export interface TreeNode {
+  session: Session;
+  relation: "root" | "fork" | "subagent";
+  children: TreeNode[];
+}
+export const TreeNode: z.ZodType<TreeNode> = z.lazy(() =>
+  z.object({ session: Session, relation: z.enum(["root", "fork", "subagent"]), children: z.array(TreeNode) }),
+);
+
+/** `GET …/tree` — the family of a session: forks (recorded by the console) and subagent children. */
+export const SessionTree = z.object({ root: TreeNode, currentId: z.string(), truncated: z.boolean().optional() });
+export type SessionTree = z.infer<typeof SessionTree>;
+
+export const ModelInfo = z.object({
+  provider: z.string(),
+  providerLabel: z.string().optional(),
+  id: z.string(),
+  label: z.string(),
+  isDefault: z.boolean().optional(),
+  contextWindow: z.number().optional(),
+});
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
+/** `GET /api/backends/:b/models` */
+export const ModelList = z.object({ items: z.array(ModelInfo), default: ModelRef.optional() });
+export type ModelList = z.infer<typeof ModelList>;
+
+export const AgentInfo = z.object({ id: z.string(), label: z.string(), description: z.string().optional() });
+export type AgentInfo = z.infer<typeof AgentInfo>;
+
+/** `GET /api/backends/:b/agents` — the agents / modes a prompt can run with. */
+export const AgentList = z.object({ items: z.array(AgentInfo), default: z.string().optional() });
+export type AgentList = z.infer<typeof AgentList>;

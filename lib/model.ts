@@ -21,6 +21,12 @@ export const Capabilities = z.object({
   delete: z.boolean().default(false),
   search: z.boolean().default(false),
   directories: z.boolean().default(false),
+  /** Agents / modes to pick per prompt (OpenCode: primary agents such as build and plan). */
+  agents: z.boolean().optional(),
+  /** The backend keeps a todo list / plan for the session. */
+  todos: z.boolean().optional(),
+  /** Subagent child sessions can be listed (for the branch tree). */
+  children: z.boolean().optional(),
   interrupts: z
     .object({
       permission: z.boolean().default(false),
@@ -94,6 +100,10 @@ export const FileDiff = z.object({
 });
 export type FileDiff = z.infer<typeof FileDiff>;
 
+/** A file a turn changed, without its patch (the per-turn summary; patches come from `…/diff`). */
+export const FileChange = FileDiff.omit({ patch: true });
+export type FileChange = z.infer<typeof FileChange>;
+
 export const TOOL_NAMES = [
   "bash",
   "read",
@@ -160,6 +170,8 @@ export const NoticeBlock = z.object({
   kind: z.literal("notice"),
   level: z.enum(["info", "warn", "error"]),
   text: z.string(),
+  /** What the notice marks, when the view treats it specially (`compaction` draws a divider). */
+  code: z.enum(["compaction", "retry", "abort", "error"]).optional(),
 });
 export const Block = z.discriminatedUnion("kind", [
   TextBlock,
@@ -196,6 +208,10 @@ export const MessageInfo = z.object({
   error: MessageError.optional(),
   /** For a compaction summary produced by the backend. */
   summary: z.boolean().optional(),
+  /** On a user message: the files its turn changed (OpenCode's `summary.diffs`, without patches). */
+  diffs: z.array(FileChange).optional(),
+  /** On an assistant message: the user message it answers. */
+  parentId: z.string().optional(),
 });
 export type MessageInfo = z.infer<typeof MessageInfo>;
 

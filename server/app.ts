@@ -3,6 +3,7 @@ import path from "node:path";
 import { BackendRegistry } from "./backends/registry";
 import { readConfig, type ConsoleConfig } from "./config";
 import { Hub } from "./hub/hub";
+import { Lineage } from "./lineage";
 import { log } from "./log";
 import { SqliteStore } from "./store/sqlite-store";
 import type { Store } from "./store/store";
@@ -14,6 +15,7 @@ export interface ConsoleApp {
   store: Store;
   hub: Hub;
   backends: BackendRegistry;
+  lineage: Lineage;
   ready: Promise<void>;
   stop(): Promise<void>;
 }
@@ -22,7 +24,11 @@ function create(): ConsoleApp {
   const config = readConfig();
   const store = new SqliteStore(path.join(config.dataDir, "switchboard.db"));
   let registry: BackendRegistry | undefined;
-  const hub = new Hub((id) => registry?.get(id));
+  const lineage = new Lineage(store);
+  const hub = new Hub(
+    (id) => registry?.get(id),
+    (backendId, session) => lineage.decorate(backendId, session),
+  );
   registry = new BackendRegistry(config, store, hub);
   const backends = registry;
   const ready = backends.start();
@@ -40,7 +46,7 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir });
-  return { config, store, hub, backends, ready, stop };
+  return { config, store, hub, backends, lineage, ready, stop };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

@@ -8,6 +8,7 @@ import { memo, useMemo, useState, type ReactNode } from "react";
 import { FilePath } from "@/components/ui/file-path";
 import { cx } from "@/components/ui/cx";
 import { guessLang, renderLine, tokensFor, useHighlight, useNearViewport } from "./code-block";
+import { toSplitRows, type LineRow } from "./split-rows";
 
 /* ------------------------------------------------------------------------------------ parsing */
 
@@ -267,6 +268,61 @@ export function diffStats(patch: string): { additions: number; deletions: number
 
 /* ----------------------------------------------------------------------------------- component */
 
+type Hl = ReturnType<typeof useHighlight>;
+
+/** One side of a split row: number, sign and text, or an empty filler. */
+function SplitCell({ row, side, showNumbers, numW, hl }: { row: LineRow | undefined; side: "old" | "new"; showNumbers: boolean; numW: string; hl: Hl }) {
+  if (!row) return <div className={cx("min-w-0 bg-[repeating-linear-gradient(135deg,transparent_0_6px,var(--sb-raised)_6px_7px)]", side === "new" && "border-l border-border")} data-side={side} data-empty />;
+  const kind = row.kind;
+  const no = side === "old" ? row.oldNo : row.newNo;
+  const toks = side === "old" ? tokensFor(hl, row.oi ?? -1, row.text) : tokensFor(hl, row.ni ?? -1, row.text);
+  return (
+    <div className={cx("flex min-w-0", ROW_BG[kind], side === "new" && "border-l border-border")} data-side={side} data-kind={kind}>
+      {showNumbers ? (
+        <span className={cx("shrink-0 select-none pr-1 text-right", kind === "del" ? "text-del/70" : kind === "add" ? "text-add/70" : "text-faint/60")} style={{ width: numW }} aria-hidden>
+          {no}
+        </span>
+      ) : null}
+      <span className={cx("w-5 shrink-0 select-none text-center", SIGN_FG[kind])} aria-hidden>
+        {kind === "add" ? "+" : kind === "del" ? "−" : " "}
+      </span>
+      <span className="shiki min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere]">{renderLine(row.text, toks) || "\u200b"}</span>
+    </div>
+  );
+}
+
+function SplitBody({ rows, showNumbers, numW, oldHl, newHl }: { rows: ReturnType<typeof toSplitRows>; showNumbers: boolean; numW: string; oldHl: Hl; newHl: Hl }) {
+  return (
+    <div className="py-1 font-mono" data-layout="split">
+      {rows.map((r, i) => {
+        if (r.kind === "hunk") {
+          const prev = rows[i - 1];
+          if (!r.context && (i === 0 || prev?.kind === "file")) return null;
+          return (
+            <div key={i} className="my-0.5 flex h-[20px] select-none items-center whitespace-pre bg-raised/60 px-3 text-[11.5px] text-faint" title={r.text}>
+              {r.context || "⋯"}
+            </div>
+          );
+        }
+        if (r.kind === "file" || r.kind === "note") {
+          return (
+            <div key={i} className={cx("flex select-none whitespace-pre px-3 text-faint", r.kind === "file" && "mt-1 font-sans font-medium text-muted", r.kind === "note" && "text-[11.5px] italic")}>
+              {r.text}
+            </div>
+          );
+        }
+        // Context rows are the same line on both sides: highlight each side from its own source.
+        return (
+          <div key={i} className="grid grid-cols-2" data-testid="split-row">
+            <SplitCell row={r.left} side="old" showNumbers={showNumbers} numW={numW} hl={oldHl} />
+            <SplitCell row={r.right} side="new" showNumbers={showNumbers} numW={numW} hl={newHl} />
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
 export function DiffStat({ additions, deletions, className }: { additions: number; deletions: number; className?: string }) {
   return (
     <span className={cx("inline-flex shrink-0 items-center gap-1.5 font-mono text-[11.5px] tabular-nums", className)}>
@@ -290,6 +346,10 @@ export interface DiffViewProps {
   headerExtra?: ReactNode;
   /** Shown when the patch has no lines (default "No changes"). */
   emptyText?: string;
+  /** One column with -/+ lines (default), or old and new side by side. */
+  layout?: "unified" | "split";
+  /** Draw without border and rounding (inside another frame). */
+  bare?: boolean;
   className?: string;
 }
 
@@ -304,9 +364,12 @@ export const DiffView = memo(function DiffView({
   maxLines,
   headerExtra,
   emptyText = "No changes",
+  layout = "unified",
+  bare = false,
   className,
 }: DiffViewProps) {
   const parsed = useMemo(() => parseUnifiedDiff(patch), [patch]);
+  const split = useMemo(() => (layout === "split" ? toSplitRows(parsed.rows) : null), [layout, parsed]);
   const [ref, near] = useNearViewport<HTMLDivElement>();
   const [expanded, setExpanded] = useState(false);
   const lang = guessLang(path);
@@ -316,9 +379,10 @@ export const DiffView = memo(function DiffView({
   const newHl = useHighlight(newText, lang, near && parsed.newSrc.length > 0);
 
   const showNumbers = lineNumbers ?? parsed.hasNumbers;
-  const total = parsed.rows.length;
+  const total = split ? split.length : parsed.rows.length;
   const collapsed = !expanded && maxLines !== undefined && total > maxLines + 3;
   const rows = collapsed ? parsed.rows.slice(0, maxLines) : parsed.rows;
+  const splitRows = split && collapsed ? split.slice(0, maxLines) : split;
   let maxNo = 0;
   if (showNumbers) {
     for (const r of parsed.rows) {
@@ -330,7 +394,7 @@ export const DiffView = memo(function DiffView({
   return (
     <div
       ref={ref}
-      className={cx("min-w-0 overflow-hidden rounded-md border border-border bg-sunken text-[12px] leading-[18px]", className)}
+      className={cx("min-w-0 overflow-hidden bg-sunken text-[12px] leading-[18px]", !bare && "rounded-md border border-border", className)}
     >
       {header && path ? (
         <div className="flex h-8 items-center gap-2 border-b border-border bg-panel px-3 text-[12.5px]">
@@ -341,6 +405,8 @@ export const DiffView = memo(function DiffView({
       ) : null}
       {total === 0 ? (
         <div className="px-3 py-2 text-[12px] text-faint">{emptyText}</div>
+      ) : splitRows ? (
+        <SplitBody rows={splitRows} showNumbers={showNumbers} numW={numW} oldHl={oldHl} newHl={newHl} />
       ) : (
         <div className="overflow-x-auto py-1 font-mono">
           <div className="w-max min-w-full">

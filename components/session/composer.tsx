@@ -1,7 +1,9 @@
 "use client";
 import { useCallback, useEffect, useRef, useState } from "react";
+import type { AgentInfo, ModelInfo } from "@/lib/api";
+import type { ModelRef } from "@/lib/model";
 import { cx } from "../ui/cx";
-import { IconStop, IconX } from "../ui/icons";
+import { IconBot, IconChevronDown, IconSparkle, IconStop, IconX } from "../ui/icons";
 
 export interface ComposerProps {
   busy: boolean;
@@ -10,14 +12,80 @@ export interface ComposerProps {
   canAbort: boolean;
   onSend(text: string): Promise<void>;
   onAbort(): Promise<void>;
+  /** Text to start with (a prompt being re-asked in a fork). */
+  initialText?: string;
+  /** The model picker: the backend's models and the one the next prompt uses. */
+  models?: ModelInfo[];
+  model?: ModelRef;
+  onModel?(model: ModelRef): void;
+  /** Why the model cannot be chosen (the backend has no model list). */
+  modelReason?: string;
+  /** The agent / mode picker. */
+  agents?: AgentInfo[];
+  agent?: string;
+  onAgent?(agent: string): void;
+  agentReason?: string;
+}
+
+const modelKey = (m: { provider?: string; id: string }) => `${m.provider ?? ""}/${m.id}`;
+
+/** A compact native select with an icon: accessible, keyboard-friendly, themed by color-scheme. */
+function Picker({
+  icon,
+  value,
+  onChange,
+  disabledReason,
+  testId,
+  label,
+  children,
+}: {
+  icon: React.ReactNode;
+  value: string;
+  onChange(v: string): void;
+  disabledReason?: string;
+  testId: string;
+  label: string;
+  children: React.ReactNode;
+}) {
+  return (
+    <label className={cx("relative inline-flex h-6 shrink-0 items-center gap-1 rounded-md pl-1.5 pr-5 text-[11.5px]", disabledReason ? "text-faint" : "text-muted hover:bg-raised hover:text-fg")} title={disabledReason ?? label}>
+      <span className="shrink-0">{icon}</span>
+      <select
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        disabled={Boolean(disabledReason)}
+        data-testid={testId}
+        aria-label={label}
+        className="max-w-[220px] cursor-pointer appearance-none truncate bg-transparent outline-none disabled:cursor-not-allowed"
+      >
+        {children}
+      </select>
+      <IconChevronDown size={11} className="pointer-events-none absolute right-1.5 shrink-0 text-faint" />
+    </label>
+  );
 }
 
 /**
  * The prompt box. Enter sends, Shift+Enter is a new line. While the agent works, prompts are
  * queued visibly and sent one by one when it is idle again; Stop (or Escape) aborts the turn.
  */
-export function Composer({ busy, disabledReason, canAbort, onSend, onAbort }: ComposerProps) {
-  const [text, setText] = useState("");
+export function Composer({
+  busy,
+  disabledReason,
+  canAbort,
+  onSend,
+  onAbort,
+  initialText,
+  models,
+  model,
+  onModel,
+  modelReason,
+  agents,
+  agent,
+  onAgent,
+  agentReason,
+}: ComposerProps) {
+  const [text, setText] = useState(initialText ?? "");
   const [queue, setQueue] = useState<{ id: number; text: string }[]>([]);
   const [error, setError] = useState<string>();
   const [inflight, setInflight] = useState(false);
@@ -91,7 +159,7 @@ export function Composer({ busy, disabledReason, canAbort, onSend, onAbort }: Co
 
   return (
     <div className="shrink-0 border-t border-border bg-panel px-4 pb-3 pt-2">
-      <div className="mx-auto max-w-[880px]">
+      <div className="@container mx-auto max-w-[880px]">
         {queue.length > 0 && (
           <ul className="mb-2 flex flex-col gap-1" aria-label="Queued prompts">
             {queue.map((q, i) => (
@@ -125,7 +193,7 @@ export function Composer({ busy, disabledReason, canAbort, onSend, onAbort }: Co
               }
             }}
             rows={1}
-            placeholder={disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…  (Enter to send, Shift+Enter for a new line)")}
+            placeholder={disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…")}
             disabled={Boolean(disabledReason)}
             data-testid="composer-input"
             aria-label="Prompt"
@@ -154,6 +222,51 @@ export function Composer({ busy, disabledReason, canAbort, onSend, onAbort }: Co
             {busy ? "Queue" : "Send"}
           </button>
         </div>
+        {(models && onModel) || (agents && onAgent) || modelReason ? (
+          <div className="mt-1.5 flex min-w-0 items-center gap-1" data-testid="composer-options">
+            {agents && agents.length > 0 && onAgent ? (
+              <Picker icon={<IconBot size={12} />} value={agent ?? ""} onChange={onAgent} testId="agent-picker" label="Agent / mode for the next prompt" {...(agentReason ? { disabledReason: agentReason } : {})}>
+                {agents.map((a) => (
+                  <option key={a.id} value={a.id} title={a.description}>
+                    {a.label}
+                  </option>
+                ))}
+              </Picker>
+            ) : null}
+            {models && onModel ? (
+              <Picker
+                icon={<IconSparkle size={12} />}
+                value={model ? modelKey(model) : ""}
+                onChange={(v) => {
+                  const m = models.find((x) => modelKey(x) === v);
+                  if (m) onModel({ provider: m.provider, id: m.id });
+                }}
+                testId="model-picker"
+                label="Model for the next prompt"
+                {...(modelReason ? { disabledReason: modelReason } : {})}
+              >
+                {!model ? <option value="">Default model</option> : null}
+                {model && !models.some((m) => modelKey(m) === modelKey(model)) ? <option value={modelKey(model)}>{model.id}</option> : null}
+                {[...new Set(models.map((m) => m.providerLabel ?? m.provider))].map((group) => (
+                  <optgroup key={group} label={group}>
+                    {models
+                      .filter((m) => (m.providerLabel ?? m.provider) === group)
+                      .map((m) => (
+                        <option key={modelKey(m)} value={modelKey(m)}>
+                          {m.label}
+                        </option>
+                      ))}
+                  </optgroup>
+                ))}
+              </Picker>
+            ) : modelReason ? (
+              <span className="inline-flex h-6 items-center gap-1 px-1.5 text-[11.5px] text-faint" title={modelReason}>
+                <IconSparkle size={12} /> Model fixed
+              </span>
+            ) : null}
+            <span className="ml-auto hidden text-[11px] text-faint @lg:inline">Enter to send · Shift+Enter for a new line</span>
+          </div>
+        ) : null}
       </div>
     </div>
   );

@@ -1,10 +1,18 @@
 "use client";
-import type { Backend, Session } from "@/lib/model";
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import type { Backend, Message, Session, Todo, Usage } from "@/lib/model";
 import type { ConnectionState } from "@/lib/client/sse-client";
+import { sessionPath } from "@/lib/client/api-client";
 import { compactNumber, formatCost } from "@/lib/format";
+import { contextTokens, currentContext } from "@/lib/timeline/selectors";
+import type { PanelTab } from "../review/review-panel";
+import { todoProgress } from "../review/review-panel";
 import { cx } from "../ui/cx";
-import { IconFolder } from "../ui/icons";
+import { IconBranch, IconDiff, IconDownload, IconFold, IconFolder, IconListChecks, IconMore, IconPencil, IconTrash } from "../ui/icons";
+import { MenuItem, MenuSeparator, Popover } from "../ui/popover";
 import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
+import { BranchTreeButton } from "./branch-tree";
 
 export type LinkState = "connected" | "reconnecting" | "down";
 
@@ -34,52 +42,343 @@ export function ConnectionIndicator({ state, detail }: { state: LinkState; detai
   );
 }
 
-export function UsageMeter({ session }: { session: Session }) {
-  const u = session.usage;
-  if (!u || (!u.inputTokens && !u.outputTokens)) return null;
-  const cost = formatCost(u.costUsd);
-  const cache = (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+/* -------------------------------------------------------------------------------------- usage */
+
+function Row({ label, value, strong }: { label: string; value: string; strong?: boolean }) {
   return (
-    <span
-      className="hidden items-center gap-2 font-mono text-[11px] text-muted md:inline-flex"
-      data-testid="usage"
-      title={`Input ${u.inputTokens} · output ${u.outputTokens}${u.reasoningTokens ? ` · reasoning ${u.reasoningTokens}` : ""}${cache ? ` · cache ${cache}` : ""}${cost ? ` · ${cost}` : ""}`}
-    >
-      <span>↑{compactNumber(u.inputTokens)}</span>
-      <span>↓{compactNumber(u.outputTokens)}</span>
-      {cache > 0 && <span className="text-faint">cache {compactNumber(cache)}</span>}
-      {cost && <span className="text-fg">{cost}</span>}
-    </span>
+    <div className="flex items-center justify-between gap-6 py-0.5">
+      <span className="text-muted">{label}</span>
+      <span className={cx("font-mono tabular-nums", strong ? "text-fg" : "text-muted")}>{value}</span>
+    </div>
   );
 }
 
-export function SessionHeader({ session, backend, link, linkDetail }: { session: Session | null; backend: Backend | undefined; link: LinkState; linkDetail?: string }) {
+const n = (v: number) => v.toLocaleString("en-US");
+
+/**
+ * Tokens in/out, cache, cost and the context in use, for the session (with the last turn in the
+ * details). The bar is the context window filled by the newest step.
+ */
+export function UsageMeter({ session, messages, contextWindow }: { session: Session; messages: Message[]; contextWindow?: number }) {
+  const u = session.usage;
+  const ctx = currentContext(messages);
+  if (!u || (!u.inputTokens && !u.outputTokens)) return null;
+  const cost = formatCost(u.costUsd);
+  const cache = (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+  const pct = ctx && contextWindow ? Math.min(100, (ctx.tokens / contextWindow) * 100) : undefined;
+  const last: Usage | undefined = ctx?.message.usage;
   return (
-    <header className="flex h-14 shrink-0 items-center gap-3 border-b border-border bg-panel px-4">
+    <Popover
+      testId="usage"
+      panelTestId="usage-details"
+      title="Usage: tokens, cache, cost and context"
+      buttonClassName="hidden font-mono text-[11px] md:inline-flex"
+      panelClassName="w-[260px] p-3 text-[12px]"
+      label={
+        <>
+          {pct !== undefined ? (
+            <span className="flex items-center gap-1.5" data-testid="context-meter" data-percent={Math.round(pct)}>
+              <span className="h-1.5 w-10 overflow-hidden rounded-full bg-raised">
+                <span className={cx("block h-full rounded-full", pct > 85 ? "bg-err" : pct > 60 ? "bg-warn" : "bg-accent")} style={{ width: `${Math.max(2, pct)}%` }} />
+              </span>
+              <span>{Math.round(pct)}%</span>
+            </span>
+          ) : null}
+          <span>↑{compactNumber(u.inputTokens)}</span>
+          <span>↓{compactNumber(u.outputTokens)}</span>
+          {cache > 0 ? <span className="text-faint">⟳{compactNumber(cache)}</span> : null}
+          {cost ? <span className="text-fg">{cost}</span> : null}
+        </>
+      }
+    >
+      {() => (
+        <div>
+          <div className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-faint">Session</div>
+          <Row label="Input" value={n(u.inputTokens)} strong />
+          <Row label="Output" value={n(u.outputTokens)} strong />
+          {u.reasoningTokens ? <Row label="Reasoning" value={n(u.reasoningTokens)} /> : null}
+          <Row label="Cache read" value={n(u.cacheReadTokens ?? 0)} />
+          <Row label="Cache write" value={n(u.cacheWriteTokens ?? 0)} />
+          <Row label="Cost" value={u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "—"} strong />
+          <div className="my-2 h-px bg-border" />
+          <div className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-faint">Context</div>
+          <Row label="In use" value={ctx ? n(ctx.tokens) : "—"} strong />
+          <Row label="Window" value={contextWindow ? n(contextWindow) : "unknown"} />
+          {pct !== undefined ? (
+            <div className="mt-1.5 h-1.5 overflow-hidden rounded-full bg-raised">
+              <div className={cx("h-full rounded-full", pct > 85 ? "bg-err" : pct > 60 ? "bg-warn" : "bg-accent")} style={{ width: `${Math.max(1, pct)}%` }} />
+            </div>
+          ) : null}
+          {last ? (
+            <>
+              <div className="my-2 h-px bg-border" />
+              <div className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-faint">Last step</div>
+              <Row label="In / out" value={`${n(last.inputTokens)} / ${n(last.outputTokens)}`} />
+              <Row label="Context" value={n(contextTokens(last))} />
+            </>
+          ) : null}
+        </div>
+      )}
+    </Popover>
+  );
+}
+
+/* -------------------------------------------------------------------------------------- title */
+
+function TitleEditor({ title, onSave, onCancel }: { title: string; onSave(t: string): Promise<void>; onCancel(): void }) {
+  const [value, setValue] = useState(title);
+  const [saving, setSaving] = useState(false);
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+    ref.current?.select();
+  }, []);
+  const save = async () => {
+    const t = value.trim();
+    if (!t || t === title) return onCancel();
+    setSaving(true);
+    try {
+      await onSave(t);
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <input
+      ref={ref}
+      value={value}
+      disabled={saving}
+      onChange={(e) => setValue(e.target.value)}
+      onKeyDown={(e) => {
+        if (e.key === "Enter") void save();
+        if (e.key === "Escape") onCancel();
+      }}
+      onBlur={() => void save()}
+      maxLength={300}
+      aria-label="Session title"
+      data-testid="title-input"
+      className="h-7 min-w-0 flex-1 rounded-md border border-accent bg-sunken px-2 text-[14px] font-semibold text-fg outline-none"
+    />
+  );
+}
+
+/* ------------------------------------------------------------------------------------- header */
+
+export interface HeaderAction {
+  /** false → hidden (the backend cannot do it). */
+  offered: boolean;
+  /** Why it cannot run now (disabled, shown on hover). */
+  disabledReason?: string;
+}
+
+export interface SessionHeaderProps {
+  session: Session | null;
+  backend: Backend | undefined;
+  link: LinkState;
+  linkDetail?: string;
+  messages?: Message[];
+  todos?: Todo[];
+  contextWindow?: number;
+  /** Files changed in the session (for the Changes toggle). */
+  changedFiles?: number;
+  /** Changes when the session's family may have changed (the branch tree reloads). */
+  treeVersion?: string;
+  panel?: PanelTab | null;
+  onPanel?(tab: PanelTab): void;
+  rename?: HeaderAction & { run(title: string): Promise<void> };
+  fork?: HeaderAction & { run(): Promise<void> };
+  compact?: HeaderAction & { run(): Promise<void> };
+  remove?: HeaderAction & { run(): void };
+  review?: HeaderAction;
+  plan?: HeaderAction;
+}
+
+export function SessionHeader({
+  session,
+  backend,
+  link,
+  linkDetail,
+  messages = [],
+  todos = [],
+  contextWindow,
+  changedFiles = 0,
+  treeVersion = "",
+  panel,
+  onPanel,
+  rename,
+  fork,
+  compact,
+  remove,
+  review,
+  plan,
+}: SessionHeaderProps) {
+  const [editing, setEditing] = useState(false);
+  const [working, setWorking] = useState<string>();
+  const { done, total } = todoProgress(todos);
+  const run = (what: string, fn: () => Promise<void>) => {
+    setWorking(what);
+    void fn().finally(() => setWorking(undefined));
+  };
+  const exportHref = (format: "md" | "json") => (session ? `${sessionPath(session.backendId, session.id)}/export?format=${format}` : undefined);
+  const canRename = rename?.offered && !rename.disabledReason;
+
+  return (
+    <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border bg-panel px-4">
       <div className="min-w-0 flex-1">
-        <div className="flex items-center gap-2">
+        <div className="flex min-w-0 items-center gap-2">
           {session && <SessionStatusGlyph status={session.status} />}
-          <h1 className="truncate text-[14px] font-semibold" data-testid="session-title">
-            {session?.title ?? "Loading…"}
-          </h1>
+          {editing && session && rename ? (
+            <TitleEditor
+              title={session.title}
+              onCancel={() => setEditing(false)}
+              onSave={async (t) => {
+                await rename.run(t);
+                setEditing(false);
+              }}
+            />
+          ) : (
+            <h1
+              className={cx("truncate text-[14px] font-semibold", canRename && "cursor-text rounded px-0.5 -mx-0.5 hover:bg-raised")}
+              data-testid="session-title"
+              title={canRename ? "Double-click to rename" : undefined}
+              onDoubleClick={() => canRename && setEditing(true)}
+            >
+              {session?.title ?? "Loading…"}
+            </h1>
+          )}
           {session && (
             <span className="shrink-0 text-[11px] text-faint" data-testid="session-status" data-status={session.status}>
               {statusLabel(session.status)}
             </span>
           )}
         </div>
-        <div className="mt-0.5 flex items-center gap-2 truncate text-[11px] text-faint">
+        <div className="mt-0.5 flex min-w-0 items-center gap-2 truncate text-[11px] text-faint">
           {backend && <span>{backend.label}</span>}
+          {session?.forkedFrom ? (
+            <Link
+              href={`/sessions/${encodeURIComponent(session.backendId)}/${encodeURIComponent(session.forkedFrom.sessionId)}`}
+              className="inline-flex shrink-0 items-center gap-1 text-accent hover:underline"
+              data-testid="forked-from"
+              title="Open the session this one was forked from"
+            >
+              <IconBranch size={11} /> forked
+            </Link>
+          ) : null}
           {session?.directory && (
             <span className="inline-flex min-w-0 items-center gap-1 truncate" title={session.directory}>
               <IconFolder className="size-3 shrink-0" />
               <span className="truncate">{session.directory}</span>
             </span>
           )}
-          {session?.model && <span className="font-mono">{session.model.provider ? `${session.model.provider}/` : ""}{session.model.id}</span>}
+          {session?.model && (
+            <span className="font-mono" data-testid="session-model">
+              {session.model.provider ? `${session.model.provider}/` : ""}
+              {session.model.id}
+            </span>
+          )}
         </div>
       </div>
-      {session && <UsageMeter session={session} />}
+      {session && <UsageMeter session={session} messages={messages} {...(contextWindow ? { contextWindow } : {})} />}
+      {session && <BranchTreeButton backendId={session.backendId} sessionId={session.id} version={treeVersion} />}
+      {session && review?.offered !== false && onPanel ? (
+        <button
+          type="button"
+          onClick={() => onPanel("changes")}
+          aria-pressed={panel === "changes"}
+          data-testid="open-changes"
+          title={review?.disabledReason ?? "Review the changes of this session"}
+          className="inline-flex h-7 items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
+        >
+          <IconDiff size={14} />
+          {changedFiles > 0 ? <span className="tabular-nums">{changedFiles}</span> : null}
+        </button>
+      ) : null}
+      {session && (plan?.offered !== false || total > 0) && onPanel ? (
+        <button
+          type="button"
+          onClick={() => onPanel("plan")}
+          aria-pressed={panel === "plan"}
+          data-testid="open-plan"
+          title="The agent's plan (todo list)"
+          className="inline-flex h-7 items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
+        >
+          <IconListChecks size={14} />
+          {total > 0 ? <span className="font-mono tabular-nums text-[11px]">{done}/{total}</span> : null}
+        </button>
+      ) : null}
+      {session ? (
+        <Popover testId="session-menu" title="Session actions" label={<IconMore size={15} />} panelClassName="w-[230px]">
+          {(close) => (
+            <div role="menu">
+              {rename?.offered ? (
+                <MenuItem
+                  icon={<IconPencil size={13} />}
+                  testId="action-rename"
+                  {...(rename.disabledReason ? { disabledReason: rename.disabledReason } : {})}
+                  onSelect={() => {
+                    close();
+                    setEditing(true);
+                  }}
+                >
+                  Rename
+                </MenuItem>
+              ) : null}
+              {fork?.offered ? (
+                <MenuItem
+                  icon={<IconBranch size={13} />}
+                  testId="action-fork"
+                  {...(fork.disabledReason ? { disabledReason: fork.disabledReason } : {})}
+                  hint={working === "fork" ? "…" : undefined}
+                  onSelect={() => run("fork", async () => {
+                    await fork.run();
+                    close();
+                  })}
+                >
+                  Fork session
+                </MenuItem>
+              ) : null}
+              {compact?.offered ? (
+                <MenuItem
+                  icon={<IconFold size={13} />}
+                  testId="action-compact"
+                  {...(compact.disabledReason ? { disabledReason: compact.disabledReason } : {})}
+                  hint={working === "compact" ? "…" : undefined}
+                  onSelect={() => run("compact", async () => {
+                    close();
+                    await compact.run();
+                  })}
+                >
+                  Compact conversation
+                </MenuItem>
+              ) : null}
+              <MenuSeparator />
+              <MenuItem icon={<IconDownload size={13} />} testId="action-export-md" href={exportHref("md")} download onSelect={close}>
+                Export as Markdown
+              </MenuItem>
+              <MenuItem icon={<IconDownload size={13} />} testId="action-export-json" href={exportHref("json")} download onSelect={close}>
+                Export as JSON
+              </MenuItem>
+              {remove?.offered ? (
+                <>
+                  <MenuSeparator />
+                  <MenuItem
+                    icon={<IconTrash size={13} />}
+                    danger
+                    testId="action-delete"
+                    {...(remove.disabledReason ? { disabledReason: remove.disabledReason } : {})}
+                    onSelect={() => {
+                      close();
+                      remove.run();
+                    }}
+                  >
+                    Delete session…
+                  </MenuItem>
+                </>
+              ) : null}
+            </div>
+          )}
+        </Popover>
+      ) : null}
       <ConnectionIndicator state={link} {...(linkDetail ? { detail: linkDetail } : {})} />
     </header>
   );

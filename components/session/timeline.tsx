@@ -1,10 +1,12 @@
 "use client";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Interrupt, Message, Session } from "@/lib/model";
+import { revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
+import { DiffStat } from "../code/diff-view";
 import { InterruptCard } from "../interrupts/interrupt-card";
 import { MessageView } from "../timeline/message-view";
 import { cx } from "../ui/cx";
-import { IconAlertCircle, IconChevronDown } from "../ui/icons";
+import { IconAlertCircle, IconChevronDown, IconDiff, IconUndo } from "../ui/icons";
 import { PulseDots } from "../ui/spinner";
 
 export interface TimelineProps {
@@ -16,6 +18,29 @@ export interface TimelineProps {
   hasOlder: boolean;
   loadingOlder: boolean;
   onLoadOlder(): void;
+  /** Opens the review panel at a turn (its user message id); absent = no review panel. */
+  onOpenChanges?(turnId: string): void;
+}
+
+/** "2 files changed +12 −3" under a turn that changed files; opens the review at that turn. */
+function TurnChanges({ turn, onOpen }: { turn: Turn; onOpen?: (id: string) => void }) {
+  const { files, additions, deletions } = turn.totals;
+  const label = `${files} file${files === 1 ? "" : "s"} changed`;
+  return (
+    <button
+      type="button"
+      onClick={() => onOpen?.(turn.user.id)}
+      disabled={!onOpen}
+      data-testid="turn-changes"
+      data-turn-id={turn.user.id}
+      title={turn.changes.map((c) => `${c.status} ${c.path} +${c.additions} −${c.deletions}`).join("\n")}
+      className="inline-flex h-7 w-fit items-center gap-2 rounded-md border border-border bg-panel px-2.5 text-[12px] text-muted hover:border-border-strong hover:text-fg disabled:cursor-default"
+    >
+      <IconDiff size={13} className="text-faint" />
+      <span>{label}</span>
+      <DiffStat additions={additions} deletions={deletions} />
+    </button>
+  );
 }
 
 const STICK_PX = 80;
@@ -46,7 +71,7 @@ function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionI
   return { byMessage, loose };
 }
 
-export function Timeline({ backendId, session, messages, interrupts, lastError, hasOlder, loadingOlder, onLoadOlder }: TimelineProps) {
+export function Timeline({ backendId, session, messages, interrupts, lastError, hasOlder, loadingOlder, onLoadOlder, onOpenChanges }: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
@@ -104,6 +129,9 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
   }
 
   const { byMessage, loose } = anchorInterrupts(messages, interrupts, session?.id);
+  const reverted = revertIndex(messages, session?.revert);
+  const turnEnds = new Map<number, Turn>();
+  for (const t of turns(messages)) if (t.totals.files > 0) turnEnds.set(t.end, t);
   const first = interrupts[0]?.id;
   const card = (it: Interrupt) => (
     <InterruptCard key={it.id} interrupt={it} backendId={backendId} sessionId={session?.id ?? it.sessionId} autoFocus={it.id === first} />
@@ -123,14 +151,28 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
               No messages yet. Say what you want the agent to do.
             </div>
           )}
-          {messages.map((m, i) => (
-            <div key={m.id} className="flex flex-col gap-3">
-              <div className="[contain-intrinsic-size:auto_120px] [content-visibility:auto]">
-                <MessageView message={m} streaming={busy && i === lastAssistant} />
+          {messages.map((m, i) => {
+            const turn = turnEnds.get(i);
+            const dim = reverted >= 0 && i >= reverted;
+            return (
+              <Fragment key={m.id}>
+                {i === reverted ? (
+                  <div className="flex items-center gap-2 text-[11.5px] text-warn" data-testid="revert-marker">
+                    <IconUndo size={12} />
+                    <span>Reverted from here — files restored to before this message</span>
+                    <span className="h-px flex-1 bg-warn/30" />
+                  </div>
+                ) : null}
+              <div className={cx("flex flex-col gap-3 transition-opacity", dim && "opacity-45")} data-reverted={dim || undefined} data-testid="timeline-item">
+                <div className="[contain-intrinsic-size:auto_120px] [content-visibility:auto]">
+                  <MessageView message={m} streaming={busy && i === lastAssistant} />
+                </div>
+                {turn && !(busy && i === messages.length - 1) ? <TurnChanges turn={turn} {...(onOpenChanges ? { onOpen: onOpenChanges } : {})} /> : null}
+                {byMessage.get(m.id)?.map(card)}
               </div>
-              {byMessage.get(m.id)?.map(card)}
-            </div>
-          ))}
+              </Fragment>
+            );
+          })}
           {loose.map(card)}
           {lastError && !busy && (
             <div role="alert" data-testid="session-error" className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err">

@@ -11,7 +11,7 @@ import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useTheme } from "@/lib/hooks/use-theme";
 import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
-import { IconFolder, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { IconBranch, IconFolder, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
 import { Inbox } from "./inbox";
 import { SessionStatusGlyph } from "./status-dot";
 
@@ -147,6 +147,7 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
                   >
                     <SessionStatusGlyph status={s.status} />
                     <span className="min-w-0 flex-1 truncate">{s.title}</span>
+                    {s.forkedFrom ? <IconBranch size={11} className="shrink-0 text-faint" title="Forked" /> : null}
                     <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>
                   </Link>
                 </li>

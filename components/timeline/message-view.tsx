@@ -1,12 +1,28 @@
 "use client";
 import { memo, useState, type ReactNode } from "react";
-import type { FileBlock, Message, MessageError, Usage } from "@/lib/model";
+import type { FileBlock, Message, MessageError, NoticeBlock, Usage } from "@/lib/model";
 import { Badge } from "@/components/ui/badge";
 import { cx } from "@/components/ui/cx";
-import { IconAlertCircle, IconStop } from "@/components/ui/icons";
+import { IconAlertCircle, IconFold, IconStop } from "@/components/ui/icons";
 import { PulseDots } from "@/components/ui/spinner";
-import { BlockView, FileView } from "./block-view";
+import { BlockView, FileView, NoticeView } from "./block-view";
 import { formatCost, formatDuration, formatTokens } from "./format";
+import { MessageToolbar } from "./message-actions";
+import { contextTokens } from "@/lib/timeline/selectors";
+
+/** The divider a compaction leaves in the timeline: what came before was summarized. */
+export function CompactionMarker({ block }: { block: NoticeBlock }) {
+  return (
+    <div className="flex w-full items-center gap-3 py-1 text-[11.5px] text-faint" data-testid="compaction-marker" role="status">
+      <span className="h-px flex-1 bg-border" />
+      <span className="inline-flex items-center gap-1.5">
+        <IconFold size={12} />
+        {block.text}
+      </span>
+      <span className="h-px flex-1 bg-border" />
+    </div>
+  );
+}
 
 /* -------------------------------------------------------------------------------------- user */
 
@@ -19,23 +35,36 @@ function UserMessage({ message }: { message: Message }) {
     .join("\n\n")
     .trim();
   const files = message.blocks.filter((b): b is FileBlock => b.kind === "file");
+  const notices = message.blocks.filter((b): b is NoticeBlock => b.kind === "notice");
   const long = text.split("\n").length > CLAMP_LINES || text.length > 1400;
   const [full, setFull] = useState(false);
   return (
-    <div className="flex flex-col items-end gap-1.5" data-testid="message" data-role="user" data-message-id={message.id}>
+    <div className="group/msg flex flex-col items-end gap-1.5" data-testid="message" data-role="user" data-message-id={message.id}>
       {text ? (
-        <div className="max-w-[85%] rounded-xl rounded-br-[4px] border border-border bg-raised px-3.5 py-2 text-[13.5px] leading-[21px] text-fg">
-          <div className={cx("whitespace-pre-wrap [overflow-wrap:anywhere]", long && !full && "line-clamp-[14]")}>{text}</div>
-          {long ? (
-            <button type="button" onClick={() => setFull((v) => !v)} className="mt-1 text-[12px] text-faint hover:text-fg">
-              {full ? "Show less" : "Show more"}
-            </button>
-          ) : null}
+        <div className="flex w-full items-start justify-end gap-1.5">
+          <MessageToolbar message={message} className="mt-1" />
+          <div className="max-w-[85%] rounded-xl rounded-br-[4px] border border-border bg-raised px-3.5 py-2 text-[13.5px] leading-[21px] text-fg">
+            <div className={cx("whitespace-pre-wrap [overflow-wrap:anywhere]", long && !full && "line-clamp-[14]")} data-testid="user-text">{text}</div>
+            {long ? (
+              <button type="button" onClick={() => setFull((v) => !v)} className="mt-1 text-[12px] text-faint hover:text-fg">
+                {full ? "Show less" : "Show more"}
+              </button>
+            ) : null}
+          </div>
         </div>
       ) : null}
       {files.map((f) => (
         <FileView key={f.id} block={f} />
       ))}
+      {notices.map((n) =>
+        n.code === "compaction" ? (
+          <CompactionMarker key={n.id} block={n} />
+        ) : (
+          <div key={n.id} className="w-full">
+            <NoticeView block={n} />
+          </div>
+        ),
+      )}
     </div>
   );
 }
@@ -48,6 +77,7 @@ function usageTitle(u: Usage): string {
   if (u.cacheReadTokens) parts.push(`Cache read ${u.cacheReadTokens.toLocaleString()}`);
   if (u.cacheWriteTokens) parts.push(`Cache write ${u.cacheWriteTokens.toLocaleString()}`);
   if (u.costUsd) parts.push(`Cost $${u.costUsd.toFixed(4)}`);
+  parts.push(`Context ${contextTokens(u).toLocaleString()}`);
   return parts.join(" · ");
 }
 
@@ -73,7 +103,7 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
   }
   if (took && !streaming) items.push(<span key="d" className="tabular-nums">{took}</span>);
   return (
-    <div className="flex h-5 min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11.5px] text-faint">
+    <div className="flex h-6 min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11.5px] text-faint" data-testid="message-footer">
       {streaming ? (
         <span className="flex shrink-0 items-center gap-1.5 text-muted">
           <PulseDots className="text-accent" />
@@ -81,12 +111,14 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
         </span>
       ) : null}
       {items.map((it, i) => (
-        <span key={i} className="flex min-w-0 items-center gap-1.5">
+        // The model name may shrink (it truncates); counts and times keep their width.
+        <span key={i} className={cx("flex items-center gap-1.5", i === 0 && message.model ? "min-w-0" : "shrink-0")}>
           {i > 0 || streaming ? <Sep /> : null}
           {it}
         </span>
       ))}
       {message.summary ? <Badge className="ml-1">Summary</Badge> : null}
+      {!streaming ? <MessageToolbar message={message} className="ml-auto" /> : null}
     </div>
   );
 }
@@ -115,7 +147,7 @@ function AssistantMessage({ message, streaming }: { message: Message; streaming:
   const blocks = message.blocks;
   const last = blocks.length - 1;
   return (
-    <div className="flex min-w-0 flex-col gap-2.5" data-testid="message" data-role="assistant" data-message-id={message.id}>
+    <div className="group/msg flex min-w-0 flex-col gap-2.5" data-testid="message" data-role="assistant" data-message-id={message.id}>
       {blocks.map((b, i) => (
         <BlockView key={b.id} block={b} streaming={streaming && i === last} />
       ))}

@@ -268,3 +268,74 @@ export const IconKey = make(
     <path d="M10.7 12.3L21 2M17 6l3 3M14.5 8.5l2.5 2.5" />
   </>,
 );
+export const IconBranch = make(
+  "IconBranch",
+  <>
+    <circle cx="6" cy="5.5" r="2" />
+    <circle cx="6" cy="18.5" r="2" />
+    <circle cx="18" cy="8" r="2" />
+    <path d="M6 7.5v9" />
+    <path d="M18 10c0 4-6 3.5-11 7" />
+  </>,
+);
+export const IconUndo = make(
+  "IconUndo",
+  <>
+    <path d="M9 14 4 9l5-5" />
+    <path d="M4 9h10.5a5.5 5.5 0 0 1 0 11H11" />
+  </>,
+);
+export const IconMore = make(
+  "IconMore",
+  <>
+    <circle cx="5.5" cy="12" r="1" fill="currentColor" />
+    <circle cx="12" cy="12" r="1" fill="currentColor" />
+    <circle cx="18.5" cy="12" r="1" fill="currentColor" />
+  </>,
+);
+export const IconDownload = make(
+  "IconDownload",
+  <>
+    <path d="M12 4v11" />
+    <path d="m7 10 5 5 5-5" />
+    <path d="M5 20h14" />
+  </>,
+);
+export const IconTrash = make(
+  "IconTrash",
+  <>
+    <path d="M4 7h16" />
+    <path d="M9 7V4h6v3" />
+    <path d="M6 7l1 13h10l1-13" />
+  </>,
+);
+export const IconDiff = make(
+  "IconDiff",
+  <>
+    <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
+    <path d="M12 9v6M9 12h6" />
+    <path d="M9 18h6" />
+  </>,
+);
+export const IconFold = make(
+  "IconFold",
+  <>
+    <path d="M4 12h16" />
+    <path d="m9 4 3 3 3-3" />
+    <path d="m9 20 3-3 3 3" />
+  </>,
+);
+export const IconColumns = make(
+  "IconColumns",
+  <>
+    <rect x="3.5" y="4.5" width="17" height="15" rx="1.5" />
+    <path d="M12 4.5v15" />
+  </>,
+);
+export const IconRows = make(
+  "IconRows",
+  <>
+    <rect x="3.5" y="4.5" width="17" height="15" rx="1.5" />
+    <path d="M3.5 12h17" />
+  </>,
+);

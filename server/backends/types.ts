@@ -1,6 +1,8 @@
 import "server-only";
 import type { Backend, Interrupt, Message, Session, Todo, TimelineEvent, FileDiff, ModelRef } from "@/lib/model";
-import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
+import type { AgentList, CreateSessionBody, InterruptAnswer, ModelInfo, PromptBody } from "@/lib/api";
+
+export type { ModelInfo };
 
 /** What an adapter loads to (re)build a session in the hub. */
 export interface LoadedSession {
@@ -10,14 +12,6 @@ export interface LoadedSession {
   interrupts: Interrupt[];
   todos: Todo[];
   olderCursor?: string;
-}
-
-export interface ModelInfo {
-  provider: string;
-  providerLabel?: string;
-  id: string;
-  label: string;
-  isDefault?: boolean;
 }
 
 /** Where adapters send canonical events. Implemented by the hub. */
@@ -48,7 +42,25 @@ export interface BackendAdapter {
   prompt(sessionId: string, body: PromptBody): Promise<void>;
   abort?(sessionId: string): Promise<void>;
   models?(): Promise<{ items: ModelInfo[]; default?: ModelRef }>;
+  /** Files changed by the turn of user message `messageId` (the whole session where supported). */
   diff?(sessionId: string, messageId?: string): Promise<FileDiff[]>;
+  /**
+   * A new, independent session holding the conversation as the user saw it at `messageId`: for a
+   * user message the messages before it (its prompt is edited and sent again), for an assistant
+   * message the messages through it; without `messageId`, all of it. Unknown message → 404.
+   * Lineage is recorded by the console, not the adapter.
+   */
+  fork?(sessionId: string, messageId?: string): Promise<Session>;
+  /** Undo `messageId` and everything after it: files are restored now; messages go at the next prompt. */
+  revert?(sessionId: string, messageId: string): Promise<Session>;
+  /** Cancel a pending revert: files and messages come back. */
+  unrevert?(sessionId: string): Promise<Session>;
+  /** Summarize the conversation so far (with `model`, else the session's model). */
+  compact?(sessionId: string, model?: ModelRef): Promise<void>;
+  /** Sessions spawned by this one (subagents). */
+  children?(sessionId: string): Promise<Session[]>;
+  /** Agents / modes a prompt can run with. */
+  agents?(): Promise<AgentList>;
   /**
    * Answer a pending interrupt. The adapter validates the answer against the interrupt (ApiError
    * 400 when it does not fit, 404 unknown, 409 already resolved) and emits `interrupt.resolved`

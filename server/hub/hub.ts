@@ -1,5 +1,5 @@
 import "server-only";
-import type { Backend, GlobalEvent, TimelineEvent } from "@/lib/model";
+import type { Backend, GlobalEvent, Session, TimelineEvent } from "@/lib/model";
 import { diffStates } from "@/lib/timeline/diff";
 import { stateFromSnapshot } from "@/lib/timeline/reducer";
 import type { BackendAdapter, EventSink, LoadedSession } from "../backends/types";
@@ -25,14 +25,19 @@ export class Hub implements EventSink {
   private globalSeq = Date.now() * 1000;
   private sweeper: ReturnType<typeof setInterval>;
 
-  constructor(private resolve: (backendId: string) => BackendAdapter | undefined) {
+  constructor(
+    private resolve: (backendId: string) => BackendAdapter | undefined,
+    /** Adds what the console knows about a session beyond its backend (fork lineage). */
+    private decorate: (backendId: string, session: Session) => Session = (_b, s) => s,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref?.();
   }
 
   /* ------------------------------------------------------------------ adapters → hub */
 
-  publish(backendId: string, sessionId: string, event: TimelineEvent): void {
+  publish(backendId: string, sessionId: string, eventIn: TimelineEvent): void {
+    const event: TimelineEvent = eventIn.type === "session.updated" ? { ...eventIn, session: this.decorate(backendId, eventIn.session) } : eventIn;
     const k = key(backendId, sessionId);
     const ch = this.channels.get(k);
     if (ch) ch.publish(event);
@@ -53,7 +58,7 @@ export class Hub implements EventSink {
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession): void {
     const ch = this.channels.get(key(backendId, sessionId));
     if (!ch) return;
-    const events = diffStates(ch.state, stateFromSnapshot(fresh));
+    const events = diffStates(ch.state, stateFromSnapshot({ ...fresh, session: this.decorate(backendId, fresh.session) }));
     if (events.length) log.info("reconciled session", { backendId, sessionId, events: events.length });
     for (const e of events) this.publish(backendId, sessionId, e);
   }
@@ -73,6 +78,7 @@ export class Hub implements EventSink {
     const promise = (async () => {
       try {
         const loaded = await adapter.loadSession(sessionId);
+        loaded.session = this.decorate(backendId, loaded.session);
         const ch = new SessionChannel(backendId, sessionId, stateFromSnapshot(loaded), {
           ...(loaded.olderCursor ? { olderCursor: loaded.olderCursor } : {}),
         });

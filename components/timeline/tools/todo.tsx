@@ -44,7 +44,7 @@ export function TodoList({ todos }: { todos: Todo[] }) {
   return (
     <ul className="flex flex-col gap-0.5">
       {todos.map((t, i) => (
-        <li key={i} className="flex items-start gap-2 text-[13px] leading-[20px]">
+        <li key={i} className="flex items-start gap-2 text-[13px] leading-[20px]" data-testid="todo-item" data-status={t.status}>
           <span className="mt-[3px] shrink-0">
             <Glyph status={t.status} />
           </span>

@@ -1,15 +1,18 @@
 import "server-only";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
-import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, Session, SessionStatus } from "@/lib/model";
-import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
+import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
+import type { AgentList, CreateSessionBody, InterruptAnswer, ModelList, PromptBody } from "@/lib/api";
 import { redactSecrets, registerSecret } from "../../auth/redact";
 import { ApiError, describeError, isApiError } from "../../errors";
 import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
-import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
+import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import {
   normalizeEvent,
   settleIdle,
+  toAgentList,
+  toFileDiffs,
+  toModelList,
   toMessage,
   toPermissionInterrupt,
   toQuestionInterrupt,
@@ -47,6 +50,9 @@ const CAPABILITIES: Capabilities = {
   delete: true,
   search: true,
   directories: true,
+  agents: true,
+  todos: true,
+  children: true,
   interrupts: { permission: true, question: true, input: false },
 };
 
@@ -546,29 +552,80 @@ export class OpencodeAdapter implements BackendAdapter {
     await this.call(() => this.api().session.abort({ sessionID: sessionId, ...this.dir(sessionId) }));
   }
 
-  async models(): Promise<{ items: ModelInfo[]; default?: { provider: string; id: string } }> {
-    const raw = (await this.call(() => this.api().config.providers())) as {
-      providers?: { id: string; name?: string; models?: Record<string, { id?: string; name?: string }> }[];
-      default?: Record<string, string>;
-    };
-    const items: ModelInfo[] = [];
-    for (const p of raw?.providers ?? []) {
-      for (const [mid, m] of Object.entries(p.models ?? {})) {
-        items.push({ provider: p.id, providerLabel: p.name ?? p.id, id: m.id ?? mid, label: m.name ?? mid, isDefault: raw.default?.[p.id] === (m.id ?? mid) });
-      }
-    }
-    const first = Object.entries(raw?.default ?? {})[0];
-    return { items, ...(first ? { default: { provider: first[0], id: first[1] } } : {}) };
+  async models(): Promise<ModelList> {
+    const [providers, config] = await Promise.all([
+      this.call(() => this.api().config.providers()),
+      this.call(() => this.api().config.get()).catch(() => undefined),
+    ]);
+    return toModelList(providers, config);
+  }
+
+  async agents(): Promise<AgentList> {
+    return toAgentList(await this.call(() => this.api().app.agents()));
   }
 
   async diff(sessionId: string, messageId?: string): Promise<FileDiff[]> {
     const raw = await this.call(() => this.api().session.diff({ sessionID: sessionId, ...(messageId ? { messageID: messageId } : {}), ...this.dir(sessionId) }));
-    return ((raw ?? []) as { file?: string; patch?: string; additions?: number; deletions?: number; status?: string }[]).map((d) => ({
-      path: d.file ?? "",
-      status: d.status === "added" || d.status === "deleted" ? d.status : "modified",
-      additions: d.additions ?? 0,
-      deletions: d.deletions ?? 0,
-      patch: d.patch ?? "",
-    }));
+    return toFileDiffs(raw);
+  }
+
+  /** Ids and roles of every message of a session, chronological (ids sort in time order). */
+  private async messageRoles(sessionId: string): Promise<{ id: string; role: string }[]> {
+    const raw = await this.call(() => this.api().session.messages({ sessionID: sessionId, ...this.dir(sessionId) }));
+    return ((raw ?? []) as { info?: { id?: unknown; role?: unknown } }[]).flatMap((m) =>
+      typeof m.info?.id === "string" && typeof m.info.role === "string" ? [{ id: m.info.id, role: m.info.role }] : [],
+    );
+  }
+
+  async fork(sessionId: string, messageId?: string): Promise<Session> {
+    await this.getSession(sessionId);
+    let before: string | undefined;
+    if (messageId) {
+      // OpenCode copies the messages strictly before `messageID` (and everything for an unknown id).
+      const all = await this.messageRoles(sessionId);
+      const i = all.findIndex((m) => m.id === messageId);
+      if (i < 0) throw ApiError.notFound(`Unknown message: ${messageId}`);
+      before = all[i]!.role === "user" ? messageId : all[i + 1]?.id;
+    }
+    const raw = await this.call(() => this.api().session.fork({ sessionID: sessionId, ...(before ? { messageID: before } : {}), ...this.dir(sessionId) }));
+    return this.toSession(raw);
+  }
+
+  private async requireMessage(sessionId: string, messageId: string): Promise<void> {
+    if (!/^msg_[A-Za-z0-9]+$/.test(messageId)) throw ApiError.notFound(`Unknown message: ${messageId}`);
+    try {
+      await this.call(() => this.api().session.message({ sessionID: sessionId, messageID: messageId, ...this.dir(sessionId) }));
+    } catch (err) {
+      if (isApiError(err) && err.code === "not_found") throw ApiError.notFound(`Unknown message: ${messageId}`);
+      throw err;
+    }
+  }
+
+  async revert(sessionId: string, messageId: string): Promise<Session> {
+    await this.getSession(sessionId);
+    // OpenCode answers 200 and does nothing for an unknown message: check it first.
+    await this.requireMessage(sessionId, messageId);
+    return this.toSession(await this.call(() => this.api().session.revert({ sessionID: sessionId, messageID: messageId, ...this.dir(sessionId) })));
+  }
+
+  async unrevert(sessionId: string): Promise<Session> {
+    return this.toSession(await this.call(() => this.api().session.unrevert({ sessionID: sessionId, ...this.dir(sessionId) })));
+  }
+
+  async compact(sessionId: string, model?: ModelRef): Promise<void> {
+    let m = model?.provider ? model : undefined;
+    if (!m) {
+      const s = await this.getSession(sessionId);
+      if (s.model?.provider) m = s.model;
+    }
+    if (!m) m = (await this.models()).default;
+    if (!m?.provider) throw ApiError.conflict("No model to compact with: pick a model first");
+    const { provider, id } = m;
+    await this.call(() => this.api().session.summarize({ sessionID: sessionId, providerID: provider, modelID: id, ...this.dir(sessionId) }));
+  }
+
+  async children(sessionId: string): Promise<Session[]> {
+    const raw = await this.call(() => this.api().session.children({ sessionID: sessionId, ...this.dir(sessionId) }));
+    return ((raw ?? []) as unknown[]).map((s) => this.toSession(s));
   }
 }

@@ -4,6 +4,8 @@
  */
 import type {
   Block,
+  FileChange,
+  FileDiff,
   Interrupt,
   Message,
   MessageError,
@@ -17,6 +19,7 @@ import type {
   ToolStatus,
   Usage,
 } from "@/lib/model";
+import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -121,7 +124,10 @@ export function toMessageInfo(raw: unknown): MessageInfo | null {
   if (role === "user") {
     const model = obj(m.model);
     if (str(model.modelID)) info.model = { id: str(model.modelID)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
+    const diffs = toFileDiffs(obj(m.summary).diffs).map(({ patch: _patch, ...change }): FileChange => change);
+    if (diffs.length) info.diffs = diffs;
   } else {
+    if (str(m.parentID)) info.parentId = str(m.parentID)!;
     if (str(m.modelID)) info.model = { id: str(m.modelID)!, ...(str(m.providerID) ? { provider: str(m.providerID)! } : {}) };
     const usage = toUsage(m.tokens, m.cost);
     if (usage && (usage.inputTokens || usage.outputTokens)) info.usage = usage;
@@ -131,6 +137,25 @@ export function toMessageInfo(raw: unknown): MessageInfo | null {
   }
   if (str(m.agent)) info.agent = str(m.agent)!;
   return info;
+}
+
+/** OpenCode's `[{file, patch, additions, deletions, status}]` (diff route, `summary.diffs`). */
+export function toFileDiffs(raw: unknown): FileDiff[] {
+  return arr(raw).flatMap((d) => {
+    const o = obj(d);
+    const path = str(o.file) ?? str(o.path);
+    if (!path) return [];
+    const status = str(o.status);
+    return [
+      {
+        path,
+        status: status === "added" || status === "deleted" ? status : "modified",
+        additions: num(o.additions) ?? 0,
+        deletions: num(o.deletions) ?? 0,
+        patch: str(o.patch) ?? "",
+      },
+    ];
+  });
 }
 
 /* ------------------------------------------------------------------------------ parts */
@@ -232,10 +257,10 @@ export function toBlock(raw: unknown): Block | null {
     case "file":
       return { id, kind: "file", name: str(p.filename) ?? "file", mime: str(p.mime) ?? "application/octet-stream", url: str(p.url) ?? "" };
     case "compaction":
-      return { id, kind: "notice", level: "info", text: p.auto === true ? "Context compacted automatically" : "Conversation compacted" };
+      return { id, kind: "notice", level: "info", code: "compaction", text: p.auto === true ? "Context compacted automatically" : "Conversation compacted" };
     case "retry": {
       const err = toMessageError(p.error);
-      return { id, kind: "notice", level: "warn", text: `Retrying: ${err?.message ?? "upstream error"}` };
+      return { id, kind: "notice", level: "warn", code: "retry", text: `Retrying: ${err?.message ?? "upstream error"}` };
     }
     default:
       return null;
@@ -437,4 +462,53 @@ export function settleIdle(messages: Message[]): Message[] {
       ),
     };
   });
+}
+
+/* ------------------------------------------------------------------------------ models, agents */
+
+/**
+ * `GET /config/providers` → the model list, each with its context window where known. The default
+ * is the configured `model` ("provider/id" from `GET /config`) when it is listed — OpenCode's
+ * per-provider defaults are its own ranking, not what a new session uses — else the first
+ * provider's default.
+ */
+export function toModelList(raw: unknown, config?: unknown): ModelList {
+  const r = obj(raw);
+  const defaults = obj(r.default);
+  const items: ModelInfo[] = [];
+  for (const p of arr(r.providers)) {
+    const po = obj(p);
+    const provider = str(po.id);
+    if (!provider) continue;
+    for (const [key, m] of Object.entries(obj(po.models))) {
+      const mo = obj(m);
+      const id = str(mo.id) ?? key;
+      const context = num(obj(mo.limit).context);
+      items.push({ provider, providerLabel: str(po.name) ?? provider, id, label: str(mo.name) ?? id, ...(context ? { contextWindow: context } : {}) });
+    }
+  }
+  const configured = str(obj(config).model);
+  const slash = configured?.indexOf("/") ?? -1;
+  let def: { provider: string; id: string } | undefined =
+    configured && slash > 0 ? { provider: configured.slice(0, slash), id: configured.slice(slash + 1) } : undefined;
+  if (def && !items.some((m) => m.provider === def!.provider && m.id === def!.id)) def = undefined;
+  if (!def) {
+    const first = Object.entries(defaults).find(([, v]) => typeof v === "string");
+    if (first) def = { provider: first[0], id: first[1] as string };
+  }
+  for (const m of items) if (def && m.provider === def.provider && m.id === def.id) m.isDefault = true;
+  return { items, ...(def ? { default: def } : {}) };
+}
+
+/** `GET /agent` → the agents a prompt can pick: visible primary ones (build, plan …). */
+export function toAgentList(raw: unknown): AgentList {
+  const items = arr(raw).flatMap((a) => {
+    const o = obj(a);
+    const name = str(o.name);
+    const mode = str(o.mode);
+    if (!name || o.hidden === true || (mode !== "primary" && mode !== "all")) return [];
+    const description = str(o.description);
+    return [{ id: name, label: name.charAt(0).toUpperCase() + name.slice(1), ...(description ? { description } : {}) }];
+  });
+  return { items, ...(items.some((a) => a.id === "build") ? { default: "build" } : items[0] ? { default: items[0].id } : {}) };
 }

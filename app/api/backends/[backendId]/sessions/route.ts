@@ -7,8 +7,9 @@ export const dynamic = "force-dynamic";
 
 export const GET = route<BackendParams>(async (req, { backendId }) => {
   const q = readQuery(req, ListSessionsQuery);
-  const { backends } = await app();
-  return json(await backends.require(backendId).listSessions(q));
+  const { backends, lineage } = await app();
+  const page = await backends.require(backendId).listSessions(q);
+  return json({ ...page, items: page.items.map((s) => lineage.decorate(backendId, s)) });
 });
 
 export const POST = route<BackendParams>(async (req, { backendId }) => {

@@ -1,5 +1,5 @@
 import { EmptyBody, EmptyQuery, PatchSessionBody } from "@/lib/api";
-import { ApiError } from "@/server/errors";
+import { capability } from "@/server/capability";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
 
@@ -7,17 +7,16 @@ export const dynamic = "force-dynamic";
 
 export const GET = route<SessionParams>(async (req, { backendId, sessionId }) => {
   readQuery(req, EmptyQuery);
-  const { backends } = await app();
-  return json(await backends.require(backendId).getSession(sessionId));
+  const { backends, lineage } = await app();
+  return json(lineage.decorate(backendId, await backends.require(backendId).getSession(sessionId)));
 });
 
 export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, PatchSessionBody);
-  const { backends, hub } = await app();
+  const { backends, hub, lineage } = await app();
   const adapter = backends.require(backendId);
-  if (!adapter.renameSession) throw ApiError.conflict(`${adapter.info().label} cannot rename sessions`);
-  const session = await adapter.renameSession(sessionId, body.title);
+  const session = lineage.decorate(backendId, await capability(adapter, "rename", adapter.renameSession)(sessionId, body.title));
   hub.publish(backendId, sessionId, { type: "session.updated", session });
   return json(session);
 });
@@ -25,10 +24,10 @@ export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) 
 export const DELETE = route<SessionParams>(async (req, { backendId, sessionId }) => {
   readQuery(req, EmptyQuery);
   await readBody(req, EmptyBody);
-  const { backends, hub } = await app();
+  const { backends, hub, lineage } = await app();
   const adapter = backends.require(backendId);
-  if (!adapter.deleteSession) throw ApiError.conflict(`${adapter.info().label} cannot delete sessions`);
-  await adapter.deleteSession(sessionId);
+  await capability(adapter, "delete", adapter.deleteSession)(sessionId);
   hub.drop(backendId, sessionId);
+  lineage.forget(backendId, sessionId);
   return json({ ok: true });
 });

@@ -1,0 +1,12 @@
+import { capability } from "@/server/capability";
+import { json, route } from "@/server/http";
+import { app, type BackendParams } from "@/server/routes";
+
+export const dynamic = "force-dynamic";
+
+/** The agents / modes a prompt can run with: `{items: [{id, label, description?}], default?}`. */
+export const GET = route<BackendParams>(async (_req, { backendId }) => {
+  const { backends } = await app();
+  const adapter = backends.require(backendId);
+  return json(await capability(adapter, "agents", adapter.agents)());
+});

@@ -1,0 +1,128 @@
+"use client";
+import type { Message, Todo } from "@/lib/model";
+import { TodoList } from "../timeline/tools/todo";
+import { cx } from "../ui/cx";
+import { IconDiff, IconListChecks, IconX } from "../ui/icons";
+import { ChangesView, useDiffLayout } from "./changes-view";
+
+export type PanelTab = "changes" | "plan";
+
+export function todoProgress(todos: Todo[]): { done: number; total: number; active?: Todo } {
+  const active = todos.find((t) => t.status === "in_progress");
+  return { done: todos.filter((t) => t.status === "completed").length, total: todos.length, ...(active ? { active } : {}) };
+}
+
+/** The agent's plan: the todo list with statuses and progress, live from `todo.updated`. */
+export function PlanView({ todos }: { todos: Todo[] }) {
+  const { done, total, active } = todoProgress(todos);
+  if (total === 0) {
+    return (
+      <div className="grid flex-1 place-items-center p-6 text-center text-[12.5px] text-faint" data-testid="todo-panel" data-count={0}>
+        No plan yet. When the agent writes a todo list, it shows up here and follows its progress.
+      </div>
+    );
+  }
+  const pct = Math.round((done / total) * 100);
+  return (
+    <div className="min-h-0 flex-1 overflow-y-auto p-3" data-testid="todo-panel" data-count={total} data-done={done}>
+      <div className="mb-3 flex items-center gap-3">
+        <span className="text-[12px] text-muted" data-testid="todo-progress">
+          {done} of {total} done
+        </span>
+        <div className="h-1.5 flex-1 overflow-hidden rounded-full bg-raised" aria-hidden>
+          <div className="h-full rounded-full bg-ok transition-[width] duration-300" style={{ width: `${pct}%` }} />
+        </div>
+      </div>
+      {active ? (
+        <p className="mb-3 rounded-md border border-accent/25 bg-accent/5 px-2.5 py-1.5 text-[12px] text-fg">
+          <span className="text-faint">Now: </span>
+          {active.content}
+        </p>
+      ) : null}
+      <TodoList todos={todos} />
+    </div>
+  );
+}
+
+/** The right-hand panel of a session: its changes for review, and its plan. */
+export function ReviewPanel({
+  tab,
+  onTab,
+  onClose,
+  backendId,
+  sessionId,
+  messages,
+  todos,
+  turnId,
+  onTurn,
+  diffUnavailable,
+  directory,
+}: {
+  tab: PanelTab;
+  onTab(tab: PanelTab): void;
+  onClose(): void;
+  backendId: string;
+  sessionId: string;
+  messages: Message[];
+  todos: Todo[];
+  turnId: string | undefined;
+  onTurn(turnId: string | undefined): void;
+  diffUnavailable?: string;
+  directory?: string;
+}) {
+  const { done, total } = todoProgress(todos);
+  const [layout, setLayout] = useDiffLayout();
+  // Side by side needs room: the panel widens while the split layout shows.
+  const wide = tab === "changes" && layout === "split";
+  const tabs: { id: PanelTab; label: string; icon: React.ReactNode; extra?: string }[] = [
+    { id: "changes", label: "Changes", icon: <IconDiff size={13} /> },
+    { id: "plan", label: "Plan", icon: <IconListChecks size={13} />, ...(total ? { extra: `${done}/${total}` } : {}) },
+  ];
+  return (
+    <aside
+      className={cx("flex h-full min-w-[360px] shrink-0 flex-col border-l border-border bg-panel", wide ? "w-[min(880px,58vw)]" : "w-[min(640px,48vw)]")}
+      data-testid="review-panel"
+      data-tab={tab}
+      aria-label="Review"
+    >
+      <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2" role="tablist">
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            aria-selected={tab === t.id}
+            onClick={() => onTab(t.id)}
+            data-testid={`panel-tab-${t.id}`}
+            className={cx(
+              "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px]",
+              tab === t.id ? "bg-raised font-medium text-fg" : "text-muted hover:text-fg",
+            )}
+          >
+            {t.icon}
+            {t.label}
+            {t.extra ? <span className="font-mono text-[11px] text-faint">{t.extra}</span> : null}
+          </button>
+        ))}
+        <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg" title="Close (Esc)" aria-label="Close panel" data-testid="panel-close">
+          <IconX size={14} />
+        </button>
+      </div>
+      {tab === "changes" ? (
+        <ChangesView
+          backendId={backendId}
+          sessionId={sessionId}
+          messages={messages}
+          turnId={turnId}
+          onTurn={onTurn}
+          layout={layout}
+          onLayout={setLayout}
+          {...(diffUnavailable ? { diffUnavailable } : {})}
+          {...(directory ? { directory } : {})}
+        />
+      ) : (
+        <PlanView todos={todos} />
+      )}
+    </aside>
+  );
+}

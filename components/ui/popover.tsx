@@ -1,0 +1,158 @@
+"use client";
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { cx } from "./cx";
+
+/**
+ * A button that opens a floating panel below it. Closes on Escape, on a click outside, and when
+ * `close` (passed to the children) is called. Controlled (`open`/`onOpenChange`) or not.
+ */
+export function Popover({
+  label,
+  title,
+  children,
+  align = "end",
+  open: openProp,
+  onOpenChange,
+  className,
+  buttonClassName,
+  panelClassName,
+  testId,
+  panelTestId,
+  disabled,
+}: {
+  label: ReactNode;
+  title?: string;
+  children: (close: () => void) => ReactNode;
+  align?: "start" | "end";
+  open?: boolean;
+  onOpenChange?: (open: boolean) => void;
+  className?: string;
+  buttonClassName?: string;
+  panelClassName?: string;
+  testId?: string;
+  panelTestId?: string;
+  disabled?: boolean;
+}) {
+  const [inner, setInner] = useState(false);
+  const open = openProp ?? inner;
+  const set = (v: boolean) => {
+    if (openProp === undefined) setInner(v);
+    onOpenChange?.(v);
+  };
+  const setRef = useRef(set);
+  setRef.current = set;
+  const root = useRef<HTMLDivElement>(null);
+  const id = useId();
+
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => {
+      if (root.current && !root.current.contains(e.target as Node)) setRef.current(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") setRef.current(false);
+    };
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+
+  return (
+    <div ref={root} className={cx("relative", className)}>
+      <button
+        type="button"
+        title={title}
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        aria-controls={open ? id : undefined}
+        disabled={disabled}
+        onClick={() => set(!open)}
+        data-testid={testId}
+        className={cx(
+          "inline-flex h-7 items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg disabled:opacity-40 aria-expanded:bg-raised aria-expanded:text-fg",
+          buttonClassName,
+        )}
+      >
+        {label}
+      </button>
+      {open ? (
+        <div
+          id={id}
+          role="dialog"
+          data-testid={panelTestId}
+          className={cx(
+            "absolute top-full z-40 mt-1 min-w-[220px] rounded-lg border border-border-strong bg-panel p-1 shadow-xl shadow-black/20",
+            align === "end" ? "right-0" : "left-0",
+            panelClassName,
+          )}
+        >
+          {children(() => set(false))}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** A row of a menu: an action, disabled with its reason on hover when it cannot run. */
+export function MenuItem({
+  icon,
+  children,
+  onSelect,
+  href,
+  download,
+  disabledReason,
+  danger,
+  testId,
+  hint,
+}: {
+  icon?: ReactNode;
+  children: ReactNode;
+  onSelect?: () => void;
+  href?: string;
+  download?: boolean;
+  disabledReason?: string;
+  danger?: boolean;
+  testId?: string;
+  hint?: ReactNode;
+}) {
+  const cls = cx(
+    "flex h-8 w-full items-center gap-2 rounded-md px-2 text-left text-[12.5px]",
+    disabledReason ? "cursor-not-allowed text-faint" : danger ? "text-err hover:bg-err/10" : "text-fg hover:bg-raised",
+  );
+  const body = (
+    <>
+      <span className="grid w-4 shrink-0 place-items-center text-muted">{icon}</span>
+      <span className="min-w-0 flex-1 truncate">{children}</span>
+      {hint ? <span className="shrink-0 text-[11px] text-faint">{hint}</span> : null}
+    </>
+  );
+  if (href && !disabledReason) {
+    return (
+      <a href={href} download={download} className={cls} data-testid={testId} role="menuitem" onClick={onSelect}>
+        {body}
+      </a>
+    );
+  }
+  return (
+    <button
+      type="button"
+      role="menuitem"
+      className={cls}
+      data-testid={testId}
+      aria-disabled={disabledReason ? true : undefined}
+      title={disabledReason}
+      onClick={() => {
+        if (!disabledReason) onSelect?.();
+      }}
+    >
+      {body}
+    </button>
+  );
+}
+
+export function MenuSeparator() {
+  return <div className="my-1 h-px bg-border" role="separator" />;
+}

@@ -1,0 +1,52 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+import { SessionPage } from "./session-page";
+
+/** The session page's tree and review parts: message actions, branch tree, review panel, menu. */
+export class ReviewPage extends SessionPage {
+  readonly panel: Locator;
+  readonly revertBanner: Locator;
+
+  constructor(page: Page) {
+    super(page);
+    this.panel = page.getByTestId("review-panel");
+    this.revertBanner = page.getByTestId("revert-banner");
+  }
+
+  /** Clicks a message's toolbar action (the toolbar shows on hover). */
+  async messageAction(message: Locator, action: "fork-message" | "revert-message") {
+    await message.hover();
+    await message.getByTestId(action).click();
+  }
+
+  async menu(action: "action-rename" | "action-fork" | "action-compact" | "action-export-md" | "action-export-json" | "action-delete") {
+    await this.page.getByTestId("session-menu").click();
+    await this.page.getByTestId(action).click();
+  }
+
+  /** Waits for navigation to another session and returns its id. */
+  async waitForOtherSession(previousId: string): Promise<string> {
+    await this.page.waitForURL((u) => /\/sessions\/[^/]+\/ses_/.test(u.pathname) && !u.pathname.endsWith(previousId));
+    const id = decodeURIComponent(new URL(this.page.url()).pathname.split("/").pop()!);
+    await expect(this.view).toHaveAttribute("data-loaded", "true");
+    return id;
+  }
+
+  /** The text of each message, in order, as `role: text`. */
+  async transcript(): Promise<string[]> {
+    const out: string[] = [];
+    for (const m of await this.messages().all()) {
+      const role = await m.getAttribute("data-role");
+      const text = role === "user" ? await m.getByTestId("user-text").textContent() : await m.locator('[data-testid="block"][data-kind="text"]').allTextContents().then((t) => t.join(" "));
+      out.push(`${role}: ${(text ?? "").trim()}`);
+    }
+    return out;
+  }
+
+  treeNodes(): Locator {
+    return this.page.getByTestId("branch-tree").getByTestId("tree-node");
+  }
+
+  reviewFile(path: string): Locator {
+    return this.panel.locator(`[data-testid="review-file"][data-path="${path}"]`);
+  }
+}

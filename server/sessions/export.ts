@@ -1,0 +1,38 @@
+import "server-only";
+import type { ExportFormat, SessionExport } from "@/lib/api";
+import { exportFileName, sessionMarkdown } from "@/lib/export";
+import type { Message } from "@/lib/model";
+import type { ConsoleApp } from "../app";
+
+const PAGE = 200;
+const MAX_PAGES = 50;
+
+/** The whole session from its backend: the newest page, then older pages until the start. */
+export async function loadWholeSession(app: Pick<ConsoleApp, "backends" | "lineage">, backendId: string, sessionId: string): Promise<SessionExport> {
+  const adapter = app.backends.require(backendId);
+  const loaded = await adapter.loadSession(sessionId);
+  let messages: Message[] = loaded.messages;
+  let cursor = loaded.olderCursor;
+  for (let i = 0; cursor && adapter.loadMessages && i < MAX_PAGES; i++) {
+    const page = await adapter.loadMessages(sessionId, { before: cursor, limit: PAGE });
+    const known = new Set(messages.map((m) => m.id));
+    messages = [...page.items.filter((m) => !known.has(m.id)), ...messages];
+    cursor = page.nextCursor;
+  }
+  return { session: app.lineage.decorate(backendId, loaded.session), messages, todos: loaded.todos, exportedAt: Date.now() };
+}
+
+/** The export as a download response (`Content-Disposition: attachment`). */
+export async function exportResponse(app: Pick<ConsoleApp, "backends" | "lineage">, backendId: string, sessionId: string, format: ExportFormat): Promise<Response> {
+  const data = await loadWholeSession(app, backendId, sessionId);
+  const name = exportFileName(data.session, format);
+  const body = format === "json" ? JSON.stringify(data, null, 2) : sessionMarkdown(data.session, data.messages, data.todos, data.exportedAt);
+  return new Response(body, {
+    headers: {
+      "content-type": format === "json" ? "application/json; charset=utf-8" : "text/markdown; charset=utf-8",
+      "content-disposition": `attachment; filename="${name}"`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
