@@ -1,4 +1,5 @@
 "use client";
+import type { ReactNode } from "react";
 import type { Backend, Session } from "@/lib/model";
 import type { ConnectionState } from "@/lib/client/sse-client";
 import { compactNumber, formatCost } from "@/lib/format";
@@ -53,7 +54,20 @@ export function UsageMeter({ session }: { session: Session }) {
   );
 }
 
-export function SessionHeader({ session, backend, link, linkDetail }: { session: Session | null; backend: Backend | undefined; link: LinkState; linkDetail?: string }) {
+export function SessionHeader({
+  session,
+  backend,
+  link,
+  linkDetail,
+  actions,
+}: {
+  session: Session | null;
+  backend: Backend | undefined;
+  link: LinkState;
+  linkDetail?: string;
+  /** Buttons shown before the connection indicator (e.g. Share). */
+  actions?: ReactNode;
+}) {
   return (
     <header className="flex h-14 shrink-0 items-center gap-3 border-b border-border bg-panel px-4">
       <div className="min-w-0 flex-1">
@@ -80,6 +94,7 @@ export function SessionHeader({ session, backend, link, linkDetail }: { session:
         </div>
       </div>
       {session && <UsageMeter session={session} />}
+      {actions}
       <ConnectionIndicator state={link} {...(linkDetail ? { detail: linkDetail } : {})} />
     </header>
   );

@@ -5,6 +5,7 @@ import { apiSend, sessionPath } from "@/lib/client/api-client";
 import { setBaseTitle } from "@/lib/client/page-title";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
+import { ShareButton } from "../share/share-dialog";
 import { Composer } from "./composer";
 import { linkState, SessionHeader } from "./session-header";
 import { Timeline } from "./timeline";
@@ -54,7 +55,13 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
 
   return (
     <div className="flex h-full min-h-0 flex-col" data-testid="session-view" data-loaded={view.loaded}>
-      <SessionHeader session={session} backend={backend} link={link} {...(backend?.error ? { linkDetail: backend.error } : {})} />
+      <SessionHeader
+        session={session}
+        backend={backend}
+        link={link}
+        {...(backend?.error ? { linkDetail: backend.error } : {})}
+        actions={<ShareButton backendId={backendId} sessionId={sessionId} title={session?.title ?? ""} messages={messages} disabled={!view.loaded || !session} />}
+      />
       <Timeline
         backendId={backendId}
         session={session}

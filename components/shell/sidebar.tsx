@@ -11,7 +11,7 @@ import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useTheme } from "@/lib/hooks/use-theme";
 import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
-import { IconFolder, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { IconFolder, IconLink, IconMoon, IconSearch, IconSun } from "../ui/icons";
 import { Inbox } from "./inbox";
 import { SessionStatusGlyph } from "./status-dot";
 
@@ -227,6 +227,11 @@ export function Sidebar() {
         ))}
         {backends.length === 0 && <p className="px-3 text-xs text-faint">Loading backends…</p>}
       </nav>
+      <div className="border-t border-border p-1.5">
+        <Link href="/settings/shares" data-testid="nav-shares" className="flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] text-muted hover:bg-raised/60 hover:text-fg">
+          <IconLink className="size-3.5" /> Shares
+        </Link>
+      </div>
     </aside>
   );
 }
