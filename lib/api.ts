@@ -187,7 +187,11 @@ export const RedactionExample = z.object({
   where: z.string(),
 });
 export const RedactionSummary = z.object({
+  /** Distinct secrets found. */
   total: z.number(),
+  /** How many times they occur in what is shared (a key in a command and its output counts twice). */
+  occurrences: z.number(),
+  /** Distinct secrets by marker kind. */
   byKind: z.record(z.string(), z.number()),
   examples: z.array(RedactionExample),
 });

@@ -93,6 +93,7 @@ function RedactionPreview({ preview, loading, error }: { preview: SharePreview |
         <span className="font-medium text-fg" data-testid="redaction-count">
           {error ? "Cannot preview" : !r ? "Checking for secrets…" : r.total === 0 ? "No secrets found" : `${r.total} secret${r.total === 1 ? "" : "s"} will be redacted`}
         </span>
+        {r && r.occurrences > r.total && <span className="text-[11.5px] text-faint">in {r.occurrences} places</span>}
         {loading && <Spinner size={11} className="text-faint" />}
         <span className="ml-auto flex min-w-0 flex-wrap justify-end gap-1">
           {r &&
@@ -259,7 +260,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
             <div className="min-h-0 flex-1 overflow-y-auto px-4 py-2">
               <div className="divide-y divide-border">
                 <Row label="What" hint="Messages shared">
-                  <div className="flex flex-col gap-2">
+                  <div className="flex flex-col items-start gap-2">
                     <Segmented
                       name="scope"
                       value={scope}

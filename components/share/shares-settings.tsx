@@ -97,7 +97,7 @@ function SharesList() {
                   )}
                 </td>
                 <td className="truncate px-3 text-muted" title={s.lastAccessAt ? absoluteTime(s.lastAccessAt) : undefined}>
-                  {s.lastAccessAt && now ? `${relativeTime(s.lastAccessAt, now)} · ${s.accessCount}×` : "Never"}
+                  {s.lastAccessAt && now ? `${relativeTime(s.lastAccessAt, now)} · ${s.accessCount} view${s.accessCount === 1 ? "" : "s"}` : "Never"}
                 </td>
                 <td className="px-3 text-right">
                   {s.state === "active" && (
@@ -180,7 +180,7 @@ function Patterns() {
             if (label.trim() && pattern) add.mutate({ label: label.trim(), pattern, regex });
           }}
         >
-          <input value={label} onChange={(e) => setLabel(e.target.value)} placeholder="Label, e.g. Internal hosts" maxLength={60} className={cx(input, "w-44")} data-testid="pattern-label" />
+          <input value={label} onChange={(e) => setLabel(e.target.value)} placeholder="Label" maxLength={60} className={cx(input, "w-40")} data-testid="pattern-label" />
           <input value={pattern} onChange={(e) => setPattern(e.target.value)} placeholder={regex ? "Regular expression, e.g. acme-[0-9]{6}" : "Text to hide, e.g. db.internal.acme.corp"} maxLength={300} className={cx(input, "min-w-0 flex-1 font-mono")} data-testid="pattern-value" />
           <label className="inline-flex h-8 items-center gap-1.5 text-[12px] text-muted">
             <input type="checkbox" checked={regex} onChange={(e) => setRegex(e.target.checked)} className="size-3.5 accent-[var(--sb-accent)]" data-testid="pattern-regex" />

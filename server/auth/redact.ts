@@ -37,6 +37,8 @@ export interface Finding {
   masked: string;
   /** Offset of the marker in the redacted text. */
   offset: number;
+  /** A 32-bit hash of the secret, to count distinct secrets. Never sent anywhere. */
+  fingerprint: string;
 }
 
 export interface RedactResult {
@@ -65,6 +67,16 @@ const hasLetter = (s: string) => /[A-Za-z]/.test(s);
 /** Looks like a random token rather than a word: letters and digits, and varied. */
 export function looksRandom(s: string, minLength = 16): boolean {
   return s.length >= minLength && hasDigit(s) && hasLetter(s) && entropy(s) >= 3;
+}
+
+/** FNV-1a, 32 bits: enough to tell secrets apart in one preview. */
+function fingerprint(secret: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < secret.length; i++) {
+    h ^= secret.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16);
 }
 
 function mask(secret: string): string {
@@ -362,7 +374,7 @@ function applyRule(text: string, rule: RedactionRule, findings: Finding[]): stri
     const kind = rule.kindOf?.(secret, m) ?? rule.kind;
     const marker = markerFor(kind);
     out += text.slice(last, start);
-    fresh.push({ kind, masked: mask(secret), offset: out.length });
+    fresh.push({ kind, masked: mask(secret), offset: out.length, fingerprint: fingerprint(secret) });
     out += marker;
     last = end;
     delta += marker.length - (end - start);
@@ -435,7 +447,7 @@ export class Redactor {
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
       if (typeof x === "string" && x !== "" && isSecretName(k) && secretValue(x) && !x.startsWith(MARKER_PREFIX)) {
         const kind = providerKind(x) ?? "secret";
-        sink?.push({ kind, masked: mask(x), offset: 0 });
+        sink?.push({ kind, masked: mask(x), offset: 0, fingerprint: fingerprint(x) });
         out[k] = markerFor(kind);
       } else out[k] = this.value(x, sink, depth + 1);
     }

@@ -3,7 +3,7 @@ import type { ShareStreamEvent } from "@/lib/api";
 import type { Message, Session, TimelineEvent, ToolBlock, WireEvent } from "@/lib/model";
 import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { Redactor } from "../auth/redact";
-import { ShareEventFilter, ShareRenderer, holdBackTail, inScope, previewRedactions, type ShareScope } from "./view";
+import { ShareEventFilter, ShareRenderer, holdBackTail, inScope, lineExcerpt, previewRedactions, type ShareScope } from "./view";
 
 const KEY = "sk-proj-Ab3dEf6hIj9kLmN0pQr2StU5vWx8Yz1aBcD4eFg7HiJ";
 const redactor = new Redactor();
@@ -149,14 +149,23 @@ describe("preview", () => {
     const p = previewRedactions(renderer(), baseState());
     expect(p.messages).toBe(4);
     expect(p.toolCalls).toBe(1);
-    expect(p.summary.byKind).toEqual({ "openai-key": 2, "connection-string": 1 });
-    expect(p.summary.total).toBe(3);
-    expect(p.summary.examples.length).toBeGreaterThan(0);
-    for (const e of p.summary.examples) {
-      expect(e.excerpt).toContain(`[REDACTED:${e.kind}]`);
-      expect(e.excerpt).not.toContain(KEY);
-      expect(e.where).toBe("bash tool");
-    }
+    // The key is in the command and in its output: one secret, two places.
+    expect(p.summary.byKind).toEqual({ "openai-key": 1, "connection-string": 1 });
+    expect(p.summary.total).toBe(2);
+    expect(p.summary.occurrences).toBe(3);
+    expect(p.summary.examples).toEqual([
+      { kind: "openai-key", where: "bash command", excerpt: "echo OPENAI_API_KEY=[REDACTED:openai-key]" },
+      { kind: "connection-string", where: "bash output", excerpt: "DATABASE_URL=[REDACTED:connection-string]" },
+    ]);
+  });
+
+  it("excerpts are the marker's line, windowed when long", () => {
+    const text = `first\n${"x".repeat(100)} TOKEN=[REDACTED:secret] ${"y".repeat(100)}\nlast`;
+    const at = text.indexOf("[REDACTED");
+    const ex = lineExcerpt(text, at, "[REDACTED:secret]".length);
+    expect(ex).toMatch(/^…x+ TOKEN=\[REDACTED:secret\] y+…$/);
+    expect(ex.length).toBeLessThan(100);
+    expect(lineExcerpt("a\nKEY=[REDACTED:secret]\nb", 6, 17)).toBe("KEY=[REDACTED:secret]");
   });
 
   it("counts hidden tool outputs", () => {

@@ -11,7 +11,7 @@
 import type { SharedSnapshot, RedactionSummary, ShareStreamEvent } from "@/lib/api";
 import type { Block, Message, MessageInfo, Session, SessionStatus, ToolBlock, WireEvent } from "@/lib/model";
 import type { SessionState } from "@/lib/timeline/reducer";
-import { excerpts, type Finding, type Redactor } from "../auth/redact";
+import type { Finding, Redactor } from "../auth/redact";
 
 export interface ShareScope {
   upToMessageId?: string;
@@ -71,6 +71,11 @@ export class ShareRenderer {
       this.cachedFor = current;
     }
     return current;
+  }
+
+  /** The redactor in use now (the user's patterns change it). */
+  redactorNow(): Redactor {
+    return this.r();
   }
 
   private text(s: string, sink?: Finding[]): string {
@@ -209,60 +214,98 @@ export class ShareRenderer {
 
 /* --------------------------------------------------------------------------------- preview */
 
-const WHERE: Record<Block["kind"], string> = { text: "text", reasoning: "reasoning", tool: "tool", file: "file", notice: "notice" };
-
-/** What redaction removes from a share of this state: counts by kind and a few examples. */
-export function previewRedactions(renderer: ShareRenderer, state: SessionState, maxExamples = 6): { summary: RedactionSummary; messages: number; toolCalls: number; hiddenToolOutputs: number } {
-  const byKind: Record<string, number> = {};
-  const examples: RedactionSummary["examples"] = [];
-  let total = 0;
-  let toolCalls = 0;
-  let hiddenToolOutputs = 0;
-  const seenKinds = new Map<string, number>();
-  const messages = state.messages.filter((m) => inScope(renderer.scope, m));
-  const add = (findings: Finding[], redacted: string, where: string) => {
-    for (const f of findings) {
-      byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
-      total++;
-    }
-    if (!findings.length || examples.length >= maxExamples) return;
-    for (const ex of excerpts(redacted)) {
-      // Prefer variety: at most two examples of one kind.
-      const n = seenKinds.get(ex.kind) ?? 0;
-      if (n >= 2 || examples.length >= maxExamples) continue;
-      seenKinds.set(ex.kind, n + 1);
-      examples.push({ kind: ex.kind, excerpt: ex.excerpt, where });
-    }
-  };
-  for (const m of messages) {
-    const info: Finding[] = [];
-    const shown = renderer.info(m, info);
-    add(info, shown.error?.message ?? "", "error");
-    for (const b of m.blocks) {
-      if (b.kind === "tool") {
-        toolCalls++;
-        if (!renderer.scope.includeToolOutput && (b.output || b.diff?.length || b.error)) hiddenToolOutputs++;
-      }
-      const findings: Finding[] = [];
-      const out = renderer.block(b, false, findings);
-      const where = b.kind === "tool" ? `${b.tool} tool` : m.role === "user" ? "prompt" : WHERE[b.kind];
-      add(findings, blockText(out), where);
-    }
-  }
-  return { summary: { total, byKind, examples }, messages: messages.length, toolCalls, hiddenToolOutputs };
+/** The line around a marker (windowed when long), for a preview. */
+export function lineExcerpt(text: string, offset: number, length: number): string {
+  const ls = text.lastIndexOf("\n", offset - 1) + 1;
+  const nl = text.indexOf("\n", offset + length);
+  const le = nl < 0 ? text.length : nl;
+  const line = text.slice(ls, le);
+  const pos = offset - ls;
+  if (line.length <= 96) return line.trim();
+  const start = Math.max(0, pos - 44);
+  const end = Math.min(line.length, pos + length + 32);
+  return `${start > 0 ? "…" : ""}${line.slice(start, end).trim()}${end < line.length ? "…" : ""}`;
 }
 
-function blockText(b: Block): string {
-  switch (b.kind) {
-    case "text":
-    case "reasoning":
-    case "notice":
-      return b.text;
-    case "file":
-      return `${b.name} ${b.url}`;
-    case "tool":
-      return [b.title ?? "", JSON.stringify(b.input), b.output ?? "", b.error ?? "", ...(b.diff ?? []).map((d) => d.patch)].join("\n");
+/** Every text of a message that a share with this scope shows, with where it comes from. */
+function sharedTexts(m: Message, includeToolOutput: boolean): { where: string; text: string }[] {
+  const out: { where: string; text: string }[] = [];
+  if (m.error?.message) out.push({ where: "error", text: m.error.message });
+  for (const b of m.blocks) {
+    switch (b.kind) {
+      case "text":
+        out.push({ where: m.role === "user" ? "prompt" : "reply", text: b.text });
+        break;
+      case "reasoning":
+        out.push({ where: "reasoning", text: b.text });
+        break;
+      case "notice":
+        out.push({ where: "notice", text: b.text });
+        break;
+      case "file":
+        out.push({ where: "file", text: b.name });
+        if (/^https?:\/\//i.test(b.url.trim())) out.push({ where: "file", text: b.url });
+        break;
+      case "tool": {
+        if (b.title) out.push({ where: `${b.tool} title`, text: b.title });
+        const input = includeToolOutput ? b.input : inputWithoutContents(b.input);
+        for (const [k, v] of Object.entries(input)) {
+          if (typeof v === "string") out.push({ where: b.tool === "bash" && k === "command" ? "bash command" : `${b.tool} input`, text: v });
+          else if (v && typeof v === "object") out.push({ where: `${b.tool} input`, text: JSON.stringify(v, null, 1) });
+        }
+        if (includeToolOutput) {
+          if (b.output) out.push({ where: `${b.tool} output`, text: b.output });
+          if (b.error) out.push({ where: `${b.tool} error`, text: b.error });
+          for (const d of b.diff ?? []) out.push({ where: `${b.tool} diff`, text: d.patch });
+        }
+        break;
+      }
+    }
   }
+  return out;
+}
+
+/**
+ * What redaction removes from a share of this state: distinct secrets by kind, how often they
+ * occur, and a few examples (one per secret, the line around its marker).
+ */
+export function previewRedactions(
+  renderer: ShareRenderer,
+  state: SessionState,
+  maxExamples = 6,
+): { summary: RedactionSummary; messages: number; toolCalls: number; hiddenToolOutputs: number } {
+  const redactor = renderer.redactorNow();
+  const distinct = new Map<string, string>(); // fingerprint → kind
+  const examples: RedactionSummary["examples"] = [];
+  const perKind = new Map<string, number>();
+  let occurrences = 0;
+  let toolCalls = 0;
+  let hiddenToolOutputs = 0;
+  const messages = state.messages.filter((m) => inScope(renderer.scope, m));
+  const texts: { where: string; text: string }[] = state.session ? [{ where: "title", text: state.session.title }] : [];
+  for (const m of messages) {
+    for (const b of m.blocks) {
+      if (b.kind !== "tool") continue;
+      toolCalls++;
+      if (!renderer.scope.includeToolOutput && (b.output || b.diff?.length || b.error)) hiddenToolOutputs++;
+    }
+    texts.push(...sharedTexts(m, renderer.scope.includeToolOutput));
+  }
+  for (const { where, text } of texts) {
+    const r = redactor.redact(text);
+    for (const f of r.findings) {
+      occurrences++;
+      if (distinct.has(f.fingerprint)) continue;
+      distinct.set(f.fingerprint, f.kind);
+      const n = perKind.get(f.kind) ?? 0;
+      if (examples.length >= maxExamples || n >= 2) continue;
+      perKind.set(f.kind, n + 1);
+      examples.push({ kind: f.kind, where, excerpt: lineExcerpt(r.text, f.offset, f.kind.length + 11) });
+    }
+  }
+  const byKind: Record<string, number> = {};
+  for (const kind of distinct.values()) byKind[kind] = (byKind[kind] ?? 0) + 1;
+  return { summary: { total: distinct.size, occurrences, byKind, examples }, messages: messages.length, toolCalls, hiddenToolOutputs };
 }
 
 /* ---------------------------------------------------------------------------- event filter */
