@@ -56,7 +56,7 @@ function Segmented<T extends string>({ value, options, onChange, name }: { value
 
 function Row({ label, hint, children }: { label: string; hint?: string; children: ReactNode }) {
   return (
-    <div className="grid grid-cols-[120px_1fr] items-start gap-3 py-2">
+    <div className="grid grid-cols-[128px_1fr] items-start gap-3 py-2">
       <div className="pt-1">
         <div className="text-[12.5px] font-medium text-fg">{label}</div>
         {hint && <div className="text-[11px] leading-4 text-faint">{hint}</div>}
@@ -88,16 +88,18 @@ function RedactionPreview({ preview, loading, error }: { preview: SharePreview |
   const r = preview?.redactions;
   return (
     <section className="rounded-lg border border-border bg-sunken/60" data-testid="redaction-preview" data-total={r?.total ?? ""}>
-      <div className="flex h-9 items-center gap-2 border-b border-border px-3 text-[12.5px]">
-        <IconShield size={14} className={r && r.total > 0 ? "text-warn" : "text-ok"} />
-        <span className="font-medium text-fg" data-testid="redaction-count">
-          {error ? "Cannot preview" : !r ? "Checking for secrets…" : r.total === 0 ? "No secrets found" : `${r.total} secret${r.total === 1 ? "" : "s"} will be redacted`}
-        </span>
-        {r && r.occurrences > r.total && <span className="text-[11.5px] text-faint">in {r.occurrences} places</span>}
-        {loading && <Spinner size={11} className="text-faint" />}
-        <span className="ml-auto flex min-w-0 flex-wrap justify-end gap-1">
-          {r &&
-            Object.entries(r.byKind)
+      <div className="border-b border-border px-3 py-2">
+        <div className="flex h-5 items-center gap-2 whitespace-nowrap text-[12.5px]">
+          <IconShield size={14} className={r && r.total > 0 ? "text-warn" : "text-ok"} />
+          <span className="font-medium text-fg" data-testid="redaction-count">
+            {error ? "Cannot preview" : !r ? "Checking for secrets…" : r.total === 0 ? "No secrets found" : `${r.total} secret${r.total === 1 ? "" : "s"} will be redacted`}
+          </span>
+          {r && r.occurrences > r.total && <span className="text-[11.5px] text-faint">in {r.occurrences} places</span>}
+          {loading && <Spinner size={11} className="text-faint" />}
+        </div>
+        {r && r.total > 0 && (
+          <div className="mt-1.5 flex flex-wrap gap-1">
+            {Object.entries(r.byKind)
               .sort((a, b) => b[1] - a[1])
               .map(([k, n]) => (
                 <Badge key={k} mono tone="warn">
@@ -105,7 +107,8 @@ function RedactionPreview({ preview, loading, error }: { preview: SharePreview |
                   {n > 1 ? ` ×${n}` : ""}
                 </Badge>
               ))}
-        </span>
+          </div>
+        )}
       </div>
       {error ? (
         <p className="px-3 py-2 text-[12px] text-err">{error}</p>
@@ -259,7 +262,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
           <>
             <div className="min-h-0 flex-1 overflow-y-auto px-4 py-2">
               <div className="divide-y divide-border">
-                <Row label="What" hint="Messages shared">
+                <Row label="What" hint="Which messages">
                   <div className="flex flex-col items-start gap-2">
                     <Segmented
                       name="scope"
@@ -286,7 +289,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                     )}
                   </div>
                 </Row>
-                <Row label="Updates" hint={live ? "New messages appear" : "Frozen as of now"}>
+                <Row label="Updates" hint="Live or frozen">
                   <Segmented
                     name="mode"
                     value={live ? "live" : "snapshot"}
@@ -297,7 +300,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                     ]}
                   />
                 </Row>
-                <Row label="Tool outputs" hint="Command output, file contents, diffs">
+                <Row label="Tool outputs" hint="Output, file contents, diffs">
                   <label className="inline-flex h-7 cursor-pointer items-center gap-2 text-[12.5px] text-fg">
                     <input type="checkbox" checked={includeToolOutput} onChange={(e) => setIncludeToolOutput(e.target.checked)} data-testid="share-tool-output" className="size-3.5 accent-[var(--sb-accent)]" />
                     Include tool outputs

@@ -10,6 +10,7 @@ import { cx } from "@/components/ui/cx";
 import { IconBan, IconClock, IconEye, IconMoon, IconShield, IconSun } from "@/components/ui/icons";
 import { PulseDots } from "@/components/ui/spinner";
 import { absoluteTime, expiryText } from "./share-format";
+import { useMarkerHighlight } from "./use-marker-highlight";
 
 const GONE: Record<ShareEndReason, { title: string; text: string }> = {
   revoked: { title: "This share was revoked", text: "The person who shared this session has turned the link off." },
@@ -68,6 +69,10 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
       break;
     }
   }
+
+  const timeline = useRef<HTMLElement>(null);
+  const [openTick, setOpenTick] = useState(0);
+  useMarkerHighlight(timeline, [messages, openTick]);
 
   // Follow a live reply while the reader is at the bottom of the page.
   const atBottom = useRef(false);
@@ -141,7 +146,13 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
       {view.ended ? (
         <Gone reason={view.ended} />
       ) : (
-        <main className="mx-auto w-full max-w-[912px] flex-1 px-4" data-testid="timeline">
+        <main
+          ref={timeline}
+          className="mx-auto w-full max-w-[912px] flex-1 px-4"
+          data-testid="timeline"
+          // Tool cards and reasoning unfold on click: highlight the markers they reveal.
+          onClickCapture={() => setTimeout(() => setOpenTick((t) => t + 1), 0)}
+        >
           <div className="flex flex-col gap-4 pb-6 pt-5">
             {view.hasOlder && <p className="text-center text-[12px] text-faint">Earlier messages are not part of this share.</p>}
             {messages.length === 0 && <p className="py-16 text-center text-[13px] text-faint" data-testid="empty-session">Nothing has been said in this session yet.</p>}

@@ -247,7 +247,6 @@ function sharedTexts(m: Message, includeToolOutput: boolean): { where: string; t
         if (/^https?:\/\//i.test(b.url.trim())) out.push({ where: "file", text: b.url });
         break;
       case "tool": {
-        if (b.title) out.push({ where: `${b.tool} title`, text: b.title });
         const input = includeToolOutput ? b.input : inputWithoutContents(b.input);
         for (const [k, v] of Object.entries(input)) {
           if (typeof v === "string") out.push({ where: b.tool === "bash" && k === "command" ? "bash command" : `${b.tool} input`, text: v });
@@ -258,6 +257,8 @@ function sharedTexts(m: Message, includeToolOutput: boolean): { where: string; t
           if (b.error) out.push({ where: `${b.tool} error`, text: b.error });
           for (const d of b.diff ?? []) out.push({ where: `${b.tool} diff`, text: d.patch });
         }
+        // Last: the title often repeats the command, and the examples should name the command.
+        if (b.title) out.push({ where: `${b.tool} title`, text: b.title });
         break;
       }
     }
