@@ -239,6 +239,79 @@ test.describe("share links", () => {
     await viewer.ctx.close();
   });
 
+  test("share routes validate input and answer the error shape", async ({ api, stack, request }) => {
+    const s = await api.createSession("share contract");
+    const post = (data: Record<string, unknown>) => request.post(`${stack.url}/api/shares`, { data });
+    for (const bad of [{ expiresIn: 0 }, { expiresIn: "2w" }, { live: "yes" }, { extra: 1 }]) {
+      const r = await post({ backendId: stack.backendId, sessionId: s.id, ...bad });
+      expect(r.status(), JSON.stringify(bad)).toBe(400);
+      expect((await r.json()).error.code).toBe("bad_request");
+    }
+    expect((await post({ backendId: "nope", sessionId: s.id })).status()).toBe(404);
+    const noMsg = await post({ backendId: stack.backendId, sessionId: s.id, upToMessageId: "msg_nope" });
+    expect(noMsg.status()).toBe(400);
+
+    const created = await post({ backendId: stack.backendId, sessionId: s.id, live: false, expiresIn: 3600 });
+    expect(created.status()).toBe(201);
+    const share = (await created.json()) as CreatedShare;
+    expect(share.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(share.url).toBe(`${stack.url}/share/${share.token}`);
+    expect(share.state).toBe("active");
+    const list = (await (await request.get(`${stack.url}/api/shares?sessionId=${s.id}`)).json()) as { items: Record<string, unknown>[] };
+    expect(list.items.map((x) => x.id)).toEqual([share.id]);
+    expect(list.items[0]).not.toHaveProperty("token");
+    expect(JSON.stringify(list)).not.toContain(share.token);
+
+    const pub = await request.get(`${stack.url}/api/shares/public/${share.token}/snapshot`);
+    expect(pub.status()).toBe(200);
+    expect(pub.headers()["cache-control"]).toBe("no-store");
+    expect(pub.headers()["x-robots-tag"]).toContain("noindex");
+    expect((await request.get(`${stack.url}/api/shares/public/${share.token}/events?after=x`)).status()).toBe(400);
+
+    expect((await request.delete(`${stack.url}/api/shares/shr_unknown`)).status()).toBe(404);
+    const revoked = await request.delete(`${stack.url}/api/shares/${share.id}`);
+    expect(revoked.status()).toBe(200);
+    expect((await revoked.json()).state).toBe("revoked");
+    expect((await request.delete(`${stack.url}/api/shares/${share.id}`)).status()).toBe(200);
+    const gone = await request.get(`${stack.url}/api/shares/public/${share.token}/snapshot`);
+    expect(gone.status()).toBe(404);
+    expect((await gone.json()).error.code).toBe("not_found");
+
+    const badPattern = await request.post(`${stack.url}/api/shares/patterns`, { data: { label: "x", pattern: "(a+)+", regex: true } });
+    expect(badPattern.status()).toBe(400);
+    expect((await badPattern.json()).error.message).toContain("Nested quantifiers");
+    const pattern = await request.post(`${stack.url}/api/shares/patterns`, { data: { label: "Project codename", pattern: "bluebird" } });
+    expect(pattern.status()).toBe(201);
+    const p = (await pattern.json()) as { id: string; kind: string };
+    expect(p.kind).toBe("project-codename");
+    const settings = (await (await request.get(`${stack.url}/api/shares/patterns`)).json()) as { builtin: unknown[]; custom: { id: string }[] };
+    expect(settings.custom.map((x) => x.id)).toContain(p.id);
+    expect(settings.builtin.length).toBeGreaterThan(10);
+    expect((await request.delete(`${stack.url}/api/shares/patterns/${p.id}`)).status()).toBe(200);
+    expect((await request.delete(`${stack.url}/api/shares/patterns/${p.id}`)).status()).toBe(404);
+  });
+
+  test("a pattern added in settings redacts an open share", async ({ page, api, stack, browser }) => {
+    stack.model.enqueue({ text: "The internal host is db.bluebird.corp, reachable from the VPN." });
+    const s = await api.createSession("custom pattern");
+    await api.prompt(s.id, "where is the db?");
+    await api.waitIdle(s.id);
+    const share = await createShare(stack, s.id);
+    await page.goto("/settings/shares");
+    await page.getByTestId("pattern-label").fill("Internal hosts");
+    await page.getByTestId("pattern-value").fill("[a-z]+\\.bluebird\\.corp");
+    await page.getByTestId("pattern-regex").check();
+    await page.getByTestId("pattern-add").click();
+    const row = page.getByTestId("pattern-row").filter({ hasText: "Internal hosts" });
+    await expect(row).toContainText("[REDACTED:internal-hosts]");
+    const viewer = await freshViewer(browser);
+    await viewer.page.goto(share.url);
+    await expect(shareText(viewer.page)).toHaveText(["The internal host is [REDACTED:internal-hosts], reachable from the VPN."]);
+    await viewer.ctx.close();
+    await row.getByRole("button").click();
+    await expect(row).toHaveCount(0);
+  });
+
   // Last in the file: it leaves this client's address rate limited for a minute.
   test("unknown tokens are rate limited per address", async ({ api, stack }) => {
     const s = await api.createSession("rate limit");

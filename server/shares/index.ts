@@ -24,3 +24,14 @@ export function shareClient(headers: Headers): string {
   const hops = Number(process.env.SWITCHBOARD_TRUSTED_PROXIES ?? "0");
   return clientAddress(headers, Number.isSafeInteger(hops) && hops > 0 ? hops : 0);
 }
+
+/**
+ * The origin the console was reached at, for the link in `POST /api/shares`' answer: the Host the
+ * browser used (Next's `req.url` names its own bind host instead).
+ */
+export function requestOrigin(req: Request): string {
+  const h = req.headers;
+  const host = h.get("x-forwarded-host")?.split(",")[0]?.trim() || h.get("host");
+  const proto = h.get("x-forwarded-proto")?.split(",")[0]?.trim() || new URL(req.url).protocol.replace(/:$/, "");
+  return host ? `${proto}://${host}` : new URL(req.url).origin;
+}

@@ -1,6 +1,6 @@
 import { CreateShareBody, ListSharesQuery } from "@/lib/api";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { shares } from "@/server/shares";
+import { requestOrigin, shares } from "@/server/shares";
 
 export const dynamic = "force-dynamic";
 
@@ -13,6 +13,6 @@ export const GET = route(async (req) => {
 /** Create a share link; the answer carries the token once. */
 export const POST = route(async (req) => {
   const body = await readBody(req, CreateShareBody);
-  const created = await (await shares()).create(body, new URL(req.url).origin);
+  const created = await (await shares()).create(body, requestOrigin(req));
   return json(created, { status: 201, headers: { "cache-control": "no-store" } });
 });
