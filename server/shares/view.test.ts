@@ -254,8 +254,12 @@ describe("share stream", () => {
     h.push({ type: "todo.updated", todos: [] });
     h.push({ type: "error", message: "backend at 10.0.0.5 down" });
     h.push({ type: "usage.updated", usage: { inputTokens: 1, outputTokens: 1 } });
+    h.push({ type: "message.removed", messageId: "m9" });
     h.flush();
     expect(h.sent).toEqual([]);
+    h.push({ type: "message.removed", messageId: "m1" });
+    expect(h.sent.map((e) => e.type)).toEqual(["message.removed"]);
+    h.sent.length = 0;
     h.push({ type: "block.updated", messageId: "m2", block: { id: "p2", kind: "text", text: "Here it is, again." } });
     expect(h.sent.map((e) => e.type)).toEqual(["block.updated"]);
   });

@@ -319,11 +319,17 @@ export function previewRedactions(
 export class ShareEventFilter {
   /** Blocks changed by deltas and not sent yet: key → latest seq. */
   private dirty = new Map<string, { messageId: string; blockId: string; seq: number }>();
+  /** For a share up to a message: the ids of the messages in scope (a removal of any other is not sent). */
+  private known: Set<string> | undefined;
 
   constructor(
     private renderer: ShareRenderer,
     private state: () => SessionState,
-  ) {}
+  ) {
+    if (renderer.scope.upToMessageId !== undefined) {
+      this.known = new Set(state().messages.filter((m) => inScope(renderer.scope, m)).map((m) => m.id));
+    }
+  }
 
   get pending(): boolean {
     return this.dirty.size > 0;
@@ -394,11 +400,13 @@ export class ShareEventFilter {
       case "message.updated": {
         const m = this.scoped(e.message.id);
         if (!m) break;
+        this.known?.add(m.id);
         out.push({ type: "message.updated", message: this.renderer.info(m), seq });
         if (m.completedAt !== undefined) out.push(...this.wholeMessage(m, seq));
         break;
       }
       case "message.removed":
+        if (this.known && !this.known.delete(e.messageId)) break;
         out.push({ type: "message.removed", messageId: e.messageId, seq });
         break;
       case "block.updated": {
