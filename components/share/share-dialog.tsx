@@ -116,7 +116,7 @@ function RedactionPreview({ preview, loading, error }: { preview: SharePreview |
         <ul className="max-h-40 overflow-y-auto px-3 py-1.5">
           {r.examples.map((e, i) => (
             <li key={i} className="flex items-baseline gap-2 py-0.5" data-testid="redaction-example">
-              <span className="w-[76px] shrink-0 truncate text-[11px] text-faint">{e.where}</span>
+              <span className="w-[92px] shrink-0 truncate text-[11px] text-faint">{e.where}</span>
               <code className="min-w-0 truncate font-mono text-[11.5px] text-muted" title={e.excerpt}>
                 <MarkedExcerpt text={e.excerpt} />
               </code>
@@ -300,7 +300,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                     ]}
                   />
                 </Row>
-                <Row label="Tool outputs" hint="Output, file contents, diffs">
+                <Row label="Tool outputs" hint="Outputs, files, diffs">
                   <label className="inline-flex h-7 cursor-pointer items-center gap-2 text-[12.5px] text-fg">
                     <input type="checkbox" checked={includeToolOutput} onChange={(e) => setIncludeToolOutput(e.target.checked)} data-testid="share-tool-output" className="size-3.5 accent-[var(--sb-accent)]" />
                     Include tool outputs

@@ -1,7 +1,7 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useParams, useRouter } from "next/navigation";
+import { useParams, usePathname, useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { SessionPage } from "@/lib/api";
 import type { Backend, Session } from "@/lib/model";
@@ -163,6 +163,7 @@ export function Sidebar() {
   const live = useGlobalEvents();
   const params = useParams<{ backendId?: string; sessionId?: string }>();
   const [theme, toggleTheme] = useTheme();
+  const pathname = usePathname();
   const [search, setSearch] = useState("");
   const debounced = useDebounced(search.trim(), 250);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -228,7 +229,12 @@ export function Sidebar() {
         {backends.length === 0 && <p className="px-3 text-xs text-faint">Loading backends…</p>}
       </nav>
       <div className="border-t border-border p-1.5">
-        <Link href="/settings/shares" data-testid="nav-shares" className="flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] text-muted hover:bg-raised/60 hover:text-fg">
+        <Link
+          href="/settings/shares"
+          data-testid="nav-shares"
+          aria-current={pathname === "/settings/shares" ? "page" : undefined}
+          className={cx("flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px]", pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg")}
+        >
           <IconLink className="size-3.5" /> Shares
         </Link>
       </div>
