@@ -8,7 +8,7 @@ test.skip(!process.env.SCREENSHOTS, "screenshots are generated on demand");
 
 const out = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
 
-test("docs screenshots", async ({ page, api, stack }) => {
+test("docs screenshots", async ({ page, api, stack, browser }) => {
   test.setTimeout(180_000);
   for (const title of ["Refactor the session store", "Fix flaky login test", "Add dark mode to settings", "Investigate memory growth"]) await api.createSession(title);
   const s = await api.createSession("Summarize the build setup");
@@ -81,6 +81,73 @@ test("docs screenshots", async ({ page, api, stack }) => {
   await page.goto("/");
   await page.waitForTimeout(800);
   await page.screenshot({ path: out("sessions.png") });
+
+  // Sharing: the dialog with its redaction preview, the shared page, the settings list.
+  stack.model.reset(); // the dismissed question left its follow-up turn queued
+  stack.model.enqueue(
+    {
+      text: "I'll check how the app is configured for staging.",
+      toolCalls: [
+        {
+          name: "bash",
+          arguments: {
+            description: "Show the staging environment",
+            command: [
+              "cat <<'EOF'",
+              "NODE_ENV=staging",
+              "PORT=8080",
+              "OPENAI_API_KEY=sk-proj-FAKEdocsKEY0123456789abcdefABCDEF0123",
+              "DATABASE_URL=postgres://app:s3cret@db.internal:5432/app",
+              "-----BEGIN OPENSSH PRIVATE KEY-----",
+              "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+              "-----END OPENSSH PRIVATE KEY-----",
+              "LOG_LEVEL=info",
+              "EOF",
+            ].join("\n"),
+          },
+        },
+      ],
+    },
+    {
+      text: "Staging runs with `NODE_ENV=staging` on port 8080 and logs at `info`.\n\n- The database is the internal Postgres instance.\n- An OpenAI key and a deploy key are configured.\n\nNothing looks misconfigured.",
+    },
+  );
+  const sh = await api.createSession("Review the staging config");
+  await sp.goto(stack.backendId, sh.id);
+  await sp.prompt("Check the staging configuration.");
+  await expect(sp.assistantText().last()).toContainText("Nothing looks misconfigured.", { timeout: 60_000 });
+  await sp.waitStatus("idle");
+  await page.getByTestId("share-button").click();
+  const dialog = page.getByTestId("share-dialog");
+  await expect(dialog.getByTestId("redaction-example").first()).toBeVisible();
+  await dialog.getByTestId("share-expiry-7d").click();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: out("share-dialog.png") });
+  await dialog.getByTestId("share-create").click();
+  const url = await dialog.getByTestId("share-url").inputValue();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: out("share-created.png") });
+  await dialog.getByTestId("share-done").click();
+
+  const viewer = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+  const vp = await viewer.newPage();
+  await vp.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
+  await vp.goto(url);
+  await expect(vp.getByTestId("share-connection")).toHaveAttribute("data-state", "connected");
+  await page.waitForTimeout(800);
+  await vp.screenshot({ path: out("share-page.png") });
+  await vp.evaluate(() => {
+    localStorage.setItem("sb-theme", "light");
+    document.documentElement.dataset.theme = "light";
+  });
+  await vp.waitForTimeout(400);
+  await vp.screenshot({ path: out("share-page-light.png") });
+  await viewer.close();
+
+  await page.goto("/settings/shares");
+  await expect(page.getByTestId("share-row").first()).toBeVisible();
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: out("shares-settings.png") });
 });
 
 const STORE_V1 = `import type { Snapshot } from "./model";

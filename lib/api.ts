@@ -3,7 +3,7 @@
  * validate with these, and the browser client uses the same types.
  */
 import { z } from "zod";
-import { BackendKind, FileDiff, ModelRef, Session, Message, Todo } from "./model";
+import { BackendKind, FileDiff, ModelRef, Session, Message, TimelineEvent, Todo } from "./model";
 
 export const ErrorCode = z.enum([
   "bad_request",
@@ -13,6 +13,7 @@ export const ErrorCode = z.enum([
   "conflict",
   "payload_too_large",
   "rate_limited",
+  "gone",
   "upstream_failed",
   "backend_down",
   "internal",
@@ -191,3 +192,144 @@ export type AgentInfo = z.infer<typeof AgentInfo>;
 /** `GET /api/backends/:b/agents` — the agents / modes a prompt can run with. */
 export const AgentList = z.object({ items: z.array(AgentInfo), default: z.string().optional() });
 export type AgentList = z.infer<typeof AgentList>;
+/* ----------------------------------------------------------------------------------------------
+ * Share links (docs/sharing.md). Management routes are console routes; the public side lives under
+ * `/share/<token>` and `/api/shares/public/<token>/…` and needs only the share token.
+ * -------------------------------------------------------------------------------------------- */
+
+export const SHARE_EXPIRIES = ["1h", "1d", "7d", "never"] as const;
+export const SHARE_EXPIRY_SECONDS: Record<Exclude<(typeof SHARE_EXPIRIES)[number], "never">, number> = {
+  "1h": 3600,
+  "1d": 86_400,
+  "7d": 7 * 86_400,
+};
+/** A preset, or a number of seconds (at least 1 — tests use tiny expiries; at most a year). */
+export const ShareExpiry = z.union([z.enum(SHARE_EXPIRIES), z.number().int().min(1).max(365 * 86_400)]);
+export type ShareExpiry = z.infer<typeof ShareExpiry>;
+
+const ShareScopeFields = {
+  backendId: z.string().min(1).max(200),
+  sessionId: z.string().min(1).max(300),
+  /** Share up to this message (inclusive); absent = the whole session. */
+  upToMessageId: z.string().min(1).max(300).optional(),
+  includeToolOutput: z.boolean().default(true),
+};
+
+export const CreateShareBody = z
+  .object({ ...ShareScopeFields, live: z.boolean().default(true), expiresIn: ShareExpiry.default("1d") })
+  .strict();
+export type CreateShareBody = z.infer<typeof CreateShareBody>;
+
+export const SharePreviewBody = z.object(ShareScopeFields).strict();
+export type SharePreviewBody = z.infer<typeof SharePreviewBody>;
+
+export const ShareState = z.enum(["active", "expired", "revoked"]);
+export type ShareState = z.infer<typeof ShareState>;
+
+export const ShareInfo = z.object({
+  id: z.string(),
+  backendId: z.string(),
+  sessionId: z.string(),
+  sessionTitle: z.string(),
+  upToMessageId: z.string().optional(),
+  live: z.boolean(),
+  includeToolOutput: z.boolean(),
+  createdAt: z.number(),
+  /** Epoch ms; null = never expires. */
+  expiresAt: z.number().nullable(),
+  revokedAt: z.number().optional(),
+  lastAccessAt: z.number().optional(),
+  accessCount: z.number(),
+  state: ShareState,
+});
+export type ShareInfo = z.infer<typeof ShareInfo>;
+
+/** `POST /api/shares` answers the token once; it is never retrievable again. */
+export const CreatedShare = ShareInfo.extend({ token: z.string(), path: z.string(), url: z.string() });
+export type CreatedShare = z.infer<typeof CreatedShare>;
+
+export const ListSharesQuery = z.object({
+  backendId: z.string().max(200).optional(),
+  sessionId: z.string().max(300).optional(),
+  state: z.enum(["active", "expired", "revoked", "all"]).default("all"),
+});
+export type ListSharesQuery = z.infer<typeof ListSharesQuery>;
+
+export const RedactionExample = z.object({
+  kind: z.string(),
+  /** The redacted text around the marker, on one line. */
+  excerpt: z.string(),
+  /** Where it was found, e.g. "bash output" or "assistant text". */
+  where: z.string(),
+});
+export const RedactionSummary = z.object({
+  /** Distinct secrets found. */
+  total: z.number(),
+  /** How many times they occur in what is shared (a key in a command and its output counts twice). */
+  occurrences: z.number(),
+  /** Distinct secrets by marker kind. */
+  byKind: z.record(z.string(), z.number()),
+  examples: z.array(RedactionExample),
+});
+export type RedactionSummary = z.infer<typeof RedactionSummary>;
+
+export const SharePreview = z.object({
+  messages: z.number(),
+  toolCalls: z.number(),
+  /** Tool calls whose output is left out (`includeToolOutput: false`). */
+  hiddenToolOutputs: z.number(),
+  /** The session has older messages than the console holds; they are not shared. */
+  hasOlder: z.boolean(),
+  redactions: RedactionSummary,
+});
+export type SharePreview = z.infer<typeof SharePreview>;
+
+export const RedactionPattern = z.object({
+  id: z.string(),
+  label: z.string(),
+  pattern: z.string(),
+  regex: z.boolean(),
+  /** The marker it leaves: `[REDACTED:<kind>]`. */
+  kind: z.string(),
+  createdAt: z.number(),
+});
+export type RedactionPattern = z.infer<typeof RedactionPattern>;
+
+export const CreateRedactionPatternBody = z
+  .object({
+    label: nonEmpty.max(60),
+    pattern: z.string().min(1).max(300),
+    regex: z.boolean().default(false),
+  })
+  .strict();
+export type CreateRedactionPatternBody = z.infer<typeof CreateRedactionPatternBody>;
+
+export const BuiltinRedactionRule = z.object({ kind: z.string(), description: z.string() });
+export const RedactionSettings = z.object({ builtin: z.array(BuiltinRedactionRule), custom: z.array(RedactionPattern) });
+export type RedactionSettings = z.infer<typeof RedactionSettings>;
+
+/** What a share shows: redacted, scoped, without backend details or interrupts. */
+export const SharedSnapshot = z.object({
+  share: z.object({
+    live: z.boolean(),
+    includeToolOutput: z.boolean(),
+    upToMessageId: z.string().optional(),
+    createdAt: z.number(),
+    expiresAt: z.number().nullable(),
+  }),
+  session: Session,
+  messages: z.array(Message),
+  seq: z.number(),
+  hasOlder: z.boolean(),
+});
+export type SharedSnapshot = z.infer<typeof SharedSnapshot>;
+
+export const ShareEndReason = z.enum(["revoked", "expired", "unavailable"]);
+export type ShareEndReason = z.infer<typeof ShareEndReason>;
+
+/** Frames of `GET /api/shares/public/:token/events`: timeline events (with seq) and the end of the share. */
+export const ShareStreamEvent = z.union([
+  z.object({ type: z.literal("share.ended"), reason: ShareEndReason }),
+  z.intersection(TimelineEvent, z.object({ seq: z.number() })),
+]);
+export type ShareStreamEvent = z.infer<typeof ShareStreamEvent>;

@@ -10,6 +10,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  gone: 410,
   upstream_failed: 502,
   backend_down: 503,
   internal: 500,

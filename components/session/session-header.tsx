@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { Backend, Message, Session, Todo, Usage } from "@/lib/model";
 import type { ConnectionState } from "@/lib/client/sse-client";
 import { sessionPath } from "@/lib/client/api-client";
@@ -172,6 +172,8 @@ export interface HeaderAction {
 }
 
 export interface SessionHeaderProps {
+  /** Buttons shown before the connection indicator (e.g. Share). */
+  actions?: ReactNode;
   session: Session | null;
   backend: Backend | undefined;
   link: LinkState;
@@ -211,6 +213,7 @@ export function SessionHeader({
   remove,
   review,
   plan,
+  actions,
 }: SessionHeaderProps) {
   const [editing, setEditing] = useState(false);
   const [working, setWorking] = useState<string>();
@@ -379,6 +382,7 @@ export function SessionHeader({
           )}
         </Popover>
       ) : null}
+      {actions}
       <ConnectionIndicator state={link} {...(linkDetail ? { detail: linkDetail } : {})} />
     </header>
   );

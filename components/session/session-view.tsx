@@ -11,6 +11,7 @@ import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import type { Message, ModelRef, Session } from "@/lib/model";
 import { currentContext, mergeChanges, revertIndex, turns, userText } from "@/lib/timeline/selectors";
 import { ReviewPanel, type PanelTab } from "../review/review-panel";
+import { ShareButton } from "../share/share-dialog";
 import { MessageActionsContext, type MessageActionsValue } from "../timeline/message-actions";
 import { ConfirmDialog } from "../ui/dialog";
 import { IconAlertCircle, IconUndo, IconX } from "../ui/icons";
@@ -256,6 +257,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
         backend={backend}
         link={link}
         {...(backend?.error ? { linkDetail: backend.error } : {})}
+        actions={<ShareButton backendId={backendId} sessionId={sessionId} title={session?.title ?? ""} messages={messages} disabled={!view.loaded || !session} />}
         messages={messages}
         todos={todos}
         {...(contextWindow ? { contextWindow } : {})}

@@ -1,7 +1,7 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useParams, useRouter } from "next/navigation";
+import { useParams, usePathname, useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { SessionPage } from "@/lib/api";
 import type { Backend, Session } from "@/lib/model";
@@ -11,7 +11,7 @@ import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useTheme } from "@/lib/hooks/use-theme";
 import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
-import { IconBranch, IconFolder, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { IconBranch, IconFolder, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
 import { Inbox } from "./inbox";
 import { SessionStatusGlyph } from "./status-dot";
 
@@ -172,6 +172,7 @@ export function Sidebar() {
   const live = useGlobalEvents();
   const params = useParams<{ backendId?: string; sessionId?: string }>();
   const [theme, toggleTheme] = useTheme();
+  const pathname = usePathname();
   const [search, setSearch] = useState("");
   const debounced = useDebounced(search.trim(), 250);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -246,6 +247,16 @@ export function Sidebar() {
         ))}
         {backends.length === 0 && <p className="px-3 text-xs text-faint">Loading backends…</p>}
       </nav>
+      <div className="border-t border-border p-1.5">
+        <Link
+          href="/settings/shares"
+          data-testid="nav-shares"
+          aria-current={pathname === "/settings/shares" ? "page" : undefined}
+          className={cx("flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px]", pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg")}
+        >
+          <IconLink className="size-3.5" /> Shares
+        </Link>
+      </div>
     </aside>
   );
 }

@@ -301,6 +301,28 @@ export const IconDownload = make(
     <path d="M5 20h14" />
   </>,
 );
+export const IconEye = make(
+  "IconEye",
+  <>
+    <path d="M2.5 12S6 5.5 12 5.5 21.5 12 21.5 12 18 18.5 12 18.5 2.5 12 2.5 12z" />
+    <circle cx="12" cy="12" r="2.75" />
+  </>,
+);
+export const IconLink = make(
+  "IconLink",
+  <>
+    <path d="M10 14a4.5 4.5 0 0 0 6.4 0l3-3a4.5 4.5 0 0 0-6.4-6.4l-1.1 1.1" />
+    <path d="M14 10a4.5 4.5 0 0 0-6.4 0l-3 3a4.5 4.5 0 0 0 6.4 6.4l1.1-1.1" />
+  </>,
+);
+export const IconShare = make(
+  "IconShare",
+  <>
+    <path d="M12 3v12" />
+    <path d="m7.5 7.5 4.5-4.5 4.5 4.5" />
+    <path d="M5 12.5V19a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2v-6.5" />
+  </>,
+);
 export const IconTrash = make(
   "IconTrash",
   <>

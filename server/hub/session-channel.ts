@@ -12,6 +12,14 @@ interface LogEntry {
 
 export const DEFAULT_LOG_CAPACITY = 10_000;
 
+/** An in-process subscriber that receives events (not encoded frames), e.g. a share's stream. */
+export interface ChannelListener {
+  /** Called for every event, after the channel's state has applied it. */
+  event(e: WireEvent): void;
+  /** The channel is gone (session deleted, backend removed). */
+  close(): void;
+}
+
 /**
  * The hub's record of one session: a growing `seq`, the bounded event log, the materialized state
  * (through the shared reducer), and the live subscribers.
@@ -23,6 +31,7 @@ export class SessionChannel {
   lastUsed = Date.now();
   private log: RingLog<LogEntry>;
   private subscribers = new Set<SseSink>();
+  private listeners = new Set<ChannelListener>();
 
   constructor(
     readonly backendId: string,
@@ -38,7 +47,7 @@ export class SessionChannel {
   }
 
   get subscriberCount(): number {
-    return this.subscribers.size;
+    return this.subscribers.size + this.listeners.size;
   }
 
   publish(event: TimelineEvent): WireEvent {
@@ -49,6 +58,13 @@ export class SessionChannel {
     if (this.subscribers.size) {
       const frame = (entry.frame = encodeFrame(wire.seq, wire));
       for (const s of this.subscribers) if (!s.write(frame)) this.subscribers.delete(s);
+    }
+    for (const l of this.listeners) {
+      try {
+        l.event(wire);
+      } catch {
+        this.listeners.delete(l);
+      }
     }
     return wire;
   }
@@ -97,8 +113,30 @@ export class SessionChannel {
     };
   }
 
+  /**
+   * Attach an event listener, with the same replay rules as `subscribe`: the events after `after`,
+   * or `stream.reset` when that seq is no longer held.
+   */
+  listen(listener: ChannelListener, after: number | undefined): () => void {
+    this.lastUsed = Date.now();
+    if (after !== undefined && after !== this.seq) {
+      const first = this.log.firstSeq;
+      const held = after <= this.seq && (first === undefined ? after === this.seq : after >= first - 1);
+      if (!held) listener.event({ type: "stream.reset", reason: "history no longer held; reload the snapshot", seq: this.seq });
+      else for (const e of this.log.after(after)) listener.event(e.event);
+    }
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+      this.lastUsed = Date.now();
+    };
+  }
+
   closeAll(): void {
     for (const s of this.subscribers) s.close();
     this.subscribers.clear();
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    for (const l of listeners) l.close();
   }
 }

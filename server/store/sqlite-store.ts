@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { BackendDefinition } from "@/lib/api";
 import { log } from "../log";
-import type { ForkRecord, Store, StoredBackend } from "./store";
+import type { ForkRecord, Store, StoredBackend, StoredRedactionPattern, StoredShare } from "./store";
 
 interface ForkRow {
   backend_id: string;
@@ -40,7 +40,72 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (backend_id, session_id)
    );
    CREATE INDEX session_forks_source ON session_forks (backend_id, source_session_id);`,
+  // Share links (issue 6): tokens are stored only as their SHA-256.
+  `CREATE TABLE shares (
+     id TEXT PRIMARY KEY,
+     token_hash TEXT NOT NULL UNIQUE,
+     backend_id TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     session_title TEXT NOT NULL,
+     up_to_message_id TEXT,
+     up_to_created_at INTEGER,
+     live INTEGER NOT NULL,
+     include_tool_output INTEGER NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER,
+     revoked_at INTEGER,
+     last_access_at INTEGER,
+     access_count INTEGER NOT NULL DEFAULT 0,
+     frozen_snapshot TEXT
+   );
+   CREATE INDEX shares_session ON shares (backend_id, session_id);
+   CREATE TABLE redaction_patterns (
+     id TEXT PRIMARY KEY,
+     label TEXT NOT NULL,
+     pattern TEXT NOT NULL,
+     is_regex INTEGER NOT NULL,
+     created_at INTEGER NOT NULL
+   );`,
 ];
+
+interface ShareRow {
+  id: string;
+  token_hash: string;
+  backend_id: string;
+  session_id: string;
+  session_title: string;
+  up_to_message_id: string | null;
+  up_to_created_at: number | null;
+  live: number;
+  include_tool_output: number;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_access_at: number | null;
+  access_count: number;
+}
+
+const SHARE_COLUMNS =
+  "id, token_hash, backend_id, session_id, session_title, up_to_message_id, up_to_created_at, live, include_tool_output, created_at, expires_at, revoked_at, last_access_at, access_count";
+
+function shareFromRow(r: ShareRow): StoredShare {
+  return {
+    id: r.id,
+    tokenHash: r.token_hash,
+    backendId: r.backend_id,
+    sessionId: r.session_id,
+    sessionTitle: r.session_title,
+    ...(r.up_to_message_id !== null ? { upToMessageId: r.up_to_message_id } : {}),
+    ...(r.up_to_created_at !== null ? { upToCreatedAt: r.up_to_created_at } : {}),
+    live: r.live === 1,
+    includeToolOutput: r.include_tool_output === 1,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    ...(r.revoked_at !== null ? { revokedAt: r.revoked_at } : {}),
+    ...(r.last_access_at !== null ? { lastAccessAt: r.last_access_at } : {}),
+    accessCount: r.access_count,
+  };
+}
 
 export class SqliteStore implements Store {
   private db: Database.Database;
@@ -88,6 +153,83 @@ export class SqliteStore implements Store {
 
   deleteBackend(id: string): boolean {
     return this.db.prepare("DELETE FROM backends WHERE id = ?").run(id).changes > 0;
+  }
+
+  insertShare(s: StoredShare, frozen?: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO shares (${SHARE_COLUMNS}, frozen_snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        s.id,
+        s.tokenHash,
+        s.backendId,
+        s.sessionId,
+        s.sessionTitle,
+        s.upToMessageId ?? null,
+        s.upToCreatedAt ?? null,
+        s.live ? 1 : 0,
+        s.includeToolOutput ? 1 : 0,
+        s.createdAt,
+        s.expiresAt,
+        s.revokedAt ?? null,
+        s.lastAccessAt ?? null,
+        s.accessCount,
+        frozen ?? null,
+      );
+  }
+
+  getShare(id: string): StoredShare | undefined {
+    const row = this.db.prepare(`SELECT ${SHARE_COLUMNS} FROM shares WHERE id = ?`).get(id) as ShareRow | undefined;
+    return row ? shareFromRow(row) : undefined;
+  }
+
+  shareByTokenHash(hash: string): StoredShare | undefined {
+    const row = this.db.prepare(`SELECT ${SHARE_COLUMNS} FROM shares WHERE token_hash = ?`).get(hash) as ShareRow | undefined;
+    return row ? shareFromRow(row) : undefined;
+  }
+
+  listShares(): StoredShare[] {
+    const rows = this.db.prepare(`SELECT ${SHARE_COLUMNS} FROM shares ORDER BY created_at DESC`).all() as ShareRow[];
+    return rows.map(shareFromRow);
+  }
+
+  frozenSnapshot(id: string): string | undefined {
+    const row = this.db.prepare("SELECT frozen_snapshot FROM shares WHERE id = ?").get(id) as { frozen_snapshot: string | null } | undefined;
+    return row?.frozen_snapshot ?? undefined;
+  }
+
+  revokeShare(id: string, at: number): boolean {
+    return this.db.prepare("UPDATE shares SET revoked_at = ?, frozen_snapshot = NULL WHERE id = ? AND revoked_at IS NULL").run(at, id).changes > 0;
+  }
+
+  dropFrozenSnapshot(id: string): void {
+    this.db.prepare("UPDATE shares SET frozen_snapshot = NULL WHERE id = ? AND frozen_snapshot IS NOT NULL").run(id);
+  }
+
+  touchShare(id: string, at: number, count: number): void {
+    this.db.prepare("UPDATE shares SET last_access_at = ?, access_count = access_count + ? WHERE id = ?").run(at, count, id);
+  }
+
+  listRedactionPatterns(): StoredRedactionPattern[] {
+    const rows = this.db.prepare("SELECT id, label, pattern, is_regex, created_at FROM redaction_patterns ORDER BY created_at").all() as {
+      id: string;
+      label: string;
+      pattern: string;
+      is_regex: number;
+      created_at: number;
+    }[];
+    return rows.map((r) => ({ id: r.id, label: r.label, pattern: r.pattern, regex: r.is_regex === 1, createdAt: r.created_at }));
+  }
+
+  insertRedactionPattern(p: StoredRedactionPattern): void {
+    this.db
+      .prepare("INSERT INTO redaction_patterns (id, label, pattern, is_regex, created_at) VALUES (?, ?, ?, ?, ?)")
+      .run(p.id, p.label, p.pattern, p.regex ? 1 : 0, p.createdAt);
+  }
+
+  deleteRedactionPattern(id: string): boolean {
+    return this.db.prepare("DELETE FROM redaction_patterns WHERE id = ?").run(id).changes > 0;
   }
 
   getMeta(key: string): string | undefined {

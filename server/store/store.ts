@@ -16,11 +16,55 @@ export interface ForkRecord {
   createdAt: number;
 }
 
+export interface StoredShare {
+  id: string;
+  /** SHA-256 (hex) of the share's token; the token itself is never stored. */
+  tokenHash: string;
+  backendId: string;
+  sessionId: string;
+  /** The session's title when the share was created (for the management list). */
+  sessionTitle: string;
+  /** Last message shared (inclusive); absent = the whole session. */
+  upToMessageId?: string;
+  /** `createdAt` of that message: messages are ordered by (createdAt, id). */
+  upToCreatedAt?: number;
+  live: boolean;
+  includeToolOutput: boolean;
+  createdAt: number;
+  /** Epoch ms; null = never. */
+  expiresAt: number | null;
+  revokedAt?: number;
+  lastAccessAt?: number;
+  accessCount: number;
+}
+
+export interface StoredRedactionPattern {
+  id: string;
+  label: string;
+  pattern: string;
+  regex: boolean;
+  createdAt: number;
+}
+
 /** Everything the console keeps. Behind an interface so a server database can replace SQLite. */
 export interface Store {
   listBackends(): StoredBackend[];
   putBackend(b: StoredBackend): void;
   deleteBackend(id: string): boolean;
+  insertShare(share: StoredShare, frozen?: string): void;
+  getShare(id: string): StoredShare | undefined;
+  shareByTokenHash(hash: string): StoredShare | undefined;
+  listShares(): StoredShare[];
+  /** The redacted snapshot of a frozen share (JSON). */
+  frozenSnapshot(id: string): string | undefined;
+  /** Marks a share revoked and drops its frozen snapshot; false when it was unknown or already revoked. */
+  revokeShare(id: string, at: number): boolean;
+  /** Drops the frozen snapshot of an ended share (nothing of it is kept once it cannot be served). */
+  dropFrozenSnapshot(id: string): void;
+  touchShare(id: string, at: number, count: number): void;
+  listRedactionPatterns(): StoredRedactionPattern[];
+  insertRedactionPattern(p: StoredRedactionPattern): void;
+  deleteRedactionPattern(id: string): boolean;
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
   putFork(f: ForkRecord): void;

@@ -1,0 +1,9 @@
+import { json, route } from "@/server/http";
+import { shares } from "@/server/shares";
+
+export const dynamic = "force-dynamic";
+
+/** Revoke a share: its page and stream answer 404 from now on; open streams are closed. */
+export const DELETE = route<{ shareId: string }>(async (_req, { shareId }) => {
+  return json((await shares()).revoke(shareId));
+});

@@ -1,0 +1,11 @@
+import { SharePreviewBody } from "@/lib/api";
+import { json, readBody, route } from "@/server/http";
+import { shares } from "@/server/shares";
+
+export const dynamic = "force-dynamic";
+
+/** What a share with this scope would show, and what redaction removes from it. */
+export const POST = route(async (req) => {
+  const body = await readBody(req, SharePreviewBody);
+  return json(await (await shares()).preview(body));
+});

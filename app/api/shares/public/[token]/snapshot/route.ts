@@ -1,0 +1,14 @@
+import { json } from "@/server/http";
+import { shareClient, shares } from "@/server/shares";
+import { publicRoute } from "@/server/shares/public";
+
+export const dynamic = "force-dynamic";
+
+/** The shared session, redacted and scoped. Needs only the share token. */
+export const GET = publicRoute(async (req, token) => {
+  const svc = await shares();
+  const share = svc.resolve(token, shareClient(req.headers));
+  const snapshot = await svc.snapshot(share);
+  svc.touch(share);
+  return json(snapshot);
+});

@@ -1,0 +1,18 @@
+import { CreateShareBody, ListSharesQuery } from "@/lib/api";
+import { json, readBody, readQuery, route } from "@/server/http";
+import { requestOrigin, shares } from "@/server/shares";
+
+export const dynamic = "force-dynamic";
+
+/** Share links of the console (all, or one session's with `?backendId&sessionId`). */
+export const GET = route(async (req) => {
+  const q = readQuery(req, ListSharesQuery);
+  return json({ items: (await shares()).list(q) });
+});
+
+/** Create a share link; the answer carries the token once. */
+export const POST = route(async (req) => {
+  const body = await readBody(req, CreateShareBody);
+  const created = await (await shares()).create(body, requestOrigin(req));
+  return json(created, { status: 201, headers: { "cache-control": "no-store" } });
+});

@@ -1,0 +1,37 @@
+import "server-only";
+import { clientAddress } from "../auth/failure-limiter";
+import { app } from "../routes";
+import { ShareService } from "./service";
+
+const g = globalThis as typeof globalThis & { __switchboardShares?: ShareService };
+
+function intEnv(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isSafeInteger(n) && n > 0 ? n : fallback;
+}
+
+/** The share service, one per process (on globalThis like the app, so every route bundle shares it). */
+export async function shares(): Promise<ShareService> {
+  const a = await app();
+  return (g.__switchboardShares ??= new ShareService(a.store, a.hub, a.backends, {
+    failureLimit: intEnv("SWITCHBOARD_SHARE_FAILURE_LIMIT", 30),
+    failureWindowMs: intEnv("SWITCHBOARD_SHARE_FAILURE_WINDOW_MS", 60_000),
+  }));
+}
+
+/** The address a share request is rate limited by (see docs/sharing.md on proxies). */
+export function shareClient(headers: Headers): string {
+  const hops = Number(process.env.SWITCHBOARD_TRUSTED_PROXIES ?? "0");
+  return clientAddress(headers, Number.isSafeInteger(hops) && hops > 0 ? hops : 0);
+}
+
+/**
+ * The origin the console was reached at, for the link in `POST /api/shares`' answer: the Host the
+ * browser used (Next's `req.url` names its own bind host instead).
+ */
+export function requestOrigin(req: Request): string {
+  const h = req.headers;
+  const host = h.get("x-forwarded-host")?.split(",")[0]?.trim() || h.get("host");
+  const proto = h.get("x-forwarded-proto")?.split(",")[0]?.trim() || new URL(req.url).protocol.replace(/:$/, "");
+  return host ? `${proto}://${host}` : new URL(req.url).origin;
+}

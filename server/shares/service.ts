@@ -1,0 +1,394 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import {
+  SHARE_EXPIRY_SECONDS,
+  SharedSnapshot,
+  type CreateRedactionPatternBody,
+  type CreateShareBody,
+  type CreatedShare,
+  type ListSharesQuery,
+  type RedactionPattern,
+  type RedactionSettings,
+  type ShareEndReason,
+  type ShareInfo,
+  type SharePreview,
+  type SharePreviewBody,
+  type ShareState,
+  type ShareStreamEvent,
+} from "@/lib/api";
+import type { WireEvent } from "@/lib/model";
+import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../auth/redactor";
+import { FailureLimiter } from "../auth/failure-limiter";
+import { hashShareToken, isWellFormedShareToken, newShareId, newShareToken } from "../auth/share-token";
+import type { BackendRegistry } from "../backends/registry";
+import { ApiError, describeError, isApiError } from "../errors";
+import type { Hub } from "../hub/hub";
+import type { SessionChannel } from "../hub/session-channel";
+import { encodeFrame, sseResponse, type SseSink } from "../hub/sse";
+import { log } from "../log";
+import type { Store, StoredRedactionPattern, StoredShare } from "../store/store";
+import { ShareEventFilter, ShareRenderer, previewRedactions, type ShareMeta } from "./view";
+
+/** A frozen snapshot larger than this is refused (a share is not a backup). */
+const MAX_FROZEN_BYTES = 25_000_000;
+/** Deltas are coalesced into whole-block updates at most this often per stream. */
+const FLUSH_MS = 100;
+/** setTimeout's limit; longer expiries re-arm. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface ShareServiceOptions {
+  /** Unknown tokens per client address per window before it is answered 429. */
+  failureLimit?: number;
+  failureWindowMs?: number;
+  now?: () => number;
+}
+
+export function shareState(s: StoredShare, now: number): ShareState {
+  if (s.revokedAt !== undefined) return "revoked";
+  if (s.expiresAt !== null && now >= s.expiresAt) return "expired";
+  return "active";
+}
+
+function info(s: StoredShare, now: number): ShareInfo {
+  return {
+    id: s.id,
+    backendId: s.backendId,
+    sessionId: s.sessionId,
+    sessionTitle: s.sessionTitle,
+    ...(s.upToMessageId !== undefined ? { upToMessageId: s.upToMessageId } : {}),
+    live: s.live,
+    includeToolOutput: s.includeToolOutput,
+    createdAt: s.createdAt,
+    expiresAt: s.expiresAt,
+    ...(s.revokedAt !== undefined ? { revokedAt: s.revokedAt } : {}),
+    ...(s.lastAccessAt !== undefined ? { lastAccessAt: s.lastAccessAt } : {}),
+    accessCount: s.accessCount,
+    state: shareState(s, now),
+  };
+}
+
+function meta(s: StoredShare): ShareMeta {
+  return {
+    live: s.live,
+    includeToolOutput: s.includeToolOutput,
+    ...(s.upToMessageId !== undefined ? { upToMessageId: s.upToMessageId } : {}),
+    createdAt: s.createdAt,
+    expiresAt: s.expiresAt,
+  };
+}
+
+function patternOut(p: StoredRedactionPattern): RedactionPattern {
+  return { id: p.id, label: p.label, pattern: p.pattern, regex: p.regex, kind: kindForLabel(p.label), createdAt: p.createdAt };
+}
+
+/** An open share stream: one viewer's SSE connection. */
+class ShareStream {
+  private unlisten: (() => void) | undefined;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  private done = false;
+
+  constructor(
+    readonly share: StoredShare,
+    private sink: SseSink,
+    private filter: ShareEventFilter | undefined,
+    private now: () => number,
+    private onDispose: (s: ShareStream) => void,
+  ) {}
+
+  start(channel: SessionChannel | undefined, after: number | undefined) {
+    this.armExpiry();
+    if (channel && this.filter) {
+      this.unlisten = channel.listen({ event: (e) => this.onEvent(e), close: () => this.end("unavailable") }, after);
+      this.scheduleFlush();
+    }
+  }
+
+  private armExpiry() {
+    const at = this.share.expiresAt;
+    if (at === null || this.done) return;
+    const wait = at - this.now();
+    if (wait <= 0) {
+      this.end("expired");
+      return;
+    }
+    this.expiryTimer = setTimeout(() => (this.now() >= at ? this.end("expired") : this.armExpiry()), Math.min(wait, MAX_TIMER_MS));
+    this.expiryTimer.unref?.();
+  }
+
+  private onEvent(e: WireEvent) {
+    if (this.done || !this.filter) return;
+    if (this.share.expiresAt !== null && this.now() >= this.share.expiresAt) {
+      this.end("expired");
+      return;
+    }
+    this.send(this.filter.push(e));
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush() {
+    if (this.flushTimer || this.done || !this.filter?.pending) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      if (this.filter) this.send(this.filter.flush());
+    }, FLUSH_MS);
+  }
+
+  private send(events: ShareStreamEvent[]) {
+    for (const e of events) {
+      if (this.done) return;
+      if (!this.sink.write(encodeFrame("seq" in e ? e.seq : undefined, e))) {
+        this.dispose();
+        return;
+      }
+    }
+  }
+
+  /** Tells the viewer the share is over, then closes the stream. */
+  end(reason: ShareEndReason) {
+    if (this.done) return;
+    const ended: ShareStreamEvent = { type: "share.ended", reason };
+    this.sink.write(encodeFrame(undefined, ended));
+    this.sink.close();
+    this.dispose();
+  }
+
+  dispose() {
+    if (this.done) return;
+    this.done = true;
+    this.unlisten?.();
+    this.unlisten = undefined;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.onDispose(this);
+  }
+}
+
+/**
+ * Share links: creation, the management list, revocation, redaction settings, and the public
+ * side (resolving a token, the redacted snapshot, the share's own event stream).
+ */
+export class ShareService {
+  private redactor: Redactor;
+  private limiter: FailureLimiter;
+  private streams = new Map<string, Set<ShareStream>>();
+  private renderers = new Map<string, ShareRenderer>();
+  private now: () => number;
+
+  constructor(
+    private store: Store,
+    private hub: Hub,
+    private backends: BackendRegistry,
+    opts: ShareServiceOptions = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.limiter = new FailureLimiter(opts.failureLimit ?? 30, opts.failureWindowMs ?? 60_000, this.now);
+    this.redactor = new Redactor(store.listRedactionPatterns());
+  }
+
+  private renderer(s: Pick<StoredShare, "id" | "upToMessageId" | "upToCreatedAt" | "includeToolOutput">): ShareRenderer {
+    let r = this.renderers.get(s.id);
+    if (!r) {
+      r = new ShareRenderer(
+        {
+          includeToolOutput: s.includeToolOutput,
+          ...(s.upToMessageId !== undefined ? { upToMessageId: s.upToMessageId } : {}),
+          ...(s.upToCreatedAt !== undefined ? { upToCreatedAt: s.upToCreatedAt } : {}),
+        },
+        () => this.redactor,
+      );
+      if (this.renderers.size > 500) this.renderers.clear();
+      this.renderers.set(s.id, r);
+    }
+    return r;
+  }
+
+  private async channel(backendId: string, sessionId: string): Promise<SessionChannel> {
+    this.backends.require(backendId);
+    return this.hub.open(backendId, sessionId);
+  }
+
+  private scopeOf(ch: SessionChannel, upToMessageId: string | undefined): { upToMessageId?: string; upToCreatedAt?: number } {
+    if (upToMessageId === undefined) return {};
+    const m = ch.state.messages.find((x) => x.id === upToMessageId);
+    if (!m) throw ApiError.badRequest(`Message ${upToMessageId} is not in this session`);
+    return { upToMessageId, upToCreatedAt: m.createdAt };
+  }
+
+  /* -------------------------------------------------------------------------- management */
+
+  async preview(body: SharePreviewBody): Promise<SharePreview> {
+    const ch = await this.channel(body.backendId, body.sessionId);
+    const scope = this.scopeOf(ch, body.upToMessageId);
+    const renderer = new ShareRenderer({ includeToolOutput: body.includeToolOutput, ...scope }, () => this.redactor);
+    const p = previewRedactions(renderer, ch.state);
+    return { messages: p.messages, toolCalls: p.toolCalls, hiddenToolOutputs: p.hiddenToolOutputs, hasOlder: ch.olderCursor !== undefined, redactions: p.summary };
+  }
+
+  async create(body: CreateShareBody, origin: string): Promise<CreatedShare> {
+    const ch = await this.channel(body.backendId, body.sessionId);
+    if (!ch.state.session) throw ApiError.notFound(`Unknown session: ${body.sessionId}`);
+    const scope = this.scopeOf(ch, body.upToMessageId);
+    const now = this.now();
+    const seconds = body.expiresIn === "never" ? null : typeof body.expiresIn === "number" ? body.expiresIn : SHARE_EXPIRY_SECONDS[body.expiresIn];
+    const token = newShareToken();
+    const share: StoredShare = {
+      id: newShareId(),
+      tokenHash: hashShareToken(token),
+      backendId: body.backendId,
+      sessionId: body.sessionId,
+      sessionTitle: ch.state.session.title,
+      ...scope,
+      live: body.live,
+      includeToolOutput: body.includeToolOutput,
+      createdAt: now,
+      expiresAt: seconds === null ? null : now + seconds * 1000,
+      accessCount: 0,
+    };
+    let frozen: string | undefined;
+    if (!share.live) {
+      // Frozen now: what is stored is already redacted and scoped; nothing after this moment is served.
+      const snap = this.renderer(share).snapshot(ch.state, ch.seq, ch.olderCursor !== undefined, meta(share), { frozen: true });
+      frozen = JSON.stringify(snap);
+      if (frozen.length > MAX_FROZEN_BYTES) throw new ApiError("payload_too_large", "This session is too large to freeze; share it live instead");
+    }
+    this.store.insertShare(share, frozen);
+    log.info("share created", { id: share.id, backendId: share.backendId, sessionId: share.sessionId, live: share.live });
+    const path = `/share/${token}`;
+    return { ...info(share, now), token, path, url: `${origin}${path}` };
+  }
+
+  list(q: ListSharesQuery): ShareInfo[] {
+    const now = this.now();
+    return this.store
+      .listShares()
+      .filter((s) => (q.backendId === undefined || s.backendId === q.backendId) && (q.sessionId === undefined || s.sessionId === q.sessionId))
+      .map((s) => info(s, now))
+      .filter((s) => q.state === "all" || s.state === q.state);
+  }
+
+  /** Revokes a share: its page and stream answer 404 from now on, and open streams close at once. */
+  revoke(id: string): ShareInfo {
+    const s = this.store.getShare(id);
+    if (!s) throw ApiError.notFound(`Unknown share: ${id}`);
+    const now = this.now();
+    if (this.store.revokeShare(id, now)) log.info("share revoked", { id });
+    this.endStreams(id, "revoked");
+    this.renderers.delete(id);
+    return info(this.store.getShare(id) ?? { ...s, revokedAt: now }, now);
+  }
+
+  private endStreams(id: string, reason: ShareEndReason) {
+    const set = this.streams.get(id);
+    if (!set) return;
+    for (const st of [...set]) st.end(reason);
+    this.streams.delete(id);
+  }
+
+  redactionSettings(): RedactionSettings {
+    return {
+      builtin: BUILTIN_RULES.map((r) => ({ kind: r.kind, description: r.description })),
+      custom: this.store.listRedactionPatterns().map(patternOut),
+    };
+  }
+
+  addPattern(body: CreateRedactionPatternBody): RedactionPattern {
+    const err = validateCustomPattern(body.pattern, body.regex);
+    if (err) throw ApiError.badRequest(err, { issues: [{ path: "pattern", message: err, code: "custom" }] });
+    const p: StoredRedactionPattern = { id: `rdp_${randomBytes(9).toString("base64url")}`, label: body.label, pattern: body.pattern, regex: body.regex, createdAt: this.now() };
+    this.store.insertRedactionPattern(p);
+    this.reloadPatterns();
+    return patternOut(p);
+  }
+
+  deletePattern(id: string): void {
+    if (!this.store.deleteRedactionPattern(id)) throw ApiError.notFound(`Unknown pattern: ${id}`);
+    this.reloadPatterns();
+  }
+
+  /** Custom patterns apply at once to every share, open streams included (on their next event). */
+  private reloadPatterns() {
+    this.redactor = new Redactor(this.store.listRedactionPatterns());
+  }
+
+  /* ------------------------------------------------------------------------------ public */
+
+  /**
+   * The share behind a token, or the error to answer: 429 for an address that tried too many
+   * unknown tokens, 404 for an unknown or revoked share, 410 for an expired one.
+   */
+  resolve(token: string, client: string): StoredShare {
+    const wait = this.limiter.blockedFor(client);
+    if (wait > 0) throw new ApiError("rate_limited", "Too many requests for unknown share links; try again later", { retryAfterSeconds: wait });
+    const share = isWellFormedShareToken(token) ? this.store.shareByTokenHash(hashShareToken(token)) : undefined;
+    if (!share) {
+      this.limiter.fail(client);
+      throw ApiError.notFound("This share link does not exist");
+    }
+    const state = shareState(share, this.now());
+    if (state === "revoked") throw ApiError.notFound("This share link was revoked");
+    if (state === "expired") {
+      this.store.dropFrozenSnapshot(share.id);
+      throw new ApiError("gone", "This share link has expired");
+    }
+    return share;
+  }
+
+  /** Counts a view of the share (page loads and snapshot requests, not stream reconnects). */
+  touch(share: StoredShare): void {
+    this.store.touchShare(share.id, this.now(), 1);
+  }
+
+  async snapshot(share: StoredShare): Promise<SharedSnapshot> {
+    const renderer = this.renderer(share);
+    if (!share.live) {
+      const raw = this.store.frozenSnapshot(share.id);
+      const parsed = raw ? SharedSnapshot.safeParse(JSON.parse(raw)) : undefined;
+      if (!parsed?.success) throw ApiError.notFound("This shared session is no longer available");
+      return renderer.reRedact(parsed.data);
+    }
+    const ch = await this.liveChannel(share);
+    return renderer.snapshot(ch.state, ch.seq, ch.olderCursor !== undefined, meta(share));
+  }
+
+  /** The share's own SSE: redacted, scoped events for a live share; only its end for a frozen one. */
+  async stream(share: StoredShare, after: number | undefined, signal: AbortSignal): Promise<Response> {
+    const ch = share.live ? await this.liveChannel(share) : undefined;
+    const renderer = this.renderer(share);
+    return sseResponse({
+      signal,
+      open: (sink) => {
+        const filter = ch ? new ShareEventFilter(renderer, () => ch.state) : undefined;
+        const st = new ShareStream(share, sink, filter, this.now, (x) => this.streams.get(share.id)?.delete(x));
+        let set = this.streams.get(share.id);
+        if (!set) this.streams.set(share.id, (set = new Set()));
+        set.add(st);
+        st.start(ch, after);
+        return () => st.dispose();
+      },
+    });
+  }
+
+  /** Open streams of a share (tests and stats). */
+  openStreams(id: string): number {
+    return this.streams.get(id)?.size ?? 0;
+  }
+
+  /** The hub channel of a live share; backend failures never reach the viewer in detail. */
+  private async liveChannel(share: StoredShare): Promise<SessionChannel> {
+    try {
+      if (!this.backends.get(share.backendId)) throw ApiError.notFound("gone");
+      const ch = await this.hub.open(share.backendId, share.sessionId);
+      if (!ch.state.session) throw ApiError.notFound("gone");
+      return ch;
+    } catch (err) {
+      if (isApiError(err) && err.code === "not_found") throw ApiError.notFound("This shared session is no longer available");
+      log.warn("share: session unavailable", { id: share.id, error: describeError(err) });
+      throw ApiError.down("The shared session is temporarily unavailable");
+    }
+  }
+
+  stop(): void {
+    for (const id of [...this.streams.keys()]) this.endStreams(id, "unavailable");
+  }
+}
