@@ -55,4 +55,8 @@ export interface BackendAdapter {
    * when the backend confirms.
    */
   answerInterrupt?(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void>;
+  /** Change a session option the backend offers (`Session.settings`: mode, model, config options). */
+  setSessionOption?(sessionId: string, optionId: string, value: string | boolean): Promise<Session>;
+  /** The tail of a stdio agent's stderr (and its supervisor's notes). */
+  logs?(): string[];
 }
