@@ -6,6 +6,7 @@ import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import { Composer } from "./composer";
 import { linkState, SessionHeader } from "./session-header";
+import { SessionSettingsRow } from "./session-settings";
 import { Timeline } from "./timeline";
 
 export function SessionView({ backendId, sessionId }: { backendId: string; sessionId: string }) {
@@ -53,6 +54,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   return (
     <div className="flex h-full min-h-0 flex-col" data-testid="session-view" data-loaded={view.loaded}>
       <SessionHeader session={session} backend={backend} link={link} {...(backend?.error ? { linkDetail: backend.error } : {})} />
+      <SessionSettingsRow backendId={backendId} session={session} />
       <Timeline
         session={session}
         messages={messages}

@@ -1,6 +1,7 @@
 "use client";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Interrupt, Message, Session } from "@/lib/model";
+import { PermissionCard } from "../interrupts/permission-card";
 import { MessageView } from "../timeline/message-view";
 import { cx } from "../ui/cx";
 import { IconAlertCircle, IconChevronDown, IconShield } from "../ui/icons";
@@ -99,7 +100,10 @@ export function Timeline({ session, messages, interrupts, lastError, hasOlder, l
               <MessageView message={m} streaming={busy && i === lastAssistant} />
             </div>
           ))}
-          {interrupts.map((it) => (
+          {interrupts.map((it) =>
+            it.kind === "permission" && it.permission && session ? (
+              <PermissionCard key={it.id} backendId={session.backendId} interrupt={it} />
+            ) : (
             <div
               key={it.id}
               data-testid="interrupt-notice"
@@ -110,7 +114,8 @@ export function Timeline({ session, messages, interrupts, lastError, hasOlder, l
                 {it.kind === "permission" ? "Permission requested" : "Question"}: <span className="text-fg">{it.title}</span>
               </span>
             </div>
-          ))}
+            ),
+          )}
           {lastError && !busy && (
             <div role="alert" data-testid="session-error" className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err">
               <IconAlertCircle className="mt-0.5 size-4 shrink-0" />

@@ -111,7 +111,7 @@ describe("AcpAdapter (fake agent)", () => {
   it("starts the agent, declares its capabilities and never shows env values", async () => {
     const { adapter } = await started();
     const info = adapter.info();
-    expect(info).toMatchObject({ kind: "acp", status: "ready", version: "Fake Agent 9.9.9", config: { env: { SECRET_TOKEN: "***" } } });
+    expect(info).toMatchObject({ kind: "acp", status: "ready", version: "9.9.9", config: { env: { SECRET_TOKEN: "***" } } });
     expect(JSON.stringify(info)).not.toContain("s3cr3t");
     expect(info.capabilities).toMatchObject({ fork: false, revert: false, abort: true, history: true, interrupts: { permission: true, question: false } });
     expect(info.process).toMatchObject({ state: "running", restarts: 0 });

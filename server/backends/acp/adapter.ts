@@ -209,7 +209,7 @@ export class AcpAdapter implements BackendAdapter {
       ...(this.error ? { error: this.error } : {}),
       capabilities: this.capabilities(),
       location: this.opts.command.join(" "),
-      ...(this.agentInfo?.version ? { version: `${this.agentInfo.title ?? this.agentInfo.name ?? "agent"} ${this.agentInfo.version}` } : {}),
+      ...(this.agentInfo?.version ? { version: this.agentInfo.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
       config: { command: this.opts.command, ...(masked ? { env: masked } : {}), ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}) },
       process: {
