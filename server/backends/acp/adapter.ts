@@ -31,6 +31,7 @@ import {
   endReplay,
   endTurn,
   failTurn,
+  markRejected,
   newSessionState,
   permissionRequest,
   renameSession,
@@ -499,6 +500,7 @@ export class AcpAdapter implements BackendAdapter {
 
   private async loadRuntime(sessionId: string): Promise<Runtime> {
     const stored = this.opts.store.getTranscript(this.id, sessionId);
+    if (!stored && !this.current) await this.whenReady();
     let meta: { session: Session; cwd: string } | undefined = stored
       ? { session: stored.session, cwd: stored.session.directory ?? this.defaultCwd }
       : this.listedMeta(sessionId);
@@ -507,6 +509,8 @@ export class AcpAdapter implements BackendAdapter {
       meta = this.listedMeta(sessionId);
     }
     if (!meta) throw ApiError.notFound(`Unknown session: ${sessionId}`);
+    // Whether the agent replays history is known only once it is up (unless the console has the transcript).
+    if (!stored?.messages) await this.whenReady();
     const titleLocked = Boolean(stored && stored.session.title !== DEFAULT_TITLE && stored.session.title !== this.listed.get(sessionId)?.title);
     if (stored?.messages || !this.keepsHistory()) {
       // The console keeps this transcript (the agent cannot replay it).
@@ -871,8 +875,9 @@ export class AcpAdapter implements BackendAdapter {
     this.pending.delete(id);
     this.resolvedInterrupts.add(id);
     if (this.resolvedInterrupts.size > 1000) this.resolvedInterrupts.delete(this.resolvedInterrupts.values().next().value!);
-    p.resolve(response);
     const rt = this.runtimes.get(p.sessionId);
+    if (rt && outcome === "reject" && p.interrupt.toolCallId) markRejected(rt.norm, p.interrupt.toolCallId);
+    p.resolve(response);
     if (rt) this.emit(rt, [{ type: "interrupt.resolved", interruptId: id, outcome }]);
   }
 

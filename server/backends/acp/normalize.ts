@@ -52,6 +52,8 @@ export interface AcpSessionState {
   user?: { id: string; blockId: string; text: string; agentMessageId?: string };
   open?: OpenBlock;
   tools: Map<string, { messageId: string; block: ToolBlock }>;
+  /** Tool calls whose permission the user rejected: their failure is a denial. */
+  rejected: Set<string>;
   usage?: Usage;
   modes?: { current: string; available: { id: string; name: string; description?: string }[] };
   config: SessionOption[];
@@ -69,6 +71,7 @@ export function newSessionState(session: Session, opts: { titleLocked?: boolean;
   return {
     session,
     tools: new Map(),
+    rejected: new Set(),
     config: [],
     titleLocked: opts.titleLocked ?? false,
     turns: 0,
@@ -394,7 +397,12 @@ function toolContent(content: unknown): ToolContent {
 function rawOutputText(raw: unknown): string | undefined {
   if (typeof raw === "string") return raw;
   const r = obj(raw);
-  return str(r.output) ?? str(r.content) ?? str(r.error);
+  return str(r.output) ?? str(r.content) ?? str(r.error) ?? str(r.message);
+}
+
+/** The user said no to this tool call: its failure is shown as a denial. */
+export function markRejected(state: AcpSessionState, toolCallId: string): void {
+  state.rejected.add(toolCallId);
 }
 
 function exitCodeOf(raw: unknown, text: string | undefined): number | undefined {
@@ -410,7 +418,7 @@ function exitCodeOf(raw: unknown, text: string | undefined): number | undefined 
 }
 
 /** Merges a `tool_call` / `tool_call_update` (absent fields keep their value) into a canonical block. */
-export function mergeTool(prev: ToolBlock | undefined, u: Obj, messageId: string, now: number): ToolBlock {
+export function mergeTool(prev: ToolBlock | undefined, u: Obj, messageId: string, now: number, rejected = false): ToolBlock {
   const callId = str(u.toolCallId) ?? prev?.callId ?? "tool";
   const kind = str(u.kind);
   const title = str(u.title);
@@ -442,7 +450,9 @@ export function mergeTool(prev: ToolBlock | undefined, u: Obj, messageId: string
     b.input = { filePath: d.path, ...b.input, ...(d.oldText !== undefined ? { oldString: d.oldText, newString: d.newText } : { content: d.newText }) };
     if (b.tool === "other" || b.tool === "edit") b.tool = d.oldText === undefined || d.oldText === "" ? "write" : "edit";
   }
-  const status = toolStatusOf(str(u.status), b.status, text);
+  let status = toolStatusOf(str(u.status), b.status, text);
+  const code = str(obj(u.rawOutput).code);
+  if (status === "error" && (rejected || code === "rejected" || code === "denied")) status = "denied";
   if (status === "error" || status === "denied") {
     if (text !== undefined) b.error = text;
     else if (!b.error) b.error = status === "denied" ? "Denied" : "The tool failed";
@@ -472,7 +482,7 @@ function toolEvents(state: AcpSessionState, u: Obj, now: number): TimelineEvent[
     messageId = a.id;
   }
   const prev = known?.block;
-  const next = mergeTool(prev, u, messageId, clock(state, now));
+  const next = mergeTool(prev, u, messageId, clock(state, now), state.rejected.has(callId));
   state.tools.set(callId, { messageId, block: next });
   const onlyOutputGrew =
     prev !== undefined &&
