@@ -51,6 +51,7 @@ export interface SupervisorOptions {
 }
 
 const MAX_LINE_CHARS = 2000;
+const EXIT_GRACE_MS = 3000;
 const HEALTHY_AFTER_MS = 30_000;
 
 /* ------------------------------------------------------------------------- no orphans */
@@ -63,10 +64,19 @@ function trackGroup(child: ChildProcess) {
   liveGroups.set(child.pid, child);
   if (!exitHooked) {
     exitHooked = true;
-    // Last resort: `stop()` normally ran already (SIGTERM handler of the app). Only synchronous
-    // work is possible here, so the remaining groups get SIGKILL.
+    // The console is exiting (Next's own signal handler exits without waiting for our graceful
+    // `stop()`): every remaining group gets SIGTERM now, and a small detached watchdog SIGKILLs
+    // whatever is left after the grace period, since this process will not be around to do it.
     process.once("exit", () => {
-      for (const pid of liveGroups.keys()) killGroup(pid, "SIGKILL");
+      const pids = [...liveGroups.keys()];
+      if (pids.length === 0) return;
+      for (const pid of pids) killGroup(pid, "SIGTERM");
+      try {
+        const code = `setTimeout(() => { for (const p of ${JSON.stringify(pids)}) { try { process.kill(-p, "SIGKILL"); } catch {} } }, ${EXIT_GRACE_MS});`;
+        spawn(process.execPath, ["-e", code], { detached: true, stdio: "ignore" }).unref();
+      } catch {
+        for (const pid of pids) killGroup(pid, "SIGKILL");
+      }
     });
   }
 }
