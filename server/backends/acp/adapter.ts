@@ -376,7 +376,8 @@ export class AcpAdapter implements BackendAdapter {
     const ways = this.authMethods.map((m) => {
       const meta = (m as { _meta?: Record<string, unknown> | null })._meta;
       const term = meta?.["terminal-auth"] as { command?: string; args?: string[] } | undefined;
-      const cmd = term?.command ? ` (\`${[path.basename(term.command), ...(term.args ?? [])].join(" ")}\`)` : "";
+      const line = term?.command ? [path.basename(term.command), ...(term.args ?? [])].join(" ") : "";
+      const cmd = line && !(m.description ?? "").includes(line) ? ` (\`${line}\`)` : "";
       return `${m.name}${m.description ? `: ${m.description}` : ""}${cmd}`;
     });
     return ways.length ? `Authentication required. ${ways.join("; ")}` : "Authentication required";
