@@ -168,7 +168,12 @@ test.describe("settings", () => {
     await expect(extra).toHaveAttribute("data-status", "ready", { timeout: 30_000 });
     await expect(extra.getByTestId("backend-env")).toContainText("OPENCODE_CONFIG_CONTENT=***");
     expect(await page.content()).not.toContain("sk-fake");
-    // it shows in the sidebar too, then goes away when removed
+    // it can be restarted (a new process), shows in the sidebar too, then goes away when removed
+    const pid = Number((await extra.getByTestId("backend-process").textContent())!.match(/pid (\d+)/)![1]);
+    await extra.getByTestId("backend-restart").click();
+    await expect(extra.getByTestId("backend-process")).toContainText("1 restart", { timeout: 30_000 });
+    await expect(extra).toHaveAttribute("data-status", "ready", { timeout: 30_000 });
+    await expect(extra.getByTestId("backend-process")).not.toContainText(`pid ${pid} `);
     await expect(page.locator('[data-testid="backend-section"][data-backend-id="extra-opencode"]')).toBeVisible();
     await extra.getByTestId("backend-remove").click();
     await extra.getByTestId("backend-remove-confirm").click();

@@ -36,7 +36,20 @@ export function BackendCard({ backend }: { backend: Backend }) {
   const [confirm, setConfirm] = useState(false);
   const [removing, setRemoving] = useState(false);
   const [error, setError] = useState<string>();
+  const [restarting, setRestarting] = useState(false);
   const b = backend;
+
+  const restart = async () => {
+    setRestarting(true);
+    setError(undefined);
+    try {
+      await apiSend("POST", `/api/backends/${encodeURIComponent(b.id)}/restart`);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Could not restart it");
+    } finally {
+      setRestarting(false);
+    }
+  };
   const removable = b.source === "store";
   const stdio = b.config !== undefined;
 
@@ -129,6 +142,18 @@ export function BackendCard({ backend }: { backend: Backend }) {
             >
               <IconChevronRight size={12} className={cx("transition-transform", showLogs && "rotate-90")} />
               stderr
+            </button>
+          )}
+          {stdio && (
+            <button
+              type="button"
+              onClick={() => void restart()}
+              disabled={restarting}
+              data-testid="backend-restart"
+              title="Restart the agent process (e.g. after logging in to it)"
+              className="h-7 rounded-md border border-border px-2.5 text-[12px] text-muted hover:bg-raised hover:text-fg disabled:opacity-50"
+            >
+              Restart
             </button>
           )}
           {confirm ? (

@@ -59,4 +59,6 @@ export interface BackendAdapter {
   setSessionOption?(sessionId: string, optionId: string, value: string | boolean): Promise<Session>;
   /** The tail of a stdio agent's stderr (and its supervisor's notes). */
   logs?(): string[];
+  /** Restart a stdio agent's process (e.g. after logging in to it). */
+  restart?(): Promise<void>;
 }

@@ -217,6 +217,16 @@ describe("AcpAdapter (fake agent)", () => {
     expect(adapter.info().process!.restarts).toBe(1);
   });
 
+  it("restarts the agent on request; sessions reattach on their next prompt", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    const pid = adapter.pid;
+    await adapter.restart();
+    await until(() => adapter.info().status === "ready" && adapter.pid !== undefined && adapter.pid !== pid);
+    expect(adapter.info().process!.lastExit).toBe("killed by SIGTERM");
+    expect(text(await turn(adapter, sink, s, "hello"))).toBe("Hello from the fake agent.");
+  });
+
   it("reloads a session's history from the agent (session/load) in a new console", async () => {
     const store = new SqliteStore(":memory:");
     const stateFile = path.join(root, "shared-state.json");

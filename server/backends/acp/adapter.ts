@@ -938,6 +938,14 @@ export class AcpAdapter implements BackendAdapter {
     await fs.writeFile(real, content, "utf8");
   }
 
+  /** Restarts the agent process (after a login, or when it is wedged); sessions reattach on their next prompt. */
+  async restart(): Promise<void> {
+    if (this.stopping) throw ApiError.conflict(`${this.opts.label} is stopped`);
+    this.setStatus("connecting", "Restarting…");
+    if (this.supervisor.pid === undefined) this.supervisor.start();
+    else this.supervisor.kill("SIGTERM");
+  }
+
   /** For tests: wait until the agent is up. */
   async ready(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
     await this.whenReady(timeoutMs);
