@@ -333,3 +333,25 @@ export const ShareStreamEvent = z.union([
   z.intersection(TimelineEvent, z.object({ seq: z.number() })),
 ]);
 export type ShareStreamEvent = z.infer<typeof ShareStreamEvent>;
+/** `POST …/sessions/:s/settings` — change one session option (see `SessionOption`). */
+export const SessionSettingBody = z
+  .object({ id: z.string().min(1).max(200), value: z.union([z.string().max(1000), z.boolean()]) })
+  .strict();
+export type SessionSettingBody = z.infer<typeof SessionSettingBody>;
+
+/** `GET /api/backends/presets` — ready-made ACP agents, and whether their binary is installed. */
+export const BackendPreset = z.object({
+  id: z.string(),
+  kind: BackendKind,
+  label: z.string(),
+  description: z.string(),
+  command: z.array(z.string()),
+  available: z.boolean(),
+  /** Where the binary was found (when available). */
+  path: z.string().optional(),
+});
+export type BackendPreset = z.infer<typeof BackendPreset>;
+
+/** `GET /api/backends/:b/logs` — the stderr tail of a stdio agent. */
+export const BackendLogs = z.object({ lines: z.array(z.string()) });
+export type BackendLogs = z.infer<typeof BackendLogs>;

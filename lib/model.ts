@@ -40,6 +40,14 @@ export type Capabilities = z.infer<typeof Capabilities>;
 export const BackendStatus = z.enum(["connecting", "ready", "down", "auth-required"]);
 export type BackendStatus = z.infer<typeof BackendStatus>;
 
+/** What a stdio backend runs, as shown to the browser: env values are always masked as "***". */
+export const BackendCommand = z.object({
+  command: z.array(z.string()),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+});
+export type BackendCommand = z.infer<typeof BackendCommand>;
+
 export const Backend = z.object({
   id: z.string(),
   kind: BackendKind,
@@ -51,6 +59,19 @@ export const Backend = z.object({
   location: z.string().optional(),
   version: z.string().optional(),
   embedded: z.boolean().optional(),
+  /** Where it came from: the environment (`SWITCHBOARD_BACKENDS`), the store (added at run time) or the console itself. */
+  source: z.enum(["env", "store", "embedded"]).optional(),
+  /** For stdio agents: the configured command line (env values masked). */
+  config: BackendCommand.optional(),
+  /** For stdio agents: the supervised process. */
+  process: z
+    .object({
+      state: z.enum(["idle", "starting", "running", "restarting", "stopped"]),
+      pid: z.number().optional(),
+      restarts: z.number(),
+      lastExit: z.string().optional(),
+    })
+    .optional(),
 });
 export type Backend = z.infer<typeof Backend>;
 
@@ -68,6 +89,30 @@ export type Usage = z.infer<typeof Usage>;
 
 export const ModelRef = z.object({ provider: z.string().optional(), id: z.string() });
 export type ModelRef = z.infer<typeof ModelRef>;
+
+/**
+ * A session setting the agent offers (ACP modes and config options: mode, model, reasoning effort,
+ * permissions…). `source` says how it is changed: `mode` through the agent's mode switch, `config`
+ * through its config options.
+ */
+export const SessionOption = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  category: z.string().optional(),
+  source: z.enum(["mode", "config"]),
+  type: z.enum(["select", "boolean"]),
+  value: z.union([z.string(), z.boolean()]),
+  choices: z.array(z.object({ value: z.string(), name: z.string(), description: z.string().optional() })),
+});
+export type SessionOption = z.infer<typeof SessionOption>;
+
+export const SessionSettings = z.object({
+  options: z.array(SessionOption),
+  /** Slash commands the agent advertises. */
+  commands: z.array(z.object({ name: z.string(), description: z.string().optional(), hint: z.string().optional() })).optional(),
+});
+export type SessionSettings = z.infer<typeof SessionSettings>;
 
 export const SessionStatus = z.enum(["idle", "busy", "retry", "waiting", "error"]);
 export type SessionStatus = z.infer<typeof SessionStatus>;
@@ -88,6 +133,7 @@ export const Session = z.object({
   usage: Usage.optional(),
   revert: z.object({ messageId: z.string(), diff: z.string().optional() }).optional(),
   share: z.object({ url: z.string().optional() }).optional(),
+  settings: SessionSettings.optional(),
 });
 export type Session = z.infer<typeof Session>;
 

@@ -17,6 +17,7 @@ import { ConfirmDialog } from "../ui/dialog";
 import { IconAlertCircle, IconUndo, IconX } from "../ui/icons";
 import { Composer } from "./composer";
 import { linkState, SessionHeader } from "./session-header";
+import { SessionSettingsRow } from "./session-settings";
 import { Timeline } from "./timeline";
 
 const prefillKey = (backendId: string, sessionId: string) => `sb-prefill:${backendId}/${sessionId}`;
@@ -287,6 +288,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
         review={{ offered: true }}
         plan={{ offered: can(backend, "todos") }}
       />
+      <SessionSettingsRow backendId={backendId} session={session} />
       {actionError ? (
         <div role="alert" data-testid="action-error" className="flex shrink-0 items-center gap-2 border-b border-err/30 bg-err/8 px-4 py-1.5 text-[12.5px] text-err">
           <IconAlertCircle size={14} className="shrink-0" />

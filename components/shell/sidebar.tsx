@@ -13,6 +13,7 @@ import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
 import { IconBranch, IconFolder, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
 import { Inbox } from "./inbox";
+import { IconGear } from "../settings/icon-gear";
 import { SessionStatusGlyph } from "./status-dot";
 
 function BackendDot({ backend }: { backend: Backend }) {
@@ -204,10 +205,11 @@ export function Sidebar() {
           className={cx("ml-1 size-1.5 rounded-full", live.connection === "connected" ? "bg-ok" : "bg-warn animate-pulse")}
           title={live.connection === "connected" ? "Live" : "Reconnecting…"}
         />
+        <Link href="/settings" className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg" title="Settings" aria-label="Settings" data-testid="settings-link"><IconGear size={15} /></Link>
         <button
           type="button"
           onClick={() => toggleTheme()}
-          className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg"
+          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg"
           title={theme === "dark" ? "Light theme" : "Dark theme"}
           aria-label="Toggle theme"
           data-testid="theme-toggle"

@@ -8,6 +8,7 @@ import type { Hub } from "../hub/hub";
 import { log } from "../log";
 import { EmbeddedOpencode } from "../processes/opencode-serve";
 import type { Store } from "../store/store";
+import { AcpAdapter } from "./acp/adapter";
 import { OpencodeAdapter } from "./opencode/adapter";
 import type { BackendAdapter } from "./types";
 
@@ -25,8 +26,15 @@ export class BackendRegistry {
   ) {}
 
   async start(): Promise<void> {
-    for (const { id, def } of this.config.envBackends) this.add(id, def, "env");
-    for (const b of this.store.listBackends()) if (!this.adapters.has(b.id)) this.add(b.id, b.def, "store");
+    const tryAdd = (id: string, def: BackendDefinition, source: "env" | "store") => {
+      try {
+        this.add(id, def, source);
+      } catch (err) {
+        log.warn("skipping a backend this console cannot run", { id, kind: def.kind, error: err instanceof Error ? err.message : String(err) });
+      }
+    };
+    for (const { id, def } of this.config.envBackends) tryAdd(id, def, "env");
+    for (const b of this.store.listBackends()) if (!this.adapters.has(b.id)) tryAdd(b.id, b.def, "store");
     if (this.adapters.size === 0) this.startEmbedded();
   }
 
@@ -45,18 +53,27 @@ export class BackendRegistry {
   }
 
   list(): Backend[] {
-    return [...this.adapters.values()].map((a) => a.info());
+    return [...this.adapters.values()].map((a) => this.describe(a));
+  }
+
+  /** A backend as the browser sees it, with where it came from. */
+  describe(a: BackendAdapter): Backend {
+    const source = this.sources.get(a.id);
+    return { ...a.info(), ...(source ? { source } : {}) };
   }
 
   /** Adds a backend from the API and keeps it in the store. */
   create(def: BackendDefinition): Backend {
-    if (def.kind !== "opencode") {
+    if (def.kind !== "opencode" && def.kind !== "acp") {
       throw ApiError.badRequest(`Backend kind "${def.kind}" is not available in this version of the console`);
     }
     let id = slug(def.label);
-    while (this.adapters.has(id)) id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
+    // "presets" is a route (GET /api/backends/presets), not a backend
+    while (this.adapters.has(id) || id === "presets") id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
+    const adapter = this.add(id, def, "store");
     this.store.putBackend({ id, def, createdAt: Date.now() });
-    return this.add(id, def, "store").info();
+    this.hub.backendChanged(adapter.info());
+    return this.describe(adapter);
   }
 
   async remove(id: string): Promise<void> {
@@ -65,6 +82,7 @@ export class BackendRegistry {
     this.adapters.delete(id);
     this.sources.delete(id);
     this.store.deleteBackend(id);
+    this.store.deleteTranscripts(id);
     this.hub.dropBackend(id);
     await a.stop();
   }
@@ -74,6 +92,25 @@ export class BackendRegistry {
   }
 
   private add(id: string, def: BackendDefinition, source: "env" | "store"): BackendAdapter {
+    if (def.kind === "acp") {
+      const adapter = new AcpAdapter(
+        {
+          id,
+          label: def.label,
+          command: def.config.command,
+          ...(def.config.env ? { env: def.config.env } : {}),
+          ...(def.config.cwd ? { cwd: def.config.cwd } : {}),
+          workspace: this.config.workspace,
+          store: this.store,
+          source,
+        },
+        this.hub,
+      );
+      this.adapters.set(id, adapter);
+      this.sources.set(id, source);
+      adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
+      return adapter;
+    }
     if (def.kind !== "opencode") {
       log.warn("backend kind not supported yet; skipping", { id, kind: def.kind });
       throw ApiError.badRequest(`Backend kind "${def.kind}" is not available in this version of the console`);

@@ -69,4 +69,10 @@ export interface BackendAdapter {
   answerInterrupt?(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void>;
   /** Every pending interrupt of this backend (for the global inbox after a reconnect). */
   pendingInterrupts?(): Interrupt[];
+  /** Change a session option the backend offers (`Session.settings`: mode, model, config options). */
+  setSessionOption?(sessionId: string, optionId: string, value: string | boolean): Promise<Session>;
+  /** The tail of a stdio agent's stderr (and its supervisor's notes). */
+  logs?(): string[];
+  /** Restart a stdio agent's process (e.g. after logging in to it). */
+  restart?(): Promise<void>;
 }

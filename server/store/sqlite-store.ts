@@ -2,9 +2,11 @@ import "server-only";
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
+import { z } from "zod";
 import { BackendDefinition } from "@/lib/api";
+import { Message, Session, Todo } from "@/lib/model";
 import { log } from "../log";
-import type { ForkRecord, Store, StoredBackend, StoredRedactionPattern, StoredShare } from "./store";
+import type { ForkRecord, Store, StoredBackend, StoredRedactionPattern, StoredShare, StoredTranscript } from "./store";
 
 interface ForkRow {
   backend_id: string;
@@ -66,6 +68,18 @@ const MIGRATIONS: string[] = [
      is_regex INTEGER NOT NULL,
      created_at INTEGER NOT NULL
    );`,
+  // 2: sessions of backends without their own history (ACP agents without loadSession, zot)
+  `CREATE TABLE transcripts (
+     backend_id TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     session TEXT NOT NULL,
+     messages TEXT,
+     todos TEXT,
+     agent_session_id TEXT,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (backend_id, session_id)
+   );
+   CREATE INDEX transcripts_by_backend ON transcripts (backend_id, updated_at DESC);`,
 ];
 
 interface ShareRow {
@@ -104,6 +118,45 @@ function shareFromRow(r: ShareRow): StoredShare {
     ...(r.revoked_at !== null ? { revokedAt: r.revoked_at } : {}),
     ...(r.last_access_at !== null ? { lastAccessAt: r.last_access_at } : {}),
     accessCount: r.access_count,
+  };
+}
+
+type TranscriptRow = {
+  backend_id: string;
+  session_id: string;
+  session: string;
+  messages?: string | null;
+  todos: string | null;
+  agent_session_id: string | null;
+  updated_at: number;
+};
+
+function parseJson<T>(schema: z.ZodType<T>, text: string | null | undefined): T | undefined {
+  if (!text) return undefined;
+  try {
+    const r = schema.safeParse(JSON.parse(text));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toTranscript(r: TranscriptRow): StoredTranscript | undefined {
+  const session = parseJson(Session, r.session);
+  if (!session) {
+    log.warn("ignoring a stored session that does not parse", { backendId: r.backend_id, sessionId: r.session_id });
+    return undefined;
+  }
+  const messages = parseJson(z.array(Message), r.messages);
+  const todos = parseJson(z.array(Todo), r.todos);
+  return {
+    backendId: r.backend_id,
+    sessionId: r.session_id,
+    session,
+    updatedAt: r.updated_at,
+    ...(messages ? { messages } : {}),
+    ...(todos ? { todos } : {}),
+    ...(r.agent_session_id ? { agentSessionId: r.agent_session_id } : {}),
   };
 }
 
@@ -264,6 +317,44 @@ export class SqliteStore implements Store {
 
   deleteFork(backendId: string, sessionId: string): void {
     this.db.prepare("DELETE FROM session_forks WHERE backend_id = ? AND (session_id = ? OR source_session_id = ?)").run(backendId, sessionId, sessionId);
+  }
+
+  getTranscript(backendId: string, sessionId: string): StoredTranscript | undefined {
+    const row = this.db.prepare("SELECT * FROM transcripts WHERE backend_id = ? AND session_id = ?").get(backendId, sessionId) as TranscriptRow | undefined;
+    return row ? toTranscript(row) : undefined;
+  }
+
+  listTranscripts(backendId: string, limit = 1000): StoredTranscript[] {
+    const rows = this.db
+      .prepare("SELECT backend_id, session_id, session, todos, agent_session_id, updated_at FROM transcripts WHERE backend_id = ? ORDER BY updated_at DESC LIMIT ?")
+      .all(backendId, limit) as TranscriptRow[];
+    return rows.flatMap((r) => toTranscript(r) ?? []);
+  }
+
+  putTranscript(t: StoredTranscript): void {
+    this.db
+      .prepare(
+        `INSERT INTO transcripts (backend_id, session_id, session, messages, todos, agent_session_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(backend_id, session_id) DO UPDATE SET session = excluded.session, messages = excluded.messages, todos = excluded.todos,
+           agent_session_id = excluded.agent_session_id, updated_at = excluded.updated_at`,
+      )
+      .run(
+        t.backendId,
+        t.sessionId,
+        JSON.stringify(t.session),
+        t.messages ? JSON.stringify(t.messages) : null,
+        t.todos ? JSON.stringify(t.todos) : null,
+        t.agentSessionId ?? null,
+        t.updatedAt,
+      );
+  }
+
+  deleteTranscript(backendId: string, sessionId: string): void {
+    this.db.prepare("DELETE FROM transcripts WHERE backend_id = ? AND session_id = ?").run(backendId, sessionId);
+  }
+
+  deleteTranscripts(backendId: string): void {
+    this.db.prepare("DELETE FROM transcripts WHERE backend_id = ?").run(backendId);
   }
 
   close(): void {

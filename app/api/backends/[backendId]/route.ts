@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 export const GET = route<BackendParams>(async (req, { backendId }) => {
   readQuery(req, EmptyQuery);
   const { backends } = await app();
-  return json(backends.require(backendId).info());
+  return json(backends.describe(backends.require(backendId)));
 });
 
 export const DELETE = route<BackendParams>(async (req, { backendId }) => {

@@ -1,0 +1,13 @@
+import type { BackendLogs } from "@/lib/api";
+import { json, route } from "@/server/http";
+import { app, type BackendParams } from "@/server/routes";
+
+export const dynamic = "force-dynamic";
+
+/** The stderr tail of a stdio agent (empty for backends without a process of their own). */
+export const GET = route<BackendParams>(async (_req, { backendId }) => {
+  const { backends } = await app();
+  const adapter = backends.require(backendId);
+  const body: BackendLogs = { lines: adapter.logs?.() ?? [] };
+  return json(body);
+});

@@ -1,0 +1,14 @@
+import { ApiError } from "@/server/errors";
+import { json, route } from "@/server/http";
+import { app, type BackendParams } from "@/server/routes";
+
+export const dynamic = "force-dynamic";
+
+/** Restart a stdio agent's process (e.g. after logging in to it in a terminal). */
+export const POST = route<BackendParams>(async (_req, { backendId }) => {
+  const { backends } = await app();
+  const adapter = backends.require(backendId);
+  if (!adapter.restart) throw ApiError.conflict(`${adapter.info().label} cannot be restarted from the console`);
+  await adapter.restart();
+  return json({ ok: true });
+});

@@ -1,0 +1,46 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import type { Backend } from "@/lib/model";
+import { apiGet } from "@/lib/client/api-client";
+import { useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { AddAcpBackend } from "./add-acp-backend";
+import { BackendCard } from "./backend-card";
+
+/** `/settings`: the configured backends (live status, stderr tail, remove) and adding an ACP agent. */
+export function SettingsView() {
+  const live = useGlobalEvents();
+  const q = useQuery({ queryKey: ["backends"], queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"), refetchInterval: 5000 });
+  // The list carries where each backend came from; the event stream carries its live state.
+  const backends = useMemo(() => {
+    const listed = q.data?.items ?? [];
+    const byId = new Map(live.backends.map((b) => [b.id, b]));
+    const merged = listed.map((b) => ({ ...b, ...byId.get(b.id), ...(b.source ? { source: b.source } : {}) }));
+    for (const b of live.backends) if (!listed.some((x) => x.id === b.id) && q.isFetched) merged.push(b);
+    return merged;
+  }, [q.data, q.isFetched, live.backends]);
+
+  return (
+    <div className="flex h-full min-h-0 flex-col" data-testid="settings">
+      <header className="flex h-14 shrink-0 items-center border-b border-border bg-panel px-4">
+        <h1 className="text-[14px] font-semibold">Settings</h1>
+      </header>
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        <div className="mx-auto w-full max-w-[860px] px-6 py-6">
+          <h2 className="text-[11px] font-semibold uppercase tracking-wide text-faint">Backends</h2>
+          <ul className="mt-2 divide-y divide-border rounded-lg border border-border bg-panel" data-testid="backend-list">
+            {backends.map((b) => (
+              <BackendCard key={b.id} backend={b} />
+            ))}
+            {backends.length === 0 && <li className="px-4 py-3 text-[13px] text-faint">{q.isLoading ? "Loading…" : "No backends configured."}</li>}
+          </ul>
+          <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an ACP agent</h2>
+          <p className="mb-2 mt-1 text-[12.5px] text-muted">
+            Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude, Codex and Gemini adapters. See docs/backends/acp.md.
+          </p>
+          <AddAcpBackend />
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,183 @@
+import type { ScriptedTurn } from "./fixtures/scripted-model";
+import { AGENTS, expect, test } from "./fixtures/acp-stack";
+import { SessionPage } from "./pages/session-page";
+
+const bash = (marker: string): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }] });
+
+for (const agent of AGENTS) {
+  test.describe(`ACP agent: ${agent.label} (${agent.id})`, () => {
+    test("streams a reply with reasoning", async ({ page, acpApi, acpStack }) => {
+      const reply = "Streamed over ACP. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
+      acpStack.model.enqueue({ reasoning: "Weighing the options for this answer.", text: reply, chunks: 16, delayMs: 110 });
+      const s = await acpApi.createSession(agent.id, "acp stream");
+      const sp = new SessionPage(page);
+      await sp.goto(agent.id, s.id);
+      await sp.prompt("answer with reasoning");
+      await expect(sp.messages("user").last()).toContainText("answer with reasoning");
+      await expect
+        .poll(async () => {
+          const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
+          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+        }, { timeout: 20_000, intervals: [50] })
+        .toBe(true);
+      await expect(sp.assistantText().last()).toHaveText(reply);
+      const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
+      await expect(reasoning).toHaveCount(1);
+      await expect(reasoning).toContainText("Thinking");
+      await sp.waitStatus("idle");
+    });
+
+    test("a bash tool call behind a permission card: allow once, then reject", async ({ page, acpApi, acpStack }) => {
+      acpStack.model.enqueue(bash("e2e-allowed"), { text: "The allowed command ran." });
+      const s = await acpApi.createSession(agent.id, "acp permission");
+      const sp = new SessionPage(page);
+      await sp.goto(agent.id, s.id);
+      await sp.prompt("run the allowed command");
+      const card = page.getByTestId("permission-card");
+      await expect(card).toBeVisible({ timeout: 30_000 });
+      await expect(card).toContainText("echo e2e-allowed");
+      await expect(sp.toolCards("bash").last()).toHaveAttribute("data-status", "awaiting-approval");
+      await sp.waitStatus("waiting");
+      await card.getByTestId("permission-allow-once").click();
+      await expect(card).toHaveCount(0);
+      const allowed = sp.toolCards("bash").first();
+      await expect(allowed).toHaveAttribute("data-status", "completed");
+      await expect(allowed.getByTestId("tool-output")).toContainText("e2e-allowed");
+      await expect(sp.assistantText().last()).toHaveText("The allowed command ran.");
+      await sp.waitStatus("idle");
+
+      acpStack.model.enqueue(bash("e2e-rejected"), { text: "Understood, not running it." });
+      await sp.prompt("run the rejected command");
+      await expect(card).toBeVisible({ timeout: 30_000 });
+      await expect(card).toContainText("echo e2e-rejected");
+      await card.getByTestId("permission-reject").click();
+      await expect(card).toHaveCount(0);
+      const rejected = sp.toolCards("bash").nth(1);
+      await expect(rejected).toHaveAttribute("data-status", "denied");
+      await sp.waitStatus("idle");
+      await expect(rejected.getByTestId("tool-output")).toHaveCount(0);
+    });
+
+    test("Stop cancels a slow turn", async ({ page, acpApi, acpStack }) => {
+      acpStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+      const s = await acpApi.createSession(agent.id, "acp stop");
+      const sp = new SessionPage(page);
+      await sp.goto(agent.id, s.id);
+      await sp.prompt("go slowly");
+      await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
+      await sp.stop.click();
+      await sp.waitStatus("idle", 15_000);
+      await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
+      const shown = (await sp.assistantText().last().textContent()) ?? "";
+      expect(shown).not.toContain("chunk39");
+      await page.waitForTimeout(1000);
+      expect(await sp.assistantText().last().textContent()).toBe(shown);
+    });
+
+    test("the session list shows the agent's sessions and searches them", async ({ page, acpApi }) => {
+      const a = await acpApi.createSession(agent.id, `listed alpha ${agent.id}`);
+      const b = await acpApi.createSession(agent.id, `listed beta ${agent.id}`);
+      await page.goto("/");
+      const section = page.locator(`[data-testid="backend-section"][data-backend-id="${agent.id}"]`);
+      await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toContainText(`listed alpha ${agent.id}`);
+      await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toContainText(`listed beta ${agent.id}`);
+      await page.getByTestId("session-search").fill(`listed beta ${agent.id}`);
+      await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toBeVisible();
+      await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toHaveCount(0);
+      await section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`).click();
+      await expect(page).toHaveURL(new RegExp(`/sessions/${agent.id}/${b.id}$`));
+      await expect(page.getByTestId("session-title")).toHaveText(`listed beta ${agent.id}`);
+    });
+
+    test("a session reloaded after a console restart shows its history", async ({ page, acpApi, acpStack }) => {
+      acpStack.model.enqueue({ text: "Kept across restarts." });
+      const s = await acpApi.createSession(agent.id, "acp restart");
+      const sp = new SessionPage(page);
+      await sp.goto(agent.id, s.id);
+      await sp.prompt("remember this across a restart");
+      await expect(sp.assistantText().last()).toHaveText("Kept across restarts.");
+      await sp.waitStatus("idle");
+      await acpStack.restartConsole();
+      await sp.goto(agent.id, s.id);
+      await expect(sp.messages("user")).toHaveCount(1);
+      await expect(sp.messages("user").first()).toContainText("remember this across a restart");
+      await expect(sp.assistantText().last()).toHaveText("Kept across restarts.");
+      acpStack.model.enqueue({ text: "Still talking after the restart." });
+      await sp.prompt("are you there");
+      await expect(sp.assistantText().last()).toHaveText("Still talking after the restart.", { timeout: 30_000 });
+      await expect(sp.messages("user")).toHaveCount(2);
+    });
+
+    test("killing the agent mid-turn shows the failure and the restart, and the next prompt works", async ({ page, acpApi, acpStack }) => {
+      acpStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+      const s = await acpApi.createSession(agent.id, "acp crash");
+      const sp = new SessionPage(page);
+      await sp.goto(agent.id, s.id);
+      await sp.prompt("keep going until killed");
+      await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
+      const before = await acpStack.backend(agent.id);
+      const pid = before.process!.pid!;
+      process.kill(pid, "SIGKILL");
+      // the turn fails, saying what happened to the process
+      await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", { timeout: 15_000 });
+      await sp.waitStatus("idle");
+      // the supervisor restarts it: the session says so, and the backend is ready again
+      await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", { timeout: 60_000 });
+      await expect(sp.connection).toHaveAttribute("data-state", "connected", { timeout: 30_000 });
+      const after = await acpStack.backend(agent.id);
+      expect(after.process!.pid).not.toBe(pid);
+      expect(after.process!.restarts).toBeGreaterThanOrEqual(1);
+      acpStack.model.enqueue({ text: "Back after the crash." });
+      await sp.prompt("are you back");
+      await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+    });
+  });
+}
+
+test.describe("settings", () => {
+  test("lists the ACP backends with status and stderr, masks secrets, adds and removes an agent", async ({ page, acpStack }) => {
+    await page.goto("/");
+    await page.getByTestId("settings-link").click();
+    await expect(page).toHaveURL(/\/settings$/);
+    for (const a of AGENTS) {
+      const row = page.locator(`[data-testid="backend-row"][data-backend-id="${a.id}"]`);
+      await expect(row).toHaveAttribute("data-status", "ready");
+      await expect(row.getByTestId("backend-env")).toContainText(a.id === "copilot" ? "COPILOT_PROVIDER_API_KEY=***" : "OPENCODE_CONFIG_CONTENT=***");
+      await expect(row.getByTestId("backend-remove")).toBeDisabled();
+    }
+    // secrets never reach the browser
+    const html = await page.content();
+    expect(html).not.toContain("sk-scripted");
+    expect(html).not.toContain(acpStack.model.url);
+    const copilotRow = page.locator('[data-testid="backend-row"][data-backend-id="copilot"]');
+    await copilotRow.getByTestId("backend-logs-toggle").click();
+    await expect(copilotRow.getByTestId("backend-logs")).toContainText("started pid");
+
+    // presets are detected (both binaries are in node_modules/.bin)
+    await expect(page.getByTestId("preset-copilot")).toHaveAttribute("data-available", "true");
+    await expect(page.getByTestId("preset-opencode-acp")).toHaveAttribute("data-available", "true");
+    await page.getByTestId("preset-opencode-acp").click();
+    await expect(page.getByTestId("backend-command")).toHaveValue("opencode acp");
+    await page.getByTestId("backend-label").fill("Extra OpenCode");
+    const env = Object.entries(acpStack.agents["opencode-acp"].env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join("\n");
+    await page.getByTestId("backend-env-input").fill(env);
+    await page.getByTestId("add-backend-submit").click();
+    const extra = page.locator('[data-testid="backend-row"][data-backend-id="extra-opencode"]');
+    await expect(extra).toHaveAttribute("data-status", "ready", { timeout: 30_000 });
+    await expect(extra.getByTestId("backend-env")).toContainText("OPENCODE_CONFIG_CONTENT=***");
+    expect(await page.content()).not.toContain("sk-fake");
+    // it can be restarted (a new process), shows in the sidebar too, then goes away when removed
+    const pid = Number((await extra.getByTestId("backend-process").textContent())!.match(/pid (\d+)/)![1]);
+    await extra.getByTestId("backend-restart").click();
+    await expect(extra.getByTestId("backend-process")).toContainText("1 restart", { timeout: 30_000 });
+    await expect(extra).toHaveAttribute("data-status", "ready", { timeout: 30_000 });
+    await expect(extra.getByTestId("backend-process")).not.toContainText(`pid ${pid} `);
+    await expect(page.locator('[data-testid="backend-section"][data-backend-id="extra-opencode"]')).toBeVisible();
+    await extra.getByTestId("backend-remove").click();
+    await extra.getByTestId("backend-remove-confirm").click();
+    await expect(extra).toHaveCount(0);
+    await expect(page.locator('[data-testid="backend-section"][data-backend-id="extra-opencode"]')).toHaveCount(0);
+  });
+});

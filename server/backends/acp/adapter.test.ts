@@ -1,0 +1,315 @@
+/**
+ * The ACP adapter against a protocol-faithful fake agent (testing/fake-agent.mjs) spawned through the
+ * real supervisor: fast, and covering what the real agents cannot be made to do on demand (crash,
+ * malformed output, no loadSession, authentication, fs requests).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Backend, Session, TimelineEvent, ToolBlock } from "@/lib/model";
+import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { isApiError } from "../../errors";
+import { SqliteStore } from "../../store/sqlite-store";
+import type { EventSink, LoadedSession } from "../types";
+import { AcpAdapter, type AcpAdapterOptions } from "./adapter";
+
+const FAKE = path.join(import.meta.dirname, "testing", "fake-agent.mjs");
+
+class RecordingSink implements EventSink {
+  states = new Map<string, SessionState>();
+  events: { sessionId: string; event: TimelineEvent }[] = [];
+  backends: Backend[] = [];
+  publish(_b: string, sessionId: string, event: TimelineEvent) {
+    this.events.push({ sessionId, event });
+    const prev = this.states.get(sessionId) ?? emptyState;
+    this.states.set(sessionId, apply(prev, event));
+  }
+  backendChanged(b: Backend) {
+    this.backends.push(b);
+  }
+  openSessions() {
+    return [...this.states.keys()];
+  }
+  reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
+  state(id: string): SessionState {
+    return this.states.get(id) ?? emptyState;
+  }
+}
+
+async function until<T>(f: () => T | undefined | false | null, ms = 15_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const text = (s: SessionState) =>
+  s.messages
+    .filter((m) => m.role === "assistant")
+    .at(-1)
+    ?.blocks.filter((b) => b.kind === "text")
+    .map((b) => (b.kind === "text" ? b.text : ""))
+    .join("") ?? "";
+const tools = (s: SessionState) => s.messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
+
+let root: string;
+let workspace: string;
+const adapters: AcpAdapter[] = [];
+
+beforeAll(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-acp-")));
+  workspace = path.join(root, "ws");
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, "note.txt"), "line1\nline2\nline3\n");
+  fs.writeFileSync(path.join(root, "secret.txt"), "top secret");
+  fs.symlinkSync(path.join(root, "secret.txt"), path.join(workspace, "link-out.txt"));
+});
+afterEach(async () => {
+  await Promise.all(adapters.splice(0).map((a) => a.stop()));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function make(opts: Partial<AcpAdapterOptions> & { env?: Record<string, string> } = {}, sink = new RecordingSink(), store = new SqliteStore(":memory:")) {
+  const adapter = new AcpAdapter(
+    {
+      id: "fake",
+      label: "Fake",
+      command: [process.execPath, FAKE],
+      cwd: workspace,
+      workspace,
+      store,
+      restart: { initialMs: 100, maxMs: 400 },
+      cancelGraceMs: 500,
+      ...opts,
+      env: { FAKE_STATE: path.join(root, `state-${Math.random().toString(36).slice(2)}.json`), SECRET_TOKEN: "s3cr3t", ...opts.env },
+    },
+    sink,
+  );
+  adapters.push(adapter);
+  return { adapter, sink, store };
+}
+
+async function started(opts: Parameters<typeof make>[0] = {}, sink?: RecordingSink, store?: SqliteStore) {
+  const m = make(opts, sink, store);
+  await m.adapter.start();
+  await m.adapter.ready();
+  return m;
+}
+
+async function turn(adapter: AcpAdapter, sink: RecordingSink, s: Session, prompt: string) {
+  const before = sink.events.length;
+  await adapter.prompt(s.id, { parts: [{ type: "text", text: prompt }] });
+  await until(() => sink.events.slice(before).some((e) => e.sessionId === s.id && e.event.type === "session.status" && e.event.status === "idle"), 15_000, `turn "${prompt}"`);
+  return sink.state(s.id);
+}
+
+describe("AcpAdapter (fake agent)", () => {
+  it("starts the agent, declares its capabilities and never shows env values", async () => {
+    const { adapter } = await started();
+    const info = adapter.info();
+    expect(info).toMatchObject({ kind: "acp", status: "ready", version: "9.9.9", config: { env: { SECRET_TOKEN: "***" } } });
+    expect(JSON.stringify(info)).not.toContain("s3cr3t");
+    expect(info.capabilities).toMatchObject({ fork: false, revert: false, abort: true, history: true, interrupts: { permission: true, question: false } });
+    expect(info.process).toMatchObject({ state: "running", restarts: 0 });
+  });
+
+  it("streams a reply as deltas, skips the agent's malformed stdout lines, and ends the turn idle", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    const state = await turn(adapter, sink, s, "hello");
+    expect(text(state)).toBe("Hello from the fake agent.");
+    expect(sink.events.filter((e) => e.event.type === "block.delta").length).toBe(2);
+    expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(state.messages[1]!.usage).toEqual({ inputTokens: 10, outputTokens: 3 });
+    expect(state.session!.title).toBe("Fake: hello");
+    expect(state.session!.settings!.commands).toEqual([{ name: "compact", description: "Compact" }]);
+    const logs = adapter.logs();
+    expect(logs.some((l) => l.includes("[stdout skipped: not JSON] Fake ACP agent starting"))).toBe(true);
+    expect(logs.some((l) => l.includes("[stdout skipped: not JSON] { this line is broken"))).toBe(true);
+    expect(logs.some((l) => /^fake agent pid \d+$/.test(l))).toBe(true);
+    // the adapter's own view matches what it published
+    const loaded = await adapter.loadSession(s.id);
+    expect(loaded.messages).toEqual(state.messages);
+  });
+
+  it("turns permission requests (ids from 0) into interrupts answered allow, reject and dismiss", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({ title: "perm" });
+    await adapter.prompt(s.id, { parts: [{ type: "text", text: "perm" }] });
+    let it = await until(() => sink.state(s.id).interrupts[0]);
+    expect(it.permission!.options.map((o) => `${o.id}:${o.kind}`)).toEqual(["yes:allow_once", "always:allow_always", "no:reject"]);
+    expect(it.permission!.patterns).toEqual(["echo fake"]);
+    expect(sink.state(s.id).session!.status).toBe("waiting");
+    expect(tools(sink.state(s.id))[0]!.status).toBe("awaiting-approval");
+    await adapter.answerInterrupt(s.id, it.id, { decision: "allow_once" });
+    await until(() => text(sink.state(s.id)) === "Ran it (yes)." && sink.state(s.id).session!.status === "idle");
+    expect(tools(sink.state(s.id))[0]).toMatchObject({ status: "completed", output: "fake\n", exitCode: 0 });
+    await expect(adapter.answerInterrupt(s.id, it.id, { decision: "allow_once" })).rejects.toMatchObject({ code: "conflict" });
+
+    await adapter.prompt(s.id, { parts: [{ type: "text", text: "perm" }] });
+    it = await until(() => sink.state(s.id).interrupts[0]);
+    await expect(adapter.answerInterrupt(s.id, it.id, { answers: [["x"]] })).rejects.toMatchObject({ code: "bad_request" });
+    await adapter.answerInterrupt(s.id, it.id, { decision: "reject", message: "no thanks" });
+    await until(() => text(sink.state(s.id)) === "Not allowed, fine.");
+    expect(tools(sink.state(s.id)).at(-1)).toMatchObject({ status: "denied" });
+
+    await adapter.prompt(s.id, { parts: [{ type: "text", text: "perm" }] });
+    it = await until(() => sink.state(s.id).interrupts[0]);
+    await adapter.answerInterrupt(s.id, it.id, { dismiss: true });
+    await until(() => sink.state(s.id).session!.status === "idle");
+    expect(sink.events.some((e) => e.event.type === "interrupt.resolved" && e.event.outcome === "cancelled")).toBe(true);
+    await expect(adapter.answerInterrupt(s.id, "perm_nope", { dismiss: true })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("abort cancels the turn (and answers a pending permission cancelled); an agent ignoring cancel is ended locally", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    await adapter.prompt(s.id, { parts: [{ type: "text", text: "slow" }] });
+    await until(() => text(sink.state(s.id)).includes("tick2"));
+    await adapter.abort(s.id);
+    await until(() => sink.state(s.id).session!.status === "idle");
+    const a = sink.state(s.id).messages.at(-1)!;
+    expect(a.error).toMatchObject({ aborted: true });
+    expect(text(sink.state(s.id))).not.toContain("tick150");
+
+    await adapter.prompt(s.id, { parts: [{ type: "text", text: "hang" }] });
+    await until(() => text(sink.state(s.id)) === "hanging…");
+    await adapter.abort(s.id);
+    await until(() => sink.state(s.id).session!.status === "idle", 5000);
+    expect(sink.state(s.id).messages.at(-1)!.error).toMatchObject({ aborted: true });
+  });
+
+  it("serves fs/read_text_file and fs/write_text_file only inside the session's directory", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    expect((await turn(adapter, sink, s, `read ${path.join(workspace, "note.txt")}`)) && text(sink.state(s.id))).toBe("content: line1\nline2\nline3\n");
+    await turn(adapter, sink, s, `read ${path.join(root, "secret.txt")}`);
+    expect(text(sink.state(s.id))).toMatch(/^read failed: .*outside/);
+    await turn(adapter, sink, s, `read ${path.join(workspace, "link-out.txt")}`);
+    expect(text(sink.state(s.id))).toMatch(/^read failed: .*outside/);
+    await turn(adapter, sink, s, `write ${path.join(workspace, "new.txt")}`);
+    expect(text(sink.state(s.id))).toBe("written");
+    expect(fs.readFileSync(path.join(workspace, "new.txt"), "utf8")).toBe("written by the fake agent");
+    await turn(adapter, sink, s, `write ${path.join(workspace, "link-out.txt")}`);
+    expect(text(sink.state(s.id))).toMatch(/^write failed/);
+    expect(fs.readFileSync(path.join(root, "secret.txt"), "utf8")).toBe("top secret");
+  });
+
+  it("a crash mid-turn fails the turn with a notice, restarts the agent, and the next prompt works", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    await turn(adapter, sink, s, "hello");
+    const pid = adapter.pid;
+    await turn(adapter, sink, s, "crash");
+    const failed = sink.state(s.id).messages.at(-1)!;
+    expect(failed.error).toMatchObject({ name: "AgentExited", message: expect.stringContaining("exited with code 3") });
+    expect(failed.blocks.some((b) => b.kind === "notice" && b.level === "error")).toBe(true);
+    expect(sink.state(s.id).lastError?.message).toContain("exited with code 3");
+    expect(sink.backends.some((b) => b.status === "down" && b.error?.includes("exited with code 3"))).toBe(true);
+    await until(() => adapter.info().status === "ready" && adapter.pid !== pid);
+    await until(() => sink.state(s.id).messages.at(-1)!.blocks.some((b) => b.kind === "notice" && b.level === "info" && b.text.includes("restarted")));
+    const state = await turn(adapter, sink, s, "hello");
+    expect(text(state)).toBe("Hello from the fake agent.");
+    expect(adapter.info().process!.restarts).toBe(1);
+  });
+
+  it("restarts the agent on request; sessions reattach on their next prompt", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    const pid = adapter.pid;
+    await adapter.restart();
+    await until(() => adapter.info().status === "ready" && adapter.pid !== undefined && adapter.pid !== pid);
+    expect(adapter.info().process!.lastExit).toBe("killed by SIGTERM");
+    expect(text(await turn(adapter, sink, s, "hello"))).toBe("Hello from the fake agent.");
+  });
+
+  it("reloads a session's history from the agent (session/load) in a new console", async () => {
+    const store = new SqliteStore(":memory:");
+    const stateFile = path.join(root, "shared-state.json");
+    const first = await started({ env: { FAKE_STATE: stateFile } }, new RecordingSink(), store);
+    const s = await first.adapter.createSession({});
+    await turn(first.adapter, first.sink, s, "think");
+    await first.adapter.stop();
+    const second = await started({ env: { FAKE_STATE: stateFile } }, new RecordingSink(), store);
+    const loaded = await second.adapter.loadSession(s.id);
+    expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(loaded.messages[0]!.blocks).toMatchObject([{ kind: "text", text: "think" }]);
+    expect(loaded.messages[1]!.blocks.map((b) => b.kind)).toEqual(["reasoning", "text"]);
+    expect((await second.adapter.listSessions({ limit: 10 })).items.map((x) => x.id)).toContain(s.id);
+    const state = await turn(second.adapter, second.sink, s, "hello");
+    expect(text(state)).toBe("Hello from the fake agent.");
+  });
+
+  it("keeps the transcript of an agent without loadSession in the store", async () => {
+    const store = new SqliteStore(":memory:");
+    const first = await started({ env: { FAKE_NO_LOAD: "1" } }, new RecordingSink(), store);
+    const s = await first.adapter.createSession({ title: "kept by the console" });
+    await turn(first.adapter, first.sink, s, "hello");
+    await first.adapter.stop();
+    const second = await started({ env: { FAKE_NO_LOAD: "1" } }, new RecordingSink(), store);
+    expect((await second.adapter.listSessions({ limit: 10 })).items.map((x) => x.title)).toEqual(["kept by the console"]);
+    const loaded = await second.adapter.loadSession(s.id);
+    expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(loaded.messages[1]!.blocks).toMatchObject([{ kind: "text", text: "Hello from the fake agent." }]);
+    // the agent cannot reopen it: the conversation continues in a new agent session, with a notice
+    await turn(second.adapter, second.sink, s, "hello");
+    const after = await second.adapter.loadSession(s.id);
+    expect(after.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(after.messages[1]!.blocks.some((b) => b.kind === "notice" && b.level === "warn")).toBe(true);
+    expect(store.getTranscript("fake", s.id)!.messages).toHaveLength(4);
+    expect(store.getTranscript("fake", s.id)!.agentSessionId).not.toBe(s.id);
+  });
+
+  it("shows an agent that needs a login as auth-required with its own instructions", async () => {
+    const { adapter } = await started({ env: { FAKE_AUTH: "1" } });
+    const err = await adapter.createSession({}).catch((e: unknown) => e);
+    expect(isApiError(err) && err.code).toBe("backend_down");
+    expect(adapter.info()).toMatchObject({ status: "auth-required", error: expect.stringContaining("Run `fake login` in a terminal") });
+  });
+
+  it("exposes config options and modes as session settings and changes them", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    expect(s.settings!.options.map((o) => `${o.id}:${o.type}:${String(o.value)}`)).toEqual(["model:select:fake/a", "yolo:boolean:false"]);
+    expect(s.model).toEqual({ provider: "fake", id: "a" });
+    let next = await adapter.setSessionOption(s.id, "model", "fake/b");
+    expect(next.model).toEqual({ provider: "fake", id: "b" });
+    next = await adapter.setSessionOption(s.id, "yolo", true);
+    expect(next.settings!.options.find((o) => o.id === "yolo")!.value).toBe(true);
+    await expect(adapter.setSessionOption(s.id, "model", "nope")).rejects.toMatchObject({ code: "bad_request" });
+    expect(sink.state(s.id).session!.settings!.options.find((o) => o.id === "model")!.value).toBe("fake/b");
+
+    const m = await started({ env: { FAKE_MODES: "1" } });
+    const s2 = await m.adapter.createSession({});
+    expect(s2.settings!.options[0]).toMatchObject({ id: "mode", source: "mode", value: "ask" });
+    const s3 = await m.adapter.setSessionOption(s2.id, "mode", "code");
+    expect(s3.settings!.options[0]!.value).toBe("code");
+  });
+
+  it("answers 404 for unknown sessions and lists/searches known ones", async () => {
+    const { adapter } = await started();
+    await expect(adapter.getSession("nope")).rejects.toMatchObject({ code: "not_found" });
+    await expect(adapter.loadSession("nope")).rejects.toMatchObject({ code: "not_found" });
+    await adapter.createSession({ title: "alpha one" });
+    await adapter.createSession({ title: "beta two" });
+    const all = await adapter.listSessions({ limit: 10 });
+    expect(all.items.map((x) => x.title).sort()).toEqual(["alpha one", "beta two"]);
+    expect((await adapter.listSessions({ limit: 10, search: "BETA" })).items.map((x) => x.title)).toEqual(["beta two"]);
+    const page = await adapter.listSessions({ limit: 1 });
+    expect(page.items).toHaveLength(1);
+    expect(page.nextCursor).toBeDefined();
+    await expect(adapter.createSession({ directory: root })).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  it("reports a command that does not exist as down", async () => {
+    const { adapter } = make({ command: ["no-such-agent-binary-xyz", "--acp"], readyTimeoutMs: 300 });
+    await adapter.start();
+    await until(() => adapter.info().status === "down");
+    expect(adapter.info().error).toContain("command not found: no-such-agent-binary-xyz");
+    await expect(adapter.createSession({})).rejects.toSatisfy((e: unknown) => isApiError(e) && e.code === "backend_down");
+  });
+});

@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+/**
+ * A small, protocol-faithful ACP agent for the adapter's fast tests, built with the SDK's `agent()`.
+ * It prints a banner and a malformed line on stdout (the console must skip them), numbers its
+ * permission requests from 0, and is scripted by the prompt text:
+ *
+ *   hello        three message chunks
+ *   think        a thought, then text
+ *   perm         a bash-like tool behind a permission request, output on allow, failure on reject
+ *   slow         a chunk every 100 ms until cancelled
+ *   hang         never ends and ignores cancel
+ *   crash        one chunk, then the process exits with code 3
+ *   read <path>  reads the file through fs/read_text_file and answers with its content (or the error)
+ *   write <path> writes "written by the fake agent" through fs/write_text_file
+ *
+ * Environment: FAKE_NO_LOAD=1 (no loadSession, no list), FAKE_AUTH=1 (session/new: Authentication
+ * required), FAKE_MODES=1 (modes instead of config options), FAKE_STATE=<file> (sessions survive a
+ * restart, like a real agent's session store).
+ */
+import fs from "node:fs";
+import { Readable, Writable } from "node:stream";
+import { agent, methods, ndJsonStream, RequestError } from "@agentclientprotocol/sdk";
+
+const noLoad = process.env.FAKE_NO_LOAD === "1";
+const needsAuth = process.env.FAKE_AUTH === "1";
+const withModes = process.env.FAKE_MODES === "1";
+
+process.stdout.write("Fake ACP agent starting (this banner is not JSON)\n");
+process.stderr.write(`fake agent pid ${process.pid}\n`);
+
+/** sessionId -> {cwd, title, history: SessionUpdate[], cancelled, mode, model, yolo} */
+const stateFile = process.env.FAKE_STATE;
+const sessions = new Map(stateFile && fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, "utf8")) : []);
+const save = () => stateFile && fs.writeFileSync(stateFile, JSON.stringify([...sessions.entries()]));
+let counter = 0;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const configOptions = (s) => [
+  { type: "select", id: "model", name: "Model", category: "model", currentValue: s.model, options: [{ value: "fake/a", name: "Model A" }, { value: "fake/b", name: "Model B" }] },
+  { type: "boolean", id: "yolo", name: "Allow all", category: "permissions", currentValue: s.yolo },
+];
+const modes = (s) => ({ currentModeId: s.mode, availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] });
+
+const app = agent({ name: "fake-agent" })
+  .onRequest(methods.agent.initialize, () => ({
+    protocolVersion: 1,
+    agentCapabilities: {
+      loadSession: !noLoad,
+      promptCapabilities: { image: false, embeddedContext: false },
+      sessionCapabilities: noLoad ? {} : { list: {}, close: {} },
+    },
+    authMethods: [{ id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal" }],
+    agentInfo: { name: "Fake", title: "Fake Agent", version: "9.9.9" },
+  }))
+  .onRequest(methods.agent.session.new, ({ params, client }) => {
+    if (needsAuth) throw RequestError.authRequired();
+    const sessionId = `fake-${process.pid}-${++counter}`;
+    const s = { cwd: params.cwd, title: undefined, history: [], cancelled: false, mode: "ask", model: "fake/a", yolo: false };
+    sessions.set(sessionId, s);
+    save();
+    void client.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "compact", description: "Compact" }] } });
+    return withModes ? { sessionId, modes: modes(s) } : { sessionId, configOptions: configOptions(s) };
+  })
+  .onRequest(methods.agent.session.list, () => ({
+    sessions: [...sessions.entries()].map(([sessionId, s]) => ({ sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: new Date().toISOString() })),
+  }))
+  .onRequest(methods.agent.session.load, async ({ params, client }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw RequestError.sessionNotFound(params.sessionId);
+    for (const update of s.history) await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
+    return withModes ? { modes: modes(s) } : { configOptions: configOptions(s) };
+  })
+  .onRequest(methods.agent.session.setMode, async ({ params, client }) => {
+    const s = sessions.get(params.sessionId);
+    s.mode = params.modeId;
+    await client.notify(methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "current_mode_update", currentModeId: s.mode } });
+    return {};
+  })
+  .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (params.configId === "model") s.model = params.value;
+    if (params.configId === "yolo") s.yolo = params.value;
+    return { configOptions: configOptions(s) };
+  })
+  .onNotification(methods.agent.session.cancel, ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (s) s.cancelled = true;
+  })
+  .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+    const { sessionId } = params;
+    const s = sessions.get(sessionId);
+    if (!s) throw RequestError.sessionNotFound(sessionId);
+    s.cancelled = false;
+    const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ").trim();
+    const send = async (update) => {
+      s.history.push(update);
+      save();
+      await client.notify(methods.client.session.update, { sessionId, update });
+    };
+    s.history.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
+    if (!s.title) {
+      s.title = `Fake: ${text.slice(0, 30)}`;
+      await client.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "session_info_update", title: s.title } });
+    }
+    const say = (t) => send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
+    const [verb, arg] = text.split(/\s+/, 2);
+    switch (verb) {
+      case "think":
+        await send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Pondering. " } });
+        await say("Thought about it.");
+        break;
+      case "perm": {
+        const toolCallId = `call_${++counter}`;
+        await send({ sessionUpdate: "tool_call", toolCallId, title: "Run echo", kind: "execute", status: "pending", rawInput: { command: "echo fake" } });
+        const answer = await client.request(methods.client.session.requestPermission, {
+          sessionId,
+          toolCall: { toolCallId, title: "Run echo", kind: "execute", rawInput: { command: "echo fake" } },
+          options: [
+            { optionId: "yes", name: "Yes", kind: "allow_once" },
+            { optionId: "always", name: "Always", kind: "allow_always" },
+            { optionId: "no", name: "No", kind: "reject_once" },
+          ],
+        });
+        if (answer.outcome.outcome === "cancelled") {
+          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [{ type: "content", content: { type: "text", text: "cancelled" } }] });
+          return { stopReason: "cancelled" };
+        }
+        if (answer.outcome.optionId === "no") {
+          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [{ type: "content", content: { type: "text", text: "The user rejected permission to use this tool." } }] });
+          await say("Not allowed, fine.");
+        } else {
+          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress", content: [{ type: "content", content: { type: "text", text: "fake\n" } }] });
+          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "completed", rawOutput: { output: "fake\n", metadata: { exit: 0 } } });
+          await say(`Ran it (${answer.outcome.optionId}).`);
+        }
+        break;
+      }
+      case "slow":
+        for (let i = 0; i < 200 && !s.cancelled; i++) {
+          await say(`tick${i} `);
+          await sleep(100);
+        }
+        if (s.cancelled) return { stopReason: "cancelled" };
+        break;
+      case "hang":
+        await say("hanging…");
+        await new Promise(() => {});
+        break;
+      case "crash":
+        await say("about to crash");
+        await sleep(50);
+        process.exit(3);
+        break;
+      case "read":
+        try {
+          const r = await client.request(methods.client.fs.readTextFile, { sessionId, path: arg });
+          await say(`content: ${r.content}`);
+        } catch (err) {
+          await say(`read failed: ${err.message}`);
+        }
+        break;
+      case "write":
+        try {
+          await client.request(methods.client.fs.writeTextFile, { sessionId, path: arg, content: "written by the fake agent" });
+          await say("written");
+        } catch (err) {
+          await say(`write failed: ${err.message}`);
+        }
+        break;
+      default:
+        await say("Hello ");
+        process.stdout.write("{ this line is broken\n");
+        await say("from the ");
+        await say("fake agent.");
+    }
+    return { stopReason: "end_turn", usage: { inputTokens: 10, outputTokens: 3, totalTokens: 13 } };
+  });
+
+const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+const conn = app.connect(stream);
+await conn.closed;
+process.exit(0);

@@ -1,0 +1,73 @@
+/**
+ * The conformance suite against the real backends, each driven by its own scripted model:
+ * `opencode serve` through the OpenCode adapter, and `copilot --acp` and `opencode acp` through the
+ * ACP adapter.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { copilotAgent, opencodeAcpAgent, type AgentSetup } from "../../e2e/fixtures/acp-env";
+import { createOpencodeHome, createWorkspace } from "../../e2e/fixtures/opencode-env";
+import { startOpencodeServer } from "../../e2e/fixtures/opencode-server";
+import { startScriptedModel, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
+import { SqliteStore } from "../store/sqlite-store";
+import { AcpAdapter } from "./acp/adapter";
+import { conformanceSuite, type ConformanceTarget } from "./conformance";
+import { OpencodeAdapter } from "./opencode/adapter";
+
+process.env.SWITCHBOARD_LOG ??= "silent";
+
+function modelControls(model: ScriptedModel) {
+  return { enqueue: (...t: Parameters<ScriptedModel["enqueue"]>) => model.enqueue(...t), resetModel: () => model.reset() };
+}
+
+conformanceSuite("OpenCode adapter (opencode serve)", async () => {
+  const model = await startScriptedModel();
+  const home = await createOpencodeHome({ modelBaseUrl: model.url });
+  const workspace = await createWorkspace();
+  const server = await startOpencodeServer({ env: home.env, cwd: workspace });
+  const target: ConformanceTarget = {
+    ...modelControls(model),
+    asksPermission: false,
+    async open(sink) {
+      const a = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: server.url, directory: workspace }, sink);
+      await a.start();
+      for (let i = 0; i < 200 && a.info().status !== "ready"; i++) await new Promise((r) => setTimeout(r, 50));
+      return a;
+    },
+    async close() {
+      await server.stop();
+      await model.close();
+      await home.cleanup();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+  return target;
+});
+
+function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
+  return async (): Promise<ConformanceTarget> => {
+    const model = await startScriptedModel();
+    const agent = await makeAgent(model.url);
+    const workspace = await createWorkspace();
+    const store = new SqliteStore(path.join(agent.home, "switchboard.db"));
+    return {
+      ...modelControls(model),
+      asksPermission: true,
+      async open(sink) {
+        const a = new AcpAdapter({ id: "acp", label: "ACP agent", command: agent.command, env: agent.env, cwd: workspace, workspace, store }, sink);
+        await a.start();
+        await a.ready(60_000);
+        return a;
+      },
+      async close() {
+        store.close();
+        await model.close();
+        await agent.cleanup();
+        fs.rmSync(workspace, { recursive: true, force: true });
+      },
+    };
+  };
+}
+
+conformanceSuite("ACP adapter (copilot --acp)", acpTarget((url) => copilotAgent({ modelBaseUrl: url })));
+conformanceSuite("ACP adapter (opencode acp)", acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })));

@@ -1,0 +1,302 @@
+import "server-only";
+import { spawn, type ChildProcess } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import { log } from "../log";
+import { NdjsonFramer } from "./ndjson";
+import { resolveCommand } from "./resolve-command";
+
+export type ProcessState = "idle" | "starting" | "running" | "restarting" | "stopped";
+
+/** One incarnation of the supervised command. */
+export interface SupervisedProcess {
+  /** 1 for the first spawn, +1 for every restart. */
+  generation: number;
+  pid: number | undefined;
+  /** The child's stdin (write errors after its death are swallowed). */
+  stdin: WritableStream<Uint8Array>;
+  /** The child's stdout; with `framing: "ndjson"` only complete JSON-object lines come through. */
+  stdout: ReadableStream<Uint8Array>;
+}
+
+export interface ProcessExit {
+  generation: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Spawn failure (e.g. command not found). */
+  error?: string;
+  uptimeMs: number;
+  /** Set when a restart is scheduled. */
+  restartInMs?: number;
+  /** A one-line human description ("exited with code 1", "killed by SIGKILL"). */
+  description: string;
+}
+
+export interface SupervisorOptions {
+  /** For logs. */
+  name: string;
+  /** `[command, ...args]`; the command is looked up in PATH, then in the console's node_modules/.bin. */
+  command: string[];
+  /** Added to (and overriding) the console's environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+  framing?: "ndjson" | "raw";
+  /** stderr lines kept (default 300). */
+  stderrLines?: number;
+  /** Restart with exponential backoff when the process dies (default on; 500 ms → 30 s). */
+  restart?: false | { initialMs?: number; maxMs?: number };
+  /** SIGTERM → SIGKILL grace period on stop (default 3 s). */
+  stopGraceMs?: number;
+  onSpawn?: (p: SupervisedProcess) => void;
+  onExit?: (e: ProcessExit) => void;
+}
+
+const MAX_LINE_CHARS = 2000;
+const EXIT_GRACE_MS = 3000;
+const HEALTHY_AFTER_MS = 30_000;
+
+/* ------------------------------------------------------------------------- no orphans */
+
+/** Process groups of every live child, killed when the console exits for any reason. */
+const liveGroups = new Map<number, ChildProcess>();
+let exitHooked = false;
+function trackGroup(child: ChildProcess) {
+  if (child.pid === undefined) return;
+  liveGroups.set(child.pid, child);
+  if (!exitHooked) {
+    exitHooked = true;
+    // The console is exiting (Next's own signal handler exits without waiting for our graceful
+    // `stop()`): every remaining group gets SIGTERM now, and a small detached watchdog SIGKILLs
+    // whatever is left after the grace period, since this process will not be around to do it.
+    process.once("exit", () => {
+      const pids = [...liveGroups.keys()];
+      if (pids.length === 0) return;
+      for (const pid of pids) killGroup(pid, "SIGTERM");
+      try {
+        const code = `setTimeout(() => { for (const p of ${JSON.stringify(pids)}) { try { process.kill(-p, "SIGKILL"); } catch {} } }, ${EXIT_GRACE_MS});`;
+        spawn(process.execPath, ["-e", code], { detached: true, stdio: "ignore" }).unref();
+      } catch {
+        for (const pid of pids) killGroup(pid, "SIGKILL");
+      }
+    });
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    // Children run in their own process group (detached): a negative pid signals the whole group,
+    // so launcher scripts (e.g. npm's copilot loader) cannot leave their real binary behind.
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/* ------------------------------------------------------------------------- supervisor */
+
+/**
+ * Spawns and supervises one stdio agent (SPEC.md §3 `processes/`): configured command, args, env and
+ * working directory; NDJSON framing of stdout (malformed lines logged and skipped); stderr in a bounded
+ * ring buffer; restart with backoff when it dies; SIGTERM then SIGKILL on stop; the child's whole
+ * process group is killed with it, and on console exit, so nothing is left orphaned.
+ */
+export class ProcessSupervisor {
+  private child: ChildProcess | undefined;
+  private generation = 0;
+  private attempt = 0;
+  private startedAt = 0;
+  private restartTimer: ReturnType<typeof setTimeout> | undefined;
+  private stopping = false;
+  private ring: string[] = [];
+  private partialErr = "";
+  private _state: ProcessState = "idle";
+  private _restarts = 0;
+  private lastExit: ProcessExit | undefined;
+
+  constructor(private opts: SupervisorOptions) {}
+
+  get state(): ProcessState {
+    return this._state;
+  }
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+  get restarts(): number {
+    return this._restarts;
+  }
+  get lastExitInfo(): ProcessExit | undefined {
+    return this.lastExit;
+  }
+
+  /** The most recent stderr lines (plus the supervisor's own lifecycle notes), oldest first. */
+  logs(): string[] {
+    return this.partialErr ? [...this.ring, this.partialErr] : [...this.ring];
+  }
+
+  start(): void {
+    this.stopping = false;
+    if (this.child || this.restartTimer) return;
+    this.spawnOnce();
+  }
+
+  /** Resets the backoff: call when the agent proved healthy (e.g. its handshake succeeded). */
+  markHealthy(): void {
+    this.attempt = 0;
+  }
+
+  /** Kills the current process; the supervisor restarts it as after a crash. */
+  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+    if (this.child?.pid !== undefined) killGroup(this.child.pid, signal);
+  }
+
+  /** SIGTERM, then SIGKILL after the grace period; resolves once the process has exited. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this._state = "stopped";
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    const c = this.child;
+    if (!c || c.pid === undefined || c.exitCode !== null || c.signalCode !== null) return;
+    const pid = c.pid;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        killGroup(pid, "SIGKILL");
+        resolve();
+      }, this.opts.stopGraceMs ?? 3000);
+      t.unref?.();
+      c.once("exit", () => {
+        clearTimeout(t);
+        // The leader is gone; anything it left in its group goes too.
+        killGroup(pid, "SIGKILL");
+        resolve();
+      });
+      killGroup(pid, "SIGTERM");
+    });
+  }
+
+  private note(line: string) {
+    this.push(`[switchboard] ${new Date().toISOString()} ${line}`);
+  }
+
+  private push(line: string) {
+    this.ring.push(line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line);
+    const cap = this.opts.stderrLines ?? 300;
+    if (this.ring.length > cap) this.ring.splice(0, this.ring.length - cap);
+  }
+
+  private onStderr(chunk: string) {
+    const text = this.partialErr + chunk;
+    const lines = text.split("\n");
+    this.partialErr = lines.pop() ?? "";
+    if (this.partialErr.length > MAX_LINE_CHARS) {
+      this.push(this.partialErr);
+      this.partialErr = "";
+    }
+    for (const l of lines) if (l.trim()) this.push(l.replace(/\r$/, ""));
+  }
+
+  private spawnOnce(): void {
+    const [cmd, ...args] = this.opts.command;
+    const generation = ++this.generation;
+    this._state = generation === 1 ? "starting" : "restarting";
+    const env: NodeJS.ProcessEnv = { ...process.env, ...this.opts.env };
+    const resolved = cmd ? resolveCommand(cmd, { ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}), ...(env.PATH ? { pathEnv: env.PATH } : {}) }) : undefined;
+    if (!resolved) {
+      const error = `command not found: ${cmd ?? "(empty)"} (looked in PATH and node_modules/.bin)`;
+      this.note(error);
+      this.handleExit(generation, null, null, error);
+      return;
+    }
+    let child: ChildProcess;
+    try {
+      child = spawn(resolved, args, {
+        cwd: this.opts.cwd,
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+      });
+    } catch (err) {
+      this.handleExit(generation, null, null, err instanceof Error ? err.message : String(err));
+      return;
+    }
+    this.child = child;
+    this.startedAt = Date.now();
+    let exited = false;
+    const onGone = (code: number | null, signal: NodeJS.Signals | null, error?: string) => {
+      if (exited) return;
+      exited = true;
+      if (child.pid !== undefined) {
+        liveGroups.delete(child.pid);
+        killGroup(child.pid, "SIGKILL");
+      }
+      if (this.child === child) this.child = undefined;
+      this.handleExit(generation, code, signal, error);
+    };
+    child.once("error", (err) => onGone(null, null, err.message));
+    child.once("exit", (code, signal) => onGone(code, signal));
+    if (child.pid === undefined) return; // spawn failed; 'error' follows
+    trackGroup(child);
+    this._state = "running";
+    this.note(`started pid ${child.pid}: ${[cmd, ...args].join(" ")}`);
+    log.info("agent process started", { name: this.opts.name, pid: child.pid, generation });
+
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (d: string) => this.onStderr(d));
+    child.stdin!.on("error", () => {}); // EPIPE after death: the exit handler reports it
+    child.stdout!.on("error", () => {});
+
+    const framer = new NdjsonFramer({
+      onSkip: (reason, preview) => {
+        this.push(`[stdout skipped: ${reason}] ${preview}`);
+        log.warn("skipped a malformed line from an agent", { name: this.opts.name, reason, preview: preview.slice(0, 120) });
+      },
+    });
+    const rawOut = Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>;
+    const stdout = this.opts.framing === "raw" ? rawOut : rawOut.pipeThrough(framer.stream());
+    const stdin = Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>;
+    try {
+      this.opts.onSpawn?.({ generation, pid: child.pid, stdin, stdout });
+    } catch (err) {
+      log.error("onSpawn handler failed", { name: this.opts.name, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private handleExit(generation: number, code: number | null, signal: NodeJS.Signals | null, error?: string) {
+    const uptimeMs = this.startedAt ? Date.now() - this.startedAt : 0;
+    if (uptimeMs > HEALTHY_AFTER_MS) this.attempt = 0;
+    const description = error ? `failed to start: ${error}` : signal ? `killed by ${signal}` : `exited with code ${code}`;
+    const exit: ProcessExit = { generation, code, signal, uptimeMs, description, ...(error ? { error } : {}) };
+    if (this.partialErr) {
+      this.push(this.partialErr);
+      this.partialErr = "";
+    }
+    if (!this.stopping && this.opts.restart !== false) {
+      const initial = (this.opts.restart && this.opts.restart.initialMs) ?? 500;
+      const max = (this.opts.restart && this.opts.restart.maxMs) ?? 30_000;
+      exit.restartInMs = Math.min(max, initial * 2 ** this.attempt++);
+    }
+    this.lastExit = exit;
+    this.note(`${description}${exit.restartInMs !== undefined ? `; restarting in ${exit.restartInMs} ms` : ""}`);
+    if (!this.stopping) log.warn("agent process ended", { name: this.opts.name, generation, code, signal, error, restartInMs: exit.restartInMs });
+    if (exit.restartInMs !== undefined) {
+      this._state = "restarting";
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = undefined;
+        if (this.stopping) return;
+        this._restarts++;
+        this.spawnOnce();
+      }, exit.restartInMs);
+      this.restartTimer.unref?.();
+    } else if (!this.stopping) {
+      this._state = "stopped";
+    }
+    try {
+      this.opts.onExit?.(exit);
+    } catch (err) {
+      log.error("onExit handler failed", { name: this.opts.name, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
