@@ -1,5 +1,6 @@
 import { test, expect, authHeaders } from "./fixtures/stack";
-import type { WireEvent } from "../lib/model";
+import type { Snapshot, WireEvent } from "../lib/model";
+import { startExternalSetup } from "./fixtures/external-opencode";
 
 /** Authorization for the raw fetches below (set per test from the stack). */
 let auth: Record<string, string> = {};
@@ -109,4 +110,28 @@ test.describe("HTTP API contract (SPEC.md §5–6)", () => {
     expect(del.status()).toBe(200);
     expect((await request.get(api.base(s.id))).status()).toBe(404);
   });
+});
+
+test("an external OpenCode behind Basic auth works, and its password never reaches the browser", async ({ stack, request }) => {
+  const password = "s3cret-basic-auth-pw";
+  const ext = await startExternalSetup(stack, undefined, { password });
+  try {
+    const backends = await request.get(`${ext.console.url}/api/backends`);
+    const text = await backends.text();
+    expect(text).not.toContain(password);
+    expect(JSON.parse(text)).toMatchObject({ items: [{ id: "opencode", status: "ready" }] });
+    // Without credentials OpenCode itself refuses: the console is the one adding them.
+    expect((await fetch(`${ext.opencode.url}/session`)).status).toBe(401);
+    stack.model.enqueue({ text: "authenticated reply" });
+    const s = (await (await request.post(`${ext.console.url}/api/backends/opencode/sessions`, { data: { title: "basic auth" } })).json()) as { id: string };
+    expect((await request.post(`${ext.console.url}/api/backends/opencode/sessions/${s.id}/prompt`, { data: { parts: [{ type: "text", text: "hi" }] } })).status()).toBe(202);
+    await expect
+      .poll(async () => {
+        const snap = (await (await request.get(`${ext.console.url}/api/backends/opencode/sessions/${s.id}/snapshot`)).json()) as Snapshot;
+        return snap.messages.flatMap((m) => m.blocks).some((b) => b.kind === "text" && b.text === "authenticated reply");
+      })
+      .toBe(true);
+  } finally {
+    await ext.stop();
+  }
 });

@@ -222,6 +222,11 @@ export const Interrupt = z.object({
   kind: z.enum(["permission", "question", "input"]),
   toolCallId: z.string().optional(),
   messageId: z.string().optional(),
+  /**
+   * For an interrupt raised in a subagent's child session: the root session that shows it (the
+   * one whose `task` tool spawned the child). It is answered through either session.
+   */
+  ownerSessionId: z.string().optional(),
   createdAt: z.number(),
   title: z.string(),
   permission: z
@@ -297,7 +302,12 @@ export type Snapshot = z.infer<typeof Snapshot>;
 
 /** Events on `GET /api/events`, the cross-session channel (badges, inbox, notifications). */
 export const GlobalEvent = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("hello"), backends: z.array(Backend) }),
+  z.object({
+    type: z.literal("hello"),
+    backends: z.array(Backend),
+    /** Every pending interrupt, so the inbox is whole after a (re)connect. */
+    interrupts: z.array(Interrupt.extend({ backendId: z.string() })),
+  }),
   z.object({ type: z.literal("backend.updated"), backend: Backend }),
   z.object({ type: z.literal("backend.removed"), backendId: z.string() }),
   z.object({ type: z.literal("session.updated"), session: Session }),

@@ -2,6 +2,7 @@
 import { useCallback, useEffect } from "react";
 import type { PromptBody } from "@/lib/api";
 import { apiSend, sessionPath } from "@/lib/client/api-client";
+import { setBaseTitle } from "@/lib/client/page-title";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import { Composer } from "./composer";
@@ -17,7 +18,8 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   const busy = session ? session.status !== "idle" && session.status !== "error" : false;
 
   useEffect(() => {
-    if (session?.title) document.title = `${session.title} · Switchboard`;
+    if (session?.title) setBaseTitle(`${session.title} · Switchboard`);
+    return () => setBaseTitle("Switchboard");
   }, [session?.title]);
 
   // Expose the store to end-to-end tests (cutting the stream on purpose).
@@ -54,6 +56,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
     <div className="flex h-full min-h-0 flex-col" data-testid="session-view" data-loaded={view.loaded}>
       <SessionHeader session={session} backend={backend} link={link} {...(backend?.error ? { linkDetail: backend.error } : {})} />
       <Timeline
+        backendId={backendId}
         session={session}
         messages={messages}
         interrupts={interrupts}

@@ -1,12 +1,14 @@
 "use client";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Interrupt, Message, Session } from "@/lib/model";
+import { InterruptCard } from "../interrupts/interrupt-card";
 import { MessageView } from "../timeline/message-view";
 import { cx } from "../ui/cx";
-import { IconAlertCircle, IconChevronDown, IconShield } from "../ui/icons";
+import { IconAlertCircle, IconChevronDown } from "../ui/icons";
 import { PulseDots } from "../ui/spinner";
 
 export interface TimelineProps {
+  backendId: string;
   session: Session | null;
   messages: Message[];
   interrupts: Interrupt[];
@@ -23,7 +25,28 @@ const STICK_PX = 80;
  * changes; off-screen messages skip layout and paint (`content-visibility`), which keeps long
  * sessions fast. The view sticks to the bottom while text streams unless the user scrolled up.
  */
-export function Timeline({ session, messages, interrupts, lastError, hasOlder, loadingOlder, onLoadOlder }: TimelineProps) {
+/** Where each interrupt is shown: after the message holding the tool that asked (or whose subagent asked). */
+function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionId: string | undefined) {
+  const byMessage = new Map<string, Interrupt[]>();
+  const loose: Interrupt[] = [];
+  for (const it of interrupts) {
+    let anchor: string | undefined;
+    for (let i = messages.length - 1; i >= 0 && !anchor; i--) {
+      for (const b of messages[i]!.blocks) {
+        if (b.kind !== "tool") continue;
+        if ((it.toolCallId && b.callId === it.toolCallId) || (it.sessionId !== sessionId && b.childSessionId === it.sessionId)) {
+          anchor = messages[i]!.id;
+          break;
+        }
+      }
+    }
+    if (anchor) byMessage.set(anchor, [...(byMessage.get(anchor) ?? []), it]);
+    else loose.push(it);
+  }
+  return { byMessage, loose };
+}
+
+export function Timeline({ backendId, session, messages, interrupts, lastError, hasOlder, loadingOlder, onLoadOlder }: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
@@ -80,6 +103,12 @@ export function Timeline({ session, messages, interrupts, lastError, hasOlder, l
     }
   }
 
+  const { byMessage, loose } = anchorInterrupts(messages, interrupts, session?.id);
+  const first = interrupts[0]?.id;
+  const card = (it: Interrupt) => (
+    <InterruptCard key={it.id} interrupt={it} backendId={backendId} sessionId={session?.id ?? it.sessionId} autoFocus={it.id === first} />
+  );
+
   return (
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [overflow-anchor:none]" data-testid="timeline">
@@ -95,22 +124,14 @@ export function Timeline({ session, messages, interrupts, lastError, hasOlder, l
             </div>
           )}
           {messages.map((m, i) => (
-            <div key={m.id} className="[contain-intrinsic-size:auto_120px] [content-visibility:auto]">
-              <MessageView message={m} streaming={busy && i === lastAssistant} />
+            <div key={m.id} className="flex flex-col gap-3">
+              <div className="[contain-intrinsic-size:auto_120px] [content-visibility:auto]">
+                <MessageView message={m} streaming={busy && i === lastAssistant} />
+              </div>
+              {byMessage.get(m.id)?.map(card)}
             </div>
           ))}
-          {interrupts.map((it) => (
-            <div
-              key={it.id}
-              data-testid="interrupt-notice"
-              className="flex items-center gap-2 rounded-md border border-warn/40 bg-warn/10 px-3 py-2 text-[12.5px] text-warn"
-            >
-              <IconShield className="size-4 shrink-0" />
-              <span className="min-w-0 flex-1 truncate">
-                {it.kind === "permission" ? "Permission requested" : "Question"}: <span className="text-fg">{it.title}</span>
-              </span>
-            </div>
-          ))}
+          {loose.map(card)}
           {lastError && !busy && (
             <div role="alert" data-testid="session-error" className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err">
               <IconAlertCircle className="mt-0.5 size-4 shrink-0" />

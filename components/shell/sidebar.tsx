@@ -12,6 +12,7 @@ import { useTheme } from "@/lib/hooks/use-theme";
 import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
 import { IconFolder, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { Inbox } from "./inbox";
 import { SessionStatusGlyph } from "./status-dot";
 
 function BackendDot({ backend }: { backend: Backend }) {
@@ -50,14 +51,16 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
       if (!byId.has(s.id) && search && !s.title.toLowerCase().includes(search.toLowerCase())) continue;
       if (k && (!byId.has(s.id) || byId.get(s.id)!.updatedAt <= s.updatedAt)) byId.set(s.id, { ...byId.get(s.id), ...s });
     }
+    const waiting = new Set(live.interrupts.filter((i) => i.backendId === backend.id).map((i) => i.ownerSessionId ?? i.sessionId));
     return [...byId.values()]
       .filter((s) => !live.removed[sessionKey(backend.id, s.id)])
       .map((s) => {
+        if (waiting.has(s.id)) return { ...s, status: "waiting" as const };
         const st = live.statuses[sessionKey(backend.id, s.id)];
-        return st ? { ...s, status: st.status } : s;
+        return st ? { ...s, status: st.status === "waiting" ? ("busy" as const) : st.status } : s;
       })
       .sort((a, b) => b.updatedAt - a.updatedAt);
-  }, [q.data, live.sessions, live.removed, live.statuses, backend.id, search]);
+  }, [q.data, live.sessions, live.removed, live.statuses, live.interrupts, backend.id, search]);
 
   const groups = useMemo(() => {
     const m = new Map<string, Session[]>();
@@ -235,6 +238,7 @@ export function Sidebar() {
           <kbd className="rounded border border-border px-1 text-[10px] text-faint">/</kbd>
         </label>
       </div>
+      <Inbox />
       <nav className="min-h-0 flex-1 overflow-y-auto pb-4">
         {backends.map((b) => (
           <BackendSessions key={b.id} backend={b} search={debounced} activeKey={activeKey} />

@@ -47,7 +47,7 @@ import { TodoBody, todoCounts, toolTodos } from "./tools/todo";
 const STATUS: Record<ToolStatus, { label: string; tone: "neutral" | "accent" | "ok" | "warn" | "err" | "info" }> = {
   pending: { label: "Pending", tone: "neutral" },
   running: { label: "Running", tone: "accent" },
-  "awaiting-approval": { label: "Needs approval", tone: "warn" },
+  "awaiting-approval": { label: "Needs you", tone: "warn" },
   completed: { label: "Done", tone: "ok" },
   error: { label: "Failed", tone: "err" },
   denied: { label: "Denied", tone: "neutral" },
@@ -441,7 +441,7 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
           {attention ? (
             <div className="flex items-center gap-2 px-0.5 text-[12px] text-warn">
               <IconShield size={13} />
-              Waiting for approval
+              {block.tool === "question" ? "Waiting for your answer" : block.tool === "task" ? "The subagent is waiting for you" : "Waiting for approval"}
             </div>
           ) : null}
         </div>

@@ -21,11 +21,22 @@ export const sessionKey = (backendId: string, sessionId: string) => `${backendId
 export class GlobalStore {
   private view: GlobalView = { connection: "connecting", backends: [], statuses: {}, interrupts: [], sessions: {}, removed: {} };
   private listeners = new Set<() => void>();
+  /** Called once per newly arrived interrupt (browser notifications). */
+  private arrivals = new Set<(it: Interrupt & { backendId: string }) => void>();
+
+  onArrival(fn: (it: Interrupt & { backendId: string }) => void) {
+    this.arrivals.add(fn);
+    return () => {
+      this.arrivals.delete(fn);
+    };
+  }
   private sse: SseClient | undefined;
 
   subscribe = (fn: () => void) => {
     this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return () => {
+      this.listeners.delete(fn);
+    };
   };
   getView = () => this.view;
 
@@ -58,7 +69,7 @@ export class GlobalStore {
     const v = this.view;
     switch (e.type) {
       case "hello":
-        this.set({ backends: e.backends });
+        this.set({ backends: e.backends, interrupts: e.interrupts });
         break;
       case "backend.updated": {
         const i = v.backends.findIndex((b) => b.id === e.backend.id);
@@ -83,9 +94,12 @@ export class GlobalStore {
       case "session.status":
         this.set({ statuses: { ...v.statuses, [sessionKey(e.backendId, e.sessionId)]: { status: e.status, ...(e.detail ? { detail: e.detail } : {}) } } });
         break;
-      case "interrupt.requested":
+      case "interrupt.requested": {
+        const fresh = !v.interrupts.some((i) => i.id === e.interrupt.id);
         this.set({ interrupts: [...v.interrupts.filter((i) => i.id !== e.interrupt.id), { ...e.interrupt, backendId: e.backendId }] });
+        if (fresh) for (const l of this.arrivals) l({ ...e.interrupt, backendId: e.backendId });
         break;
+      }
       case "interrupt.resolved":
         this.set({ interrupts: v.interrupts.filter((i) => i.id !== e.interruptId) });
         break;

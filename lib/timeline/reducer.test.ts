@@ -73,6 +73,18 @@ describe("reducer", () => {
     expect(s.messages[0]!.blocks[0]).toMatchObject({ status: "completed", output: "a\n" });
   });
 
+  it("shows a subagent's interrupt on the parent's task block", () => {
+    const task = tool("running", { id: "p-task", callId: "call-task", tool: "task", rawTool: "task", childSessionId: "child" });
+    let s = applyAll(base, [msg("m1", 1), { type: "session.status", status: "busy" }, { type: "block.updated", messageId: "m1", block: task }]);
+    const childPerm: Interrupt = { ...perm, id: "per-child", sessionId: "child", ownerSessionId: "s1", toolCallId: "call-in-child" };
+    s = apply(s, { type: "interrupt.requested", interrupt: childPerm });
+    expect((s.messages[0]!.blocks[0] as ToolBlock).status).toBe("awaiting-approval");
+    expect(s.session!.status).toBe("waiting");
+    s = apply(s, { type: "interrupt.resolved", interruptId: "per-child", outcome: "reject" });
+    // the subagent's tool was denied, not the task
+    expect((s.messages[0]!.blocks[0] as ToolBlock).status).toBe("running");
+  });
+
   it("keeps the live status when a session.updated carries metadata only", () => {
     const s = applyAll(base, [{ type: "session.status", status: "busy" }, { type: "session.updated", session: { ...session, title: "New", status: "idle" } }]);
     expect(s.session).toMatchObject({ title: "New", status: "busy" });

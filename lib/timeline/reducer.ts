@@ -65,23 +65,26 @@ function withStatus(session: Session, status: SessionStatus, detail: string | un
   return next;
 }
 
-/** A tool that is blocked on a pending permission shows `awaiting-approval`. */
-function approvalStatus(block: ToolBlock, interrupts: readonly Interrupt[]): ToolBlock {
+/** A tool that is blocked on a pending interrupt (its own, or its subagent's) shows `awaiting-approval`. */
+function approvalStatus(block: ToolBlock, interrupts: readonly Interrupt[], sessionId: string | undefined): ToolBlock {
   if (block.status !== "running" && block.status !== "pending") return block;
-  const waiting = interrupts.some((i) => i.kind === "permission" && i.toolCallId === block.callId);
+  const waiting = interrupts.some((i) => asks(i, sessionId)(block));
   return waiting ? { ...block, status: "awaiting-approval" } : block;
 }
 
-function updateToolsForCall(
-  messages: Message[],
-  callId: string,
-  f: (b: ToolBlock) => ToolBlock,
-): Message[] {
+/** The tool blocks an interrupt is about: the call that asked, or the `task` whose subagent asked. */
+function asks(it: Interrupt, sessionId: string | undefined) {
+  return (b: ToolBlock) =>
+    (it.toolCallId !== undefined && b.callId === it.toolCallId) ||
+    (it.sessionId !== sessionId && b.childSessionId !== undefined && b.childSessionId === it.sessionId);
+}
+
+function updateTools(messages: Message[], match: (b: ToolBlock) => boolean, f: (b: ToolBlock) => ToolBlock): Message[] {
   for (let mi = messages.length - 1; mi >= 0; mi--) {
     const m = messages[mi]!;
     for (let bi = m.blocks.length - 1; bi >= 0; bi--) {
       const b = m.blocks[bi]!;
-      if (b.kind === "tool" && b.callId === callId) {
+      if (b.kind === "tool" && match(b)) {
         const nb = f(b);
         if (nb === b) return messages;
         return replaceAt(messages, mi, { ...m, blocks: replaceAt(m.blocks, bi, nb) });
@@ -154,7 +157,7 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
         mi = findMessageIndex(messages, event.messageId);
       }
       const m = messages[mi]!;
-      const block: Block = event.block.kind === "tool" ? approvalStatus(event.block, state.interrupts) : event.block;
+      const block: Block = event.block.kind === "tool" ? approvalStatus(event.block, state.interrupts, state.session?.id) : event.block;
       const bi = findBlockIndex(m.blocks, block.id);
       const blocks = bi < 0 ? [...m.blocks, block] : replaceAt(m.blocks, bi, block);
       return { ...state, messages: replaceAt(messages, mi, { ...m, blocks }) };
@@ -189,8 +192,9 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       const existing = state.interrupts.findIndex((x) => x.id === it.id);
       const interrupts = existing < 0 ? [...state.interrupts, it] : replaceAt(state.interrupts, existing, it);
       let messages = state.messages;
-      if (it.kind === "permission" && it.toolCallId) {
-        messages = updateToolsForCall(messages, it.toolCallId, (b) =>
+      const sid = state.session?.id;
+      {
+        messages = updateTools(messages, asks(it, sid), (b) =>
           b.status === "running" || b.status === "pending" ? { ...b, status: "awaiting-approval" } : b,
         );
       }
@@ -204,13 +208,15 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       if (!it) return state;
       const interrupts = state.interrupts.filter((x) => x.id !== event.interruptId);
       let messages = state.messages;
-      if (it.kind === "permission" && it.toolCallId) {
-        const stillWaiting = interrupts.some((x) => x.kind === "permission" && x.toolCallId === it.toolCallId);
-        if (!stillWaiting) {
-          messages = updateToolsForCall(messages, it.toolCallId, (b) =>
-            b.status === "awaiting-approval" ? { ...b, status: event.outcome === "reject" ? "denied" : "running" } : b,
-          );
-        }
+      const sid = state.session?.id;
+      {
+        const match = asks(it, sid);
+        messages = updateTools(messages, match, (b) => {
+          if (b.status !== "awaiting-approval") return b;
+          if (interrupts.some((x) => asks(x, sid)(b))) return b;
+          // A rejected subagent permission does not deny the task itself.
+          return { ...b, status: event.outcome === "reject" && it.sessionId === sid ? "denied" : "running" };
+        });
       }
       let session = state.session;
       if (session && session.status === "waiting" && interrupts.length === 0) session = { ...session, status: "busy" };

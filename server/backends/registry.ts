@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { BackendDefinition } from "@/lib/api";
-import type { Backend } from "@/lib/model";
+import type { Backend, Interrupt } from "@/lib/model";
 import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import type { Hub } from "../hub/hub";
@@ -38,6 +38,10 @@ export class BackendRegistry {
     const a = this.adapters.get(id);
     if (!a) throw ApiError.notFound(`Unknown backend: ${id}`);
     return a;
+  }
+
+  pendingInterrupts(): (Interrupt & { backendId: string })[] {
+    return [...this.adapters.values()].flatMap((a) => (a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })));
   }
 
   list(): Backend[] {

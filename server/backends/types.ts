@@ -55,4 +55,6 @@ export interface BackendAdapter {
    * when the backend confirms.
    */
   answerInterrupt?(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void>;
+  /** Every pending interrupt of this backend (for the global inbox after a reconnect). */
+  pendingInterrupts?(): Interrupt[];
 }

@@ -15,6 +15,6 @@ export const GET = route(async (req) => {
   const { hub, backends } = await app();
   return sseResponse({
     signal: req.signal,
-    open: (sink) => hub.subscribeGlobal(sink, { type: "hello", backends: backends.list() }, after),
+    open: (sink) => hub.subscribeGlobal(sink, { type: "hello", backends: backends.list(), interrupts: backends.pendingInterrupts() }, after),
   });
 });

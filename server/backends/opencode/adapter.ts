@@ -1,7 +1,7 @@
 import "server-only";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
 import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, Session, SessionStatus } from "@/lib/model";
-import type { CreateSessionBody, PromptBody } from "@/lib/api";
+import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import { redactSecrets, registerSecret } from "../../auth/redact";
 import { ApiError, describeError, isApiError } from "../../errors";
 import { log } from "../../log";
@@ -9,6 +9,7 @@ import type { EmbeddedOpencode } from "../../processes/opencode-serve";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
 import {
   normalizeEvent,
+  settleIdle,
   toMessage,
   toPermissionInterrupt,
   toQuestionInterrupt,
@@ -76,6 +77,12 @@ export class OpencodeAdapter implements BackendAdapter {
   /** Live status of every session the stream told us about (OpenCode omits idle ones). */
   private statuses = new Map<string, { status: SessionStatus; detail?: string }>();
   private pending = new Map<string, Interrupt>();
+  /** Interrupts answered or resolved recently (answering one again is a 409, not a 404). */
+  private resolvedIds = new Set<string>();
+  /** Parent of each session we know (null = a root session); subagent interrupts travel up. */
+  private parents = new Map<string, string | null>();
+  /** Interrupts whose audience is still being resolved; a resolution waits for it. */
+  private publishing = new Map<string, Promise<void>>();
   private directories = new Map<string, string>();
 
   constructor(
@@ -241,16 +248,128 @@ export class OpencodeAdapter implements BackendAdapter {
       this.call(() => this.client!.permission.list()).catch(() => []),
       this.call(() => this.client!.question.list()).catch(() => []),
     ]);
-    const next = new Map<string, Interrupt>();
+    const found = new Map<string, Interrupt>();
     for (const p of (perms ?? []) as unknown[]) {
       const it = toPermissionInterrupt(p);
-      if (it) next.set(it.id, this.pending.get(it.id) ?? it);
+      if (it) found.set(it.id, it);
     }
     for (const q of (questions ?? []) as unknown[]) {
       const it = toQuestionInterrupt(q);
-      if (it) next.set(it.id, this.pending.get(it.id) ?? it);
+      if (it) found.set(it.id, it);
     }
-    this.pending = next;
+    // Asked while we were away: publish them; gone while we were away: resolve them.
+    const jobs: Promise<void>[] = [];
+    for (const [id, it] of found) if (!this.pending.has(id)) jobs.push(this.requestInterrupt(it));
+    for (const [id, it] of [...this.pending]) if (!found.has(id)) jobs.push(this.resolveInterrupt(it, "resolved-elsewhere"));
+    await Promise.all(jobs);
+  }
+
+  /* ------------------------------------------------------------------ interrupts */
+
+  private async parentOf(sessionId: string): Promise<string | null> {
+    const known = this.parents.get(sessionId);
+    if (known !== undefined) return known;
+    try {
+      const s = toSession(await this.call(() => this.api().session.get({ sessionID: sessionId })), this.id);
+      this.parents.set(sessionId, s?.parentId ?? null);
+      return s?.parentId ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The session that raised an interrupt and its ancestors: all of them show it. */
+  private async audience(sessionId: string): Promise<string[]> {
+    const out = [sessionId];
+    let cur = sessionId;
+    for (let depth = 0; depth < 16; depth++) {
+      const parent = await this.parentOf(cur);
+      if (!parent || out.includes(parent)) break;
+      out.push(parent);
+      cur = parent;
+    }
+    return out;
+  }
+
+  private requestInterrupt(it: Interrupt): Promise<void> {
+    this.pending.set(it.id, it);
+    this.resolvedIds.delete(it.id);
+    const job = (async () => {
+      const aud = await this.audience(it.sessionId);
+      if (aud.length > 1) it.ownerSessionId = aud[aud.length - 1]!;
+      if (!this.pending.has(it.id)) return;
+      for (const sid of aud) this.sink.publish(this.id, sid, { type: "interrupt.requested", interrupt: it });
+    })().finally(() => this.publishing.delete(it.id));
+    this.publishing.set(it.id, job);
+    return job;
+  }
+
+  private async resolveInterrupt(it: Interrupt, outcome: string): Promise<void> {
+    if (!this.pending.delete(it.id)) return;
+    this.resolvedIds.add(it.id);
+    if (this.resolvedIds.size > 2000) this.resolvedIds.delete(this.resolvedIds.values().next().value!);
+    await this.publishing.get(it.id);
+    for (const sid of await this.audience(it.sessionId)) {
+      this.sink.publish(this.id, sid, { type: "interrupt.resolved", interruptId: it.id, outcome });
+    }
+  }
+
+  pendingInterrupts(): Interrupt[] {
+    return [...this.pending.values()];
+  }
+
+  async answerInterrupt(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void> {
+    let it = this.pending.get(interruptId);
+    if (!it && !this.resolvedIds.has(interruptId)) {
+      await this.refreshPending();
+      it = this.pending.get(interruptId);
+    }
+    if (!it) {
+      if (this.resolvedIds.has(interruptId)) throw ApiError.conflict("This request was already answered");
+      throw ApiError.notFound(`Unknown interrupt: ${interruptId}`);
+    }
+    if (!(await this.audience(it.sessionId)).includes(sessionId)) throw ApiError.notFound(`Interrupt ${interruptId} does not belong to session ${sessionId}`);
+    const target = it;
+    if (target.kind === "permission") {
+      let reply: "once" | "always" | "reject";
+      let message: string | undefined;
+      if ("decision" in answer) {
+        reply = answer.decision === "allow_once" ? "once" : answer.decision === "allow_always" ? "always" : "reject";
+        if (answer.message && reply !== "reject") throw ApiError.badRequest("Feedback can only be sent with a rejection");
+        message = answer.message || undefined;
+      } else if ("dismiss" in answer) {
+        reply = "reject";
+      } else {
+        throw ApiError.badRequest("A permission request is answered with {decision: allow_once | allow_always | reject, message?}");
+      }
+      await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
+      await this.resolveInterrupt(target, reply);
+      return;
+    }
+    if (target.kind === "question") {
+      if ("dismiss" in answer) {
+        await this.call(() => this.api().question.reject({ requestID: target.id, ...this.dir(target.sessionId) }));
+        await this.resolveInterrupt(target, "rejected");
+        return;
+      }
+      if (!("answers" in answer)) throw ApiError.badRequest("A question is answered with {answers: string[][]} (one array per question) or {dismiss: true}");
+      const qs = target.questions ?? [];
+      if (answer.answers.length !== qs.length) throw ApiError.badRequest(`Expected ${qs.length} answer(s), one per question`);
+      answer.answers.forEach((a, i) => {
+        const q = qs[i]!;
+        const picked = a.map((x) => x.trim()).filter(Boolean);
+        if (picked.length === 0) throw ApiError.badRequest(`Question ${i + 1} needs an answer`);
+        if (!q.multiple && picked.length > 1) throw ApiError.badRequest(`Question ${i + 1} takes a single answer`);
+        for (const label of picked) {
+          if (!q.options.some((o) => o.label === label) && q.custom === false) throw ApiError.badRequest(`"${label}" is not an option of question ${i + 1}`);
+        }
+      });
+      const answers = answer.answers.map((a) => a.map((x) => x.trim()).filter(Boolean));
+      await this.call(() => this.api().question.reply({ requestID: target.id, answers, ...this.dir(target.sessionId) }));
+      await this.resolveInterrupt(target, "answered");
+      return;
+    }
+    throw ApiError.badRequest("OpenCode has no free-text input requests");
   }
 
   private handleFrame(frame: unknown) {
@@ -269,14 +388,18 @@ export class OpencodeAdapter implements BackendAdapter {
             break;
           case "session.updated":
             if (event.session.directory) this.directories.set(sessionId, event.session.directory);
+            this.parents.set(sessionId, event.session.parentId ?? null);
             event.session.status = this.statusOf(sessionId);
             break;
           case "interrupt.requested":
-            this.pending.set(event.interrupt.id, event.interrupt);
-            break;
-          case "interrupt.resolved":
-            this.pending.delete(event.interruptId);
-            break;
+            void this.requestInterrupt(event.interrupt);
+            continue;
+          case "interrupt.resolved": {
+            const it = this.pending.get(event.interruptId);
+            // Already resolved here (answered through the console): the echo adds nothing.
+            if (it) void this.resolveInterrupt(it, event.outcome);
+            continue;
+          }
           default:
             break;
         }
@@ -288,7 +411,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   private statusOf(sessionId: string): SessionStatus {
-    for (const it of this.pending.values()) if (it.sessionId === sessionId) return "waiting";
+    for (const it of this.pending.values()) if (it.sessionId === sessionId || it.ownerSessionId === sessionId) return "waiting";
     return this.statuses.get(sessionId)?.status ?? "idle";
   }
 
@@ -325,6 +448,7 @@ export class OpencodeAdapter implements BackendAdapter {
     const s = toSession(raw, this.id);
     if (!s) throw ApiError.upstream("OpenCode returned a malformed session");
     if (s.directory) this.directories.set(s.id, s.directory);
+    this.parents.set(s.id, s.parentId ?? null);
     s.status = this.statusOf(s.id);
     const st = this.statuses.get(s.id);
     if (st?.detail) s.statusDetail = st.detail;
@@ -388,11 +512,15 @@ export class OpencodeAdapter implements BackendAdapter {
       this.call(() => this.api().session.todo({ sessionID: sessionId, ...this.dir(sessionId) })).catch(() => []),
       this.refreshPending(),
     ]);
-    const interrupts = [...this.pending.values()].filter((i) => i.sessionId === sessionId).sort((a, b) => a.createdAt - b.createdAt);
+    const interrupts: Interrupt[] = [];
+    for (const it of this.pending.values()) {
+      if (it.sessionId === sessionId || it.ownerSessionId === sessionId || (await this.audience(it.sessionId)).includes(sessionId)) interrupts.push(it);
+    }
+    interrupts.sort((a, b) => a.createdAt - b.createdAt);
     session.status = this.statusOf(sessionId);
     return {
       session,
-      messages: page.items,
+      messages: session.status === "idle" ? settleIdle(page.items) : page.items,
       interrupts,
       todos: toTodos(todos),
       ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),

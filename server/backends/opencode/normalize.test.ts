@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Message as MessageSchema, TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { normalizeEvent, toMessage, toPermissionInterrupt, toQuestionInterrupt, unwrapFrame, type Normalized } from "./normalize";
+import { normalizeEvent, settleIdle, toMessage, toPermissionInterrupt, toQuestionInterrupt, unwrapFrame, type Normalized } from "./normalize";
 
 const dir = path.join(import.meta.dirname, "fixtures");
 
@@ -182,6 +182,47 @@ describe("OpenCode normalizer on real captures", () => {
   });
 });
 
+describe("every interrupt capture", () => {
+  const asked: [string, "permission" | "question", string][] = [
+    ["sse-permission.txt", "permission", "bash"],
+    ["sse-permission-reject.txt", "permission", "bash"],
+    ["sse-cfgperm-1.txt", "permission", "bash"],
+    ["sse-cfgperm-3.txt", "permission", "edit"],
+    ["sse-external-dir.txt", "permission", "external_directory"],
+    ["sse-question.txt", "question", "Which color do you prefer?"],
+    ["sse-question2.txt", "question", "Which color do you prefer?"],
+  ];
+  it.each(asked)("%s asks a %s interrupt (%s)", (file, kind, what) => {
+    const req = normalizeFile(file).find((n) => n.event.type === "interrupt.requested");
+    if (!req || req.event.type !== "interrupt.requested") throw new Error("no interrupt");
+    const it = req.event.interrupt;
+    expect(it.kind).toBe(kind);
+    expect(it.id).toMatch(kind === "permission" ? /^per_/ : /^que_/);
+    expect(it.toolCallId).toMatch(/^call_/);
+    if (kind === "permission") {
+      expect(it.permission?.action).toBe(what);
+      expect(it.permission?.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject"]);
+      expect(it.permission?.patterns.length).toBeGreaterThan(0);
+    } else {
+      expect(it.questions?.[0]?.question).toBe(what);
+      expect(it.questions?.[0]?.options.length).toBeGreaterThan(1);
+    }
+  });
+  it.each([
+    ["sse-permission-reply.txt", "once"],
+    ["sse-permission-reject2.txt", "reject"],
+    ["sse-question-reply.txt", "answered"],
+    ["sse-question-reject.txt", "rejected"],
+  ])("%s resolves with outcome %s", (file, outcome) => {
+    const res = normalizeFile(file).find((n) => n.event.type === "interrupt.resolved");
+    expect(res?.event).toMatchObject({ type: "interrupt.resolved", outcome });
+  });
+  it("a dismissed question leaves the question tool denied", () => {
+    const { state } = materialize("sse-question-reject.txt");
+    expect(tools(state).find((t) => t.tool === "question")?.status).toBe("denied");
+  });
+});
+
 describe("OpenCode history and pending lists", () => {
   it("maps the paged messages route to canonical messages", () => {
     const raw = JSON.parse(fs.readFileSync(path.join(dir, "messages-page1.json"), "utf8")) as unknown[];
@@ -198,5 +239,21 @@ describe("OpenCode history and pending lists", () => {
     expect(toPermissionInterrupt(perm!.properties)?.kind).toBe("permission");
     const q = frames("sse-question.txt").map(unwrapFrame).find((f) => f?.type === "question.asked");
     expect(toQuestionInterrupt(q!.properties)?.questions?.[0]?.custom).toBe(true);
+  });
+});
+
+describe("settleIdle", () => {
+  it("marks tools left running in an idle session as cancelled, and leaves the rest alone", () => {
+    // The bash capture cut off while its tool was still running:
+    const cut = normalizeFile("sse-bash.txt");
+    const upTo = cut.findIndex((n) => n.event.type === "block.updated" && n.event.block.kind === "tool" && n.event.block.status === "running");
+    const running = applyAll(emptyState, cut.slice(0, upTo + 1).map((n) => n.event));
+    const settled = settleIdle(running.messages);
+    const t = settled.flatMap((m) => m.blocks).find((b) => b.kind === "tool");
+    expect(t).toMatchObject({ status: "cancelled" });
+    expect(t && t.kind === "tool" && t.error).toMatch(/Interrupted/);
+    const done = materialize("sse-bash.txt").state.messages;
+    expect(settleIdle(done)).toEqual(done);
+    expect(settleIdle(done)[0]).toBe(done[0]);
   });
 });

@@ -420,3 +420,21 @@ export function normalizeEvent(type: string, props: Obj, backendId: string, now 
       return [];
   }
 }
+
+/**
+ * In an idle session nothing can still be running: a tool left `pending`/`running` (OpenCode was
+ * killed mid-turn and its database kept the part as it was) is shown as cancelled, with why.
+ */
+export function settleIdle(messages: Message[]): Message[] {
+  return messages.map((m) => {
+    if (!m.blocks.some((b) => b.kind === "tool" && (b.status === "running" || b.status === "pending"))) return m;
+    return {
+      ...m,
+      blocks: m.blocks.map((b) =>
+        b.kind === "tool" && (b.status === "running" || b.status === "pending")
+          ? { ...b, status: "cancelled" as const, error: b.error ?? "Interrupted: the backend stopped before this tool finished" }
+          : b,
+      ),
+    };
+  });
+}

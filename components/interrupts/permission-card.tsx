@@ -1,0 +1,120 @@
+"use client";
+import { useEffect, useRef, useState } from "react";
+import type { Interrupt } from "@/lib/model";
+import { cx } from "../ui/cx";
+import { IconShield } from "../ui/icons";
+import { useAnswer } from "./use-answer";
+
+const btn = "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12px] font-medium disabled:opacity-50";
+
+/**
+ * A permission request inline in the timeline: what the agent wants to run or touch, and the
+ * choices. Keys while focused: 1 allow once · 2 always allow · 3 reject · 4 reject with feedback.
+ */
+export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: { interrupt: Interrupt; backendId: string; sessionId: string; autoFocus?: boolean }) {
+  const p = interrupt.permission;
+  const { send, sending, error } = useAnswer(backendId, sessionId, interrupt.id);
+  const [feedback, setFeedback] = useState<string | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+  const feedbackRef = useRef<HTMLTextAreaElement>(null);
+
+  useEffect(() => {
+    if (autoFocus) root.current?.focus({ preventScroll: false });
+  }, [autoFocus]);
+  useEffect(() => {
+    if (feedback !== null) feedbackRef.current?.focus();
+  }, [feedback !== null]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const onKey = (e: React.KeyboardEvent) => {
+    if (e.target !== root.current || sending) return;
+    if (e.key === "1") void send({ decision: "allow_once" });
+    else if (e.key === "2") void send({ decision: "allow_always" });
+    else if (e.key === "3") void send({ decision: "reject" });
+    else if (e.key === "4") setFeedback("");
+  };
+
+  const subject = p?.patterns.length ? p.patterns : [interrupt.title];
+  return (
+    <div
+      ref={root}
+      tabIndex={-1}
+      onKeyDown={onKey}
+      data-testid="permission-card"
+      data-interrupt-id={interrupt.id}
+      className="rounded-lg border border-warn/50 bg-warn/[0.06] p-3 outline-none focus-visible:ring-2 focus-visible:ring-warn/50"
+    >
+      <div className="flex items-center gap-2 text-[12.5px]">
+        <IconShield className="size-4 shrink-0 text-warn" />
+        <span className="font-semibold text-fg">Permission needed</span>
+        {p && <span className="rounded border border-border bg-raised px-1.5 font-mono text-[11px] text-muted">{p.action}</span>}
+        {interrupt.ownerSessionId && interrupt.ownerSessionId !== interrupt.sessionId && <span className="text-[11px] text-faint">asked by a subagent</span>}
+      </div>
+      <div className="mt-2 space-y-1" data-testid="permission-subject">
+        {subject.map((s) => (
+          <pre key={s} className="overflow-x-auto whitespace-pre-wrap break-all rounded-md border border-border bg-sunken px-2.5 py-1.5 font-mono text-[12px] text-fg">
+            {s}
+          </pre>
+        ))}
+      </div>
+      {p?.always && p.always.length > 0 && (
+        <p className="mt-1.5 text-[11.5px] text-faint">
+          “Always allow” also allows <span className="font-mono text-muted">{p.always.join(", ")}</span> from now on.
+        </p>
+      )}
+      {feedback === null ? (
+        <div className="mt-3 flex flex-wrap items-center gap-2">
+          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_once" })} data-testid="permission-allow-once" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
+            Allow once <kbd className="text-[10px] opacity-70">1</kbd>
+          </button>
+          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_always" })} data-testid="permission-allow-always" className={cx(btn, "border-border-strong bg-raised text-fg hover:bg-panel")}>
+            Always allow <kbd className="text-[10px] text-faint">2</kbd>
+          </button>
+          <button type="button" disabled={sending} onClick={() => void send({ decision: "reject" })} data-testid="permission-reject" className={cx(btn, "border-err/40 text-err hover:bg-err/10")}>
+            Reject <kbd className="text-[10px] opacity-70">3</kbd>
+          </button>
+          <button type="button" disabled={sending} onClick={() => setFeedback("")} data-testid="permission-feedback" className={cx(btn, "border-transparent text-muted hover:text-fg")}>
+            Reject with feedback… <kbd className="text-[10px] text-faint">4</kbd>
+          </button>
+          {sending && <span className="text-[12px] text-faint">Sending…</span>}
+        </div>
+      ) : (
+        <form
+          className="mt-3 flex flex-col gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (feedback.trim()) void send({ decision: "reject", message: feedback.trim() });
+          }}
+        >
+          <textarea
+            ref={feedbackRef}
+            value={feedback}
+            onChange={(e) => setFeedback(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey) {
+                e.preventDefault();
+                if (feedback.trim()) void send({ decision: "reject", message: feedback.trim() });
+              } else if (e.key === "Escape") setFeedback(null);
+            }}
+            rows={2}
+            placeholder="Tell the agent what to do instead (Enter to send, Esc to cancel)"
+            data-testid="permission-feedback-input"
+            className="resize-none rounded-md border border-border-strong bg-sunken px-2.5 py-1.5 text-[13px] text-fg outline-none focus:border-accent"
+          />
+          <div className="flex gap-2">
+            <button type="submit" disabled={sending || !feedback.trim()} data-testid="permission-feedback-send" className={cx(btn, "border-err/40 bg-err/10 text-err hover:bg-err/20")}>
+              Reject and send feedback
+            </button>
+            <button type="button" onClick={() => setFeedback(null)} className={cx(btn, "border-transparent text-muted hover:text-fg")}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+      {error && (
+        <p className="mt-2 text-[12px] text-err" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

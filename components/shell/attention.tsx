@@ -1,0 +1,39 @@
+"use client";
+import { useRouter } from "next/navigation";
+import { useContext, useEffect, useSyncExternalStore } from "react";
+import { getBaseTitle, subscribeBaseTitle } from "@/lib/client/page-title";
+import { GlobalStoreContext, useGlobalEvents } from "@/lib/hooks/use-global-events";
+
+/**
+ * Makes pending interrupts impossible to miss: the tab title carries their count, and a browser
+ * notification fires when one arrives while the tab is hidden (once the user allowed it).
+ */
+export function AttentionManager() {
+  const live = useGlobalEvents();
+  const store = useContext(GlobalStoreContext);
+  const router = useRouter();
+  const base = useSyncExternalStore(subscribeBaseTitle, getBaseTitle, getBaseTitle);
+  const count = live.interrupts.length;
+
+  useEffect(() => {
+    document.title = count > 0 ? `(${count}) ${base}` : base;
+  }, [count, base]);
+
+  useEffect(() => {
+    if (!store) return;
+    return store.onArrival((it) => {
+      if (typeof Notification === "undefined" || Notification.permission !== "granted" || !document.hidden) return;
+      const n = new Notification(it.kind === "permission" ? "Permission needed" : "The agent has a question", {
+        body: it.title,
+        tag: it.id,
+      });
+      n.onclick = () => {
+        window.focus();
+        router.push(`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(it.ownerSessionId ?? it.sessionId)}`);
+        n.close();
+      };
+    });
+  }, [store, router]);
+
+  return null;
+}

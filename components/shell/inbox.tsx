@@ -1,0 +1,60 @@
+"use client";
+import Link from "next/link";
+import { useEffect, useState } from "react";
+import { useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { IconHelp, IconShield } from "../ui/icons";
+
+function age(ms: number, now: number): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.round(s / 60);
+  return m < 60 ? `${m}m` : `${Math.round(m / 60)}h`;
+}
+
+/** "Needs you": every pending interrupt across backends and sessions, oldest first. */
+export function Inbox() {
+  const { interrupts } = useGlobalEvents();
+  const [now, setNow] = useState(() => Date.now());
+  const [perm, setPerm] = useState<NotificationPermission | "unsupported">("unsupported");
+  useEffect(() => {
+    setPerm(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
+    const t = setInterval(() => setNow(Date.now()), 15_000);
+    return () => clearInterval(t);
+  }, []);
+  useEffect(() => setNow(Date.now()), [interrupts.length]);
+  if (interrupts.length === 0) return null;
+  const items = [...interrupts].sort((a, b) => a.createdAt - b.createdAt);
+  return (
+    <section className="mx-2 mb-2 rounded-lg border border-warn/40 bg-warn/[0.06]" data-testid="inbox">
+      <div className="flex h-7 items-center gap-2 px-2.5 text-[11px] font-semibold uppercase tracking-wide text-warn">
+        Needs you <span className="rounded-full bg-warn px-1.5 text-[10px] leading-4 text-accent-fg">{items.length}</span>
+        {perm === "default" && (
+          <button
+            type="button"
+            className="ml-auto text-[11px] font-medium normal-case tracking-normal text-muted hover:text-fg"
+            onClick={() => void Notification.requestPermission().then(setPerm)}
+            title="Get a browser notification when an agent needs you while this tab is hidden"
+          >
+            Notify me
+          </button>
+        )}
+      </div>
+      <ul className="pb-1">
+        {items.map((it) => (
+          <li key={it.id}>
+            <Link
+              href={`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(it.ownerSessionId ?? it.sessionId)}`}
+              data-testid="inbox-item"
+              data-interrupt-id={it.id}
+              className="flex h-7 items-center gap-2 px-2.5 text-[12.5px] text-fg hover:bg-warn/10"
+            >
+              {it.kind === "permission" ? <IconShield className="size-3.5 shrink-0 text-warn" /> : <IconHelp className="size-3.5 shrink-0 text-accent" />}
+              <span className="min-w-0 flex-1 truncate">{it.title}</span>
+              <span className="shrink-0 text-[11px] tabular-nums text-faint">{age(it.createdAt, now)}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,265 @@
+import { test, expect } from "./fixtures/stack";
+import { Interrupts } from "./pages/interrupts";
+import { SessionPage } from "./pages/session-page";
+import type { ScriptedModel } from "./fixtures/scripted-model";
+import { startExternalSetup } from "./fixtures/external-opencode";
+
+const bash = (command: string) => ({ toolCalls: [{ name: "bash", arguments: { command, description: "test command" } }] });
+/** OpenCode's question tool requires a header and a description for every option. */
+const question = (questions: { question: string; header?: string; options: { label: string; description?: string }[]; multiple?: boolean }[]) => ({
+  toolCalls: [
+    {
+      name: "question",
+      arguments: {
+        questions: questions.map((q) => ({
+          ...q,
+          header: q.header ?? "Question",
+          options: q.options.map((o) => ({ ...o, description: o.description ?? `Choose ${o.label}` })),
+        })),
+      },
+    },
+  ],
+});
+
+/** The content of every tool result the model has received so far. */
+function toolResults(model: ScriptedModel): string {
+  return model.requests
+    .flatMap((r) => r.messages)
+    .filter((m) => m.role === "tool")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+    .join("\n");
+}
+
+test.describe("interrupts: permissions and questions", () => {
+  test("allow once: the command runs", async ({ page, api, stack }) => {
+    stack.model.enqueue(bash("echo ask-once"), { text: "It ran." });
+    const s = await api.createSession("perm once");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("run it");
+    await expect(ui.permission()).toBeVisible();
+    await expect(ui.permission()).toContainText("echo ask-once");
+    await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "awaiting-approval");
+    await expect(sp.status).toHaveAttribute("data-status", "waiting");
+    await expect(ui.inboxItems()).toHaveCount(1);
+    await expect(page).toHaveTitle(/^\(1\) /);
+    // The card has focus: the keyboard answers it.
+    await expect(ui.permission()).toBeFocused();
+    await page.keyboard.press("1");
+    await expect(ui.permission()).toHaveCount(0);
+    await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "completed");
+    await expect(sp.toolCards("bash").first().getByTestId("tool-output")).toContainText("ask-once");
+    await expect(sp.assistantText().last()).toHaveText("It ran.");
+    await expect(ui.inboxItems()).toHaveCount(0);
+    await expect(page).not.toHaveTitle(/^\(\d+\) /);
+  });
+
+  test("always: a second matching command does not ask again", async ({ page, api, stack }) => {
+    // OpenCode keeps "always" approvals beyond the session, so this test uses its own command.
+    stack.model.enqueue(bash("printf ask-always-1"), bash("printf ask-always-2"), { text: "Both ran." });
+    const s = await api.createSession("perm always");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("run twice");
+    await expect(ui.permission()).toContainText("printf ask-always-1");
+    await page.getByTestId("permission-allow-always").click();
+    await expect(sp.assistantText().last()).toHaveText("Both ran.");
+    await expect(sp.toolCards("bash")).toHaveCount(2);
+    for (const card of await sp.toolCards("bash").all()) await expect(card).toHaveAttribute("data-status", "completed");
+    await expect(ui.permission()).toHaveCount(0);
+  });
+
+  test("reject: the tool is denied and the turn stops", async ({ page, api, stack }) => {
+    stack.model.enqueue(bash("echo ask-reject"), { text: "SHOULD NOT APPEAR" });
+    const s = await api.createSession("perm reject");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("try it");
+    await page.getByTestId("permission-reject").click();
+    await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "denied");
+    await sp.waitStatus("idle");
+    await expect(ui.permission()).toHaveCount(0);
+    await expect(sp.timeline).not.toContainText("SHOULD NOT APPEAR");
+  });
+
+  test("reject with feedback: the model receives it and the turn goes on", async ({ page, api, stack }) => {
+    stack.model.enqueue(bash("echo ask-feedback"), { text: "Understood, I will use ls." });
+    const s = await api.createSession("perm feedback");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("try it");
+    await page.getByTestId("permission-feedback").click();
+    await page.getByTestId("permission-feedback-input").fill("please use ls instead");
+    await page.getByTestId("permission-feedback-send").click();
+    await expect(sp.assistantText().last()).toHaveText("Understood, I will use ls.");
+    await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "denied");
+    expect(toolResults(stack.model)).toContain("please use ls instead");
+  });
+
+  test("a question answered with an option", async ({ page, api, stack }) => {
+    stack.model.enqueue(question([{ question: "Which color do you prefer?", header: "Color", options: [{ label: "red", description: "warm" }, { label: "blue", description: "cool" }] }]), { text: "Blue it is." });
+    const s = await api.createSession("question option");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("ask me");
+    await expect(ui.question()).toContainText("Which color do you prefer?");
+    // Nothing is chosen by default and Submit waits for the user.
+    await expect(page.getByTestId("question-submit")).toBeDisabled();
+    await expect(ui.question().locator("input:checked")).toHaveCount(0);
+    await ui.option("blue").click();
+    await page.getByTestId("question-submit").click();
+    await expect(sp.assistantText().last()).toHaveText("Blue it is.");
+    expect(toolResults(stack.model)).toContain('"Which color do you prefer?"="blue"');
+  });
+
+  test("a question answered with free text, by keyboard", async ({ page, api, stack }) => {
+    stack.model.enqueue(question([{ question: "Name the file", options: [{ label: "a.txt" }, { label: "b.txt" }] }]), { text: "Noted." });
+    const s = await api.createSession("question text");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("ask me");
+    await ui.question().getByTestId("question-custom-input").fill("custom-name.txt");
+    await ui.question().getByTestId("question-custom-input").press("Enter");
+    await expect(sp.assistantText().last()).toHaveText("Noted.");
+    expect(toolResults(stack.model)).toContain("custom-name.txt");
+  });
+
+  test("two questions at once", async ({ page, api, stack }) => {
+    stack.model.enqueue(
+      question([
+        { question: "Pick a size", header: "Size", options: [{ label: "small" }, { label: "large" }] },
+        { question: "Pick toppings", header: "Toppings", options: [{ label: "cheese" }, { label: "olives" }, { label: "basil" }], multiple: true },
+      ]),
+      { text: "Order placed." },
+    );
+    const s = await api.createSession("two questions");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("order");
+    await expect(ui.question().getByTestId("question")).toHaveCount(2);
+    await ui.option("large").click();
+    await expect(page.getByTestId("question-submit")).toBeDisabled();
+    await ui.option("cheese").click();
+    await ui.option("basil").click();
+    await page.getByTestId("question-submit").click();
+    await expect(sp.assistantText().last()).toHaveText("Order placed.");
+    const results = toolResults(stack.model);
+    expect(results).toContain("large");
+    expect(results).toMatch(/cheese.*basil|basil.*cheese/);
+  });
+
+  test("a dismissed question stops the turn", async ({ page, api, stack }) => {
+    stack.model.enqueue(question([{ question: "Continue?", options: [{ label: "yes" }, { label: "no" }] }]), { text: "SHOULD NOT APPEAR" });
+    const s = await api.createSession("question dismiss");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("ask");
+    await page.getByTestId("question-dismiss").click();
+    await expect(ui.question()).toHaveCount(0);
+    await sp.waitStatus("idle");
+    await expect(sp.toolCards("question").first()).toHaveAttribute("data-status", "denied");
+    await expect(sp.timeline).not.toContainText("SHOULD NOT APPEAR");
+  });
+
+  test("a permission asked inside a task subagent is answered from the parent", async ({ page, api, stack }) => {
+    stack.model.enqueue(
+      { toolCalls: [{ name: "task", arguments: { description: "Sub job", prompt: "SUBAGENT please run the check", subagent_type: "general" } }] },
+      { match: "SUBAGENT please run the check", ...bash("echo ask-subagent") },
+    );
+    const s = await api.createSession("subagent perm");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("delegate it");
+    await expect(ui.permission()).toContainText("echo ask-subagent", { timeout: 30_000 });
+    await expect(ui.permission()).toContainText("asked by a subagent");
+    await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "awaiting-approval");
+    await expect(ui.inboxItems().first()).toHaveAttribute("href", new RegExp(s.id));
+    await page.getByTestId("permission-allow-once").click();
+    await expect(ui.permission()).toHaveCount(0);
+    await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    expect(toolResults(stack.model)).toContain("ask-subagent");
+  });
+
+  test("a pending permission survives a page reload and shows in another tab, which sees it resolved", async ({ page, api, stack, context }) => {
+    stack.model.enqueue(bash("echo ask-reload"), { text: "Done after reload." });
+    const s = await api.createSession("perm reload");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("run");
+    await expect(ui.permission()).toBeVisible();
+    await page.reload();
+    await expect(ui.permission()).toContainText("echo ask-reload");
+    const other = await context.browser()!.newContext({ baseURL: stack.url, storageState: await context.storageState() });
+    const page2 = await other.newPage();
+    const sp2 = new SessionPage(page2);
+    await sp2.goto(stack.backendId, s.id);
+    const ui2 = new Interrupts(page2);
+    await expect(ui2.permission()).toBeVisible();
+    const id = (await ui.permission().getAttribute("data-interrupt-id"))!;
+    await ui.permission().getByTestId("permission-allow-once").click();
+    await expect(ui2.permission()).toHaveCount(0);
+    await expect(sp2.assistantText().last()).toHaveText("Done after reload.");
+    // Answering it again is a clear conflict, not a silent success.
+    const again = await page2.request.post(`${api.base(s.id)}/interrupts/${id}`, { data: { decision: "allow_once" } });
+    expect(again.status()).toBe(409);
+    await other.close();
+  });
+
+  test("the console restarted while a permission is pending still shows it", async ({ page, stack, request }) => {
+    // The console restarts; the OpenCode server it talks to (and its pending request) lives on.
+    const ext = await startExternalSetup(stack, { permission: { bash: { "*": "allow", "echo ask*": "ask" } } });
+    try {
+      stack.model.enqueue(bash("echo ask-restart"), { text: "Survived the restart." });
+      const created = await request.post(`${ext.console.url}/api/backends/${ext.backendId}/sessions`, { data: { title: "perm restart" } });
+      const s = (await created.json()) as { id: string };
+      const sp = new SessionPage(page);
+      const ui = new Interrupts(page);
+      await page.goto(`${ext.console.url}/sessions/${ext.backendId}/${s.id}`);
+      await expect(sp.connection).toHaveAttribute("data-state", "connected");
+      await sp.prompt("run");
+      await expect(ui.permission()).toBeVisible();
+      const id = await ui.permission().getAttribute("data-interrupt-id");
+      await ext.restartConsole();
+      await page.reload();
+      await expect(ui.permission()).toHaveAttribute("data-interrupt-id", id!);
+      await expect(ui.inboxItems()).toHaveCount(1);
+      await expect(sp.status).toHaveAttribute("data-status", "waiting");
+      await page.getByTestId("permission-allow-once").click();
+      await expect(sp.assistantText().last()).toHaveText("Survived the restart.");
+    } finally {
+      await ext.stop();
+    }
+  });
+
+  test("malformed and mismatched answers get 400 and leave the interrupt pending", async ({ page, api, stack, request }) => {
+    stack.model.enqueue(question([{ question: "One only", options: [{ label: "x" }, { label: "y" }] }]), { text: "ok" });
+    const s = await api.createSession("bad answers");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("ask");
+    await expect(ui.question()).toBeVisible();
+    const id = (await ui.question().getAttribute("data-interrupt-id"))!;
+    const url = `${api.base(s.id)}/interrupts/${id}`;
+    for (const body of [{}, { decision: "allow_once" }, { answers: [] }, { answers: [["x"], ["y"]] }, { answers: [["x", "y"]] }, { answers: [["x"]], extra: 1 }]) {
+      const r = await request.post(url, { data: body });
+      expect(r.status(), JSON.stringify(body)).toBe(400);
+    }
+    expect((await request.post(`${api.base(s.id)}/interrupts/que_unknown`, { data: { dismiss: true } })).status()).toBe(404);
+    await expect(ui.question()).toBeVisible();
+    const ok = await request.post(url, { data: { answers: [["y"]] } });
+    expect(ok.status()).toBe(200);
+    expect((await request.post(url, { data: { answers: [["y"]] } })).status()).toBe(409);
+    await expect(sp.assistantText().last()).toHaveText("ok");
+  });
+});
