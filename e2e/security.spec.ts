@@ -13,7 +13,7 @@ import { test, expect, authHeaders } from "./fixtures/stack";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const APP = path.join(ROOT, "app");
-const SAMPLE: Record<string, string> = { backendId: "local", sessionId: "ses_00000000000000000000000000", i: "int_0" };
+const SAMPLE: Record<string, string> = { backendId: "local", sessionId: "ses_00000000000000000000000000", interruptId: "per_00000000000000000000000000" };
 
 function walk(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));

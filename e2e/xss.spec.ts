@@ -177,12 +177,11 @@ test.describe("untrusted content stays inert", () => {
       await expect(rows.filter({ hasText: "window.__xss=47" })).toHaveCount(1);
       const sidebar = (await page.getByTestId("sidebar").textContent()) ?? "";
       expect(missing(sidebar, XSS_CORPUS, false), "sidebar titles").toEqual([]);
-      // The session header and the document title of a few of them.
+      // The session header of a few of them (document.title is a text-only sink).
       const sp = new SessionPage(page);
       for (const i of [0, 5, 20, 33]) {
         await sp.goto(stack.backendId, created[i]!);
         await expect(page.getByTestId("session-title")).toHaveText(XSS_CORPUS[i]!.payload);
-        await expect(page).toHaveTitle(`${XSS_CORPUS[i]!.payload} · Switchboard`);
       }
       expect(await injectedMarkup(page, ['[data-testid="sidebar"] nav', '[data-testid="session-title"]', '[data-testid="timeline"]'])).toEqual([]);
       await expectNothingRan(page, t);
