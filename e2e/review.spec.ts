@@ -232,7 +232,7 @@ test.describe("session tree and review", () => {
     await expect(page.getByTestId("compaction-marker")).toContainText("Conversation compacted");
     // The summary reply is marked as such, and the summary request carried no tools.
     await expect(rp.timeline.locator('[data-testid="message"][data-role="assistant"]').last()).toContainText("Summary");
-    expect(stack.model.requests.some((r) => r.tools.length === 0 && r.messages.some((m) => typeof m.content === "string" && /summar/i.test(m.content)))).toBe(true);
+    expect(stack.model.requests.some((r) => r.tools.length === 0 && r.messages.some((m) => /summar/i.test(JSON.stringify(m.content ?? ""))))).toBe(true);
   });
 
   test("choosing another model sends the prompt with it; usage shows per session", async ({ page, api, stack }) => {

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import type { CreatedShare, CreateShareBody } from "../lib/api";
-import { test, expect, type Stack } from "./fixtures/stack";
+import { test, expect, authHeaders, type Stack } from "./fixtures/stack";
 import { SessionPage } from "./pages/session-page";
 
 // Fake secrets, shaped like real ones.
@@ -25,7 +25,7 @@ async function freshViewer(browser: Browser): Promise<{ ctx: BrowserContext; pag
 async function createShare(stack: Stack, sessionId: string, opts: Partial<CreateShareBody> = {}): Promise<CreatedShare> {
   const r = await fetch(`${stack.url}/api/shares`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...authHeaders(stack) },
     body: JSON.stringify({ backendId: stack.backendId, sessionId, ...opts }),
   });
   expect(r.status).toBe(201);
