@@ -6,14 +6,16 @@
  * - The browser's stream cut 20 times during a long reply → the page equals the backend's history.
  * - A subscriber that never reads while 10,000 events flow → console RSS stays within a bound.
  * - 200 malformed frames from a (fake) OpenCode event stream → skipped; valid events still arrive.
- *   (The stdio-agent variant of this test comes with the stdio backends.)
+ * - 200 malformed frames from a fake stdio (ACP) agent in the middle of a turn → skipped; the turn
+ *   completes, the agent is not restarted, and the session takes the next prompt.
  *
  * No assertion is on wall-clock time; pacing waits only decide *when* a fault is injected.
  */
 import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import type { Page } from "@playwright/test";
-import type { Message, Snapshot } from "../lib/model";
+import type { Backend, Message, Snapshot } from "../lib/model";
 import { test, expect, authHeaders, type Api, type Stack } from "./fixtures/stack";
 import { malformedFrames, startFakeOpencode } from "./fixtures/fake-opencode";
 import { openSse } from "./fixtures/sse";
@@ -305,6 +307,61 @@ test.describe("fault injection", () => {
     } finally {
       await request.delete(`${stack.url}/api/backends/${backendId}`);
       await fake.close();
+    }
+  });
+
+  test("200 malformed frames from a fake stdio agent mid-turn are skipped; the session stays usable", async ({ page, request, stack }) => {
+    // The protocol-faithful fake ACP agent; its "flood" turn writes 20 valid chunks with 10 malformed
+    // frames after each: not JSON, truncated JSON, non-objects, non-JSON-RPC objects, a wrong version,
+    // responses to requests never sent, unknown methods, bad session/update params, an unknown
+    // session, invalid UTF-8, and requests for methods the console does not have.
+    const agent = path.resolve("server/backends/acp/testing/fake-agent.mjs");
+    const add = await request.post(`${stack.url}/api/backends`, {
+      data: { kind: "acp", label: "Malformed stdio agent", config: { command: [process.execPath, agent], cwd: stack.workspace } },
+    });
+    expect(add.status()).toBe(201);
+    const backendId = ((await add.json()) as { id: string }).id;
+    const backendUrl = `${stack.url}/api/backends/${backendId}`;
+    const backend = async () => (await (await request.get(backendUrl)).json()) as Backend;
+    try {
+      await expect.poll(async () => (await backend()).status, { timeout: 20_000 }).toBe("ready");
+      const pid = (await backend()).process?.pid;
+      const created = await request.post(`${backendUrl}/sessions`, { data: { title: "malformed stdio frames" } });
+      expect(created.status()).toBe(201);
+      const s = (await created.json()) as { id: string };
+      const sp = new SessionPage(page);
+      await sp.goto(backendId, s.id);
+      await sp.prompt("flood");
+      const valid = Array.from({ length: 20 }, (_, i) => `valid part ${i}`);
+      await expect(sp.assistantText().last()).toContainText(valid.at(-1)!, { timeout: 30_000 });
+      await sp.waitStatus("idle");
+
+      // Exactly the valid chunks, in order; nothing from the malformed frames leaked into the timeline.
+      const snap = (await (await request.get(`${backendUrl}/sessions/${s.id}/snapshot`)).json()) as Snapshot;
+      const texts = snap.messages.filter((m) => m.role === "assistant").flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])));
+      expect(texts).toEqual([valid.map((v) => `${v}\n`).join("")]);
+      const shown = (await sp.timeline.textContent()) ?? "";
+      for (const leak of ["WRONG VERSION", "WRONG SESSION", "not json-rpc", "alert(1)", "invalid utf-8"]) expect(shown).not.toContain(leak);
+      expect(snap.session.status).toBe("idle");
+
+      // Skipped, not fatal: the same agent process, logged skips, a healthy console.
+      const b = await backend();
+      expect(b.status).toBe("ready");
+      expect(b.process).toMatchObject({ state: "running", restarts: 0 });
+      expect(b.process?.pid).toBe(pid);
+      const logs = ((await (await request.get(`${backendUrl}/logs`)).json()) as { lines: string[] }).lines;
+      expect(logs.filter((l) => l.startsWith("[stdout skipped: not JSON]")).length).toBeGreaterThanOrEqual(20);
+      expect(logs.some((l) => l.startsWith("[stdout skipped: not a JSON object]"))).toBe(true);
+      expect((await request.get(`${stack.url}/api/health`)).status()).toBe(200);
+      expect(stack.console.child.exitCode).toBeNull();
+
+      // The session takes the next prompt.
+      await sp.prompt("hello");
+      await expect(sp.assistantText().last()).toHaveText("Hello from the fake agent.", { timeout: 30_000 });
+      await sp.waitStatus("idle");
+      expect((await sp.messages("user").count())).toBe(2);
+    } finally {
+      await request.delete(backendUrl);
     }
   });
 });

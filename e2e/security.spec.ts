@@ -110,6 +110,9 @@ test.describe("authentication", () => {
       expect((await anon.get("/share/not-a-token", { maxRedirects: 0 })).status()).not.toBe(307);
       expect((await anon.get("/api/shares/public/not-a-token")).status()).not.toBe(401);
       expect((await anon.get("/icon.svg")).status()).toBe(200);
+      const robots = await anon.get("/robots.txt");
+      expect(robots.status()).toBe(200);
+      expect(await robots.text()).toContain("Disallow: /");
       const loginHtml = await (await anon.get("/login")).text();
       const asset = /src="(\/_next\/static\/[^"]+\.js)"/.exec(loginHtml)?.[1];
       expect(asset).toBeTruthy();

@@ -56,7 +56,7 @@ function Picker({
         disabled={Boolean(disabledReason)}
         data-testid={testId}
         aria-label={label}
-        className="max-w-[220px] cursor-pointer appearance-none truncate bg-transparent outline-none disabled:cursor-not-allowed"
+        className="max-w-[220px] cursor-pointer appearance-none truncate bg-transparent outline-none [field-sizing:content] disabled:cursor-not-allowed"
       >
         {children}
       </select>

@@ -6,7 +6,7 @@ import "server-only";
  */
 
 /** Exact paths that need no login. */
-const PUBLIC_EXACT = new Set(["/api/health", "/login", "/api/auth/login", "/icon.svg", "/favicon.ico"]);
+const PUBLIC_EXACT = new Set(["/api/health", "/login", "/api/auth/login", "/icon.svg", "/favicon.ico", "/robots.txt"]);
 /** Path prefixes that need no login: Next's static assets, and the (token-protected) share routes. */
 const PUBLIC_PREFIXES = ["/_next/static/", "/share/", "/api/shares/public/"];
 

@@ -136,6 +136,28 @@ describe("AcpAdapter (fake agent)", () => {
     expect(loaded.messages).toEqual(state.messages);
   });
 
+  it("skips 200 malformed frames in the middle of a turn: exactly the valid chunks arrive, the agent keeps running", async () => {
+    const { adapter, sink } = await started();
+    const pid = adapter.info().process?.pid;
+    const s = await adapter.createSession({});
+    const state = await turn(adapter, sink, s, "flood");
+    expect(text(state)).toBe(Array.from({ length: 20 }, (_, i) => `valid part ${i}\n`).join(""));
+    expect(state.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(state.interrupts).toEqual([]);
+    // Updates for another session, or with bad params, publish nothing anywhere.
+    expect(new Set(sink.events.map((e) => e.sessionId))).toEqual(new Set([s.id]));
+    const info = adapter.info();
+    expect(info.status).toBe("ready");
+    expect(info.process).toMatchObject({ state: "running", restarts: 0, pid });
+    const skipped = adapter.logs().filter((l) => l.startsWith("[stdout skipped:"));
+    // Per 10 frames: garbage, truncated JSON and (every third) invalid UTF-8 are not JSON; the array is not an object.
+    expect(skipped.filter((l) => l.startsWith("[stdout skipped: not JSON]")).length).toBeGreaterThanOrEqual(40);
+    expect(skipped.filter((l) => l.startsWith("[stdout skipped: not a JSON object]")).length).toBe(20);
+    // And the session goes on.
+    const next = await turn(adapter, sink, s, "hello");
+    expect(text(next)).toBe("Hello from the fake agent.");
+  });
+
   it("turns permission requests (ids from 0) into interrupts answered allow, reject and dismiss", async () => {
     const { adapter, sink } = await started();
     const s = await adapter.createSession({ title: "perm" });

@@ -12,6 +12,11 @@
  *   crash        one chunk, then the process exits with code 3
  *   read <path>  reads the file through fs/read_text_file and answers with its content (or the error)
  *   write <path> writes "written by the fake agent" through fs/write_text_file
+ *   flood        20 valid chunks ("valid part 0" … "valid part 19") with 10 malformed frames after
+ *                each (200 in all): not JSON, truncated JSON, JSON that is not an object, objects
+ *                that are not JSON-RPC, a wrong protocol version, responses to requests never sent,
+ *                unknown methods, session/update with bad or missing params or an unknown session,
+ *                invalid UTF-8, a request for a method the client does not have
  *
  * Environment: FAKE_NO_LOAD=1 (no loadSession, no list), FAKE_AUTH=1 (session/new: Authentication
  * required), FAKE_MODES=1 (modes instead of config options), FAKE_STATE=<file> (sessions survive a
@@ -34,6 +39,28 @@ const sessions = new Map(stateFile && fs.existsSync(stateFile) ? JSON.parse(fs.r
 const save = () => stateFile && fs.writeFileSync(stateFile, JSON.stringify([...sessions.entries()]));
 let counter = 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Ten kinds of malformed frame (a string or raw bytes), written to stdout beside the SDK's own lines. */
+const malformed = (sessionId, k) => {
+  const rpc = (o) => JSON.stringify({ jsonrpc: "2.0", ...o });
+  const frames = [
+    () => `garbage line ${k} <script>alert(1)</script>`,
+    () => `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sessionId}","upd`,
+    () => JSON.stringify([k, "an array"]),
+    () => JSON.stringify({ hello: "not json-rpc", k }),
+    () => JSON.stringify({ jsonrpc: "1.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "WRONG VERSION" } } } }),
+    () => rpc({ id: 900000 + k, result: { stopReason: "end_turn" } }),
+    () => rpc({ method: "x/unknown_notification", params: { k } }),
+    () => rpc({ method: "session/update", params: { sessionId, update: { sessionUpdate: "no_such_update", content: 42 } } }),
+    () => rpc({ method: "session/update", params: { sessionId: "no-such-session", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "WRONG SESSION" } } } }),
+    () => [
+      rpc({ method: "session/update", params: { update: "not an object" } }),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(" invalid utf-8 "), Buffer.from([0xc3, 0x28])]),
+      rpc({ id: `bogus-${k}`, method: "x/no_such_client_method", params: {} }),
+    ][k % 3],
+  ];
+  return frames[k % frames.length]();
+};
 
 const configOptions = (s) => [
   { type: "select", id: "model", name: "Model", category: "model", currentValue: s.model, options: [{ value: "fake/a", name: "Model A" }, { value: "fake/b", name: "Model B" }] },
@@ -146,6 +173,17 @@ const app = agent({ name: "fake-agent" })
         await say("hanging…");
         await new Promise(() => {});
         break;
+      case "flood": {
+        let k = 0;
+        for (let i = 0; i < 20; i++) {
+          await say(`valid part ${i}\n`);
+          for (let j = 0; j < 10; j++, k++) {
+            const frame = malformed(sessionId, k);
+            process.stdout.write(typeof frame === "string" ? `${frame}\n` : Buffer.concat([frame, Buffer.from("\n")]));
+          }
+        }
+        break;
+      }
       case "crash":
         await say("about to crash");
         await sleep(50);
