@@ -1,5 +1,6 @@
 import type { ScriptedTurn } from "./fixtures/scripted-model";
 import { AGENTS, expect, test } from "./fixtures/acp-stack";
+import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 
 const bash = (marker: string): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }] });
@@ -25,6 +26,13 @@ for (const agent of AGENTS) {
       await expect(reasoning).toHaveCount(1);
       await expect(reasoning).toContainText("Thinking");
       await sp.waitStatus("idle");
+      if (agent.id === "copilot") {
+        // Copilot reports the context itself (usage_update {used, size}): the meter shows it.
+        await expect(page.getByTestId("context-meter")).toBeVisible();
+        await page.getByTestId("usage").click();
+        await expect(page.getByTestId("usage-details")).toContainText("Window");
+        await expect(page.getByTestId("usage-details")).not.toContainText("unknown");
+      }
     });
 
     test("a bash tool call behind a permission card: allow once, then reject", async ({ page, acpApi, acpStack }) => {
@@ -87,6 +95,45 @@ for (const agent of AGENTS) {
       await section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`).click();
       await expect(page).toHaveURL(new RegExp(`/sessions/${agent.id}/${b.id}$`));
       await expect(page.getByTestId("session-title")).toHaveText(`listed beta ${agent.id}`);
+    });
+
+    test("fork: the whole session where the agent advertises it, with lineage and the tree; never per message", async ({ page, acpApi, acpStack }) => {
+      acpStack.model.enqueue({ text: "Forkable answer." });
+      const s = await acpApi.createSession(agent.id, "acp fork");
+      const rp = new ReviewPage(page);
+      await rp.goto(agent.id, s.id);
+      await rp.prompt("fork me");
+      await expect(rp.assistantText().last()).toHaveText("Forkable answer.");
+      await rp.waitStatus("idle");
+      const user = rp.messages("user").first();
+      await user.hover();
+      const canFork = (await acpStack.backend(agent.id)).capabilities.fork;
+      if (!canFork) {
+        // Copilot does not advertise session/fork: no per-message fork, the menu says why, and the API answers 409.
+        await expect(user.getByTestId("fork-message")).toHaveCount(0);
+        await page.getByTestId("session-menu").click();
+        await expect(page.getByTestId("action-fork")).toHaveAttribute("title", /cannot fork sessions/);
+        const r = await page.request.post(`/api/backends/${agent.id}/sessions/${s.id}/fork`, { data: {}, headers: { origin: acpStack.url } });
+        expect(r.status()).toBe(409);
+        return;
+      }
+      // ACP forks whole sessions only: the per-message fork says so instead of acting.
+      await expect(user.getByTestId("fork-message")).toHaveAttribute("aria-disabled", "true");
+      await expect(user.getByTestId("fork-message")).toHaveAttribute("title", /fork from a message/);
+      await rp.menu("action-fork");
+      const forkId = await rp.waitForOtherSession(s.id);
+      await expect.poll(() => rp.transcript()).toEqual(["user: fork me", "assistant: Forkable answer."]);
+      await expect(page.getByTestId("forked-from")).toBeVisible();
+      // The fork goes on by itself; the source does not see it.
+      acpStack.model.enqueue({ text: "Only in the fork." });
+      await rp.prompt("continue in the fork");
+      await expect(rp.assistantText().last()).toHaveText("Only in the fork.");
+      await rp.waitStatus("idle");
+      await page.getByTestId("tree-button").click();
+      await expect(rp.treeNodes()).toHaveCount(2);
+      await expect(page.locator(`[data-testid="tree-node"][data-session-id="${forkId}"]`)).toHaveAttribute("data-relation", "fork");
+      await rp.goto(agent.id, s.id);
+      await expect.poll(() => rp.transcript()).toEqual(["user: fork me", "assistant: Forkable answer."]);
     });
 
     test("a session reloaded after a console restart shows its history", async ({ page, acpApi, acpStack }) => {

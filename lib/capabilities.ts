@@ -8,6 +8,7 @@ export type CapabilityName = Exclude<keyof Capabilities, "interrupts">;
 
 const CAN: Record<CapabilityName, string> = {
   fork: "fork sessions",
+  forkMessages: "fork from a message: use Fork session in the session menu to fork all of it",
   revert: "revert or unrevert changes",
   diff: "show the changes of a turn",
   compact: "compact a conversation",

@@ -10,6 +10,8 @@ export type BackendKind = z.infer<typeof BackendKind>;
 
 export const Capabilities = z.object({
   fork: z.boolean().default(false),
+  /** Fork from any message, not only the whole session (ACP's `session/fork` copies all of it). */
+  forkMessages: z.boolean().optional(),
   revert: z.boolean().default(false),
   diff: z.boolean().default(false),
   compact: z.boolean().default(false),

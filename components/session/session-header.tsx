@@ -59,13 +59,17 @@ const n = (v: number) => v.toLocaleString("en-US");
  * Tokens in/out, cache, cost and the context in use, for the session (with the last turn in the
  * details). The bar is the context window filled by the newest step.
  */
-export function UsageMeter({ session, messages, contextWindow }: { session: Session; messages: Message[]; contextWindow?: number }) {
+export function UsageMeter({ session, messages, contextWindow: modelWindow }: { session: Session; messages: Message[]; contextWindow?: number }) {
   const u = session.usage;
   const ctx = currentContext(messages);
-  if (!u || (!u.inputTokens && !u.outputTokens)) return null;
+  // A backend that reports the context itself (ACP `usage_update {used, size}`) is the most current
+  // source; otherwise the newest step's usage against the model's window from the models list.
+  const contextWindow = u?.contextWindow ?? modelWindow;
+  const inUse = u?.contextTokens ?? ctx?.tokens;
+  if (!u || (!u.inputTokens && !u.outputTokens && inUse === undefined)) return null;
   const cost = formatCost(u.costUsd);
   const cache = (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
-  const pct = ctx && contextWindow ? Math.min(100, (ctx.tokens / contextWindow) * 100) : undefined;
+  const pct = inUse !== undefined && contextWindow ? Math.min(100, (inUse / contextWindow) * 100) : undefined;
   const last: Usage | undefined = ctx?.message.usage;
   return (
     <Popover
@@ -102,7 +106,7 @@ export function UsageMeter({ session, messages, contextWindow }: { session: Sess
           <Row label="Cost" value={u.costUsd !== undefined ? `$${u.costUsd.toFixed(4)}` : "—"} strong />
           <div className="my-2 h-px bg-border" />
           <div className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-faint">Context</div>
-          <Row label="In use" value={ctx ? n(ctx.tokens) : "—"} strong />
+          <Row label="In use" value={inUse !== undefined ? n(inUse) : "—"} strong />
           <Row label="Window" value={contextWindow ? n(contextWindow) : "unknown"} />
           {pct !== undefined ? (
             <div className="mt-1.5 h-1.5 overflow-hidden rounded-full bg-raised">

@@ -192,7 +192,8 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   );
 
   const actions = useMemo<MessageActionsValue>(() => {
-    const forkReason = reasonFor("fork");
+    // Backends that fork whole sessions only (ACP) offer it in the session menu, not per message.
+    const forkReason = reasonFor("fork") ?? (can(backend, "forkMessages") ? undefined : capabilityReason(label, "forkMessages"));
     const revertReason = reasonFor("revert");
     return {
       fork: { offered: can(backend, "fork"), ...(forkReason ? { disabledReason: forkReason } : {}) },
@@ -201,7 +202,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
       onRevert: (m) => revert(m),
       isReverted: (id) => revertedIds?.has(id) ?? false,
     };
-  }, [backend, reasonFor, fork, revert, revertedIds]);
+  }, [backend, label, reasonFor, fork, revert, revertedIds]);
 
   const send = useCallback(
     async (text: string) => {

@@ -6,8 +6,8 @@
  *
  * Checks: create a session (read back, listed) · a prompt streams text and the turn ends idle · a tool
  * call appears with its output · abort ends the turn · history survives a reload (a new adapter, and
- * for stdio agents a new process) · permission interrupts round-trip where declared · an unknown
- * session is a 404.
+ * for stdio agents a new process) · permission interrupts round-trip where declared · a whole-session
+ * fork holds the history and goes on by itself, where declared · an unknown session is a 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Backend, Message, TimelineEvent, ToolBlock } from "@/lib/model";
@@ -229,6 +229,30 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       const rejected = toolBlocks(channel.state.messages).at(-1)!;
       expect(["denied", "error", "cancelled"]).toContain(rejected.status);
       expect(rejected.output ?? "").not.toContain("rejected-marker\n");
+    });
+
+    it("forks a whole session where declared: the fork holds the history and goes on by itself", async (ctx) => {
+      if (!adapter.info().capabilities.fork || !adapter.fork) ctx.skip(true, "no fork declared");
+      target.resetModel();
+      target.enqueue({ text: "Before the fork." });
+      const { channel } = await newSession("conformance fork");
+      await runTurn(channel, "say something to fork");
+      const forked = await adapter.fork!(channel.sessionId);
+      expect(forked.id).not.toBe(channel.sessionId);
+      expect(forked.backendId).toBe(adapter.id);
+      const loaded = await adapter.loadSession(forked.id);
+      expect(userText(loaded.messages)).toEqual(["say something to fork"]);
+      expect(assistantText(loaded.messages)).toContain("Before the fork.");
+      expect((await adapter.listSessions({ limit: 200 })).items.map((s) => s.id)).toContain(forked.id);
+      // The fork takes its own prompt; the original does not see it.
+      target.enqueue({ text: "Only in the fork." });
+      hub.publish(adapter.id, forked.id, { type: "session.updated", session: forked });
+      const fch = await hub.open(adapter.id, forked.id);
+      await runTurn(fch, "continue in the fork");
+      expect(assistantText(fch.state.messages)).toContain("Only in the fork.");
+      expect(userText(fch.state.messages)).toEqual(["say something to fork", "continue in the fork"]);
+      expect(assistantText(channel.state.messages)).not.toContain("Only in the fork.");
+      expect(userText((await adapter.loadSession(channel.sessionId)).messages)).toEqual(["say something to fork"]);
     });
 
     it("answers 404 for an unknown session", async () => {

@@ -15,6 +15,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
+import { methods as unstableMethods, type ForkSessionRequest, type ForkSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { InterruptAnswer, PromptBody, PromptPart, CreateSessionBody } from "@/lib/api";
 import type { Backend, BackendStatus, Capabilities, Interrupt, MessageInfo, Session, TimelineEvent } from "@/lib/model";
 import { apply, applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
@@ -60,6 +61,8 @@ export interface AcpAdapterOptions {
 }
 
 const DEFAULT_TITLE = "New session";
+/** `session/update` kinds that carry conversation history (what a replay consists of). */
+const REPLAYED_UPDATES = new Set(["user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "usage_update"]);
 const REQUEST_TIMEOUT_MS = 60_000;
 const READY_TIMEOUT_MS = 45_000;
 const CANCEL_GRACE_MS = 10_000;
@@ -182,7 +185,9 @@ export class AcpAdapter implements BackendAdapter {
   capabilities(): Capabilities {
     const sc = this.agentCaps.sessionCapabilities ?? {};
     return {
-      fork: false,
+      // `session/fork` (unstable ACP) copies a whole session; there is no per-message fork.
+      fork: this.canFork(),
+      forkMessages: false,
       revert: false,
       diff: false,
       compact: false,
@@ -714,6 +719,56 @@ export class AcpAdapter implements BackendAdapter {
     this.byAgent.delete(rt.agentId);
     this.listed.delete(rt.id);
     this.opts.store.deleteTranscript(this.id, rt.id);
+  }
+
+  /**
+   * `session/fork` where the agent advertises it: a new agent session with the whole context of this
+   * one. ACP has no per-message fork, so a message id is accepted only when it is the last message
+   * (the same thing). The console shows the fork with a copy of the transcript it had.
+   */
+  /** `sessionCapabilities.fork` is in ACP's unstable schema only. */
+  private canFork(): boolean {
+    const sc = this.agentCaps.sessionCapabilities as { fork?: unknown } | null | undefined;
+    return sc?.fork !== undefined && sc.fork !== null;
+  }
+
+  async fork(sessionId: string, messageId?: string): Promise<Session> {
+    if (!this.canFork()) throw ApiError.conflict(`${this.opts.label} cannot fork sessions`);
+    const rt = await this.runtime(sessionId);
+    if (messageId !== undefined) {
+      if (!rt.state.messages.some((m) => m.id === messageId)) throw ApiError.notFound(`Unknown message: ${messageId}`);
+      if (rt.state.messages.at(-1)?.id !== messageId) throw ApiError.conflict(`${this.opts.label} can fork only a whole session, not from an earlier message`);
+    }
+    if (rt.turn && !rt.turn.done) throw ApiError.conflict("Wait for the running turn to end before forking");
+    await this.attach(rt);
+    const params: ForkSessionRequest = { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] };
+    const res = await this.call("fork the session", (c) => c.conn.agent.request<ForkSessionResponse>(unstableMethods.agent.session.fork, params));
+    // Agents may replay the history into the new session (opencode acp does, like session/load):
+    // the console shows its own copy instead, so the replayed turns are dropped; commands, modes and
+    // the like still apply.
+    await drainIncoming();
+    this.early = this.early.filter((n) => n.sessionId !== res.sessionId || !REPLAYED_UPDATES.has(n.update.sessionUpdate));
+    const now = Date.now();
+    const usage = rt.state.session?.usage;
+    const session: Session = {
+      id: res.sessionId,
+      backendId: this.id,
+      title: `${rt.norm.session.title} (fork)`,
+      directory: rt.cwd,
+      createdAt: now,
+      updatedAt: now,
+      status: "idle",
+      ...(usage ? { usage } : {}),
+    };
+    const fork = this.newRuntime(session, rt.cwd, {
+      liveGen: this.current?.gen ?? 0,
+      messages: structuredClone(rt.state.messages),
+      todos: structuredClone(rt.state.todos),
+    });
+    this.register(fork);
+    this.emit(fork, applySessionSetup(fork.norm, res));
+    this.persist(fork);
+    return this.sessionOf(fork);
   }
 
   async loadSession(sessionId: string): Promise<LoadedSession> {

@@ -39,6 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const CAPABILITIES: Capabilities = {
   fork: true,
+  forkMessages: true,
   revert: true,
   diff: true,
   compact: true,
