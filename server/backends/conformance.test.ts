@@ -22,12 +22,13 @@ function modelControls(model: ScriptedModel) {
 
 conformanceSuite("OpenCode adapter (opencode serve)", async () => {
   const model = await startScriptedModel();
-  const home = await createOpencodeHome({ modelBaseUrl: model.url });
+  // Bash runs unasked except the permission check's marker commands, so OpenCode asks like an ACP agent.
+  const home = await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } } });
   const workspace = await createWorkspace();
   const server = await startOpencodeServer({ env: home.env, cwd: workspace });
   const target: ConformanceTarget = {
     ...modelControls(model),
-    asksPermission: false,
+    asksPermission: true,
     async open(sink) {
       const a = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: server.url, directory: workspace }, sink);
       await a.start();

@@ -11,6 +11,8 @@ export interface EmbeddedOpencodeOptions {
   bin?: string;
   env?: NodeJS.ProcessEnv;
   onState?: (state: "starting" | "ready" | "down", detail?: string) => void;
+  /** How long a start may take to print its listening line, and then to answer health (30 s, 20 s). */
+  timeouts?: { listenMs?: number; healthMs?: number };
 }
 
 /** Children are killed when the console process exits, whatever the reason: no orphans. */
@@ -59,10 +61,19 @@ export class EmbeddedOpencode {
     return this.child?.pid;
   }
 
-  /** Starts the server and resolves with its base URL once it answers health probes. */
+  /**
+   * Starts the server and resolves with its base URL once it answers health probes. When the first
+   * start fails (no listening line, no health answer, an early exit) it rejects, and the server is
+   * tried again with backoff: `whenReady()` resolves when one of those tries succeeds.
+   */
   async start(): Promise<string> {
     this.stopping = false;
-    await this.spawnOnce();
+    try {
+      await this.spawnOnce();
+    } catch (err) {
+      this.retryAfterFailure(err);
+      throw err;
+    }
     return this.url!;
   }
 
@@ -126,7 +137,8 @@ export class EmbeddedOpencode {
         if (buf.length > 10_000) buf = buf.slice(-2000);
       });
       child.once("exit", (code) => reject(new Error(`opencode exited with code ${code} before listening: ${this.stderrTail.slice(-5).join(" | ")}`)));
-      setTimeout(() => reject(new Error("opencode did not print its listening line within 30 s")), 30_000).unref();
+      const listenMs = this.opts.timeouts?.listenMs ?? 30_000;
+      setTimeout(() => reject(new Error(`opencode did not print its listening line within ${listenMs / 1000} s`)), listenMs).unref();
     });
     child.once("exit", (code, signal) => this.onExit(child, code, signal));
     const url = await listening;
@@ -140,7 +152,8 @@ export class EmbeddedOpencode {
 
   private async probe(url: string): Promise<void> {
     const auth = "Basic " + Buffer.from(`${this.username}:${this.password}`).toString("base64");
-    const deadline = Date.now() + 20_000;
+    const healthMs = this.opts.timeouts?.healthMs ?? 20_000;
+    const deadline = Date.now() + healthMs;
     while (Date.now() < deadline) {
       try {
         const r = await fetch(`${url}/global/health`, { headers: { authorization: auth }, signal: AbortSignal.timeout(1000) });
@@ -150,7 +163,7 @@ export class EmbeddedOpencode {
       }
       await sleep(150);
     }
-    throw new Error("opencode did not answer its health probe within 20 s");
+    throw new Error(`opencode did not answer its health probe within ${healthMs / 1000} s`);
   }
 
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
@@ -161,15 +174,19 @@ export class EmbeddedOpencode {
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
       if (this.stopping) return;
-      this.spawnOnce().catch((err: unknown) => {
-        log.error("embedded opencode restart failed", { error: err instanceof Error ? err.message : String(err) });
-        const c = this.child;
-        this.child = undefined;
-        c?.kill("SIGKILL");
-        this.scheduleRestart();
-      });
+      this.spawnOnce().catch((err: unknown) => this.retryAfterFailure(err));
     }, delay);
     this.restartTimer.unref?.();
+  }
+
+  /** A start that failed: the half-started child goes, and another try is scheduled. */
+  private retryAfterFailure(err: unknown) {
+    log.error("embedded opencode did not start; trying again", { error: err instanceof Error ? err.message : String(err) });
+    const c = this.child;
+    this.child = undefined;
+    c?.kill("SIGKILL");
+    this.opts.onState?.("down", err instanceof Error ? err.message : String(err));
+    this.scheduleRestart();
   }
 
   private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null) {

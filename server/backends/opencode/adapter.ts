@@ -32,6 +32,8 @@ export interface OpencodeAdapterOptions {
   embedded?: EmbeddedOpencode;
 }
 
+/** At most this many directories are asked for their pending requests at each refresh. */
+const MAX_PENDING_DIRECTORIES = 32;
 const PAGE = 100;
 const REQUEST_TIMEOUT_MS = 30_000;
 const WATCHDOG_MS = 35_000; // OpenCode sends server.heartbeat every 10 s
@@ -121,10 +123,17 @@ export class OpencodeAdapter implements BackendAdapter {
     this.stopped = false;
     if (this.opts.embedded) {
       this.setStatus("connecting");
-      this.opts.embedded
+      const embedded = this.opts.embedded;
+      embedded
         .start()
         .then((url) => this.connect(url))
-        .catch((err: unknown) => this.setStatus("down", `Could not start opencode: ${describeError(err)}`));
+        .catch((err: unknown) => {
+          // It is tried again with backoff; connect as soon as one of those tries succeeds.
+          this.setStatus("down", `Could not start opencode: ${describeError(err)}`);
+          void embedded.whenReady().then((url) => {
+            if (!this.stopped) this.connect(url);
+          });
+        });
       return;
     }
     if (!this.baseUrl) throw new Error("opencode backend needs a baseUrl");
@@ -250,24 +259,45 @@ export class OpencodeAdapter implements BackendAdapter {
     this.sink.publish(this.id, sessionId, { type: "session.status", status: st.status, ...(st.detail ? { detail: st.detail } : {}) });
   }
 
+  /**
+   * Reconciles pending interrupts with OpenCode's pending lists. OpenCode keeps them per directory
+   * (instance), so every directory the console knows sessions in is asked. An interrupt is resolved
+   * here only when the list of its own directory was read and no longer has it: a list that failed
+   * (a timeout, a restarting server) proves nothing, and nothing is dropped on its account.
+   */
   private async refreshPending(): Promise<void> {
-    const [perms, questions] = await Promise.all([
-      this.call(() => this.client!.permission.list()).catch(() => []),
-      this.call(() => this.client!.question.list()).catch(() => []),
-    ]);
+    const home = this.opts.directory;
+    const dirs = new Set<string | undefined>([home]);
+    for (const d of this.directories.values()) if (dirs.size < MAX_PENDING_DIRECTORIES) dirs.add(d === home ? undefined : d);
+    const listed = new Set<string | undefined>();
     const found = new Map<string, Interrupt>();
-    for (const p of (perms ?? []) as unknown[]) {
-      const it = toPermissionInterrupt(p);
-      if (it) found.set(it.id, it);
-    }
-    for (const q of (questions ?? []) as unknown[]) {
-      const it = toQuestionInterrupt(q);
-      if (it) found.set(it.id, it);
-    }
-    // Asked while we were away: publish them; gone while we were away: resolve them.
+    await Promise.all(
+      [...dirs].map(async (directory) => {
+        const q = directory ? { directory } : undefined;
+        try {
+          const [perms, questions] = await Promise.all([this.call(() => this.client!.permission.list(q)), this.call(() => this.client!.question.list(q))]);
+          for (const p of (perms ?? []) as unknown[]) {
+            const it = toPermissionInterrupt(p);
+            if (it) found.set(it.id, it);
+          }
+          for (const x of (questions ?? []) as unknown[]) {
+            const it = toQuestionInterrupt(x);
+            if (it) found.set(it.id, it);
+          }
+          listed.add(directory);
+        } catch (err) {
+          log.warn("could not read OpenCode's pending requests", { backend: this.id, ...(directory ? { directory } : {}), error: describeError(err) });
+        }
+      }),
+    );
+    const dirOf = (sessionId: string) => {
+      const d = this.directories.get(sessionId);
+      return d === undefined || d === home ? undefined : d;
+    };
+    // Asked while we were away: publish them; gone while we were away (per a list that was read): resolve them.
     const jobs: Promise<void>[] = [];
     for (const [id, it] of found) if (!this.pending.has(id)) jobs.push(this.requestInterrupt(it));
-    for (const [id, it] of [...this.pending]) if (!found.has(id)) jobs.push(this.resolveInterrupt(it, "resolved-elsewhere"));
+    for (const [id, it] of [...this.pending]) if (!found.has(id) && listed.has(dirOf(it.sessionId))) jobs.push(this.resolveInterrupt(it, "resolved-elsewhere"));
     await Promise.all(jobs);
   }
 
