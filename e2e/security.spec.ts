@@ -247,6 +247,19 @@ test.describe("hardening", () => {
       ["bad Last-Event-ID", request.get(`${stack.url}/api/events`, { headers: { "last-event-id": "-1" } })],
       ["not JSON", request.post(api.base(), { data: "{", headers: { "content-type": "application/json" } })],
       ["body on abort", request.post(`${api.base("ses_x")}/abort`, { data: { now: true } })],
+      // Routes that once read neither their query nor their body: refused now, not ignored.
+      ["unknown query on tree", request.get(`${api.base("ses_x")}/tree?bogus=1`)],
+      ["body on unrevert", request.post(`${api.base("ses_x")}/unrevert`, { data: { bogus: 1 } })],
+      ["body on restart", request.post(`${stack.url}/api/backends/${stack.backendId}/restart`, { data: { bogus: 1 } })],
+      ["unknown query on presets", request.get(`${stack.url}/api/backends/presets?v=1`)],
+      ["unknown query on agents", request.get(`${stack.url}/api/backends/${stack.backendId}/agents?bogus=1`)],
+      ["unknown query on logs", request.get(`${stack.url}/api/backends/${stack.backendId}/logs?bogus=1`)],
+      ["unknown query on redaction patterns", request.get(`${stack.url}/api/shares/patterns?bogus=1`)],
+      ["body on share revoke", request.delete(`${stack.url}/api/shares/shr_unknown`, { data: { bogus: 1 } })],
+      ["body on pattern delete", request.delete(`${stack.url}/api/shares/patterns/pat_unknown`, { data: { bogus: 1 } })],
+      ["unknown query on a POST with a valid body", request.post(`${api.base("ses_x")}/fork?bogus=1`, { data: {} })],
+      ["unknown query next to known ones", request.get(`${api.base()}?limit=5&bogus=1`)],
+      ["repeated query parameter", request.get(`${api.base()}?limit=5&limit=6`)],
     ];
     for (const [label, p] of cases) {
       const r = await p;
@@ -255,6 +268,22 @@ test.describe("hardening", () => {
       expect(body.error.code, label).toBe("bad_request");
       expect(body.error.message, label).not.toMatch(/\n\s+at /);
       if (label !== "not JSON" && label !== "bad Last-Event-ID") expect(body.error.details?.issues?.length, label).toBeGreaterThan(0);
+    }
+    // Body-less POSTs still take no body, or {}: validation lets them through to the lookup (an
+    // unknown backend, so nothing is restarted) → 404. Routes without parameters answer without them.
+    for (const init of [{}, { data: {} }]) {
+      for (const url of [`${stack.url}/api/backends/nope/sessions/ses_x/unrevert`, `${stack.url}/api/backends/nope/restart`]) {
+        const r = await request.post(url, init);
+        expect(r.status(), `${url} ${JSON.stringify(init)}`).toBe(404);
+        expect(await errorCode(r), `${url} ${JSON.stringify(init)}`).toBe("not_found");
+      }
+    }
+    const s = await api.createSession("parameterless routes");
+    try {
+      expect((await request.get(`${api.base(s.id)}/tree`)).status()).toBe(200);
+      expect((await request.get(`${stack.url}/api/backends/presets`)).status()).toBe(200);
+    } finally {
+      await request.delete(api.base(s.id));
     }
   });
 
@@ -275,6 +304,26 @@ test.describe("hardening", () => {
       // The embedded-server directory of a new backend is held to the same rule.
       const backend = await request.post(`${stack.url}/api/backends`, { data: { kind: "opencode", label: "outside", config: { directory: outside } } });
       expect(backend.status()).toBe(403);
+      // So is a stdio (ACP) agent's cwd, which the agent's sessions and file reads would be confined
+      // to: outside by `..` and by a symlink → 403, missing inside → 400, and nothing is added.
+      const labels = async () => ((await (await request.get(`${stack.url}/api/backends`)).json()) as { items: { label: string }[] }).items.map((b) => b.label);
+      const before = await labels();
+      for (const [cwd, status] of [
+        [`${ws}/..`, 403],
+        ["..", 403],
+        [`${ws}/escape-link`, 403],
+        ["escape-link/.", 403],
+        ["/", 403],
+        [`${ws}/no-such-dir`, 400],
+      ] as const) {
+        const r = await request.post(`${stack.url}/api/backends`, { data: { kind: "acp", label: "acp cwd test", config: { command: ["node", "-e", "0"], cwd } } });
+        expect(r.status(), `cwd ${cwd}`).toBe(status);
+        expect(await errorCode(r), `cwd ${cwd}`).toBe(status === 403 ? "forbidden" : "bad_request");
+        expect(((await r.json()) as { error: { message: string } }).error.message, `cwd ${cwd}`).not.toContain(outside === "/" ? "\0" : outside);
+      }
+      const after = await labels();
+      expect(after).toEqual(before);
+      expect(after).not.toContain("acp cwd test");
       // Inside is fine, and the session gets the real path.
       for (const [directory, real] of [
         ["inside-dir", path.join(ws, "inside-dir")],

@@ -27,20 +27,25 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 
 const nonEmpty = z.string().trim().min(1);
 
-/** Routes that take no body still validate it: nothing, or `{}`. */
+/** Routes that take no body still validate it: nothing, or `{}`; any key is refused (400). */
 export const EmptyBody = z.object({}).strict();
-/** Routes that take no query parameters refuse unknown ones. */
+/**
+ * Routes that take no query parameters refuse any (400). Every query schema is strict: a parameter
+ * a route does not know is refused, never ignored (the browser sends none it does not declare).
+ */
 export const EmptyQuery = z.object({}).strict();
 
 /** `POST /api/auth/login` */
 export const LoginBody = z.object({ token: z.string().min(1).max(1000) }).strict();
 export type LoginBody = z.infer<typeof LoginBody>;
 
-export const ListSessionsQuery = z.object({
-  search: z.string().trim().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.string().max(200).optional(),
-});
+export const ListSessionsQuery = z
+  .object({
+    search: z.string().trim().max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    cursor: z.string().max(200).optional(),
+  })
+  .strict();
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>;
 
 export const SessionPage = z.object({ items: z.array(Session), nextCursor: z.string().optional() });
@@ -58,10 +63,12 @@ export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
 export const PatchSessionBody = z.object({ title: nonEmpty.max(300) }).strict();
 export type PatchSessionBody = z.infer<typeof PatchSessionBody>;
 
-export const MessagesQuery = z.object({
-  before: z.string().max(500).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-});
+export const MessagesQuery = z
+  .object({
+    before: z.string().max(500).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+  })
+  .strict();
 export type MessagesQuery = z.infer<typeof MessagesQuery>;
 
 export const MessagePage = z.object({ items: z.array(Message), nextCursor: z.string().optional() });
@@ -87,7 +94,7 @@ export const PromptBody = z
   .strict();
 export type PromptBody = z.infer<typeof PromptBody>;
 
-export const EventsQuery = z.object({ after: z.coerce.number().int().nonnegative().optional() });
+export const EventsQuery = z.object({ after: z.coerce.number().int().nonnegative().optional() }).strict();
 
 export const OpencodeBackendConfig = z
   .object({
@@ -101,7 +108,8 @@ export const StdioBackendConfig = z
   .object({
     command: z.array(z.string().min(1)).min(1),
     env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().optional(),
+    /** From `POST /api/backends`: realpath'd and kept inside the workspace roots (403), like a session directory. From `SWITCHBOARD_BACKENDS`: as given. */
+    cwd: z.string().max(4096).optional(),
   })
   .strict();
 export const A2aBackendConfig = z.object({ url: z.url(), token: z.string().optional() }).strict();
@@ -142,11 +150,11 @@ export const CompactBody = z.object({ model: ModelRef.optional() }).strict();
 export type CompactBody = z.infer<typeof CompactBody>;
 
 /** `GET …/diff?messageId` — the files a turn changed (messageId = the turn's user message). */
-export const DiffQuery = z.object({ messageId: messageId.optional() });
+export const DiffQuery = z.object({ messageId: messageId.optional() }).strict();
 export const DiffResult = z.object({ items: z.array(FileDiff) });
 export type DiffResult = z.infer<typeof DiffResult>;
 
-export const ExportQuery = z.object({ format: z.enum(["md", "json"]).default("md") });
+export const ExportQuery = z.object({ format: z.enum(["md", "json"]).default("md") }).strict();
 export type ExportFormat = z.infer<typeof ExportQuery>["format"];
 
 /** `GET …/export?format=json` */
@@ -248,11 +256,13 @@ export type ShareInfo = z.infer<typeof ShareInfo>;
 export const CreatedShare = ShareInfo.extend({ token: z.string(), path: z.string(), url: z.string() });
 export type CreatedShare = z.infer<typeof CreatedShare>;
 
-export const ListSharesQuery = z.object({
-  backendId: z.string().max(200).optional(),
-  sessionId: z.string().max(300).optional(),
-  state: z.enum(["active", "expired", "revoked", "all"]).default("all"),
-});
+export const ListSharesQuery = z
+  .object({
+    backendId: z.string().max(200).optional(),
+    sessionId: z.string().max(300).optional(),
+    state: z.enum(["active", "expired", "revoked", "all"]).default("all"),
+  })
+  .strict();
 export type ListSharesQuery = z.infer<typeof ListSharesQuery>;
 
 export const RedactionExample = z.object({

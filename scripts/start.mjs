@@ -15,12 +15,9 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.env.SWITCHBO
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-if (host !== "127.0.0.1" && host !== "localhost" && host !== "::1") {
-  console.warn(
-    `\n[switchboard] WARNING: binding ${host}; anyone who can reach this address can reach the console's login page.` +
-      `\n[switchboard] Keep the token secret, and put TLS in front of it (see docs/security.md).\n`,
-  );
-}
+// A host other than loopback gets a loud warning from the server itself at start-up (it reads the
+// `-H` below from its command line: server/auth/announce.ts), so a bare `next start -H 0.0.0.0`
+// gets it too; it is not printed here as well.
 
 const child = spawn(next, ["start", "-H", host, "-p", port], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: process.env });
 let announced = false;

@@ -72,11 +72,25 @@ export async function readBody<S extends ZodType>(req: Request, schema: S, maxBy
   return parsed.data;
 }
 
+/**
+ * Reads and validates the query string (400 with the issues). Every parameter is validated as sent:
+ * with a strict schema an unknown one is refused, and so is a parameter given more than once
+ * (`?limit=1&limit=500` would otherwise be decided by whichever the parser keeps).
+ */
 export function readQuery<S extends ZodType>(req: Request, schema: S): z.infer<S> {
   const url = new URL(req.url);
-  const obj: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) obj[k] = v;
-  const parsed = schema.safeParse(obj);
+  const entries = new Map<string, string>();
+  const repeated: string[] = [];
+  for (const [k, v] of url.searchParams) {
+    if (entries.has(k) && !repeated.includes(k)) repeated.push(k);
+    entries.set(k, v);
+  }
+  if (repeated.length) {
+    const issues = repeated.map((k) => ({ path: k, message: "Given more than once", code: "duplicate_parameter" }));
+    throw ApiError.badRequest(`Invalid query: ${repeated[0]}: given more than once`, { issues });
+  }
+  // Object.fromEntries defines own properties, so `?__proto__=x` is a key like any other (refused).
+  const parsed = schema.safeParse(Object.fromEntries(entries));
   if (!parsed.success) throw ApiError.fromZod(parsed.error, "query");
   return parsed.data;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { BackendDefinition } from "@/lib/api";
 import type { Backend, Interrupt } from "@/lib/model";
+import { confineBackendDirs, isOutsideRoots } from "../auth/workspace";
 import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import type { Hub } from "../hub/hub";
@@ -33,9 +34,30 @@ export class BackendRegistry {
         log.warn("skipping a backend this console cannot run", { id, kind: def.kind, error: err instanceof Error ? err.message : String(err) });
       }
     };
+    // The operator's own (SWITCHBOARD_BACKENDS, OPENCODE_BASE_URL): trusted, may run anywhere.
     for (const { id, def } of this.config.envBackends) tryAdd(id, def, "env");
-    for (const b of this.store.listBackends()) if (!this.adapters.has(b.id)) tryAdd(b.id, b.def, "store");
+    for (const b of this.store.listBackends()) {
+      if (this.adapters.has(b.id)) continue;
+      const def = await this.confineStored(b.id, b.def);
+      if (def) tryAdd(b.id, def, "store");
+    }
     if (this.adapters.size === 0) this.startEmbedded();
+  }
+
+  /**
+   * Stored backends came from a browser (`POST /api/backends`, which confines their directories):
+   * check them again against today's roots, which may have narrowed since, or a symlink moved. One
+   * that now runs outside is not started (widen the roots to get it back, then remove it); a
+   * missing directory is left for the backend to report, as before.
+   */
+  private async confineStored(id: string, def: BackendDefinition): Promise<BackendDefinition | undefined> {
+    try {
+      return await confineBackendDirs(def, this.config.workspaceRoots);
+    } catch (err) {
+      if (!isOutsideRoots(err)) return def;
+      log.warn("not starting a stored backend: its directory is outside the workspace roots (SWITCHBOARD_WORKSPACE_ROOTS)", { id, kind: def.kind });
+      return undefined;
+    }
   }
 
   get(id: string): BackendAdapter | undefined {
@@ -62,7 +84,10 @@ export class BackendRegistry {
     return { ...a.info(), ...(source ? { source } : {}) };
   }
 
-  /** Adds a backend from the API and keeps it in the store. */
+  /**
+   * Adds a backend from the API and keeps it in the store. The route has already confined its
+   * directories to the workspace roots (`confineBackendDirs`).
+   */
   create(def: BackendDefinition): Backend {
     if (def.kind !== "opencode" && def.kind !== "acp") {
       throw ApiError.badRequest(`Backend kind "${def.kind}" is not available in this version of the console`);

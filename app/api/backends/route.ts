@@ -1,5 +1,5 @@
 import { BackendDefinition, EmptyQuery } from "@/lib/api";
-import { resolveWorkspaceDir } from "@/server/auth/workspace";
+import { confineBackendDirs } from "@/server/auth/workspace";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { app } from "@/server/routes";
 
@@ -12,11 +12,10 @@ export const GET = route(async (req) => {
 });
 
 export const POST = route(async (req) => {
+  readQuery(req, EmptyQuery);
   const def = await readBody(req, BackendDefinition);
   const { backends, config } = await app();
-  // A directory the embedded server would run in must be inside the workspace roots (403).
-  if (def.kind === "opencode" && def.config.directory) {
-    def.config.directory = await resolveWorkspaceDir(def.config.directory, config.workspaceRoots);
-  }
-  return json(backends.create(def), { status: 201 });
+  // Where it would run (an embedded OpenCode's `directory`, a stdio agent's `cwd`) is realpath'd
+  // and must be inside the workspace roots, symlinks included (403; 400 when missing).
+  return json(backends.create(await confineBackendDirs(def, config.workspaceRoots)), { status: 201 });
 });

@@ -1,4 +1,4 @@
-import { CreateShareBody, ListSharesQuery } from "@/lib/api";
+import { CreateShareBody, EmptyQuery, ListSharesQuery } from "@/lib/api";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { requestOrigin, shares } from "@/server/shares";
 
@@ -12,6 +12,7 @@ export const GET = route(async (req) => {
 
 /** Create a share link; the answer carries the token once. */
 export const POST = route(async (req) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, CreateShareBody);
   const created = await (await shares()).create(body, requestOrigin(req));
   return json(created, { status: 201, headers: { "cache-control": "no-store" } });

@@ -1,11 +1,12 @@
-import { LoginBody } from "@/lib/api";
+import { EmptyQuery, LoginBody } from "@/lib/api";
 import { clientAddress, isHttps, login, sessionCookie } from "@/server/auth/console-auth";
-import { json, readBody, route } from "@/server/http";
+import { json, readBody, readQuery, route } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 
 /** Exchanges the console token for an httpOnly session cookie (rate limited: 429). */
 export const POST = route(async (req) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, LoginBody, 10_000);
   const { cookieValue, maxAge } = login(body.token, clientAddress(req.headers));
   return json(

@@ -1,11 +1,12 @@
-import { SharePreviewBody } from "@/lib/api";
-import { json, readBody, route } from "@/server/http";
+import { EmptyQuery, SharePreviewBody } from "@/lib/api";
+import { json, readBody, readQuery, route } from "@/server/http";
 import { shares } from "@/server/shares";
 
 export const dynamic = "force-dynamic";
 
 /** What a share with this scope would show, and what redaction removes from it. */
 export const POST = route(async (req) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, SharePreviewBody);
   return json(await (await shares()).preview(body));
 });

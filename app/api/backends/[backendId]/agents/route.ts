@@ -1,11 +1,13 @@
+import { EmptyQuery } from "@/lib/api";
 import { capability } from "@/server/capability";
-import { json, route } from "@/server/http";
+import { json, readQuery, route } from "@/server/http";
 import { app, type BackendParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
 /** The agents / modes a prompt can run with: `{items: [{id, label, description?}], default?}`. */
-export const GET = route<BackendParams>(async (_req, { backendId }) => {
+export const GET = route<BackendParams>(async (req, { backendId }) => {
+  readQuery(req, EmptyQuery);
   const { backends } = await app();
   const adapter = backends.require(backendId);
   return json(await capability(adapter, "agents", adapter.agents)());

@@ -1,11 +1,12 @@
-import type { BackendLogs } from "@/lib/api";
-import { json, route } from "@/server/http";
+import { EmptyQuery, type BackendLogs } from "@/lib/api";
+import { json, readQuery, route } from "@/server/http";
 import { app, type BackendParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
 /** The stderr tail of a stdio agent (empty for backends without a process of their own). */
-export const GET = route<BackendParams>(async (_req, { backendId }) => {
+export const GET = route<BackendParams>(async (req, { backendId }) => {
+  readQuery(req, EmptyQuery);
   const { backends } = await app();
   const adapter = backends.require(backendId);
   const body: BackendLogs = { lines: adapter.logs?.() ?? [] };

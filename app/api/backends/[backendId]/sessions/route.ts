@@ -1,4 +1,4 @@
-import { CreateSessionBody, ListSessionsQuery } from "@/lib/api";
+import { CreateSessionBody, EmptyQuery, ListSessionsQuery } from "@/lib/api";
 import { resolveWorkspaceDir } from "@/server/auth/workspace";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type BackendParams } from "@/server/routes";
@@ -13,6 +13,7 @@ export const GET = route<BackendParams>(async (req, { backendId }) => {
 });
 
 export const POST = route<BackendParams>(async (req, { backendId }) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, CreateSessionBody);
   const { backends, hub, config } = await app();
   const adapter = backends.require(backendId);

@@ -1,12 +1,13 @@
-import { CompactBody } from "@/lib/api";
+import { CompactBody, EmptyQuery } from "@/lib/api";
 import { capability } from "@/server/capability";
-import { json, readBody, route } from "@/server/http";
+import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
 /** Summarize the conversation (OpenCode `summarize`); the marker arrives on the event stream. */
 export const POST = route<SessionParams>(async (req, { backendId, sessionId }) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, CompactBody);
   const { backends } = await app();
   const adapter = backends.require(backendId);

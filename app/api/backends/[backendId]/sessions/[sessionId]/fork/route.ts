@@ -1,5 +1,5 @@
-import { ForkBody } from "@/lib/api";
-import { json, readBody, route } from "@/server/http";
+import { EmptyQuery, ForkBody } from "@/lib/api";
+import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
 import { forkSession } from "@/server/sessions/branching";
 
@@ -7,6 +7,7 @@ export const dynamic = "force-dynamic";
 
 /** Fork from a message (`{messageId}`) or whole (`{}`) → 201 Session with `forkedFrom`. */
 export const POST = route<SessionParams>(async (req, { backendId, sessionId }) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, ForkBody);
   const session = await forkSession(await app(), backendId, sessionId, body.messageId);
   return json(session, { status: 201 });

@@ -1,12 +1,13 @@
-import { SessionSettingBody } from "@/lib/api";
+import { EmptyQuery, SessionSettingBody } from "@/lib/api";
 import { ApiError } from "@/server/errors";
-import { json, readBody, route } from "@/server/http";
+import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
 /** Change one session option (mode, model, config option): `{id, value}`. */
 export const POST = route<SessionParams>(async (req, { backendId, sessionId }) => {
+  readQuery(req, EmptyQuery);
   const body = await readBody(req, SessionSettingBody);
   const { backends } = await app();
   const adapter = backends.require(backendId);
