@@ -136,6 +136,8 @@ test.describe("share links", () => {
     const reload = await viewer.page.reload();
     expect(reload?.status()).toBe(404);
     await expect(viewer.page.getByTestId("share-unavailable")).toBeVisible();
+    // A revoked link does not claim to have expired.
+    await expect(viewer.page.getByTestId("share-unavailable")).toHaveAttribute("data-reason", "not-found");
     await expect(viewer.page.getByText("Something worth sharing.")).toHaveCount(0);
     const token = share.token;
     expect((await fetch(`${stack.url}/api/shares/public/${token}/snapshot`)).status).toBe(404);
@@ -159,9 +161,15 @@ test.describe("share links", () => {
     await expect(viewer.page.getByTestId("message")).toHaveCount(0);
     expect((await fetch(`${stack.url}/api/shares/public/${share.token}/snapshot`)).status).toBe(410);
     expect((await fetch(`${stack.url}/api/shares/public/${share.token}/events`)).status).toBe(410);
+    // The page answers 404 (a page of the App Router cannot answer 410), but says the link expired.
     const reload = await viewer.page.reload();
     expect(reload?.status()).toBe(404);
-    await expect(viewer.page.getByTestId("share-unavailable")).toBeVisible();
+    const unavailable = viewer.page.getByTestId("share-unavailable");
+    await expect(unavailable).toBeVisible();
+    await expect(unavailable).toHaveAttribute("data-reason", "expired");
+    await expect(unavailable).toHaveAttribute("data-status", "410");
+    await expect(unavailable.getByRole("heading")).toHaveText("This share link has expired");
+    await expect(viewer.page.getByText("Short-lived.")).toHaveCount(0);
     await viewer.ctx.close();
 
     // A tiny expiry, never opened in time.

@@ -146,6 +146,60 @@ describe("NAME=value lines", () => {
     expect(r(input)).toBe(expected);
   });
 
+  // The secret word is the last word of the name: after `_`, `.`, `-`, or glued to the word before
+  // it when it is distinctive (PASSWORD, PASSWD, PASSPHRASE, SECRET, TOKEN, APIKEY).
+  it.each([
+    ["PGPASSWORD=hunter2 psql -h db", "PGPASSWORD=[REDACTED:secret] psql -h db"],
+    ["export MYSQL_PWD=x", "export MYSQL_PWD=[REDACTED:secret]"],
+    ["SECRET_KEY_BASE=9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c", "SECRET_KEY_BASE=[REDACTED:secret]"],
+    ["DB_PASS=hunter2", "DB_PASS=[REDACTED:secret]"],
+    ["SMTP_PASS=correct-horse", "SMTP_PASS=[REDACTED:secret]"],
+    ["PRIVATE_KEY=abc123", "PRIVATE_KEY=[REDACTED:secret]"],
+    ["CLIENT_SECRET=xyz", "CLIENT_SECRET=[REDACTED:secret]"],
+    ["MYSQL_ROOT_PASSWORD=hunter2", "MYSQL_ROOT_PASSWORD=[REDACTED:secret]"],
+    ["ADMINPASSWORD=hunter2", "ADMINPASSWORD=[REDACTED:secret]"],
+    ["GITHUBTOKEN=abc123", "GITHUBTOKEN=[REDACTED:secret]"],
+    ["MYAPIKEY=abc123", "MYAPIKEY=[REDACTED:secret]"],
+    ["DB_PW=hunter2", "DB_PW=[REDACTED:secret]"],
+    ["https://x.io/login?user=bob&pass=hunter2", "https://x.io/login?user=bob&pass=[REDACTED:secret]"],
+    ["openssl enc --pass=hunter2", "openssl enc --pass=[REDACTED:secret]"],
+  ])("%s", (input, expected) => {
+    expect(r(input)).toBe(expected);
+  });
+
+  it("glued and short secret names in JSON, YAML and values", () => {
+    expect(r(`{"dbPassword": "hunter2", "user": "admin"}`)).toBe(`{"dbPassword": "[REDACTED:secret]", "user": "admin"}`);
+    expect(r(`smtp:\n  pass: hunter2\n`)).toBe(`smtp:\n  pass: [REDACTED:secret]\n`);
+    expect(redactor.value({ PGPASSWORD: "hunter2", DB_PASS: "x", PGUSER: "postgres" })).toEqual({ PGPASSWORD: "[REDACTED:secret]", DB_PASS: "[REDACTED:secret]", PGUSER: "postgres" });
+  });
+
+  // A secret word at the start of a longer name names a setting about secrets; short words glued
+  // to another (pass, pwd, key) are parts of ordinary words.
+  it.each([
+    "PASSWORD_MIN_LENGTH=8",
+    "PASSWORD_MIN_LENGTH=1024",
+    "PASSWORD_HASH_ALGO=argon2id",
+    "SECRET_SANTA=alice",
+    "SECRET_NAME=prod/db-credentials",
+    "TOKEN_COUNT=123456",
+    "PRIVATE_KEY_PATH=/etc/ssl/private/server.key",
+    "PGPASSFILE=/home/me/.pgpass",
+    "Set passwordless=true to log in with a magic link.",
+    "BYPASS=proxy.internal",
+    "COMPASS=north",
+    "PASSTHROUGH=enabled",
+    "PASSPORT_STRATEGY=local",
+    "PW_TEST_HTML_REPORT_OPEN=never",
+    "tokenCount=4096",
+    "MONKEY=banana",
+    "export OLDPWD=/home/user",
+    "DB_PASS=",
+    "PGPASSWORD=",
+    "SMTP_PASS=true",
+  ])("not: %s", (s) => {
+    expect(r(s)).toBe(s);
+  });
+
   it("a provider key under a secret name keeps its provider marker", () => {
     expect(r(`OPENAI_API_KEY=${OPENAI}`)).toBe("OPENAI_API_KEY=[REDACTED:openai-key]");
     expect(r(`export GH_TOKEN=${GITHUB}`)).toBe("export GH_TOKEN=[REDACTED:github-token]");
@@ -165,10 +219,10 @@ describe("NAME=value lines", () => {
   });
 
   it("secret-looking names", () => {
-    for (const n of ["API_KEY", "OPENAI_API_KEY", "aws_secret_access_key", "GH_TOKEN", "client_secret", "PASSWORD", "db-password", "DATABASE_URL", "--password", "X-Api-Key", "private_key", "SENTRY_DSN"]) {
+    for (const n of ["API_KEY", "OPENAI_API_KEY", "aws_secret_access_key", "GH_TOKEN", "client_secret", "PASSWORD", "db-password", "DATABASE_URL", "--password", "X-Api-Key", "private_key", "SENTRY_DSN", "PGPASSWORD", "MYSQL_PWD", "SECRET_KEY_BASE", "DB_PASS", "PRIVATE_KEY", "CLIENT_SECRET", "newPassword", "openaiApiKey", "appSecret", "GITHUBTOKEN", "--pass"]) {
       expect(isSecretName(n), n).toBe(true);
     }
-    for (const n of ["PWD", "OLDPWD", "KEY", "NODE_ENV", "MAX_TOKENS", "TOKENIZERS_PARALLELISM", "keyboard", "monkey", "PASSWORD_MIN_LENGTH", "token_count", "name", "path"]) {
+    for (const n of ["PWD", "OLDPWD", "KEY", "NODE_ENV", "MAX_TOKENS", "TOKENIZERS_PARALLELISM", "keyboard", "monkey", "PASSWORD_MIN_LENGTH", "token_count", "name", "path", "SECRET_SANTA", "SECRET_NAME", "passwordless", "PRIVATE_KEY_PATH", "PGPASSFILE", "BYPASS", "COMPASS", "PASSTHROUGH", "PASSPORT", "tokenCount"]) {
       expect(isSecretName(n), n).toBe(false);
     }
   });

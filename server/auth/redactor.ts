@@ -89,11 +89,24 @@ const rx = (src: string, flags = "") => new RegExp(src, `gd${flags}`);
 /* --------------------------------------------------------------------- secret-looking names */
 
 /**
- * Variable / field / header names whose value is a secret: `*_KEY`, `*_TOKEN`, `*_SECRET`,
- * `PASSWORD`, `DATABASE_URL`, `client_secret`, `--password` … (case-insensitive).
+ * Variable / field / header names whose value is a secret (case-insensitive, leading dashes of a
+ * flag ignored). The rule is about the LAST word of the name:
+ *
+ * - it is one of the words below, alone or after `_`, `.` or `-`: `API_KEY`, `GH_TOKEN`,
+ *   `STRIPE_SECRET`, `DB_PASS`, `MYSQL_PWD`, `PRIVATE_KEY`, `CLIENT_SECRET`, `SECRET_KEY_BASE`,
+ *   `DATABASE_URL`, `--password`;
+ * - or it ends in a word distinctive enough to count even glued to what comes before it
+ *   (`SECRET_SUFFIX`): `PGPASSWORD`, `MYSQLPASSWORD`, `GITHUBTOKEN`, `openaiApiKey`, `appSecret`.
+ *
+ * A secret word at the start of a longer name does not count — `PASSWORD_MIN_LENGTH`,
+ * `SECRET_SANTA`, `TOKEN_COUNT`, `PRIVATE_KEY_PATH`, `passwordless` name settings about secrets,
+ * not secrets. Short words (`key`, `pass`, `pwd`, `pw`) only count after a separator, never glued:
+ * `monkey`, `BYPASS`, `COMPASS`, `OLDPWD` are not secrets.
  */
 const SECRET_NAME =
-  /(?:^|[_.-])(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?(?:key|access[_-]?key))?|client[_-]?secret|token|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|bearer|password|passwd|pwd|passphrase|private[_-]?key|credentials?|database[_-]?url|db[_-]?url|dsn|connection[_-]?string|conn[_-]?str|key|session[_-]?secret|signature|sig)$/i;
+  /(?:^|[_.-])(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?(?:key|access[_-]?key))?|secret[_-]?key[_-]?base|client[_-]?secret|token|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|bearer|password|passwd|pass|pwd|pw|passphrase|private[_-]?key|credentials?|database[_-]?url|db[_-]?url|dsn|connection[_-]?string|conn[_-]?str|key|session[_-]?secret|signature|sig)$/i;
+/** Last words that make a name secret even without a separator before them. */
+const SECRET_SUFFIX = /(?:password|passwd|passphrase|secret|token|api[_-]?key)$/i;
 /** Names that match the pattern but are not secrets. */
 const NOT_SECRET_NAMES = new Set(["pwd", "oldpwd", "key"]);
 
@@ -101,7 +114,7 @@ export function isSecretName(name: string): boolean {
   const n = name.replace(/^-+/, "");
   if (!n || n.length > 100) return false;
   if (NOT_SECRET_NAMES.has(n.toLowerCase())) return false;
-  return SECRET_NAME.test(n);
+  return SECRET_NAME.test(n) || SECRET_SUFFIX.test(n);
 }
 
 /** Values that are never secrets even under a secret-looking name. */
@@ -215,7 +228,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   ...providerRules,
   {
     kind: "secret",
-    description: "NAME=value where the name looks secret (*_KEY, *_TOKEN, *_SECRET, PASSWORD, DATABASE_URL …)",
+    description: "NAME=value where the name looks secret (*_KEY, *_TOKEN, *_SECRET, *PASSWORD, *_PASS, DATABASE_URL …)",
     // NAME=value, unquoted, no spaces around `=`; the name starts at a token boundary.
     re: rx(String.raw`(?<![A-Za-z0-9_.-])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]{0,100})=([^\s"'\x60&;|<>()]+)`),
     group: 2,

@@ -1,5 +1,6 @@
-import { ShareUnavailable } from "@/components/share/share-unavailable";
+import { ShareGoneView } from "./gone-reason";
 
+/** Expired, revoked or unknown links (HTTP 404); the layout says which. */
 export default function ShareNotFound() {
-  return <ShareUnavailable status={404} message="It may have expired or been revoked, or it never existed. Ask the person who shared it for a new link." />;
+  return <ShareGoneView />;
 }
