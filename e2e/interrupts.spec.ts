@@ -110,10 +110,86 @@ test.describe("interrupts: permissions and questions", () => {
     // Nothing is chosen by default and Submit waits for the user.
     await expect(page.getByTestId("question-submit")).toBeDisabled();
     await expect(ui.question().locator("input:checked")).toHaveCount(0);
-    await ui.option("blue").click();
-    await page.getByTestId("question-submit").click();
+    // The form has focus: 1–9 pick options (the last pick wins on a single choice), Enter submits.
+    await expect(ui.question()).toBeFocused();
+    await page.keyboard.press("1");
+    await expect(ui.option("red").locator("input")).toBeChecked();
+    await page.keyboard.press("2");
+    await expect(ui.option("blue").locator("input")).toBeChecked();
+    await expect(ui.option("red").locator("input")).not.toBeChecked();
+    await page.keyboard.press("Enter");
     await expect(sp.assistantText().last()).toHaveText("Blue it is.");
     expect(toolResults(stack.model)).toContain('"Which color do you prefer?"="blue"');
+  });
+
+  test("notifications: the bell asks once, a hidden tab is notified, a visible one is not, and mute silences it", async ({ page, api, stack }) => {
+    // A recording Notification and a controllable document.hidden (headless Chromium is never hidden).
+    await page.addInitScript(() => {
+      const w = window as unknown as { __notes: { title: string; body?: string }[]; __hidden: boolean };
+      w.__notes = [];
+      w.__hidden = false;
+      class RecordingNotification {
+        // Kept across reloads, as the browser keeps a site's permission.
+        static get permission() {
+          return sessionStorage.getItem("__perm") ?? "default";
+        }
+        static requestPermission() {
+          sessionStorage.setItem("__perm", "granted");
+          return Promise.resolve("granted");
+        }
+        onclick: (() => void) | null = null;
+        constructor(title: string, opts?: { body?: string }) {
+          w.__notes.push({ title, ...(opts?.body ? { body: opts.body } : {}) });
+        }
+        close() {}
+      }
+      Object.defineProperty(window, "Notification", { value: RecordingNotification, configurable: true });
+      Object.defineProperty(document, "hidden", { get: () => w.__hidden, configurable: true });
+    });
+    const notes = () => page.evaluate(() => (window as unknown as { __notes: { title: string; body?: string }[] }).__notes);
+    const hide = (hidden: boolean) => page.evaluate((h) => ((window as unknown as { __hidden: boolean }).__hidden = h), hidden);
+    const s = await api.createSession("notifications");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    const bell = page.getByTestId("notify-toggle");
+    // Before anything is waiting, the bell asks for the permission.
+    await expect(bell).toHaveAttribute("data-state", "default");
+    await bell.click();
+    await expect(bell).toHaveAttribute("data-state", "on");
+
+    // Visible tab: the card shows, no notification.
+    stack.model.enqueue(bash("echo ask-note-1"), { text: "First ran." });
+    await sp.prompt("run the first");
+    await expect(ui.permission()).toBeVisible();
+    expect(await notes()).toEqual([]);
+    await page.keyboard.press("1");
+    await expect(sp.assistantText().last()).toHaveText("First ran.");
+    await sp.waitStatus("idle");
+
+    // Hidden tab: a notification that names what waits.
+    await hide(true);
+    stack.model.enqueue(bash("echo ask-note-2"), { text: "Second ran." });
+    await api.prompt(s.id, "run the second");
+    await expect.poll(notes).toEqual([{ title: "Permission needed", body: expect.stringContaining("echo ask-note-2") }]);
+    await hide(false);
+    await ui.permission().getByTestId("permission-allow-once").click();
+    await expect(sp.assistantText().last()).toHaveText("Second ran.");
+    await sp.waitStatus("idle");
+
+    // Muted: hidden again, nothing more fires; the mute survives a reload.
+    await bell.click();
+    await expect(bell).toHaveAttribute("data-state", "muted");
+    await page.reload();
+    await expect(bell).toHaveAttribute("data-state", "muted");
+    await hide(true);
+    stack.model.enqueue(bash("echo ask-note-3"), { text: "Third ran." });
+    await api.prompt(s.id, "run the third");
+    await expect(ui.inboxItems()).toHaveCount(1);
+    expect(await notes()).toEqual([]);
+    await hide(false);
+    await ui.permission().getByTestId("permission-allow-once").click();
+    await expect(sp.assistantText().last()).toHaveText("Third ran.");
   });
 
   test("a question answered with free text, by keyboard", async ({ page, api, stack }) => {

@@ -3,10 +3,12 @@ import { useRouter } from "next/navigation";
 import { useContext, useEffect, useSyncExternalStore } from "react";
 import { getBaseTitle, subscribeBaseTitle } from "@/lib/client/page-title";
 import { GlobalStoreContext, useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { notificationsOn } from "@/lib/hooks/use-notifications";
 
 /**
  * Makes pending interrupts impossible to miss: the tab title carries their count, and a browser
- * notification fires when one arrives while the tab is hidden (once the user allowed it).
+ * notification fires when one arrives while the tab is hidden (once the user allowed it, and unless
+ * they muted it with the sidebar's bell).
  */
 export function AttentionManager() {
   const live = useGlobalEvents();
@@ -22,7 +24,7 @@ export function AttentionManager() {
   useEffect(() => {
     if (!store) return;
     return store.onArrival((it) => {
-      if (typeof Notification === "undefined" || Notification.permission !== "granted" || !document.hidden) return;
+      if (!notificationsOn() || !document.hidden) return;
       const n = new Notification(it.kind === "permission" ? "Permission needed" : "The agent has a question", {
         body: it.title,
         tag: it.id,

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { useNotifications } from "@/lib/hooks/use-notifications";
 import { IconHelp, IconShield } from "../ui/icons";
 
 function age(ms: number, now: number): string {
@@ -15,9 +16,8 @@ function age(ms: number, now: number): string {
 export function Inbox() {
   const { interrupts } = useGlobalEvents();
   const [now, setNow] = useState(() => Date.now());
-  const [perm, setPerm] = useState<NotificationPermission | "unsupported">("unsupported");
+  const notifications = useNotifications();
   useEffect(() => {
-    setPerm(typeof Notification === "undefined" ? "unsupported" : Notification.permission);
     const t = setInterval(() => setNow(Date.now()), 15_000);
     return () => clearInterval(t);
   }, []);
@@ -28,11 +28,11 @@ export function Inbox() {
     <section className="mx-2 mb-2 rounded-lg border border-warn/40 bg-warn/[0.06]" data-testid="inbox">
       <div className="flex h-7 items-center gap-2 px-2.5 text-[11px] font-semibold uppercase tracking-wide text-warn">
         Needs you <span className="rounded-full bg-warn px-1.5 text-[10px] leading-4 text-accent-fg">{items.length}</span>
-        {perm === "default" && (
+        {notifications.state === "default" && (
           <button
             type="button"
             className="ml-auto text-[11px] font-medium normal-case tracking-normal text-muted hover:text-fg"
-            onClick={() => void Notification.requestPermission().then(setPerm)}
+            onClick={notifications.toggle}
             title="Get a browser notification when an agent needs you while this tab is hidden"
           >
             Notify me

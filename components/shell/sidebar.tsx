@@ -11,7 +11,8 @@ import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useTheme } from "@/lib/hooks/use-theme";
 import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
-import { IconBranch, IconFolder, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { useNotifications, type NotificationState } from "@/lib/hooks/use-notifications";
+import { IconBell, IconBellOff, IconBranch, IconFolder, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
 import { Inbox } from "./inbox";
 import { IconGear } from "../settings/icon-gear";
 import { SessionStatusGlyph } from "./status-dot";
@@ -206,6 +207,7 @@ export function Sidebar() {
           title={live.connection === "connected" ? "Live" : "Reconnecting…"}
         />
         <Link href="/settings" className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg" title="Settings" aria-label="Settings" data-testid="settings-link"><IconGear size={15} /></Link>
+        <NotifyToggle />
         <button
           type="button"
           onClick={() => toggleTheme()}
@@ -260,5 +262,36 @@ export function Sidebar() {
         </Link>
       </div>
     </aside>
+  );
+}
+
+const NOTIFY_TITLE: Record<Exclude<NotificationState, "unsupported">, string> = {
+  default: "Notify me when an agent needs me while this tab is hidden",
+  on: "Notifications on: you are notified when an agent needs you while this tab is hidden. Click to mute",
+  muted: "Notifications muted. Click to turn them on",
+  denied: "Notifications are blocked for this site in the browser's settings",
+};
+
+/** The bell: asks for the browser's permission, then mutes and unmutes the console's notifications. */
+function NotifyToggle() {
+  const { state, toggle } = useNotifications();
+  if (state === "unsupported") return null;
+  return (
+    <button
+      type="button"
+      onClick={toggle}
+      disabled={state === "denied"}
+      className={cx(
+        "grid size-7 place-items-center rounded hover:bg-raised disabled:cursor-not-allowed disabled:hover:bg-transparent",
+        state === "on" ? "text-accent hover:text-fg" : "text-muted hover:text-fg disabled:text-faint",
+      )}
+      title={NOTIFY_TITLE[state]}
+      aria-label={NOTIFY_TITLE[state]}
+      aria-pressed={state === "on" || state === "muted" ? state === "on" : undefined}
+      data-testid="notify-toggle"
+      data-state={state}
+    >
+      {state === "on" || state === "default" ? <IconBell className="size-4" /> : <IconBellOff className="size-4" />}
+    </button>
   );
 }

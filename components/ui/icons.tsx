@@ -220,6 +220,21 @@ export const IconSun = make(
     <path d="M12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4" />
   </>,
 );
+export const IconBell = make(
+  "IconBell",
+  <>
+    <path d="M6.5 16.5V11a5.5 5.5 0 0 1 11 0v5.5l1.5 1.5H5z" />
+    <path d="M10 20.5a2.2 2.2 0 0 0 4 0" />
+  </>,
+);
+export const IconBellOff = make(
+  "IconBellOff",
+  <>
+    <path d="M6.5 16.5V11a5.5 5.5 0 0 1 11 0v5.5l1.5 1.5H5z" />
+    <path d="M10 20.5a2.2 2.2 0 0 0 4 0" />
+    <path d="M4 4l16 16" />
+  </>,
+);
 export const IconMoon = make("IconMoon", <path d="M20 14.5A8 8 0 1 1 9.5 4a6.5 6.5 0 0 0 10.5 10.5z" />);
 export const IconUser = make(
   "IconUser",
