@@ -111,6 +111,27 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(page.getByTestId("empty-session")).toBeVisible();
   });
 
+  test("the sidebar pages through long session lists", async ({ page, api, request }) => {
+    // 105 sessions with a shared word: the first page holds 100, "Show more" brings the rest.
+    const ids: string[] = [];
+    for (let i = 0; i < 105; i++) ids.push((await api.createSession(`paged-list ${String(i).padStart(3, "0")}`)).id);
+    try {
+      await page.goto("/");
+      const searched = page.waitForResponse((r) => r.url().includes("/sessions?") && r.url().includes("search=paged-list"));
+      await page.getByTestId("session-search").fill("paged-list");
+      await searched;
+      const rows = page.locator('[data-testid="session-row"]', { hasText: "paged-list" });
+      await expect(rows).toHaveCount(100);
+      await page.getByTestId("sessions-more").click();
+      await expect(rows).toHaveCount(105);
+      await expect(page.getByTestId("sessions-more")).toHaveCount(0);
+      // Newest first: the oldest ones came with the second page.
+      await expect(rows.last()).toContainText("paged-list 000");
+    } finally {
+      await Promise.all(ids.map((id) => request.delete(api.base(id))));
+    }
+  });
+
   test("prompts typed while busy are queued and sent in order", async ({ page, api, stack }) => {
     stack.model.enqueue({ text: "first reply " + "y ".repeat(60), chunks: 60, delayMs: 150 }, { text: "second reply" });
     const s = await api.createSession("queue test");

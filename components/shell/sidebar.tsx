@@ -1,5 +1,5 @@
 "use client";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, usePathname, useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
@@ -22,6 +22,9 @@ function BackendDot({ backend }: { backend: Backend }) {
   return <span className={cx("size-1.5 shrink-0 rounded-full", tone)} title={`${backend.label}: ${backend.status}${backend.error ? ` — ${backend.error}` : ""}`} />;
 }
 
+/** Sessions per page of the sidebar's list. */
+const SESSION_PAGE = 100;
+
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = useState(value);
   useEffect(() => {
@@ -37,9 +40,17 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
   const qc = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<string>();
-  const q = useQuery({
+  // Pages of the backend's list, newest first; "Show more" follows the cursor.
+  const q = useInfiniteQuery({
     queryKey: ["sessions", backend.id, search],
-    queryFn: () => apiGet<SessionPage>(`/api/backends/${encodeURIComponent(backend.id)}/sessions?limit=200${search ? `&search=${encodeURIComponent(search)}` : ""}`),
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams({ limit: String(SESSION_PAGE) });
+      if (search) params.set("search", search);
+      if (pageParam) params.set("cursor", pageParam);
+      return apiGet<SessionPage>(`/api/backends/${encodeURIComponent(backend.id)}/sessions?${params}`);
+    },
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor,
     enabled: backend.status === "ready",
     refetchInterval: 30_000,
   });
@@ -47,7 +58,7 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
   // Merge the list with live updates (new sessions, titles, statuses, removals).
   const sessions = useMemo(() => {
     const byId = new Map<string, Session>();
-    for (const s of q.data?.items ?? []) byId.set(s.id, s);
+    for (const page of q.data?.pages ?? []) for (const s of page.items) byId.set(s.id, s);
     for (const [k, s] of Object.entries(live.sessions)) {
       if (s.backendId !== backend.id || s.parentId) continue;
       if (!byId.has(s.id) && search && !s.title.toLowerCase().includes(search.toLowerCase())) continue;
@@ -158,6 +169,17 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
           </ul>
         </div>
       ))}
+      {q.hasNextPage ? (
+        <button
+          type="button"
+          onClick={() => void q.fetchNextPage()}
+          disabled={q.isFetchingNextPage}
+          data-testid="sessions-more"
+          className="mx-1.5 mt-1 flex h-7 w-[calc(100%-12px)] items-center rounded-md px-2 text-[12px] text-muted hover:bg-raised/60 hover:text-fg disabled:opacity-60"
+        >
+          {q.isFetchingNextPage ? "Loading…" : "Show more sessions"}
+        </button>
+      ) : null}
     </section>
   );
 }
