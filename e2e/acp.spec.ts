@@ -136,6 +136,34 @@ for (const agent of AGENTS) {
       await expect.poll(() => rp.transcript()).toEqual(["user: fork me", "assistant: Forkable answer."]);
     });
 
+    test("the agent's slash commands complete in the composer", async ({ page, acpApi }) => {
+      const s = await acpApi.createSession(agent.id, "acp commands");
+      const sp = new SessionPage(page);
+      await sp.goto(agent.id, s.id);
+      // The agent announces its commands after session/new (available_commands_update).
+      await expect.poll(async () => (await acpApi.snapshot(agent.id, s.id)).session.settings?.commands?.length ?? 0, { timeout: 20_000 }).toBeGreaterThan(0);
+      const commands = (await acpApi.snapshot(agent.id, s.id)).session.settings!.commands!;
+      const menu = page.getByTestId("command-menu");
+      await sp.input.fill("/");
+      await expect(menu.getByTestId("command-option")).toHaveCount(Math.min(8, commands.length));
+      // A prefix narrows the list; a click completes the command.
+      const target = commands.find((c) => c.name === "review") ?? commands[0]!;
+      await sp.input.fill(`/${target.name.slice(0, 3)}`);
+      await menu.locator(`[data-name="${target.name}"]`).click();
+      await expect(sp.input).toHaveValue(`/${target.name} `);
+      await expect(menu).toHaveCount(0);
+      // Enter completes the highlighted command instead of sending; Escape closes the menu.
+      const first = commands.find((c) => c.name.toLowerCase().startsWith(target.name.toLowerCase()))!;
+      await sp.input.fill(`/${target.name}`);
+      await page.keyboard.press("Enter");
+      await expect(sp.input).toHaveValue(`/${first.name} `);
+      await sp.input.fill("/");
+      await expect(menu).toBeVisible();
+      await page.keyboard.press("Escape");
+      await expect(menu).toHaveCount(0);
+      await expect(sp.messages("user")).toHaveCount(0);
+    });
+
     test("a session reloaded after a console restart shows its history", async ({ page, acpApi, acpStack }) => {
       acpStack.model.enqueue({ text: "Kept across restarts." });
       const s = await acpApi.createSession(agent.id, "acp restart");

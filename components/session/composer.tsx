@@ -1,7 +1,7 @@
 "use client";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { AgentInfo, ModelInfo } from "@/lib/api";
-import type { ModelRef } from "@/lib/model";
+import type { ModelRef, SessionSettings } from "@/lib/model";
 import { cx } from "../ui/cx";
 import { IconBot, IconChevronDown, IconSparkle, IconStop, IconX } from "../ui/icons";
 
@@ -25,6 +25,20 @@ export interface ComposerProps {
   agent?: string;
   onAgent?(agent: string): void;
   agentReason?: string;
+  /** Slash commands the agent advertises: typing `/` offers them. */
+  commands?: SessionSettings["commands"];
+}
+
+type Command = NonNullable<SessionSettings["commands"]>[number];
+
+/** The commands a `/word` being typed could complete to (names starting with it first). */
+function commandMatches(text: string, commands: readonly Command[] | undefined): Command[] {
+  const m = /^\/(\S*)$/.exec(text);
+  if (!m || !commands?.length) return [];
+  const q = m[1]!.toLowerCase();
+  const starts = commands.filter((c) => c.name.toLowerCase().startsWith(q));
+  const contains = q ? commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q)) : [];
+  return [...starts, ...contains].slice(0, 8);
 }
 
 const modelKey = (m: { provider?: string; id: string }) => `${m.provider ?? ""}/${m.id}`;
@@ -48,7 +62,7 @@ function Picker({
   children: React.ReactNode;
 }) {
   return (
-    <label className={cx("relative inline-flex h-6 shrink-0 items-center gap-1 rounded-md pl-1.5 pr-5 text-[11.5px]", disabledReason ? "text-faint" : "text-muted hover:bg-raised hover:text-fg")} title={disabledReason ?? label}>
+    <label className={cx("relative inline-flex h-6 shrink-0 items-center gap-1 rounded-md pl-1.5 pr-5 text-[11.5px] has-[select:focus-visible]:ring-2 has-[select:focus-visible]:ring-accent/60", disabledReason ? "text-faint" : "text-muted hover:bg-raised hover:text-fg")} title={disabledReason ?? label}>
       <span className="shrink-0">{icon}</span>
       <select
         value={value}
@@ -84,8 +98,16 @@ export function Composer({
   agent,
   onAgent,
   agentReason,
+  commands,
 }: ComposerProps) {
   const [text, setText] = useState(initialText ?? "");
+  const [cmdIndex, setCmdIndex] = useState(0);
+  const [cmdClosed, setCmdClosed] = useState(false);
+  const matches = useMemo(() => (cmdClosed ? [] : commandMatches(text, commands)), [text, commands, cmdClosed]);
+  const complete = (c: Command) => {
+    setText(`/${c.name} `);
+    ref.current?.focus();
+  };
   const [queue, setQueue] = useState<{ id: number; text: string }[]>([]);
   const [error, setError] = useState<string>();
   const [inflight, setInflight] = useState(false);
@@ -178,12 +200,66 @@ export function Composer({
             {error}
           </p>
         )}
-        <div className={cx("flex items-end gap-2 rounded-lg border bg-sunken p-1.5 pl-3 focus-within:border-accent", disabledReason ? "border-border opacity-70" : "border-border-strong")}>
+        <div className={cx("relative flex items-end gap-2 rounded-lg border bg-sunken p-1.5 pl-3 focus-within:border-accent", disabledReason ? "border-border opacity-70" : "border-border-strong")}>
+          {matches.length > 0 ? (
+            <ul
+              role="listbox"
+              aria-label="Slash commands"
+              data-testid="command-menu"
+              className="absolute inset-x-0 bottom-full z-20 mb-1.5 overflow-hidden rounded-lg border border-border-strong bg-panel py-1 shadow-lg"
+            >
+              {matches.map((c, i) => {
+                const active = i === Math.min(cmdIndex, matches.length - 1);
+                return (
+                  <li
+                    key={c.name}
+                    role="option"
+                    aria-selected={active}
+                    data-testid="command-option"
+                    data-name={c.name}
+                    onMouseDown={(e) => {
+                      e.preventDefault();
+                      complete(c);
+                    }}
+                    onMouseEnter={() => setCmdIndex(i)}
+                    className={cx("flex h-7 cursor-pointer items-center gap-2 px-3 text-[12.5px]", active ? "bg-raised text-fg" : "text-muted")}
+                  >
+                    <span className="shrink-0 font-mono text-fg">/{c.name}</span>
+                    {c.hint ? <span className="shrink-0 font-mono text-[11.5px] text-faint">{c.hint}</span> : null}
+                    {c.description ? <span className="min-w-0 flex-1 truncate text-faint">{c.description}</span> : null}
+                  </li>
+                );
+              })}
+            </ul>
+          ) : null}
           <textarea
             ref={ref}
             value={text}
-            onChange={(e) => setText(e.target.value)}
+            onChange={(e) => {
+              setText(e.target.value);
+              setCmdIndex(0);
+              setCmdClosed(false);
+            }}
             onKeyDown={(e) => {
+              if (matches.length > 0) {
+                const pick = matches[Math.min(cmdIndex, matches.length - 1)]!;
+                if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                  e.preventDefault();
+                  const step = e.key === "ArrowDown" ? 1 : -1;
+                  setCmdIndex((i) => (Math.min(i, matches.length - 1) + step + matches.length) % matches.length);
+                  return;
+                }
+                if ((e.key === "Tab" || e.key === "Enter") && !e.shiftKey && !e.nativeEvent.isComposing) {
+                  e.preventDefault();
+                  complete(pick);
+                  return;
+                }
+                if (e.key === "Escape") {
+                  e.preventDefault();
+                  setCmdClosed(true);
+                  return;
+                }
+              }
               if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
                 e.preventDefault();
                 void submit();
@@ -197,6 +273,8 @@ export function Composer({
             disabled={Boolean(disabledReason)}
             data-testid="composer-input"
             aria-label="Prompt"
+            aria-autocomplete={commands?.length ? "list" : undefined}
+            aria-expanded={commands?.length ? matches.length > 0 : undefined}
             className="min-h-[44px] flex-1 resize-none bg-transparent py-2 text-[13.5px] leading-5 text-fg outline-none placeholder:text-faint disabled:cursor-not-allowed"
           />
           {busy && canAbort && (

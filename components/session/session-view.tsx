@@ -335,6 +335,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
             {...(model ? { model } : {})}
             {...(can(backend, "agents") ? { agents: agents.data?.items ?? [], onAgent: setPickedAgent } : {})}
             {...(agent ? { agent } : {})}
+            {...(session?.settings?.commands?.length ? { commands: session.settings.commands } : {})}
           />
         </div>
         {panel && session ? (
