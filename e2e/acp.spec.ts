@@ -144,7 +144,10 @@ for (const agent of AGENTS) {
       await expect.poll(async () => (await acpApi.snapshot(agent.id, s.id)).session.settings?.commands?.length ?? 0, { timeout: 20_000 }).toBeGreaterThan(0);
       const commands = (await acpApi.snapshot(agent.id, s.id)).session.settings!.commands!;
       const menu = page.getByTestId("command-menu");
-      await sp.input.fill("/");
+      // Typed for real: "/" in the prompt is the agent's, not the sidebar's search shortcut.
+      await sp.input.click();
+      await page.keyboard.type("/");
+      await expect(sp.input).toBeFocused();
       await expect(menu.getByTestId("command-option")).toHaveCount(Math.min(8, commands.length));
       // A prefix narrows the list; a click completes the command.
       const target = commands.find((c) => c.name === "review") ?? commands[0]!;
