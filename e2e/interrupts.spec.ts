@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { test, expect } from "./fixtures/stack";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
@@ -53,6 +55,26 @@ test.describe("interrupts: permissions and questions", () => {
     await expect(sp.assistantText().last()).toHaveText("It ran.");
     await expect(ui.inboxItems()).toHaveCount(0);
     await expect(page).not.toHaveTitle(/^\(\d+\) /);
+  });
+
+  test("an edit asks with the file and its diff; allowed, the file is written", async ({ page, api, stack }) => {
+    const file = path.join(stack.workspace, "ask-edit.txt");
+    stack.model.enqueue({ toolCalls: [{ name: "write", arguments: { filePath: file, content: "first line\nsecond line\n" } }] }, { text: "Written." });
+    const s = await api.createSession("perm edit");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("write the file");
+    await expect(ui.permission()).toBeVisible();
+    await expect(ui.permission()).toContainText("edit");
+    // The change itself, before anyone decides: the file's name and the lines it adds.
+    await expect(ui.permission()).toContainText("ask-edit.txt");
+    await expect(ui.permission()).toContainText("first line");
+    await expect(ui.permission()).toContainText("second line");
+    expect(fs.existsSync(file)).toBe(false);
+    await ui.permission().getByTestId("permission-allow-once").click();
+    await expect(sp.assistantText().last()).toHaveText("Written.");
+    expect(fs.readFileSync(file, "utf8")).toBe("first line\nsecond line\n");
   });
 
   test("always: a second matching command does not ask again", async ({ page, api, stack }) => {

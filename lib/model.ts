@@ -299,6 +299,9 @@ export const Interrupt = z.object({
       patterns: z.array(z.string()),
       always: z.array(z.string()).optional(),
       options: z.array(PermissionOption),
+      /** The file it wants to change, and the change as a unified diff (edits and writes). */
+      path: z.string().optional(),
+      diff: z.string().optional(),
     })
     .optional(),
   questions: z.array(Question).optional(),

@@ -1,6 +1,7 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import type { Interrupt } from "@/lib/model";
+import { DiffView } from "../code/diff-view";
 import { cx } from "../ui/cx";
 import { IconShield } from "../ui/icons";
 import { useAnswer } from "./use-answer";
@@ -49,13 +50,18 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
         {p && <span className="rounded border border-border bg-raised px-1.5 font-mono text-[11px] text-muted">{p.action}</span>}
         {interrupt.ownerSessionId && interrupt.ownerSessionId !== interrupt.sessionId && <span className="text-[11px] text-faint">asked by a subagent</span>}
       </div>
-      <div className="mt-2 space-y-1" data-testid="permission-subject">
-        {subject.map((s) => (
-          <pre key={s} className="overflow-x-auto whitespace-pre-wrap break-all rounded-md border border-border bg-sunken px-2.5 py-1.5 font-mono text-[12px] text-fg">
-            {s}
-          </pre>
-        ))}
-      </div>
+      {p?.diff && p.path ? (
+        // An edit: the file and the change it would make (the diff's header names the file).
+        <DiffView patch={p.diff} path={p.path} header lineNumbers maxLines={40} className="mt-2" />
+      ) : (
+        <div className="mt-2 space-y-1" data-testid="permission-subject">
+          {subject.map((s) => (
+            <pre key={s} className="overflow-x-auto whitespace-pre-wrap break-all rounded-md border border-border bg-sunken px-2.5 py-1.5 font-mono text-[12px] text-fg">
+              {s}
+            </pre>
+          ))}
+        </div>
+      )}
       {p?.always && p.always.length > 0 && (
         <p className="mt-1.5 text-[11.5px] text-faint">
           “Always allow” also allows <span className="font-mono text-muted">{p.always.join(", ")}</span> from now on.

@@ -217,6 +217,17 @@ describe("every interrupt capture", () => {
     const res = normalizeFile(file).find((n) => n.event.type === "interrupt.resolved");
     expect(res?.event).toMatchObject({ type: "interrupt.resolved", outcome });
   });
+  it("an edit permission carries the file and the diff it would apply; a bash one carries neither", () => {
+    const ask = (file: string) => normalizeFile(file).find((n) => n.event.type === "interrupt.requested")!.event;
+    const edit = ask("sse-cfgperm-3.txt");
+    if (edit.type !== "interrupt.requested") throw new Error("no interrupt");
+    expect(edit.interrupt.permission?.path).toMatch(/hello\.txt$/);
+    expect(edit.interrupt.permission?.diff).toContain("+hello from fake llm");
+    const bash = ask("sse-permission.txt");
+    if (bash.type !== "interrupt.requested") throw new Error("no interrupt");
+    expect(bash.interrupt.permission?.path).toBeUndefined();
+    expect(bash.interrupt.permission?.diff).toBeUndefined();
+  });
   it("a dismissed question leaves the question tool denied", () => {
     const { state } = materialize("sse-question-reject.txt");
     expect(tools(state).find((t) => t.tool === "question")?.status).toBe("denied");

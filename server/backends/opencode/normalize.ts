@@ -281,6 +281,9 @@ export function toMessage(raw: unknown): Message | null {
 
 /* ------------------------------------------------------------------------------ interrupts */
 
+/** A permission's diff larger than this is left out (the card still shows the file). */
+const MAX_PERMISSION_DIFF = 256 * 1024;
+
 export function toPermissionInterrupt(raw: unknown, now = Date.now()): Interrupt | null {
   const p = obj(raw);
   const id = str(p.id);
@@ -292,6 +295,9 @@ export function toPermissionInterrupt(raw: unknown, now = Date.now()): Interrupt
   const tool = obj(p.tool);
   const meta = obj(p.metadata);
   const subject = str(meta.command) ?? patterns.join(", ");
+  // Edits carry the file and the diff they would apply: the card shows it before anyone decides.
+  const path = str(meta.filepath);
+  const diff = str(meta.diff);
   const it: Interrupt = {
     id,
     sessionId,
@@ -302,6 +308,8 @@ export function toPermissionInterrupt(raw: unknown, now = Date.now()): Interrupt
       action,
       patterns,
       ...(always.length ? { always } : {}),
+      ...(path ? { path } : {}),
+      ...(diff && diff.length <= MAX_PERMISSION_DIFF ? { diff } : {}),
       options: [
         { id: "once", label: "Allow once", kind: "allow_once" },
         { id: "always", label: "Always allow", kind: "allow_always" },
