@@ -74,6 +74,13 @@ export class BackendRegistry {
     return [...this.adapters.values()].flatMap((a) => (a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })));
   }
 
+  /** Asks every backend that can to re-read its pending requests (failures are logged, never thrown). */
+  refreshInterrupts(): void {
+    for (const a of this.adapters.values()) {
+      void a.refreshInterrupts?.().catch((err: unknown) => log.warn("could not refresh pending requests", { backend: a.id, error: err instanceof Error ? err.message : String(err) }));
+    }
+  }
+
   list(): Backend[] {
     return [...this.adapters.values()].map((a) => this.describe(a));
   }

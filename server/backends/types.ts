@@ -69,6 +69,11 @@ export interface BackendAdapter {
   answerInterrupt?(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void>;
   /** Every pending interrupt of this backend (for the global inbox after a reconnect). */
   pendingInterrupts?(): Interrupt[];
+  /**
+   * Re-reads the backend's own pending requests, for backends whose event stream has no replay
+   * (a browser page loaded: nothing asked meanwhile may be missed). Changes are published as events.
+   */
+  refreshInterrupts?(): Promise<void>;
   /** Change a session option the backend offers (`Session.settings`: mode, model, config options). */
   setSessionOption?(sessionId: string, optionId: string, value: string | boolean): Promise<Session>;
   /** The tail of a stdio agent's stderr (and its supervisor's notes). */

@@ -13,6 +13,8 @@ export const GET = route(async (req) => {
   if (header && !/^\d{1,16}$/.test(header)) throw ApiError.badRequest("Last-Event-ID must be a non-negative integer");
   const after = header ? Number(header) : undefined;
   const { hub, backends } = await app();
+  // A page (re)loaded: backends without replay re-read what is pending; what they find arrives on this stream.
+  backends.refreshInterrupts();
   return sseResponse({
     signal: req.signal,
     open: (sink) => hub.subscribeGlobal(sink, { type: "hello", backends: backends.list(), interrupts: backends.pendingInterrupts() }, after),

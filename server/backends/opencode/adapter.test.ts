@@ -98,4 +98,24 @@ describe("OpencodeAdapter pending interrupts", () => {
     await until(() => sink.of("interrupt.resolved").length === 1, "the interrupt to resolve");
     expect(sink.states.get(fake.sessionId)!.interrupts).toEqual([]);
   });
+
+  it("a page load re-reads the pending lists (at most every few seconds) and publishes what was asked meanwhile", async () => {
+    fake = await startFakeOpencode();
+    const sink = new RecordingSink();
+    adapter = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: fake.url }, sink);
+    await adapter.start();
+    await until(() => fake!.pendingListDirectories.length >= 2, "the first read of the pending lists");
+    await new Promise((r) => setTimeout(r, 100));
+    // Asked while the event stream said nothing (OpenCode's stream has no replay).
+    fake.pending.permissions = [permission(fake.sessionId)];
+    const before = fake.pendingListDirectories.length;
+    await adapter.refreshInterrupts();
+    expect(fake.pendingListDirectories.length).toBeGreaterThan(before);
+    await until(() => sink.of("interrupt.requested").length === 1, "the interrupt asked meanwhile");
+    // A burst of page loads does not hammer the server; overlapping refreshes publish it once.
+    const after = fake.pendingListDirectories.length;
+    await Promise.all([adapter.refreshInterrupts(), adapter.refreshInterrupts(), adapter.refreshInterrupts()]);
+    expect(fake.pendingListDirectories.length).toBe(after);
+    expect(sink.of("interrupt.requested")).toHaveLength(1);
+  });
 });

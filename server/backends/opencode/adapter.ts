@@ -34,6 +34,8 @@ export interface OpencodeAdapterOptions {
 
 /** At most this many directories are asked for their pending requests at each refresh. */
 const MAX_PENDING_DIRECTORIES = 32;
+/** Page loads re-read the pending lists at most this often. */
+const REFRESH_INTERVAL_MS = 3_000;
 const PAGE = 100;
 const REQUEST_TIMEOUT_MS = 30_000;
 const WATCHDOG_MS = 35_000; // OpenCode sends server.heartbeat every 10 s
@@ -259,13 +261,31 @@ export class OpencodeAdapter implements BackendAdapter {
     this.sink.publish(this.id, sessionId, { type: "session.status", status: st.status, ...(st.detail ? { detail: st.detail } : {}) });
   }
 
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
+
+  /** One reconciliation at a time; a call during one waits for it and for one more pass after it. */
+  private refreshPending(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.readPending();
+      } while (this.refreshAgain && !this.stopped);
+    })().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
   /**
    * Reconciles pending interrupts with OpenCode's pending lists. OpenCode keeps them per directory
    * (instance), so every directory the console knows sessions in is asked. An interrupt is resolved
    * here only when the list of its own directory was read and no longer has it: a list that failed
    * (a timeout, a restarting server) proves nothing, and nothing is dropped on its account.
    */
-  private async refreshPending(): Promise<void> {
+  private async readPending(): Promise<void> {
     const home = this.opts.directory;
     const dirs = new Set<string | undefined>([home]);
     for (const d of this.directories.values()) if (dirs.size < MAX_PENDING_DIRECTORIES) dirs.add(d === home ? undefined : d);
@@ -349,6 +369,16 @@ export class OpencodeAdapter implements BackendAdapter {
     for (const sid of await this.audience(it.sessionId)) {
       this.sink.publish(this.id, sid, { type: "interrupt.resolved", interruptId: it.id, outcome });
     }
+  }
+
+  private lastRefresh = 0;
+
+  /** A page load's re-read of the pending lists: at most one per few seconds. */
+  async refreshInterrupts(): Promise<void> {
+    if (this.status !== "ready" || !this.client) return;
+    if (Date.now() - this.lastRefresh < REFRESH_INTERVAL_MS) return;
+    this.lastRefresh = Date.now();
+    return this.refreshPending();
   }
 
   pendingInterrupts(): Interrupt[] {
