@@ -19,7 +19,12 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.env.SWITCHBO
 // `-H` below from its command line: server/auth/announce.ts), so a bare `next start -H 0.0.0.0`
 // gets it too; it is not printed here as well.
 
-const child = spawn(next, ["start", "-H", host, "-p", port], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: process.env });
+// The embedded OpenCode works in the directory `npm start` was run from (npm runs scripts from the
+// package root and keeps the caller's directory in INIT_CWD), unless SWITCHBOARD_WORKSPACE says.
+const workspace = path.resolve(process.env.SWITCHBOARD_WORKSPACE || process.env.INIT_CWD || process.cwd());
+console.log(`[switchboard] workspace: ${workspace}`);
+
+const child = spawn(next, ["start", "-H", host, "-p", port], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, SWITCHBOARD_WORKSPACE: workspace } });
 let announced = false;
 child.stdout.on("data", (d) => {
   process.stdout.write(d);
