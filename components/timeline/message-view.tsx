@@ -103,22 +103,27 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
   }
   if (took && !streaming) items.push(<span key="d" className="tabular-nums">{took}</span>);
   return (
-    <div className="flex h-6 min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11.5px] text-faint" data-testid="message-footer">
-      {streaming ? (
-        <span className="flex shrink-0 items-center gap-1.5 text-muted">
-          <PulseDots className="text-accent" />
-          <span>Working</span>
-        </span>
-      ) : null}
-      {items.map((it, i) => (
-        // The model name may shrink (it truncates); counts and times keep their width.
-        <span key={i} className={cx("flex items-center gap-1.5", i === 0 && message.model ? "min-w-0" : "shrink-0")}>
-          {i > 0 || streaming ? <Sep /> : null}
-          {it}
-        </span>
-      ))}
-      {message.summary ? <Badge className="ml-1">Summary</Badge> : null}
-      {!streaming ? <MessageToolbar message={message} className="ml-auto" /> : null}
+    // A container, so a narrow timeline (beside the review panel) drops the model name rather than
+    // squeezing it to a letter; each separator goes with the item before it.
+    <div className="@container min-w-0">
+      <div className="flex h-6 min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11.5px] text-faint" data-testid="message-footer">
+        {streaming ? (
+          <span className="flex shrink-0 items-center gap-1.5 text-muted">
+            <PulseDots className="text-accent" />
+            <span>Working</span>
+            {items.length ? <Sep /> : null}
+          </span>
+        ) : null}
+        {items.map((it, i) => (
+          // The model name may shrink (it truncates); counts and times keep their width.
+          <span key={i} className={cx("items-center gap-1.5", i === 0 && message.model ? "hidden min-w-0 @[24rem]:flex" : "flex shrink-0")}>
+            {it}
+            {i < items.length - 1 ? <Sep /> : null}
+          </span>
+        ))}
+        {message.summary ? <Badge className="ml-1">Summary</Badge> : null}
+        {!streaming ? <MessageToolbar message={message} className="ml-auto" /> : null}
+      </div>
     </div>
   );
 }
