@@ -16,6 +16,7 @@ import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import type { BackendAdapter, EventSink, LoadedSession } from "./types";
+import { until } from "@/lib/testing/until";
 
 export interface ConformanceTarget {
   /** Starts a new adapter instance on the same backing data (a new process for stdio agents). */
@@ -44,16 +45,6 @@ class TeeSink implements EventSink {
   }
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession) {
     this.hub?.reconcile(backendId, sessionId, fresh);
-  }
-}
-
-async function until<T>(f: () => T | undefined | false | null, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 

@@ -9,6 +9,7 @@ import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { startFakeOpencode, type FakeOpencode } from "../../../e2e/fixtures/fake-opencode";
 import type { EventSink, LoadedSession } from "../types";
 import { OpencodeAdapter } from "./adapter";
+import { until } from "@/lib/testing/until";
 
 process.env.SWITCHBOARD_LOG ??= "silent";
 
@@ -26,16 +27,6 @@ class RecordingSink implements EventSink {
   reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
   of(type: TimelineEvent["type"]) {
     return this.events.filter((e) => e.event.type === type);
-  }
-}
-
-async function until<T>(f: () => T | undefined | false | null, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
