@@ -279,12 +279,33 @@ test.describe("interrupts: permissions and questions", () => {
     await expect(ui.permission()).toContainText("echo ask-subagent", { timeout: 30_000 });
     await expect(ui.permission()).toContainText("asked by a subagent");
     await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "awaiting-approval");
-    await expect(ui.inboxItems().first()).toHaveAttribute("href", new RegExp(s.id));
+    await expect(ui.inboxItems().first().getByTestId("inbox-link")).toHaveAttribute("href", new RegExp(s.id));
     await page.getByTestId("permission-allow-once").click();
     await expect(ui.permission()).toHaveCount(0);
     await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
     await sp.waitStatus("idle");
     expect(toolResults(stack.model)).toContain("ask-subagent");
+  });
+
+  test("a subagent's permission is answered from the inbox, away from its session", async ({ page, api, stack }) => {
+    stack.model.enqueue(
+      { toolCalls: [{ name: "task", arguments: { description: "Inbox job", prompt: "SUBAGENT inbox check", subagent_type: "general" } }] },
+      { match: "SUBAGENT inbox check", ...bash("echo ask-inbox-sub") },
+    );
+    const s = await api.createSession("inbox answer");
+    const ui = new Interrupts(page);
+    await page.goto("/");
+    await api.prompt(s.id, "delegate it");
+    const item = ui.inboxItems().filter({ hasText: "echo ask-inbox-sub" });
+    await expect(item).toHaveCount(1, { timeout: 30_000 });
+    // Allow once or reject, right there (never "always" without the card).
+    await expect(item.getByTestId("inbox-reject")).toBeVisible();
+    await item.getByTestId("inbox-allow").click();
+    await expect(item).toHaveCount(0);
+    await api.waitIdle(s.id, 45_000);
+    expect(toolResults(stack.model)).toContain("ask-inbox-sub");
+    const snap = await api.snapshot(s.id);
+    expect(snap.interrupts).toEqual([]);
   });
 
   test("a pending permission survives a page reload and shows in another tab, which sees it resolved", async ({ page, api, stack, context }) => {

@@ -1,9 +1,12 @@
 "use client";
 import Link from "next/link";
 import { useEffect, useState } from "react";
+import type { Interrupt } from "@/lib/model";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useNotifications } from "@/lib/hooks/use-notifications";
-import { IconHelp, IconShield } from "../ui/icons";
+import { useAnswer } from "../interrupts/use-answer";
+import { cx } from "../ui/cx";
+import { IconCheck, IconHelp, IconShield, IconX } from "../ui/icons";
 
 function age(ms: number, now: number): string {
   const s = Math.max(0, Math.round((now - ms) / 1000));
@@ -41,20 +44,66 @@ export function Inbox() {
       </div>
       <ul className="pb-1">
         {items.map((it) => (
-          <li key={it.id}>
-            <Link
-              href={`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(it.ownerSessionId ?? it.sessionId)}`}
-              data-testid="inbox-item"
-              data-interrupt-id={it.id}
-              className="flex h-7 items-center gap-2 px-2.5 text-[12.5px] text-fg hover:bg-warn/10"
-            >
-              {it.kind === "permission" ? <IconShield className="size-3.5 shrink-0 text-warn" /> : <IconHelp className="size-3.5 shrink-0 text-accent" />}
-              <span className="min-w-0 flex-1 truncate">{it.title}</span>
-              <span className="shrink-0 text-[11px] tabular-nums text-faint">{age(it.createdAt, now)}</span>
-            </Link>
-          </li>
+          <InboxItem key={it.id} it={it} now={now} />
         ))}
       </ul>
     </section>
+  );
+}
+
+const quick = "grid size-5 shrink-0 place-items-center rounded disabled:opacity-40";
+
+/**
+ * One waiting interrupt: opens its session; a permission can also be answered right here (allow
+ * once or reject, never "always" without seeing the card), through its own session.
+ */
+function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: number }) {
+  const { send, sending, error } = useAnswer(it.backendId, it.sessionId, it.id);
+  return (
+    <li data-testid="inbox-item" data-interrupt-id={it.id}>
+      <div className="flex h-7 items-center gap-1 pr-1.5 hover:bg-warn/10">
+        <Link
+          href={`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(it.ownerSessionId ?? it.sessionId)}`}
+          data-testid="inbox-link"
+          className="flex h-full min-w-0 flex-1 items-center gap-2 pl-2.5 text-[12.5px] text-fg"
+          title={`${it.title} — open the session`}
+        >
+          {it.kind === "permission" ? <IconShield className="size-3.5 shrink-0 text-warn" /> : <IconHelp className="size-3.5 shrink-0 text-accent" />}
+          <span className="min-w-0 flex-1 truncate">{it.title}</span>
+          <span className="shrink-0 text-[11px] tabular-nums text-faint">{age(it.createdAt, now)}</span>
+        </Link>
+        {it.kind === "permission" ? (
+          <>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => void send({ decision: "allow_once" })}
+              data-testid="inbox-allow"
+              title="Allow once"
+              aria-label={`Allow once: ${it.title}`}
+              className={cx(quick, "text-ok hover:bg-ok/15")}
+            >
+              <IconCheck className="size-3.5" />
+            </button>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => void send({ decision: "reject" })}
+              data-testid="inbox-reject"
+              title="Reject"
+              aria-label={`Reject: ${it.title}`}
+              className={cx(quick, "text-err hover:bg-err/15")}
+            >
+              <IconX className="size-3.5" />
+            </button>
+          </>
+        ) : null}
+      </div>
+      {error ? (
+        <p className="px-2.5 pb-1 text-[11px] text-err" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </li>
   );
 }
