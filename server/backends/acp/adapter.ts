@@ -721,17 +721,17 @@ export class AcpAdapter implements BackendAdapter {
     this.opts.store.deleteTranscript(this.id, rt.id);
   }
 
-  /**
-   * `session/fork` where the agent advertises it: a new agent session with the whole context of this
-   * one. ACP has no per-message fork, so a message id is accepted only when it is the last message
-   * (the same thing). The console shows the fork with a copy of the transcript it had.
-   */
   /** `sessionCapabilities.fork` is in ACP's unstable schema only. */
   private canFork(): boolean {
     const sc = this.agentCaps.sessionCapabilities as { fork?: unknown } | null | undefined;
     return sc?.fork !== undefined && sc.fork !== null;
   }
 
+  /**
+   * `session/fork` where the agent advertises it: a new agent session with the whole context of this
+   * one. ACP has no per-message fork, so a message id is accepted only when it is the last message
+   * (the same thing). The console shows the fork with a copy of the transcript it had.
+   */
   async fork(sessionId: string, messageId?: string): Promise<Session> {
     if (!this.canFork()) throw ApiError.conflict(`${this.opts.label} cannot fork sessions`);
     const rt = await this.runtime(sessionId);
