@@ -127,7 +127,7 @@ test.describe("untrusted content stays inert", () => {
     expect(missing((await sp.messages("user").first().textContent()) ?? "", XSS_CORPUS, false), "prompt").toEqual([]);
     expect(missing((await assistant.locator('[data-testid="block"][data-kind="text"]').textContent()) ?? "", XSS_CORPUS, true), "assistant text").toEqual([]);
     const reasoning = assistant.locator('[data-testid="block"][data-kind="reasoning"]');
-    await reasoning.getByRole("button").first().click();
+    await sp.expand(reasoning);
     await expect(reasoning).toContainText("window.__xss=47");
     expect(missing((await reasoning.textContent()) ?? "", XSS_CORPUS, true), "reasoning").toEqual([]);
 
@@ -148,7 +148,7 @@ test.describe("untrusted content stays inert", () => {
     expect(missing((await bash.getByTestId("tool-output").textContent()) ?? "", XSS_CORPUS, false), "bash output").toEqual([]);
     const read = sp.toolCards("read").first();
     await expect(read).toHaveAttribute("data-status", "completed");
-    await read.getByRole("button").first().click();
+    await sp.expand(read);
     const showAll = read.getByRole("button", { name: /Show all/ });
     if (await showAll.count()) await showAll.click();
     await expect(read).toContainText("window.__xss=47");

@@ -43,6 +43,19 @@ export class SessionPage {
     return tool ? this.timeline.locator(`[data-testid="tool-card"][data-tool="${tool}"]`) : this.timeline.getByTestId("tool-card");
   }
 
+  /**
+   * Opens a collapsible block (a tool card, reasoning) by its header and waits until it is open. A
+   * click can land on the floating "Latest" button as it fades in over the header, so it is retried
+   * against the header's real state rather than trusted once.
+   */
+  async expand(block: Locator) {
+    const header = block.locator("button[aria-expanded]").first();
+    await expect(async () => {
+      if ((await header.getAttribute("aria-expanded")) !== "true") await header.click({ timeout: 2_000 });
+      await expect(header).toHaveAttribute("aria-expanded", "true", { timeout: 1_000 });
+    }).toPass({ timeout: 20_000 });
+  }
+
   async waitStatus(status: "idle" | "busy" | "waiting" | "retry", timeout = 30_000) {
     await expect(this.status).toHaveAttribute("data-status", status, { timeout });
   }
