@@ -102,6 +102,8 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
     if (u.costUsd && u.costUsd > 0) items.push(<span key="c" className="tabular-nums">{formatCost(u.costUsd)}</span>);
   }
   if (took && !streaming) items.push(<span key="d" className="tabular-nums">{took}</span>);
+  // The model name alone: while streaming, "Working ·" carries its separator only when it shows.
+  const onlyModel = items.length === 1 && Boolean(message.model);
   return (
     // A container, so a narrow timeline (beside the review panel) drops the model name rather than
     // squeezing it to a letter; each separator goes with the item before it.
@@ -111,12 +113,13 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
           <span className="flex shrink-0 items-center gap-1.5 text-muted">
             <PulseDots className="text-accent" />
             <span>Working</span>
-            {items.length ? <Sep /> : null}
+            {items.length > (onlyModel ? 1 : 0) ? <Sep /> : null}
           </span>
         ) : null}
         {items.map((it, i) => (
           // The model name may shrink (it truncates); counts and times keep their width.
           <span key={i} className={cx("items-center gap-1.5", i === 0 && message.model ? "hidden min-w-0 @[24rem]:flex" : "flex shrink-0")}>
+            {streaming && onlyModel ? <Sep /> : null}
             {it}
             {i < items.length - 1 ? <Sep /> : null}
           </span>
