@@ -101,6 +101,13 @@ export function Composer({
   commands,
 }: ComposerProps) {
   const [text, setText] = useState(initialText ?? "");
+  const [queue, setQueue] = useState<{ id: number; text: string }[]>([]);
+  const [error, setError] = useState<string>();
+  const [inflight, setInflight] = useState(false);
+  const [stopping, setStopping] = useState(false);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  const nextId = useRef(1);
+  // The slash-command menu: open while a `/word` is typed, unless closed with Escape.
   const [cmdIndex, setCmdIndex] = useState(0);
   const [cmdClosed, setCmdClosed] = useState(false);
   const matches = useMemo(() => (cmdClosed ? [] : commandMatches(text, commands)), [text, commands, cmdClosed]);
@@ -108,12 +115,6 @@ export function Composer({
     setText(`/${c.name} `);
     ref.current?.focus();
   };
-  const [queue, setQueue] = useState<{ id: number; text: string }[]>([]);
-  const [error, setError] = useState<string>();
-  const [inflight, setInflight] = useState(false);
-  const [stopping, setStopping] = useState(false);
-  const ref = useRef<HTMLTextAreaElement>(null);
-  const nextId = useRef(1);
 
   const send = useCallback(
     async (t: string) => {

@@ -51,7 +51,11 @@ export function Inbox() {
   );
 }
 
-const quick = "grid size-5 shrink-0 place-items-center rounded disabled:opacity-40";
+/** What a permission can be answered with from the inbox: never "always" without seeing the card. */
+const QUICK_ANSWERS = [
+  { decision: "allow_once", label: "Allow once", testId: "inbox-allow", Icon: IconCheck, tone: "text-ok hover:bg-ok/15" },
+  { decision: "reject", label: "Reject", testId: "inbox-reject", Icon: IconX, tone: "text-err hover:bg-err/15" },
+] as const;
 
 /**
  * One waiting interrupt: opens its session; a permission can also be answered right here (allow
@@ -72,32 +76,22 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
           <span className="min-w-0 flex-1 truncate">{it.title}</span>
           <span className="shrink-0 text-[11px] tabular-nums text-faint">{age(it.createdAt, now)}</span>
         </Link>
-        {it.kind === "permission" ? (
-          <>
-            <button
-              type="button"
-              disabled={sending}
-              onClick={() => void send({ decision: "allow_once" })}
-              data-testid="inbox-allow"
-              title="Allow once"
-              aria-label={`Allow once: ${it.title}`}
-              className={cx(quick, "text-ok hover:bg-ok/15")}
-            >
-              <IconCheck className="size-3.5" />
-            </button>
-            <button
-              type="button"
-              disabled={sending}
-              onClick={() => void send({ decision: "reject" })}
-              data-testid="inbox-reject"
-              title="Reject"
-              aria-label={`Reject: ${it.title}`}
-              className={cx(quick, "text-err hover:bg-err/15")}
-            >
-              <IconX className="size-3.5" />
-            </button>
-          </>
-        ) : null}
+        {it.kind === "permission"
+          ? QUICK_ANSWERS.map((q) => (
+              <button
+                key={q.decision}
+                type="button"
+                disabled={sending}
+                onClick={() => void send({ decision: q.decision })}
+                data-testid={q.testId}
+                title={q.label}
+                aria-label={`${q.label}: ${it.title}`}
+                className={cx("grid size-5 shrink-0 place-items-center rounded disabled:opacity-40", q.tone)}
+              >
+                <q.Icon className="size-3.5" />
+              </button>
+            ))
+          : null}
       </div>
       {error ? (
         <p className="px-2.5 pb-1 text-[11px] text-err" role="alert">
