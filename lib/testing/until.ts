@@ -1,5 +1,5 @@
 /** Polls `f` until it returns something truthy (and returns that), or throws after `ms`. For tests. */
-export async function until<T>(f: () => T | undefined | false | null, what: string, ms = 30_000): Promise<T> {
+export async function until<T>(f: () => T | undefined | false | null, what = "a condition", ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = f();

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Backend, Session, TimelineEvent, ToolBlock } from "@/lib/model";
 import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { until } from "@/lib/testing/until";
 import { isApiError } from "../../errors";
 import { SqliteStore } from "../../store/sqlite-store";
 import type { EventSink, LoadedSession } from "../types";
@@ -34,16 +35,6 @@ class RecordingSink implements EventSink {
   reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
   state(id: string): SessionState {
     return this.states.get(id) ?? emptyState;
-  }
-}
-
-async function until<T>(f: () => T | undefined | false | null, ms = 15_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -103,7 +94,7 @@ async function started(opts: Parameters<typeof make>[0] = {}, sink?: RecordingSi
 async function turn(adapter: AcpAdapter, sink: RecordingSink, s: Session, prompt: string) {
   const before = sink.events.length;
   await adapter.prompt(s.id, { parts: [{ type: "text", text: prompt }] });
-  await until(() => sink.events.slice(before).some((e) => e.sessionId === s.id && e.event.type === "session.status" && e.event.status === "idle"), 15_000, `turn "${prompt}"`);
+  await until(() => sink.events.slice(before).some((e) => e.sessionId === s.id && e.event.type === "session.status" && e.event.status === "idle"), `turn "${prompt}"`, 15_000);
   return sink.state(s.id);
 }
 
@@ -201,7 +192,7 @@ describe("AcpAdapter (fake agent)", () => {
     await adapter.prompt(s.id, { parts: [{ type: "text", text: "hang" }] });
     await until(() => text(sink.state(s.id)) === "hanging…");
     await adapter.abort(s.id);
-    await until(() => sink.state(s.id).session!.status === "idle", 5000);
+    await until(() => sink.state(s.id).session!.status === "idle", "idle after the cancel", 5000);
     expect(sink.state(s.id).messages.at(-1)!.error).toMatchObject({ aborted: true });
   });
 
