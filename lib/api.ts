@@ -3,7 +3,7 @@
  * validate with these, and the browser client uses the same types.
  */
 import { z } from "zod";
-import { BackendKind, FileDiff, ModelRef, Session, Message, TimelineEvent, Todo } from "./model";
+import { BackendKind, FileDiff, ModelRef, Session, Message, TimelineEvent, Todo, type Backend, type Interrupt } from "./model";
 
 export const ErrorCode = z.enum([
   "bad_request",
@@ -365,3 +365,49 @@ export type BackendPreset = z.infer<typeof BackendPreset>;
 /** `GET /api/backends/:b/logs` — the stderr tail of a stdio agent. */
 export const BackendLogs = z.object({ lines: z.array(z.string()) });
 export type BackendLogs = z.infer<typeof BackendLogs>;
+
+/* ------------------------------------------------------------------ the browser's live stream */
+
+/**
+ * A subscription's key on a multiplexed live stream (`GET /api/live`): chosen by the browser,
+ * carried as the `event:` of every frame that belongs to it.
+ */
+export const LiveKey = z.string().regex(/^[a-z0-9]{1,32}$/, "lowercase letters and digits, at most 32");
+const LiveCursor = z.number().int().nonnegative().optional();
+export const LiveSubscription = z.discriminatedUnion("type", [
+  /** The cross-session channel (as `GET /api/events`); without a held cursor it starts with `hello`. */
+  z.object({ type: z.literal("global"), after: LiveCursor }).strict(),
+  /** A session's timeline events after `after` (or `stream.reset` when that seq is no longer held). */
+  z.object({ type: z.literal("session"), backendId: z.string().min(1).max(200), sessionId: z.string().min(1).max(500), after: LiveCursor }).strict(),
+  /** A share's redacted events (as `GET /api/shares/public/:token/events`); needs only the token. */
+  z.object({ type: z.literal("share"), token: z.string().min(1).max(200), after: LiveCursor }).strict(),
+]);
+export type LiveSubscription = z.infer<typeof LiveSubscription>;
+/** `PUT /api/live/:streamId` — the whole set of subscriptions the stream should carry from now on. */
+export const LiveSubscriptionsBody = z
+  .object({ subscriptions: z.record(LiveKey, LiveSubscription) })
+  .strict()
+  .refine((b) => Object.keys(b.subscriptions).length <= 256, { message: "At most 256 subscriptions per stream", path: ["subscriptions"] });
+export type LiveSubscriptionsBody = z.infer<typeof LiveSubscriptionsBody>;
+export const LiveSubscriptionResult = z.union([
+  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(false), status: z.number().int(), code: z.string(), message: z.string() }),
+]);
+export type LiveSubscriptionResult = z.infer<typeof LiveSubscriptionResult>;
+/** The answer of `PUT /api/live/:streamId`: one result per key (a failed key does not fail the rest). */
+export interface LiveSubscriptionsResult {
+  results: Record<string, LiveSubscriptionResult>;
+}
+/** `GET /api/events/hello` — the cross-session state a tab starts from, and the seq to follow it after. */
+export interface GlobalHello {
+  seq: number;
+  backends: Backend[];
+  interrupts: (Interrupt & { backendId: string })[];
+}
+/** `GET /api/events/stats` — how many event streams the console has open (all kinds). */
+export interface StreamStats {
+  /** Every open SSE response: live streams, per-session and global streams, share streams. */
+  open: number;
+  /** Of those, multiplexed live streams (`GET /api/live`). */
+  live: number;
+}

@@ -95,4 +95,16 @@ export function readQuery<S extends ZodType>(req: Request, schema: S): z.infer<S
   return parsed.data;
 }
 
+/**
+ * Where an event stream resumes: the `Last-Event-ID` header (what a reconnecting client sends), or
+ * else `?after=` from the query (already validated by the route's schema). 400 on a malformed header.
+ */
+export function resumeCursor(req: Request, queryAfter?: number): number | undefined {
+  const header = req.headers.get("last-event-id");
+  if (header === null || header.trim() === "") return queryAfter;
+  const n = Number(header.trim());
+  if (!/^\d{1,16}$/.test(header.trim()) || !Number.isSafeInteger(n)) throw ApiError.badRequest("Last-Event-ID must be a non-negative integer");
+  return n;
+}
+
 export { describeError };

@@ -1,10 +1,15 @@
 /**
- * Cross-session state from `GET /api/events`: backends, live session statuses, pending interrupts.
- * Drives sidebar badges, the connection indicator and (later) the "needs you" inbox.
+ * Cross-session state: backends, live session statuses, pending interrupts. Starts from
+ * `GET /api/events/hello`, then follows the global channel after its seq on the tab-shared live
+ * stream (lib/client/live-link.ts). Drives sidebar badges, the connection indicator, the "needs you"
+ * inbox and notifications.
  */
+import type { GlobalHello } from "../api";
 import type { Backend, GlobalEvent, Interrupt, Session, SessionStatus } from "../model";
-import { onUnauthorized } from "./api-client";
-import { connectSse, type ConnectionState, type SseClient } from "./sse-client";
+import { apiGet } from "./api-client";
+import { liveLink, type LiveSubscriptionHandle } from "./live-link";
+import { frameSeq } from "./live-protocol";
+import type { ConnectionState } from "./sse-client";
 
 export interface GlobalView {
   connection: ConnectionState;
@@ -30,7 +35,11 @@ export class GlobalStore {
       this.arrivals.delete(fn);
     };
   }
-  private sse: SseClient | undefined;
+  private live: LiveSubscriptionHandle | undefined;
+  private unwatchState: (() => void) | undefined;
+  private cursor: number | undefined;
+  private running = false;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   subscribe = (fn: () => void) => {
     this.listeners.add(fn);
@@ -46,23 +55,62 @@ export class GlobalStore {
   }
 
   start() {
-    this.sse ??= connectSse({
-      url: "/api/events",
-      onState: (connection) => this.set({ connection }),
-      onUnauthorized,
-      onEvent: (data) => {
-        try {
-          this.apply(JSON.parse(data) as GlobalEvent);
-        } catch {
-          // ignore a malformed frame
-        }
-      },
-    });
+    if (this.running) return;
+    this.running = true;
+    const link = liveLink();
+    this.unwatchState = link.onState(() => this.set({ connection: link.getState() }));
+    void this.load();
   }
 
   stop() {
-    this.sse?.close();
-    this.sse = undefined;
+    this.running = false;
+    this.live?.close();
+    this.live = undefined;
+    this.unwatchState?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  /** Reads the whole state, then follows the global channel from it. */
+  private async load() {
+    this.live?.close();
+    this.live = undefined;
+    try {
+      const hello = await apiGet<GlobalHello>("/api/events/hello");
+      if (!this.running) return;
+      this.cursor = hello.seq;
+      this.apply({ type: "hello", backends: hello.backends, interrupts: hello.interrupts });
+      const link = liveLink();
+      this.live = link.subscribe(
+        { type: "global" },
+        {
+          cursor: () => this.cursor,
+          frame: (data, id) => {
+            const seq = frameSeq(id);
+            if (seq !== undefined) {
+              if (this.cursor !== undefined && seq <= this.cursor) return; // already applied
+              this.cursor = seq;
+            }
+            try {
+              this.apply(JSON.parse(data) as GlobalEvent);
+            } catch {
+              // ignore a malformed frame
+            }
+          },
+          reset: () => void this.load(),
+          closed: () => void this.load(),
+          error: () => this.retry(),
+        },
+      );
+      this.set({ connection: link.getState() });
+    } catch {
+      this.retry();
+    }
+  }
+
+  private retry() {
+    if (!this.running) return;
+    this.set({ connection: "reconnecting" });
+    this.retryTimer = setTimeout(() => void this.load(), 2000);
   }
 
   private apply(e: GlobalEvent) {

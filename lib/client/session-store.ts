@@ -1,13 +1,16 @@
 /**
- * The browser's copy of one session: loads the snapshot, subscribes to the event stream after its
- * seq, applies events through the shared reducer in batches of one animation frame, de-duplicates
- * by seq, and reloads on `stream.reset`. React reads it through `useSyncExternalStore`.
+ * The browser's copy of one session: loads the snapshot, follows the session after its seq on the
+ * tab-shared live stream (lib/client/live-link.ts), applies events through the shared reducer in
+ * batches of one animation frame, de-duplicates by seq (lib/client/seq-batcher.ts), and reloads on
+ * `stream.reset`. React reads it through `useSyncExternalStore`.
  */
-import type { Message, Snapshot, TimelineEvent, WireEvent } from "../model";
+import type { Message, Snapshot, WireEvent } from "../model";
 import type { MessagePage } from "../api";
 import { applyAll, emptyState, stateFromSnapshot, type SessionState } from "../timeline/reducer";
-import { apiGet, sessionPath, ApiClientError, onUnauthorized } from "./api-client";
-import { connectSse, type ConnectionState, type SseClient } from "./sse-client";
+import { apiGet, sessionPath, ApiClientError } from "./api-client";
+import { liveLink, type LiveSubscriptionHandle } from "./live-link";
+import { SeqBatcher } from "./seq-batcher";
+import type { ConnectionState } from "./sse-client";
 
 export interface SessionView {
   state: SessionState;
@@ -22,10 +25,9 @@ export interface SessionView {
 export class SessionStore {
   private view: SessionView = { state: emptyState, loaded: false, connection: "connecting", hasOlder: false, loadingOlder: false };
   private listeners = new Set<() => void>();
-  private seq = 0;
-  private sse: SseClient | undefined;
-  private pending: TimelineEvent[] = [];
-  private flushScheduled = false;
+  private batcher = new SeqBatcher(0, (batch) => this.set({ state: applyAll(this.view.state, batch) }));
+  private live: LiveSubscriptionHandle | undefined;
+  private unwatchState: (() => void) | undefined;
   private olderCursor: string | undefined;
   private stopped = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -49,29 +51,33 @@ export class SessionStore {
 
   start() {
     this.stopped = false;
+    const link = liveLink();
+    this.unwatchState = link.onState(() => {
+      if (this.live && this.view.connection !== link.getState()) this.set({ connection: link.getState() });
+    });
     void this.load();
   }
 
   stop() {
     this.stopped = true;
-    this.sse?.close();
-    this.sse = undefined;
+    this.live?.close();
+    this.live = undefined;
+    this.unwatchState?.();
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
-  /** Forces the live stream to drop and resume (also used by tests). */
+  /** Forces the shared live stream to drop and resume (when this tab holds it). */
   reconnect() {
-    this.sse?.reconnect();
+    liveLink().reconnect();
   }
 
   private async load() {
-    this.sse?.close();
-    this.sse = undefined;
+    this.live?.close();
+    this.live = undefined;
     try {
       const snap = await apiGet<Snapshot>(`${sessionPath(this.backendId, this.sessionId)}/snapshot`);
       if (this.stopped) return;
-      this.seq = snap.seq;
-      this.pending = [];
+      this.batcher.reset(snap.seq);
       this.olderCursor = snap.olderCursor;
       this.set({ state: stateFromSnapshot(snap), loaded: true, hasOlder: Boolean(snap.hasOlder && snap.olderCursor) });
       delete this.view.loadError;
@@ -86,15 +92,24 @@ export class SessionStore {
   }
 
   private subscribeLive() {
-    this.sse = connectSse({
-      url: `${sessionPath(this.backendId, this.sessionId)}/events`,
-      lastEventId: String(this.seq),
-      onState: (connection) => {
-        if (this.view.connection !== connection) this.set({ connection });
+    const link = liveLink();
+    this.live = link.subscribe(
+      { type: "session", backendId: this.backendId, sessionId: this.sessionId },
+      {
+        cursor: () => this.batcher.seq,
+        frame: (data) => this.onWire(data),
+        reset: () => void this.load(),
+        // The session was deleted or its backend removed: the reload says so (404).
+        closed: () => void this.load(),
+        error: (status, message) => {
+          this.live?.close();
+          this.live = undefined;
+          this.set({ loadError: { status, message }, connection: status === 404 ? "closed" : "reconnecting" });
+          if (status !== 404 && status !== 401 && !this.stopped) this.retryTimer = setTimeout(() => void this.load(), 2000);
+        },
       },
-      onEvent: (data) => this.onWire(data),
-      onUnauthorized,
-    });
+    );
+    if (this.view.connection !== link.getState()) this.set({ connection: link.getState() });
   }
 
   private onWire(data: string) {
@@ -108,25 +123,7 @@ export class SessionStore {
       void this.load();
       return;
     }
-    if (typeof ev.seq !== "number" || ev.seq <= this.seq) return; // already applied
-    this.seq = ev.seq;
-    const { seq: _seq, ...event } = ev;
-    this.pending.push(event as TimelineEvent);
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush() {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    const run = () => {
-      this.flushScheduled = false;
-      if (!this.pending.length) return;
-      const batch = this.pending;
-      this.pending = [];
-      this.set({ state: applyAll(this.view.state, batch) });
-    };
-    if (typeof document !== "undefined" && !document.hidden && typeof requestAnimationFrame === "function") requestAnimationFrame(run);
-    else setTimeout(run, 50);
+    this.batcher.accept(ev);
   }
 
   async loadOlder() {

@@ -1,13 +1,16 @@
 /**
  * The browser's copy of a shared session: seeded with the server-rendered snapshot, then kept live
- * over the share's own event stream (`/api/shares/public/:token/events`), which needs nothing but
- * the token. Same reducer, same seq de-duplication and `stream.reset` handling as the console's
- * session store. When the share is revoked or expires the content is dropped from the page.
+ * on the tab-shared live stream (lib/client/live-link.ts), where a share subscription needs nothing
+ * but the token — a viewer with several shared sessions open holds one connection, like the console.
+ * Same reducer, same seq de-duplication (lib/client/seq-batcher.ts) and `stream.reset` handling as the
+ * console's session store. When the share is revoked or expires the content is dropped from the page.
  */
 import type { SharedSnapshot, ShareEndReason, ShareStreamEvent } from "../api";
-import type { TimelineEvent } from "../model";
+import type { WireEvent } from "../model";
 import { applyAll, stateFromSnapshot, type SessionState } from "../timeline/reducer";
-import { connectSse, type ConnectionState, type SseClient } from "./sse-client";
+import { liveLink, type LiveSubscriptionHandle } from "./live-link";
+import { SeqBatcher } from "./seq-batcher";
+import type { ConnectionState } from "./sse-client";
 
 export interface ShareView {
   state: SessionState;
@@ -38,17 +41,18 @@ export class ShareStore {
   private view: ShareView;
   private readonly initialView: ShareView;
   private listeners = new Set<() => void>();
-  private seq: number;
-  private sse: SseClient | undefined;
-  private pending: TimelineEvent[] = [];
-  private flushScheduled = false;
+  private batcher: SeqBatcher;
+  private live: LiveSubscriptionHandle | undefined;
+  private unwatchState: (() => void) | undefined;
   private stopped = false;
 
   constructor(
     readonly token: string,
     initial: SharedSnapshot,
   ) {
-    this.seq = initial.seq;
+    this.batcher = new SeqBatcher(initial.seq, (batch) => {
+      if (!this.view.ended) this.set({ state: applyAll(this.view.state, batch) });
+    });
     this.view = this.initialView = viewOf(initial, "connecting");
   }
 
@@ -68,37 +72,47 @@ export class ShareStore {
 
   start() {
     this.stopped = false;
+    const link = liveLink();
+    this.unwatchState = link.onState(() => {
+      if (this.live && !this.view.ended && this.view.connection !== link.getState()) this.set({ connection: link.getState() });
+    });
     if (!this.view.ended) this.connect();
   }
 
   stop() {
     this.stopped = true;
-    this.sse?.close();
-    this.sse = undefined;
+    this.live?.close();
+    this.live = undefined;
+    this.unwatchState?.();
   }
 
   private connect() {
-    this.sse?.close();
-    this.sse = connectSse({
-      url: sharePaths(this.token).events,
-      lastEventId: String(this.seq),
-      onState: (connection, detail) => {
-        if (this.view.ended) return;
-        // The stream is refused: the share was revoked (404) or expired (410) while we were away.
-        if (detail === "HTTP 404" || detail === "HTTP 410") {
-          this.end(detail === "HTTP 410" ? "expired" : "revoked");
-          return;
-        }
-        if (this.view.connection !== connection) this.set({ connection });
+    this.live?.close();
+    const link = liveLink();
+    this.live = link.subscribe(
+      { type: "share", token: this.token },
+      {
+        cursor: () => this.batcher.seq,
+        frame: (data) => this.onWire(data),
+        reset: () => void this.reload(),
+        // The share's stream ended without saying why (the session is gone): the snapshot tells.
+        closed: () => {
+          if (!this.view.ended) void this.reload();
+        },
+        error: (status) => {
+          // Refused: the share was revoked (404) or expired (410) while we were away.
+          if (status === 404 || status === 410) this.end(status === 410 ? "expired" : "revoked");
+          else if (!this.stopped) setTimeout(() => void this.reload(), 2000);
+        },
       },
-      onEvent: (data) => this.onWire(data),
-    });
+    );
+    if (this.view.connection !== link.getState()) this.set({ connection: link.getState() });
   }
 
   private end(reason: ShareEndReason) {
-    this.sse?.close();
-    this.sse = undefined;
-    this.pending = [];
+    this.live?.close();
+    this.live = undefined;
+    this.batcher.reset(this.batcher.seq);
     this.set({ ended: reason, state: EMPTY, connection: "closed" });
   }
 
@@ -112,8 +126,7 @@ export class ShareStore {
       }
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const snap = (await res.json()) as SharedSnapshot;
-      this.seq = snap.seq;
-      this.pending = [];
+      this.batcher.reset(snap.seq);
       this.set({ ...viewOf(snap, this.view.connection) });
       this.connect();
     } catch {
@@ -133,28 +146,11 @@ export class ShareStore {
       return;
     }
     if (ev.type === "stream.reset") {
-      this.sse?.close();
+      this.live?.close();
+      this.live = undefined;
       void this.reload();
       return;
     }
-    if (typeof ev.seq !== "number" || ev.seq <= this.seq) return;
-    this.seq = ev.seq;
-    const { seq: _seq, ...event } = ev;
-    this.pending.push(event as TimelineEvent);
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush() {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    const run = () => {
-      this.flushScheduled = false;
-      if (!this.pending.length || this.view.ended) return;
-      const batch = this.pending;
-      this.pending = [];
-      this.set({ state: applyAll(this.view.state, batch) });
-    };
-    if (typeof document !== "undefined" && !document.hidden && typeof requestAnimationFrame === "function") requestAnimationFrame(run);
-    else setTimeout(run, 50);
+    this.batcher.accept(ev as WireEvent);
   }
 }

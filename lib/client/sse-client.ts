@@ -1,6 +1,8 @@
 /**
  * A resumable Server-Sent Events client over fetch + eventsource-parser. Reconnects with backoff and
- * resumes with `Last-Event-ID`, so no event is lost or applied twice across reconnects (SPEC.md §6).
+ * resumes with `Last-Event-ID`, so no event is lost or applied twice across reconnects (docs/api.md,
+ * "Event streams"). The console's pages use it for their one tab-shared live stream
+ * (lib/client/live-leader.ts), which resumes by re-sending its cursors instead (`resume: false`).
  */
 import { createParser } from "eventsource-parser";
 
@@ -10,7 +12,9 @@ export interface SseClientOptions {
   url: string;
   /** The seq to resume after (from a snapshot). */
   lastEventId?: string;
-  onEvent(data: string, id: string | undefined): void;
+  /** Send `Last-Event-ID` when reconnecting (default true). */
+  resume?: boolean;
+  onEvent(data: string, id: string | undefined, event: string | undefined): void;
   onState?(state: ConnectionState, detail?: string): void;
   /** The login is gone (401): the stream stops; the app sends the browser to the login page. */
   onUnauthorized?(): void;
@@ -47,7 +51,7 @@ export function connectSse(opts: SseClientOptions): SseClient {
         opts.onState?.(attempt === 0 ? "connecting" : "reconnecting");
         kick();
         const res = await fetch(opts.url, {
-          headers: { accept: "text/event-stream", ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
+          headers: { accept: "text/event-stream", ...(lastEventId !== undefined && opts.resume !== false ? { "last-event-id": lastEventId } : {}) },
           cache: "no-store",
           signal: ac.signal,
         });
@@ -65,7 +69,7 @@ export function connectSse(opts: SseClientOptions): SseClient {
         const parser = createParser({
           onEvent(ev) {
             if (ev.id !== undefined) lastEventId = ev.id;
-            opts.onEvent(ev.data, ev.id);
+            opts.onEvent(ev.data, ev.id, ev.event);
           },
           onRetry(ms) {
             retryMs = ms;

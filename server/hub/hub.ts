@@ -123,8 +123,14 @@ export class Hub implements EventSink {
     for (const s of this.globalSubs) if (!s.write(frame)) this.globalSubs.delete(s);
   }
 
+  /** The seq of the newest global event: a subscriber that has seen the state up to here follows after it. */
+  get globalCursor(): number {
+    return this.globalSeq;
+  }
+
   subscribeGlobal(sink: SseSink, hello: GlobalEvent, after?: number): () => void {
-    const held = after !== undefined && this.globalLog.firstSeq !== undefined && after >= this.globalLog.firstSeq - 1 && after <= this.globalSeq;
+    const first = this.globalLog.firstSeq;
+    const held = after !== undefined && after <= this.globalSeq && (after === this.globalSeq || (first !== undefined && after >= first - 1));
     if (held) {
       for (const e of this.globalLog.after(after!)) sink.write(e.frame);
     } else {

@@ -37,6 +37,12 @@ const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 const CAUGHT_UP_BYTES = 64 * 1024;
 const RETRY = encoder.encode("retry: 1000\n\n");
 
+const counter = globalThis as typeof globalThis & { __switchboardOpenStreams?: number };
+/** Event-stream responses open right now, of every kind (`GET /api/events/stats`). */
+export function openStreamCount(): number {
+  return counter.__switchboardOpenStreams ?? 0;
+}
+
 /** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (SPEC.md §6). */
 export function sseResponse(opts: SseOptions): Response {
   const maxQueueBytes = opts.maxQueueBytes ?? 4 * 1024 * 1024;
@@ -44,7 +50,12 @@ export function sseResponse(opts: SseOptions): Response {
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
 
+  let counted = false;
   const finish = () => {
+    if (counted) {
+      counted = false;
+      counter.__switchboardOpenStreams = openStreamCount() - 1;
+    }
     if (timer) clearInterval(timer);
     timer = undefined;
     const c = cleanup;
@@ -79,6 +90,8 @@ export function sseResponse(opts: SseOptions): Response {
     {
       start(controller) {
         ctrl = controller;
+        counted = true;
+        counter.__switchboardOpenStreams = openStreamCount() + 1;
         const sink: SseSink = {
           get closed() {
             return closed;

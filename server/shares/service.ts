@@ -353,20 +353,27 @@ export class ShareService {
 
   /** The share's own SSE: redacted, scoped events for a live share; only its end for a frozen one. */
   async stream(share: StoredShare, after: number | undefined, signal: AbortSignal): Promise<Response> {
+    const attach = await this.attacher(share, after);
+    return sseResponse({ signal, open: attach });
+  }
+
+  /**
+   * Connects a share's redacted events to any sink — its own SSE, or a browser's multiplexed live
+   * stream (`server/live.ts`) — and returns the detach. Resolving the live channel is the part that
+   * can fail, so it happens before anything is attached.
+   */
+  async attacher(share: StoredShare, after: number | undefined): Promise<(sink: SseSink) => () => void> {
     const ch = share.live ? await this.liveChannel(share) : undefined;
     const renderer = this.renderer(share);
-    return sseResponse({
-      signal,
-      open: (sink) => {
-        const filter = ch ? new ShareEventFilter(renderer, () => ch.state) : undefined;
-        const st = new ShareStream(share, sink, filter, this.now, (x) => this.streams.get(share.id)?.delete(x));
-        let set = this.streams.get(share.id);
-        if (!set) this.streams.set(share.id, (set = new Set()));
-        set.add(st);
-        st.start(ch, after);
-        return () => st.dispose();
-      },
-    });
+    return (sink) => {
+      const filter = ch ? new ShareEventFilter(renderer, () => ch.state) : undefined;
+      const st = new ShareStream(share, sink, filter, this.now, (x) => this.streams.get(share.id)?.delete(x));
+      let set = this.streams.get(share.id);
+      if (!set) this.streams.set(share.id, (set = new Set()));
+      set.add(st);
+      st.start(ch, after);
+      return () => st.dispose();
+    };
   }
 
   /** Open streams of a share (tests and stats). */

@@ -1,21 +1,16 @@
 import { EventsQuery } from "@/lib/api";
-import { ApiError } from "@/server/errors";
-import { route, readQuery } from "@/server/http";
+import { route, readQuery, resumeCursor } from "@/server/http";
 import { sseResponse } from "@/server/hub/sse";
 import { app, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
-/** SSE of timeline events: `id: <seq>`, resume with `Last-Event-ID` or `?after=<seq>` (SPEC.md §6). */
+/**
+ * SSE of timeline events: `id: <seq>`, resume with `Last-Event-ID` or `?after=<seq>` (docs/api.md).
+ * For API clients; the console's pages carry sessions on their tab-shared live stream (`GET /api/live`).
+ */
 export const GET = route<SessionParams>(async (req, { backendId, sessionId }) => {
-  const q = readQuery(req, EventsQuery);
-  const header = req.headers.get("last-event-id");
-  let after = q.after;
-  if (header !== null && header.trim() !== "") {
-    const n = Number(header);
-    if (!Number.isSafeInteger(n) || n < 0) throw ApiError.badRequest("Last-Event-ID must be a non-negative integer");
-    after = n;
-  }
+  const after = resumeCursor(req, readQuery(req, EventsQuery).after);
   const { hub, backends } = await app();
   backends.require(backendId);
   const channel = await hub.open(backendId, sessionId);
