@@ -1,18 +1,32 @@
 import "server-only";
-import type { GlobalHello, LiveSubscription, LiveSubscriptionResult } from "@/lib/api";
+import { LiveSubscriptionsBody, type GlobalHello, type LiveSubscription, type LiveSubscriptionResult, type LiveSubscriptionsResult } from "@/lib/api";
 import type { GlobalEvent } from "@/lib/model";
 import type { BackendRegistry } from "./backends/registry";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
+import { json, readBody } from "./http";
 import { MuxRegistry, type MuxStream } from "./hub/mux";
+import { sseResponse } from "./hub/sse";
 import { app } from "./routes";
 import { shareClient, shares } from "./shares";
 
-const g = globalThis as typeof globalThis & { __switchboardLive?: MuxRegistry };
+/**
+ * Which live streams: the console's (`/api/live`, behind the login: global channel, sessions and
+ * shares) or the share pages' (`/api/shares/public/live`, public: shares only, by token).
+ */
+export type LiveScope = "console" | "share";
 
-/** The open live streams (one per browser), kept on globalThis like the app. */
-export function liveStreams(): MuxRegistry {
-  return (g.__switchboardLive ??= new MuxRegistry());
+const g = globalThis as typeof globalThis & { __switchboardLive?: Record<LiveScope, MuxRegistry> };
+
+/** The open live streams of a scope (one per browser), kept on globalThis like the app. */
+export function liveStreams(scope: LiveScope): MuxRegistry {
+  g.__switchboardLive ??= { console: new MuxRegistry(), share: new MuxRegistry(1000) };
+  return g.__switchboardLive[scope];
+}
+
+/** Live streams open in both scopes. */
+export function liveStreamCount(): number {
+  return liveStreams("console").size + liveStreams("share").size;
 }
 
 /** The first frame of the global channel for a subscriber that has no held cursor. */
@@ -49,12 +63,12 @@ function failure(err: unknown): LiveSubscriptionResult {
 /**
  * Makes a live stream carry exactly `wanted`: keys no longer wanted are detached, new keys (or keys
  * whose spec changed) are attached and replay from their cursor, keys already held are left as they
- * are. Global and session subscriptions need the console login; shares need only their token.
+ * are. A share page's stream carries shares only; the console's (behind the login) carries anything.
  */
 export async function setSubscriptions(
   stream: MuxStream,
   wanted: Record<string, LiveSubscription>,
-  ctx: { loggedIn: boolean; headers: Headers },
+  ctx: { scope: LiveScope; headers: Headers },
 ): Promise<Record<string, LiveSubscriptionResult>> {
   for (const key of stream.keys()) if (!(key in wanted)) stream.remove(key);
   const results: Record<string, LiveSubscriptionResult> = {};
@@ -67,7 +81,7 @@ export async function setSubscriptions(
         return;
       }
       try {
-        if (spec.type !== "share" && !ctx.loggedIn) throw new ApiError("unauthorized", "Log in to the console to follow its sessions");
+        if (spec.type !== "share" && ctx.scope !== "console") throw new ApiError("forbidden", "A share page's stream carries shares only");
         if (spec.type === "global") {
           stream.add(key, fp, (sink) => hub.subscribeGlobal(sink, globalHello(backends), spec.after));
         } else if (spec.type === "session") {
@@ -90,4 +104,33 @@ export async function setSubscriptions(
     }),
   );
   return results;
+}
+
+/** `GET …/live`: opens a browser's live stream, empty; its first frame (`mux.open`) names it. */
+export function openLiveStream(req: Request, scope: LiveScope): Response {
+  const registry = liveStreams(scope);
+  let refused = false;
+  const res = sseResponse({
+    signal: req.signal,
+    open: (sink) => {
+      const stream = registry.open(sink);
+      if (!stream) {
+        refused = true;
+        sink.close();
+        return () => {};
+      }
+      return () => registry.close(stream.id);
+    },
+  });
+  if (refused) throw new ApiError("rate_limited", "Too many live streams are open", { retryAfter: 5 });
+  return res;
+}
+
+/** `PUT …/live/:streamId`: the whole set of subscriptions the stream carries from now on. */
+export async function putLiveSubscriptions(req: Request, scope: LiveScope, streamId: string): Promise<Response> {
+  const body = await readBody(req, LiveSubscriptionsBody);
+  const stream = liveStreams(scope).get(streamId);
+  if (!stream) throw ApiError.notFound("No such live stream (it closed): open a new one");
+  const results = await setSubscriptions(stream, body.subscriptions, { scope, headers: req.headers });
+  return json({ results } satisfies LiveSubscriptionsResult);
 }

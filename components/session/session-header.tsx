@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { Backend, Message, Session, Todo, Usage } from "@/lib/model";
 import type { ConnectionState } from "@/lib/client/sse-client";
 import { sessionPath } from "@/lib/client/api-client";
+import { useLiveLeader } from "@/lib/hooks/use-live-leader";
 import { compactNumber, formatCost } from "@/lib/format";
 import { contextTokens, currentContext } from "@/lib/timeline/selectors";
 import type { PanelTab } from "../review/review-panel";
@@ -24,11 +25,15 @@ export function linkState(connection: ConnectionState, backend: Backend | undefi
 const LINK_TEXT: Record<LinkState, string> = { connected: "Live", reconnecting: "Reconnecting…", down: "Backend down" };
 
 export function ConnectionIndicator({ state, detail }: { state: LinkState; detail?: string }) {
+  // One tab of the browser holds the live connection and shares it with the others.
+  const leader = useLiveLeader();
+  const holder = leader ? "this tab holds the browser's live connection" : "shares another tab's live connection";
   return (
     <span
       data-testid="connection"
       data-state={state}
-      title={detail ?? LINK_TEXT[state]}
+      data-leader={leader ? "true" : "false"}
+      title={detail ?? `${LINK_TEXT[state]} — ${holder}`}
       className={cx(
         "inline-flex h-6 items-center gap-1.5 rounded-full border px-2 text-[11px] font-medium",
         state === "connected" && "border-border text-muted",

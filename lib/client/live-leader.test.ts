@@ -18,6 +18,7 @@ function harness(takeover = false) {
   const answers: Record<string, { ok: true } | { ok: false; status: number; code: string; message: string }> = {};
   const leader = new LiveLeader(
     {
+      url: "/api/live",
       emit: (m) => emitted.push(m),
       connect: (opts) => {
         sse = opts;

@@ -31,6 +31,8 @@ interface Held {
 }
 
 export interface LeaderDeps {
+  /** The stream's route: `/api/live` (console pages) or `/api/shares/public/live` (share pages). */
+  url: string;
   /** Sends a message to every tab, this one included. */
   emit(msg: LiveMessage): void;
   connect(opts: SseClientOptions): SseClient;
@@ -85,7 +87,7 @@ export class LiveLeader {
 
   start(): void {
     this.sse = this.deps.connect({
-      url: "/api/live",
+      url: this.deps.url,
       resume: false,
       onState: (state, detail) => {
         if (state !== "connected") this.streamId = undefined;

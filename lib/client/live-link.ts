@@ -36,9 +36,12 @@ interface LocalSub {
   handlers: LiveHandlers;
 }
 
-const CHANNEL = "switchboard-live";
-const LEADER_LOCK = "switchboard-live-leader";
-const TAB_LOCK = "switchboard-live-tab-";
+/**
+ * Console pages and share pages each share their own stream: a share viewer has no login, and its
+ * stream (`/api/shares/public/live`) carries shares only.
+ */
+export type LiveScope = "console" | "share";
+const ROUTE: Record<LiveScope, string> = { console: "/api/live", share: "/api/shares/public/live" };
 const PRUNE_MS = 5000;
 
 function randomId(): string {
@@ -47,8 +50,8 @@ function randomId(): string {
   return Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function putSubscriptions(streamId: string, subscriptions: Record<string, LiveSubscription>) {
-  const res = await fetch(`/api/live/${encodeURIComponent(streamId)}`, {
+async function putSubscriptions(route: string, streamId: string, subscriptions: Record<string, LiveSubscription>) {
+  const res = await fetch(`${route}/${encodeURIComponent(streamId)}`, {
     method: "PUT",
     headers: { "content-type": "application/json", accept: "application/json" },
     body: JSON.stringify({ subscriptions }),
@@ -59,6 +62,16 @@ async function putSubscriptions(streamId: string, subscriptions: Record<string, 
 
 export class LiveLink {
   readonly tab = randomId();
+  private readonly channelName: string;
+  private readonly leaderLock: string;
+  private readonly tabLock: string;
+
+  constructor(readonly scope: LiveScope) {
+    this.channelName = `switchboard-live-${scope}`;
+    this.leaderLock = `switchboard-live-${scope}-leader`;
+    this.tabLock = `switchboard-live-${scope}-tab-`;
+  }
+
   private subs = new Map<number, LocalSub>();
   private nextHandle = 0;
   private channel: BroadcastChannel | undefined;
@@ -112,11 +125,11 @@ export class LiveLink {
       this.becomeLeader(false);
       return;
     }
-    this.channel = new BroadcastChannel(CHANNEL);
+    this.channel = new BroadcastChannel(this.channelName);
     this.channel.onmessage = (e: MessageEvent<LiveMessage>) => this.onMessage(e.data);
     // Held for the tab's whole life: the leader reads these to notice tabs that died without a word.
-    void locks.request(TAB_LOCK + this.tab, () => new Promise<void>(() => {}));
-    void locks.request(LEADER_LOCK, () => {
+    void locks.request(this.tabLock + this.tab, () => new Promise<void>(() => {}));
+    void locks.request(this.leaderLock, () => {
       this.becomeLeader(this.sawOtherTabs);
       return new Promise<void>(() => {});
     });
@@ -126,16 +139,18 @@ export class LiveLink {
   private becomeLeader(takeover: boolean) {
     const leader = new LiveLeader(
       {
+        url: ROUTE[this.scope],
         emit: (msg) => {
           this.channel?.postMessage(msg);
           queueMicrotask(() => this.onMessage(msg));
         },
         connect: connectSse,
-        put: putSubscriptions,
+        put: (streamId, subs) => putSubscriptions(ROUTE[this.scope], streamId, subs),
       },
       takeover,
     );
     this.leader = leader;
+    for (const l of this.stateListeners) l();
     leader.start();
     leader.want(this.tab, this.wanted());
     this.channel?.postMessage({ t: "leader", tab: this.tab } satisfies LiveMessage);
@@ -144,7 +159,7 @@ export class LiveLink {
       this.pruneTimer = setInterval(() => {
         void locks.query().then((snapshot) => {
           const alive = new Set((snapshot.held ?? []).map((l) => l.name));
-          leader.forget(leader.tabs().filter((t) => t !== this.tab && !alive.has(TAB_LOCK + t)));
+          leader.forget(leader.tabs().filter((t) => t !== this.tab && !alive.has(this.tabLock + t)));
         });
       }, PRUNE_MS);
     }
@@ -218,9 +233,9 @@ export class LiveLink {
   }
 }
 
-let link: LiveLink | undefined;
+const links: Partial<Record<LiveScope, LiveLink>> = {};
 
-/** This tab's live link (one per tab). */
-export function liveLink(): LiveLink {
-  return (link ??= new LiveLink());
+/** This tab's live link (one per tab and scope). */
+export function liveLink(scope: LiveScope = "console"): LiveLink {
+  return (links[scope] ??= new LiveLink(scope));
 }

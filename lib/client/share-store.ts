@@ -72,7 +72,7 @@ export class ShareStore {
 
   start() {
     this.stopped = false;
-    const link = liveLink();
+    const link = liveLink("share");
     this.unwatchState = link.onState(() => {
       if (this.live && !this.view.ended && this.view.connection !== link.getState()) this.set({ connection: link.getState() });
     });
@@ -88,7 +88,7 @@ export class ShareStore {
 
   private connect() {
     this.live?.close();
-    const link = liveLink();
+    const link = liveLink("share");
     this.live = link.subscribe(
       { type: "share", token: this.token },
       {

@@ -6,13 +6,9 @@ import "server-only";
  */
 
 /** Exact paths that need no login. */
-const PUBLIC_EXACT = new Set(["/api/health", "/api/live", "/login", "/api/auth/login", "/icon.svg", "/favicon.ico", "/robots.txt"]);
-/**
- * Path prefixes that need no login: Next's static assets, the (token-protected) share routes, and
- * the live stream's subscription route, which authorizes each subscription itself (a share viewer
- * has no login; sessions and the global channel need it).
- */
-const PUBLIC_PREFIXES = ["/_next/static/", "/share/", "/api/shares/public/", "/api/live/"];
+const PUBLIC_EXACT = new Set(["/api/health", "/login", "/api/auth/login", "/icon.svg", "/favicon.ico", "/robots.txt"]);
+/** Path prefixes that need no login: Next's static assets, and the (token-protected) share routes. */
+const PUBLIC_PREFIXES = ["/_next/static/", "/share/", "/api/shares/public/"];
 
 export function isPublicPath(pathname: string): boolean {
   const p = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
