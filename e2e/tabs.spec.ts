@@ -128,7 +128,7 @@ test.describe("many tabs in one browser", () => {
     stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo ask-from-hidden", description: "Ask" } }] }, { text: "Done." });
     await api.prompt(s.id, "run it");
     await expect(hidden.page.getByTestId("permission-card")).toBeVisible({ timeout: 30_000 });
-    await expect(front.page.getByTestId("inbox-count")).toHaveText("1", { timeout: 30_000 });
+    await expect(front.page.getByTestId("inbox-item")).toHaveCount(1, { timeout: 30_000 });
     const r = await fetch(`${stack.url}/api/backends/${stack.backendId}/sessions/${s.id}/snapshot`, { headers: authHeaders(stack) });
     const snap = (await r.json()) as Snapshot;
     const interrupt = snap.interrupts[0]!;
@@ -138,7 +138,7 @@ test.describe("many tabs in one browser", () => {
       body: JSON.stringify({ decision: "reject" }),
     });
     expect(answer.status).toBeLessThan(300);
-    await expect(front.page.getByTestId("inbox-count")).toHaveCount(0, { timeout: 30_000 });
+    await expect(front.page.getByTestId("inbox-item")).toHaveCount(0, { timeout: 30_000 });
     await front.page.close();
     await hidden.page.close();
   });
