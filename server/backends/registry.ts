@@ -2,14 +2,14 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { BackendDefinition } from "@/lib/api";
 import type { Backend, Interrupt } from "@/lib/model";
-import { confineBackendDirs, isOutsideRoots } from "../auth/workspace";
+import { isOutsideRoots } from "../auth/workspace";
 import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import type { Hub } from "../hub/hub";
 import { log } from "../log";
 import { EmbeddedOpencode } from "../processes/opencode-serve";
 import type { Store } from "../store/store";
-import { AcpAdapter } from "./acp/adapter";
+import { confineBackendDirs, kindEntry } from "./kinds";
 import { OpencodeAdapter } from "./opencode/adapter";
 import type { BackendAdapter } from "./types";
 
@@ -96,9 +96,7 @@ export class BackendRegistry {
    * directories to the workspace roots (`confineBackendDirs`).
    */
   create(def: BackendDefinition): Backend {
-    if (def.kind !== "opencode" && def.kind !== "acp") {
-      throw ApiError.badRequest(`Backend kind "${def.kind}" is not available in this version of the console`);
-    }
+    kindEntry(def.kind); // 400 for a kind this console cannot run
     let id = slug(def.label);
     // "presets" is a route (GET /api/backends/presets), not a backend
     while (this.adapters.has(id) || id === "presets") id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
@@ -124,41 +122,7 @@ export class BackendRegistry {
   }
 
   private add(id: string, def: BackendDefinition, source: "env" | "store"): BackendAdapter {
-    if (def.kind === "acp") {
-      const adapter = new AcpAdapter(
-        {
-          id,
-          label: def.label,
-          command: def.config.command,
-          ...(def.config.env ? { env: def.config.env } : {}),
-          ...(def.config.cwd ? { cwd: def.config.cwd } : {}),
-          workspace: this.config.workspace,
-          store: this.store,
-          source,
-        },
-        this.hub,
-      );
-      this.adapters.set(id, adapter);
-      this.sources.set(id, source);
-      adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
-      return adapter;
-    }
-    if (def.kind !== "opencode") {
-      log.warn("backend kind not supported yet; skipping", { id, kind: def.kind });
-      throw ApiError.badRequest(`Backend kind "${def.kind}" is not available in this version of the console`);
-    }
-    const adapter = new OpencodeAdapter(
-      {
-        id,
-        label: def.label,
-        ...(def.config.baseUrl ? { baseUrl: def.config.baseUrl } : {}),
-        ...(def.config.username ? { username: def.config.username } : {}),
-        ...(def.config.password ? { password: def.config.password } : {}),
-        ...(def.config.directory ? { directory: def.config.directory } : {}),
-        ...(def.config.baseUrl ? {} : { embedded: new EmbeddedOpencode({ cwd: def.config.directory ?? this.config.workspace }) }),
-      },
-      this.hub,
-    );
+    const adapter = kindEntry(def.kind).create(def.config, { id, label: def.label, source, workspace: this.config.workspace, store: this.store, sink: this.hub });
     this.adapters.set(id, adapter);
     this.sources.set(id, source);
     adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));

@@ -2,7 +2,6 @@ import "server-only";
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { log } from "../log";
-import { NdjsonFramer } from "./ndjson";
 import { resolveCommand } from "./resolve-command";
 
 export type ProcessState = "idle" | "starting" | "running" | "restarting" | "stopped";
@@ -14,7 +13,7 @@ export interface SupervisedProcess {
   pid: number | undefined;
   /** The child's stdin (write errors after its death are swallowed). */
   stdin: WritableStream<Uint8Array>;
-  /** The child's stdout; with `framing: "ndjson"` only complete JSON-object lines come through. */
+  /** The child's stdout, through the `framing` transform when one is given. */
   stdout: ReadableStream<Uint8Array>;
 }
 
@@ -39,7 +38,12 @@ export interface SupervisorOptions {
   /** Added to (and overriding) the console's environment. */
   env?: Record<string, string>;
   cwd?: string;
-  framing?: "ndjson" | "raw";
+  /**
+   * Cuts stdout into frames before it is handed out (e.g. `ndjsonLines` from
+   * server/backends/shared/framing.ts); skipped frames are noted in the stderr ring and logged.
+   * Default: raw bytes.
+   */
+  framing?: (onSkip: (reason: string, preview: string) => void) => TransformStream<Uint8Array, Uint8Array>;
   /** stderr lines kept (default 300). */
   stderrLines?: number;
   /** Restart with exponential backoff when the process dies (default on; 500 ms → 30 s). */
@@ -98,8 +102,9 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 /* ------------------------------------------------------------------------- supervisor */
 
 /**
- * Spawns and supervises one stdio agent (SPEC.md §3 `processes/`): configured command, args, env and
- * working directory; NDJSON framing of stdout (malformed lines logged and skipped); stderr in a bounded
+ * Spawns and supervises one child process (a stdio agent, the embedded `opencode serve`): configured
+ * command, args, env and working directory; optional framing of stdout (malformed frames logged and
+ * skipped); stderr in a bounded
  * ring buffer; restart with backoff when it dies; SIGTERM then SIGKILL on stop; the child's whole
  * process group is killed with it, and on console exit, so nothing is left orphaned.
  */
@@ -187,6 +192,12 @@ export class ProcessSupervisor {
     if (this.ring.length > cap) this.ring.splice(0, this.ring.length - cap);
   }
 
+  /** A frame the stdout framing (or a protocol peer reading stdout) could not use. */
+  skipped(reason: string, preview: string): void {
+    this.push(`[stdout skipped: ${reason}] ${preview}`);
+    log.warn("skipped a malformed line from an agent", { name: this.opts.name, reason, preview: preview.slice(0, 120) });
+  }
+
   private onStderr(chunk: string) {
     const text = this.partialErr + chunk;
     const lines = text.split("\n");
@@ -248,14 +259,8 @@ export class ProcessSupervisor {
     child.stdin!.on("error", () => {}); // EPIPE after death: the exit handler reports it
     child.stdout!.on("error", () => {});
 
-    const framer = new NdjsonFramer({
-      onSkip: (reason, preview) => {
-        this.push(`[stdout skipped: ${reason}] ${preview}`);
-        log.warn("skipped a malformed line from an agent", { name: this.opts.name, reason, preview: preview.slice(0, 120) });
-      },
-    });
     const rawOut = Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>;
-    const stdout = this.opts.framing === "raw" ? rawOut : rawOut.pipeThrough(framer.stream());
+    const stdout = this.opts.framing ? rawOut.pipeThrough(this.opts.framing((reason, preview) => this.skipped(reason, preview))) : rawOut;
     const stdin = Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>;
     try {
       this.opts.onSpawn?.({ generation, pid: child.pid, stdin, stdout });

@@ -22,6 +22,7 @@ import { apply, applyAll, emptyState, type SessionState } from "@/lib/timeline/r
 import { ApiError, describeError, isApiError } from "../../errors";
 import { log } from "../../log";
 import { ProcessSupervisor, type ProcessExit, type SupervisedProcess } from "../../processes/supervisor";
+import { ndjsonLines } from "../shared/framing";
 import type { Store } from "../../store/store";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import {
@@ -173,7 +174,7 @@ export class AcpAdapter implements BackendAdapter {
       command: opts.command,
       cwd: this.defaultCwd,
       ...(opts.env ? { env: opts.env } : {}),
-      framing: "ndjson",
+      framing: ndjsonLines,
       ...(opts.restart ? { restart: opts.restart } : {}),
       onSpawn: (p) => this.onSpawn(p),
       onExit: (e) => this.onExit(e),
