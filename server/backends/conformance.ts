@@ -46,6 +46,12 @@ class TeeSink implements EventSink {
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession) {
     this.hub?.reconcile(backendId, sessionId, fresh);
   }
+  sessionState(backendId: string, sessionId: string) {
+    return this.hub?.sessionState(backendId, sessionId);
+  }
+  async openSession(backendId: string, sessionId: string) {
+    await this.hub?.openSession(backendId, sessionId);
+  }
 }
 
 const assistantText = (messages: Message[]) =>

@@ -21,12 +21,7 @@ import type {
 } from "@/lib/model";
 import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+import { isObj, obj, str, num, arr, type Obj } from "../shared/values";
 
 export interface Normalized {
   sessionId: string;

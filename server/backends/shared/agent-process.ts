@@ -238,3 +238,12 @@ export function describeExit(exit: ProcessExit, logs: string[]): string {
   const tail = logs.filter((l) => !l.startsWith("[switchboard]")).slice(-1)[0];
   return `The agent process ${exit.description}${restart}${tail ? ` (last output: ${tail.slice(0, 200)})` : ""}`;
 }
+
+/** `p`, or a 502 (`ApiError.upstream`) "The agent did not answer <what> within N s" after `ms`. */
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    t = setTimeout(() => reject(ApiError.upstream(`The agent did not answer ${what} within ${Math.round(ms / 1000)} s`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(t));
+}
