@@ -33,8 +33,13 @@ export interface ProcessExit {
 export interface SupervisorOptions {
   /** For logs. */
   name: string;
-  /** `[command, ...args]`; the command is looked up in PATH, then in the console's node_modules/.bin. */
-  command: string[];
+  /**
+   * `[command, ...args]`; the command is looked up in PATH, then in the console's node_modules/.bin.
+   * A function is called before every spawn (e.g. for a port chosen by `beforeSpawn`).
+   */
+  command: string[] | (() => string[]);
+  /** Runs before every spawn (e.g. picking a free port); a throw counts as a failed start. */
+  beforeSpawn?: () => Promise<void>;
   /** Added to (and overriding) the console's environment. */
   env?: Record<string, string>;
   cwd?: string;
@@ -115,6 +120,7 @@ export class ProcessSupervisor {
   private startedAt = 0;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private stopping = false;
+  private preparing = false;
   private ring: string[] = [];
   private partialErr = "";
   private _state: ProcessState = "idle";
@@ -143,7 +149,7 @@ export class ProcessSupervisor {
 
   start(): void {
     this.stopping = false;
-    if (this.child || this.restartTimer) return;
+    if (this.child || this.restartTimer || this.preparing) return;
     this.spawnOnce();
   }
 
@@ -210,9 +216,27 @@ export class ProcessSupervisor {
   }
 
   private spawnOnce(): void {
-    const [cmd, ...args] = this.opts.command;
     const generation = ++this.generation;
     this._state = generation === 1 ? "starting" : "restarting";
+    const before = this.opts.beforeSpawn;
+    if (!before) return this.spawnNow(generation);
+    this.preparing = true;
+    before().then(
+      () => {
+        this.preparing = false;
+        if (!this.stopping) this.spawnNow(generation);
+      },
+      (err: unknown) => {
+        this.preparing = false;
+        const error = err instanceof Error ? err.message : String(err);
+        this.note(error);
+        this.handleExit(generation, null, null, error);
+      },
+    );
+  }
+
+  private spawnNow(generation: number): void {
+    const [cmd, ...args] = typeof this.opts.command === "function" ? this.opts.command() : this.opts.command;
     const env: NodeJS.ProcessEnv = { ...process.env, ...this.opts.env };
     const resolved = cmd ? resolveCommand(cmd, { ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}), ...(env.PATH ? { pathEnv: env.PATH } : {}) }) : undefined;
     if (!resolved) {
