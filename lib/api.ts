@@ -349,7 +349,7 @@ export const SessionSettingBody = z
   .strict();
 export type SessionSettingBody = z.infer<typeof SessionSettingBody>;
 
-/** `GET /api/backends/presets` — ready-made ACP agents, and whether their binary is installed. */
+/** `GET /api/backends/presets` — ready-made backends of every kind, and whether their binary is installed. */
 export const BackendPreset = z.object({
   id: z.string(),
   kind: BackendKind,
@@ -361,6 +361,10 @@ export const BackendPreset = z.object({
   path: z.string().optional(),
 });
 export type BackendPreset = z.infer<typeof BackendPreset>;
+
+/** `GET /api/backends/kinds` — the kinds this console can run, and how the settings page adds one. */
+export const BackendKindInfo = z.object({ kind: BackendKind, title: z.string(), form: z.enum(["command", "url", "none"]) });
+export type BackendKindInfo = z.infer<typeof BackendKindInfo>;
 
 /** `GET /api/backends/:b/logs` — the stderr tail of a stdio agent. */
 export const BackendLogs = z.object({ lines: z.array(z.string()) });

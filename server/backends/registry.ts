@@ -98,8 +98,8 @@ export class BackendRegistry {
   create(def: BackendDefinition): Backend {
     kindEntry(def.kind); // 400 for a kind this console cannot run
     let id = slug(def.label);
-    // "presets" is a route (GET /api/backends/presets), not a backend
-    while (this.adapters.has(id) || id === "presets") id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
+    // "presets" and "kinds" are routes (GET /api/backends/presets, /kinds), not backends
+    while (this.adapters.has(id) || id === "presets" || id === "kinds") id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
     const adapter = this.add(id, def, "store");
     this.store.putBackend({ id, def, createdAt: Date.now() });
     this.hub.backendChanged(adapter.info());

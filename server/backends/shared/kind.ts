@@ -1,6 +1,6 @@
 import "server-only";
 import type { z } from "zod";
-import type { BackendDefinition, BackendPreset } from "@/lib/api";
+import type { BackendDefinition, BackendKindInfo, BackendPreset } from "@/lib/api";
 import type { BackendKind } from "@/lib/model";
 import { resolveWorkspaceDir } from "../../auth/workspace";
 import { ApiError } from "../../errors";
@@ -28,7 +28,7 @@ export interface AdapterContext {
 export type PresetTemplate = Omit<BackendPreset, "available" | "path">;
 
 /** The form the settings page shows to add a backend of a kind. */
-export type KindForm = "command" | "url" | "none";
+export type KindForm = BackendKindInfo["form"];
 
 /** One kind as its own folder declares it (see `defineKind`). */
 export interface KindSpec<K extends BackendKind> {
