@@ -138,7 +138,7 @@ export function AddAcpBackend() {
         </label>
       </div>
       <div className="mt-3 flex items-center gap-3">
-        <button type="submit" disabled={saving} data-testid="add-backend-submit" className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[13px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50">
+        <button type="submit" disabled={saving || kinds.isLoading} data-testid="add-backend-submit" className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[13px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50">
           {saving && <Spinner size={11} />}
           Add agent
         </button>
