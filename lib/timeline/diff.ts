@@ -5,6 +5,7 @@
  */
 import type { Block, Message, TimelineEvent } from "../model";
 import type { SessionState } from "./reducer";
+import { reportedStatus } from "./selectors";
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -54,7 +55,7 @@ export function diffStates(old: SessionState, fresh: SessionState): TimelineEven
   if (fresh.session && (!old.session || old.session.status !== fresh.session.status || old.session.statusDetail !== fresh.session.statusDetail)) {
     out.push({
       type: "session.status",
-      status: fresh.session.status === "waiting" ? "busy" : fresh.session.status,
+      status: reportedStatus(fresh.session.status),
       ...(fresh.session.statusDetail ? { detail: fresh.session.statusDetail } : {}),
     });
   }

@@ -21,6 +21,7 @@ import {
   toTodos,
   unwrapFrame,
 } from "./normalize";
+import { interruptBlocks } from "@/lib/timeline/selectors";
 
 export interface OpencodeAdapterOptions {
   id: string;
@@ -478,7 +479,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   private statusOf(sessionId: string): SessionStatus {
-    for (const it of this.pending.values()) if (it.sessionId === sessionId || it.ownerSessionId === sessionId) return "waiting";
+    for (const it of this.pending.values()) if (interruptBlocks(it, sessionId)) return "waiting";
     return this.statuses.get(sessionId)?.status ?? "idle";
   }
 
