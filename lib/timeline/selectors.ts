@@ -42,6 +42,11 @@ export function interruptAnchor(it: Pick<Interrupt, "sessionId" | "ownerSessionI
   return it.ownerSessionId ?? it.sessionId;
 }
 
+/** The interrupt was asked by a subagent on behalf of the session that shows it. */
+export function askedBySubagent(it: Pick<Interrupt, "sessionId" | "ownerSessionId">): boolean {
+  return it.ownerSessionId !== undefined && it.ownerSessionId !== it.sessionId;
+}
+
 /** Whether `sessionId` is blocked on the interrupt (its own, or its subagent's it owns). */
 export function interruptBlocks(it: Pick<Interrupt, "sessionId" | "ownerSessionId">, sessionId: string): boolean {
   return it.sessionId === sessionId || it.ownerSessionId === sessionId;

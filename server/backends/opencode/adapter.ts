@@ -582,7 +582,7 @@ export class OpencodeAdapter implements BackendAdapter {
     ]);
     const interrupts: Interrupt[] = [];
     for (const it of this.pending.values()) {
-      if (it.sessionId === sessionId || it.ownerSessionId === sessionId || (await this.audience(it.sessionId)).includes(sessionId)) interrupts.push(it);
+      if (interruptBlocks(it, sessionId) || (await this.audience(it.sessionId)).includes(sessionId)) interrupts.push(it);
     }
     interrupts.sort((a, b) => a.createdAt - b.createdAt);
     session.status = this.statusOf(sessionId);
