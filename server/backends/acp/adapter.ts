@@ -16,7 +16,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import { methods as unstableMethods, type ForkSessionRequest, type ForkSessionResponse } from "@agentclientprotocol/sdk/unstable";
 import type { CreateSessionBody, InterruptAnswer, PromptBody, PromptPart } from "@/lib/api";
-import type { Backend, BackendStatus, Capabilities, MessageInfo, Session, TimelineEvent } from "@/lib/model";
+import type { Backend, BackendStatus, Capabilities, Message, MessageInfo, Session, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { SupervisedProcess } from "../../processes/supervisor";
@@ -25,6 +25,7 @@ import { AgentProcess, withTimeout } from "../shared/agent-process";
 import { ConfinedPathError, confinePath, resolveSessionDirectory, textSlice } from "../shared/files";
 import { ndjsonLines } from "../shared/framing";
 import { InterruptBook } from "../shared/interrupts";
+import { pageMessages } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { mapAcpError, rpcCode } from "./errors";
@@ -366,6 +367,12 @@ export class AcpAdapter implements BackendAdapter {
     const rt = await this.sessions.get(sessionId);
     const t = this.sessions.transcriptOf(rt);
     return { session: this.sessions.sessionOf(rt), messages: t?.messages ?? [], interrupts: this.interrupts.list(rt.id), todos: t?.todos ?? [] };
+  }
+
+  /** Pages through the transcript the console keeps (the hub's state, else the store). */
+  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+    const rt = await this.sessions.get(sessionId);
+    return pageMessages(this.sessions.transcriptOf(rt)?.messages ?? [], q);
   }
 
   pendingInterrupts() {

@@ -21,7 +21,7 @@ import {
 } from "./normalize";
 import { questionAnswers } from "../shared/answers";
 import { PendingRequests } from "./pending";
-import { interruptBlocks } from "@/lib/timeline/selectors";
+import { interruptBlocks, isBusy } from "@/lib/timeline/selectors";
 
 export interface OpencodeAdapterOptions {
   id: string;
@@ -239,6 +239,9 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   private async reconcileAll() {
+    // Sessions the console showed running: if OpenCode now has them idle with an unfinished reply,
+    // the turn died with the server (killed, crashed) and the user is told so.
+    const wasBusy = new Set(this.sink.openSessions(this.id).filter((sid) => isBusy(this.sink.sessionState(this.id, sid)?.session?.status)));
     const [statusRes] = await Promise.all([this.call(() => this.client!.session.status()), this.requests.refresh()]);
     const live = (statusRes ?? {}) as Record<string, unknown>;
     const seen = new Set<string>();
@@ -249,7 +252,12 @@ export class OpencodeAdapter implements BackendAdapter {
     for (const [sid, st] of this.statuses) if (!seen.has(sid) && st.status !== "idle") this.applyStatus(sid, { status: "idle" });
     for (const sid of this.sink.openSessions(this.id)) {
       try {
-        this.sink.reconcile(this.id, sid, await this.loadSession(sid));
+        const fresh = await this.loadSession(sid);
+        this.sink.reconcile(this.id, sid, fresh);
+        const last = fresh.messages.at(-1);
+        if (wasBusy.has(sid) && !isBusy(fresh.session.status) && last?.role === "assistant" && last.completedAt === undefined && !last.error) {
+          this.sink.publish(this.id, sid, { type: "error", code: "TurnInterrupted", message: "The turn ended unfinished: the OpenCode server stopped while it ran. Send a prompt to continue." });
+        }
       } catch (err) {
         log.warn("could not reconcile session", { sessionId: sid, error: describeError(err) });
       }

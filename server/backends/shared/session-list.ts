@@ -1,4 +1,5 @@
 import type { Session } from "@/lib/model";
+import { ApiError } from "../../errors";
 
 /**
  * One page of sessions for adapters that hold the whole list themselves (stdio agents): filtered
@@ -15,4 +16,16 @@ export function pageSessions(all: Session[], q: { search?: string; limit: number
   const items = list.slice(offset, offset + q.limit);
   const more = list.length > offset + q.limit;
   return { items, ...(more ? { nextCursor: Buffer.from(String(offset + q.limit)).toString("base64url") } : {}) };
+}
+
+/**
+ * A page of a session's messages (chronological) for adapters that hold the whole transcript: the
+ * `limit` messages before message `before` (the newest without it), and the cursor of the page
+ * before that. An unknown `before` is a 404.
+ */
+export function pageMessages<M extends { id: string }>(all: readonly M[], q: { before?: string; limit: number }): { items: M[]; nextCursor?: string } {
+  const end = q.before === undefined ? all.length : all.findIndex((m) => m.id === q.before);
+  if (end < 0) throw ApiError.notFound(`Unknown message: ${q.before}`);
+  const start = Math.max(0, end - q.limit);
+  return { items: all.slice(start, end), ...(start > 0 ? { nextCursor: all[start]!.id } : {}) };
 }
