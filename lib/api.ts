@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the console's HTTP API (SPEC.md §5). Isomorphic: route handlers
+ * Request and response schemas of the console's HTTP API (docs/api.md). Isomorphic: route handlers
  * validate with these, and the browser client uses the same types.
  */
 import { z } from "zod";
@@ -124,7 +124,7 @@ export { BackendKind };
 
 export const Health = z.object({ ok: z.boolean(), version: z.string() });
 
-/** `POST …/interrupts/:i` — exactly one of the four shapes (SPEC.md §5). */
+/** `POST …/interrupts/:i` — exactly one of the four shapes (docs/api.md, "Interrupts"). */
 export const InterruptAnswer = z.union([
   z.object({ decision: z.enum(["allow_once", "allow_always", "reject"]), message: z.string().trim().max(10_000).optional() }).strict(),
   z.object({ answers: z.array(z.array(z.string().max(10_000)).max(50)).min(1).max(20) }).strict(),

@@ -1,6 +1,6 @@
 /**
  * A resumable Server-Sent Events client over fetch + eventsource-parser. Reconnects with backoff and
- * resumes with `Last-Event-ID`, so no event is lost or applied twice across reconnects (SPEC.md §6).
+ * resumes with `Last-Event-ID`, so no event is lost or applied twice across reconnects (docs/api.md, "Event stream").
  */
 import { createParser } from "eventsource-parser";
 

@@ -1,7 +1,7 @@
 /**
  * `diffStates(old, fresh)` gives the timeline events that turn `old` into `fresh`. Adapters reload a
  * session from its backend after an upstream disconnect and the hub publishes this diff, so a
- * backend without replay (OpenCode's `/event`) still loses nothing (SPEC.md §6).
+ * backend without replay (OpenCode's `/event`) still loses nothing (docs/architecture.md, the OpenCode adapter).
  */
 import type { Block, Message, TimelineEvent } from "../model";
 import type { SessionState } from "./reducer";

@@ -37,7 +37,7 @@ const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 const CAUGHT_UP_BYTES = 64 * 1024;
 const RETRY = encoder.encode("retry: 1000\n\n");
 
-/** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (SPEC.md §6). */
+/** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (docs/api.md, "Event stream"). */
 export function sseResponse(opts: SseOptions): Response {
   const maxQueueBytes = opts.maxQueueBytes ?? 4 * 1024 * 1024;
   let cleanup: (() => void) | undefined;

@@ -71,7 +71,7 @@ const timedFetch: typeof fetch = (input, init) => {
 type Result<T> = { data?: T; error?: unknown; response?: Response };
 
 /**
- * OpenCode server adapter (SPEC.md §2): REST through `@opencode-ai/sdk`, one `/global/event`
+ * OpenCode server adapter (docs/backends/opencode.md): REST through `@opencode-ai/sdk`, one `/global/event`
  * subscription per server shared by every browser, reconnect with backoff and reconciliation.
  */
 export class OpencodeAdapter implements BackendAdapter {

@@ -6,7 +6,7 @@ import { app, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
-/** SSE of timeline events: `id: <seq>`, resume with `Last-Event-ID` or `?after=<seq>` (SPEC.md §6). */
+/** SSE of timeline events: `id: <seq>`, resume with `Last-Event-ID` or `?after=<seq>` (docs/api.md, "Event stream"). */
 export const GET = route<SessionParams>(async (req, { backendId, sessionId }) => {
   const q = readQuery(req, EventsQuery);
   const header = req.headers.get("last-event-id");
