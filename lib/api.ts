@@ -122,8 +122,6 @@ export const BackendDefinition = z.discriminatedUnion("kind", [
 export type BackendDefinition = z.infer<typeof BackendDefinition>;
 export { BackendKind };
 
-export const Health = z.object({ ok: z.boolean(), version: z.string() });
-
 /** `POST …/interrupts/:i` — exactly one of the four shapes (docs/api.md, "Interrupts"). */
 export const InterruptAnswer = z.union([
   z.object({ decision: z.enum(["allow_once", "allow_always", "reject"]), message: z.string().trim().max(10_000).optional() }).strict(),

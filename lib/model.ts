@@ -350,7 +350,6 @@ export const TimelineEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("stream.reset"), reason: z.string() }),
 ]);
 export type TimelineEvent = z.infer<typeof TimelineEvent>;
-export type TimelineEventType = TimelineEvent["type"];
 export type WireEvent = TimelineEvent & { seq: number };
 
 /** What `GET …/snapshot` answers. */
