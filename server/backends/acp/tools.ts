@@ -4,6 +4,7 @@
  * is about. Pure and defensive, like ./normalize.ts (which keeps the per-session state).
  */
 import type { ToolBlock, ToolName, ToolStatus, Todo } from "@/lib/model";
+import { TOOL_NAMES } from "../shared/tool-names";
 import { arr, isObj, num, obj, str, type Obj } from "../shared/values";
 
 /** The text of an ACP content block (text, a resource link as a Markdown link, an embedded text resource). */
@@ -24,28 +25,8 @@ export function contentText(content: unknown): string | undefined {
 }
 
 
-const TITLE_TOOLS: Record<string, ToolName> = {
-  bash: "bash",
-  shell: "bash",
-  read: "read",
-  view: "read",
-  write: "write",
-  create: "write",
-  edit: "edit",
-  multiedit: "edit",
-  patch: "patch",
-  apply_patch: "patch",
-  grep: "grep",
-  glob: "glob",
-  list: "list",
-  ls: "list",
-  webfetch: "webfetch",
-  fetch: "webfetch",
-  task: "task",
-  todowrite: "todo",
-  todoread: "todo",
-  question: "question",
-};
+/** OpenCode's names and the aliases ACP agents use in their titles. */
+const TITLE_TOOLS: Readonly<Record<string, ToolName>> = { ...TOOL_NAMES, view: "read", create: "write", fetch: "webfetch" };
 
 /** ACP `ToolKind` (plus, for kind `other`, the agent's tool name in the title) → canonical tool. */
 export function toolNameOf(kind: string | undefined, title: string | undefined): ToolName {

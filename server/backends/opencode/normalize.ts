@@ -21,6 +21,7 @@ import type {
 } from "@/lib/model";
 import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
 
+import { canonicalTool } from "../shared/tool-names";
 import { isObj, obj, str, num, arr, type Obj } from "../shared/values";
 
 export interface Normalized {
@@ -155,28 +156,8 @@ export function toFileDiffs(raw: unknown): FileDiff[] {
 
 /* ------------------------------------------------------------------------------ parts */
 
-const TOOL_MAP: Record<string, ToolName> = {
-  bash: "bash",
-  shell: "bash",
-  read: "read",
-  write: "write",
-  edit: "edit",
-  multiedit: "edit",
-  patch: "patch",
-  apply_patch: "patch",
-  grep: "grep",
-  glob: "glob",
-  list: "list",
-  ls: "list",
-  webfetch: "webfetch",
-  task: "task",
-  todowrite: "todo",
-  todoread: "todo",
-  question: "question",
-};
-
 export function normalizeToolName(raw: string): ToolName {
-  return TOOL_MAP[raw.toLowerCase()] ?? "other";
+  return canonicalTool(raw);
 }
 
 function toolStatus(status: string | undefined, error: string | undefined): ToolStatus {
