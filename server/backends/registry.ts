@@ -7,10 +7,8 @@ import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import type { Hub } from "../hub/hub";
 import { log } from "../log";
-import { EmbeddedOpencode } from "../processes/opencode-serve";
 import type { Store } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
-import { OpencodeAdapter } from "./opencode/adapter";
 import type { BackendAdapter } from "./types";
 
 export const EMBEDDED_ID = "local";
@@ -121,21 +119,18 @@ export class BackendRegistry {
     await Promise.allSettled([...this.adapters.values()].map((a) => a.stop()));
   }
 
-  private add(id: string, def: BackendDefinition, source: "env" | "store"): BackendAdapter {
-    const adapter = kindEntry(def.kind).create(def.config, { id, label: def.label, source, workspace: this.config.workspace, store: this.store, sink: this.hub });
+  private add(id: string, def: BackendDefinition, source: "env" | "store" | "embedded"): BackendAdapter {
+    // The embedded backend is the console's own: as trusted as the operator's.
+    const ctxSource = source === "embedded" ? "env" : source;
+    const adapter = kindEntry(def.kind).create(def.config, { id, label: def.label, source: ctxSource, workspace: this.config.workspace, store: this.store, sink: this.hub });
     this.adapters.set(id, adapter);
     this.sources.set(id, source);
     adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
     return adapter;
   }
 
+  /** With no backend configured, the console runs its own `opencode serve` (an `opencode` entry without a URL). */
   private startEmbedded() {
-    const adapter = new OpencodeAdapter(
-      { id: EMBEDDED_ID, label: "OpenCode", embedded: new EmbeddedOpencode({ cwd: this.config.workspace }) },
-      this.hub,
-    );
-    this.adapters.set(EMBEDDED_ID, adapter);
-    this.sources.set(EMBEDDED_ID, "embedded");
-    adapter.start().catch((err: unknown) => log.error("embedded opencode failed to start", { error: String(err) }));
+    this.add(EMBEDDED_ID, { kind: "opencode", label: "OpenCode", config: {} }, "embedded");
   }
 }
