@@ -25,13 +25,14 @@ export interface EventSink {
   /**
    * The hub's materialized state of a session whose channel is open, else undefined. Adapters that
    * keep a transcript for their backend read it here instead of running the reducer themselves.
+   * (Optional so that test sinks need not implement it; the hub does.)
    */
-  sessionState(backendId: string, sessionId: string): SessionState | undefined;
+  sessionState?(backendId: string, sessionId: string): SessionState | undefined;
   /**
    * Opens (loads, through the adapter's `loadSession`) the session's channel, so the events the
    * adapter is about to publish are materialized by the hub even when no browser watches.
    */
-  openSession(backendId: string, sessionId: string): Promise<void>;
+  openSession?(backendId: string, sessionId: string): Promise<void>;
 }
 
 /**

@@ -418,7 +418,7 @@ export class AcpAdapter implements BackendAdapter {
       return;
     }
     // The hub materializes the turn (and the transcript kept from it) even when no browser watches.
-    await this.sink.openSession(this.id, rt.id);
+    await this.sink.openSession?.(this.id, rt.id);
     const c = await this.sessions.attach(rt);
     this.startTurn(rt, c, body);
   }

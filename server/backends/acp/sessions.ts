@@ -139,7 +139,7 @@ export class AcpSessions {
 
   /** The session's messages as the hub holds them, else as the console kept them. */
   transcriptOf(rt: Runtime): Transcript | undefined {
-    const live = this.ctx.sink.sessionState(this.ctx.backendId, rt.id);
+    const live = this.ctx.sink.sessionState?.(this.ctx.backendId, rt.id);
     if (live) return { messages: live.messages, todos: live.todos };
     const stored = this.ctx.transcripts.get(rt.id);
     return stored?.messages ? { messages: stored.messages, todos: stored.todos ?? [] } : undefined;

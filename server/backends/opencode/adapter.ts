@@ -241,7 +241,7 @@ export class OpencodeAdapter implements BackendAdapter {
   private async reconcileAll() {
     // Sessions the console showed running: if OpenCode now has them idle with an unfinished reply,
     // the turn died with the server (killed, crashed) and the user is told so.
-    const wasBusy = new Set(this.sink.openSessions(this.id).filter((sid) => isBusy(this.sink.sessionState(this.id, sid)?.session?.status)));
+    const wasBusy = new Set(this.sink.openSessions(this.id).filter((sid) => isBusy(this.sink.sessionState?.(this.id, sid)?.session?.status)));
     const [statusRes] = await Promise.all([this.call(() => this.client!.session.status()), this.requests.refresh()]);
     const live = (statusRes ?? {}) as Record<string, unknown>;
     const seen = new Set<string>();
