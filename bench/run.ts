@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: measures the event relay and the reducer against baselines measured in the same
- * run, and prints ratios (SPEC.md §9). No assertion on wall-clock time anywhere in the tests.
+ * run, and prints ratios (`npm run bench`, docs/architecture.md). No assertion on wall-clock time anywhere in the tests.
  *
  *   relay:   events published into a hub channel → SSE over HTTP → parsed by a client,
  *            vs. a raw Node SSE pipe writing the same frames.

@@ -44,7 +44,7 @@ async function readSse(url: string, headers: Record<string, string>, until: (evs
   return { events, ids };
 }
 
-test.describe("HTTP API contract (SPEC.md §5–6)", () => {
+test.describe("HTTP API contract (docs/api.md)", () => {
   test("session, 202 prompt, seq-numbered events and exact Last-Event-ID replay", async ({ api, stack, request }) => {
     stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo contract" } }] }, { text: "contract done" });
     const s = await api.createSession("contract");

@@ -1,5 +1,5 @@
 /**
- * Fault injection (SPEC.md §6, issue 7): the console keeps every event through crashes and
+ * Fault injection (docs/api.md, "Event stream"): the console keeps every event through crashes and
  * disconnects, and nothing here takes it down.
  *
  * - OpenCode SIGKILLed mid-turn and restarted by the console → reconnected, reconciled, whole.

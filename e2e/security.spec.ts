@@ -1,5 +1,5 @@
 /**
- * The console lets no one in who does not belong (SPEC.md §8, docs/security.md): every route and
+ * The console lets no one in who does not belong (docs/security.md): every route and
  * page refuses a request without credentials or with wrong ones (except the public few), logins are
  * rate limited and logout ends the session, cross-site writes are refused, bodies are bounded and
  * validated, client directories stay inside the workspace roots, secrets stay on the server, and

@@ -1,5 +1,5 @@
 /**
- * Untrusted content stays inert (SPEC.md §8): a corpus of XSS payloads goes through every channel
+ * Untrusted content stays inert (docs/security.md): a corpus of XSS payloads goes through every channel
  * the model and the backend control — assistant text, reasoning, the user's own prompt, bash
  * output, file contents read by a tool, session titles and error messages — with the real OpenCode
  * and the scripted model. In Chromium nothing may execute (no dialog, `window.__xss` never

@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the console's HTTP API (SPEC.md §5). Isomorphic: route handlers
+ * Request and response schemas of the console's HTTP API (docs/api.md). Isomorphic: route handlers
  * validate with these, and the browser client uses the same types.
  */
 import { z } from "zod";
@@ -122,9 +122,7 @@ export const BackendDefinition = z.discriminatedUnion("kind", [
 export type BackendDefinition = z.infer<typeof BackendDefinition>;
 export { BackendKind };
 
-export const Health = z.object({ ok: z.boolean(), version: z.string() });
-
-/** `POST …/interrupts/:i` — exactly one of the four shapes (SPEC.md §5). */
+/** `POST …/interrupts/:i` — exactly one of the four shapes (docs/api.md, "Interrupts"). */
 export const InterruptAnswer = z.union([
   z.object({ decision: z.enum(["allow_once", "allow_always", "reject"]), message: z.string().trim().max(10_000).optional() }).strict(),
   z.object({ answers: z.array(z.array(z.string().max(10_000)).max(50)).min(1).max(20) }).strict(),
@@ -349,7 +347,7 @@ export const SessionSettingBody = z
   .strict();
 export type SessionSettingBody = z.infer<typeof SessionSettingBody>;
 
-/** `GET /api/backends/presets` — ready-made ACP agents, and whether their binary is installed. */
+/** `GET /api/backends/presets` — ready-made backends of every kind, and whether their binary is installed. */
 export const BackendPreset = z.object({
   id: z.string(),
   kind: BackendKind,
@@ -361,6 +359,10 @@ export const BackendPreset = z.object({
   path: z.string().optional(),
 });
 export type BackendPreset = z.infer<typeof BackendPreset>;
+
+/** `GET /api/backends/kinds` — the kinds this console can run, and how the settings page adds one. */
+export const BackendKindInfo = z.object({ kind: BackendKind, title: z.string(), form: z.enum(["command", "url", "none"]) });
+export type BackendKindInfo = z.infer<typeof BackendKindInfo>;
 
 /** `GET /api/backends/:b/logs` — the stderr tail of a stdio agent. */
 export const BackendLogs = z.object({ lines: z.array(z.string()) });

@@ -1,6 +1,6 @@
 /**
  * What each capability lets the user do, in words: the API's 409 message and the UI's "why is this
- * disabled" hover text come from here, so they always agree (SPEC.md §3 rule 3).
+ * disabled" hover text come from here, so they always agree (gated in server/capability.ts; docs/api.md, "Capabilities").
  */
 import type { Backend, Capabilities } from "./model";
 

@@ -1,5 +1,5 @@
 /**
- * The canonical model (SPEC.md §4). Every adapter translates its protocol into these shapes and
+ * The canonical model (docs/architecture.md, "One model, one reducer"). Every adapter translates its protocol into these shapes and
  * nothing else; the browser knows only these. Isomorphic: no Node or DOM imports.
  */
 import { z } from "zod";
@@ -317,7 +317,7 @@ export const Todo = z.object({
 export type Todo = z.infer<typeof Todo>;
 
 /* ----------------------------------------------------------------------------------------------
- * Timeline events (SPEC.md §4). `seq` is added on the wire by the hub.
+ * Timeline events (docs/api.md, "Event stream"). `seq` is added on the wire by the hub.
  * -------------------------------------------------------------------------------------------- */
 
 export const TimelineEvent = z.discriminatedUnion("type", [
@@ -350,7 +350,6 @@ export const TimelineEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("stream.reset"), reason: z.string() }),
 ]);
 export type TimelineEvent = z.infer<typeof TimelineEvent>;
-export type TimelineEventType = TimelineEvent["type"];
 export type WireEvent = TimelineEvent & { seq: number };
 
 /** What `GET …/snapshot` answers. */

@@ -5,7 +5,7 @@ import { ApiError } from "./errors";
 
 /**
  * The adapter's implementation of a capability, bound to it — or a 409 with the reason when the
- * backend does not declare the capability (SPEC.md §3 rule 3). Routes call this before acting.
+ * backend does not declare the capability (lib/capabilities.ts words it; docs/api.md, "Capabilities"). Routes call this before acting.
  */
 export function capability<A extends unknown[], R>(
   adapter: BackendAdapter,

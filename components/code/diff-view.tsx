@@ -260,12 +260,6 @@ export function diffFromStrings(path: string, before: string, after: string, con
   return [before === "" ? "--- /dev/null" : `--- a/${p}`, after === "" ? "+++ /dev/null" : `+++ b/${p}`, ...out].join("\n") + "\n";
 }
 
-/** Line counts of a patch: additions and deletions. */
-export function diffStats(patch: string): { additions: number; deletions: number } {
-  const d = parseUnifiedDiff(patch);
-  return { additions: d.additions, deletions: d.deletions };
-}
-
 /* ----------------------------------------------------------------------------------- component */
 
 type Hl = ReturnType<typeof useHighlight>;

@@ -5,6 +5,7 @@ import { DiffView } from "../code/diff-view";
 import { cx } from "../ui/cx";
 import { IconShield } from "../ui/icons";
 import { useAnswer } from "./use-answer";
+import { askedBySubagent } from "@/lib/timeline/selectors";
 
 const btn = "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12px] font-medium disabled:opacity-50";
 
@@ -48,7 +49,7 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
         <IconShield className="size-4 shrink-0 text-warn" />
         <span className="font-semibold text-fg">Permission needed</span>
         {p && <span className="rounded border border-border bg-raised px-1.5 font-mono text-[11px] text-muted">{p.action}</span>}
-        {interrupt.ownerSessionId && interrupt.ownerSessionId !== interrupt.sessionId && <span className="text-[11px] text-faint">asked by a subagent</span>}
+        {askedBySubagent(interrupt) && <span className="text-[11px] text-faint">asked by a subagent</span>}
       </div>
       {p?.diff && p.path ? (
         // An edit: the file and the change it would make (the diff's header names the file).

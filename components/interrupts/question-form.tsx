@@ -4,6 +4,7 @@ import type { Interrupt } from "@/lib/model";
 import { cx } from "../ui/cx";
 import { IconHelp } from "../ui/icons";
 import { useAnswer } from "./use-answer";
+import { askedBySubagent } from "@/lib/timeline/selectors";
 
 const btn = "inline-flex h-7 items-center rounded-md border px-3 text-[12px] font-medium disabled:opacity-50";
 
@@ -81,7 +82,7 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
       <div className="flex items-center gap-2 text-[12.5px]">
         <IconHelp className="size-4 shrink-0 text-accent" />
         <span className="font-semibold text-fg">{questions.length > 1 ? `${questions.length} questions` : "Question"}</span>
-        {interrupt.ownerSessionId && interrupt.ownerSessionId !== interrupt.sessionId && <span className="text-[11px] text-faint">asked by a subagent</span>}
+        {askedBySubagent(interrupt) && <span className="text-[11px] text-faint">asked by a subagent</span>}
       </div>
       <div className="mt-2 flex flex-col gap-3">
         {questions.map((q, qi) => {

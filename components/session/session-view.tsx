@@ -9,7 +9,7 @@ import { setBaseTitle } from "@/lib/client/page-title";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import type { Message, ModelRef, Session } from "@/lib/model";
-import { currentContext, mergeChanges, revertIndex, turns, userText } from "@/lib/timeline/selectors";
+import { currentContext, isBusy, mergeChanges, revertIndex, turns, userText } from "@/lib/timeline/selectors";
 import { ReviewPanel, type PanelTab } from "../review/review-panel";
 import { ShareButton } from "../share/share-dialog";
 import { MessageActionsContext, type MessageActionsValue } from "../timeline/message-actions";
@@ -73,7 +73,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   const backend = live.backends.find((b) => b.id === backendId);
   const { session, messages, interrupts, lastError, todos } = view.state;
   const link = linkState(view.connection, backend);
-  const busy = session ? session.status !== "idle" && session.status !== "error" : false;
+  const busy = isBusy(session?.status);
   const label = backend?.label ?? "This backend";
   const path = sessionPath(backendId, sessionId);
 

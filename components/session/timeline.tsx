@@ -1,7 +1,7 @@
 "use client";
 import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { Interrupt, Message, Session } from "@/lib/model";
-import { revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
+import { isBusy, revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
 import { DiffStat } from "../code/diff-view";
 import { InterruptCard } from "../interrupts/interrupt-card";
 import { MessageView } from "../timeline/message-view";
@@ -119,7 +119,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     if (el.scrollTop < 200 && hasOlder && !loadingOlder) onLoadOlder();
   };
 
-  const busy = session?.status === "busy" || session?.status === "retry" || session?.status === "waiting";
+  const busy = isBusy(session?.status);
   let lastAssistant = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i]!.role === "assistant") {

@@ -1,8 +1,8 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import type { BackendDefinition, BackendPreset } from "@/lib/api";
-import type { Backend } from "@/lib/model";
+import type { BackendDefinition, BackendKindInfo, BackendPreset } from "@/lib/api";
+import type { Backend, BackendKind } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
 import { formatCommandLine, parseCommandLine, parseEnvLines } from "@/lib/command-line";
 import { cx } from "../ui/cx";
@@ -11,13 +11,18 @@ import { Spinner } from "../ui/spinner";
 const input = "h-8 w-full rounded-md border border-border bg-sunken px-2.5 text-[13px] text-fg outline-none placeholder:text-faint focus:border-accent";
 
 /**
- * Add an ACP agent: a label, a command line (spawned directly, no shell), environment variables (kept
- * on the server; the browser only ever sees them as ***) and a working directory. Presets fill the
- * form for the agents found on this machine.
+ * Add a stdio agent (an ACP agent, or any kind whose kind table entry adds it by command line): a
+ * label, a command line (spawned directly, no shell), environment variables (kept on the server; the
+ * browser only ever sees them as ***) and a working directory. Presets fill the form (and pick the
+ * kind) for the agents found on this machine; with more than one such kind, a select picks it.
  */
 export function AddAcpBackend() {
   const qc = useQueryClient();
   const presets = useQuery({ queryKey: ["backend-presets"], queryFn: () => apiGet<{ items: BackendPreset[] }>("/api/backends/presets") });
+  const kinds = useQuery({ queryKey: ["backend-kinds"], queryFn: () => apiGet<{ items: BackendKindInfo[] }>("/api/backends/kinds") });
+  const commandKinds = (kinds.data?.items ?? []).filter((k) => k.form === "command");
+  const [chosenKind, setKind] = useState<BackendKind>();
+  const kind = chosenKind ?? commandKinds[0]?.kind;
   const [label, setLabel] = useState("");
   const [command, setCommand] = useState("");
   const [env, setEnv] = useState("");
@@ -27,6 +32,7 @@ export function AddAcpBackend() {
   const [added, setAdded] = useState<string>();
 
   const applyPreset = (p: BackendPreset) => {
+    if (commandKinds.some((k) => k.kind === p.kind)) setKind(p.kind);
     setLabel(p.label);
     setCommand(formatCommandLine(p.command));
     setError(undefined);
@@ -41,12 +47,14 @@ export function AddAcpBackend() {
     try {
       const args = parseCommandLine(command);
       if (args.length === 0) throw new Error("Enter the command that starts the agent");
+      if (!kind) throw new Error("This console offers no agent kind that runs a command");
       const vars = parseEnvLines(env);
       def = {
-        kind: "acp",
+        kind,
         label: label.trim(),
         config: { command: args, ...(Object.keys(vars).length ? { env: vars } : {}), ...(cwd.trim() ? { cwd: cwd.trim() } : {}) },
-      };
+        // a "command" kind takes the stdio config (lib/api.ts StdioBackendConfig); the server validates it
+      } as BackendDefinition;
       if (!def.label) throw new Error("Give the agent a label");
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -93,6 +101,18 @@ export function AddAcpBackend() {
         {presets.isLoading && <Spinner size={11} />}
       </div>
       <div className="mt-3 grid grid-cols-1 gap-3 md:grid-cols-2">
+        {commandKinds.length > 1 && (
+          <label className="flex flex-col gap-1 text-[12px] text-muted md:col-span-2">
+            Kind
+            <select className={input} value={kind} onChange={(e) => setKind(e.target.value as BackendKind)} data-testid="backend-kind">
+              {commandKinds.map((k) => (
+                <option key={k.kind} value={k.kind}>
+                  {k.title}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Label
           <input className={input} value={label} onChange={(e) => setLabel(e.target.value)} placeholder="GitHub Copilot CLI" data-testid="backend-label" maxLength={100} />
@@ -118,7 +138,7 @@ export function AddAcpBackend() {
         </label>
       </div>
       <div className="mt-3 flex items-center gap-3">
-        <button type="submit" disabled={saving} data-testid="add-backend-submit" className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[13px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50">
+        <button type="submit" disabled={saving || kinds.isLoading} data-testid="add-backend-submit" className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[13px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50">
           {saving && <Spinner size={11} />}
           Add agent
         </button>

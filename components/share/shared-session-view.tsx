@@ -11,6 +11,7 @@ import { IconBan, IconClock, IconEye, IconMoon, IconShield, IconSun } from "@/co
 import { PulseDots } from "@/components/ui/spinner";
 import { absoluteTime, expiryText } from "./share-format";
 import { useMarkerHighlight } from "./use-marker-highlight";
+import { isBusy } from "@/lib/timeline/selectors";
 
 const GONE: Record<ShareEndReason, { title: string; text: string }> = {
   revoked: { title: "This share was revoked", text: "The person who shared this session has turned the link off." },
@@ -61,7 +62,7 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
   const [theme, toggleTheme] = useTheme();
   const { session, messages } = view.state;
   const share = view.share;
-  const busy = session?.status === "busy" || session?.status === "retry" || session?.status === "waiting";
+  const busy = isBusy(session?.status);
   let lastAssistant = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i]!.role === "assistant") {

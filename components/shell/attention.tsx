@@ -4,6 +4,7 @@ import { useContext, useEffect, useSyncExternalStore } from "react";
 import { getBaseTitle, subscribeBaseTitle } from "@/lib/client/page-title";
 import { GlobalStoreContext, useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { notificationsOn } from "@/lib/hooks/use-notifications";
+import { interruptAnchor } from "@/lib/timeline/selectors";
 
 /**
  * Makes pending interrupts impossible to miss: the tab title carries their count, and a browser
@@ -31,7 +32,7 @@ export function AttentionManager() {
       });
       n.onclick = () => {
         window.focus();
-        router.push(`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(it.ownerSessionId ?? it.sessionId)}`);
+        router.push(`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(interruptAnchor(it))}`);
         n.close();
       };
     });

@@ -1,12 +1,13 @@
 "use client";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { cx } from "../ui/cx";
+import { isBusy, isWaiting } from "@/lib/timeline/selectors";
 
 /** The sessions home: what is connected and how to start. */
 export function HomeView() {
   const live = useGlobalEvents();
-  const waiting = Object.values(live.statuses).filter((s) => s.status === "waiting").length;
-  const busy = Object.values(live.statuses).filter((s) => s.status === "busy" || s.status === "retry").length;
+  const waiting = Object.values(live.statuses).filter((s) => isWaiting(s.status)).length;
+  const busy = Object.values(live.statuses).filter((s) => isBusy(s.status) && !isWaiting(s.status)).length;
   return (
     <div className="flex h-full flex-col" data-testid="home">
       <header className="flex h-14 shrink-0 items-center border-b border-border bg-panel px-4">

@@ -7,6 +7,7 @@ import { useNotifications } from "@/lib/hooks/use-notifications";
 import { useAnswer } from "../interrupts/use-answer";
 import { cx } from "../ui/cx";
 import { IconCheck, IconHelp, IconShield, IconX } from "../ui/icons";
+import { interruptAnchor } from "@/lib/timeline/selectors";
 
 function age(ms: number, now: number): string {
   const s = Math.max(0, Math.round((now - ms) / 1000));
@@ -67,7 +68,7 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
     <li data-testid="inbox-item" data-interrupt-id={it.id}>
       <div className="flex h-7 items-center gap-1 pr-1.5 hover:bg-warn/10">
         <Link
-          href={`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(it.ownerSessionId ?? it.sessionId)}`}
+          href={`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(interruptAnchor(it))}`}
           data-testid="inbox-link"
           className="flex h-full min-w-0 flex-1 items-center gap-2 pl-2.5 text-[12.5px] text-fg"
           title={`${it.title} — open the session`}

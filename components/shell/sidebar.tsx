@@ -16,6 +16,7 @@ import { IconBell, IconBellOff, IconBranch, IconFolder, IconLink, IconLogOut, Ic
 import { Inbox } from "./inbox";
 import { IconGear } from "../settings/icon-gear";
 import { SessionStatusGlyph } from "./status-dot";
+import { interruptAnchor, reportedStatus } from "@/lib/timeline/selectors";
 
 function BackendDot({ backend }: { backend: Backend }) {
   const tone = backend.status === "ready" ? "bg-ok" : backend.status === "connecting" ? "bg-warn animate-pulse" : "bg-err";
@@ -64,13 +65,13 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
       if (!byId.has(s.id) && search && !s.title.toLowerCase().includes(search.toLowerCase())) continue;
       if (k && (!byId.has(s.id) || byId.get(s.id)!.updatedAt <= s.updatedAt)) byId.set(s.id, { ...byId.get(s.id), ...s });
     }
-    const waiting = new Set(live.interrupts.filter((i) => i.backendId === backend.id).map((i) => i.ownerSessionId ?? i.sessionId));
+    const waiting = new Set(live.interrupts.filter((i) => i.backendId === backend.id).map(interruptAnchor));
     return [...byId.values()]
       .filter((s) => !live.removed[sessionKey(backend.id, s.id)])
       .map((s) => {
         if (waiting.has(s.id)) return { ...s, status: "waiting" as const };
         const st = live.statuses[sessionKey(backend.id, s.id)];
-        return st ? { ...s, status: st.status === "waiting" ? ("busy" as const) : st.status } : s;
+        return st ? { ...s, status: reportedStatus(st.status) } : s;
       })
       .sort((a, b) => b.updatedAt - a.updatedAt);
   }, [q.data, live.sessions, live.removed, live.statuses, live.interrupts, backend.id, search]);

@@ -236,13 +236,6 @@ export const IconBellOff = make(
   </>,
 );
 export const IconMoon = make("IconMoon", <path d="M20 14.5A8 8 0 1 1 9.5 4a6.5 6.5 0 0 0 10.5 10.5z" />);
-export const IconUser = make(
-  "IconUser",
-  <>
-    <circle cx="12" cy="8" r="4" />
-    <path d="M4 21a8 8 0 0 1 16 0" />
-  </>,
-);
 export const IconCircle = make("IconCircle", <circle cx="12" cy="12" r="8" />);
 export const IconCircleDot = make(
   "IconCircleDot",
@@ -328,14 +321,6 @@ export const IconLink = make(
   <>
     <path d="M10 14a4.5 4.5 0 0 0 6.4 0l3-3a4.5 4.5 0 0 0-6.4-6.4l-1.1 1.1" />
     <path d="M14 10a4.5 4.5 0 0 0-6.4 0l-3 3a4.5 4.5 0 0 0 6.4 6.4l1.1-1.1" />
-  </>,
-);
-export const IconShare = make(
-  "IconShare",
-  <>
-    <path d="M12 3v12" />
-    <path d="m7.5 7.5 4.5-4.5 4.5 4.5" />
-    <path d="M5 12.5V19a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2v-6.5" />
   </>,
 );
 export const IconTrash = make(

@@ -1,10 +1,11 @@
 /**
  * `diffStates(old, fresh)` gives the timeline events that turn `old` into `fresh`. Adapters reload a
  * session from its backend after an upstream disconnect and the hub publishes this diff, so a
- * backend without replay (OpenCode's `/event`) still loses nothing (SPEC.md §6).
+ * backend without replay (OpenCode's `/event`) still loses nothing (docs/architecture.md, the OpenCode adapter).
  */
 import type { Block, Message, TimelineEvent } from "../model";
 import type { SessionState } from "./reducer";
+import { reportedStatus } from "./selectors";
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -54,7 +55,7 @@ export function diffStates(old: SessionState, fresh: SessionState): TimelineEven
   if (fresh.session && (!old.session || old.session.status !== fresh.session.status || old.session.statusDetail !== fresh.session.statusDetail)) {
     out.push({
       type: "session.status",
-      status: fresh.session.status === "waiting" ? "busy" : fresh.session.status,
+      status: reportedStatus(fresh.session.status),
       ...(fresh.session.statusDetail ? { detail: fresh.session.statusDetail } : {}),
     });
   }

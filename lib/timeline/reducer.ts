@@ -1,5 +1,5 @@
 /**
- * The one reducer (SPEC.md §3 rule 2): `apply(state, event)` materializes a session in the hub
+ * The one reducer (docs/architecture.md, "One model, one reducer"): `apply(state, event)` materializes a session in the hub
  * (for snapshots) and in the browser (for live updates). Pure, with structural sharing: only the
  * message and block an event touches get new identities, so React re-renders only those.
  */
@@ -15,6 +15,7 @@ import type {
   Todo,
   ToolBlock,
 } from "../model";
+import { interruptAsks, shownStatus } from "./selectors";
 
 export interface SessionState {
   session: Session | null;
@@ -57,7 +58,7 @@ function replaceAt<T>(arr: readonly T[], i: number, v: T): T[] {
 
 function withStatus(session: Session, status: SessionStatus, detail: string | undefined, pending: number): Session {
   // A pending interrupt is what a running session is blocked on: show it as `waiting`.
-  const effective: SessionStatus = pending > 0 && (status === "busy" || status === "retry") ? "waiting" : status;
+  const effective = shownStatus(status, pending);
   if (session.status === effective && session.statusDetail === detail) return session;
   const next: Session = { ...session, status: effective };
   if (detail === undefined) delete next.statusDetail;
@@ -72,12 +73,8 @@ function approvalStatus(block: ToolBlock, interrupts: readonly Interrupt[], sess
   return waiting ? { ...block, status: "awaiting-approval" } : block;
 }
 
-/** The tool blocks an interrupt is about: the call that asked, or the `task` whose subagent asked. */
-function asks(it: Interrupt, sessionId: string | undefined) {
-  return (b: ToolBlock) =>
-    (it.toolCallId !== undefined && b.callId === it.toolCallId) ||
-    (it.sessionId !== sessionId && b.childSessionId !== undefined && b.childSessionId === it.sessionId);
-}
+/** The tool blocks an interrupt is about (lib/timeline/selectors.ts). */
+const asks = interruptAsks;
 
 function updateTools(messages: Message[], match: (b: ToolBlock) => boolean, f: (b: ToolBlock) => ToolBlock): Message[] {
   for (let mi = messages.length - 1; mi >= 0; mi--) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "../model";
-import { changeTotals, contextTokens, currentContext, mergeChanges, turns, turnUsage, userText } from "./selectors";
+import type { Interrupt, Message, SessionStatus, ToolBlock } from "../model";
+import { changeTotals, contextTokens, currentContext, interruptAnchor, interruptAsks, interruptBlocks, isBusy, isWaiting, mergeChanges, reportedStatus, shownStatus, turns, turnUsage, userText } from "./selectors";
 
 const u = (id: string, text: string, diffs?: Message["diffs"]): Message => ({ id, sessionId: "s", role: "user", createdAt: 0, blocks: [{ id: `${id}t`, kind: "text", text }], ...(diffs ? { diffs } : {}) });
 const a = (id: string, input = 0, output = 0, extra: Partial<NonNullable<Message["usage"]>> = {}): Message => ({
@@ -52,5 +52,40 @@ describe("turn selectors", () => {
     expect(contextTokens({ inputTokens: 10, outputTokens: 2, cacheReadTokens: 5, reasoningTokens: 1 })).toBe(18);
     expect(currentContext(msgs)).toMatchObject({ tokens: 207, message: { id: "m5" } });
     expect(currentContext([u("x", "hi")])).toBeUndefined();
+  });
+});
+
+describe("busy, waiting and where an interrupt shows", () => {
+  it("derives busy and waiting from the status", () => {
+    expect(["busy", "retry", "waiting", "idle", "error"].map((s) => isBusy(s as SessionStatus))).toEqual([true, true, true, false, false]);
+    expect(isBusy(undefined)).toBe(false);
+    expect(isWaiting("waiting")).toBe(true);
+    expect(isWaiting("busy")).toBe(false);
+    expect(shownStatus("busy", 1)).toBe("waiting");
+    expect(shownStatus("retry", 2)).toBe("waiting");
+    expect(shownStatus("idle", 1)).toBe("idle");
+    expect(shownStatus("busy", 0)).toBe("busy");
+    expect(reportedStatus("waiting")).toBe("busy");
+    expect(reportedStatus("retry")).toBe("retry");
+  });
+
+  it("anchors a subagent's interrupt in the session that owns the subagent", () => {
+    const own = { sessionId: "s1" };
+    const sub = { sessionId: "child", ownerSessionId: "s1" };
+    expect(interruptAnchor(own)).toBe("s1");
+    expect(interruptAnchor(sub)).toBe("s1");
+    expect(interruptBlocks(sub, "s1")).toBe(true);
+    expect(interruptBlocks(sub, "child")).toBe(true);
+    expect(interruptBlocks(own, "child")).toBe(false);
+  });
+
+  it("matches the tool an interrupt is about: the call that asked, or the task whose subagent asked", () => {
+    const tool = (callId: string, childSessionId?: string) => ({ id: callId, kind: "tool", callId, tool: "bash", status: "running", input: {}, ...(childSessionId ? { childSessionId } : {}) }) as ToolBlock;
+    const it = { id: "i", sessionId: "s1", kind: "permission", createdAt: 1, toolCallId: "c1" } as Interrupt;
+    expect(interruptAsks(it, "s1")(tool("c1"))).toBe(true);
+    expect(interruptAsks(it, "s1")(tool("c2"))).toBe(false);
+    const fromChild = { ...it, sessionId: "child", toolCallId: "other" } as Interrupt;
+    expect(interruptAsks(fromChild, "s1")(tool("task1", "child"))).toBe(true);
+    expect(interruptAsks(fromChild, "child")(tool("task1", "child"))).toBe(false);
   });
 });

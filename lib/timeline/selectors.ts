@@ -1,8 +1,66 @@
 /**
- * Derived views of a session's state: turns and their changes, the reverted tail, context usage.
+ * Derived views of a session's state: busy / waiting and where an interrupt shows, turns and their
+ * changes, the reverted tail, context usage.
  * Pure and isomorphic; the reducer stays the only code that changes state.
  */
-import type { FileChange, Message, Session, Usage } from "../model";
+import type { FileChange, Interrupt, Message, Session, SessionStatus, ToolBlock, Usage } from "../model";
+
+/* --------------------------------------------------------------------- busy, waiting, anchors */
+
+/** A turn is running: the agent works, retries, or waits for the user. */
+export function isBusy(status: SessionStatus | undefined): boolean {
+  return status === "busy" || status === "retry" || status === "waiting";
+}
+
+/** The session is blocked on the user (a pending interrupt). */
+export function isWaiting(status: SessionStatus | undefined): boolean {
+  return status === "waiting";
+}
+
+/**
+ * The status a session shows: a running session (busy or retrying) with pending interrupts is
+ * `waiting`; anything else is its own status. The one place "waiting for you" is derived.
+ */
+export function shownStatus(status: SessionStatus, pendingInterrupts: number): SessionStatus {
+  return pendingInterrupts > 0 && (status === "busy" || status === "retry") ? "waiting" : status;
+}
+
+/**
+ * The status without the "waiting" overlay, as backends report it (`busy` for a session blocked on
+ * an interrupt): what a diff publishes and a share or the sidebar shows when the interrupts
+ * themselves are not at hand.
+ */
+export function reportedStatus(status: SessionStatus): SessionStatus {
+  return status === "waiting" ? "busy" : status;
+}
+
+/**
+ * The session whose view shows an interrupt: a subagent's interrupt shows in the session that
+ * owns the subagent (`ownerSessionId`), anything else in its own session.
+ */
+export function interruptAnchor(it: Pick<Interrupt, "sessionId" | "ownerSessionId">): string {
+  return it.ownerSessionId ?? it.sessionId;
+}
+
+/** The interrupt was asked by a subagent on behalf of the session that shows it. */
+export function askedBySubagent(it: Pick<Interrupt, "sessionId" | "ownerSessionId">): boolean {
+  return it.ownerSessionId !== undefined && it.ownerSessionId !== it.sessionId;
+}
+
+/** Whether `sessionId` is blocked on the interrupt (its own, or its subagent's it owns). */
+export function interruptBlocks(it: Pick<Interrupt, "sessionId" | "ownerSessionId">, sessionId: string): boolean {
+  return it.sessionId === sessionId || it.ownerSessionId === sessionId;
+}
+
+/**
+ * The tool blocks of session `sessionId` an interrupt is about: the call that asked, or the `task`
+ * whose subagent asked (such a tool shows `awaiting-approval`).
+ */
+export function interruptAsks(it: Interrupt, sessionId: string | undefined): (b: ToolBlock) => boolean {
+  return (b) =>
+    (it.toolCallId !== undefined && b.callId === it.toolCallId) ||
+    (it.sessionId !== sessionId && b.childSessionId !== undefined && b.childSessionId === it.sessionId);
+}
 
 /**
  * Index of the first message hidden by a pending revert (OpenCode hides `revert.messageId` and

@@ -1,7 +1,6 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
-import type { BackendDefinition } from "@/lib/api";
 import { ApiError, isApiError } from "../errors";
 
 /** `SWITCHBOARD_WORKSPACE_ROOTS` (`:`-separated), else the workspace: absolute, realpath'd. */
@@ -47,27 +46,6 @@ export async function resolveWorkspaceDir(input: string, roots: readonly string[
   const st = await fs.promises.stat(real).catch(() => undefined);
   if (!st?.isDirectory()) throw ApiError.badRequest("Not a directory");
   return real;
-}
-
-/**
- * The directories a backend sent by a browser would run in — an embedded OpenCode's `directory`,
- * a stdio (ACP) agent's `cwd` — resolved and confined exactly like a session directory (403
- * outside the roots, symlinks included; 400 when missing). A stdio agent treats its `cwd` as a root
- * of its own for its sessions and its file reads, so it must not widen the workspace.
- * Returns the definition with the real paths. Backends from `SWITCHBOARD_BACKENDS` are the
- * operator's and are not passed through this.
- */
-export async function confineBackendDirs(def: BackendDefinition, roots: readonly string[]): Promise<BackendDefinition> {
-  // An empty value has always meant "the default" (the console's workspace): keep meaning that.
-  if (def.kind === "opencode") {
-    const { directory, ...rest } = def.config;
-    if (directory === undefined || directory.trim() === "") return { ...def, config: rest };
-    return { ...def, config: { ...rest, directory: await resolveWorkspaceDir(directory, roots) } };
-  }
-  if (def.kind === "a2a") return def;
-  const { cwd, ...rest } = def.config;
-  if (cwd === undefined || cwd.trim() === "") return { ...def, config: rest };
-  return { ...def, config: { ...rest, cwd: await resolveWorkspaceDir(cwd, roots) } };
 }
 
 /** True when `err` is the 403 of a directory outside the roots (not a missing or malformed one). */

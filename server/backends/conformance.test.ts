@@ -25,10 +25,20 @@ conformanceSuite("OpenCode adapter (opencode serve)", async () => {
   // Bash runs unasked except the permission check's marker commands, so OpenCode asks like an ACP agent.
   const home = await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } } });
   const workspace = await createWorkspace();
-  const server = await startOpencodeServer({ env: home.env, cwd: workspace });
+  let server = await startOpencodeServer({ env: home.env, cwd: workspace });
   const target: ConformanceTarget = {
     ...modelControls(model),
     asksPermission: true,
+    questionTurn: (q) => ({
+      toolCalls: [{ name: "question", arguments: { questions: [{ question: q.question, header: "Question", options: q.options.map((label) => ({ label, description: `Choose ${label}` })) }] } }],
+    }),
+    async killBackend() {
+      // OpenCode runs outside the console here: it is killed, then started again on its port.
+      const port = server.port;
+      server.kill("SIGKILL");
+      await server.stop();
+      server = await startOpencodeServer({ env: home.env, cwd: workspace, port });
+    },
     async open(sink) {
       const a = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: server.url, directory: workspace }, sink);
       await a.start();
@@ -54,6 +64,10 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
     return {
       ...modelControls(model),
       asksPermission: true,
+      // The console supervises the agent: it restarts it by itself.
+      async killBackend(adapter) {
+        (adapter as AcpAdapter).killProcess("SIGKILL");
+      },
       async open(sink) {
         const a = new AcpAdapter({ id: "acp", label: "ACP agent", command: agent.command, env: agent.env, cwd: workspace, workspace, store }, sink);
         await a.start();

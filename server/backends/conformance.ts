@@ -1,16 +1,24 @@
 /**
- * The shared conformance suite (SPEC.md §3 rule 3, §10): one set of checks every backend adapter must
- * pass, run against its real instance (or its fake) with the scripted model. A target says how to start
- * its adapter and how to script its model; the suite drives the adapter through the real hub, exactly
- * as the HTTP routes do.
+ * The shared conformance suite: one set of checks every backend adapter must pass, run against its
+ * real instance (or its protocol-faithful fake) with the scripted model. A target says how to start
+ * its adapter and how to script its model; the suite drives the adapter through the real hub,
+ * exactly as the HTTP routes do. Adding an adapter: one `conformanceSuite(...)` call in
+ * ./conformance.test.ts with its `ConformanceTarget`.
  *
  * Checks: create a session (read back, listed) · a prompt streams text and the turn ends idle · a tool
  * call appears with its output · abort ends the turn · history survives a reload (a new adapter, and
- * for stdio agents a new process) · permission interrupts round-trip where declared · a whole-session
- * fork holds the history and goes on by itself, where declared · an unknown session is a 404.
+ * for stdio agents a new process) · permission interrupts round-trip where declared · question
+ * interrupts round-trip where declared · a whole-session fork holds the history and goes on by
+ * itself, where declared · rename · history paging where declared · every declared capability
+ * answers, every undeclared one is refused by the route layer's gate (server/capability.ts) with a
+ * 4xx · a reconnect from a `seq` loses nothing · the backend's process killed mid-turn ends the turn
+ * with a visible error and the next prompt works · an unknown session is a 404 · every event the
+ * adapter emitted passes the canonical schema (`TimelineEvent` in lib/model.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend, Message, TimelineEvent, ToolBlock } from "@/lib/model";
+import { TimelineEvent as TimelineEventSchema, type Backend, type Message, type TimelineEvent, type ToolBlock } from "@/lib/model";
+import type { CapabilityName } from "@/lib/capabilities";
+import { capability } from "../capability";
 import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
 import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
@@ -26,6 +34,13 @@ export interface ConformanceTarget {
   resetModel(): void;
   /** The target is configured so that bash asks for permission (required to check interrupts). */
   asksPermission: boolean;
+  /** How this backend's model asks the user a question (its question tool), where it declares questions. */
+  questionTurn?(q: { question: string; options: string[] }): ScriptedTurn;
+  /**
+   * Kills the backend's process mid-turn, as a crash would (SIGKILL). A backend the console
+   * supervises comes back by itself; a target that runs the backend itself starts it again.
+   */
+  killBackend(adapter: BackendAdapter): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,7 +48,11 @@ export interface ConformanceTarget {
 class TeeSink implements EventSink {
   hub: Hub | undefined;
   events: { sessionId: string; event: TimelineEvent }[] = [];
+  /** Events that did not pass the canonical schema, with why. */
+  invalid: { event: unknown; issues: string }[] = [];
   publish(backendId: string, sessionId: string, event: TimelineEvent) {
+    const checked = TimelineEventSchema.safeParse(event);
+    if (!checked.success) this.invalid.push({ event, issues: checked.error.message });
     this.events.push({ sessionId, event });
     this.hub?.publish(backendId, sessionId, event);
   }
@@ -45,6 +64,12 @@ class TeeSink implements EventSink {
   }
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession) {
     this.hub?.reconcile(backendId, sessionId, fresh);
+  }
+  sessionState(backendId: string, sessionId: string) {
+    return this.hub?.sessionState(backendId, sessionId);
+  }
+  async openSession(backendId: string, sessionId: string) {
+    await this.hub?.openSession(backendId, sessionId);
   }
 }
 
@@ -67,8 +92,12 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
     let sink: TeeSink;
     let hub: Hub;
 
+    /** Every event that failed the canonical schema, across adapter instances. */
+    const invalid: TeeSink["invalid"] = [];
+
     async function openAdapter() {
       sink = new TeeSink();
+      sink.invalid = invalid;
       adapter = await target.open(sink);
       hub = new Hub((id) => (id === adapter.id ? adapter : undefined));
       sink.hub = hub;
@@ -246,10 +275,190 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       expect(userText((await adapter.loadSession(channel.sessionId)).messages)).toEqual(["say something to fork"]);
     });
 
+    it("renames a session: the title is read back, listed and published", async () => {
+      const { channel } = await newSession("conformance rename");
+      if (!adapter.info().capabilities.rename || !adapter.renameSession) {
+        expect(() => capability(adapter, "rename", adapter.renameSession)).toThrow();
+        return;
+      }
+      const renamed = await capability(adapter, "rename", adapter.renameSession)(channel.sessionId, "conformance renamed");
+      expect(renamed.title).toBe("conformance renamed");
+      expect((await adapter.getSession(channel.sessionId)).title).toBe("conformance renamed");
+      await until(() => channel.state.session?.title === "conformance renamed", "the rename to reach the hub");
+      const listed = (await adapter.listSessions({ limit: 200, search: "conformance renamed" })).items.find((s) => s.id === channel.sessionId);
+      expect(listed?.title).toBe("conformance renamed");
+    });
+
+    it("pages through the history where declared: every message once, in order", async (ctx) => {
+      if (!adapter.info().capabilities.history) {
+        expect(() => capability(adapter, "history", adapter.loadMessages)).toThrow();
+        ctx.skip(true, "no history paging declared");
+      }
+      target.resetModel();
+      target.enqueue({ text: "First answer." }, { text: "Second answer." }, { text: "Third answer." });
+      const { channel } = await newSession("conformance paging");
+      for (const p of ["first question", "second question", "third question"]) await runTurn(channel, p);
+      const load = capability(adapter, "history", adapter.loadMessages);
+      const pages: Message[][] = [];
+      let before: string | undefined;
+      for (let i = 0; i < 10; i++) {
+        const page = await load(channel.sessionId, { limit: 2, ...(before ? { before } : {}) });
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        pages.unshift(page.items);
+        if (!page.nextCursor) break;
+        before = page.nextCursor;
+      }
+      const all = pages.flat();
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(all.map((m) => m.id)).size).toBe(all.length);
+      expect(all.map((m) => m.id)).toEqual(channel.state.messages.map((m) => m.id));
+      expect(userText(all)).toEqual(["first question", "second question", "third question"]);
+    });
+
+    it("gates capabilities: the declared ones answer, the undeclared ones are refused with a 4xx", async () => {
+      const caps = adapter.info().capabilities;
+      const { session, channel } = await newSession("conformance capabilities");
+      const gated: Partial<Record<CapabilityName, ((...args: never[]) => unknown) | undefined>> = {
+        fork: adapter.fork,
+        revert: adapter.revert,
+        diff: adapter.diff,
+        compact: adapter.compact,
+        models: adapter.models,
+        history: adapter.loadMessages,
+        abort: adapter.abort,
+        rename: adapter.renameSession,
+        delete: adapter.deleteSession,
+        agents: adapter.agents,
+        children: adapter.children,
+      };
+      for (const [cap, fn] of Object.entries(gated) as [CapabilityName, ((...args: never[]) => unknown) | undefined][]) {
+        if (caps[cap] === true) {
+          expect(fn, `${cap} is declared, so the adapter implements it`).toBeTypeOf("function");
+          continue;
+        }
+        let status: number | undefined;
+        try {
+          capability(adapter, cap, fn);
+        } catch (err) {
+          status = isApiError(err) ? err.status : 500;
+          expect((err as Error).message).toMatch(/ cannot /);
+        }
+        expect(status, `${cap} is not declared`).toBe(409);
+      }
+      // The declared ones answer.
+      if (caps.models) expect((await capability(adapter, "models", adapter.models)()).items.length).toBeGreaterThan(0);
+      if (caps.agents) expect(Array.isArray((await capability(adapter, "agents", adapter.agents)()).items)).toBe(true);
+      if (caps.diff) expect(Array.isArray(await capability(adapter, "diff", adapter.diff)(session.id))).toBe(true);
+      if (caps.children) expect(await capability(adapter, "children", adapter.children)(session.id)).toEqual([]);
+      if (caps.search) expect((await adapter.listSessions({ limit: 200, search: "conformance capabilities" })).items.map((s) => s.id)).toContain(session.id);
+      if (caps.abort) await capability(adapter, "abort", adapter.abort)(session.id); // nothing running: a no-op, not an error
+      if (caps.directories) {
+        const dir = session.directory;
+        expect(dir, "a backend with directories says where a session runs").toBeTruthy();
+        const other = await adapter.createSession({ title: "conformance directory", directory: dir! });
+        expect(other.directory).toBe(dir);
+      }
+      if (caps.delete) {
+        const doomed = await adapter.createSession({ title: "conformance delete" });
+        await capability(adapter, "delete", adapter.deleteSession)(doomed.id);
+        expect((await adapter.listSessions({ limit: 200 })).items.map((s) => s.id)).not.toContain(doomed.id);
+      }
+      if (caps.revert) {
+        target.resetModel();
+        target.enqueue({ text: "Something to revert." });
+        await runTurn(channel, "make something to revert");
+        const user = channel.state.messages.find((m) => m.role === "user")!;
+        expect((await capability(adapter, "revert", adapter.revert)(session.id, user.id)).revert?.messageId).toBe(user.id);
+        expect((await capability(adapter, "revert", adapter.unrevert)(session.id)).revert).toBeUndefined();
+      }
+    });
+
+    it("loses nothing when a subscriber reconnects from a seq", async () => {
+      target.resetModel();
+      const words = Array.from({ length: 24 }, (_, i) => `r${i}`);
+      target.enqueue({ text: words.join(" "), chunks: 24, delayMs: 30 });
+      const { channel } = await newSession("conformance reconnect");
+      const start = channel.seq;
+      const startState = channel.state;
+      const frames: { seq: number; event: TimelineEvent }[] = [];
+      const subscriber = (into: typeof frames) => ({
+        write(frame: Uint8Array) {
+          const data = /^data: (.*)$/m.exec(new TextDecoder().decode(frame))?.[1];
+          if (data) {
+            const e = JSON.parse(data) as TimelineEvent & { seq: number };
+            into.push({ seq: e.seq, event: e });
+          }
+          return true;
+        },
+        close() {},
+        closed: false,
+      });
+      const first: typeof frames = [];
+      let off = channel.subscribe(subscriber(first), start);
+      await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "reconnect while streaming" }] });
+      await until(() => first.length >= 4, "a few events before the disconnect");
+      off();
+      const lastSeen = first.at(-1)!.seq;
+      await until(() => channel.state.session?.status === "idle" && assistantText(channel.state.messages).includes(words.at(-1)!), "the turn to end while disconnected", 45_000);
+      const second: typeof frames = [];
+      off = channel.subscribe(subscriber(second), lastSeen);
+      off();
+      frames.push(...first, ...second);
+      // Contiguous seqs from the start to now, none twice, no reset.
+      expect(frames.map((f) => f.seq)).toEqual(Array.from({ length: channel.seq - start }, (_, i) => start + 1 + i));
+      expect(frames.some((f) => f.event.type === "stream.reset")).toBe(false);
+      // And applying them to the state at the start gives the hub's state.
+      const { applyAll } = await import("@/lib/timeline/reducer");
+      const rebuilt = applyAll(startState, frames.map((f) => f.event));
+      expect(rebuilt.messages).toEqual(channel.state.messages);
+    });
+
+    it("round-trips a question interrupt where declared", async (ctx) => {
+      if (!adapter.info().capabilities.interrupts.question) ctx.skip(true, "no question interrupts declared");
+      if (!target.questionTurn || !adapter.answerInterrupt) ctx.skip(true, "declared, but the target cannot make its model ask");
+      target.resetModel();
+      target.enqueue(target.questionTurn!({ question: "Which conformance color?", options: ["red", "blue"] }), { text: "Blue it is, conformantly." });
+      const { channel } = await newSession("conformance question");
+      await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "ask me a color" }] });
+      const it = await until(() => channel.state.interrupts.find((i) => i.kind === "question"), "a question");
+      expect(it.questions?.[0]?.question).toBe("Which conformance color?");
+      expect(channel.state.session!.status).toBe("waiting");
+      // An answer that does not fit is a 400, not a crash.
+      await expect(adapter.answerInterrupt!(channel.sessionId, it.id, { answers: [] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+      await adapter.answerInterrupt!(channel.sessionId, it.id, { answers: [["blue"]] });
+      await until(() => channel.state.session?.status === "idle" && channel.state.interrupts.length === 0, "the answered turn to end");
+      expect(assistantText(channel.state.messages)).toContain("Blue it is, conformantly.");
+    });
+
+    it("ends a turn with a visible error when the backend's process is killed mid-turn, and takes the next prompt", async () => {
+      target.resetModel();
+      const words = Array.from({ length: 60 }, (_, i) => `x${i}`);
+      target.enqueue({ text: words.join(" "), chunks: 60, delayMs: 150 });
+      const { channel } = await newSession("conformance crash");
+      await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "a long reply, then a crash" }] });
+      await until(() => assistantText(channel.state.messages).includes("x3"), "text before the crash");
+      await target.killBackend(adapter);
+      // The turn ends, and says why: an error on the session or on its last reply.
+      const crashed = () => channel.state.lastError ?? channel.state.messages.filter((m) => m.role === "assistant").at(-1)?.error;
+      await until(() => channel.state.session?.status === "idle" && crashed(), "the turn to end with a visible error", 60_000);
+      expect(assistantText(channel.state.messages)).not.toContain(words.at(-1));
+      await until(() => adapter.info().status === "ready", "the backend to be back", 60_000);
+      target.resetModel();
+      target.enqueue({ text: "Alive after the crash." });
+      await runTurn(channel, "still there?", 60_000);
+      expect(assistantText(channel.state.messages)).toContain("Alive after the crash.");
+      expect(channel.state.lastError).toBeUndefined();
+    });
+
     it("answers 404 for an unknown session", async () => {
       const unknown = "ses_0000000000000000000000conf";
       await expect(adapter.getSession(unknown)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.code === "not_found");
       await expect(adapter.loadSession(unknown)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.code === "not_found");
+    });
+
+    it("emitted only events that pass the canonical schema", () => {
+      expect(sink.events.length).toBeGreaterThan(0);
+      expect(invalid.map((x) => `${JSON.stringify(x.event).slice(0, 200)}: ${x.issues}`)).toEqual([]);
     });
   });
 }

@@ -2,15 +2,13 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { BackendDefinition } from "@/lib/api";
 import type { Backend, Interrupt } from "@/lib/model";
-import { confineBackendDirs, isOutsideRoots } from "../auth/workspace";
+import { isOutsideRoots } from "../auth/workspace";
 import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import type { Hub } from "../hub/hub";
 import { log } from "../log";
-import { EmbeddedOpencode } from "../processes/opencode-serve";
 import type { Store } from "../store/store";
-import { AcpAdapter } from "./acp/adapter";
-import { OpencodeAdapter } from "./opencode/adapter";
+import { confineBackendDirs, kindEntry } from "./kinds";
 import type { BackendAdapter } from "./types";
 
 export const EMBEDDED_ID = "local";
@@ -96,12 +94,10 @@ export class BackendRegistry {
    * directories to the workspace roots (`confineBackendDirs`).
    */
   create(def: BackendDefinition): Backend {
-    if (def.kind !== "opencode" && def.kind !== "acp") {
-      throw ApiError.badRequest(`Backend kind "${def.kind}" is not available in this version of the console`);
-    }
+    kindEntry(def.kind); // 400 for a kind this console cannot run
     let id = slug(def.label);
-    // "presets" is a route (GET /api/backends/presets), not a backend
-    while (this.adapters.has(id) || id === "presets") id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
+    // "presets" and "kinds" are routes (GET /api/backends/presets, /kinds), not backends
+    while (this.adapters.has(id) || id === "presets" || id === "kinds") id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
     const adapter = this.add(id, def, "store");
     this.store.putBackend({ id, def, createdAt: Date.now() });
     this.hub.backendChanged(adapter.info());
@@ -123,55 +119,18 @@ export class BackendRegistry {
     await Promise.allSettled([...this.adapters.values()].map((a) => a.stop()));
   }
 
-  private add(id: string, def: BackendDefinition, source: "env" | "store"): BackendAdapter {
-    if (def.kind === "acp") {
-      const adapter = new AcpAdapter(
-        {
-          id,
-          label: def.label,
-          command: def.config.command,
-          ...(def.config.env ? { env: def.config.env } : {}),
-          ...(def.config.cwd ? { cwd: def.config.cwd } : {}),
-          workspace: this.config.workspace,
-          store: this.store,
-          source,
-        },
-        this.hub,
-      );
-      this.adapters.set(id, adapter);
-      this.sources.set(id, source);
-      adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
-      return adapter;
-    }
-    if (def.kind !== "opencode") {
-      log.warn("backend kind not supported yet; skipping", { id, kind: def.kind });
-      throw ApiError.badRequest(`Backend kind "${def.kind}" is not available in this version of the console`);
-    }
-    const adapter = new OpencodeAdapter(
-      {
-        id,
-        label: def.label,
-        ...(def.config.baseUrl ? { baseUrl: def.config.baseUrl } : {}),
-        ...(def.config.username ? { username: def.config.username } : {}),
-        ...(def.config.password ? { password: def.config.password } : {}),
-        ...(def.config.directory ? { directory: def.config.directory } : {}),
-        ...(def.config.baseUrl ? {} : { embedded: new EmbeddedOpencode({ cwd: def.config.directory ?? this.config.workspace }) }),
-      },
-      this.hub,
-    );
+  private add(id: string, def: BackendDefinition, source: "env" | "store" | "embedded"): BackendAdapter {
+    // The embedded backend is the console's own: as trusted as the operator's.
+    const ctxSource = source === "embedded" ? "env" : source;
+    const adapter = kindEntry(def.kind).create(def.config, { id, label: def.label, source: ctxSource, workspace: this.config.workspace, store: this.store, sink: this.hub });
     this.adapters.set(id, adapter);
     this.sources.set(id, source);
     adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
     return adapter;
   }
 
+  /** With no backend configured, the console runs its own `opencode serve` (an `opencode` entry without a URL). */
   private startEmbedded() {
-    const adapter = new OpencodeAdapter(
-      { id: EMBEDDED_ID, label: "OpenCode", embedded: new EmbeddedOpencode({ cwd: this.config.workspace }) },
-      this.hub,
-    );
-    this.adapters.set(EMBEDDED_ID, adapter);
-    this.sources.set(EMBEDDED_ID, "embedded");
-    adapter.start().catch((err: unknown) => log.error("embedded opencode failed to start", { error: String(err) }));
+    this.add(EMBEDDED_ID, { kind: "opencode", label: "OpenCode", config: {} }, "embedded");
   }
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Backend, Interrupt, Message, Session, Todo, TimelineEvent, FileDiff, ModelRef } from "@/lib/model";
 import type { AgentList, CreateSessionBody, InterruptAnswer, ModelInfo, PromptBody } from "@/lib/api";
+import type { SessionState } from "@/lib/timeline/reducer";
 
 export type { ModelInfo };
 
@@ -21,11 +22,23 @@ export interface EventSink {
   /** Adapters call this after an upstream reconnect so the hub can reconcile every open session. */
   openSessions(backendId: string): string[];
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession): void;
+  /**
+   * The hub's materialized state of a session whose channel is open, else undefined. Adapters that
+   * keep a transcript for their backend read it here instead of running the reducer themselves.
+   * (Optional so that test sinks need not implement it; the hub does.)
+   */
+  sessionState?(backendId: string, sessionId: string): SessionState | undefined;
+  /**
+   * Opens (loads, through the adapter's `loadSession`) the session's channel, so the events the
+   * adapter is about to publish are materialized by the hub even when no browser watches.
+   */
+  openSession?(backendId: string, sessionId: string): Promise<void>;
 }
 
 /**
- * One adapter per backend protocol (SPEC.md §2). Adapters translate their protocol into canonical
- * events and nothing else does. Optional methods correspond to capabilities.
+ * One adapter per backend protocol (docs/architecture.md). Adapters translate their protocol into
+ * canonical events and nothing else does; the hub owns session state. Optional methods correspond
+ * to capabilities (`Capabilities` in lib/model.ts, gated in server/capability.ts).
  */
 export interface BackendAdapter {
   readonly id: string;

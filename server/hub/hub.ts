@@ -1,7 +1,7 @@
 import "server-only";
 import type { Backend, GlobalEvent, Session, TimelineEvent } from "@/lib/model";
 import { diffStates } from "@/lib/timeline/diff";
-import { stateFromSnapshot } from "@/lib/timeline/reducer";
+import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
 import type { BackendAdapter, EventSink, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { log } from "../log";
@@ -61,6 +61,14 @@ export class Hub implements EventSink {
     const events = diffStates(ch.state, stateFromSnapshot({ ...fresh, session: this.decorate(backendId, fresh.session) }));
     if (events.length) log.info("reconciled session", { backendId, sessionId, events: events.length });
     for (const e of events) this.publish(backendId, sessionId, e);
+  }
+
+  sessionState(backendId: string, sessionId: string): SessionState | undefined {
+    return this.channels.get(key(backendId, sessionId))?.state;
+  }
+
+  async openSession(backendId: string, sessionId: string): Promise<void> {
+    await this.open(backendId, sessionId);
   }
 
   /* ------------------------------------------------------------------ routes → hub */

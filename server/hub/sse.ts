@@ -43,7 +43,7 @@ export function openStreamCount(): number {
   return counter.__switchboardOpenStreams ?? 0;
 }
 
-/** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (SPEC.md §6). */
+/** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (docs/api.md, "Event stream"). */
 export function sseResponse(opts: SseOptions): Response {
   const maxQueueBytes = opts.maxQueueBytes ?? 4 * 1024 * 1024;
   let cleanup: (() => void) | undefined;

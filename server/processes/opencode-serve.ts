@@ -1,10 +1,10 @@
 import "server-only";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { log } from "../log";
 import { freePort, portIsFree } from "./free-port";
+import { ProcessSupervisor, type ProcessExit, type SupervisedProcess } from "./supervisor";
 
 export interface EmbeddedOpencodeOptions {
   cwd: string;
@@ -13,20 +13,6 @@ export interface EmbeddedOpencodeOptions {
   onState?: (state: "starting" | "ready" | "down", detail?: string) => void;
   /** How long a start may take to print its listening line, and then to answer health (30 s, 20 s). */
   timeouts?: { listenMs?: number; healthMs?: number };
-}
-
-/** Children are killed when the console process exits, whatever the reason: no orphans. */
-const liveChildren = new Set<ChildProcess>();
-let exitHooked = false;
-function track(child: ChildProcess) {
-  liveChildren.add(child);
-  child.once("exit", () => liveChildren.delete(child));
-  if (!exitHooked) {
-    exitHooked = true;
-    process.once("exit", () => {
-      for (const c of liveChildren) c.kill("SIGTERM");
-    });
-  }
 }
 
 const LISTEN_RE = /opencode server listening on (http:\/\/[^\s]+)/;
@@ -39,26 +25,48 @@ export function opencodeBinary(): string {
 }
 
 /**
- * Supervises the console's own `opencode serve` (used when no backend is configured): explicit free
- * port, waits for the "listening" line and a health probe with short timeouts (a request in the
- * instant after bind hangs forever), restarts it with backoff when it dies, stops it with the console.
+ * The console's own `opencode serve` (used when no backend is configured), run on the
+ * `ProcessSupervisor` (./supervisor.ts: process group, restart with backoff, SIGTERM → SIGKILL, no
+ * orphans): an explicit free port, ready once it printed its "listening" line and answers a health
+ * probe with short timeouts (a request in the instant after bind hangs forever). A start that exits,
+ * hangs without the line or never answers health is killed and tried again with backoff.
  */
 export class EmbeddedOpencode {
   readonly username = "opencode";
   /** A random password: the embedded server answers only to this console. */
   readonly password = randomBytes(18).toString("base64url");
-  private child: ChildProcess | undefined;
+  private sup: ProcessSupervisor;
   private port = 0;
-  private stopping = false;
-  private restarts = 0;
-  private stderrTail: string[] = [];
+  private gen = 0;
+  /** Generations already reported as failed (killed by us): their exit is not reported again. */
+  private failed = new Set<number>();
+  private firstStart: { resolve: (url: string) => void; reject: (err: Error) => void } | undefined;
   private readyWaiters: ((url: string) => void)[] = [];
   url: string | undefined;
 
-  constructor(private opts: EmbeddedOpencodeOptions) {}
+  constructor(private opts: EmbeddedOpencodeOptions) {
+    const bin = opts.bin ?? opencodeBinary();
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
+    this.sup = new ProcessSupervisor({
+      name: "embedded opencode",
+      command: () => [bin, "serve", "--port", String(this.port), "--hostname", "127.0.0.1", "--print-logs"],
+      beforeSpawn: async () => {
+        if (!fs.existsSync(bin)) throw new Error(`opencode binary not found at ${bin} (run npm install)`);
+        if (!this.port || !(await portIsFree(this.port))) this.port = await freePort();
+        this.url = undefined;
+        this.opts.onState?.("starting");
+      },
+      env: { ...env, OPENCODE_SERVER_USERNAME: this.username, OPENCODE_SERVER_PASSWORD: this.password },
+      cwd: opts.cwd,
+      stderrLines: 50,
+      onSpawn: (p) => void this.watch(p),
+      onExit: (e) => this.onExit(e),
+    });
+  }
 
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.sup.pid;
   }
 
   /**
@@ -66,15 +74,11 @@ export class EmbeddedOpencode {
    * start fails (no listening line, no health answer, an early exit) it rejects, and the server is
    * tried again with backoff: `whenReady()` resolves when one of those tries succeeds.
    */
-  async start(): Promise<string> {
-    this.stopping = false;
-    try {
-      await this.spawnOnce();
-    } catch (err) {
-      this.retryAfterFailure(err);
-      throw err;
-    }
-    return this.url!;
+  start(): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      this.firstStart = { resolve, reject };
+      this.sup.start();
+    });
   }
 
   /** Resolves with the URL as soon as the server is (again) ready. */
@@ -84,70 +88,78 @@ export class EmbeddedOpencode {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    const c = this.child;
-    this.child = undefined;
-    if (!c || c.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        c.kill("SIGKILL");
-        resolve();
-      }, 3000);
-      c.once("exit", () => {
-        clearTimeout(t);
-        resolve();
-      });
-      c.kill("SIGTERM");
-    });
+    this.url = undefined;
+    await this.sup.stop();
   }
 
-  private async spawnOnce(): Promise<void> {
-    const bin = this.opts.bin ?? opencodeBinary();
-    if (!fs.existsSync(bin)) throw new Error(`opencode binary not found at ${bin} (run npm install)`);
-    if (!this.port || !(await portIsFree(this.port))) this.port = await freePort();
-    this.opts.onState?.("starting");
-    this.url = undefined;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...this.opts.env,
-      OPENCODE_SERVER_USERNAME: this.username,
-      OPENCODE_SERVER_PASSWORD: this.password,
-    };
-    const child = spawn(bin, ["serve", "--port", String(this.port), "--hostname", "127.0.0.1", "--print-logs"], {
-      cwd: this.opts.cwd,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    this.child = child;
-    track(child);
-    this.stderrTail = [];
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (d: string) => {
-      for (const line of d.split("\n")) if (line.trim()) this.stderrTail.push(line);
-      if (this.stderrTail.length > 50) this.stderrTail.splice(0, this.stderrTail.length - 50);
-    });
-    const listening = new Promise<string>((resolve, reject) => {
-      let buf = "";
-      child.stdout?.setEncoding("utf8");
-      child.stdout?.on("data", (d: string) => {
-        buf += d;
+  /** Waits for the listening line (draining stdout for the rest of the process's life), then probes health. */
+  private async watch(p: SupervisedProcess): Promise<void> {
+    const gen = (this.gen = p.generation);
+    const listenMs = this.opts.timeouts?.listenMs ?? 30_000;
+    let found: string | undefined;
+    const timer = setTimeout(() => this.fail(gen, `opencode did not print its listening line within ${listenMs / 1000} s`), listenMs);
+    timer.unref?.();
+    void p.stdin.close().catch(() => undefined);
+    const reader = p.stdout.getReader();
+    const text = new TextDecoder();
+    let buf = "";
+    try {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        if (found) continue;
+        buf = (buf + text.decode(r.value, { stream: true })).slice(-10_000);
         const m = LISTEN_RE.exec(buf);
-        if (m) resolve(m[1]!);
-        if (buf.length > 10_000) buf = buf.slice(-2000);
-      });
-      child.once("exit", (code) => reject(new Error(`opencode exited with code ${code} before listening: ${this.stderrTail.slice(-5).join(" | ")}`)));
-      const listenMs = this.opts.timeouts?.listenMs ?? 30_000;
-      setTimeout(() => reject(new Error(`opencode did not print its listening line within ${listenMs / 1000} s`)), listenMs).unref();
-    });
-    child.once("exit", (code, signal) => this.onExit(child, code, signal));
-    const url = await listening;
-    await this.probe(url);
+        if (!m) continue;
+        found = m[1]!;
+        clearTimeout(timer);
+        void this.probe(found).then(
+          () => this.ready(gen, found!),
+          (err: unknown) => this.fail(gen, err instanceof Error ? err.message : String(err)),
+        );
+      }
+    } catch {
+      // the process is gone: its exit is reported by the supervisor
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private ready(gen: number, url: string) {
+    if (gen !== this.gen || this.failed.has(gen)) return;
     this.url = url.replace(/\/$/, "");
-    this.restarts = 0;
-    log.info("embedded opencode ready", { url: this.url, pid: child.pid });
+    this.sup.markHealthy();
+    log.info("embedded opencode ready", { url: this.url, pid: this.sup.pid });
     this.opts.onState?.("ready");
+    this.firstStart?.resolve(this.url);
+    this.firstStart = undefined;
     for (const w of this.readyWaiters.splice(0)) w(this.url);
+  }
+
+  /** A start that failed: reported, the half-started process killed, and another try follows. */
+  private fail(gen: number, message: string) {
+    if (gen !== this.gen || this.failed.has(gen) || this.url) return;
+    this.failed.add(gen);
+    this.report(message);
+    this.sup.kill();
+  }
+
+  private report(message: string) {
+    log.error("embedded opencode did not start; trying again", { error: message });
+    this.opts.onState?.("down", message);
+    this.firstStart?.reject(new Error(message));
+    this.firstStart = undefined;
+  }
+
+  private onExit(e: ProcessExit) {
+    const wasReady = this.url !== undefined && e.generation === this.gen;
+    this.url = undefined;
+    if (this.failed.delete(e.generation) || e.restartInMs === undefined) return;
+    if (wasReady) {
+      log.warn("embedded opencode died; restarting", { code: e.code, signal: e.signal, stderr: this.sup.logs().slice(-3) });
+      this.opts.onState?.("down", `opencode exited (${e.signal ?? `code ${e.code}`})`);
+      return;
+    }
+    const tail = this.sup.logs().filter((l) => !l.startsWith("[switchboard]")).slice(-5).join(" | ");
+    this.report(e.error ?? `opencode exited with code ${e.code} before listening: ${tail}`);
   }
 
   private async probe(url: string): Promise<void> {
@@ -164,39 +176,5 @@ export class EmbeddedOpencode {
       await sleep(150);
     }
     throw new Error(`opencode did not answer its health probe within ${healthMs / 1000} s`);
-  }
-
-  private restartTimer: ReturnType<typeof setTimeout> | undefined;
-
-  private scheduleRestart() {
-    if (this.restartTimer || this.stopping) return;
-    const delay = Math.min(30_000, 500 * 2 ** this.restarts++);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (this.stopping) return;
-      this.spawnOnce().catch((err: unknown) => this.retryAfterFailure(err));
-    }, delay);
-    this.restartTimer.unref?.();
-  }
-
-  /** A start that failed: the half-started child goes, and another try is scheduled. */
-  private retryAfterFailure(err: unknown) {
-    log.error("embedded opencode did not start; trying again", { error: err instanceof Error ? err.message : String(err) });
-    const c = this.child;
-    this.child = undefined;
-    c?.kill("SIGKILL");
-    this.opts.onState?.("down", err instanceof Error ? err.message : String(err));
-    this.scheduleRestart();
-  }
-
-  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null) {
-    if (this.child !== child) return;
-    this.child = undefined;
-    this.url = undefined;
-    if (this.stopping) return;
-    const detail = `opencode exited (${signal ?? `code ${code}`})`;
-    log.warn("embedded opencode died; restarting", { code, signal, stderr: this.stderrTail.slice(-3) });
-    this.opts.onState?.("down", detail);
-    this.scheduleRestart();
   }
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ndjsonLines } from "../backends/shared/framing";
 import { ProcessSupervisor, type ProcessExit, type SupervisedProcess } from "./supervisor";
 
 const node = process.execPath;
@@ -52,11 +53,11 @@ function supervise(script: string, extra: Partial<ConstructorParameters<typeof P
 }
 
 describe("ProcessSupervisor", () => {
-  it("frames stdout as NDJSON and skips malformed lines, noting them in the log", async () => {
+  it("frames stdout (here as NDJSON) and skips malformed lines, noting them in the log", async () => {
     const script = `
       process.stdout.write('{"a":1}\\nhello banner\\n{"b":');
       setTimeout(() => { process.stdout.write('2}\\n'); process.exit(0); }, 50);`;
-    const { sup, spawned } = supervise(script, { restart: false });
+    const { sup, spawned } = supervise(script, { restart: false, framing: ndjsonLines });
     const p = await until(() => spawned[0]);
     expect(await readAll(p.stdout)).toBe('{"a":1}\n{"b":2}\n');
     await until(() => sup.state === "stopped");

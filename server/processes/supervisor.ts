@@ -2,7 +2,6 @@ import "server-only";
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { log } from "../log";
-import { NdjsonFramer } from "./ndjson";
 import { resolveCommand } from "./resolve-command";
 
 export type ProcessState = "idle" | "starting" | "running" | "restarting" | "stopped";
@@ -14,7 +13,7 @@ export interface SupervisedProcess {
   pid: number | undefined;
   /** The child's stdin (write errors after its death are swallowed). */
   stdin: WritableStream<Uint8Array>;
-  /** The child's stdout; with `framing: "ndjson"` only complete JSON-object lines come through. */
+  /** The child's stdout, through the `framing` transform when one is given. */
   stdout: ReadableStream<Uint8Array>;
 }
 
@@ -34,12 +33,22 @@ export interface ProcessExit {
 export interface SupervisorOptions {
   /** For logs. */
   name: string;
-  /** `[command, ...args]`; the command is looked up in PATH, then in the console's node_modules/.bin. */
-  command: string[];
+  /**
+   * `[command, ...args]`; the command is looked up in PATH, then in the console's node_modules/.bin.
+   * A function is called before every spawn (e.g. for a port chosen by `beforeSpawn`).
+   */
+  command: string[] | (() => string[]);
+  /** Runs before every spawn (e.g. picking a free port); a throw counts as a failed start. */
+  beforeSpawn?: () => Promise<void>;
   /** Added to (and overriding) the console's environment. */
   env?: Record<string, string>;
   cwd?: string;
-  framing?: "ndjson" | "raw";
+  /**
+   * Cuts stdout into frames before it is handed out (e.g. `ndjsonLines` from
+   * server/backends/shared/framing.ts); skipped frames are noted in the stderr ring and logged.
+   * Default: raw bytes.
+   */
+  framing?: (onSkip: (reason: string, preview: string) => void) => TransformStream<Uint8Array, Uint8Array>;
   /** stderr lines kept (default 300). */
   stderrLines?: number;
   /** Restart with exponential backoff when the process dies (default on; 500 ms → 30 s). */
@@ -98,8 +107,9 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 /* ------------------------------------------------------------------------- supervisor */
 
 /**
- * Spawns and supervises one stdio agent (SPEC.md §3 `processes/`): configured command, args, env and
- * working directory; NDJSON framing of stdout (malformed lines logged and skipped); stderr in a bounded
+ * Spawns and supervises one child process (a stdio agent, the embedded `opencode serve`): configured
+ * command, args, env and working directory; optional framing of stdout (malformed frames logged and
+ * skipped); stderr in a bounded
  * ring buffer; restart with backoff when it dies; SIGTERM then SIGKILL on stop; the child's whole
  * process group is killed with it, and on console exit, so nothing is left orphaned.
  */
@@ -110,6 +120,7 @@ export class ProcessSupervisor {
   private startedAt = 0;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private stopping = false;
+  private preparing = false;
   private ring: string[] = [];
   private partialErr = "";
   private _state: ProcessState = "idle";
@@ -138,7 +149,7 @@ export class ProcessSupervisor {
 
   start(): void {
     this.stopping = false;
-    if (this.child || this.restartTimer) return;
+    if (this.child || this.restartTimer || this.preparing) return;
     this.spawnOnce();
   }
 
@@ -187,6 +198,12 @@ export class ProcessSupervisor {
     if (this.ring.length > cap) this.ring.splice(0, this.ring.length - cap);
   }
 
+  /** A frame the stdout framing (or a protocol peer reading stdout) could not use. */
+  skipped(reason: string, preview: string): void {
+    this.push(`[stdout skipped: ${reason}] ${preview}`);
+    log.warn("skipped a malformed line from an agent", { name: this.opts.name, reason, preview: preview.slice(0, 120) });
+  }
+
   private onStderr(chunk: string) {
     const text = this.partialErr + chunk;
     const lines = text.split("\n");
@@ -199,9 +216,27 @@ export class ProcessSupervisor {
   }
 
   private spawnOnce(): void {
-    const [cmd, ...args] = this.opts.command;
     const generation = ++this.generation;
     this._state = generation === 1 ? "starting" : "restarting";
+    const before = this.opts.beforeSpawn;
+    if (!before) return this.spawnNow(generation);
+    this.preparing = true;
+    before().then(
+      () => {
+        this.preparing = false;
+        if (!this.stopping) this.spawnNow(generation);
+      },
+      (err: unknown) => {
+        this.preparing = false;
+        const error = err instanceof Error ? err.message : String(err);
+        this.note(error);
+        this.handleExit(generation, null, null, error);
+      },
+    );
+  }
+
+  private spawnNow(generation: number): void {
+    const [cmd, ...args] = typeof this.opts.command === "function" ? this.opts.command() : this.opts.command;
     const env: NodeJS.ProcessEnv = { ...process.env, ...this.opts.env };
     const resolved = cmd ? resolveCommand(cmd, { ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}), ...(env.PATH ? { pathEnv: env.PATH } : {}) }) : undefined;
     if (!resolved) {
@@ -248,14 +283,8 @@ export class ProcessSupervisor {
     child.stdin!.on("error", () => {}); // EPIPE after death: the exit handler reports it
     child.stdout!.on("error", () => {});
 
-    const framer = new NdjsonFramer({
-      onSkip: (reason, preview) => {
-        this.push(`[stdout skipped: ${reason}] ${preview}`);
-        log.warn("skipped a malformed line from an agent", { name: this.opts.name, reason, preview: preview.slice(0, 120) });
-      },
-    });
     const rawOut = Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>;
-    const stdout = this.opts.framing === "raw" ? rawOut : rawOut.pipeThrough(framer.stream());
+    const stdout = this.opts.framing ? rawOut.pipeThrough(this.opts.framing((reason, preview) => this.skipped(reason, preview))) : rawOut;
     const stdin = Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>;
     try {
       this.opts.onSpawn?.({ generation, pid: child.pid, stdin, stdout });

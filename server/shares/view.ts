@@ -12,6 +12,7 @@ import type { SharedSnapshot, RedactionSummary, ShareStreamEvent } from "@/lib/a
 import type { Block, Message, MessageInfo, Session, SessionStatus, ToolBlock, WireEvent } from "@/lib/model";
 import type { SessionState } from "@/lib/timeline/reducer";
 import type { Finding, Redactor } from "../auth/redactor";
+import { isBusy, reportedStatus } from "@/lib/timeline/selectors";
 
 export interface ShareScope {
   upToMessageId?: string;
@@ -34,7 +35,6 @@ export function holdBackTail(text: string): string {
   return text.replace(/\S+$/, "");
 }
 
-const BUSY: ReadonlySet<SessionStatus> = new Set(["busy", "retry", "waiting"]);
 
 /** Input fields that carry file contents or patches: left out with the tool outputs. */
 const CONTENT_KEYS = new Set(["content", "contents", "text", "oldString", "newString", "old_string", "new_string", "patch", "patchText", "patch_text", "diff", "edits", "data", "body"]);
@@ -169,7 +169,7 @@ export class ShareRenderer {
   growing(state: SessionState, m: MessageInfo, b: Block): boolean {
     if (b.kind === "tool") return b.status === "running" || b.status === "pending" || b.status === "awaiting-approval";
     if (b.kind !== "text" && b.kind !== "reasoning") return false;
-    return m.completedAt === undefined && m.role === "assistant" && BUSY.has(state.session?.status ?? "idle");
+    return m.completedAt === undefined && m.role === "assistant" && isBusy(state.session?.status);
   }
 
   message(state: SessionState, m: Message, sink?: Finding[]): Message {
@@ -179,8 +179,8 @@ export class ShareRenderer {
   /** The session's status as a share shows it: a scoped share is idle once its last message is. */
   status(state: SessionState): SessionStatus {
     const s = state.session?.status ?? "idle";
-    const shown: SessionStatus = s === "waiting" ? "busy" : s;
-    if (this.scope.upToMessageId === undefined || !BUSY.has(shown)) return shown;
+    const shown = reportedStatus(s);
+    if (this.scope.upToMessageId === undefined || !isBusy(shown)) return shown;
     const last = state.messages.find((m) => m.id === this.scope.upToMessageId);
     return last && last.completedAt === undefined ? shown : "idle";
   }
@@ -389,7 +389,7 @@ export class ShareEventFilter {
         break;
       case "session.status": {
         const status = this.renderer.status(state);
-        if (!BUSY.has(status)) {
+        if (!isBusy(status)) {
           // The turn ended: release the tails held back from the last message in scope.
           const last = [...state.messages].reverse().find((m) => m.role === "assistant" && inScope(this.renderer.scope, m));
           if (last) out.push(...this.wholeMessage(last, seq));

@@ -1,5 +1,5 @@
 import { BackendDefinition, EmptyQuery } from "@/lib/api";
-import { confineBackendDirs } from "@/server/auth/workspace";
+import { confineBackendDirs } from "@/server/backends/kinds";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { app } from "@/server/routes";
 

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Backend, Session, TimelineEvent, ToolBlock } from "@/lib/model";
-import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { apply, emptyState, stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
 import { until } from "@/lib/testing/until";
 import { isApiError } from "../../errors";
 import { SqliteStore } from "../../store/sqlite-store";
@@ -33,6 +33,14 @@ class RecordingSink implements EventSink {
     return [...this.states.keys()];
   }
   reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
+  sessionState(_b: string, id: string): SessionState | undefined {
+    return this.states.get(id);
+  }
+  /** Like the hub: a session's state starts from the adapter's snapshot when it is first opened. */
+  adapter: AcpAdapter | undefined;
+  async openSession(_b: string, id: string) {
+    if (!this.states.has(id) && this.adapter) this.states.set(id, stateFromSnapshot(await this.adapter.loadSession(id)));
+  }
   state(id: string): SessionState {
     return this.states.get(id) ?? emptyState;
   }
@@ -80,6 +88,7 @@ function make(opts: Partial<AcpAdapterOptions> & { env?: Record<string, string> 
     },
     sink,
   );
+  sink.adapter = adapter;
   adapters.push(adapter);
   return { adapter, sink, store };
 }

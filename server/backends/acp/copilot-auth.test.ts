@@ -28,7 +28,7 @@ it("shows copilot without a login as auth-required, with its instructions", asyn
       workspace: home,
       store: new SqliteStore(":memory:"),
     },
-    { publish() {}, backendChanged: (b) => changes.push(b), openSessions: () => [], reconcile() {} },
+    { publish() {}, backendChanged: (b) => changes.push(b), openSessions: () => [], reconcile() {}, sessionState: () => undefined, openSession: async () => {} },
   );
   try {
     await adapter.start();

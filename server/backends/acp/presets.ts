@@ -1,9 +1,8 @@
 import "server-only";
-import type { BackendPreset } from "@/lib/api";
-import { resolveCommand } from "../../processes/resolve-command";
+import type { PresetTemplate } from "../shared/kind";
 
 /** Ready-made ACP agents (docs/backends/acp.md). */
-export const ACP_PRESETS: Omit<BackendPreset, "available" | "path">[] = [
+export const ACP_PRESETS: PresetTemplate[] = [
   {
     id: "copilot",
     kind: "acp",
@@ -19,11 +18,3 @@ export const ACP_PRESETS: Omit<BackendPreset, "available" | "path">[] = [
     command: ["opencode", "acp"],
   },
 ];
-
-/** The presets, each marked available when its binary is on PATH or in the console's node_modules/.bin. */
-export function detectPresets(): BackendPreset[] {
-  return ACP_PRESETS.map((p) => {
-    const found = resolveCommand(p.command[0]!);
-    return { ...p, available: found !== undefined, ...(found ? { path: found } : {}) };
-  });
-}

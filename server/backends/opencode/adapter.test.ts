@@ -25,6 +25,10 @@ class RecordingSink implements EventSink {
     return [];
   }
   reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
+  sessionState(_b: string, id: string) {
+    return this.states.get(id);
+  }
+  async openSession() {}
   of(type: TimelineEvent["type"]) {
     return this.events.filter((e) => e.event.type === type);
   }

@@ -14,13 +14,14 @@ import {
   toFileDiffs,
   toModelList,
   toMessage,
-  toPermissionInterrupt,
-  toQuestionInterrupt,
   toSession,
   toStatus,
   toTodos,
   unwrapFrame,
 } from "./normalize";
+import { questionAnswers } from "../shared/answers";
+import { PendingRequests } from "./pending";
+import { interruptBlocks, isBusy } from "@/lib/timeline/selectors";
 
 export interface OpencodeAdapterOptions {
   id: string;
@@ -32,8 +33,6 @@ export interface OpencodeAdapterOptions {
   embedded?: EmbeddedOpencode;
 }
 
-/** At most this many directories are asked for their pending requests at each refresh. */
-const MAX_PENDING_DIRECTORIES = 32;
 /** Page loads re-read the pending lists at most this often. */
 const REFRESH_INTERVAL_MS = 3_000;
 const PAGE = 100;
@@ -72,7 +71,7 @@ const timedFetch: typeof fetch = (input, init) => {
 type Result<T> = { data?: T; error?: unknown; response?: Response };
 
 /**
- * OpenCode server adapter (SPEC.md §2): REST through `@opencode-ai/sdk`, one `/global/event`
+ * OpenCode server adapter (docs/backends/opencode.md): REST through `@opencode-ai/sdk`, one `/global/event`
  * subscription per server shared by every browser, reconnect with backoff and reconciliation.
  */
 export class OpencodeAdapter implements BackendAdapter {
@@ -87,14 +86,8 @@ export class OpencodeAdapter implements BackendAdapter {
   private loop: Promise<void> | undefined;
   /** Live status of every session the stream told us about (OpenCode omits idle ones). */
   private statuses = new Map<string, { status: SessionStatus; detail?: string }>();
-  private pending = new Map<string, Interrupt>();
-  /** Interrupts answered or resolved recently (answering one again is a 409, not a 404). */
-  private resolvedIds = new Set<string>();
-  /** Parent of each session we know (null = a root session); subagent interrupts travel up. */
-  private parents = new Map<string, string | null>();
-  /** Interrupts whose audience is still being resolved; a resolution waits for it. */
-  private publishing = new Map<string, Promise<void>>();
   private directories = new Map<string, string>();
+  private requests: PendingRequests;
 
   constructor(
     private opts: OpencodeAdapterOptions,
@@ -105,6 +98,15 @@ export class OpencodeAdapter implements BackendAdapter {
     // Never in an answer or an error message: see server/auth/redact.ts.
     registerSecret(opts.password);
     registerSecret(opts.embedded?.password);
+    this.requests = new PendingRequests({
+      backendId: opts.id,
+      sink,
+      ...(opts.directory ? { home: opts.directory } : {}),
+      directories: this.directories,
+      call: (fn) => this.call(fn),
+      api: () => this.api(),
+      stopped: () => this.stopped,
+    });
   }
 
   info(): Backend {
@@ -237,7 +239,10 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   private async reconcileAll() {
-    const [statusRes] = await Promise.all([this.call(() => this.client!.session.status()), this.refreshPending()]);
+    // Sessions the console showed running: if OpenCode now has them idle with an unfinished reply,
+    // the turn died with the server (killed, crashed) and the user is told so.
+    const wasBusy = new Set(this.sink.openSessions(this.id).filter((sid) => isBusy(this.sink.sessionState?.(this.id, sid)?.session?.status)));
+    const [statusRes] = await Promise.all([this.call(() => this.client!.session.status()), this.requests.refresh()]);
     const live = (statusRes ?? {}) as Record<string, unknown>;
     const seen = new Set<string>();
     for (const [sid, raw] of Object.entries(live)) {
@@ -247,7 +252,12 @@ export class OpencodeAdapter implements BackendAdapter {
     for (const [sid, st] of this.statuses) if (!seen.has(sid) && st.status !== "idle") this.applyStatus(sid, { status: "idle" });
     for (const sid of this.sink.openSessions(this.id)) {
       try {
-        this.sink.reconcile(this.id, sid, await this.loadSession(sid));
+        const fresh = await this.loadSession(sid);
+        this.sink.reconcile(this.id, sid, fresh);
+        const last = fresh.messages.at(-1);
+        if (wasBusy.has(sid) && !isBusy(fresh.session.status) && last?.role === "assistant" && last.completedAt === undefined && !last.error) {
+          this.sink.publish(this.id, sid, { type: "error", code: "TurnInterrupted", message: "The turn ended unfinished: the OpenCode server stopped while it ran. Send a prompt to continue." });
+        }
       } catch (err) {
         log.warn("could not reconcile session", { sessionId: sid, error: describeError(err) });
       }
@@ -261,116 +271,6 @@ export class OpencodeAdapter implements BackendAdapter {
     this.sink.publish(this.id, sessionId, { type: "session.status", status: st.status, ...(st.detail ? { detail: st.detail } : {}) });
   }
 
-  private refreshing: Promise<void> | undefined;
-  private refreshAgain = false;
-
-  /** One reconciliation at a time; a call during one waits for it and for one more pass after it. */
-  private refreshPending(): Promise<void> {
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return this.refreshing;
-    }
-    this.refreshing = (async () => {
-      do {
-        this.refreshAgain = false;
-        await this.readPending();
-      } while (this.refreshAgain && !this.stopped);
-    })().finally(() => (this.refreshing = undefined));
-    return this.refreshing;
-  }
-
-  /**
-   * Reconciles pending interrupts with OpenCode's pending lists. OpenCode keeps them per directory
-   * (instance), so every directory the console knows sessions in is asked. An interrupt is resolved
-   * here only when the list of its own directory was read and no longer has it: a list that failed
-   * (a timeout, a restarting server) proves nothing, and nothing is dropped on its account.
-   */
-  private async readPending(): Promise<void> {
-    const home = this.opts.directory;
-    const dirs = new Set<string | undefined>([home]);
-    for (const d of this.directories.values()) if (dirs.size < MAX_PENDING_DIRECTORIES) dirs.add(d === home ? undefined : d);
-    const listed = new Set<string | undefined>();
-    const found = new Map<string, Interrupt>();
-    await Promise.all(
-      [...dirs].map(async (directory) => {
-        const q = directory ? { directory } : undefined;
-        try {
-          const [perms, questions] = await Promise.all([this.call(() => this.client!.permission.list(q)), this.call(() => this.client!.question.list(q))]);
-          for (const p of (perms ?? []) as unknown[]) {
-            const it = toPermissionInterrupt(p);
-            if (it) found.set(it.id, it);
-          }
-          for (const x of (questions ?? []) as unknown[]) {
-            const it = toQuestionInterrupt(x);
-            if (it) found.set(it.id, it);
-          }
-          listed.add(directory);
-        } catch (err) {
-          log.warn("could not read OpenCode's pending requests", { backend: this.id, ...(directory ? { directory } : {}), error: describeError(err) });
-        }
-      }),
-    );
-    const dirOf = (sessionId: string) => {
-      const d = this.directories.get(sessionId);
-      return d === undefined || d === home ? undefined : d;
-    };
-    // Asked while we were away: publish them; gone while we were away (per a list that was read): resolve them.
-    const jobs: Promise<void>[] = [];
-    for (const [id, it] of found) if (!this.pending.has(id)) jobs.push(this.requestInterrupt(it));
-    for (const [id, it] of [...this.pending]) if (!found.has(id) && listed.has(dirOf(it.sessionId))) jobs.push(this.resolveInterrupt(it, "resolved-elsewhere"));
-    await Promise.all(jobs);
-  }
-
-  /* ------------------------------------------------------------------ interrupts */
-
-  private async parentOf(sessionId: string): Promise<string | null> {
-    const known = this.parents.get(sessionId);
-    if (known !== undefined) return known;
-    try {
-      const s = toSession(await this.call(() => this.api().session.get({ sessionID: sessionId })), this.id);
-      this.parents.set(sessionId, s?.parentId ?? null);
-      return s?.parentId ?? null;
-    } catch {
-      return null;
-    }
-  }
-
-  /** The session that raised an interrupt and its ancestors: all of them show it. */
-  private async audience(sessionId: string): Promise<string[]> {
-    const out = [sessionId];
-    let cur = sessionId;
-    for (let depth = 0; depth < 16; depth++) {
-      const parent = await this.parentOf(cur);
-      if (!parent || out.includes(parent)) break;
-      out.push(parent);
-      cur = parent;
-    }
-    return out;
-  }
-
-  private requestInterrupt(it: Interrupt): Promise<void> {
-    this.pending.set(it.id, it);
-    this.resolvedIds.delete(it.id);
-    const job = (async () => {
-      const aud = await this.audience(it.sessionId);
-      if (aud.length > 1) it.ownerSessionId = aud[aud.length - 1]!;
-      if (!this.pending.has(it.id)) return;
-      for (const sid of aud) this.sink.publish(this.id, sid, { type: "interrupt.requested", interrupt: it });
-    })().finally(() => this.publishing.delete(it.id));
-    this.publishing.set(it.id, job);
-    return job;
-  }
-
-  private async resolveInterrupt(it: Interrupt, outcome: string): Promise<void> {
-    if (!this.pending.delete(it.id)) return;
-    this.resolvedIds.add(it.id);
-    if (this.resolvedIds.size > 2000) this.resolvedIds.delete(this.resolvedIds.values().next().value!);
-    await this.publishing.get(it.id);
-    for (const sid of await this.audience(it.sessionId)) {
-      this.sink.publish(this.id, sid, { type: "interrupt.resolved", interruptId: it.id, outcome });
-    }
-  }
-
   private lastRefresh = 0;
 
   /** A page load's re-read of the pending lists: at most one per few seconds. */
@@ -378,24 +278,24 @@ export class OpencodeAdapter implements BackendAdapter {
     if (this.status !== "ready" || !this.client) return;
     if (Date.now() - this.lastRefresh < REFRESH_INTERVAL_MS) return;
     this.lastRefresh = Date.now();
-    return this.refreshPending();
+    return this.requests.refresh();
   }
 
   pendingInterrupts(): Interrupt[] {
-    return [...this.pending.values()];
+    return this.requests.list();
   }
 
   async answerInterrupt(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void> {
-    let it = this.pending.get(interruptId);
-    if (!it && !this.resolvedIds.has(interruptId)) {
-      await this.refreshPending();
-      it = this.pending.get(interruptId);
+    let it = this.requests.get(interruptId);
+    if (!it && !this.requests.wasResolved(interruptId)) {
+      await this.requests.refresh();
+      it = this.requests.get(interruptId);
     }
     if (!it) {
-      if (this.resolvedIds.has(interruptId)) throw ApiError.conflict("This request was already answered");
+      if (this.requests.wasResolved(interruptId)) throw ApiError.conflict("This request was already answered");
       throw ApiError.notFound(`Unknown interrupt: ${interruptId}`);
     }
-    if (!(await this.audience(it.sessionId)).includes(sessionId)) throw ApiError.notFound(`Interrupt ${interruptId} does not belong to session ${sessionId}`);
+    if (!(await this.requests.audience(it.sessionId)).includes(sessionId)) throw ApiError.notFound(`Interrupt ${interruptId} does not belong to session ${sessionId}`);
     const target = it;
     if (target.kind === "permission") {
       let reply: "once" | "always" | "reject";
@@ -410,30 +310,18 @@ export class OpencodeAdapter implements BackendAdapter {
         throw ApiError.badRequest("A permission request is answered with {decision: allow_once | allow_always | reject, message?}");
       }
       await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
-      await this.resolveInterrupt(target, reply);
+      await this.requests.resolve(target, reply);
       return;
     }
     if (target.kind === "question") {
       if ("dismiss" in answer) {
         await this.call(() => this.api().question.reject({ requestID: target.id, ...this.dir(target.sessionId) }));
-        await this.resolveInterrupt(target, "rejected");
+        await this.requests.resolve(target, "rejected");
         return;
       }
-      if (!("answers" in answer)) throw ApiError.badRequest("A question is answered with {answers: string[][]} (one array per question) or {dismiss: true}");
-      const qs = target.questions ?? [];
-      if (answer.answers.length !== qs.length) throw ApiError.badRequest(`Expected ${qs.length} answer(s), one per question`);
-      answer.answers.forEach((a, i) => {
-        const q = qs[i]!;
-        const picked = a.map((x) => x.trim()).filter(Boolean);
-        if (picked.length === 0) throw ApiError.badRequest(`Question ${i + 1} needs an answer`);
-        if (!q.multiple && picked.length > 1) throw ApiError.badRequest(`Question ${i + 1} takes a single answer`);
-        for (const label of picked) {
-          if (!q.options.some((o) => o.label === label) && q.custom === false) throw ApiError.badRequest(`"${label}" is not an option of question ${i + 1}`);
-        }
-      });
-      const answers = answer.answers.map((a) => a.map((x) => x.trim()).filter(Boolean));
+      const answers = questionAnswers(target, answer);
       await this.call(() => this.api().question.reply({ requestID: target.id, answers, ...this.dir(target.sessionId) }));
-      await this.resolveInterrupt(target, "answered");
+      await this.requests.resolve(target, "answered");
       return;
     }
     throw ApiError.badRequest("OpenCode has no free-text input requests");
@@ -455,16 +343,16 @@ export class OpencodeAdapter implements BackendAdapter {
             break;
           case "session.updated":
             if (event.session.directory) this.directories.set(sessionId, event.session.directory);
-            this.parents.set(sessionId, event.session.parentId ?? null);
+            this.requests.parents.set(sessionId, event.session.parentId ?? null);
             event.session.status = this.statusOf(sessionId);
             break;
           case "interrupt.requested":
-            void this.requestInterrupt(event.interrupt);
+            void this.requests.request(event.interrupt);
             continue;
           case "interrupt.resolved": {
-            const it = this.pending.get(event.interruptId);
+            const it = this.requests.get(event.interruptId);
             // Already resolved here (answered through the console): the echo adds nothing.
-            if (it) void this.resolveInterrupt(it, event.outcome);
+            if (it) void this.requests.resolve(it, event.outcome);
             continue;
           }
           default:
@@ -478,7 +366,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   private statusOf(sessionId: string): SessionStatus {
-    for (const it of this.pending.values()) if (it.sessionId === sessionId || it.ownerSessionId === sessionId) return "waiting";
+    for (const it of this.requests.list()) if (interruptBlocks(it, sessionId)) return "waiting";
     return this.statuses.get(sessionId)?.status ?? "idle";
   }
 
@@ -515,7 +403,7 @@ export class OpencodeAdapter implements BackendAdapter {
     const s = toSession(raw, this.id);
     if (!s) throw ApiError.upstream("OpenCode returned a malformed session");
     if (s.directory) this.directories.set(s.id, s.directory);
-    this.parents.set(s.id, s.parentId ?? null);
+    this.requests.parents.set(s.id, s.parentId ?? null);
     s.status = this.statusOf(s.id);
     const st = this.statuses.get(s.id);
     if (st?.detail) s.statusDetail = st.detail;
@@ -577,11 +465,11 @@ export class OpencodeAdapter implements BackendAdapter {
       this.getSession(sessionId),
       this.loadMessages(sessionId, { limit: PAGE }),
       this.call(() => this.api().session.todo({ sessionID: sessionId, ...this.dir(sessionId) })).catch(() => []),
-      this.refreshPending(),
+      this.requests.refresh(),
     ]);
     const interrupts: Interrupt[] = [];
-    for (const it of this.pending.values()) {
-      if (it.sessionId === sessionId || it.ownerSessionId === sessionId || (await this.audience(it.sessionId)).includes(sessionId)) interrupts.push(it);
+    for (const it of this.requests.list()) {
+      if (interruptBlocks(it, sessionId) || (await this.requests.audience(it.sessionId)).includes(sessionId)) interrupts.push(it);
     }
     interrupts.sort((a, b) => a.createdAt - b.createdAt);
     session.status = this.statusOf(sessionId);

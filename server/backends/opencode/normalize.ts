@@ -21,12 +21,8 @@ import type {
 } from "@/lib/model";
 import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+import { canonicalTool } from "../shared/tool-names";
+import { isObj, obj, str, num, arr, type Obj } from "../shared/values";
 
 export interface Normalized {
   sessionId: string;
@@ -160,28 +156,8 @@ export function toFileDiffs(raw: unknown): FileDiff[] {
 
 /* ------------------------------------------------------------------------------ parts */
 
-const TOOL_MAP: Record<string, ToolName> = {
-  bash: "bash",
-  shell: "bash",
-  read: "read",
-  write: "write",
-  edit: "edit",
-  multiedit: "edit",
-  patch: "patch",
-  apply_patch: "patch",
-  grep: "grep",
-  glob: "glob",
-  list: "list",
-  ls: "list",
-  webfetch: "webfetch",
-  task: "task",
-  todowrite: "todo",
-  todoread: "todo",
-  question: "question",
-};
-
 export function normalizeToolName(raw: string): ToolName {
-  return TOOL_MAP[raw.toLowerCase()] ?? "other";
+  return canonicalTool(raw);
 }
 
 function toolStatus(status: string | undefined, error: string | undefined): ToolStatus {

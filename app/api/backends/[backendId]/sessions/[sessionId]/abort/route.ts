@@ -1,7 +1,7 @@
 import { EmptyBody, EmptyQuery } from "@/lib/api";
-import { ApiError } from "@/server/errors";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
+import { capability } from "@/server/capability";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +10,6 @@ export const POST = route<SessionParams>(async (req, { backendId, sessionId }) =
   await readBody(req, EmptyBody);
   const { backends } = await app();
   const adapter = backends.require(backendId);
-  if (!adapter.abort) throw ApiError.conflict(`${adapter.info().label} cannot stop a running turn`);
-  await adapter.abort(sessionId);
+  await capability(adapter, "abort", adapter.abort)(sessionId);
   return json({ ok: true });
 });

@@ -1,7 +1,7 @@
 import { MessagesQuery } from "@/lib/api";
-import { ApiError } from "@/server/errors";
 import { json, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/routes";
+import { capability } from "@/server/capability";
 
 export const dynamic = "force-dynamic";
 
@@ -9,6 +9,5 @@ export const GET = route<SessionParams>(async (req, { backendId, sessionId }) =>
   const q = readQuery(req, MessagesQuery);
   const { backends } = await app();
   const adapter = backends.require(backendId);
-  if (!adapter.loadMessages) throw ApiError.conflict(`${adapter.info().label} keeps no paged history`);
-  return json(await adapter.loadMessages(sessionId, { limit: q.limit, ...(q.before ? { before: q.before } : {}) }));
+  return json(await capability(adapter, "history", adapter.loadMessages)(sessionId, { limit: q.limit, ...(q.before ? { before: q.before } : {}) }));
 });

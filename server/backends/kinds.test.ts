@@ -1,0 +1,84 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BackendDefinition } from "@/lib/api";
+import { isApiError } from "../errors";
+import { confineBackendDirs, detectPresets, kindEntries, kindEntry } from "./kinds";
+
+let base: string;
+let ws: string;
+
+beforeAll(() => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-kinds-")));
+  ws = path.join(base, "ws");
+  fs.mkdirSync(path.join(ws, "sub", "deeper"), { recursive: true });
+  fs.mkdirSync(path.join(base, "outside"));
+  fs.symlinkSync(path.join(base, "outside"), path.join(ws, "escape"));
+  fs.symlinkSync(path.join(ws, "sub"), path.join(ws, "alias"));
+  fs.writeFileSync(path.join(ws, "file.txt"), "x");
+  fs.mkdirSync(path.join(base, "ws-sibling"));
+});
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+describe("the kind table", () => {
+  it("confines the directories of a backend sent by a browser: a stdio agent's cwd and an embedded OpenCode's directory", async () => {
+    const acp = (cwd?: string): BackendDefinition => ({ kind: "acp", label: "agent", config: { command: ["node", "-e", "0"], ...(cwd !== undefined ? { cwd } : {}) } });
+    const opencode = (directory?: string): BackendDefinition => ({ kind: "opencode", label: "oc", config: { ...(directory !== undefined ? { directory } : {}) } });
+    const cwdOf = async (def: BackendDefinition): Promise<number | string | undefined> => {
+      try {
+        const out = await confineBackendDirs(def, [ws]);
+        return out.kind === "opencode" ? out.config.directory : out.kind === "a2a" ? undefined : out.config.cwd;
+      } catch (err) {
+        if (isApiError(err)) return err.status;
+        throw err;
+      }
+    };
+    // Outside: by an absolute path, by "..", by a symlink, relative or not → 403.
+    for (const dir of ["/", "/etc", path.join(ws, ".."), "..", path.join(ws, "escape"), "escape", `${ws}/escape/..`, path.join(base, "ws-sibling")]) {
+      expect(await cwdOf(acp(dir)), `acp cwd ${dir}`).toBe(403);
+      expect(await cwdOf(opencode(dir)), `opencode directory ${dir}`).toBe(403);
+    }
+    // Inside: the real path is what the backend gets.
+    expect(await cwdOf(acp("sub"))).toBe(path.join(ws, "sub"));
+    expect(await cwdOf(acp(path.join(ws, "alias", "deeper")))).toBe(path.join(ws, "sub", "deeper"));
+    expect(await cwdOf(opencode(path.join(ws, "alias")))).toBe(path.join(ws, "sub"));
+    // Missing inside, or a file → 400; absent or empty → the default (the workspace), unchanged.
+    expect(await cwdOf(acp(path.join(ws, "missing")))).toBe(400);
+    expect(await cwdOf(acp(path.join(ws, "file.txt")))).toBe(400);
+    expect(await cwdOf(acp())).toBeUndefined();
+    expect(await cwdOf(acp("  "))).toBeUndefined();
+    expect(await cwdOf(opencode(""))).toBeUndefined();
+    const a2a: BackendDefinition = { kind: "a2a", label: "remote", config: { url: "https://agent.example/a2a" } };
+    expect(await confineBackendDirs(a2a, [ws])).toEqual(a2a);
+    // The rest of the definition is kept as it was.
+    const full: BackendDefinition = { kind: "acp", label: "agent", config: { command: ["agent", "--acp"], env: { A: "1" }, cwd: "sub" } };
+    expect(await confineBackendDirs(full, [ws])).toEqual({ ...full, config: { ...full.config, cwd: path.join(ws, "sub") } });
+  });
+
+
+  it("has an entry per runnable kind, and answers 400 for the others", () => {
+    expect(kindEntries().map((k) => k.kind).sort()).toEqual(["acp", "opencode"]);
+    expect(kindEntry("acp").form).toBe("command");
+    let status: number | undefined;
+    try {
+      kindEntry("zot");
+    } catch (err) {
+      status = isApiError(err) ? err.status : undefined;
+    }
+    // A kind without an entry (until its helper adds one) is refused with 400.
+    if (kindEntries().some((k) => k.kind === "zot")) expect(status).toBeUndefined();
+    else expect(status).toBe(400);
+  });
+
+  it("validates a config with the kind's schema before creating the adapter", () => {
+    const ctx = { id: "x", label: "x", source: "store" as const, workspace: ws, store: undefined as never, sink: undefined as never };
+    expect(() => kindEntry("acp").create({ command: [] }, ctx)).toThrow(/Invalid acp backend config/);
+  });
+
+  it("offers every kind's presets, each marked available or not", () => {
+    const presets = detectPresets();
+    expect(presets.map((p) => p.id)).toEqual(expect.arrayContaining(["copilot", "opencode-acp"]));
+    for (const p of presets) expect(p.available).toBe(p.path !== undefined);
+  });
+});

@@ -1,0 +1,51 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isApiError } from "../../errors";
+import { ConfinedPathError, confinePath, isInside, resolveSessionDirectory, textSlice } from "./files";
+
+let root: string;
+let cwd: string;
+beforeAll(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-files-")));
+  cwd = path.join(root, "ws");
+  fs.mkdirSync(path.join(cwd, "sub"), { recursive: true });
+  fs.writeFileSync(path.join(cwd, "note.txt"), "a\nb\nc\nd");
+  fs.writeFileSync(path.join(root, "secret.txt"), "no");
+  fs.symlinkSync(path.join(root, "secret.txt"), path.join(cwd, "link-out.txt"));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const reason = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof ConfinedPathError ? e.reason : String(e)));
+const status = (p: Promise<unknown>) => p.then((v) => v, (e: unknown) => (isApiError(e) ? e.status : String(e)));
+
+describe("files", () => {
+  it("confines an agent's paths to the session's directory, symlinks resolved", async () => {
+    expect(await confinePath(cwd, path.join(cwd, "note.txt"), false)).toBe(path.join(cwd, "note.txt"));
+    expect(await confinePath(cwd, path.join(cwd, "new.txt"), true)).toBe(path.join(cwd, "new.txt"));
+    expect(await reason(confinePath(cwd, "note.txt", false))).toBe("not-absolute");
+    expect(await reason(confinePath(cwd, path.join(cwd, "missing.txt"), false))).toBe("not-found");
+    expect(await reason(confinePath(cwd, path.join(cwd, "nodir", "x.txt"), true))).toBe("not-found");
+    expect(await reason(confinePath(cwd, path.join(cwd, "link-out.txt"), false))).toBe("outside");
+    expect(await reason(confinePath(cwd, path.join(cwd, "..", "secret.txt"), false))).toBe("outside");
+  });
+
+  it("slices text by lines", () => {
+    expect(textSlice("a\nb\nc\nd")).toBe("a\nb\nc\nd");
+    expect(textSlice("a\nb\nc\nd", 2, 2)).toBe("b\nc");
+    expect(textSlice("a\nb\nc\nd", 3)).toBe("c\nd");
+    expect(textSlice("a\nb\nc\nd", undefined, 1)).toBe("a");
+  });
+
+  it("resolves a new session's directory inside the agent's directory or the workspace", async () => {
+    expect(await resolveSessionDirectory(undefined, cwd, cwd)).toBe(cwd);
+    expect(await resolveSessionDirectory("sub", cwd, cwd)).toBe(path.join(cwd, "sub"));
+    expect(await status(resolveSessionDirectory("missing", cwd, cwd))).toBe(400);
+    expect(await status(resolveSessionDirectory("note.txt", cwd, cwd))).toBe(400);
+    expect(await status(resolveSessionDirectory(root, cwd, cwd))).toBe(403);
+    expect(await resolveSessionDirectory(root, cwd, root)).toBe(root);
+    expect(isInside("/a/b", "/a/b/c")).toBe(true);
+    expect(isInside("/a/b", "/a/bc")).toBe(false);
+  });
+});

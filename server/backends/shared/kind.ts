@@ -1,0 +1,95 @@
+import "server-only";
+import type { z } from "zod";
+import type { BackendDefinition, BackendKindInfo, BackendPreset } from "@/lib/api";
+import type { BackendKind } from "@/lib/model";
+import { resolveWorkspaceDir } from "../../auth/workspace";
+import { ApiError } from "../../errors";
+import { resolveCommand } from "../../processes/resolve-command";
+import type { Store } from "../../store/store";
+import type { BackendAdapter, EventSink } from "../types";
+
+/** The `config` of a backend definition of kind `K` (lib/api.ts `BackendDefinition`). */
+export type KindConfig<K extends BackendKind> = ConfigOf<BackendDefinition, K>;
+type ConfigOf<D, K> = D extends { kind: infer DK; config: infer C } ? (K extends DK ? C : never) : never;
+
+/** What every adapter is created with, besides its own config. */
+export interface AdapterContext {
+  id: string;
+  label: string;
+  /** Where the definition came from: the operator's environment or a browser (stored). */
+  source: "env" | "store";
+  /** The console's workspace (the default directory of sessions). */
+  workspace: string;
+  store: Store;
+  sink: EventSink;
+}
+
+/** A ready-made backend of a kind (before detection). */
+export type PresetTemplate = Omit<BackendPreset, "available" | "path">;
+
+/** The form the settings page shows to add a backend of a kind. */
+export type KindForm = BackendKindInfo["form"];
+
+/** One kind as its own folder declares it (see `defineKind`). */
+export interface KindSpec<K extends BackendKind> {
+  kind: K;
+  /** What the settings page calls it ("ACP agent"). */
+  title: string;
+  /** How the settings page adds one: a command line (stdio agents), a URL, or not at all. */
+  form: KindForm;
+  /** The zod schema of its `config` (from lib/api.ts, shared with the browser). */
+  config: z.ZodType<KindConfig<K>>;
+  /**
+   * Config keys that name a directory the backend runs in. For a definition sent by a browser
+   * they are realpath'd and must lie inside the workspace roots (403 outside, 400 missing); an
+   * empty value means "the default" (the workspace) and is dropped.
+   */
+  directories: readonly (keyof KindConfig<K> & string)[];
+  create(config: KindConfig<K>, ctx: AdapterContext): BackendAdapter;
+  /** Ready-made backends offered on the settings page. */
+  presets?: readonly PresetTemplate[];
+  /** Where a preset's binary is, or undefined when it is not installed (default: its command on PATH or in node_modules/.bin). */
+  detect?(preset: PresetTemplate): string | undefined;
+}
+
+/** A kind table entry with its types erased: configs are validated by the entry's own schema. */
+export interface KindEntry {
+  readonly kind: BackendKind;
+  readonly title: string;
+  readonly form: KindForm;
+  /** Validates `config` (400 when it does not fit) and creates the adapter. */
+  create(config: unknown, ctx: AdapterContext): BackendAdapter;
+  /** The definition with its directories resolved and confined to `roots`. */
+  confine(def: BackendDefinition, roots: readonly string[]): Promise<BackendDefinition>;
+  /** The kind's presets, each marked available when detected. */
+  presets(): BackendPreset[];
+}
+
+/** Turns a kind's own declaration into its kind table entry. */
+export function defineKind<K extends BackendKind>(spec: KindSpec<K>): KindEntry {
+  const parse = (config: unknown): KindConfig<K> => {
+    const r = spec.config.safeParse(config);
+    if (!r.success) throw ApiError.badRequest(`Invalid ${spec.kind} backend config`, r.error.issues);
+    return r.data;
+  };
+  return {
+    kind: spec.kind,
+    title: spec.title,
+    form: spec.form,
+    create: (config, ctx) => spec.create(parse(config), ctx),
+    async confine(def, roots) {
+      const config: Record<string, unknown> = { ...(def.config as Record<string, unknown>) };
+      for (const key of spec.directories) {
+        const dir = config[key];
+        if (typeof dir !== "string" || dir.trim() === "") delete config[key];
+        else config[key] = await resolveWorkspaceDir(dir, roots);
+      }
+      return { ...def, config } as BackendDefinition;
+    },
+    presets: () =>
+      (spec.presets ?? []).map((p) => {
+        const found = spec.detect ? spec.detect(p) : p.command[0] ? resolveCommand(p.command[0]) : undefined;
+        return { ...p, available: found !== undefined, ...(found ? { path: found } : {}) };
+      }),
+  };
+}
