@@ -12,7 +12,7 @@ import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import type { Message, Session, TimelineEvent } from "../lib/model";
-import { apply, type SessionState } from "../lib/timeline/reducer";
+import { reducerBench } from "./reducer";
 import { SessionChannel } from "../server/hub/session-channel";
 import { sseResponse } from "../server/hub/sse";
 
@@ -114,30 +114,6 @@ async function relayLatency(): Promise<{ p50: number; p99: number }> {
   return { p50: latencies[Math.floor(latencies.length * 0.5)]!, p99: latencies[Math.floor(latencies.length * 0.99)]! };
 }
 
-function reducer(): { reducerOps: number; floorOps: number } {
-  const messages: Message[] = [];
-  for (let i = 0; i < 5000; i++) {
-    messages.push({
-      id: `m${i}`,
-      sessionId: "s",
-      role: i % 2 ? "assistant" : "user",
-      createdAt: i,
-      blocks: Array.from({ length: 4 }, (_, j) => ({ id: `p${i}-${j}`, kind: "text" as const, text: "lorem ipsum ".repeat(20) })),
-    });
-  }
-  let state: SessionState = { session, messages, interrupts: [], todos: [] };
-  const K = 20_000;
-  let t0 = performance.now();
-  for (let i = 0; i < K; i++) state = apply(state, { type: "block.delta", messageId: "m4999", blockId: "p4999-3", field: "text", delta: "x" });
-  const reducerMs = performance.now() - t0;
-  let s = "";
-  t0 = performance.now();
-  for (let i = 0; i < K; i++) s = s + "x";
-  const floorMs = Math.max(0.001, performance.now() - t0);
-  if (s.length !== K) throw new Error("unreachable");
-  return { reducerOps: (K / reducerMs) * 1000, floorOps: (K / floorMs) * 1000 };
-}
-
 async function main() {
   console.log(`Switchboard bench — ${N.toLocaleString()} events, node ${process.version}\n`);
   await rawPipe(); // warm-up
@@ -146,9 +122,13 @@ async function main() {
   console.log(`relay throughput   raw SSE pipe ${Math.round(raw).toLocaleString()} ev/s · hub relay ${Math.round(hub).toLocaleString()} ev/s · ratio ${(hub / raw).toFixed(2)} (budget ≥ 0.50)`);
   const lat = await relayLatency();
   console.log(`relay latency      at 1,000 ev/s: p50 ${lat.p50.toFixed(2)} ms · p99 ${lat.p99.toFixed(2)} ms (budget p99 < 5 ms)`);
-  const r = reducer();
+  const r = reducerBench();
+  const us = (ms: number) => `${(ms * 1000).toFixed(2)} µs`;
   console.log(
-    `reducer            5,000 messages / 20,000 blocks: ${Math.round(r.reducerOps).toLocaleString()} deltas/s · ratio to a bare string append ${(r.reducerOps / r.floorOps).toFixed(3)} · ${(1000 / r.reducerOps).toFixed(3)} ms per delta (50 deltas/s needs 2.5% of one core)`,
+    `reducer per delta  apply (hub): 100 msgs ${us(r.at100.single)} · 5,000 msgs ${us(r.at5000.single)} · ratio ${(r.at5000.single / r.at100.single).toFixed(2)}`,
+  );
+  console.log(
+    `                   frame (browser, coalesced): 100 msgs ${us(r.at100.frame)} · 5,000 msgs ${us(r.at5000.frame)} · ratio ${(r.at5000.frame / r.at100.frame).toFixed(2)}`,
   );
 }
 

@@ -6,6 +6,7 @@
 import type { Message, Snapshot, TimelineEvent, WireEvent } from "../model";
 import type { MessagePage } from "../api";
 import { applyAll, emptyState, stateFromSnapshot, type SessionState } from "../timeline/reducer";
+import { coalesceDeltas } from "../timeline/coalesce";
 import { apiGet, sessionPath, ApiClientError, onUnauthorized } from "./api-client";
 import { connectSse, type ConnectionState, type SseClient } from "./sse-client";
 
@@ -123,7 +124,7 @@ export class SessionStore {
       if (!this.pending.length) return;
       const batch = this.pending;
       this.pending = [];
-      this.set({ state: applyAll(this.view.state, batch) });
+      this.set({ state: applyAll(this.view.state, coalesceDeltas(batch)) });
     };
     if (typeof document !== "undefined" && !document.hidden && typeof requestAnimationFrame === "function") requestAnimationFrame(run);
     else setTimeout(run, 50);
