@@ -40,45 +40,56 @@ async function heapMb(cdp: CDPSession): Promise<number> {
 
 const domElements = (page: Page) => page.evaluate(() => document.getElementsByTagName("*").length);
 
-/** Installs (in the page) a finder for a visible text node holding `word`, and its scroll container. */
-async function installProbes(page: Page) {
-  await page.addInitScript(() => {
-    const w = window as unknown as Record<string, unknown>;
-    const visibleText = (word: string): Element | null => {
-      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        if (!n.nodeValue?.includes(word)) continue;
-        const el = n.parentElement;
-        if (!el) continue;
-        const r = el.getBoundingClientRect();
-        if (r.height > 0 && r.bottom > 0 && r.top < innerHeight && getComputedStyle(el).visibility !== "hidden") return el;
-      }
-      return null;
-    };
-    const scroller = (from: Element | null): HTMLElement | null => {
-      for (let el = from; el; el = el.parentElement) {
-        const s = getComputedStyle(el);
-        if (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 10) return el as HTMLElement;
-      }
-      return null;
-    };
-    w.__visibleText = visibleText;
-    w.__scroller = scroller;
-    w.__frames = [] as number[];
-    w.__recordFrames = (on: boolean) => {
-      w.__recording = on;
-      if (!on) return;
-      w.__frames = [];
-      let last = performance.now();
-      const tick = (t: number) => {
-        if (!w.__recording) return;
-        (w.__frames as number[]).push(t - last);
-        last = t;
-        requestAnimationFrame(tick);
-      };
+/**
+ * In-page probes: a finder for a visible text node holding a word, its scroll container, and a
+ * frame recorder. A string, not a function: tsx would wrap a function in helpers the page lacks.
+ */
+export const PROBES = `
+(() => {
+  const visibleText = (word) => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.nodeValue || !n.nodeValue.includes(word)) continue;
+      const el = n.parentElement;
+      if (!el) continue;
+      const r = el.getBoundingClientRect();
+      if (r.height <= 0 || r.width <= 0 || r.bottom <= 0 || r.top >= innerHeight) continue;
+      // On screen for real: the topmost element at a point of the text is the text's element.
+      const x = Math.min(Math.max(r.left + 4, 0), innerWidth - 1);
+      const y = Math.min(Math.max(r.top + Math.min(r.height / 2, 8), 0), innerHeight - 1);
+      const hit = document.elementFromPoint(x, y);
+      if (hit && (el.contains(hit) || hit.contains(el))) return el;
+    }
+    return null;
+  };
+  const scroller = (from) => {
+    for (let el = from; el; el = el.parentElement) {
+      const s = getComputedStyle(el);
+      if (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 10) return el;
+    }
+    return null;
+  };
+  window.__visibleText = visibleText;
+  window.__scroller = scroller;
+  window.__frames = [];
+  window.__recordFrames = (on) => {
+    window.__recording = on;
+    if (!on) return;
+    window.__frames = [];
+    let last = performance.now();
+    const tick = (t) => {
+      if (!window.__recording) return;
+      window.__frames.push(t - last);
+      last = t;
       requestAnimationFrame(tick);
     };
-  });
+    requestAnimationFrame(tick);
+  };
+})();
+`;
+
+async function installProbes(page: Page) {
+  await page.addInitScript({ content: PROBES });
 }
 
 function percentile(xs: number[], p: number): number {
@@ -127,13 +138,11 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   await page.goto(url, { waitUntil: "commit" });
   let newestVisibleMs: number | null = null;
   try {
-    newestVisibleMs = await page.waitForFunction(
-      (word) => ((window as unknown as { __visibleText(w: string): Element | null }).__visibleText(word) ? performance.now() : 0),
-      LAST_WORD,
-      { polling: 50, timeout: 60_000 },
-    ).then((h) => h.jsonValue() as Promise<number>);
-  } catch {
-    notes.push("the newest message never became visible within 60 s");
+    newestVisibleMs = await page
+      .waitForFunction(`window.__visibleText && window.__visibleText(${JSON.stringify(LAST_WORD)}) ? performance.now() : 0`, undefined, { polling: 50, timeout: 60_000 })
+      .then((h) => h.jsonValue() as Promise<number>);
+  } catch (err) {
+    notes.push(`the newest message never became visible within 60 s (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
   }
   await page.waitForTimeout(2000); // let late work settle before reading memory
   const heap = await heapMb(cdp);
@@ -145,38 +154,35 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   // Streaming: the same scripted reply at 50 deltas/s, prompted through the console for both UIs.
   const marker = `bench-stream-${ui}-${turn}`;
   stack.model.enqueue(streamingTurn(STREAM_DELTAS, STREAM_RATE, marker));
-  await page.evaluate(() => (window as unknown as { __recordFrames(on: boolean): void }).__recordFrames(true));
+  await page.evaluate("window.__recordFrames(true)");
   await stack.prompt(stack.sessionId, `Stream a reply please (${marker})`);
   await waitIdle(stack, stack.sessionId);
   await page.waitForTimeout(300);
-  const frames = await page.evaluate(() => {
-    const w = window as unknown as { __recordFrames(on: boolean): void; __frames: number[] };
-    w.__recordFrames(false);
-    return w.__frames.slice(1);
-  });
+  const frames = (await page.evaluate("window.__recordFrames(false), window.__frames.slice(1)")) as number[];
 
   // Scroll back to the first message.
   const t0 = Date.now();
   let scrollBackMs: number | null = null;
-  const reached = await page
+  const reached = (await page
     .evaluate(
-      async ({ first, last, timeout }) => {
-        const w = window as unknown as { __visibleText(w: string): Element | null; __scroller(e: Element | null): HTMLElement | null };
+      `(async () => {
         const start = performance.now();
-        let sc = w.__scroller(w.__visibleText(last) ?? document.querySelector('[data-testid="timeline"]'));
         const frame = () => new Promise((r) => requestAnimationFrame(() => r(null)));
-        while (performance.now() - start < timeout) {
-          if (w.__visibleText(first)) return performance.now() - start;
-          if (!sc || !sc.isConnected) sc = w.__scroller(document.querySelector("main") ?? document.body.firstElementChild);
+        let sc = window.__scroller(window.__visibleText(${JSON.stringify(LAST_WORD)}) || document.querySelector('[data-testid="timeline"]'));
+        while (performance.now() - start < ${SCROLL_BACK_TIMEOUT_MS}) {
+          if (window.__visibleText(${JSON.stringify(FIRST_WORD)})) return performance.now() - start;
+          if (!sc || !sc.isConnected) sc = window.__scroller(window.__visibleText(${JSON.stringify(LAST_WORD)}));
           if (sc) sc.scrollTop = 0;
           await frame();
           await frame();
         }
         return -1;
-      },
-      { first: FIRST_WORD, last: LAST_WORD, timeout: SCROLL_BACK_TIMEOUT_MS },
+      })()`,
     )
-    .catch(() => -1);
+    .catch((err: unknown) => {
+      notes.push(`scroll back failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      return -1;
+    })) as number;
   if (reached >= 0) scrollBackMs = reached;
   else notes.push(`the first message was not reached within ${SCROLL_BACK_TIMEOUT_MS / 1000} s (${Math.round((Date.now() - t0) / 1000)} s spent)`);
   await page.waitForTimeout(500);

@@ -120,6 +120,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
   }, [toBottom]);
 
   const root = useRef<HTMLDivElement>(null);
+  const firstId = messages[0]?.id;
   const find = useFindInSession({ messages, hasOlder, loadingOlder, onLoadOlder, rowsRoot: content, root });
   // Bring the current hit into view when it changes (not when rows are added around it).
   const target = find.current ? `${find.current.messageId}#${find.current.occurrence}` : undefined;
@@ -134,6 +135,13 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     find.close();
     scroller.current?.focus();
   };
+
+  // A page of older messages arrived while the reader is still at the top: keep loading (a
+  // prepend anchored at the top fires no scroll event of its own).
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && !loadingOlder && hasOlder && !stuck.current && el.scrollTop < 200) onLoadOlder();
+  }, [loadingOlder, hasOlder, onLoadOlder, firstId]);
 
   const onScroll = () => {
     const el = scroller.current;
