@@ -139,7 +139,8 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   let newestVisibleMs: number | null = null;
   try {
     newestVisibleMs = await page
-      .waitForFunction(`window.__visibleText && window.__visibleText(${JSON.stringify(LAST_WORD)}) ? performance.now() : 0`, undefined, { polling: 50, timeout: 60_000 })
+      // A function, not a string: a string predicate is evaluated with eval, which both pages' CSP refuses.
+      .waitForFunction((word) => ((window as unknown as { __visibleText?: (w: string) => Element | null }).__visibleText?.(word) ? performance.now() : 0), LAST_WORD, { polling: 50, timeout: 60_000 })
       .then((h) => h.jsonValue() as Promise<number>);
   } catch (err) {
     notes.push(`the newest message never became visible within 60 s (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
