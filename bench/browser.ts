@@ -98,14 +98,18 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
 }
 
-async function waitIdle(stack: LongStack, sessionId: string, timeoutMs = 60_000) {
+/** Waits until the turn started by a prompt has run: busy first, then idle again. */
+export async function waitTurn(stack: LongStack, sessionId: string, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
+  let seenBusy = false;
+  const startedBy = Date.now() + 10_000; // a turn that never shows busy within 10 s is over or lost
   for (;;) {
     const r = await stack.api(`/api/backends/${stack.backendId}/sessions/${sessionId}`);
     const s = (await r.json()) as { status?: string };
-    if (s.status === "idle") return;
+    if (s.status !== "idle") seenBusy = true;
+    else if (seenBusy || Date.now() > startedBy) return;
     if (Date.now() > deadline) throw new Error("the streamed reply did not finish");
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -157,7 +161,7 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   stack.model.enqueue(streamingTurn(STREAM_DELTAS, STREAM_RATE, marker));
   await page.evaluate("window.__recordFrames(true)");
   await stack.prompt(stack.sessionId, `Stream a reply please (${marker})`);
-  await waitIdle(stack, stack.sessionId);
+  await waitTurn(stack, stack.sessionId);
   await page.waitForTimeout(300);
   const frames = (await page.evaluate("window.__recordFrames(false), window.__frames.slice(1)")) as number[];
 
@@ -206,11 +210,47 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   };
 }
 
+/**
+ * Screenshots of both UIs holding the long session (docs/performance.md), with BENCH_SCREENSHOTS
+ * set to a directory: Switchboard dark and light, find in session on the first message, and
+ * OpenCode's web app.
+ */
+async function screenshots(browser: Browser, stack: LongStack, dir: string) {
+  const cookie = await stack.loginCookie();
+  for (const scheme of ["dark", "light"] as const) {
+    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: scheme });
+    await context.addCookies([{ name: "sb_session", value: cookie, url: stack.console.url }]);
+    const page = await context.newPage();
+    await page.goto(`${stack.console.url}/sessions/${stack.backendId}/${stack.sessionId}`);
+    await page.getByText(LAST_WORD).last().waitFor();
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: `${dir}/long-session-switchboard-${scheme}.png` });
+    if (scheme === "dark") {
+      await page.getByTestId("timeline").focus();
+      await page.keyboard.press("Control+f");
+      await page.getByTestId("find-input").fill(FIRST_WORD);
+      await page.getByTestId("find-status").filter({ hasText: "1 of 1" }).waitFor({ timeout: 120_000 });
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: `${dir}/long-session-find-${scheme}.png` });
+    }
+    await context.close();
+  }
+  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: "light" });
+  const page = await context.newPage();
+  await page.goto(`${stack.opencode.url}/server/${Buffer.from(stack.opencode.url).toString("base64url")}/session/${stack.sessionId}`);
+  await page.getByText(LAST_WORD).last().waitFor();
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: `${dir}/long-session-opencode-web.png` });
+  await context.close();
+}
+
 export async function browserBench(stack: LongStack): Promise<{ switchboard: UiFigures; opencode: UiFigures }> {
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--enable-precise-memory-info"] });
   try {
     const switchboard = await measureUi(browser, stack, "switchboard", 1);
     const opencode = await measureUi(browser, stack, "opencode", 2);
+    const dir = process.env.BENCH_SCREENSHOTS;
+    if (dir) await screenshots(browser, stack, dir);
     return { switchboard, opencode };
   } finally {
     await browser.close();

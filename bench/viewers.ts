@@ -10,6 +10,7 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
+import { waitTurn } from "./browser";
 import { streamingTurn, type LongStack } from "./long-stack";
 
 export interface ViewerFigures {
@@ -110,16 +111,7 @@ function subscribe(stack: LongStack, sessionId: string, opts: { after?: number; 
   return sub;
 }
 
-async function waitIdle(stack: LongStack, sessionId: string, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  await new Promise((r) => setTimeout(r, 500));
-  for (;;) {
-    const s = (await (await stack.api(`/api/backends/${stack.backendId}/sessions/${sessionId}`)).json()) as { status?: string };
-    if (s.status === "idle") return;
-    if (Date.now() > deadline) throw new Error(`session ${sessionId} did not become idle`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
+const waitIdle = (stack: LongStack, sessionId: string) => waitTurn(stack, sessionId);
 
 function percentile(xs: number[], p: number): number {
   if (!xs.length) return 0;
