@@ -1,7 +1,10 @@
 "use client";
-import { Fragment, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
 import type { Interrupt, Message, Session } from "@/lib/model";
+import { messagesShape } from "@/lib/timeline/reducer";
 import { isBusy, revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
+import { FindBar, useFindInSession } from "./find-in-session";
 import { DiffStat } from "../code/diff-view";
 import { InterruptCard } from "../interrupts/interrupt-card";
 import { MessageView } from "../timeline/message-view";
@@ -44,12 +47,9 @@ function TurnChanges({ turn, onOpen }: { turn: Turn; onOpen?: (id: string) => vo
 }
 
 const STICK_PX = 80;
+/** Rows kept rendered beyond each edge of the viewport. */
+const OVERSCAN = 4;
 
-/**
- * The session's timeline. Each message is a memoized view that re-renders only when its own object
- * changes; off-screen messages skip layout and paint (`content-visibility`), which keeps long
- * sessions fast. The view sticks to the bottom while text streams unless the user scrolled up.
- */
 /** Where each interrupt is shown: after the message holding the tool that asked (or whose subagent asked). */
 function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionId: string | undefined) {
   const byMessage = new Map<string, Interrupt[]>();
@@ -71,11 +71,33 @@ function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionI
   return { byMessage, loose };
 }
 
+const NO_ANCHORS = { byMessage: new Map<string, Interrupt[]>(), loose: [] as Interrupt[] };
+
+/**
+ * The session's timeline, virtualized (TanStack Virtual): only the rows on screen (plus a few) are
+ * in the DOM, each measured at its real height, so the page costs the same at 50 messages and at
+ * 5,000. Rows are keyed by message id, so measured heights survive older pages being prepended,
+ * and the virtualizer anchors the reading position when they are (`anchorTo: "end"`). The view
+ * sticks to the bottom while text streams unless the reader scrolled up. Each message is a memoized
+ * view; turns are derived once per change of the list's shape (`messagesShape`), not per frame.
+ * Ctrl/Cmd+F opens find in session (./find-in-session.tsx), which sees unrendered rows too.
+ */
 export function Timeline({ backendId, session, messages, interrupts, lastError, hasOlder, loadingOlder, onLoadOlder, onOpenChanges }: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
   const [showJump, setShowJump] = useState(false);
+
+  const virtualizer = useVirtualizer({
+    count: messages.length + 1,
+    getScrollElement: () => scroller.current,
+    estimateSize: (i) => (i === 0 ? 44 : 160),
+    getItemKey: (i) => (i === 0 ? "top" : messages[i - 1]!.id),
+    overscan: OVERSCAN,
+    anchorTo: "end",
+    followOnAppend: true,
+    scrollEndThreshold: STICK_PX,
+  });
 
   const toBottom = useCallback(() => {
     const el = scroller.current;
@@ -86,6 +108,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     toBottom();
   }, [toBottom]);
 
+  // Rows measured, text streaming, a footer appearing: stay at the bottom while the reader is there.
   useEffect(() => {
     const el = content.current;
     if (!el) return;
@@ -96,19 +119,29 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     return () => ro.disconnect();
   }, [toBottom]);
 
-  // Keep the reading position when older messages are prepended.
+  const root = useRef<HTMLDivElement>(null);
   const firstId = messages[0]?.id;
-  const prevHeight = useRef(0);
-  const prevFirst = useRef(firstId);
-  useLayoutEffect(() => {
+  const find = useFindInSession({ messages, hasOlder, loadingOlder, onLoadOlder, rowsRoot: content, root });
+  // Bring the current hit into view when it changes (not when rows are added around it).
+  const target = find.current ? `${find.current.messageId}#${find.current.occurrence}` : undefined;
+  const targetIndex = find.current?.index;
+  useEffect(() => {
+    if (target === undefined || targetIndex === undefined) return;
+    stuck.current = false;
+    virtualizer.scrollToIndex(targetIndex + 1, { align: "center" });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [target]);
+  const closeFind = () => {
+    find.close();
+    scroller.current?.focus();
+  };
+
+  // A page of older messages arrived while the reader is still at the top: keep loading (a
+  // prepend anchored at the top fires no scroll event of its own).
+  useEffect(() => {
     const el = scroller.current;
-    if (!el) return;
-    if (prevFirst.current !== firstId && prevHeight.current && !stuck.current) {
-      el.scrollTop += el.scrollHeight - prevHeight.current;
-    }
-    prevFirst.current = firstId;
-    prevHeight.current = el.scrollHeight;
-  });
+    if (el && !loadingOlder && hasOlder && !stuck.current && el.scrollTop < 200) onLoadOlder();
+  }, [loadingOlder, hasOlder, onLoadOlder, firstId]);
 
   const onScroll = () => {
     const el = scroller.current;
@@ -128,74 +161,126 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     }
   }
 
-  const { byMessage, loose } = anchorInterrupts(messages, interrupts, session?.id);
-  const reverted = revertIndex(messages, session?.revert);
-  const turnEnds = new Map<number, Turn>();
-  for (const t of turns(messages)) if (t.totals.files > 0) turnEnds.set(t.end, t);
+  const sessionId = session?.id;
+  const anchors = useMemo(
+    () => (interrupts.length ? anchorInterrupts(messages, interrupts, sessionId) : NO_ANCHORS),
+    [messages, interrupts, sessionId],
+  );
+  const { byMessage, loose } = anchors;
+  const revert = session?.revert;
+  const shape = messagesShape(messages);
+  // Turns depend only on the list's shape (user messages and positions): deltas keep the token.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const turnEnds = useMemo(() => {
+    const ends = new Map<number, Turn>();
+    for (const t of turns(messages)) if (t.totals.files > 0) ends.set(t.end, t);
+    return ends;
+  }, [shape]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const reverted = useMemo(() => revertIndex(messages, revert), [shape, revert]);
   const first = interrupts[0]?.id;
   const card = (it: Interrupt) => (
     <InterruptCard key={it.id} interrupt={it} backendId={backendId} sessionId={session?.id ?? it.sessionId} autoFocus={it.id === first} />
   );
 
+  const row = (i: number) => {
+    if (i === 0) {
+      return hasOlder ? (
+        <div className="flex h-7 justify-center">
+          <button type="button" onClick={onLoadOlder} className="h-7 rounded-md px-3 text-[12px] text-muted hover:bg-raised" data-testid="load-older">
+            {loadingOlder ? "Loading…" : "Load earlier messages"}
+          </button>
+        </div>
+      ) : messages.length > 0 ? (
+        <div className="flex h-7 items-center justify-center text-[11.5px] text-faint" data-testid="timeline-start">
+          Beginning of the session
+        </div>
+      ) : null;
+    }
+    const mi = i - 1;
+    const m = messages[mi]!;
+    const turn = turnEnds.get(mi);
+    const dim = reverted >= 0 && mi >= reverted;
+    return (
+      <>
+        {mi === reverted ? (
+          <div className="mb-3 flex items-center gap-2 text-[11.5px] text-warn" data-testid="revert-marker">
+            <IconUndo size={12} />
+            <span>Reverted from here — files restored to before this message</span>
+            <span className="h-px flex-1 bg-warn/30" />
+          </div>
+        ) : null}
+        <div
+          className={cx("flex flex-col gap-3 transition-opacity", dim && "opacity-45")}
+          data-reverted={dim || undefined}
+          data-testid="timeline-item"
+          data-find-current={find.current?.messageId === m.id || undefined}
+        >
+          <MessageView message={m} streaming={busy && mi === lastAssistant} />
+          {turn && !(busy && mi === messages.length - 1) ? <TurnChanges turn={turn} {...(onOpenChanges ? { onOpen: onOpenChanges } : {})} /> : null}
+          {byMessage.get(m.id)?.map(card)}
+        </div>
+      </>
+    );
+  };
+
+  const items = virtualizer.getVirtualItems();
   return (
-    <div className="relative min-h-0 flex-1">
-      <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [overflow-anchor:none]" data-testid="timeline">
-        <div ref={content} className="mx-auto flex max-w-[880px] flex-col gap-4 px-4 pb-6 pt-4">
-          {hasOlder && (
-            <button type="button" onClick={onLoadOlder} className="mx-auto h-7 rounded-md px-3 text-[12px] text-muted hover:bg-raised" data-testid="load-older">
-              {loadingOlder ? "Loading…" : "Load earlier messages"}
-            </button>
-          )}
+    <div ref={root} className="relative min-h-0 flex-1">
+      {find.open ? <FindBar find={find} onClose={closeFind} /> : null}
+      <div
+        ref={scroller}
+        tabIndex={-1}
+        onScroll={onScroll}
+        className="h-full overflow-y-auto outline-none [overflow-anchor:none]"
+        data-testid="timeline"
+        data-count={messages.length}
+        data-has-older={hasOlder || undefined}
+      >
+        <div ref={content} className="mx-auto flex max-w-[880px] flex-col px-4 pb-6 pt-4">
           {messages.length === 0 && session && (
             <div className="py-16 text-center text-[13px] text-faint" data-testid="empty-session">
               No messages yet. Say what you want the agent to do.
             </div>
           )}
-          {messages.map((m, i) => {
-            const turn = turnEnds.get(i);
-            const dim = reverted >= 0 && i >= reverted;
-            return (
-              <Fragment key={m.id}>
-                {i === reverted ? (
-                  <div className="flex items-center gap-2 text-[11.5px] text-warn" data-testid="revert-marker">
-                    <IconUndo size={12} />
-                    <span>Reverted from here — files restored to before this message</span>
-                    <span className="h-px flex-1 bg-warn/30" />
-                  </div>
-                ) : null}
-              <div className={cx("flex flex-col gap-3 transition-opacity", dim && "opacity-45")} data-reverted={dim || undefined} data-testid="timeline-item">
-                <div className="[contain-intrinsic-size:auto_120px] [content-visibility:auto]">
-                  <MessageView message={m} streaming={busy && i === lastAssistant} />
+          <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+            {items.map((v) => (
+              <div
+                key={v.key}
+                ref={virtualizer.measureElement}
+                data-index={v.index}
+                className="absolute left-0 top-0 w-full pb-4"
+                style={{ transform: `translateY(${v.start}px)` }}
+              >
+                {row(v.index)}
+              </div>
+            ))}
+          </div>
+          <div className="flex flex-col gap-4">
+            {loose.map(card)}
+            {lastError && !busy && (
+              <div role="alert" data-testid="session-error" className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err">
+                <IconAlertCircle className="mt-0.5 size-4 shrink-0" />
+                <div className="min-w-0">
+                  <div className="font-medium">{lastError.code ?? "Error"}</div>
+                  <div className="whitespace-pre-wrap break-words text-fg">{lastError.message}</div>
                 </div>
-                {turn && !(busy && i === messages.length - 1) ? <TurnChanges turn={turn} {...(onOpenChanges ? { onOpen: onOpenChanges } : {})} /> : null}
-                {byMessage.get(m.id)?.map(card)}
               </div>
-              </Fragment>
-            );
-          })}
-          {loose.map(card)}
-          {lastError && !busy && (
-            <div role="alert" data-testid="session-error" className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err">
-              <IconAlertCircle className="mt-0.5 size-4 shrink-0" />
-              <div className="min-w-0">
-                <div className="font-medium">{lastError.code ?? "Error"}</div>
-                <div className="whitespace-pre-wrap break-words text-fg">{lastError.message}</div>
-              </div>
+            )}
+            {/* A fixed-height status row: appears and disappears without moving the text above. */}
+            <div className="flex h-6 items-center gap-2 text-[12px] text-muted" data-testid="activity">
+              {session?.status === "busy" && (
+                <>
+                  <PulseDots className="text-accent" /> Working…
+                </>
+              )}
+              {session?.status === "retry" && (
+                <span className="truncate text-warn" title={session.statusDetail}>
+                  Retrying — {session.statusDetail}
+                </span>
+              )}
+              {session?.status === "waiting" && <span className="text-warn">Waiting for you</span>}
             </div>
-          )}
-          {/* A fixed-height status row: appears and disappears without moving the text above. */}
-          <div className="flex h-6 items-center gap-2 text-[12px] text-muted" data-testid="activity">
-            {session?.status === "busy" && (
-              <>
-                <PulseDots className="text-accent" /> Working…
-              </>
-            )}
-            {session?.status === "retry" && (
-              <span className="truncate text-warn" title={session.statusDetail}>
-                Retrying — {session.statusDetail}
-              </span>
-            )}
-            {session?.status === "waiting" && <span className="text-warn">Waiting for you</span>}
           </div>
         </div>
       </div>

@@ -8,56 +8,19 @@
  * browser fetch anything).
  *
  * Streaming: the text is split into top-level blocks at blank lines outside fenced code; each
- * chunk is memoized on its text, so a growing reply only re-parses its last chunk.
+ * chunk is memoized on its text, so a growing reply only re-parses its last chunk. The split itself
+ * is incremental (lib/timeline/markdown-chunks.ts): when the text only grew, only its open tail is
+ * split again, so a delta costs the tail, not the whole reply.
  */
-import { memo, useMemo, type ReactNode } from "react";
+import { memo, useRef, type ReactNode } from "react";
+import { splitIncremental, type MarkdownChunk } from "@/lib/timeline/markdown-chunks";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { CodeBlock } from "@/components/code/code-block";
 import { IconImage } from "@/components/ui/icons";
 import { cx } from "@/components/ui/cx";
 
-/* ----------------------------------------------------------------------------------- chunking */
-
-const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/;
-
-/**
- * Splits markdown into top-level chunks at blank lines that are outside fenced code and not
- * followed by indented text (which would continue a list item or an indented block).
- */
-export function splitMarkdownBlocks(text: string): string[] {
-  const lines = text.split("\n");
-  const chunks: string[] = [];
-  let cur: string[] = [];
-  let fence: { ch: string; len: number } | null = null;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const m = FENCE_RE.exec(line);
-    if (fence) {
-      if (m && m[1]![0] === fence.ch && m[1]!.length >= fence.len && line.trim() === m[1]) fence = null;
-      cur.push(line);
-      continue;
-    }
-    if (m) {
-      fence = { ch: m[1]![0]!, len: m[1]!.length };
-      cur.push(line);
-      continue;
-    }
-    if (line.trim() === "") {
-      const next = lines[i + 1];
-      const continues = next !== undefined && /^(\s{2,}|\t)\S/.test(next);
-      if (cur.length > 0 && !continues) {
-        chunks.push(cur.join("\n"));
-        cur = [];
-        continue;
-      }
-    }
-    if (cur.length === 0 && line.trim() === "") continue;
-    cur.push(line);
-  }
-  if (cur.length > 0) chunks.push(cur.join("\n"));
-  return chunks;
-}
+export { splitMarkdownBlocks } from "@/lib/timeline/markdown-chunks";
 
 /* ------------------------------------------------------------------------------------ safety */
 
@@ -203,11 +166,13 @@ export interface MarkdownProps {
 }
 
 export function Markdown({ text, streaming = false, className }: MarkdownProps): ReactNode {
-  const chunks = useMemo(() => splitMarkdownBlocks(text), [text]);
+  const prev = useRef<{ text: string; chunks: MarkdownChunk[] } | null>(null);
+  if (prev.current?.text !== text) prev.current = { text, chunks: splitIncremental(prev.current, text) };
+  const chunks = prev.current.chunks;
   return (
     <div className={cx("sb-prose min-w-0 text-[13.5px]", className)} data-streaming={streaming || undefined}>
       {chunks.map((c, i) => (
-        <Chunk key={i} text={c} />
+        <Chunk key={i} text={c.text} />
       ))}
     </div>
   );

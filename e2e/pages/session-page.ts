@@ -56,6 +56,45 @@ export class SessionPage {
     }).toPass({ timeout: 20_000 });
   }
 
+  /** Rows the virtualized timeline has in the DOM right now (it renders what is on screen, plus a few). */
+  renderedItems(): Locator {
+    return this.timeline.getByTestId("timeline-item");
+  }
+
+  /** Every element under the timeline: what virtualization keeps bounded. */
+  async timelineElementCount(): Promise<number> {
+    return this.timeline.evaluate((el) => el.getElementsByTagName("*").length);
+  }
+
+  /**
+   * Scrolls the timeline to its top until the session's first message is loaded and shown, and
+   * returns the largest number of rendered rows seen on the way (older pages load as it goes).
+   */
+  async scrollToStart(timeout = 240_000): Promise<number> {
+    let most = 0;
+    await expect(async () => {
+      await this.timeline.evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      most = Math.max(most, await this.renderedItems().count());
+      await expect(this.page.getByTestId("timeline-start")).toBeVisible({ timeout: 500 });
+    }).toPass({ timeout, intervals: [100] });
+    return most;
+  }
+
+  /** Opens find in session (Ctrl+F with focus in the timeline) and searches for `text`. */
+  async find(text: string) {
+    await this.timeline.focus();
+    await this.page.keyboard.press("Control+f");
+    await expect(this.page.getByTestId("find-bar")).toBeVisible();
+    await this.page.getByTestId("find-input").fill(text);
+  }
+
+  /** The timeline row holding the current find hit. */
+  currentFindRow(): Locator {
+    return this.timeline.locator('[data-testid="timeline-item"][data-find-current]');
+  }
+
   async waitStatus(status: "idle" | "busy" | "waiting" | "retry", timeout = 30_000) {
     await expect(this.status).toHaveAttribute("data-status", status, { timeout });
   }

@@ -2,9 +2,11 @@
  * The one place the browser turns a session's wire events into reducer batches: events at or below
  * the last applied `seq` are dropped (a replay after a reconnect or a tab handover may repeat some),
  * the rest are queued and handed over once per animation frame (every 50 ms in a hidden tab, where
- * animation frames do not run). Used by the session and share stores.
+ * animation frames do not run), with adjacent deltas to one block merged (lib/timeline/coalesce.ts).
+ * Used by the session and share stores.
  */
 import type { TimelineEvent, WireEvent } from "../model";
+import { coalesceDeltas } from "../timeline/coalesce";
 
 export class SeqBatcher {
   private pending: TimelineEvent[] = [];
@@ -40,7 +42,7 @@ export class SeqBatcher {
       if (!this.pending.length) return;
       const batch = this.pending;
       this.pending = [];
-      this.flush(batch);
+      this.flush(coalesceDeltas(batch));
     };
     if (typeof document !== "undefined" && !document.hidden && typeof requestAnimationFrame === "function") requestAnimationFrame(run);
     else setTimeout(run, 50);

@@ -131,7 +131,7 @@ export class SessionStore {
     this.set({ loadingOlder: true });
     try {
       const page = await apiGet<MessagePage>(
-        `${sessionPath(this.backendId, this.sessionId)}/messages?limit=50&before=${encodeURIComponent(this.olderCursor)}`,
+        `${sessionPath(this.backendId, this.sessionId)}/messages?limit=200&before=${encodeURIComponent(this.olderCursor)}`,
       );
       this.olderCursor = page.nextCursor;
       const have = new Set(this.view.state.messages.map((m) => m.id));

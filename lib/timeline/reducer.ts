@@ -39,19 +39,87 @@ export function stateFromSnapshot(s: Pick<Snapshot, "session" | "messages" | "in
   };
 }
 
-/** Index of a message, searching from the end where streaming happens. */
+/*
+ * Cost per event independent of the session's length:
+ * - Lookups go through an id → index map cached per messages (or blocks) array. A copy that keeps
+ *   every position (a delta, a block update) inherits its source's map, so the map is built once per
+ *   structural change (insert, removal), not per delta. Every hit is verified (`arr[i].id === id`),
+ *   so a stale map can only cost a rebuild, never a wrong answer.
+ * - `applyAll` applies a batch with transient arrays: the first change in a batch copies the
+ *   messages array (and a message's blocks array) once, later events of the same batch write into
+ *   that private copy. Nothing the caller passed in is ever mutated; `apply` alone stays fully pure.
+ * - `coalesceDeltas` (lib/timeline/coalesce.ts) merges the deltas of one frame before they get here.
+ */
+type Keyed = { readonly id: string };
+const indexes = new WeakMap<readonly Keyed[], Map<string, number>>();
+const shapes = new WeakMap<readonly Message[], object>();
+/** Arrays created inside the running `applyAll` batch: private to it, safe to write in place. */
+let draft: WeakSet<readonly unknown[]> | null = null;
+
+function indexOf(arr: readonly Keyed[], id: string): number {
+  const n = arr.length;
+  if (n === 0) return -1;
+  if (arr[n - 1]!.id === id) return n - 1; // streaming happens at the end
+  if (n <= 16) {
+    for (let i = n - 2; i >= 0; i--) if (arr[i]!.id === id) return i;
+    return -1;
+  }
+  let map = indexes.get(arr);
+  if (map) {
+    const i = map.get(id);
+    if (i !== undefined && arr[i]?.id === id) return i;
+  }
+  map = new Map();
+  for (let i = 0; i < n; i++) map.set(arr[i]!.id, i);
+  indexes.set(arr, map);
+  const i = map.get(id);
+  return i === undefined ? -1 : i;
+}
+
+/**
+ * A token that stays the same while only the blocks of non-user messages change (deltas, tool
+ * updates), and is new after anything else (a message added, removed or updated, a user message's
+ * blocks, older pages). Views derived from the message list's shape — turns and their changes —
+ * memoize on it instead of recomputing every frame.
+ */
+export function messagesShape(messages: readonly Message[]): object {
+  let token = shapes.get(messages);
+  if (!token) {
+    token = {};
+    shapes.set(messages, token);
+  }
+  return token;
+}
+
+/** `next` differs from `prev` only in the blocks of the non-user message at `i`. */
+function keepShape(prev: readonly Message[], next: readonly Message[], i: number) {
+  if (next[i]?.role === "user") shapes.delete(next);
+  if (prev === next || next[i]?.role === "user") return;
+  const token = shapes.get(prev);
+  if (token) shapes.set(next, token);
+}
+
+/** Index of a message (an id → index map per array, shared by copies that keep positions). */
 export function findMessageIndex(messages: readonly Message[], id: string): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i;
-  return -1;
+  return indexOf(messages, id);
 }
 
 function findBlockIndex(blocks: readonly Block[], id: string): number {
-  for (let i = blocks.length - 1; i >= 0; i--) if (blocks[i]!.id === id) return i;
-  return -1;
+  return indexOf(blocks, id);
+}
+
+/** A private copy of `arr` for the running batch (or `arr` itself when it already is one). */
+function writable<T>(arr: readonly T[]): T[] {
+  if (draft?.has(arr)) return arr as T[];
+  const next = arr.slice();
+  const map = indexes.get(arr as unknown as readonly Keyed[]);
+  if (map) indexes.set(next as unknown as readonly Keyed[], map);
+  draft?.add(next);
+  return next;
 }
 
 function replaceAt<T>(arr: readonly T[], i: number, v: T): T[] {
-  const next = arr.slice();
+  const next = writable(arr);
   next[i] = v;
   return next;
 }
@@ -98,8 +166,24 @@ function insertMessage(messages: Message[], msg: Message): Message[] {
     if (prev.createdAt < msg.createdAt || (prev.createdAt === msg.createdAt && prev.id <= msg.id)) break;
     i--;
   }
-  const next = messages.slice();
-  next.splice(i, 0, msg);
+  const next = writable(messages);
+  shapes.delete(next);
+  if (i === next.length) {
+    next.push(msg);
+    // Appending keeps every earlier position: the source's map stays valid for the new array.
+    indexes.get(next)?.set(msg.id, i);
+  } else {
+    next.splice(i, 0, msg);
+    indexes.delete(next);
+  }
+  return next;
+}
+
+function removeAt<T>(arr: readonly T[], i: number): T[] {
+  const next = writable(arr);
+  next.splice(i, 1);
+  indexes.delete(next as unknown as readonly Keyed[]);
+  shapes.delete(next as unknown as readonly Message[]);
   return next;
 }
 
@@ -137,14 +221,14 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       const i = findMessageIndex(state.messages, info.id);
       if (i < 0) return { ...state, messages: insertMessage(state.messages, { ...info, blocks: [] }) };
       const prev = state.messages[i]!;
-      return { ...state, messages: replaceAt(state.messages, i, { ...info, blocks: prev.blocks }) };
+      const next = replaceAt(state.messages, i, { ...info, blocks: prev.blocks });
+      shapes.delete(next);
+      return { ...state, messages: next };
     }
     case "message.removed": {
       const i = findMessageIndex(state.messages, event.messageId);
       if (i < 0) return state;
-      const messages = state.messages.slice();
-      messages.splice(i, 1);
-      return { ...state, messages };
+      return { ...state, messages: removeAt(state.messages, i) };
     }
     case "block.updated": {
       let messages = state.messages;
@@ -156,8 +240,17 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       const m = messages[mi]!;
       const block: Block = event.block.kind === "tool" ? approvalStatus(event.block, state.interrupts, state.session?.id) : event.block;
       const bi = findBlockIndex(m.blocks, block.id);
-      const blocks = bi < 0 ? [...m.blocks, block] : replaceAt(m.blocks, bi, block);
-      return { ...state, messages: replaceAt(messages, mi, { ...m, blocks }) };
+      const created = messages !== state.messages;
+      let blocks: Block[];
+      if (bi >= 0) blocks = replaceAt(m.blocks, bi, block);
+      else {
+        blocks = writable(m.blocks);
+        blocks.push(block);
+        indexes.get(blocks)?.set(block.id, blocks.length - 1);
+      }
+      const next = replaceAt(messages, mi, { ...m, blocks });
+      if (!created) keepShape(state.messages, next, mi);
+      return { ...state, messages: next };
     }
     case "block.delta": {
       const mi = findMessageIndex(state.messages, event.messageId);
@@ -172,7 +265,9 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       } else if (event.field === "output" && b.kind === "tool") {
         nb = { ...b, output: (b.output ?? "") + event.delta };
       } else return state;
-      return { ...state, messages: replaceAt(state.messages, mi, { ...m, blocks: replaceAt(m.blocks, bi, nb) }) };
+      const next = replaceAt(state.messages, mi, { ...m, blocks: replaceAt(m.blocks, bi, nb) });
+      keepShape(state.messages, next, mi);
+      return { ...state, messages: next };
     }
     case "block.removed": {
       const mi = findMessageIndex(state.messages, event.messageId);
@@ -180,9 +275,10 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       const m = state.messages[mi]!;
       const bi = findBlockIndex(m.blocks, event.blockId);
       if (bi < 0) return state;
-      const blocks = m.blocks.slice();
-      blocks.splice(bi, 1);
-      return { ...state, messages: replaceAt(state.messages, mi, { ...m, blocks }) };
+      const blocks = removeAt(m.blocks, bi);
+      const next = replaceAt(state.messages, mi, { ...m, blocks });
+      keepShape(state.messages, next, mi);
+      return { ...state, messages: next };
     }
     case "interrupt.requested": {
       const it = event.interrupt;
@@ -230,8 +326,23 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
   }
 }
 
+/**
+ * Applies a batch of events. Equal to folding `apply` over them, but arrays copied during the batch
+ * are written in place by the batch's later events, so a frame of deltas copies the messages array
+ * once instead of once per delta.
+ */
 export function applyAll(state: SessionState, events: readonly TimelineEvent[]): SessionState {
-  let s = state;
-  for (const e of events) s = apply(s, e);
-  return s;
+  if (events.length < 2 || draft) {
+    let s = state;
+    for (const e of events) s = apply(s, e);
+    return s;
+  }
+  draft = new WeakSet();
+  try {
+    let s = state;
+    for (const e of events) s = apply(s, e);
+    return s;
+  } finally {
+    draft = null;
+  }
 }

@@ -1,0 +1,258 @@
+/**
+ * The browser half of `npm run bench`: Switchboard (the built console) and OpenCode's own web app
+ * (served by the same `opencode serve` at its root), on the same seeded long session, in Debian's
+ * Chromium. Each UI gets a fresh browser; the figures are read the same way for both.
+ */
+import { gzipSync } from "node:zlib";
+import { chromium, type Browser, type CDPSession, type Page } from "@playwright/test";
+import { FIRST_WORD, LAST_WORD, streamingTurn, type LongStack } from "./long-stack";
+
+export interface UiFigures {
+  /** Navigation start → the newest message's marker word visible on screen. */
+  newestVisibleMs: number | null;
+  heapMb: number;
+  domElements: number;
+  /** Frame times while a reply streams at 50 deltas/s into the open session. */
+  frameP95Ms: number;
+  frameWorstMs: number;
+  frames: number;
+  /** Scroll from the newest to the first message (older pages loaded as needed). */
+  scrollBackMs: number | null;
+  heapAtTopMb: number;
+  domAtTop: number;
+  /** JavaScript of the session page: bytes as transferred, and gzip-compressed size of the same scripts. */
+  jsTransferredKb: number;
+  jsGzipKb: number;
+  notes: string[];
+}
+
+const VIEWPORT = { width: 1280, height: 800 };
+const STREAM_DELTAS = 400;
+const STREAM_RATE = 50;
+const SCROLL_BACK_TIMEOUT_MS = 150_000;
+
+async function heapMb(cdp: CDPSession): Promise<number> {
+  await cdp.send("HeapProfiler.collectGarbage");
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  const used = metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0;
+  return used / 1024 / 1024;
+}
+
+const domElements = (page: Page) => page.evaluate(() => document.getElementsByTagName("*").length);
+
+/**
+ * In-page probes: a finder for a visible text node holding a word, its scroll container, and a
+ * frame recorder. A string, not a function: tsx would wrap a function in helpers the page lacks.
+ */
+export const PROBES = `
+(() => {
+  const visibleText = (word) => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.nodeValue || !n.nodeValue.includes(word)) continue;
+      const el = n.parentElement;
+      if (!el) continue;
+      const r = el.getBoundingClientRect();
+      if (r.height <= 0 || r.width <= 0 || r.bottom <= 0 || r.top >= innerHeight) continue;
+      // On screen for real: the topmost element at a point of the text is the text's element.
+      const x = Math.min(Math.max(r.left + 4, 0), innerWidth - 1);
+      const y = Math.min(Math.max(r.top + Math.min(r.height / 2, 8), 0), innerHeight - 1);
+      const hit = document.elementFromPoint(x, y);
+      if (hit && (el.contains(hit) || hit.contains(el))) return el;
+    }
+    return null;
+  };
+  const scroller = (from) => {
+    for (let el = from; el; el = el.parentElement) {
+      const s = getComputedStyle(el);
+      if (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 10) return el;
+    }
+    return null;
+  };
+  window.__visibleText = visibleText;
+  window.__scroller = scroller;
+  window.__frames = [];
+  window.__recordFrames = (on) => {
+    window.__recording = on;
+    if (!on) return;
+    window.__frames = [];
+    let last = performance.now();
+    const tick = (t) => {
+      if (!window.__recording) return;
+      window.__frames.push(t - last);
+      last = t;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  };
+})();
+`;
+
+async function installProbes(page: Page) {
+  await page.addInitScript({ content: PROBES });
+}
+
+function percentile(xs: number[], p: number): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+}
+
+/** Waits until the turn started by a prompt has run: busy first, then idle again. */
+export async function waitTurn(stack: LongStack, sessionId: string, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  let seenBusy = false;
+  const startedBy = Date.now() + 10_000; // a turn that never shows busy within 10 s is over or lost
+  for (;;) {
+    const r = await stack.api(`/api/backends/${stack.backendId}/sessions/${sessionId}`);
+    const s = (await r.json()) as { status?: string };
+    if (s.status !== "idle") seenBusy = true;
+    else if (seenBusy || Date.now() > startedBy) return;
+    if (Date.now() > deadline) throw new Error("the streamed reply did not finish");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function measureUi(browser: Browser, stack: LongStack, ui: "switchboard" | "opencode", turn: number): Promise<UiFigures> {
+  const notes: string[] = [];
+  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: "dark" });
+  if (ui === "switchboard") {
+    await context.addCookies([{ name: "sb_session", value: await stack.loginCookie(), url: stack.console.url }]);
+  }
+  const page = await context.newPage();
+  await installProbes(page);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Performance.enable");
+  const scripts: Promise<{ transferred: number; gzip: number }>[] = [];
+  page.on("response", (res) => {
+    if (res.request().resourceType() !== "script") return;
+    scripts.push(
+      (async () => {
+        const sizes = await res.request().sizes().catch(() => ({ responseBodySize: 0 }));
+        const body = await res.body().catch(() => Buffer.alloc(0));
+        return { transferred: sizes.responseBodySize || body.length, gzip: gzipSync(body).length };
+      })(),
+    );
+  });
+
+  const url =
+    ui === "switchboard"
+      ? `${stack.console.url}/sessions/${stack.backendId}/${stack.sessionId}`
+      : `${stack.opencode.url}/server/${Buffer.from(stack.opencode.url).toString("base64url")}/session/${stack.sessionId}`;
+  await page.goto(url, { waitUntil: "commit" });
+  let newestVisibleMs: number | null = null;
+  try {
+    newestVisibleMs = await page
+      // A function, not a string: a string predicate is evaluated with eval, which both pages' CSP refuses.
+      .waitForFunction((word) => ((window as unknown as { __visibleText?: (w: string) => Element | null }).__visibleText?.(word) ? performance.now() : 0), LAST_WORD, { polling: 50, timeout: 60_000 })
+      .then((h) => h.jsonValue() as Promise<number>);
+  } catch (err) {
+    notes.push(`the newest message never became visible within 60 s (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+  }
+  await page.waitForTimeout(2000); // let late work settle before reading memory
+  const heap = await heapMb(cdp);
+  const dom = await domElements(page);
+  const js = await Promise.all(scripts);
+  const jsTransferredKb = js.reduce((a, b) => a + b.transferred, 0) / 1024;
+  const jsGzipKb = js.reduce((a, b) => a + b.gzip, 0) / 1024;
+
+  // Streaming: the same scripted reply at 50 deltas/s, prompted through the console for both UIs.
+  const marker = `bench-stream-${ui}-${turn}`;
+  stack.model.enqueue(streamingTurn(STREAM_DELTAS, STREAM_RATE, marker));
+  await page.evaluate("window.__recordFrames(true)");
+  await stack.prompt(stack.sessionId, `Stream a reply please (${marker})`);
+  await waitTurn(stack, stack.sessionId);
+  await page.waitForTimeout(300);
+  const frames = (await page.evaluate("window.__recordFrames(false), window.__frames.slice(1)")) as number[];
+
+  // Scroll back to the first message.
+  const t0 = Date.now();
+  let scrollBackMs: number | null = null;
+  const reached = (await page
+    .evaluate(
+      `(async () => {
+        const start = performance.now();
+        const frame = () => new Promise((r) => requestAnimationFrame(() => r(null)));
+        let sc = window.__scroller(window.__visibleText(${JSON.stringify(LAST_WORD)}) || document.querySelector('[data-testid="timeline"]'));
+        while (performance.now() - start < ${SCROLL_BACK_TIMEOUT_MS}) {
+          if (window.__visibleText(${JSON.stringify(FIRST_WORD)})) return performance.now() - start;
+          if (!sc || !sc.isConnected) sc = window.__scroller(window.__visibleText(${JSON.stringify(LAST_WORD)}));
+          if (sc) sc.scrollTop = 0;
+          await frame();
+          await frame();
+        }
+        return -1;
+      })()`,
+    )
+    .catch((err: unknown) => {
+      notes.push(`scroll back failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      return -1;
+    })) as number;
+  if (reached >= 0) scrollBackMs = reached;
+  else notes.push(`the first message was not reached within ${SCROLL_BACK_TIMEOUT_MS / 1000} s (${Math.round((Date.now() - t0) / 1000)} s spent)`);
+  await page.waitForTimeout(500);
+  const heapAtTop = await heapMb(cdp);
+  const domAtTop = await domElements(page);
+  await context.close();
+  return {
+    newestVisibleMs,
+    heapMb: heap,
+    domElements: dom,
+    frameP95Ms: percentile(frames, 0.95),
+    frameWorstMs: frames.length ? Math.max(...frames) : 0,
+    frames: frames.length,
+    scrollBackMs,
+    heapAtTopMb: heapAtTop,
+    domAtTop,
+    jsTransferredKb,
+    jsGzipKb,
+    notes,
+  };
+}
+
+/**
+ * Screenshots of both UIs holding the long session (docs/performance.md), with BENCH_SCREENSHOTS
+ * set to a directory: Switchboard dark and light, find in session on the first message, and
+ * OpenCode's web app.
+ */
+async function screenshots(browser: Browser, stack: LongStack, dir: string) {
+  const cookie = await stack.loginCookie();
+  for (const scheme of ["dark", "light"] as const) {
+    const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: scheme });
+    await context.addCookies([{ name: "sb_session", value: cookie, url: stack.console.url }]);
+    const page = await context.newPage();
+    await page.goto(`${stack.console.url}/sessions/${stack.backendId}/${stack.sessionId}`);
+    await page.getByText(LAST_WORD).last().waitFor();
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: `${dir}/long-session-switchboard-${scheme}.png` });
+    if (scheme === "dark") {
+      await page.getByTestId("timeline").focus();
+      await page.keyboard.press("Control+f");
+      await page.getByTestId("find-input").fill(FIRST_WORD);
+      await page.getByTestId("find-status").filter({ hasText: "1 of 1" }).waitFor({ timeout: 120_000 });
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: `${dir}/long-session-find-${scheme}.png` });
+    }
+    await context.close();
+  }
+  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: "light" });
+  const page = await context.newPage();
+  await page.goto(`${stack.opencode.url}/server/${Buffer.from(stack.opencode.url).toString("base64url")}/session/${stack.sessionId}`);
+  await page.getByText(LAST_WORD).last().waitFor();
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: `${dir}/long-session-opencode-web.png` });
+  await context.close();
+}
+
+export async function browserBench(stack: LongStack): Promise<{ switchboard: UiFigures; opencode: UiFigures }> {
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--enable-precise-memory-info"] });
+  try {
+    const switchboard = await measureUi(browser, stack, "switchboard", 1);
+    const opencode = await measureUi(browser, stack, "opencode", 2);
+    const dir = process.env.BENCH_SCREENSHOTS;
+    if (dir) await screenshots(browser, stack, dir);
+    return { switchboard, opencode };
+  } finally {
+    await browser.close();
+  }
+}

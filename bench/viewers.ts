@@ -1,0 +1,223 @@
+/**
+ * Many viewers, through the real HTTP route of the built console (`GET …/sessions/:id/events` on
+ * `next start`), never in-process:
+ *   - 1,000 concurrent SSE subscribers on one streaming session: console RSS and delivery p99;
+ *   - 50 sessions streaming at once: console CPU per 1,000 events delivered;
+ *   - relay throughput through Next (replaying a session's held events) against a raw Node SSE
+ *     pipe writing the same frames, in the same run.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createParser } from "eventsource-parser";
+import { waitTurn } from "./browser";
+import { streamingTurn, type LongStack } from "./long-stack";
+
+export interface ViewerFigures {
+  subscribers: number;
+  rssMbIdle: number;
+  rssMbPeak: number;
+  /** Delay of each delivery after the first subscriber got the same event (fan-out spread). */
+  deliveryP50Ms: number;
+  deliveryP99Ms: number;
+  eventsPerSubscriber: number;
+  sessions: number;
+  eventsDelivered: number;
+  cpuMsPer1000Events: number;
+  relayNextEventsPerSec: number;
+  relayRawEventsPerSec: number;
+  relayEvents: number;
+}
+
+/** The console's process tree (next start and its children). */
+function tree(pid: number): number[] {
+  const out = [pid];
+  for (const p of out) {
+    try {
+      const kids = fs.readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+      out.push(...kids);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function rssMb(pid: number): number {
+  let kb = 0;
+  for (const p of tree(pid)) {
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"));
+      kb += Number(m?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return kb / 1024;
+}
+
+const TICK_MS = 1000 / 100; // USER_HZ
+
+function cpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      const f = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(rest[11]) + Number(rest[12]); // utime, stime
+    } catch {
+      // gone
+    }
+  }
+  return ticks * TICK_MS;
+}
+
+interface Subscriber {
+  /** seq → arrival time (performance.now()) of block.delta events. */
+  arrivals: Map<number, number>;
+  count: number;
+  ready: Promise<void>;
+  close(): void;
+}
+
+function subscribe(stack: LongStack, sessionId: string, opts: { after?: number; onText?: (s: string) => void } = {}): Subscriber {
+  const ac = new AbortController();
+  let resolveReady!: () => void;
+  const sub: Subscriber = { arrivals: new Map(), count: 0, ready: new Promise((r) => (resolveReady = r)), close: () => ac.abort() };
+  const parser = createParser({
+    onEvent(ev) {
+      sub.count++;
+      if (ev.data.includes('"block.delta"') && ev.id) sub.arrivals.set(Number(ev.id), performance.now());
+    },
+  });
+  void (async () => {
+    try {
+      const res = await fetch(`${stack.console.url}/api/backends/${stack.backendId}/sessions/${sessionId}/events${opts.after !== undefined ? `?after=${opts.after}` : ""}`, {
+        headers: { ...stack.headers, accept: "text/event-stream" },
+        signal: ac.signal,
+      });
+      resolveReady();
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        opts.onText?.(value);
+        parser.feed(value);
+      }
+    } catch {
+      resolveReady();
+    }
+  })();
+  return sub;
+}
+
+const waitIdle = (stack: LongStack, sessionId: string) => waitTurn(stack, sessionId);
+
+function percentile(xs: number[], p: number): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+}
+
+async function manySubscribers(stack: LongStack, n: number) {
+  const session = await stack.createSession("bench: many viewers");
+  const rssIdle = rssMb(stack.console.child.pid!);
+  const subs: Subscriber[] = [];
+  for (let i = 0; i < n; i++) subs.push(subscribe(stack, session.id));
+  await Promise.all(subs.map((s) => s.ready));
+  await new Promise((r) => setTimeout(r, 1000));
+  let peak = rssMb(stack.console.child.pid!);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(stack.console.child.pid!))), 200);
+  stack.model.enqueue(streamingTurn(200, 50, "bench-viewers"));
+  await stack.prompt(session.id, "Stream to everyone (bench-viewers)");
+  await waitIdle(stack, session.id);
+  await new Promise((r) => setTimeout(r, 1000));
+  clearInterval(sampler);
+  const first = new Map<number, number>();
+  for (const s of subs) for (const [seq, t] of s.arrivals) first.set(seq, Math.min(first.get(seq) ?? Infinity, t));
+  const delays: number[] = [];
+  for (const s of subs) for (const [seq, t] of s.arrivals) delays.push(t - first.get(seq)!);
+  const perSub = subs.reduce((a, s) => a + s.arrivals.size, 0) / subs.length;
+  for (const s of subs) s.close();
+  return { rssIdle, peak, p50: percentile(delays, 0.5), p99: percentile(delays, 0.99), perSub };
+}
+
+async function manySessions(stack: LongStack, n: number) {
+  const sessions = await Promise.all(Array.from({ length: n }, (_, i) => stack.createSession(`bench: stream ${i}`)));
+  const subs = sessions.map((s) => subscribe(stack, s.id));
+  await Promise.all(subs.map((s) => s.ready));
+  await new Promise((r) => setTimeout(r, 500));
+  for (let i = 0; i < n; i++) stack.model.enqueue(streamingTurn(100, 50, `bench-many-${i}-end`));
+  const before = subs.reduce((a, s) => a + s.count, 0);
+  const cpu0 = cpuMs(stack.console.child.pid!);
+  await Promise.all(sessions.map((s, i) => stack.prompt(s.id, `Stream please (bench-many-${i}-end)`)));
+  await Promise.all(sessions.map((s) => waitIdle(stack, s.id)));
+  await new Promise((r) => setTimeout(r, 500));
+  const cpu = cpuMs(stack.console.child.pid!) - cpu0;
+  const events = subs.reduce((a, s) => a + s.count, 0) - before;
+  for (const s of subs) s.close();
+  return { events, cpuPer1000: (cpu / Math.max(1, events)) * 1000 };
+}
+
+/** Replays a session's held events through Next, then the same bytes through a raw Node SSE server. */
+async function relay(stack: LongStack) {
+  const session = await stack.createSession("bench: relay");
+  stack.model.enqueue(streamingTurn(3000, 1000, "bench-relay"));
+  await stack.prompt(session.id, "Stream fast (bench-relay)");
+  await waitIdle(stack, session.id);
+  const snap = (await (await stack.api(`/api/backends/${stack.backendId}/sessions/${session.id}/snapshot`)).json()) as { seq: number };
+  const total = snap.seq;
+  const timed = async (url: string, headers: Record<string, string>) => {
+    let text = "";
+    let count = 0;
+    const parser = createParser({ onEvent: () => void count++ });
+    const t0 = performance.now();
+    const res = await fetch(url, { headers });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    while (count < total) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+      parser.feed(value);
+    }
+    const ms = performance.now() - t0;
+    await reader.cancel();
+    return { ms, text, count };
+  };
+  const url = `${stack.console.url}/api/backends/${stack.backendId}/sessions/${session.id}/events?after=0`;
+  await timed(url, stack.headers); // warm-up
+  const next = await timed(url, stack.headers);
+  const frames = next.text;
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(frames);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const rawUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  await timed(rawUrl, {});
+  const raw = await timed(rawUrl, {});
+  server.close();
+  return { events: next.count, nextPerSec: (next.count / next.ms) * 1000, rawPerSec: (raw.count / raw.ms) * 1000 };
+}
+
+export async function viewersBench(stack: LongStack, opts: { subscribers?: number; sessions?: number } = {}): Promise<ViewerFigures> {
+  const subscribers = opts.subscribers ?? 1000;
+  const sessions = opts.sessions ?? 50;
+  const many = await manySubscribers(stack, subscribers);
+  const busy = await manySessions(stack, sessions);
+  const r = await relay(stack);
+  return {
+    subscribers,
+    rssMbIdle: many.rssIdle,
+    rssMbPeak: many.peak,
+    deliveryP50Ms: many.p50,
+    deliveryP99Ms: many.p99,
+    eventsPerSubscriber: many.perSub,
+    sessions,
+    eventsDelivered: busy.events,
+    cpuMsPer1000Events: busy.cpuPer1000,
+    relayNextEventsPerSec: r.nextPerSec,
+    relayRawEventsPerSec: r.rawPerSec,
+    relayEvents: r.events,
+  };
+}
