@@ -90,7 +90,8 @@ export function ReviewPanel({
       ref={root}
       className={cx(
         "flex h-full min-w-[360px] shrink-0 flex-col border-l border-border bg-panel",
-        wide ? "w-[min(880px,58vw)]" : "w-[min(640px,48vw)]",
+        wide ? "w-[min(880px,58vw)] narrow:w-full" : "w-[min(640px,48vw)] narrow:w-[min(640px,100%)]",
+        "narrow:absolute narrow:inset-y-0 narrow:right-0 narrow:z-30 narrow:shadow-2xl narrow:shadow-black/30",
         "phone:fixed phone:inset-0 phone:z-[55] phone:h-auto phone:w-full phone:min-w-0 phone:border-l-0 phone:pb-[env(safe-area-inset-bottom)] phone:pt-[env(safe-area-inset-top)]",
       )}
       data-testid="review-panel"
@@ -98,7 +99,7 @@ export function ReviewPanel({
       aria-label="Review"
       {...(phone ? { role: "dialog", "aria-modal": true } : {})}
     >
-      <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2 phone:h-12">
+      <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2 phone:h-[48px]">
         <div role="tablist" aria-label="Review" className="flex items-center gap-1">
         {tabs.map((t) => (
           <button
@@ -109,7 +110,7 @@ export function ReviewPanel({
             onClick={() => onTab(t.id)}
             data-testid={`panel-tab-${t.id}`}
             className={cx(
-              "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px] phone:h-9 phone:text-[14px]",
+              "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px] phone:h-[36px] phone:text-[14px]",
               tab === t.id ? "bg-raised font-medium text-fg" : "text-muted hover:text-fg",
             )}
           >
@@ -119,7 +120,7 @@ export function ReviewPanel({
           </button>
         ))}
         </div>
-        <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-10" title="Close (Esc)" aria-label="Close panel" data-testid="panel-close">
+        <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]" title="Close (Esc)" aria-label="Close panel" data-testid="panel-close">
           <IconX size={14} />
         </button>
       </div>

@@ -37,7 +37,7 @@ function Node({ node, backendId, currentId, depth, close }: { node: TreeNode; ba
         aria-current={current ? "page" : undefined}
         title={`${R.label}: ${s.title}`}
         className={cx(
-          "flex h-[30px] min-w-0 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-11 phone:text-[14px]",
+          "flex h-[30px] min-w-0 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[44px] phone:text-[14px]",
           current ? "bg-accent/12 text-fg" : "text-muted hover:bg-raised hover:text-fg",
         )}
       >

@@ -77,7 +77,7 @@ export function UsageMeter({ session, messages, contextWindow: modelWindow }: { 
       testId="usage"
       panelTestId="usage-details"
       title="Usage: tokens, cache, cost and context"
-      buttonClassName="hidden font-mono text-[11px] md:inline-flex"
+      buttonClassName="font-mono text-[11px] @max-[640px]:hidden"
       panelClassName="w-[260px] p-3 text-[12px]"
       label={
         <>
@@ -238,7 +238,7 @@ export function SessionHeader({
   const canRename = rename?.offered && !rename.disabledReason;
 
   return (
-    <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border bg-panel px-4 phone:gap-1.5 phone:px-2.5">
+    <header className="@container flex h-14 shrink-0 items-center gap-2 border-b border-border bg-panel px-4 phone:gap-1.5 phone:px-2.5">
       <SidebarToggle />
       <div className="min-w-0 flex-1">
         <div className="flex min-w-0 items-center gap-2">
@@ -335,7 +335,7 @@ export function SessionHeader({
         </button>
       ) : null}
       {session ? (
-        <Popover testId="session-menu" title="Session actions" label={<IconMore size={15} />} panelClassName="w-[230px] phone:w-[260px]" buttonRef={menuButton} buttonClassName="phone:h-9 phone:px-2.5">
+        <Popover testId="session-menu" title="Session actions" label={<IconMore size={15} />} panelClassName="w-[230px] phone:w-[260px]" buttonRef={menuButton} buttonClassName="phone:h-[36px] phone:px-2.5">
           {(close) => (
             <div role="menu">
               {/* On a phone the header keeps title, status and the live badge; the rest is here. */}

@@ -333,7 +333,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
           </button>
         </div>
       ) : null}
-      <div className="flex min-h-0 flex-1">
+      <div className="relative flex min-h-0 flex-1">
         <div className="flex min-w-0 flex-1 flex-col">
           <MessageActionsContext.Provider value={actions}>
             <Timeline

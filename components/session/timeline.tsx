@@ -140,7 +140,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
   return (
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} onScroll={onScroll} className="h-full overflow-y-auto [overflow-anchor:none]" data-testid="timeline">
-        <div ref={content} className="mx-auto flex max-w-[880px] flex-col gap-4 px-4 pb-6 pt-4">
+        <div ref={content} className="mx-auto flex max-w-[880px] flex-col gap-4 px-4 pb-6 pt-4 phone:px-2.5">
           {hasOlder && (
             <button type="button" onClick={onLoadOlder} className="mx-auto h-7 rounded-md px-3 text-[12px] text-muted hover:bg-raised" data-testid="load-older">
               {loadingOlder ? "Loading…" : "Load earlier messages"}

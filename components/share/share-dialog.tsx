@@ -218,7 +218,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
             Share session
           </h2>
           <span className="min-w-0 truncate text-[12.5px] text-faint">{title}</span>
-          <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-10" aria-label="Close" data-testid="share-close">
+          <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]" aria-label="Close" data-testid="share-close">
             <IconX size={14} />
           </button>
         </div>

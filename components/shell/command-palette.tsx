@@ -233,7 +233,7 @@ function Palette({ onClose }: { onClose(): void }) {
                 onMouseMove={() => setActive(i)}
                 onClick={() => runItem(it)}
                 className={cx(
-                  "flex h-9 cursor-pointer items-center gap-2.5 rounded-md px-2.5 text-[13px] phone:h-11",
+                  "flex h-9 cursor-pointer items-center gap-2.5 rounded-md px-2.5 text-[13px] phone:h-[44px]",
                   it === current ? "bg-raised text-fg" : "text-muted",
                   it.disabledReason && "cursor-not-allowed opacity-50",
                 )}

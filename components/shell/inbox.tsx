@@ -65,7 +65,7 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
   const { send, sending, error } = useAnswer(it.backendId, it.sessionId, it.id);
   return (
     <li data-testid="inbox-item" data-interrupt-id={it.id}>
-      <div className="flex h-7 items-center gap-1 pr-1.5 hover:bg-warn/10 phone:h-11">
+      <div className="flex h-7 items-center gap-1 pr-1.5 hover:bg-warn/10 phone:h-[44px]">
         <Link
           href={`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(it.ownerSessionId ?? it.sessionId)}`}
           data-testid="inbox-link"
@@ -86,7 +86,7 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
                 data-testid={q.testId}
                 title={q.label}
                 aria-label={`${q.label}: ${it.title}`}
-                className={cx("grid size-5 shrink-0 place-items-center rounded disabled:opacity-40 phone:size-11 phone:border phone:border-border", q.tone)}
+                className={cx("grid size-5 shrink-0 place-items-center rounded disabled:opacity-40 phone:size-[44px] phone:border phone:border-border", q.tone)}
               >
                 <q.Icon className="size-3.5 phone:size-4" />
               </button>

@@ -138,7 +138,7 @@ export function SidebarToggle({ className }: { className?: string }) {
       aria-controls="sb-sidebar"
       aria-expanded={sidebarShown}
       data-testid="sidebar-toggle"
-      className={cx("-ml-1.5 grid size-9 shrink-0 place-items-center rounded-md text-muted hover:bg-raised hover:text-fg wide:size-7", className)}
+      className={cx("-ml-1.5 grid size-[40px] shrink-0 place-items-center rounded-md text-muted hover:bg-raised hover:text-fg wide:size-7", className)}
     >
       <IconMenu size={18} className="wide:hidden" />
       <IconSidebar size={15} className="phone:hidden" />

@@ -157,7 +157,7 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
                     data-status={s.status}
                     aria-current={active ? "page" : undefined}
                     className={cx(
-                      "group mx-1.5 flex h-8 items-center gap-2 rounded-md px-2 text-[13px] phone:h-10 phone:text-[14px]",
+                      "group mx-1.5 flex h-8 items-center gap-2 rounded-md px-2 text-[13px] phone:h-[40px] phone:text-[14px]",
                       active ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
                     )}
                   >
@@ -240,12 +240,12 @@ export function Sidebar() {
           className={cx("ml-1 size-1.5 rounded-full", live.connection === "connected" ? "bg-ok" : "bg-warn animate-pulse")}
           title={live.connection === "connected" ? "Live" : "Reconnecting…"}
         />
-        <Link href="/settings" className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-9" title="Settings" aria-label="Settings" data-testid="settings-link"><IconGear size={15} /></Link>
+        <Link href="/settings" className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]" title="Settings" aria-label="Settings" data-testid="settings-link"><IconGear size={15} /></Link>
         <NotifyToggle />
         <button
           type="button"
           onClick={() => toggleTheme()}
-          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-9"
+          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
           title={theme === "dark" ? "Light theme" : "Dark theme"}
           aria-label="Toggle theme"
           data-testid="theme-toggle"
@@ -255,7 +255,7 @@ export function Sidebar() {
         <button
           type="button"
           onClick={() => void logOut()}
-          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-9"
+          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
           title="Log out"
           aria-label="Log out"
           data-testid="logout"
@@ -264,7 +264,7 @@ export function Sidebar() {
         </button>
       </div>
       <div className="p-2">
-        <label className="flex h-8 items-center gap-2 rounded-md border border-border bg-sunken px-2 text-muted focus-within:border-accent phone:h-10">
+        <label className="flex h-8 items-center gap-2 rounded-md border border-border bg-sunken px-2 text-muted focus-within:border-accent phone:h-[40px]">
           <IconSearch className="size-3.5 shrink-0" />
           <input
             ref={searchRef}
@@ -291,7 +291,7 @@ export function Sidebar() {
           href="/settings/shares"
           data-testid="nav-shares"
           aria-current={pathname === "/settings/shares" ? "page" : undefined}
-          className={cx("flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-10", pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg")}
+          className={cx("flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]", pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg")}
         >
           <IconLink className="size-3.5" /> Shares
         </Link>
@@ -317,7 +317,7 @@ function NotifyToggle() {
       onClick={toggle}
       disabled={state === "denied"}
       className={cx(
-        "grid size-7 place-items-center rounded hover:bg-raised disabled:cursor-not-allowed phone:size-9 disabled:hover:bg-transparent",
+        "grid size-7 place-items-center rounded hover:bg-raised disabled:cursor-not-allowed phone:size-[36px] disabled:hover:bg-transparent",
         state === "on" ? "text-accent hover:text-fg" : "text-muted hover:text-fg disabled:text-faint",
       )}
       title={NOTIFY_TITLE[state]}

@@ -39,7 +39,7 @@ export function ConfirmDialog({
           </p>
         ) : null}
         <div className="mt-4 flex justify-end gap-2">
-          <button ref={cancelRef} type="button" onClick={onCancel} className="h-8 rounded-md border border-border-strong px-3 phone:h-11 text-[12.5px] text-fg hover:bg-raised">
+          <button ref={cancelRef} type="button" onClick={onCancel} className="h-8 rounded-md border border-border-strong px-3 phone:h-[44px] text-[12.5px] text-fg hover:bg-raised">
             Cancel
           </button>
           <button
@@ -48,7 +48,7 @@ export function ConfirmDialog({
             disabled={busy}
             data-testid="confirm-action"
             className={cx(
-              "h-8 rounded-md px-3 text-[12.5px] font-semibold disabled:opacity-50 phone:h-11",
+              "h-8 rounded-md px-3 text-[12.5px] font-semibold disabled:opacity-50 phone:h-[44px]",
               danger ? "bg-err text-white hover:brightness-110" : "bg-accent text-accent-fg hover:brightness-110",
             )}
           >

@@ -56,7 +56,7 @@ export function Modal({
             <h2 id={titleId} className="text-[14px] font-semibold">
               {title}
             </h2>
-            <button type="button" onClick={onClose} className="ml-auto grid size-9 place-items-center rounded text-faint hover:bg-raised hover:text-fg wide:size-7" aria-label="Close" data-testid={testId ? `${testId}-close` : undefined}>
+            <button type="button" onClick={onClose} className="ml-auto grid size-[40px] place-items-center rounded text-faint hover:bg-raised hover:text-fg wide:size-7" aria-label="Close" data-testid={testId ? `${testId}-close` : undefined}>
               <IconX size={14} />
             </button>
           </div>

@@ -141,7 +141,7 @@ export function MenuItem({
   className?: string;
 }) {
   const cls = cx(
-    "flex h-8 w-full items-center gap-2 rounded-md px-2 text-left text-[12.5px] phone:h-11 phone:text-[14px]",
+    "flex h-8 w-full items-center gap-2 rounded-md px-2 text-left text-[12.5px] phone:h-[44px] phone:text-[14px]",
     className,
     disabledReason ? "cursor-not-allowed text-faint" : danger ? "text-err hover:bg-err/10" : "text-fg hover:bg-raised",
   );
