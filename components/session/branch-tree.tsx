@@ -88,6 +88,7 @@ export function BranchTreeButton({
       title="Branches: forks and subagent sessions of this conversation"
       panelClassName="w-[440px] p-2"
       sheet="Branches"
+      ariaLabel={total > 1 ? `Branches ${total}` : "Branches"}
       {...(open !== undefined ? { open } : {})}
       {...(onOpenChange ? { onOpenChange } : {})}
       {...(buttonClassName ? { buttonClassName } : {})}

@@ -313,7 +313,7 @@ export function SessionHeader({
           aria-pressed={panel === "changes"}
           data-testid="open-changes"
           title={review?.disabledReason ?? "Review the changes of this session"}
-          aria-label={`Review changes${changedFiles > 0 ? `: ${changedFiles} file${changedFiles === 1 ? "" : "s"}` : ""}`}
+          aria-label={`Review changes${changedFiles > 0 ? ` ${changedFiles}` : ""}`}
           className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
         >
           <IconDiff size={14} />
@@ -327,7 +327,7 @@ export function SessionHeader({
           aria-pressed={panel === "plan"}
           data-testid="open-plan"
           title="The agent's plan (todo list)"
-          aria-label={`Plan${total > 0 ? `: ${done} of ${total} done` : ""}`}
+          aria-label={`Plan${total > 0 ? ` ${done}/${total}` : ""}`}
           className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
         >
           <IconListChecks size={14} />

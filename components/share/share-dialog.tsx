@@ -214,7 +214,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
       >
         <div className="flex h-12 shrink-0 items-center gap-2 border-b border-border px-4">
           <IconLink size={15} className="text-muted" />
-          <h2 id={titleId} className="text-[14px] font-semibold">
+          <h2 id={titleId} className="shrink-0 whitespace-nowrap text-[14px] font-semibold">
             Share session
           </h2>
           <span className="min-w-0 truncate text-[12.5px] text-faint">{title}</span>
@@ -334,14 +334,14 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                   {activeCount} active link{activeCount === 1 ? "" : "s"} for this session
                 </Link>
               ) : (
-                <span className="text-[12px] text-faint">Served by this console; nothing is uploaded.</span>
+                <span className="text-[12px] text-faint phone:hidden">Served by this console; nothing is uploaded.</span>
               )}
               {error && (
                 <span className="min-w-0 truncate text-[12px] text-err" role="alert">
                   {error}
                 </span>
               )}
-              <button type="button" onClick={onClose} className="ml-auto h-8 rounded-md px-3 text-[12.5px] text-muted hover:bg-raised hover:text-fg">
+              <button type="button" onClick={onClose} className="ml-auto h-8 shrink-0 rounded-md px-3 text-[12.5px] text-muted hover:bg-raised hover:text-fg phone:h-[44px]">
                 Cancel
               </button>
               <button
@@ -349,7 +349,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                 onClick={() => void create()}
                 disabled={creating || (scope === "upto" && !upTo)}
                 data-testid="share-create"
-                className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50"
+                className="inline-flex h-8 shrink-0 items-center gap-1.5 whitespace-nowrap rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50 phone:h-[44px] phone:px-4"
               >
                 {creating ? <Spinner size={11} /> : <IconLink size={13} />}
                 Create link

@@ -24,6 +24,7 @@ export function Popover({
   sheet,
   returnFocus,
   buttonRef,
+  ariaLabel,
 }: {
   label: ReactNode;
   title?: string;
@@ -42,6 +43,8 @@ export function Popover({
   /** Where the focus goes on close when the trigger is hidden (opened from another menu). */
   returnFocus?: React.RefObject<HTMLElement | null>;
   buttonRef?: React.Ref<HTMLButtonElement>;
+  /** The button's accessible name when its content is not enough (it must contain the visible text). */
+  ariaLabel?: string;
 }) {
   const [inner, setInner] = useState(false);
   const open = openProp ?? inner;
@@ -72,7 +75,7 @@ export function Popover({
         ref={buttonRef}
         type="button"
         title={title}
-        aria-label={typeof label === "string" ? undefined : title}
+        aria-label={ariaLabel}
         aria-haspopup="dialog"
         aria-expanded={open}
         aria-controls={open ? id : undefined}
