@@ -40,13 +40,15 @@ async function expandAll(page: Page) {
 }
 
 async function anonymousPage(browser: Browser, viewport: { width: number; height: number }, theme: string, baseURL: string): Promise<Page> {
-  const ctx = await browser.newContext({ viewport, baseURL });
+  const ctx = await browser.newContext({ viewport, baseURL, reducedMotion: "reduce" });
   await ctx.addInitScript((t) => localStorage.setItem("sb-theme", t), theme);
   return ctx.newPage();
 }
 
 test("axe finds no serious or critical violation on any page, state, theme or width", async ({ page, api, stack, browser }) => {
   test.setTimeout(600_000);
+  // Reduced motion: pulsing badges hold still, so their colours are measured as they settle.
+  await page.emulateMedia({ reducedMotion: "reduce" });
   const rp = new ReviewPage(page);
   const ui = new Interrupts(page);
   const shell = new Shell(page);

@@ -44,7 +44,7 @@ function Node({ node, backendId, currentId, depth, close }: { node: TreeNode; ba
         <R.icon size={12} className={cx("shrink-0", node.relation === "fork" ? "text-accent" : node.relation === "subagent" ? "text-info" : "text-faint")} />
         <span className={cx("min-w-0 flex-1 truncate", current && "font-medium")}>{s.title}</span>
         <SessionStatusGlyph status={s.status} />
-        <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>
+        <span className={cx("shrink-0 text-[11px] tabular-nums", current ? "text-muted" : "text-faint")}>{relativeTime(s.updatedAt)}</span>
       </Link>
       {node.children.length ? (
         <ul className="ml-[13px] border-l border-border-strong pl-2">

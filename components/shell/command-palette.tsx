@@ -205,7 +205,7 @@ function Palette({ onClose }: { onClose(): void }) {
           className="h-full min-w-0 flex-1 bg-transparent text-[14px] text-fg outline-none placeholder:text-faint phone:text-[16px]"
         />
         {loading ? <span className="text-[11px] text-faint">Searching…</span> : null}
-        <button type="button" onClick={onClose} className="rounded border border-border px-1.5 text-[11px] text-faint hover:text-fg phone:h-[36px] phone:px-2.5" aria-label="Close (Esc)">
+        <button type="button" onClick={onClose} className="rounded border border-border px-1.5 text-[11px] text-faint hover:text-fg phone:h-[36px] phone:px-2.5" aria-label="Esc: close the palette">
           Esc
         </button>
       </div>
