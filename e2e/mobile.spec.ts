@@ -96,6 +96,10 @@ for (const device of [
       );
       await rp.prompt("Write the release notes, then clean the build output.");
       await expect(ui.permission()).toBeVisible(TURN);
+      // Screen readers hear the change of phase once, from the one polite live region.
+      const announcer = page.getByTestId("status-announcer");
+      await expect(announcer).toHaveAttribute("aria-live", "polite");
+      await expect(announcer).toHaveText(/^The agent is waiting for you: /);
       await noOverflow(shell, "permission card");
       // Interrupt buttons are big enough for a thumb on a phone.
       if (device.phone) {
@@ -122,6 +126,7 @@ for (const device of [
       }
       await expect(rp.assistantText().last()).toContainText("build output is gone", TURN);
       await rp.waitStatus("idle");
+      await expect(announcer).toHaveText("The agent is done");
       await noOverflow(shell, "finished turn with a long unbroken word");
       await screenshots(page, `${device.name}-session`);
 

@@ -101,6 +101,12 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
   return (
     <ShellContext.Provider value={value}>
       <div className="sb-app flex overflow-hidden">
+        <a
+          href="#main"
+          className="sr-only z-[70] rounded-md bg-accent px-3 py-2 text-[13px] font-medium text-accent-fg focus:not-sr-only focus:fixed focus:left-2 focus:top-2"
+        >
+          Skip to content
+        </a>
         {drawerOpen ? <div className="fixed inset-0 z-40 bg-black/45 wide:hidden" aria-hidden onClick={closeDrawer} data-testid="drawer-backdrop" /> : null}
         <div
           ref={drawerRef}
@@ -117,7 +123,7 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
         >
           {sidebar}
         </div>
-        <main id="main" className="flex min-w-0 flex-1 flex-col" inert={drawerOpen || undefined}>
+        <main id="main" tabIndex={-1} className="flex min-w-0 flex-1 flex-col outline-none" inert={drawerOpen || undefined}>
           {children}
         </main>
       </div>
