@@ -90,7 +90,8 @@ test("Tab reaches every control of the session page, each with a visible focus r
       document.body.append(probe);
       const accent = getComputedStyle(probe).color;
       probe.remove();
-      const bordered = [el, el.parentElement, el.parentElement?.parentElement].some((n) => n && getComputedStyle(n).borderTopColor === accent);
+      // A field without its own outline shows the focus on its frame: an accent border or a ring.
+      const bordered = [el, el.parentElement, el.parentElement?.parentElement].some((n) => n && (getComputedStyle(n).borderTopColor === accent || (n !== el && getComputedStyle(n).boxShadow !== "none")));
       const ring = (cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== "none" || bordered;
       return { id: el.dataset.testid ?? el.getAttribute("aria-label") ?? el.tagName, ring };
     });
