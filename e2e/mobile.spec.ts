@@ -89,7 +89,7 @@ for (const device of [
         {
           reasoning: "The notes go in a markdown file; then the old build output has to go.",
           text: "Writing the notes first.",
-          toolCalls: [{ name: "write", arguments: { filePath: file, content: "# Release notes\n\n- Phones get a drawer and sheets\n- The command palette finds any session\n- Screen readers hear status changes once\n" } }],
+          toolCalls: [{ name: "write", arguments: { filePath: file, content: "# Release notes\n\n- Phones get a drawer and sheets\n- The command palette finds any session\n- Screen readers hear status changes once\n\nconst aVeryLongLineThatOnlyFitsByScrollingInsideItsOwnCard = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];\n" } }],
         },
         bash("echo ask-clean && rm -rf dist"),
         { text: "Notes written and the build output is gone. A very-long-unbroken-identifier_that_would_push_the_page_sideways_if_it_could_aaaaaaaaaaaaaaaaaaaaaaaa." },
@@ -128,6 +128,21 @@ for (const device of [
       await rp.waitStatus("idle");
       await expect(announcer).toHaveText("The agent is done");
       await noOverflow(shell, "finished turn with a long unbroken word");
+      if (device.phone) {
+        // The smallest phones: nothing scrolls the page sideways at 360 px either.
+        await page.setViewportSize({ width: 360, height: 780 });
+        await rp.expand(rp.toolCards("write").first());
+        await noOverflow(shell, "session at 360 px");
+        await page.goto("/settings");
+        await expect(page.getByTestId("backend-list")).toBeVisible();
+        await noOverflow(shell, "settings at 360 px");
+        await page.goto("/settings/shares");
+        await expect(page.getByTestId("shares-settings")).toBeVisible();
+        await noOverflow(shell, "shares at 360 px");
+        await page.setViewportSize(device.viewport);
+        await page.goto(`/sessions/${stack.backendId}/${s.id}`);
+        await expect(rp.view).toHaveAttribute("data-loaded", "true");
+      }
       await screenshots(page, `${device.name}-session`);
 
       // A question, answered from the inbox: its link opens the session with the form.
