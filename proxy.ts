@@ -25,11 +25,11 @@ function apiError(status: 401 | 403, code: "unauthorized" | "forbidden", message
   return Response.json({ error: { code, message } }, { status, headers });
 }
 
-const STATIC_FILES = new Set(["/icon.svg", "/favicon.ico", "/robots.txt"]);
+const STATIC_FILES = new Set(["/icon.svg", "/favicon.ico", "/robots.txt", "/manifest.webmanifest"]);
 
-/** Pages are HTML documents; everything else (API, static files, the icon) gets the strict API policy. */
+/** Pages are HTML documents; everything else (API, static files, the icons, the manifest) gets the strict API policy. */
 function isPage(pathname: string): boolean {
-  return !isApiPath(pathname) && !pathname.startsWith("/_next/") && !STATIC_FILES.has(pathname);
+  return !isApiPath(pathname) && !pathname.startsWith("/_next/") && !pathname.startsWith("/icons/") && !STATIC_FILES.has(pathname);
 }
 
 export function proxy(req: NextRequest): Response {

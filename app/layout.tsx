@@ -6,9 +6,25 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "Switchboard",
   description: "A console for coding agents",
+  applicationName: "Switchboard",
+  appleWebApp: { capable: true, title: "Switchboard", statusBarStyle: "black-translucent" },
+  icons: { apple: "/icons/apple-touch-icon.png" },
 };
 
-export const viewport: Viewport = { colorScheme: "dark light" };
+// The manifest is app/manifest.ts. Theme colours follow the header of each theme (app/globals.css).
+// `viewportFit: cover` lets env(safe-area-inset-*) pad the notch and the home indicator;
+// `resizes-content` makes Android shrink the page above the on-screen keyboard.
+export const viewport: Viewport = {
+  colorScheme: "dark light",
+  width: "device-width",
+  initialScale: 1,
+  viewportFit: "cover",
+  interactiveWidget: "resizes-content",
+  themeColor: [
+    { media: "(prefers-color-scheme: dark)", color: "#14171c" },
+    { media: "(prefers-color-scheme: light)", color: "#ffffff" },
+  ],
+};
 
 /** Sets the theme before first paint so there is no flash; the value lives in localStorage. */
 const themeScript = `try{var t=localStorage.getItem("sb-theme");if(t!=="light"&&t!=="dark"){t=matchMedia("(prefers-color-scheme: light)").matches?"light":"dark"}document.documentElement.dataset.theme=t}catch(e){document.documentElement.dataset.theme="dark"}`;

@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// `npm start`: builds the console on first use, then serves it on 127.0.0.1 (HOST/PORT override).
+// `npm start`: builds the console when there is no build or when what the last build was made from
+// changed (scripts/build-fingerprint.mjs), then serves it on 127.0.0.1 (HOST/PORT override).
 import { spawn, spawnSync } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
+import { buildFingerprint, rebuildReason, saveFingerprint } from "./build-fingerprint.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const next = path.join(root, "node_modules", ".bin", "next");
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT || "3000";
 
-if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || process.env.SWITCHBOARD_REBUILD === "1") {
-  console.log("[switchboard] building the console (first start only)…");
+const fingerprint = buildFingerprint(root);
+const reason = process.env.SWITCHBOARD_REBUILD === "1" ? "SWITCHBOARD_REBUILD=1" : rebuildReason(root, fingerprint);
+if (reason) {
+  console.log(`[switchboard] building the console (${reason})…`);
   const r = spawnSync(next, ["build"], { cwd: root, stdio: "inherit", env: process.env });
   if (r.status !== 0) process.exit(r.status ?? 1);
+  saveFingerprint(root, fingerprint);
 }
 
 // A host other than loopback gets a loud warning from the server itself at start-up (it reads the

@@ -3,7 +3,7 @@
  * Code display with lazy syntax highlighting.
  *
  * Plain monospace text renders at once (no layout jump); shiki is imported on demand the first time
- * a code block scrolls near the viewport, with one shared highlighter (github-light + github-dark,
+ * a code block scrolls near the viewport, with one shared highlighter (github-light-high-contrast, readable on diff tints, + github-dark,
  * JavaScript regex engine, languages loaded on demand). Tokens are rendered as React spans with inline
  * colours — never as HTML — because file contents are untrusted. Both theme colours are carried on
  * each span (`color` = light, `--shiki-dark` = dark) and app/globals.css picks one per `data-theme`.
@@ -103,7 +103,7 @@ const langLoads = new Map<string, Promise<boolean>>();
 function getHighlighter() {
   highlighterPromise ??= import("shiki").then(async (shiki) => {
     const hl = await shiki.createHighlighter({
-      themes: ["github-light", "github-dark"],
+      themes: ["github-light-high-contrast", "github-dark"],
       langs: [],
       engine: shiki.createJavaScriptRegexEngine({ forgiving: true }),
     });
@@ -153,11 +153,11 @@ export async function tokenize(code: string, langIn: string | undefined): Promis
     remember(key, null);
     return null;
   }
-  const lightFg = hl.getTheme("github-light").fg.toLowerCase();
+  const lightFg = hl.getTheme("github-light-high-contrast").fg.toLowerCase();
   const darkFg = hl.getTheme("github-dark").fg.toLowerCase();
   const raw = hl.codeToTokensWithThemes(code, {
     lang: lang as BundledLanguage,
-    themes: { light: "github-light", dark: "github-dark" },
+    themes: { light: "github-light-high-contrast", dark: "github-dark" },
     tokenizeMaxLineLength: 2000,
   });
   const lines: TokLine[] = raw.map((line) => {

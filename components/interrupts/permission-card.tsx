@@ -7,7 +7,7 @@ import { IconShield } from "../ui/icons";
 import { useAnswer } from "./use-answer";
 import { askedBySubagent } from "@/lib/timeline/selectors";
 
-const btn = "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12px] font-medium disabled:opacity-50";
+const btn = "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12px] font-medium disabled:opacity-50 phone:h-[44px] phone:px-3.5 phone:text-[13px]";
 
 /**
  * A permission request inline in the timeline: what the agent wants to run or touch, and the
@@ -43,6 +43,8 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
       onKeyDown={onKey}
       data-testid="permission-card"
       data-interrupt-id={interrupt.id}
+      role="group"
+      aria-label={`Permission needed: ${interrupt.title}`}
       className="rounded-lg border border-warn/50 bg-warn/[0.06] p-3 outline-none focus-visible:ring-2 focus-visible:ring-warn/50"
     >
       <div className="flex items-center gap-2 text-[12.5px]">
@@ -70,17 +72,17 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
       )}
       {feedback === null ? (
         <div className="mt-3 flex flex-wrap items-center gap-2">
-          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_once" })} data-testid="permission-allow-once" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
-            Allow once <kbd className="text-[10px] opacity-70">1</kbd>
+          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_once" })} data-testid="permission-allow-once" title="Allow it this time; ask again next time" aria-keyshortcuts="1" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
+            Allow once <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">1</kbd>
           </button>
-          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_always" })} data-testid="permission-allow-always" className={cx(btn, "border-border-strong bg-raised text-fg hover:bg-panel")}>
-            Always allow <kbd className="text-[10px] text-faint">2</kbd>
+          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_always" })} data-testid="permission-allow-always" title="Allow it now and the same from now on without asking" aria-keyshortcuts="2" className={cx(btn, "border-border-strong bg-raised text-fg hover:bg-panel")}>
+            Always allow <kbd aria-hidden className="text-[10px] text-faint phone:hidden">2</kbd>
           </button>
-          <button type="button" disabled={sending} onClick={() => void send({ decision: "reject" })} data-testid="permission-reject" className={cx(btn, "border-err/40 text-err hover:bg-err/10")}>
-            Reject <kbd className="text-[10px] opacity-70">3</kbd>
+          <button type="button" disabled={sending} onClick={() => void send({ decision: "reject" })} data-testid="permission-reject" title="Refuse it; the agent is told it may not" aria-keyshortcuts="3" className={cx(btn, "border-err/40 text-err hover:bg-err/10")}>
+            Reject <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">3</kbd>
           </button>
-          <button type="button" disabled={sending} onClick={() => setFeedback("")} data-testid="permission-feedback" className={cx(btn, "border-transparent text-muted hover:text-fg")}>
-            Reject with feedback… <kbd className="text-[10px] text-faint">4</kbd>
+          <button type="button" disabled={sending} onClick={() => setFeedback("")} data-testid="permission-feedback" title="Refuse it and tell the agent what to do instead" aria-keyshortcuts="4" className={cx(btn, "border-transparent text-muted hover:text-fg")}>
+            Reject with feedback… <kbd aria-hidden className="text-[10px] text-faint phone:hidden">4</kbd>
           </button>
           {sending && <span className="text-[12px] text-faint">Sending…</span>}
         </div>
@@ -105,6 +107,7 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
             rows={2}
             placeholder="Tell the agent what to do instead (Enter to send, Esc to cancel)"
             data-testid="permission-feedback-input"
+            aria-label="Feedback for the agent"
             className="resize-none rounded-md border border-border-strong bg-sunken px-2.5 py-1.5 text-[13px] text-fg outline-none focus:border-accent"
           />
           <div className="flex gap-2">

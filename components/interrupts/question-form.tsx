@@ -6,7 +6,7 @@ import { IconHelp } from "../ui/icons";
 import { useAnswer } from "./use-answer";
 import { askedBySubagent } from "@/lib/timeline/selectors";
 
-const btn = "inline-flex h-7 items-center rounded-md border px-3 text-[12px] font-medium disabled:opacity-50";
+const btn = "inline-flex h-7 items-center rounded-md border px-3 text-[12px] font-medium disabled:opacity-50 phone:h-[44px] phone:px-4 phone:text-[13px]";
 
 /**
  * One or more questions from the agent. Nothing is chosen by default and nothing is sent without
@@ -77,6 +77,7 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
       }}
       data-testid="question-form"
       data-interrupt-id={interrupt.id}
+      aria-label={questions.length > 1 ? `The agent asks ${questions.length} questions` : `The agent asks: ${questions[0]?.question ?? interrupt.title}`}
       className="rounded-lg border border-accent/45 bg-accent/[0.05] p-3 outline-none focus-visible:ring-2 focus-visible:ring-accent/50"
     >
       <div className="flex items-center gap-2 text-[12.5px]">
@@ -103,7 +104,7 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
                       data-testid="question-option"
                       data-label={o.label}
                       className={cx(
-                        "flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-1.5 text-[12.5px]",
+                        "flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-1.5 text-[12.5px] phone:min-h-[44px] phone:items-center phone:py-2 phone:text-[13.5px]",
                         checked ? "border-accent/60 bg-accent/10" : "border-border bg-panel hover:border-border-strong",
                       )}
                     >
@@ -112,7 +113,7 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
                         <span className="font-medium text-fg">{o.label}</span>
                         {o.description && <span className="ml-2 text-muted">{o.description}</span>}
                       </span>
-                      {active === qi && oi < 9 && <kbd className="text-[10px] text-faint">{oi + 1}</kbd>}
+                      {active === qi && oi < 9 && <kbd aria-hidden className="text-[10px] text-faint phone:hidden">{oi + 1}</kbd>}
                     </label>
                   );
                 })}
@@ -127,8 +128,9 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
                       if (!q.multiple && v) setPicked((all) => all.map((sel, i) => (i === qi ? [] : sel)));
                     }}
                     placeholder="Or type your own answer"
+                    aria-label={`Your own answer to: ${q.question}`}
                     data-testid="question-custom-input"
-                    className="h-8 rounded-md border border-border bg-sunken px-2.5 text-[12.5px] text-fg outline-none placeholder:text-faint focus:border-accent"
+                    className="h-8 phone:h-[44px] phone:text-[16px] rounded-md border border-border bg-sunken px-2.5 text-[12.5px] text-fg outline-none placeholder:text-faint focus:border-accent"
                   />
                 )}
               </div>
@@ -137,10 +139,10 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
         })}
       </div>
       <div className="mt-3 flex items-center gap-2">
-        <button type="submit" disabled={!complete || sending} data-testid="question-submit" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
+        <button type="submit" disabled={!complete || sending} data-testid="question-submit" title="Send the answers to the agent" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
           Submit
         </button>
-        <button type="button" disabled={sending} onClick={() => void send({ dismiss: true })} data-testid="question-dismiss" className={cx(btn, "border-border text-muted hover:text-fg")}>
+        <button type="button" disabled={sending} onClick={() => void send({ dismiss: true })} data-testid="question-dismiss" title="Close the question without answering; the agent is told" className={cx(btn, "border-border text-muted hover:text-fg")}>
           Dismiss
         </button>
         <span className="text-[11.5px] text-faint">{sending ? "Sending…" : complete ? "Enter to submit" : "Answer every question to submit"}</span>

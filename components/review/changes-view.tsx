@@ -115,7 +115,7 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
   const pick = (path: string) => {
     setSelected(path);
     setOpened((o) => ({ ...o, [path]: true }));
-    requestAnimationFrame(() => cards.current.get(path)?.scrollIntoView({ block: "start", behavior: "smooth" }));
+    requestAnimationFrame(() => cards.current.get(path)?.scrollIntoView({ block: "start", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" }));
   };
 
   if (changed.length === 0) {

@@ -1,7 +1,10 @@
 "use client";
 import type { Message, Todo } from "@/lib/model";
 import { TodoList } from "../timeline/tools/todo";
+import { useRef } from "react";
+import { useShell } from "../shell/shell";
 import { cx } from "../ui/cx";
+import { useFocusTrap } from "../ui/use-focus-trap";
 import { IconDiff, IconListChecks, IconX } from "../ui/icons";
 import { ChangesView, useDiffLayout } from "./changes-view";
 
@@ -72,6 +75,10 @@ export function ReviewPanel({
 }) {
   const { done, total } = todoProgress(todos);
   const [layout, setLayout] = useDiffLayout();
+  // On a phone the panel is a full-screen sheet: a modal that keeps the focus and closes on Escape.
+  const { phone } = useShell();
+  const root = useRef<HTMLElement>(null);
+  useFocusTrap(root, { active: phone, onEscape: onClose });
   // Side by side needs room: the panel widens while the split layout shows.
   const wide = tab === "changes" && layout === "split";
   const tabs: { id: PanelTab; label: string; icon: React.ReactNode; extra?: string }[] = [
@@ -80,12 +87,20 @@ export function ReviewPanel({
   ];
   return (
     <aside
-      className={cx("flex h-full min-w-[360px] shrink-0 flex-col border-l border-border bg-panel", wide ? "w-[min(880px,58vw)]" : "w-[min(640px,48vw)]")}
+      ref={root}
+      className={cx(
+        "flex h-full min-w-[360px] shrink-0 flex-col border-l border-border bg-panel",
+        wide ? "w-[min(880px,58vw)] narrow:w-full" : "w-[min(640px,48vw)] narrow:w-[min(640px,100%)]",
+        "narrow:absolute narrow:inset-y-0 narrow:right-0 narrow:z-30 narrow:shadow-2xl narrow:shadow-black/30",
+        "phone:fixed phone:inset-0 phone:z-[55] phone:h-auto phone:w-full phone:min-w-0 phone:border-l-0 phone:pb-[env(safe-area-inset-bottom)] phone:pt-[env(safe-area-inset-top)]",
+      )}
       data-testid="review-panel"
       data-tab={tab}
       aria-label="Review"
+      {...(phone ? { role: "dialog", "aria-modal": true } : {})}
     >
-      <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2" role="tablist">
+      <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2 phone:h-[48px]">
+        <div role="tablist" aria-label="Review" className="flex items-center gap-1">
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -95,7 +110,7 @@ export function ReviewPanel({
             onClick={() => onTab(t.id)}
             data-testid={`panel-tab-${t.id}`}
             className={cx(
-              "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px]",
+              "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px] phone:h-[36px] phone:text-[14px]",
               tab === t.id ? "bg-raised font-medium text-fg" : "text-muted hover:text-fg",
             )}
           >
@@ -104,7 +119,8 @@ export function ReviewPanel({
             {t.extra ? <span className="font-mono text-[11px] text-faint">{t.extra}</span> : null}
           </button>
         ))}
-        <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg" title="Close (Esc)" aria-label="Close panel" data-testid="panel-close">
+        </div>
+        <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]" title="Close (Esc)" aria-label="Close panel" data-testid="panel-close">
           <IconX size={14} />
         </button>
       </div>

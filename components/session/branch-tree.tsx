@@ -26,7 +26,7 @@ function Node({ node, backendId, currentId, depth, close }: { node: TreeNode; ba
   const R = RELATION[node.relation];
   return (
     <li className="relative">
-      {depth > 0 ? <span className="absolute -left-2 top-[15px] w-2 border-t border-border-strong" aria-hidden /> : null}
+      {depth > 0 ? <span className="absolute -left-2 top-[15px] phone:top-[22px] w-2 border-t border-border-strong" aria-hidden /> : null}
       <Link
         href={`/sessions/${encodeURIComponent(backendId)}/${encodeURIComponent(s.id)}`}
         onClick={close}
@@ -37,14 +37,14 @@ function Node({ node, backendId, currentId, depth, close }: { node: TreeNode; ba
         aria-current={current ? "page" : undefined}
         title={`${R.label}: ${s.title}`}
         className={cx(
-          "flex h-[30px] min-w-0 items-center gap-2 rounded-md px-2 text-[12.5px]",
+          "flex h-[30px] min-w-0 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[44px] phone:text-[14px]",
           current ? "bg-accent/12 text-fg" : "text-muted hover:bg-raised hover:text-fg",
         )}
       >
         <R.icon size={12} className={cx("shrink-0", node.relation === "fork" ? "text-accent" : node.relation === "subagent" ? "text-info" : "text-faint")} />
         <span className={cx("min-w-0 flex-1 truncate", current && "font-medium")}>{s.title}</span>
         <SessionStatusGlyph status={s.status} />
-        <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>
+        <span className={cx("shrink-0 text-[11px] tabular-nums", current ? "text-muted" : "text-faint")}>{relativeTime(s.updatedAt)}</span>
       </Link>
       {node.children.length ? (
         <ul className="ml-[13px] border-l border-border-strong pl-2">
@@ -58,7 +58,23 @@ function Node({ node, backendId, currentId, depth, close }: { node: TreeNode; ba
 }
 
 /** The session family (forks and subagents) in a popover from the header; each entry navigates. */
-export function BranchTreeButton({ backendId, sessionId, version }: { backendId: string; sessionId: string; version: string }) {
+export function BranchTreeButton({
+  backendId,
+  sessionId,
+  version,
+  open,
+  onOpenChange,
+  buttonClassName,
+  returnFocus,
+}: {
+  backendId: string;
+  sessionId: string;
+  version: string;
+  open?: boolean;
+  onOpenChange?(open: boolean): void;
+  buttonClassName?: string;
+  returnFocus?: React.RefObject<HTMLElement | null>;
+}) {
   const q = useQuery({
     queryKey: ["tree", backendId, sessionId, version],
     queryFn: () => apiGet<SessionTree>(`${sessionPath(backendId, sessionId)}/tree`),
@@ -71,6 +87,12 @@ export function BranchTreeButton({ backendId, sessionId, version }: { backendId:
       panelTestId="branch-tree"
       title="Branches: forks and subagent sessions of this conversation"
       panelClassName="w-[440px] p-2"
+      sheet="Branches"
+      ariaLabel={total > 1 ? `Branches ${total}` : "Branches"}
+      {...(open !== undefined ? { open } : {})}
+      {...(onOpenChange ? { onOpenChange } : {})}
+      {...(buttonClassName ? { buttonClassName } : {})}
+      {...(returnFocus ? { returnFocus } : {})}
       label={
         <>
           <IconBranch size={14} />
@@ -80,13 +102,13 @@ export function BranchTreeButton({ backendId, sessionId, version }: { backendId:
     >
       {(close) => (
         <div>
-          <div className="flex items-center gap-2 px-2 pb-1.5 pt-0.5 text-[11px] font-semibold uppercase tracking-wide text-faint">
+          <div className="flex items-center gap-2 px-2 pb-1.5 pt-0.5 text-[11px] font-semibold uppercase tracking-wide text-faint phone:pt-2">
             Branches
             {q.isFetching ? <Spinner size={10} /> : null}
           </div>
           {q.isError ? <p className="px-2 py-1 text-[12px] text-err">{q.error instanceof Error ? q.error.message : "Could not load the tree"}</p> : null}
           {q.data ? (
-            <ul className="max-h-[60vh] overflow-y-auto" aria-label="Session tree">
+            <ul className="max-h-[60vh] overflow-y-auto phone:max-h-none" aria-label="Session tree">
               <Node node={q.data.root} backendId={backendId} currentId={q.data.currentId} depth={0} close={close} />
             </ul>
           ) : null}

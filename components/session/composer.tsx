@@ -181,7 +181,9 @@ export function Composer({
   }, [text]);
 
   return (
-    <div className="shrink-0 border-t border-border bg-panel px-4 pb-3 pt-2">
+    // Pinned at the bottom of the frame (which follows the visual viewport: components/shell/shell.tsx),
+    // padded clear of a phone's home indicator.
+    <div className="shrink-0 border-t border-border bg-panel px-4 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-2 phone:px-2.5 phone:pb-[max(0.5rem,env(safe-area-inset-bottom))]">
       <div className="@container mx-auto max-w-[880px]">
         {queue.length > 0 && (
           <ul className="mb-2 flex flex-col gap-1" aria-label="Queued prompts">
@@ -276,7 +278,7 @@ export function Composer({
             aria-label="Prompt"
             aria-autocomplete={commands?.length ? "list" : undefined}
             aria-expanded={commands?.length ? matches.length > 0 : undefined}
-            className="min-h-[44px] flex-1 resize-none bg-transparent py-2 text-[13.5px] leading-5 text-fg outline-none placeholder:text-faint disabled:cursor-not-allowed"
+            className="min-h-[44px] min-w-0 flex-1 resize-none bg-transparent py-2 text-[13.5px] leading-5 text-fg outline-none placeholder:text-faint disabled:cursor-not-allowed phone:text-[16px]"
           />
           {busy && canAbort && (
             <button
@@ -285,7 +287,7 @@ export function Composer({
               disabled={stopping}
               data-testid="stop"
               title="Stop (Esc)"
-              className="inline-flex h-8 items-center gap-1.5 rounded-md border border-err/40 bg-err/10 px-3 text-[12px] font-medium text-err hover:bg-err/20 disabled:opacity-60"
+              className="inline-flex h-8 items-center gap-1.5 rounded-md border border-err/40 bg-err/10 px-3 text-[12px] font-medium text-err hover:bg-err/20 disabled:opacity-60 phone:h-[44px]"
             >
               <IconStop className="size-3.5" />
               {stopping ? "Stopping…" : "Stop"}
@@ -296,7 +298,7 @@ export function Composer({
             onClick={() => void submit()}
             disabled={Boolean(disabledReason) || !text.trim()}
             data-testid="send"
-            className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-[12px] font-semibold text-accent-fg hover:brightness-110 disabled:opacity-40"
+            className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-[12px] font-semibold text-accent-fg hover:brightness-110 disabled:opacity-40 phone:h-[44px] phone:px-4"
           >
             {busy ? "Queue" : "Send"}
           </button>

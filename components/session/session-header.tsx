@@ -10,10 +10,11 @@ import { contextTokens, currentContext } from "@/lib/timeline/selectors";
 import type { PanelTab } from "../review/review-panel";
 import { todoProgress } from "../review/review-panel";
 import { cx } from "../ui/cx";
-import { IconBranch, IconDiff, IconDownload, IconFold, IconFolder, IconListChecks, IconMore, IconPencil, IconTrash } from "../ui/icons";
+import { IconBranch, IconDiff, IconDownload, IconFold, IconFolder, IconLink, IconListChecks, IconMore, IconPencil, IconTrash } from "../ui/icons";
 import { MenuItem, MenuSeparator, Popover } from "../ui/popover";
 import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { BranchTreeButton } from "./branch-tree";
+import { SidebarToggle } from "../shell/shell";
 
 export type LinkState = "connected" | "reconnecting" | "down";
 
@@ -81,7 +82,7 @@ export function UsageMeter({ session, messages, contextWindow: modelWindow }: { 
       testId="usage"
       panelTestId="usage-details"
       title="Usage: tokens, cache, cost and context"
-      buttonClassName="hidden font-mono text-[11px] md:inline-flex"
+      buttonClassName="font-mono text-[11px] @max-[640px]:hidden"
       panelClassName="w-[260px] p-3 text-[12px]"
       label={
         <>
@@ -202,6 +203,9 @@ export interface SessionHeaderProps {
   remove?: HeaderAction & { run(): void };
   review?: HeaderAction;
   plan?: HeaderAction;
+  /** Opens the share dialog (on a phone the Share button moves into the overflow menu). */
+  onShare?(): void;
+  shareDisabled?: boolean;
 }
 
 export function SessionHeader({
@@ -223,8 +227,12 @@ export function SessionHeader({
   review,
   plan,
   actions,
+  onShare,
+  shareDisabled,
 }: SessionHeaderProps) {
   const [editing, setEditing] = useState(false);
+  const [treeOpen, setTreeOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   const [working, setWorking] = useState<string>();
   const { done, total } = todoProgress(todos);
   const run = (what: string, fn: () => Promise<void>) => {
@@ -235,7 +243,8 @@ export function SessionHeader({
   const canRename = rename?.offered && !rename.disabledReason;
 
   return (
-    <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border bg-panel px-4">
+    <header className="@container flex h-14 shrink-0 items-center gap-2 border-b border-border bg-panel px-4 phone:gap-1.5 phone:px-2.5">
+      <SidebarToggle />
       <div className="min-w-0 flex-1">
         <div className="flex min-w-0 items-center gap-2">
           {session && <SessionStatusGlyph status={session.status} />}
@@ -291,7 +300,17 @@ export function SessionHeader({
         </div>
       </div>
       {session && <UsageMeter session={session} messages={messages} {...(contextWindow ? { contextWindow } : {})} />}
-      {session && <BranchTreeButton backendId={session.backendId} sessionId={session.id} version={treeVersion} />}
+      {session && (
+        <BranchTreeButton
+          backendId={session.backendId}
+          sessionId={session.id}
+          version={treeVersion}
+          open={treeOpen}
+          onOpenChange={setTreeOpen}
+          buttonClassName="phone:hidden"
+          returnFocus={menuButton}
+        />
+      )}
       {session && review?.offered !== false && onPanel ? (
         <button
           type="button"
@@ -299,7 +318,8 @@ export function SessionHeader({
           aria-pressed={panel === "changes"}
           data-testid="open-changes"
           title={review?.disabledReason ?? "Review the changes of this session"}
-          className="inline-flex h-7 items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
+          aria-label={`Review changes${changedFiles > 0 ? ` ${changedFiles}` : ""}`}
+          className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
         >
           <IconDiff size={14} />
           {changedFiles > 0 ? <span className="tabular-nums">{changedFiles}</span> : null}
@@ -312,16 +332,37 @@ export function SessionHeader({
           aria-pressed={panel === "plan"}
           data-testid="open-plan"
           title="The agent's plan (todo list)"
-          className="inline-flex h-7 items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
+          aria-label={`Plan${total > 0 ? ` ${done}/${total}` : ""}`}
+          className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
         >
           <IconListChecks size={14} />
           {total > 0 ? <span className="font-mono tabular-nums text-[11px]">{done}/{total}</span> : null}
         </button>
       ) : null}
       {session ? (
-        <Popover testId="session-menu" title="Session actions" label={<IconMore size={15} />} panelClassName="w-[230px]">
+        <Popover testId="session-menu" title="Session actions" label={<IconMore size={15} />} panelClassName="w-[230px] phone:w-[260px]" buttonRef={menuButton} buttonClassName="phone:h-[36px] phone:px-2.5">
           {(close) => (
             <div role="menu">
+              {/* On a phone the header keeps title, status and the live badge; the rest is here. */}
+              {review?.offered !== false && onPanel ? (
+                <MenuItem icon={<IconDiff size={13} />} testId="menu-changes" className="wide:hidden" hint={changedFiles > 0 ? String(changedFiles) : undefined} onSelect={() => { close(); onPanel("changes"); }}>
+                  Review changes
+                </MenuItem>
+              ) : null}
+              {(plan?.offered !== false || total > 0) && onPanel ? (
+                <MenuItem icon={<IconListChecks size={13} />} testId="menu-plan" className="wide:hidden" hint={total > 0 ? `${done}/${total}` : undefined} onSelect={() => { close(); onPanel("plan"); }}>
+                  Plan
+                </MenuItem>
+              ) : null}
+              <MenuItem icon={<IconBranch size={13} />} testId="menu-tree" className="wide:hidden" onSelect={() => { close(); setTreeOpen(true); }}>
+                Branches
+              </MenuItem>
+              {onShare ? (
+                <MenuItem icon={<IconLink size={13} />} testId="menu-share" className="wide:hidden" {...(shareDisabled ? { disabledReason: "Loading…" } : {})} onSelect={() => { close(); onShare(); }}>
+                  Share…
+                </MenuItem>
+              ) : null}
+              <MenuSeparator className="wide:hidden" />
               {rename?.offered ? (
                 <MenuItem
                   icon={<IconPencil size={13} />}

@@ -19,6 +19,7 @@ import { Composer } from "./composer";
 import { linkState, SessionHeader } from "./session-header";
 import { SessionSettingsRow } from "./session-settings";
 import { Timeline } from "./timeline";
+import { useCommands, type Command } from "../shell/commands";
 
 const prefillKey = (backendId: string, sessionId: string) => `sb-prefill:${backendId}/${sessionId}`;
 
@@ -83,6 +84,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   const [prefill, setPrefill] = useState<string>();
   const [pickedModel, setPickedModel] = useState<ModelRef>();
   const [pickedAgent, setPickedAgent] = useState<string>();
+  const [sharing, setSharing] = useState(false);
 
   useEffect(() => {
     const p = takePrefill(backendId, sessionId);
@@ -233,6 +235,23 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
     return () => window.removeEventListener("keydown", onKey);
   }, []);
 
+  // The open session's actions in the command palette (components/shell/command-palette.tsx).
+  const canAbortNow = busy && (backend?.capabilities.abort ?? true);
+  const paletteForkReason = reasonFor("fork");
+  const hasSession = Boolean(session);
+  const commands = useMemo<Command[]>(() => {
+    if (!hasSession) return [];
+    const group = "This session";
+    return [
+      ...(canAbortNow ? [{ id: "stop", group, label: "Stop the running turn", keywords: "abort cancel interrupt", shortcut: "Esc", run: () => void abort().catch((err: unknown) => setActionError(errorText(err, "Could not stop"))) }] : []),
+      { id: "fork", group, label: "Fork this session", keywords: "branch copy", ...(paletteForkReason ? { disabledReason: paletteForkReason } : {}), run: () => void fork() },
+      { id: "review", group, label: "Review changes", keywords: "diff files", run: () => setPanel({ tab: "changes" }) },
+      { id: "plan", group, label: "Show the plan", keywords: "todo tasks", run: () => setPanel({ tab: "plan" }) },
+      { id: "share", group, label: "Share this session", keywords: "link read-only", run: () => setSharing(true) },
+    ];
+  }, [hasSession, canAbortNow, paletteForkReason, abort, fork]);
+  useCommands(commands);
+
   if (view.loadError && !view.loaded) {
     return (
       <div className="grid flex-1 place-items-center p-8 text-center" data-testid="session-load-error">
@@ -259,7 +278,20 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
         backend={backend}
         link={link}
         {...(backend?.error ? { linkDetail: backend.error } : {})}
-        actions={<ShareButton backendId={backendId} sessionId={sessionId} title={session?.title ?? ""} messages={messages} disabled={!view.loaded || !session} />}
+        actions={
+          <ShareButton
+            backendId={backendId}
+            sessionId={sessionId}
+            title={session?.title ?? ""}
+            messages={messages}
+            disabled={!view.loaded || !session}
+            open={sharing}
+            onOpenChange={setSharing}
+            className="phone:hidden"
+          />
+        }
+        onShare={() => setSharing(true)}
+        shareDisabled={!view.loaded || !session}
         messages={messages}
         todos={todos}
         {...(contextWindow ? { contextWindow } : {})}
@@ -301,7 +333,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
           </button>
         </div>
       ) : null}
-      <div className="flex min-h-0 flex-1">
+      <div className="relative flex min-h-0 flex-1">
         <div className="flex min-w-0 flex-1 flex-col">
           <MessageActionsContext.Provider value={actions}>
             <Timeline

@@ -237,7 +237,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
         data-count={messages.length}
         data-has-older={hasOlder || undefined}
       >
-        <div ref={content} className="mx-auto flex max-w-[880px] flex-col px-4 pb-6 pt-4">
+        <div ref={content} className="mx-auto flex max-w-[880px] flex-col px-4 pb-6 pt-4 phone:px-2.5">
           {messages.length === 0 && session && (
             <div className="py-16 text-center text-[13px] text-faint" data-testid="empty-session">
               No messages yet. Say what you want the agent to do.

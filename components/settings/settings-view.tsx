@@ -4,6 +4,7 @@ import { useMemo } from "react";
 import type { Backend } from "@/lib/model";
 import { apiGet } from "@/lib/client/api-client";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { SidebarToggle } from "../shell/shell";
 import { AddAcpBackend } from "./add-acp-backend";
 import { BackendCard } from "./backend-card";
 
@@ -22,11 +23,12 @@ export function SettingsView() {
 
   return (
     <div className="flex h-full min-h-0 flex-col" data-testid="settings">
-      <header className="flex h-14 shrink-0 items-center border-b border-border bg-panel px-4">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border bg-panel px-4 phone:px-2.5">
+        <SidebarToggle />
         <h1 className="text-[14px] font-semibold">Settings</h1>
       </header>
       <div className="min-h-0 flex-1 overflow-y-auto">
-        <div className="mx-auto w-full max-w-[860px] px-6 py-6">
+        <div className="mx-auto w-full max-w-[860px] px-6 py-6 phone:px-3 phone:py-4">
           <h2 className="text-[11px] font-semibold uppercase tracking-wide text-faint">Backends</h2>
           <ul className="mt-2 divide-y divide-border rounded-lg border border-border bg-panel" data-testid="backend-list">
             {backends.map((b) => (

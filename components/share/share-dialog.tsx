@@ -10,6 +10,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { cx } from "@/components/ui/cx";
 import { IconExternal, IconLink, IconShield, IconX } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
+import { useFocusTrap } from "@/components/ui/use-focus-trap";
 import { absoluteTime } from "./share-format";
 
 type Expiry = "1h" | "1d" | "7d" | "never";
@@ -160,14 +161,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<CreatedShare>();
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onClose();
-    };
-    window.addEventListener("keydown", onKey);
-    panel.current?.focus();
-    return () => window.removeEventListener("keydown", onKey);
-  }, [onClose]);
+  useFocusTrap(panel, { onEscape: onClose, initialFocus: panel });
 
   const upToMessageId = scope === "upto" ? upTo : undefined;
   const upToIndex = upToMessageId ? messages.findIndex((m) => m.id === upToMessageId) : -1;
@@ -208,7 +202,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
   const previewError = preview.error instanceof Error ? preview.error.message : undefined;
 
   return (
-    <div className="fixed inset-0 z-50 grid place-items-center bg-black/55 p-4" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div className="fixed inset-0 z-50 grid place-items-center bg-black/55 p-4 phone:p-0" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div
         ref={panel}
         role="dialog"
@@ -216,15 +210,15 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
         aria-labelledby={titleId}
         tabIndex={-1}
         data-testid="share-dialog"
-        className="flex max-h-[calc(100dvh-2rem)] w-full max-w-[600px] flex-col overflow-hidden rounded-xl border border-border-strong bg-panel shadow-2xl outline-none"
+        className="flex max-h-[calc(100dvh-2rem)] w-full max-w-[600px] flex-col overflow-hidden rounded-xl border border-border-strong bg-panel shadow-2xl outline-none phone:h-full phone:max-h-none phone:max-w-none phone:rounded-none phone:border-0 phone:pb-[env(safe-area-inset-bottom)] phone:pt-[env(safe-area-inset-top)]"
       >
         <div className="flex h-12 shrink-0 items-center gap-2 border-b border-border px-4">
           <IconLink size={15} className="text-muted" />
-          <h2 id={titleId} className="text-[14px] font-semibold">
+          <h2 id={titleId} className="shrink-0 whitespace-nowrap text-[14px] font-semibold">
             Share session
           </h2>
           <span className="min-w-0 truncate text-[12.5px] text-faint">{title}</span>
-          <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg" aria-label="Close" data-testid="share-close">
+          <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]" aria-label="Close" data-testid="share-close">
             <IconX size={14} />
           </button>
         </div>
@@ -340,14 +334,14 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                   {activeCount} active link{activeCount === 1 ? "" : "s"} for this session
                 </Link>
               ) : (
-                <span className="text-[12px] text-faint">Served by this console; nothing is uploaded.</span>
+                <span className="text-[12px] text-faint phone:hidden">Served by this console; nothing is uploaded.</span>
               )}
               {error && (
                 <span className="min-w-0 truncate text-[12px] text-err" role="alert">
                   {error}
                 </span>
               )}
-              <button type="button" onClick={onClose} className="ml-auto h-8 rounded-md px-3 text-[12.5px] text-muted hover:bg-raised hover:text-fg">
+              <button type="button" onClick={onClose} className="ml-auto h-8 shrink-0 rounded-md px-3 text-[12.5px] text-muted hover:bg-raised hover:text-fg phone:h-[44px]">
                 Cancel
               </button>
               <button
@@ -355,7 +349,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                 onClick={() => void create()}
                 disabled={creating || (scope === "upto" && !upTo)}
                 data-testid="share-create"
-                className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50"
+                className="inline-flex h-8 shrink-0 items-center gap-1.5 whitespace-nowrap rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50 phone:h-[44px] phone:px-4"
               >
                 {creating ? <Spinner size={11} /> : <IconLink size={13} />}
                 Create link
@@ -369,21 +363,38 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
 }
 
 /** The header's Share button; opens the dialog. */
-export function ShareButton({ backendId, sessionId, title, messages, disabled }: Omit<ShareDialogProps, "onClose"> & { disabled?: boolean }) {
-  const [open, setOpen] = useState(false);
+export function ShareButton({
+  backendId,
+  sessionId,
+  title,
+  messages,
+  disabled,
+  open: openProp,
+  onOpenChange,
+  className,
+}: Omit<ShareDialogProps, "onClose"> & { disabled?: boolean; open?: boolean; onOpenChange?(open: boolean): void; className?: string }) {
+  const [inner, setInner] = useState(false);
+  const open = openProp ?? inner;
+  const set = (v: boolean) => {
+    if (openProp === undefined) setInner(v);
+    onOpenChange?.(v);
+  };
   return (
     <>
       <button
         type="button"
-        onClick={() => setOpen(true)}
+        onClick={() => set(true)}
         disabled={disabled}
         data-testid="share-button"
         title="Share a read-only link to this session"
-        className="inline-flex h-7 items-center gap-1.5 rounded-md border border-border px-2.5 text-[12px] font-medium text-muted hover:bg-raised hover:text-fg disabled:opacity-40"
+        className={cx(
+          "inline-flex h-7 items-center gap-1.5 rounded-md border border-border px-2.5 text-[12px] font-medium text-muted hover:bg-raised hover:text-fg disabled:opacity-40",
+          className,
+        )}
       >
         <IconLink size={13} /> Share
       </button>
-      {open && <ShareDialog backendId={backendId} sessionId={sessionId} title={title} messages={messages} onClose={() => setOpen(false)} />}
+      {open && <ShareDialog backendId={backendId} sessionId={sessionId} title={title} messages={messages} onClose={() => set(false)} />}
     </>
   );
 }

@@ -9,6 +9,7 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { cx } from "@/components/ui/cx";
 import { IconChevronRight, IconLink, IconShield, IconTrash } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
+import { SidebarToggle } from "../shell/shell";
 import { absoluteTime, expiryText, scopeText } from "./share-format";
 
 const STATE_TONE: Record<ShareState, Tone> = { active: "ok", expired: "neutral", revoked: "neutral" };
@@ -218,10 +219,11 @@ function Patterns() {
 export function SharesSettings() {
   return (
     <div className="min-h-0 flex-1 overflow-y-auto" data-testid="shares-settings">
-      <header className="flex h-14 items-center gap-2 border-b border-border bg-panel px-4">
+      <header className="flex h-14 items-center gap-2 border-b border-border bg-panel px-4 phone:px-2.5">
+        <SidebarToggle />
         <IconLink size={15} className="text-muted" />
         <h1 className="text-[14px] font-semibold">Shares</h1>
-        <span className="ml-2 inline-flex items-center gap-1 text-[12px] text-faint">
+        <span className="ml-2 inline-flex min-w-0 items-center gap-1 truncate text-[12px] text-faint phone:hidden">
           <IconShield size={12} /> Links are served by this console; revoking one closes it at once, open pages included.
         </span>
       </header>

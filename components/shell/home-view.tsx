@@ -2,6 +2,7 @@
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { cx } from "../ui/cx";
 import { isBusy, isWaiting } from "@/lib/timeline/selectors";
+import { SidebarToggle } from "./shell";
 
 /** The sessions home: what is connected and how to start. */
 export function HomeView() {
@@ -10,19 +11,21 @@ export function HomeView() {
   const busy = Object.values(live.statuses).filter((s) => isBusy(s.status) && !isWaiting(s.status)).length;
   return (
     <div className="flex h-full flex-col" data-testid="home">
-      <header className="flex h-14 shrink-0 items-center border-b border-border bg-panel px-4">
+      <header className="flex h-14 shrink-0 items-center gap-2 border-b border-border bg-panel px-4 phone:px-2.5">
+        <SidebarToggle />
         <h1 className="text-[14px] font-semibold">Sessions</h1>
-        <span className="ml-3 text-[12px] text-faint">
+        <span className="ml-1 truncate text-[12px] text-faint">
           {busy} working · {waiting} waiting for you
         </span>
       </header>
-      <div className="mx-auto w-full max-w-[720px] p-8">
+      <div className="mx-auto w-full max-w-[720px] p-8 phone:px-4 phone:py-6">
         <h2 className="text-[18px] font-semibold tracking-tight">Pick a session, or start one</h2>
         <p className="mt-1 text-[13px] text-muted">
           Open a session in the sidebar to watch it live, or press <kbd className="rounded border border-border px-1 text-[11px]">Alt</kbd>+
-          <kbd className="rounded border border-border px-1 text-[11px]">N</kbd> for a new one. <kbd className="rounded border border-border px-1 text-[11px]">/</kbd> searches.
+          <kbd className="rounded border border-border px-1 text-[11px]">N</kbd> for a new one. <kbd className="rounded border border-border px-1 text-[11px]">Ctrl</kbd>+
+          <kbd className="rounded border border-border px-1 text-[11px]">K</kbd> finds any session or action, <kbd className="rounded border border-border px-1 text-[11px]">?</kbd> lists the shortcuts.
         </p>
-        <h3 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Backends</h3>
+        <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Backends</h2>
         <ul className="mt-2 divide-y divide-border rounded-lg border border-border bg-panel">
           {live.backends.map((b) => (
             <li key={b.id} className="flex items-center gap-3 px-4 py-3" data-testid="backend-card" data-status={b.status}>

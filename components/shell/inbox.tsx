@@ -29,9 +29,9 @@ export function Inbox() {
   if (interrupts.length === 0) return null;
   const items = [...interrupts].sort((a, b) => a.createdAt - b.createdAt);
   return (
-    <section className="mx-2 mb-2 rounded-lg border border-warn/40 bg-warn/[0.06]" data-testid="inbox">
+    <section className="mx-2 mb-2 rounded-lg border border-warn/40 bg-warn/[0.06]" data-testid="inbox" aria-labelledby="sb-inbox-title">
       <div className="flex h-7 items-center gap-2 px-2.5 text-[11px] font-semibold uppercase tracking-wide text-warn">
-        Needs you <span className="rounded-full bg-warn px-1.5 text-[10px] leading-4 text-accent-fg">{items.length}</span>
+        <h2 id="sb-inbox-title">Needs you</h2> <span className="rounded-full bg-warn px-1.5 text-[10px] leading-4 text-accent-fg">{items.length}</span>
         {notifications.state === "default" && (
           <button
             type="button"
@@ -66,7 +66,7 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
   const { send, sending, error } = useAnswer(it.backendId, it.sessionId, it.id);
   return (
     <li data-testid="inbox-item" data-interrupt-id={it.id}>
-      <div className="flex h-7 items-center gap-1 pr-1.5 hover:bg-warn/10">
+      <div className="flex h-7 items-center gap-1 pr-1.5 hover:bg-warn/10 phone:h-[44px]">
         <Link
           href={`/sessions/${encodeURIComponent(it.backendId)}/${encodeURIComponent(interruptAnchor(it))}`}
           data-testid="inbox-link"
@@ -87,9 +87,9 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
                 data-testid={q.testId}
                 title={q.label}
                 aria-label={`${q.label}: ${it.title}`}
-                className={cx("grid size-5 shrink-0 place-items-center rounded disabled:opacity-40", q.tone)}
+                className={cx("grid size-5 shrink-0 place-items-center rounded disabled:opacity-40 phone:size-[44px] phone:border phone:border-border", q.tone)}
               >
-                <q.Icon className="size-3.5" />
+                <q.Icon className="size-3.5 phone:size-4" />
               </button>
             ))
           : null}

@@ -13,7 +13,9 @@ import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
 import { useNotifications, type NotificationState } from "@/lib/hooks/use-notifications";
 import { IconBell, IconBellOff, IconBranch, IconFolder, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { isTyping } from "./commands";
 import { Inbox } from "./inbox";
+import { useShell } from "./shell";
 import { IconGear } from "../settings/icon-gear";
 import { SessionStatusGlyph } from "./status-dot";
 import { interruptAnchor, reportedStatus } from "@/lib/timeline/selectors";
@@ -115,7 +117,7 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
     <section className="mb-3" data-testid="backend-section" data-backend-id={backend.id}>
       <div className="flex h-7 items-center gap-2 px-3 text-[11px] font-semibold uppercase tracking-wide text-faint">
         <BackendDot backend={backend} />
-        <span className="truncate">{backend.label}</span>
+        <h2 className="truncate">{backend.label}</h2>
         {backend.embedded && <span className="font-normal normal-case tracking-normal text-faint">embedded</span>}
         <button
           type="button"
@@ -123,7 +125,8 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
           disabled={creating || backend.status !== "ready"}
           data-testid="new-session"
           title="New session (Alt+N)"
-          className="ml-auto inline-flex h-5 items-center rounded px-1.5 text-[11px] font-medium normal-case tracking-normal text-muted hover:bg-raised hover:text-fg disabled:opacity-40"
+          aria-label={`New session on ${backend.label}`}
+          className="ml-auto inline-flex h-5 items-center rounded px-1.5 text-[11px] font-medium normal-case tracking-normal text-muted hover:bg-raised hover:text-fg disabled:opacity-40 phone:h-8 phone:px-2.5 phone:text-[12px]"
         >
           + New
         </button>
@@ -155,7 +158,7 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
                     data-status={s.status}
                     aria-current={active ? "page" : undefined}
                     className={cx(
-                      "group mx-1.5 flex h-8 items-center gap-2 rounded-md px-2 text-[13px]",
+                      "group mx-1.5 flex h-8 items-center gap-2 rounded-md px-2 text-[13px] phone:h-[40px] phone:text-[14px]",
                       active ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
                     )}
                   >
@@ -201,25 +204,34 @@ export function Sidebar() {
   const [search, setSearch] = useState("");
   const debounced = useDebounced(search.trim(), 250);
   const searchRef = useRef<HTMLInputElement>(null);
+  const shell = useShell();
   const fallback = useQuery({ queryKey: ["backends"], queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"), refetchInterval: live.connection === "connected" ? false : 5000 });
   const backends = live.backends.length ? live.backends : fallback.data?.items ?? [];
   const activeKey = params.backendId && params.sessionId ? sessionKey(decodeURIComponent(params.backendId), decodeURIComponent(params.sessionId)) : undefined;
 
+  // `/` jumps to the search (Ctrl/Cmd+K opens the command palette: components/shell/command-palette.tsx).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      const typing = t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable);
-      if ((e.key === "k" && (e.metaKey || e.ctrlKey)) || (e.key === "/" && !typing)) {
+      if (e.key === "/" && !e.ctrlKey && !e.metaKey && !e.altKey && !isTyping(e.target) && !e.defaultPrevented) {
+        const input = searchRef.current;
+        // Hidden (a closed drawer on a phone): open the drawer first.
+        if (!input || input.offsetParent === null) {
+          if (!shell.phone) return;
+          e.preventDefault();
+          shell.toggleSidebar();
+          setTimeout(() => searchRef.current?.focus(), 0);
+          return;
+        }
         e.preventDefault();
-        searchRef.current?.focus();
+        input.focus();
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [shell]);
 
   return (
-    <aside className="flex h-full w-[272px] shrink-0 flex-col border-r border-border bg-panel" data-testid="sidebar">
+    <aside className="flex h-full w-[272px] shrink-0 flex-col border-r border-border bg-panel phone:w-[min(86vw,320px)]" data-testid="sidebar" aria-label="Sessions">
       <div className="flex h-14 items-center gap-2 border-b border-border px-3">
         <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-fg">
           <span className="grid size-5 place-items-center rounded bg-accent text-[11px] font-bold text-accent-fg">S</span>
@@ -229,12 +241,12 @@ export function Sidebar() {
           className={cx("ml-1 size-1.5 rounded-full", live.connection === "connected" ? "bg-ok" : "bg-warn animate-pulse")}
           title={live.connection === "connected" ? "Live" : "Reconnecting…"}
         />
-        <Link href="/settings" className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg" title="Settings" aria-label="Settings" data-testid="settings-link"><IconGear size={15} /></Link>
+        <Link href="/settings" className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]" title="Settings" aria-label="Settings" data-testid="settings-link"><IconGear size={15} /></Link>
         <NotifyToggle />
         <button
           type="button"
           onClick={() => toggleTheme()}
-          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg"
+          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
           title={theme === "dark" ? "Light theme" : "Dark theme"}
           aria-label="Toggle theme"
           data-testid="theme-toggle"
@@ -244,7 +256,7 @@ export function Sidebar() {
         <button
           type="button"
           onClick={() => void logOut()}
-          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg"
+          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
           title="Log out"
           aria-label="Log out"
           data-testid="logout"
@@ -253,7 +265,7 @@ export function Sidebar() {
         </button>
       </div>
       <div className="p-2">
-        <label className="flex h-8 items-center gap-2 rounded-md border border-border bg-sunken px-2 text-muted focus-within:border-accent">
+        <label className="flex h-8 items-center gap-2 rounded-md border border-border bg-sunken px-2 text-muted focus-within:border-accent phone:h-[40px]">
           <IconSearch className="size-3.5 shrink-0" />
           <input
             ref={searchRef}
@@ -261,10 +273,11 @@ export function Sidebar() {
             onChange={(e) => setSearch(e.target.value)}
             onKeyDown={(e) => e.key === "Escape" && setSearch("")}
             placeholder="Search sessions"
+            aria-label="Search sessions"
             data-testid="session-search"
-            className="min-w-0 flex-1 bg-transparent text-[13px] text-fg outline-none placeholder:text-faint"
+            className="min-w-0 flex-1 bg-transparent text-[13px] text-fg outline-none placeholder:text-faint phone:text-[16px]"
           />
-          <kbd className="rounded border border-border px-1 text-[10px] text-faint">/</kbd>
+          <kbd className="rounded border border-border px-1 text-[10px] text-faint phone:hidden">/</kbd>
         </label>
       </div>
       <Inbox />
@@ -279,7 +292,7 @@ export function Sidebar() {
           href="/settings/shares"
           data-testid="nav-shares"
           aria-current={pathname === "/settings/shares" ? "page" : undefined}
-          className={cx("flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px]", pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg")}
+          className={cx("flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]", pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg")}
         >
           <IconLink className="size-3.5" /> Shares
         </Link>
@@ -305,7 +318,7 @@ function NotifyToggle() {
       onClick={toggle}
       disabled={state === "denied"}
       className={cx(
-        "grid size-7 place-items-center rounded hover:bg-raised disabled:cursor-not-allowed disabled:hover:bg-transparent",
+        "grid size-7 place-items-center rounded hover:bg-raised disabled:cursor-not-allowed phone:size-[36px] disabled:hover:bg-transparent",
         state === "on" ? "text-accent hover:text-fg" : "text-muted hover:text-fg disabled:text-faint",
       )}
       title={NOTIFY_TITLE[state]}

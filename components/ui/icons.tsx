@@ -361,3 +361,28 @@ export const IconRows = make(
     <path d="M3.5 12h17" />
   </>,
 );
+
+export const IconMenu = make(
+  "IconMenu",
+  <>
+    <path d="M4 7h16" />
+    <path d="M4 12h16" />
+    <path d="M4 17h16" />
+  </>,
+);
+
+export const IconSidebar = make(
+  "IconSidebar",
+  <>
+    <rect x="3.5" y="4.5" width="17" height="15" rx="2" />
+    <path d="M9.5 4.5v15" />
+  </>,
+);
+
+export const IconKeyboard = make(
+  "IconKeyboard",
+  <>
+    <rect x="2.5" y="6" width="19" height="12" rx="2" />
+    <path d="M6.5 10h.01M10 10h.01M14 10h.01M17.5 10h.01M7.5 14h9" />
+  </>,
+);

@@ -1,6 +1,8 @@
 "use client";
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { cx } from "./cx";
+import { IconX } from "./icons";
+import { useFocusTrap } from "./use-focus-trap";
 
 /**
  * A button that opens a floating panel below it. Closes on Escape, on a click outside, and when
@@ -19,6 +21,10 @@ export function Popover({
   testId,
   panelTestId,
   disabled,
+  sheet,
+  returnFocus,
+  buttonRef,
+  ariaLabel,
 }: {
   label: ReactNode;
   title?: string;
@@ -32,6 +38,13 @@ export function Popover({
   testId?: string;
   panelTestId?: string;
   disabled?: boolean;
+  /** On a phone (≤ 768 px) the panel opens as a full-screen sheet with this title. */
+  sheet?: string;
+  /** Where the focus goes on close when the trigger is hidden (opened from another menu). */
+  returnFocus?: React.RefObject<HTMLElement | null>;
+  buttonRef?: React.Ref<HTMLButtonElement>;
+  /** The button's accessible name when its content is not enough (it must contain the visible text). */
+  ariaLabel?: string;
 }) {
   const [inner, setInner] = useState(false);
   const open = openProp ?? inner;
@@ -42,29 +55,27 @@ export function Popover({
   const setRef = useRef(set);
   setRef.current = set;
   const root = useRef<HTMLDivElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
   const id = useId();
+  // Tab stays inside the open panel, Escape closes it, the focus goes back to the button.
+  useFocusTrap(panel, { active: open, onEscape: () => setRef.current(false), ...(returnFocus ? { returnFocus } : {}) });
 
   useEffect(() => {
     if (!open) return;
     const onDown = (e: MouseEvent) => {
       if (root.current && !root.current.contains(e.target as Node)) setRef.current(false);
     };
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") setRef.current(false);
-    };
     document.addEventListener("mousedown", onDown);
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("mousedown", onDown);
-      document.removeEventListener("keydown", onKey);
-    };
+    return () => document.removeEventListener("mousedown", onDown);
   }, [open]);
 
   return (
     <div ref={root} className={cx("relative", className)}>
       <button
+        ref={buttonRef}
         type="button"
         title={title}
+        aria-label={ariaLabel}
         aria-haspopup="dialog"
         aria-expanded={open}
         aria-controls={open ? id : undefined}
@@ -80,15 +91,27 @@ export function Popover({
       </button>
       {open ? (
         <div
+          ref={panel}
           id={id}
           role="dialog"
+          aria-label={sheet ?? title}
           data-testid={panelTestId}
           className={cx(
-            "absolute top-full z-40 mt-1 min-w-[220px] rounded-lg border border-border-strong bg-panel p-1 shadow-xl shadow-black/20",
+            "absolute top-full z-40 mt-1 min-w-[220px] rounded-lg border border-border-strong bg-panel p-1 shadow-xl shadow-black/20 outline-none",
             align === "end" ? "right-0" : "left-0",
             panelClassName,
+            sheet &&
+              "phone:fixed phone:inset-0 phone:z-[60] phone:mt-0 phone:flex phone:w-auto phone:max-w-none phone:flex-col phone:overflow-y-auto phone:rounded-none phone:border-0 phone:pb-[env(safe-area-inset-bottom)] phone:pt-[env(safe-area-inset-top)]",
           )}
         >
+          {sheet ? (
+            <div className="-mx-1 -mt-1 mb-1 flex h-12 shrink-0 items-center border-b border-border px-4 wide:hidden">
+              <span className="text-[14px] font-semibold text-fg">{sheet}</span>
+              <button type="button" onClick={() => set(false)} className="ml-auto grid size-10 place-items-center rounded text-faint hover:bg-raised hover:text-fg" aria-label="Close">
+                <IconX size={16} />
+              </button>
+            </div>
+          ) : null}
           {children(() => set(false))}
         </div>
       ) : null}
@@ -107,6 +130,7 @@ export function MenuItem({
   danger,
   testId,
   hint,
+  className,
 }: {
   icon?: ReactNode;
   children: ReactNode;
@@ -117,9 +141,11 @@ export function MenuItem({
   danger?: boolean;
   testId?: string;
   hint?: ReactNode;
+  className?: string;
 }) {
   const cls = cx(
-    "flex h-8 w-full items-center gap-2 rounded-md px-2 text-left text-[12.5px]",
+    "flex h-8 w-full items-center gap-2 rounded-md px-2 text-left text-[12.5px] phone:h-[44px] phone:text-[14px]",
+    className,
     disabledReason ? "cursor-not-allowed text-faint" : danger ? "text-err hover:bg-err/10" : "text-fg hover:bg-raised",
   );
   const body = (
@@ -153,6 +179,6 @@ export function MenuItem({
   );
 }
 
-export function MenuSeparator() {
-  return <div className="my-1 h-px bg-border" role="separator" />;
+export function MenuSeparator({ className }: { className?: string }) {
+  return <div className={cx("my-1 h-px bg-border", className)} role="separator" />;
 }

@@ -5,7 +5,7 @@ const h = (o: Record<string, string>) => new Headers(o);
 
 describe("public paths", () => {
   it("lists exactly the login, health, static and share paths", () => {
-    for (const p of ["/api/health", "/login", "/login/", "/api/auth/login", "/_next/static/chunks/a.js", "/icon.svg", "/robots.txt", "/share/abc", "/api/shares/public/abc/snapshot"]) {
+    for (const p of ["/api/health", "/login", "/login/", "/api/auth/login", "/_next/static/chunks/a.js", "/icon.svg", "/robots.txt", "/manifest.webmanifest", "/icons/icon-192.png", "/share/abc", "/api/shares/public/abc/snapshot"]) {
       expect(isPublicPath(p), p).toBe(true);
     }
     for (const p of ["/", "/sessions/a/b", "/api/backends", "/api/auth/logout", "/api/healthz", "/loginx", "/api/shares", "/share", "/_next/image", "/api/events"]) {

@@ -6,9 +6,9 @@ import "server-only";
  */
 
 /** Exact paths that need no login. */
-const PUBLIC_EXACT = new Set(["/api/health", "/login", "/api/auth/login", "/icon.svg", "/favicon.ico", "/robots.txt"]);
+const PUBLIC_EXACT = new Set(["/api/health", "/login", "/api/auth/login", "/icon.svg", "/favicon.ico", "/robots.txt", "/manifest.webmanifest"]);
 /** Path prefixes that need no login: Next's static assets, and the (token-protected) share routes. */
-const PUBLIC_PREFIXES = ["/_next/static/", "/share/", "/api/shares/public/"];
+const PUBLIC_PREFIXES = ["/_next/static/", "/share/", "/api/shares/public/", "/icons/"];
 
 export function isPublicPath(pathname: string): boolean {
   const p = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
