@@ -155,10 +155,10 @@ test.describe("fault injection", () => {
     stack.model.enqueue({ text: reply, chunks: N, delayMs: 40 });
     const s = await api.createSession("stream cuts");
     const sp = new SessionPage(page);
-    const eventsPath = `/api/backends/${stack.backendId}/sessions/${s.id}/events`;
+    // The page's one live stream (shared by every tab of the browser; this tab holds it).
     let connections = 0;
     page.on("request", (r) => {
-      if (new URL(r.url()).pathname === eventsPath) connections++;
+      if (new URL(r.url()).pathname === "/api/live") connections++;
     });
     await sp.goto(stack.backendId, s.id);
     await sp.prompt("a long reply, cut often");
@@ -172,8 +172,9 @@ test.describe("fault injection", () => {
       const seen = connections;
       const shown = (await sp.assistantText().last().textContent()) ?? "";
       if (!shown.includes(`w${N - 1}`)) midReply++;
-      await page.evaluate(() => (window as unknown as { __sbSession: { reconnect(): void } }).__sbSession.reconnect());
-      // Each cut really opens a new connection (resuming with Last-Event-ID) before the next one.
+      // A click on the live badge drops the connection, as a network cut does.
+      await sp.connection.click();
+      // Each cut really opens a new connection (resuming every subscription from its seq) before the next one.
       await expect.poll(() => connections, { timeout: 15_000 }).toBeGreaterThan(seen);
       await expect(sp.connection).toHaveAttribute("data-state", "connected", { timeout: 15_000 });
     }

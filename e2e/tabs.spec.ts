@@ -32,7 +32,7 @@ async function leaderIndex(tabs: SessionPage[]): Promise<number> {
 async function shownTranscript(sp: SessionPage): Promise<string[]> {
   return sp.timeline.locator('[data-testid="message"]').evaluateAll((nodes) =>
     nodes.map((n) => {
-      const texts = [...n.querySelectorAll('[data-testid="block"][data-kind="text"]')].map((b) => (b.textContent ?? "").trim());
+      const texts = [...n.querySelectorAll('[data-testid="block"][data-kind="text"], [data-testid="user-text"]')].map((b) => (b.textContent ?? "").trim());
       return `${n.getAttribute("data-role")}: ${texts.join(" | ")}`;
     }),
   );

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { Backend, Message, Session, Todo, Usage } from "@/lib/model";
 import type { ConnectionState } from "@/lib/client/sse-client";
 import { sessionPath } from "@/lib/client/api-client";
+import { liveLink } from "@/lib/client/live-link";
 import { useLiveLeader } from "@/lib/hooks/use-live-leader";
 import { compactNumber, formatCost } from "@/lib/format";
 import { contextTokens, currentContext } from "@/lib/timeline/selectors";
@@ -30,21 +31,25 @@ export function ConnectionIndicator({ state, detail }: { state: LinkState; detai
   const leader = useLiveLeader();
   const holder = leader ? "this tab holds the browser's live connection" : "shares another tab's live connection";
   return (
-    <span
+    <button
+      type="button"
+      // A click drops the live connection and resumes it from where each session was (after a sleep, a flaky network).
+      onClick={() => liveLink().reconnect()}
+      aria-label={`${LINK_TEXT[state]}: reconnect`}
       data-testid="connection"
       data-state={state}
       data-leader={leader ? "true" : "false"}
-      title={detail ?? `${LINK_TEXT[state]} — ${holder}`}
+      title={`${detail ?? LINK_TEXT[state]} — ${holder}. Click to reconnect.`}
       className={cx(
         "inline-flex h-6 items-center gap-1.5 rounded-full border px-2 text-[11px] font-medium",
-        state === "connected" && "border-border text-muted",
+        state === "connected" && "border-border text-muted hover:text-fg",
         state === "reconnecting" && "border-warn/40 bg-warn/10 text-warn",
         state === "down" && "border-err/40 bg-err/10 text-err",
       )}
     >
       <span className={cx("size-1.5 rounded-full", state === "connected" ? "bg-ok" : state === "reconnecting" ? "bg-warn animate-pulse" : "bg-err")} />
       {LINK_TEXT[state]}
-    </span>
+    </button>
   );
 }
 

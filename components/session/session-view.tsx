@@ -96,11 +96,6 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
     return () => setBaseTitle("Switchboard");
   }, [session?.title]);
 
-  // Expose the store to end-to-end tests (cutting the stream on purpose).
-  useEffect(() => {
-    (window as unknown as { __sbSession?: typeof store }).__sbSession = store;
-  }, [store]);
-
   const models = useQuery({
     queryKey: ["models", backendId],
     queryFn: () => apiGet<ModelList>(`/api/backends/${encodeURIComponent(backendId)}/models`),

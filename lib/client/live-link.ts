@@ -110,9 +110,10 @@ export class LiveLink {
     return this.leader !== undefined;
   }
 
-  /** Drops the shared connection and resumes every subscription (only the leader can). */
+  /** Drops the shared connection and resumes every subscription from its cursor (asks the leader). */
   reconnect(): void {
-    this.leader?.reconnect();
+    if (this.leader) this.leader.reconnect();
+    else this.channel?.postMessage({ t: "reconnect" } satisfies LiveMessage);
   }
 
   /* ------------------------------------------------------------------ internals */
@@ -228,6 +229,9 @@ export class LiveLink {
         break;
       case "unauthorized":
         onUnauthorized();
+        break;
+      case "reconnect":
+        this.leader?.reconnect();
         break;
     }
   }

@@ -36,7 +36,9 @@ export type LiveMessage =
   /** The state of the leader's connection. */
   | { t: "state"; state: ConnectionState; detail?: string }
   /** The console login is gone. */
-  | { t: "unauthorized" };
+  | { t: "unauthorized" }
+  /** A tab asks the leader to drop its connection and resume (the user clicked the live badge). */
+  | { t: "reconnect" };
 
 export function specId(spec: LiveSpec): string {
   switch (spec.type) {

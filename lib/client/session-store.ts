@@ -66,11 +66,6 @@ export class SessionStore {
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
-  /** Forces the shared live stream to drop and resume (when this tab holds it). */
-  reconnect() {
-    liveLink().reconnect();
-  }
-
   private async load() {
     this.live?.close();
     this.live = undefined;
