@@ -16,7 +16,8 @@ describe("SeqBatcher", () => {
     expect(b.accept(delta(11))).toBe(false); // a handover replays from the lowest cursor
     await vi.advanceTimersByTimeAsync(60);
     expect(batches).toHaveLength(1);
-    expect(batches[0]!.map((e) => (e as { delta: string }).delta)).toEqual(["11", "12"]);
+    // Adjacent deltas to one block arrive merged (lib/timeline/coalesce.ts).
+    expect(batches[0]!.map((e) => (e as { delta: string }).delta)).toEqual(["1112"]);
     expect(batches[0]![0]).not.toHaveProperty("seq");
     vi.useRealTimers();
   });
