@@ -250,7 +250,11 @@ export async function browserBench(stack: LongStack): Promise<{ switchboard: UiF
     const switchboard = await measureUi(browser, stack, "switchboard", 1);
     const opencode = await measureUi(browser, stack, "opencode", 2);
     const dir = process.env.BENCH_SCREENSHOTS;
-    if (dir) await screenshots(browser, stack, dir);
+    if (dir) {
+      await screenshots(browser, stack, dir).catch((err: unknown) => {
+        console.log(`note: screenshots failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      });
+    }
     return { switchboard, opencode };
   } finally {
     await browser.close();

@@ -119,5 +119,7 @@ export async function startLongStack(opts: { messages?: number } = {}): Promise<
 /** A reply that streams `deltas` text pieces at `perSecond` (the scripted model's chunking). */
 export function streamingTurn(deltas: number, perSecond: number, match?: string) {
   const words = Array.from({ length: deltas }, (_, i) => `w${i}`);
-  return { text: words.join(" "), chunks: deltas, delayMs: Math.round(1000 / perSecond), ...(match ? { match } : {}) };
+  // A modest reported usage: the model's real prompt (the whole long history) would make OpenCode
+  // compact the session after the turn, which is not what is measured.
+  return { text: words.join(" "), chunks: deltas, delayMs: Math.round(1000 / perSecond), usage: { prompt: 2000, completion: deltas }, ...(match ? { match } : {}) };
 }

@@ -212,8 +212,17 @@ async function main() {
     console.log(`seeded ${stack.messages.toLocaleString("en-US")} messages / ${stack.blocks.toLocaleString("en-US")} blocks with opencode import in ${(stack.seedMs / 1000).toFixed(1)} s\n`);
     results.seed = { messages: stack.messages, blocks: stack.blocks, seedMs: stack.seedMs };
     try {
-      if (mode !== "viewers") {
-        const b = await browserBench(stack);
+      const failures: string[] = [];
+      results.failures = failures;
+      // One half failing (say, a UI that never loads) must not lose the other half's figures.
+      const failed = (what: string) => (err: unknown) => {
+        const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+        console.log(`${what} failed: ${message}`);
+        failures.push(`${what}: ${message}`);
+        return null;
+      };
+      const b = mode !== "viewers" ? await browserBench(stack).catch(failed("browser bench")) : null;
+      if (b) {
         results.browser = b;
         const g = `browser: ${stack.messages.toLocaleString("en-US")}-message session, Chromium`;
         const s = b.switchboard;
@@ -231,8 +240,8 @@ async function main() {
         for (const n of s.notes) console.log(`note (Switchboard): ${n}`);
         for (const n of o.notes) console.log(`note (OpenCode web): ${n}`);
       }
-      if (mode !== "browser") {
-        const v = await viewersBench(stack);
+      const v = mode !== "browser" ? await viewersBench(stack).catch(failed("viewers bench")) : null;
+      if (v) {
         results.viewers = v;
         const g = "many viewers, through next start's HTTP route";
         const row = (label: string, unit: string, value: number, budget: string, met: boolean | null): Row => ({ group: g, label, unit, switchboard: value, budget, met });
