@@ -48,6 +48,8 @@ const PUBLIC_API = new Set(["GET /api/health", "POST /api/auth/login"]);
 const PUBLIC_PAGES = new Set(["/login"]);
 /** Share links answer to their own token (see shares.spec.ts), never to the console login. */
 const isShareRoute = (url: string) => url.startsWith("/api/shares/public/") || url.startsWith("/share/");
+/** Event streams never end: an open one is checked by its headers (below), not read to the end. */
+const isStream = (method: string, url: string) => method === "GET" && (url.endsWith("/events") || url.endsWith("/live"));
 
 function call(ctx: APIRequestContext, method: string, url: string, headers: Record<string, string> = {}): Promise<APIResponse> {
   return ctx.fetch(url, { method, headers, maxRedirects: 0, ...(method === "GET" ? {} : { data: {} }) });
@@ -79,6 +81,15 @@ test.describe("authentication", () => {
       ];
       for (const { method, url } of routes) {
         const key = `${method} ${url}`;
+        // The share pages' live stream is public and opens for anyone (it carries shares by token only).
+        if (isStream(method, url) && isShareRoute(url) && !url.includes("[")) {
+          const ac = new AbortController();
+          const r = await fetch(`${stack.url}${url}`, { signal: ac.signal });
+          expect(r.status, `${key} is public`).toBe(200);
+          expect(r.headers.get("content-type")).toContain("text/event-stream");
+          ac.abort();
+          continue;
+        }
         for (const [label, headers] of creds) {
           const r = await call(anon, method, url, headers);
           if (PUBLIC_API.has(key) || isShareRoute(url)) {
@@ -103,7 +114,7 @@ test.describe("authentication", () => {
         }
       }
       // The right credential opens them (GET only: enough to show the gate is the credential).
-      for (const { method, url } of routes.filter((r) => r.method === "GET" && !r.url.endsWith("/events"))) {
+      for (const { method, url } of routes.filter((r) => r.method === "GET" && !isStream(r.method, r.url))) {
         expect((await call(anon, method, url, authHeaders(stack))).status(), `${method} ${url} with the token`).not.toBe(401);
       }
       // Reserved public prefixes and static assets need no login.
