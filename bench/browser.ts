@@ -62,12 +62,13 @@ export const PROBES = `
     }
     return null;
   };
+  const scrollable = (el) => /(auto|scroll)/.test(getComputedStyle(el).overflowY) && el.scrollHeight > el.clientHeight + 10;
   const scroller = (from) => {
-    for (let el = from; el; el = el.parentElement) {
-      const s = getComputedStyle(el);
-      if (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 10) return el;
-    }
-    return null;
+    for (let el = from; el; el = el.parentElement) if (scrollable(el)) return el;
+    // No marker on screen: the tallest scrollable element is the conversation.
+    let best = null;
+    for (const el of document.querySelectorAll("*")) if (scrollable(el) && (!best || el.scrollHeight > best.scrollHeight)) best = el;
+    return best;
   };
   window.__visibleText = visibleText;
   window.__scroller = scroller;
