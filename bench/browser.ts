@@ -23,6 +23,8 @@ export interface UiFigures {
   /** JavaScript of the session page: bytes as transferred, and gzip-compressed size of the same scripts. */
   jsTransferredKb: number;
   jsGzipKb: number;
+  /** Each script of the page: path and gzip size (KB), largest first. */
+  scripts: Array<{ path: string; gzipKb: number }>;
   notes: string[];
 }
 
@@ -62,12 +64,13 @@ export const PROBES = `
     }
     return null;
   };
+  const scrollable = (el) => /(auto|scroll)/.test(getComputedStyle(el).overflowY) && el.scrollHeight > el.clientHeight + 10;
   const scroller = (from) => {
-    for (let el = from; el; el = el.parentElement) {
-      const s = getComputedStyle(el);
-      if (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 10) return el;
-    }
-    return null;
+    for (let el = from; el; el = el.parentElement) if (scrollable(el)) return el;
+    // No marker on screen: the tallest scrollable element is the conversation.
+    let best = null;
+    for (const el of document.querySelectorAll("*")) if (scrollable(el) && (!best || el.scrollHeight > best.scrollHeight)) best = el;
+    return best;
   };
   window.__visibleText = visibleText;
   window.__scroller = scroller;
@@ -123,14 +126,14 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   await installProbes(page);
   const cdp = await context.newCDPSession(page);
   await cdp.send("Performance.enable");
-  const scripts: Promise<{ transferred: number; gzip: number }>[] = [];
+  const scripts: Promise<{ path: string; transferred: number; gzip: number }>[] = [];
   page.on("response", (res) => {
     if (res.request().resourceType() !== "script") return;
     scripts.push(
       (async () => {
         const sizes = await res.request().sizes().catch(() => ({ responseBodySize: 0 }));
         const body = await res.body().catch(() => Buffer.alloc(0));
-        return { transferred: sizes.responseBodySize || body.length, gzip: gzipSync(body).length };
+        return { path: new URL(res.url()).pathname, transferred: sizes.responseBodySize || body.length, gzip: gzipSync(body).length };
       })(),
     );
   });
@@ -206,6 +209,7 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
     domAtTop,
     jsTransferredKb,
     jsGzipKb,
+    scripts: js.map((x) => ({ path: x.path, gzipKb: Math.round(x.gzip / 102.4) / 10 })).sort((a, b) => b.gzipKb - a.gzipKb),
     notes,
   };
 }

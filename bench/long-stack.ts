@@ -116,9 +116,12 @@ export async function startLongStack(opts: { messages?: number } = {}): Promise<
   return stack;
 }
 
-/** A reply that streams `deltas` text pieces at `perSecond` (the scripted model's chunking). */
+/**
+ * A reply that streams `deltas` text pieces at `perSecond` (the scripted model's chunking). It ends
+ * with LAST_WORD, so the session's newest message still carries the marker the load time waits for.
+ */
 export function streamingTurn(deltas: number, perSecond: number, match?: string) {
-  const words = Array.from({ length: deltas }, (_, i) => `w${i}`);
+  const words = Array.from({ length: deltas }, (_, i) => (i === deltas - 1 ? LAST_WORD : `w${i}`));
   // A modest reported usage: the model's real prompt (the whole long history) would make OpenCode
   // compact the session after the turn, which is not what is measured.
   return { text: words.join(" "), chunks: deltas, delayMs: Math.round(1000 / perSecond), usage: { prompt: 2000, completion: deltas }, ...(match ? { match } : {}) };

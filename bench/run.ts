@@ -180,6 +180,21 @@ function printTable(rows: Row[]) {
   }
 }
 
+/** The same table as Markdown (bench/results/<mode>.md), for docs/performance.md. */
+function markdownTable(rows: Row[]): string {
+  const out = ["| | Switchboard | OpenCode web | ratio | budget | |", "|---|---:|---:|---:|---|---|"];
+  let group = "";
+  for (const r of rows) {
+    if (r.group !== group) {
+      group = r.group;
+      out.push(`| **${group}** | | | | | |`);
+    }
+    const ratio = r.ratio === undefined || r.ratio === null ? (r.opencode === undefined ? "" : "—") : `${r.ratio.toFixed(2)}×`;
+    out.push(`| ${r.label} | ${fmt(r.switchboard, r.unit)} | ${r.opencode === undefined ? "" : fmt(r.opencode, r.unit)} | ${ratio} | ${r.budget} | ${r.met === null ? "" : r.met ? "met" : "**missed**"} |`);
+  }
+  return out.join("\n") + "\n";
+}
+
 type Mode = "all" | "core" | "browser" | "viewers";
 
 async function main() {
@@ -264,6 +279,7 @@ async function main() {
   const out = process.env.BENCH_OUT ?? path.join(import.meta.dirname, "results", `${mode}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify(results, null, 2));
+  fs.writeFileSync(out.replace(/\.json$/, ".md"), markdownTable(rows));
   console.log(`\nwrote ${path.relative(process.cwd(), out)} · total ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 

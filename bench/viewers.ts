@@ -113,6 +113,11 @@ function subscribe(stack: LongStack, sessionId: string, opts: { after?: number; 
 
 const waitIdle = (stack: LongStack, sessionId: string) => waitTurn(stack, sessionId);
 
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
 function percentile(xs: number[], p: number): number {
   if (!xs.length) return 0;
   const s = [...xs].sort((a, b) => a - b);
@@ -124,7 +129,7 @@ async function manySubscribers(stack: LongStack, n: number) {
   const rssIdle = rssMb(stack.console.child.pid!);
   const subs: Subscriber[] = [];
   for (let i = 0; i < n; i++) subs.push(subscribe(stack, session.id));
-  await Promise.all(subs.map((s) => s.ready));
+  await withTimeout(Promise.all(subs.map((s) => s.ready)), 60_000, "subscribers connecting");
   await new Promise((r) => setTimeout(r, 1000));
   let peak = rssMb(stack.console.child.pid!);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(stack.console.child.pid!))), 200);
@@ -145,7 +150,7 @@ async function manySubscribers(stack: LongStack, n: number) {
 async function manySessions(stack: LongStack, n: number) {
   const sessions = await Promise.all(Array.from({ length: n }, (_, i) => stack.createSession(`bench: stream ${i}`)));
   const subs = sessions.map((s) => subscribe(stack, s.id));
-  await Promise.all(subs.map((s) => s.ready));
+  await withTimeout(Promise.all(subs.map((s) => s.ready)), 60_000, "subscribers connecting");
   await new Promise((r) => setTimeout(r, 500));
   for (let i = 0; i < n; i++) stack.model.enqueue(streamingTurn(100, 50, `bench-many-${i}-end`));
   const before = subs.reduce((a, s) => a + s.count, 0);
@@ -162,9 +167,13 @@ async function manySessions(stack: LongStack, n: number) {
 /** Replays a session's held events through Next, then the same bytes through a raw Node SSE server. */
 async function relay(stack: LongStack) {
   const session = await stack.createSession("bench: relay");
-  stack.model.enqueue(streamingTurn(3000, 1000, "bench-relay"));
+  // A subscriber from the start, so the session's channel holds every event of the turn.
+  const watcher = subscribe(stack, session.id);
+  await withTimeout(watcher.ready, 30_000, "relay subscriber connecting");
+  stack.model.enqueue(streamingTurn(2000, 1000, "bench-relay"));
   await stack.prompt(session.id, "Stream fast (bench-relay)");
   await waitIdle(stack, session.id);
+  watcher.close();
   const snap = (await (await stack.api(`/api/backends/${stack.backendId}/sessions/${session.id}/snapshot`)).json()) as { seq: number };
   const total = snap.seq;
   const timed = async (url: string, headers: Record<string, string>) => {
@@ -172,17 +181,25 @@ async function relay(stack: LongStack) {
     let count = 0;
     const parser = createParser({ onEvent: () => void count++ });
     const t0 = performance.now();
-    const res = await fetch(url, { headers });
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    while (count < total) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += value;
-      parser.feed(value);
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 30_000);
+    try {
+      const res = await fetch(url, { headers, signal: ac.signal });
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      // The held events end with the newest seq; a stream that stops short ends at the timeout.
+      while (count < total) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += value;
+        parser.feed(value);
+      }
+      await reader.cancel();
+    } catch {
+      // timed out: count what arrived
+    } finally {
+      clearTimeout(timer);
     }
-    const ms = performance.now() - t0;
-    await reader.cancel();
-    return { ms, text, count };
+    return { ms: performance.now() - t0, text, count };
   };
   const url = `${stack.console.url}/api/backends/${stack.backendId}/sessions/${session.id}/events?after=0`;
   await timed(url, stack.headers); // warm-up
@@ -203,8 +220,11 @@ async function relay(stack: LongStack) {
 export async function viewersBench(stack: LongStack, opts: { subscribers?: number; sessions?: number } = {}): Promise<ViewerFigures> {
   const subscribers = opts.subscribers ?? 1000;
   const sessions = opts.sessions ?? 50;
+  console.log(`viewers: ${subscribers.toLocaleString("en-US")} subscribers on one streaming session…`);
   const many = await manySubscribers(stack, subscribers);
+  console.log(`viewers: ${sessions} sessions streaming at once…`);
   const busy = await manySessions(stack, sessions);
+  console.log("viewers: relay through Next vs a raw pipe…");
   const r = await relay(stack);
   return {
     subscribers,

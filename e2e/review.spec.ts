@@ -180,7 +180,9 @@ test.describe("session tree and review", () => {
     stack.model.enqueue({ toolCalls: [{ name: "write", arguments: { filePath: path.join(stack.workspace, "big-output.txt"), content: big } }] }, { text: "Wrote a big file." });
     await rp.prompt("write a big file");
     await expect(rp.assistantText().last()).toHaveText("Wrote a big file.", TURN);
-    await expect(chips).toHaveCount(3);
+    // Three turns changed files; the big one's output pushes the older chips off screen, where
+    // the virtualized timeline does not render them: count them by scrolling through it.
+    await expect.poll(() => rp.turnChangeIds()).toHaveLength(3);
     await chips.last().click();
     const bigDiff = rp.panel.locator('[data-testid="review-diff"][data-path="big-output.txt"]');
     await expect(bigDiff).toHaveAttribute("data-open", "false");

@@ -82,6 +82,35 @@ export class SessionPage {
     return most;
   }
 
+  /**
+   * The turns whose "files changed" chip the timeline shows, oldest first. The timeline renders
+   * only the rows near the screen, so this scrolls it from top to bottom collecting the chips, and
+   * leaves it at the bottom.
+   */
+  async turnChangeIds(): Promise<string[]> {
+    const seen: string[] = [];
+    const step = async () =>
+      this.timeline.evaluate((el) => {
+        const ids = [...el.querySelectorAll('[data-testid="turn-changes"]')].map((c) => c.getAttribute("data-turn-id") ?? "");
+        const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - 1;
+        el.scrollTop += Math.max(100, el.clientHeight - 80);
+        return { ids, atEnd };
+      });
+    await this.timeline.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    for (let i = 0; i < 500; i++) {
+      await this.page.waitForTimeout(50); // let the virtualizer render the rows of the new position
+      const { ids, atEnd } = await step();
+      for (const id of ids) if (!seen.includes(id)) seen.push(id);
+      if (atEnd) break;
+    }
+    await this.timeline.evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    return seen;
+  }
+
   /** Opens find in session (Ctrl+F with focus in the timeline) and searches for `text`. */
   async find(text: string) {
     await this.timeline.focus();
