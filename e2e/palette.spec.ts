@@ -57,6 +57,18 @@ test("the palette finds a session of any backend by part of its title and opens 
     await page.keyboard.press("Escape");
     await expect(page.getByTestId("review-panel")).toBeHidden();
 
+    // Theme from the palette: the page and the browser's bar colour (theme-color) follow it.
+    const before = await page.locator("html").getAttribute("data-theme");
+    const next = before === "dark" ? "light" : "dark";
+    await shell.openPalette();
+    await page.keyboard.type("theme");
+    await expect(page.locator('[role="option"][aria-selected="true"]')).toContainText(`Switch to the ${next} theme`);
+    await page.keyboard.press("Enter");
+    await expect(page.locator("html")).toHaveAttribute("data-theme", next);
+    const colors = await page.locator('meta[name="theme-color"]').evaluateAll((ms) => ms.map((m) => m.getAttribute("content")));
+    expect(colors.length).toBeGreaterThan(0);
+    expect(new Set(colors)).toEqual(new Set([next === "light" ? "#ffffff" : "#14171c"]));
+
     // `?` lists the shortcuts; Escape closes the sheet and the focus returns.
     await page.locator("body").focus();
     await page.keyboard.press("?");

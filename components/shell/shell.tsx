@@ -1,6 +1,7 @@
 "use client";
 import { usePathname } from "next/navigation";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useTheme } from "@/lib/hooks/use-theme";
 import { cx } from "../ui/cx";
 import { IconMenu, IconSidebar } from "../ui/icons";
 import { useFocusTrap } from "../ui/use-focus-trap";
@@ -35,6 +36,9 @@ const ShellContext = createContext<ShellState>({ phone: false, sidebarShown: tru
 export const useShell = () => useContext(ShellContext);
 
 const COLLAPSED_KEY = "sb-sidebar-collapsed";
+
+/** The header colour of each theme (`--sb-panel` in app/globals.css; the metadata in app/layout.tsx). */
+const THEME_COLOR = { dark: "#14171c", light: "#ffffff" } as const;
 
 /**
  * The console's frame: the sidebar and the page. On a phone (≤ 768 px) the sidebar is a drawer
@@ -76,6 +80,13 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
       document.documentElement.style.removeProperty("--sb-vvh");
     };
   }, []);
+
+  // The browser's and the installed app's bar follow the theme picked in the console, not only the
+  // system's colour scheme that the `theme-color` metadata answers.
+  const [theme] = useTheme();
+  useEffect(() => {
+    for (const m of document.querySelectorAll<HTMLMetaElement>('meta[name="theme-color"]')) m.content = THEME_COLOR[theme];
+  }, [theme]);
 
   const closeDrawer = useCallback(() => setDrawer(false), []);
   const toggleSidebar = useCallback(() => {
