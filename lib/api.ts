@@ -128,6 +128,13 @@ export const InterruptAnswer = z.union([
   z.object({ answers: z.array(z.array(z.string().max(10_000)).max(50)).min(1).max(20) }).strict(),
   z.object({ dismiss: z.literal(true) }).strict(),
   z.object({ text: z.string().max(100_000) }).strict(),
+  /** An input form (`Interrupt.input.schema`): accept with its values, or decline / cancel without. */
+  z
+    .object({
+      action: z.enum(["accept", "decline", "cancel"]),
+      values: z.record(z.string().max(200), z.union([z.string().max(100_000), z.number(), z.boolean()])).optional(),
+    })
+    .strict(),
 ]);
 export type InterruptAnswer = z.infer<typeof InterruptAnswer>;
 
