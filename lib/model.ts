@@ -133,7 +133,14 @@ export const Session = z.object({
   statusDetail: z.string().optional(),
   model: ModelRef.optional(),
   usage: Usage.optional(),
-  revert: z.object({ messageId: z.string(), diff: z.string().optional() }).optional(),
+  revert: z
+    .object({
+      messageId: z.string(),
+      diff: z.string().optional(),
+      /** The backend restores the files (and drops the messages) only with the next prompt (Copilot's rewind); Unrevert until then. */
+      deferred: z.boolean().optional(),
+    })
+    .optional(),
   share: z.object({ url: z.string().optional() }).optional(),
   settings: SessionSettings.optional(),
 });

@@ -441,7 +441,7 @@ export class CopilotAdapter implements BackendAdapter {
 
   private sessionOf(rt: Runtime): Session {
     const s = rt.tl.session;
-    return { ...s, status: rt.tl.busy ? "busy" : "idle", ...(rt.localTitle ? { title: rt.localTitle } : {}), ...(rt.revert ? { revert: { messageId: rt.revert.messageId } } : {}) };
+    return { ...s, status: rt.tl.busy ? "busy" : "idle", ...(rt.localTitle ? { title: rt.localTitle } : {}), ...(rt.revert ? { revert: { messageId: rt.revert.messageId, deferred: true } } : {}) };
   }
 
   private fromMetadata(m: SessionMetadata): Session {
