@@ -180,7 +180,8 @@ export class CopilotAdapter implements BackendAdapter {
   info(): Backend {
     const masked = this.opts.env ? Object.fromEntries(Object.keys(this.opts.env).map((k) => [k, "***"])) : undefined;
     const p = this.opts.provider;
-    const where = p ? `${this.command.join(" ")} · ${p.type} ${safeUrl(p.baseUrl)} · ${this.opts.model ?? "gpt-4.1"}` : this.command.join(" ");
+    // The provider's URL and key stay on the server: only its kind and the model are shown.
+    const where = p ? `${this.command.join(" ")} · own ${p.type} provider · ${this.opts.model ?? "gpt-4.1"}` : this.command.join(" ");
     return {
       id: this.id,
       kind: "copilot",
@@ -874,14 +875,3 @@ export class CopilotAdapter implements BackendAdapter {
     this.interrupts.settle(interruptId, outcome, { kind: "sent" });
   }
 }
-
-/** A URL for display: no credentials, no query. */
-function safeUrl(u: string): string {
-  try {
-    const url = new URL(u);
-    return `${url.protocol}//${url.host}${url.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
-
