@@ -112,11 +112,29 @@ export const StdioBackendConfig = z
     cwd: z.string().max(4096).optional(),
   })
   .strict();
+/**
+ * `copilot` (Copilot CLI headless, docs/backends/copilot.md): the stdio config plus an optional
+ * bring-your-own-key provider and model, which go into each `session.create` (the headless server
+ * ignores the `COPILOT_PROVIDER_*` variables). `apiKey` is kept on the server, never shown.
+ */
+export const CopilotBackendConfig = StdioBackendConfig.extend({
+  provider: z
+    .object({
+      type: z.enum(["openai", "azure", "anthropic"]).default("openai"),
+      baseUrl: z.url(),
+      apiKey: z.string().max(4000).optional(),
+      wireApi: z.enum(["completions", "responses"]).optional(),
+    })
+    .strict()
+    .optional(),
+  model: z.string().trim().min(1).max(200).optional(),
+}).strict();
 export const A2aBackendConfig = z.object({ url: z.url(), token: z.string().optional() }).strict();
 
 export const BackendDefinition = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("opencode"), label: nonEmpty.max(100), config: OpencodeBackendConfig.default({}) }),
-  z.object({ kind: z.enum(["acp", "copilot", "opal", "zot"]), label: nonEmpty.max(100), config: StdioBackendConfig }),
+  z.object({ kind: z.enum(["acp", "opal", "zot"]), label: nonEmpty.max(100), config: StdioBackendConfig }),
+  z.object({ kind: z.literal("copilot"), label: nonEmpty.max(100), config: CopilotBackendConfig }),
   z.object({ kind: z.literal("a2a"), label: nonEmpty.max(100), config: A2aBackendConfig }),
 ]);
 export type BackendDefinition = z.infer<typeof BackendDefinition>;
@@ -128,6 +146,13 @@ export const InterruptAnswer = z.union([
   z.object({ answers: z.array(z.array(z.string().max(10_000)).max(50)).min(1).max(20) }).strict(),
   z.object({ dismiss: z.literal(true) }).strict(),
   z.object({ text: z.string().max(100_000) }).strict(),
+  /** An input form (`Interrupt.input.schema`): accept with its values, or decline / cancel without. */
+  z
+    .object({
+      action: z.enum(["accept", "decline", "cancel"]),
+      values: z.record(z.string().max(200), z.union([z.string().max(100_000), z.number(), z.boolean()])).optional(),
+    })
+    .strict(),
 ]);
 export type InterruptAnswer = z.infer<typeof InterruptAnswer>;
 

@@ -133,7 +133,14 @@ export const Session = z.object({
   statusDetail: z.string().optional(),
   model: ModelRef.optional(),
   usage: Usage.optional(),
-  revert: z.object({ messageId: z.string(), diff: z.string().optional() }).optional(),
+  revert: z
+    .object({
+      messageId: z.string(),
+      diff: z.string().optional(),
+      /** The backend restores the files (and drops the messages) only with the next prompt (Copilot's rewind); Unrevert until then. */
+      deferred: z.boolean().optional(),
+    })
+    .optional(),
   share: z.object({ url: z.string().optional() }).optional(),
   settings: SessionSettings.optional(),
 });
@@ -280,6 +287,34 @@ export const Question = z.object({
 });
 export type Question = z.infer<typeof Question>;
 
+/**
+ * One field of an input form (`Interrupt.input.schema`): the JSON-schema subset MCP elicitation
+ * uses — a string (optionally an enum or a format), a number, an integer or a boolean.
+ */
+export const InputField = z.object({
+  type: z.enum(["string", "number", "integer", "boolean"]),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  /** For a string: the allowed values (a select), with optional display names in the same order. */
+  enum: z.array(z.string()).optional(),
+  enumNames: z.array(z.string()).optional(),
+  format: z.enum(["email", "uri", "date", "date-time"]).optional(),
+  minLength: z.number().int().nonnegative().optional(),
+  maxLength: z.number().int().nonnegative().optional(),
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+});
+export type InputField = z.infer<typeof InputField>;
+
+/** The form an `input` interrupt asks to be filled in: fields in display order, some required. */
+export const InputSchema = z.object({
+  type: z.literal("object"),
+  properties: z.record(z.string(), InputField),
+  required: z.array(z.string()).optional(),
+});
+export type InputSchema = z.infer<typeof InputSchema>;
+
 export const Interrupt = z.object({
   id: z.string(),
   sessionId: z.string(),
@@ -305,7 +340,11 @@ export const Interrupt = z.object({
     })
     .optional(),
   questions: z.array(Question).optional(),
-  input: z.object({ prompt: z.string(), sensitive: z.boolean().optional() }).optional(),
+  /**
+   * Free text (`{text}` answers) or, with `schema`, a form answered with accept / decline / cancel
+   * (`{action, values?}`; lib/input-form.ts validates the values on both sides).
+   */
+  input: z.object({ prompt: z.string(), sensitive: z.boolean().optional(), schema: InputSchema.optional() }).optional(),
 });
 export type Interrupt = z.infer<typeof Interrupt>;
 

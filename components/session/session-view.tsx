@@ -35,18 +35,29 @@ function errorText(err: unknown, fallback: string): string {
   return err instanceof Error && err.message ? err.message : fallback;
 }
 
-function RevertBanner({ count, onUnrevert, reason }: { count: number; onUnrevert(): Promise<void>; reason?: string }) {
+function RevertBanner({ count, onUnrevert, reason, deferred }: { count: number; onUnrevert(): Promise<void>; reason?: string; deferred?: boolean }) {
   const [working, setWorking] = useState(false);
   return (
     <div className="shrink-0 border-t border-warn/30 bg-warn/8 px-4 py-2" data-testid="revert-banner" role="status">
       <div className="mx-auto flex max-w-[880px] items-center gap-2.5 text-[12.5px]">
         <IconUndo size={14} className="shrink-0 text-warn" />
         <div className="min-w-0 flex-1">
-          <span className="font-medium text-fg">Files restored to before this message.</span>{" "}
-          <span className="text-muted">
-            {count > 0 ? `${count} message${count === 1 ? "" : "s"} ` : "The reverted messages "}
-            will be dropped when you send the next prompt.
-          </span>
+          {deferred ? (
+            <>
+              <span className="font-medium text-fg">Reverting to before this message.</span>{" "}
+              <span className="text-muted">
+                The files and {count > 0 ? `${count} message${count === 1 ? "" : "s"}` : "the reverted messages"} are rewound when you send the next prompt.
+              </span>
+            </>
+          ) : (
+            <>
+              <span className="font-medium text-fg">Files restored to before this message.</span>{" "}
+              <span className="text-muted">
+                {count > 0 ? `${count} message${count === 1 ? "" : "s"} ` : "The reverted messages "}
+                will be dropped when you send the next prompt.
+              </span>
+            </>
+          )}
         </div>
         <button
           type="button"
@@ -347,6 +358,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
             <RevertBanner
               count={reverted >= 0 ? messages.length - reverted : 0}
               onUnrevert={unrevert}
+              deferred={session.revert.deferred === true}
               {...(reasonFor("revert") ? { reason: reasonFor("revert") } : {})}
             />
           ) : null}

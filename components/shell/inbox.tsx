@@ -4,9 +4,10 @@ import { useEffect, useState } from "react";
 import type { Interrupt } from "@/lib/model";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useNotifications } from "@/lib/hooks/use-notifications";
+import { InputForm } from "../interrupts/input-form";
 import { useAnswer } from "../interrupts/use-answer";
 import { cx } from "../ui/cx";
-import { IconCheck, IconHelp, IconShield, IconX } from "../ui/icons";
+import { IconCheck, IconChevronDown, IconChevronRight, IconFileText, IconHelp, IconShield, IconX } from "../ui/icons";
 import { interruptAnchor } from "@/lib/timeline/selectors";
 
 function age(ms: number, now: number): string {
@@ -64,6 +65,7 @@ const QUICK_ANSWERS = [
  */
 function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: number }) {
   const { send, sending, error } = useAnswer(it.backendId, it.sessionId, it.id);
+  const [formOpen, setFormOpen] = useState(false);
   return (
     <li data-testid="inbox-item" data-interrupt-id={it.id}>
       <div className="flex h-7 items-center gap-1 pr-1.5 hover:bg-warn/10 phone:h-[44px]">
@@ -73,7 +75,13 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
           className="flex h-full min-w-0 flex-1 items-center gap-2 pl-2.5 text-[12.5px] text-fg"
           title={`${it.title} — open the session`}
         >
-          {it.kind === "permission" ? <IconShield className="size-3.5 shrink-0 text-warn" /> : <IconHelp className="size-3.5 shrink-0 text-accent" />}
+          {it.kind === "permission" ? (
+            <IconShield className="size-3.5 shrink-0 text-warn" />
+          ) : it.kind === "input" ? (
+            <IconFileText className="size-3.5 shrink-0 text-accent" />
+          ) : (
+            <IconHelp className="size-3.5 shrink-0 text-accent" />
+          )}
           <span className="min-w-0 flex-1 truncate">{it.title}</span>
           <span className="shrink-0 text-[11px] tabular-nums text-faint">{age(it.createdAt, now)}</span>
         </Link>
@@ -93,7 +101,26 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
               </button>
             ))
           : null}
+        {it.kind === "input" ? (
+          // A form is filled in right here (the same form as in the timeline), never answered for the user.
+          <button
+            type="button"
+            onClick={() => setFormOpen((o) => !o)}
+            data-testid="inbox-fill"
+            aria-expanded={formOpen}
+            title={formOpen ? "Hide the form" : "Fill in here"}
+            aria-label={`${formOpen ? "Hide the form" : "Fill in here"}: ${it.title}`}
+            className="grid size-5 shrink-0 place-items-center rounded text-muted hover:bg-warn/15 hover:text-fg"
+          >
+            {formOpen ? <IconChevronDown className="size-3.5" /> : <IconChevronRight className="size-3.5" />}
+          </button>
+        ) : null}
       </div>
+      {it.kind === "input" && formOpen ? (
+        <div className="px-1.5 pb-1.5">
+          <InputForm interrupt={it} backendId={it.backendId} sessionId={it.sessionId} compact autoFocus />
+        </div>
+      ) : null}
       {error ? (
         <p className="px-2.5 pb-1 text-[11px] text-err" role="alert">
           {error}

@@ -6,11 +6,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { copilotAgent, opencodeAcpAgent, type AgentSetup } from "../../e2e/fixtures/acp-env";
+import { copilotHeadless } from "../../e2e/fixtures/copilot-env";
 import { createOpencodeHome, createWorkspace } from "../../e2e/fixtures/opencode-env";
 import { startOpencodeServer } from "../../e2e/fixtures/opencode-server";
 import { startScriptedModel, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
 import { SqliteStore } from "../store/sqlite-store";
 import { AcpAdapter } from "./acp/adapter";
+import { CopilotAdapter } from "./copilot/adapter";
 import { conformanceSuite, type ConformanceTarget } from "./conformance";
 import { OpencodeAdapter } from "./opencode/adapter";
 
@@ -86,3 +88,28 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
 
 conformanceSuite("ACP adapter (copilot --acp)", acpTarget((url) => copilotAgent({ modelBaseUrl: url })));
 conformanceSuite("ACP adapter (opencode acp)", acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })));
+
+conformanceSuite("Copilot headless adapter (copilot --headless --stdio)", async (): Promise<ConformanceTarget> => {
+  const model = await startScriptedModel();
+  const cli = await copilotHeadless({ modelBaseUrl: model.url });
+  const workspace = await createWorkspace();
+  return {
+    ...modelControls(model),
+    asksPermission: true,
+    questionTurn: (q) => ({ toolCalls: [{ name: "ask_user", arguments: { question: q.question, choices: q.options, allow_freeform: true } }] }),
+    async killBackend(adapter) {
+      (adapter as CopilotAdapter).killProcess("SIGKILL");
+    },
+    async open(sink) {
+      const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace }, sink);
+      await a.start();
+      await a.ready(60_000);
+      return a;
+    },
+    async close() {
+      await model.close();
+      await cli.cleanup();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+});

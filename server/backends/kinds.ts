@@ -3,6 +3,7 @@ import type { BackendDefinition, BackendPreset } from "@/lib/api";
 import type { BackendKind } from "@/lib/model";
 import { ApiError } from "../errors";
 import { acpKind } from "./acp/kind";
+import { copilotKind } from "./copilot/kind";
 import { opencodeKind } from "./opencode/kind";
 import type { KindEntry } from "./shared/kind";
 
@@ -26,6 +27,7 @@ import type { KindEntry } from "./shared/kind";
 const KINDS: Partial<Record<BackendKind, KindEntry>> = {
   opencode: opencodeKind,
   acp: acpKind,
+  copilot: copilotKind,
 };
 
 /** The table entry of `kind`; 400 when this console cannot run it. */

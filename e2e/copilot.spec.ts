@@ -1,0 +1,288 @@
+/**
+ * Copilot CLI headless (docs/backends/copilot.md) end to end, in the browser, on the real pinned
+ * `copilot --headless --stdio` with an isolated COPILOT_HOME, driven by the scripted model through
+ * the backend's `provider`; forms come from the CLI's own elicitation path (the MCP server in
+ * e2e/fixtures/mcp-elicit-server.mjs).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ScriptedTurn } from "./fixtures/scripted-model";
+import { messageText } from "./fixtures/scripted-model";
+import { MCP_FORMS_TOOL } from "./fixtures/copilot-env";
+import { BACKEND_ID, expect, test } from "./fixtures/copilot-stack";
+import { InputFormPage } from "./pages/input-form";
+import { Interrupts } from "./pages/interrupts";
+import { SessionPage } from "./pages/session-page";
+
+const bash = (marker: string): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }] });
+
+/** Every text the model has been sent so far (to check what reached it). */
+function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[0][] }[] }): string {
+  return model.requests.flatMap((r) => r.messages.map((m) => messageText(m))).join("\n");
+}
+
+test.describe("Copilot headless", () => {
+  test("streams a reply with reasoning, and shows the context it reports", async ({ page, copilotApi, copilotStack }) => {
+    const reply = "Streamed from Copilot headless. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
+    copilotStack.model.enqueue({ reasoning: "Weighing the options for this answer.", text: reply, chunks: 16, delayMs: 110 });
+    const s = await copilotApi.createSession("headless stream");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("answer with reasoning");
+    await expect(sp.messages("user").last()).toContainText("answer with reasoning");
+    // the text arrives in pieces before it is whole
+    await expect
+      .poll(async () => {
+        const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
+        return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+      }, { timeout: 30_000, intervals: [50] })
+      .toBe(true);
+    await expect(sp.assistantText().last()).toHaveText(reply);
+    const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
+    await expect(reasoning).toHaveCount(1);
+    await sp.expand(reasoning);
+    await expect(reasoning).toContainText("Weighing the options for this answer.");
+    await sp.waitStatus("idle");
+    await expect(page.getByTestId("context-meter")).toBeVisible();
+    // the CLI titled the session from the prompt
+    await expect(page.getByTestId("session-title")).toHaveText("headless stream");
+  });
+
+  test("a bash call behind a permission card: allowed once, then rejected with feedback", async ({ page, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue(bash("e2e-allowed"), { text: "The allowed command ran." });
+    const s = await copilotApi.createSession("headless permission");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("run the allowed command");
+    const card = page.getByTestId("permission-card");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toContainText("echo e2e-allowed");
+    await expect(sp.toolCards("bash").last()).toHaveAttribute("data-status", "awaiting-approval");
+    await sp.waitStatus("waiting");
+    await card.getByTestId("permission-allow-once").click();
+    await expect(card).toHaveCount(0);
+    const allowed = sp.toolCards("bash").first();
+    await expect(allowed).toHaveAttribute("data-status", "completed");
+    await expect(allowed.getByTestId("tool-output")).toContainText("e2e-allowed");
+    await expect(sp.assistantText().last()).toHaveText("The allowed command ran.");
+    await sp.waitStatus("idle");
+
+    copilotStack.model.enqueue(bash("e2e-rejected"), { text: "Understood, I will use ls." });
+    await sp.prompt("run the rejected command");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toContainText("echo e2e-rejected");
+    await card.getByTestId("permission-feedback").click();
+    await card.getByTestId("permission-feedback-input").fill("use ls instead");
+    await card.getByTestId("permission-feedback-send").click();
+    await expect(card).toHaveCount(0);
+    const rejected = sp.toolCards("bash").nth(1);
+    await expect(rejected).toHaveAttribute("data-status", "denied");
+    await expect(sp.assistantText().last()).toHaveText("Understood, I will use ls.");
+    await sp.waitStatus("idle");
+    // the feedback reached the model with the rejection
+    expect(modelSaw(copilotStack.model)).toContain("use ls instead");
+  });
+
+  test("a question answered with free text", async ({ page, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue(
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Which color should the button be?", choices: ["red", "green"], allow_freeform: true } }] },
+      { text: "Blue it is." },
+    );
+    const s = await copilotApi.createSession("headless question");
+    const sp = new SessionPage(page);
+    const ui = new Interrupts(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("ask me about the color");
+    const form = ui.question();
+    await expect(form).toBeVisible({ timeout: 30_000 });
+    await expect(form).toContainText("Which color should the button be?");
+    await expect(ui.option("red")).toBeVisible();
+    await expect(ui.option("green")).toBeVisible();
+    await sp.waitStatus("waiting");
+    // nothing is picked or sent for the user
+    await expect(form.getByTestId("question-submit")).toBeDisabled();
+    await form.getByTestId("question-custom-input").fill("blue, obviously");
+    await form.getByTestId("question-submit").click();
+    await expect(form).toHaveCount(0);
+    await expect(sp.assistantText().last()).toHaveText("Blue it is.", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    expect(modelSaw(copilotStack.model)).toContain("blue, obviously");
+  });
+
+  test("an MCP elicitation as a form: filled in and submitted, and another declined from the inbox", async ({ page, request, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue({ toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] });
+    const s = await copilotApi.createSession("headless form");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("register the project");
+    // the MCP tool asks first
+    const card = page.getByTestId("permission-card");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toContainText("forms");
+    await card.getByTestId("permission-allow-once").click();
+
+    const form = new InputFormPage(page, sp.timeline);
+    await expect(form.root).toBeVisible({ timeout: 30_000 });
+    await expect(form.root).toContainText("Describe the project to register");
+    await expect(form.field("name")).toContainText("Project name");
+    await expect(form.field("license").locator("select option")).toHaveText(["Choose…", "MIT", "Apache 2.0", "GPL 3.0"]);
+    await expect(form.control("private")).not.toBeChecked();
+    await sp.waitStatus("waiting");
+
+    // The server checks the values against the form's schema too (400, a message per field).
+    const id = await form.root.getAttribute("data-interrupt-id");
+    const bad = await request.post(`${copilotStack.url}/api/backends/${BACKEND_ID}/sessions/${s.id}/interrupts/${id}`, { data: { action: "accept", values: { name: "x", stars: 9 } } });
+    expect(bad.status()).toBe(400);
+    const body = (await bad.json()) as { error: { details: { fields: Record<string, string> } } };
+    expect(Object.keys(body.error.details.fields).sort()).toEqual(["license", "name", "stars"]);
+
+    // In the browser: required fields and bounds are checked before anything is sent.
+    await form.submit.click();
+    await expect(form.error("name")).toHaveText("Required");
+    await expect(form.error("license")).toHaveText("Required");
+    await form.control("name").fill("x");
+    await expect(form.error("name")).toHaveText("At least 2 characters");
+    await form.control("name").fill("demo");
+    await form.control("license").selectOption("Apache-2.0");
+    await form.control("stars").fill("9");
+    await expect(form.error("stars")).toHaveText("At most 5");
+    await form.control("stars").fill("3");
+    await form.control("private").check();
+    await expect(form.root.getByTestId("input-field-error")).toHaveCount(0);
+    await form.submit.click();
+    await expect(form.root).toHaveCount(0);
+    const tool = sp.toolCards().filter({ hasText: "Register a project" }).first();
+    await expect(tool).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
+    await sp.waitStatus("idle", 30_000);
+    expect(modelSaw(copilotStack.model)).toContain('accepted: {"name":"demo","license":"Apache-2.0","stars":3,"private":true}');
+
+    // A second form, declined from the "Needs you" inbox.
+    copilotStack.model.enqueue({ toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] }, { text: "No project registered." });
+    await sp.prompt("register another project");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await card.getByTestId("permission-allow-once").click();
+    const item = page.getByTestId("inbox-item").filter({ hasText: "Describe the project to register" });
+    await expect(item).toBeVisible({ timeout: 30_000 });
+    await item.getByTestId("inbox-fill").click();
+    const inboxForm = new InputFormPage(page, item);
+    await expect(inboxForm.field("license")).toBeVisible();
+    await inboxForm.decline.click();
+    await expect(item).toHaveCount(0);
+    await expect(new InputFormPage(page, sp.timeline).root).toHaveCount(0);
+    await expect(sp.assistantText().last()).toHaveText("No project registered.", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    expect(modelSaw(copilotStack.model)).toContain("declined");
+  });
+
+  test("revert onto a rewind point restores the files and the timeline with the next prompt", async ({ page, copilotApi, copilotStack }) => {
+    const file = path.join(copilotStack.workspace, "rewind-me.txt");
+    copilotStack.model.enqueue({ toolCalls: [{ name: "create", arguments: { path: file, file_text: "temporary\n" } }] }, { text: "Created rewind-me.txt." });
+    const s = await copilotApi.createSession("headless rewind");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("create the file");
+    const card = page.getByTestId("permission-card");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toContainText("rewind-me.txt");
+    await card.getByTestId("permission-allow-once").click();
+    await expect(sp.assistantText().last()).toHaveText("Created rewind-me.txt.", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    expect(fs.readFileSync(file, "utf8")).toBe("temporary\n");
+
+    // Revert from the prompt: the timeline dims what goes; nothing is rewound until the next prompt.
+    const user = sp.messages("user").first();
+    await user.hover();
+    await user.getByTestId("revert-message").click();
+    const banner = page.getByTestId("revert-banner");
+    await expect(banner).toContainText("rewound when you send the next prompt");
+    await expect(sp.timeline.locator('[data-testid="timeline-item"][data-reverted="true"]').first()).toBeVisible();
+    expect(fs.existsSync(file)).toBe(true);
+
+    copilotStack.model.enqueue({ text: "Starting over." });
+    await sp.prompt("start over");
+    await expect(banner).toHaveCount(0, { timeout: 30_000 });
+    await expect(sp.assistantText().last()).toHaveText("Starting over.", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    expect(fs.existsSync(file)).toBe(false);
+    await expect(sp.messages("user")).toHaveCount(1);
+    await expect(sp.messages("user").first()).toContainText("start over");
+    // and a reload shows the same, from the CLI's own history
+    await sp.goto(BACKEND_ID, s.id);
+    await expect(sp.messages("user")).toHaveCount(1);
+    await expect(sp.assistantText()).toHaveText(["Starting over."]);
+  });
+
+  test("Stop ends a slow turn", async ({ page, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+    const s = await copilotApi.createSession("headless stop");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("go slowly");
+    await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 30_000 });
+    await sp.stop.click();
+    await sp.waitStatus("idle", 15_000);
+    await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
+    const shown = (await sp.assistantText().last().textContent()) ?? "";
+    expect(shown).not.toContain("chunk39");
+    await page.waitForTimeout(1000);
+    expect(await sp.assistantText().last().textContent()).toBe(shown);
+  });
+
+  test("a session reloaded after a console restart shows its history and goes on", async ({ page, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue({ text: "Kept across restarts." });
+    const s = await copilotApi.createSession("headless restart");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("remember this across a restart");
+    await expect(sp.assistantText().last()).toHaveText("Kept across restarts.", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    await copilotStack.restartConsole();
+    await sp.goto(BACKEND_ID, s.id);
+    await expect(sp.messages("user")).toHaveCount(1);
+    await expect(sp.messages("user").first()).toContainText("remember this across a restart");
+    await expect(sp.assistantText().last()).toHaveText("Kept across restarts.");
+    // listed by the CLI after the restart
+    await page.goto("/");
+    await expect(page.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`)).toBeVisible();
+    await sp.goto(BACKEND_ID, s.id);
+    copilotStack.model.enqueue({ text: "Still talking after the restart." });
+    await sp.prompt("are you there");
+    await expect(sp.assistantText().last()).toHaveText("Still talking after the restart.", { timeout: 30_000 });
+    await expect(sp.messages("user")).toHaveCount(2);
+  });
+
+  test("killing the CLI mid-turn shows the failure and the restart, and the next prompt works", async ({ page, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+    const s = await copilotApi.createSession("headless crash");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("keep going until killed");
+    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 30_000 });
+    const before = await copilotStack.backend();
+    const pid = before.process!.pid!;
+    process.kill(-pid, "SIGKILL");
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", { timeout: 15_000 });
+    await sp.waitStatus("idle");
+    await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", { timeout: 60_000 });
+    const after = await copilotStack.backend();
+    expect(after.process!.pid).not.toBe(pid);
+    expect(after.process!.restarts).toBeGreaterThanOrEqual(1);
+    copilotStack.model.enqueue({ text: "Back after the crash." });
+    await sp.prompt("are you back");
+    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+  });
+
+  test("settings: the backend is ready, its secrets masked, and the headless preset detected", async ({ page, copilotStack }) => {
+    await page.goto("/settings");
+    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${BACKEND_ID}"]`);
+    await expect(row).toHaveAttribute("data-status", "ready");
+    await expect(row.getByTestId("backend-env")).toContainText("COPILOT_HOME=***");
+    const html = await page.content();
+    expect(html).not.toContain("sk-scripted");
+    expect(html).not.toContain(copilotStack.model.url);
+    expect(html).not.toContain(copilotStack.cli.home);
+    await expect(page.getByTestId("preset-copilot-headless")).toHaveAttribute("data-available", "true");
+    await page.getByTestId("preset-copilot-headless").click();
+    await expect(page.getByTestId("backend-command")).toHaveValue("copilot --headless --stdio --no-auto-update");
+  });
+});
