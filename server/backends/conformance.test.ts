@@ -1,7 +1,8 @@
 /**
  * The conformance suite against the real backends, each driven by its own scripted model:
  * `opencode serve` through the OpenCode adapter, and `copilot --acp` and `opencode acp` through the
- * ACP adapter.
+ * ACP adapter; and the zot adapter against the protocol-faithful fake `zot rpc`
+ * (e2e/fixtures/fake-zot.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,6 +14,7 @@ import { SqliteStore } from "../store/sqlite-store";
 import { AcpAdapter } from "./acp/adapter";
 import { conformanceSuite, type ConformanceTarget } from "./conformance";
 import { OpencodeAdapter } from "./opencode/adapter";
+import { ZotAdapter } from "./zot/adapter";
 
 process.env.SWITCHBOARD_LOG ??= "silent";
 
@@ -86,3 +88,31 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
 
 conformanceSuite("ACP adapter (copilot --acp)", acpTarget((url) => copilotAgent({ modelBaseUrl: url })));
 conformanceSuite("ACP adapter (opencode acp)", acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })));
+
+conformanceSuite("zot adapter (fake zot rpc)", async () => {
+  const model = await startScriptedModel();
+  const workspace = await createWorkspace();
+  const dataDir = fs.mkdtempSync(path.join(workspace, ".switchboard-"));
+  const store = new SqliteStore(path.join(dataDir, "switchboard.db"));
+  const zot = path.resolve(import.meta.dirname, "../../e2e/fixtures/fake-zot-bin/zot");
+  return {
+    ...modelControls(model),
+    // zot runs its tools unattended: it never asks.
+    asksPermission: false,
+    async killBackend(adapter) {
+      (adapter as ZotAdapter).killProcesses("SIGKILL");
+    },
+    async open(sink) {
+      const command = [zot, "rpc", "--provider", "openai", "--base-url", model.url, "--model", "fake-model"];
+      const a = new ZotAdapter({ id: "zot", label: "zot", command, env: { OPENAI_API_KEY: "sk-scripted" }, cwd: workspace, workspace, store }, sink);
+      await a.start();
+      await a.ready(60_000);
+      return a;
+    },
+    async close() {
+      store.close();
+      await model.close();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+});

@@ -5,6 +5,7 @@ import { ApiError } from "../errors";
 import { acpKind } from "./acp/kind";
 import { opencodeKind } from "./opencode/kind";
 import type { KindEntry } from "./shared/kind";
+import { zotKind } from "./zot/kind";
 
 /**
  * The kind table: one entry per backend kind this console can run. The registry
@@ -26,6 +27,7 @@ import type { KindEntry } from "./shared/kind";
 const KINDS: Partial<Record<BackendKind, KindEntry>> = {
   opencode: opencodeKind,
   acp: acpKind,
+  zot: zotKind,
 };
 
 /** The table entry of `kind`; 400 when this console cannot run it. */
