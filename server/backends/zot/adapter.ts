@@ -161,13 +161,16 @@ export class ZotAdapter implements BackendAdapter {
           return id ? [{ id, ...(provider ? { provider } : {}), ...(contextWindow ? { contextWindow } : {}) }] : [];
         });
         this.probeDelayMs = 5_000;
-        this.setStatus("ready");
-      } catch (err) {
-        this.setStatus("down", describeError(err));
-        this.scheduleProbe();
-      } finally {
         await zp.stop();
         this.keepLogs(zp, "start-up check");
+        this.setStatus("ready");
+      } catch (err) {
+        // Its stderr first: the status names the reason, the logs show the rest.
+        this.keepLogs(zp, "start-up check");
+        this.setStatus("down", describeError(err));
+        this.scheduleProbe();
+        await zp.stop();
+      } finally {
         this.probing = undefined;
       }
     })();

@@ -112,6 +112,8 @@ export class ZotProcess {
     try {
       const r = await withTimeout(conn.request("hello", { token: this.token }), HELLO_TIMEOUT_MS, "hello");
       if (!r.success) {
+        // zot exits after refusing hello: wait for it, so its last words are in the logs.
+        await this.proc.waitExit(gen, 1000);
         throw new ZotStartError(
           r.error === "invalid token"
             ? `zot refused the console's ${TOKEN_VAR} ("invalid token") and exited. Switchboard gives every zot process a fresh token in its environment; a wrapper script or a fork that sets its own token (or reads another variable) gets in the way.`
@@ -149,7 +151,9 @@ export class ZotProcess {
     const said = lastOutput(this.proc.logs());
     const description = `The zot process ended (${exit.description})${said ? `; its last output: ${said}` : ""}.`;
     if (!this.ready) {
-      this.settle.reject(new ZotStartError(this.failure ?? `zot did not start: ${exit.description}${said ? ` (${said})` : ""}`));
+      const message = exit.error ? `zot did not start: ${exit.description}` : `zot exited before it answered hello${said ? `: ${said}` : ` (${exit.description})`}`;
+      // The exit can be seen before the refusal on stdout is read: the handshake's own reason wins.
+      setTimeout(() => this.settle.reject(new ZotStartError(this.failure ?? message)), 300).unref?.();
       return;
     }
     this.opts.onExit(description);
