@@ -5,7 +5,7 @@ import { DiffView, diffFromStrings, parseUnifiedDiff } from "@/components/code/d
 import { Badge } from "@/components/ui/badge";
 import { OutputPre, inputStr, isRecord, stripReminders, toolPath } from "./shared";
 
-const GENERIC_OK = /^(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?($|\s+Updated the following files:)/i;
+const GENERIC_OK = /^(?:(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?($|\s+Updated the following files:)|(applied \d+ edit\(s\)|wrote \d+ bytes) to [^\n]+$)/i;
 
 /** Tool output worth showing next to a diff (e.g. diagnostics), not the routine "success" line. */
 function ExtraOutput({ block }: { block: ToolBlock }) {

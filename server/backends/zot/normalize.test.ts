@@ -134,6 +134,8 @@ describe("zot normalizer", () => {
     const [a, b] = tools(reply);
     expect(a).toMatchObject({ tool: "bash", status: "error", exitCode: 1, output: "" });
     expect(b).toMatchObject({ tool: "read", status: "error", error: "open /w/missing.txt: no such file or directory" });
+    // the error is not shown again as the read file's content
+    expect(b!.output).toBeUndefined();
     expect(notices(reply)).toEqual(["warn: The reply was cut off: the model reached its output limit."]);
   });
 
@@ -142,12 +144,14 @@ describe("zot normalizer", () => {
       { type: "tool_call", id: "e", name: "edit", args: { path: "a.ts", edits: [{ oldText: "const a = 1;", newText: "const a = 2;" }] } },
       { type: "tool_call", id: "w", name: "write", args: { path: "b.txt", content: "one\ntwo\n" } },
       { type: "tool_call", id: "x", name: "weather", args: { city: "Bern" } },
-      { type: "tool_result", id: "e", is_error: false, content: [{ type: "text", text: "applied 1 edit(s) to a.ts" }] },
+      { type: "tool_result", id: "e", is_error: false, content: [{ type: "text", text: "applied 1 edit(s) to a.ts\n--- a.ts\n+++ a.ts\n-const a = 1;\n+const a = 2;\n" }] },
       { type: "tool_result", id: "w", is_error: false, content: [{ type: "text", text: "wrote 8 bytes to b.txt" }] },
       { type: "tool_result", id: "x", is_error: false, content: [{ type: "text", text: "sunny" }] },
     ]);
     const [e, w, x] = tools(reply);
     expect(e!.diff).toEqual([{ path: "a.ts", status: "modified", additions: 1, deletions: 1, patch: "--- a/a.ts\n+++ b/a.ts\n@@ -1,1 +1,1 @@\n-const a = 1;\n+const a = 2;\n" }]);
+    // zot's own line diff after the summary is left to the diff
+    expect(e!.output).toBe("applied 1 edit(s) to a.ts");
     expect(w!.diff![0]).toMatchObject({ path: "b.txt", status: "added", additions: 2, deletions: 0 });
     expect(x).toMatchObject({ tool: "other", rawTool: "weather", output: "sunny", status: "completed" });
   });

@@ -270,19 +270,23 @@ function onToolResult(turn: ZotTurn, f: Obj, now: number): TimelineEvent[] {
   const isError = f.is_error === true;
   const b: ToolBlock = { ...t.block, endedAt: now };
   if (b.tool === "bash") {
+    // A failed command's output matters as much as a good one's.
     const { output, exitCode } = splitExit(text);
     b.output = output;
     if (exitCode !== undefined) b.exitCode = exitCode;
+  } else if (!isError) {
+    const diff = editDiffs(b.rawTool, b.input);
+    if (diff) b.diff = diff;
+    // zot's edit result repeats the change as a line diff after its first line: the diff shows it.
+    b.output = diff ? text.split("\n")[0]! : text;
   } else {
-    b.output = text;
+    delete b.output;
   }
   if (isError) {
     b.status = turn.aborted || /^aborted: /.test(text) ? "cancelled" : "error";
-    b.error = text.split("\n")[0]!.slice(0, 500) || "The tool failed";
+    b.error = text.trim().slice(0, 2000) || "The tool failed";
   } else {
     b.status = "completed";
-    const diff = editDiffs(b.rawTool, b.input);
-    if (diff) b.diff = diff;
   }
   t.block = b;
   return [toolUpdate(turn, t)];

@@ -116,7 +116,7 @@ export class ZotProcess {
         await this.proc.waitExit(gen, 1000);
         throw new ZotStartError(
           r.error === "invalid token"
-            ? `zot refused the console's ${TOKEN_VAR} ("invalid token") and exited. Switchboard gives every zot process a fresh token in its environment; a wrapper script or a fork that sets its own token (or reads another variable) gets in the way.`
+            ? `zot refused the console's ${TOKEN_VAR} ("invalid token") and exited. Switchboard gives each zot process a fresh token; a wrapper or fork that sets its own (or reads another variable) is in the way.`
             : `zot refused hello: ${r.error ?? "no reason given"}`,
         );
       }
