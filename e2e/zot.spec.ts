@@ -146,6 +146,30 @@ test.describe("zot", () => {
     expect(zotStack.zotPid(dir)).not.toBe(pid);
   });
 
+  test("Compact from the session menu; forking is not zot's", async ({ page, zotApi, zotStack }) => {
+    zotStack.model.enqueue({ text: "A reply worth compacting." });
+    const s = await zotApi.createSession("zot compact");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("say something to compact");
+    await expect(sp.assistantText().last()).toHaveText("A reply worth compacting.");
+    await sp.waitStatus("idle");
+    await expect(sp.messages("user").first().getByTestId("fork-message")).toHaveCount(0);
+    await page.getByTestId("session-menu").click();
+    await expect(page.getByTestId("action-fork")).toHaveAttribute("title", /zot cannot fork sessions/);
+    await page.getByTestId("action-compact").click();
+    await expect(sp.timeline.getByTestId("compaction-marker")).toContainText("Conversation compacted", { timeout: 20_000 });
+    await expect(sp.assistantText().last()).toContainText("The user asked");
+    await sp.waitStatus("idle");
+    zotStack.model.enqueue({ text: "Going on after the summary." });
+    await sp.prompt("go on");
+    await expect(sp.assistantText().last()).toHaveText("Going on after the summary.");
+    // zot's own transcript is the summary now: the model sees it, not the earlier turn
+    const users = zotStack.model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    expect(users[0]).toContain("Summary of the conversation so far");
+    expect(users).not.toContain("say something to compact");
+  });
+
   test("a prompt picks another model of zot's provider (set_model)", async ({ page, zotApi, zotStack }) => {
     const s = await zotApi.createSession("zot model");
     const sp = new SessionPage(page);

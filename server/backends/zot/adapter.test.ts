@@ -147,6 +147,23 @@ describe("zot adapter: sessions", () => {
     expect(again.adapter.pidOf(s.id)).toBeTypeOf("number");
   });
 
+  it("a turn cut by a console stop is shown ended, as interrupted, after the restart", async () => {
+    const store = new SqliteStore(":memory:");
+    const r = await started({}, store);
+    const s = await r.adapter.createSession({});
+    const ch = await r.hub.open("zot", s.id);
+    model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `w${i} `).join(""), chunks: 40, delayMs: 100 });
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "long" }] });
+    await until(() => textOf(replies(ch.state.messages).at(-1)).includes("w1"), "some text");
+    r.hub.stop();
+    await r.adapter.stop();
+    running.pop();
+    const again = await started({}, store);
+    const loaded = await again.adapter.loadSession(s.id);
+    expect(loaded.session.status).toBe("idle");
+    expect(replies(loaded.messages).at(-1)).toMatchObject({ completedAt: expect.any(Number), error: { name: "Interrupted" } });
+  });
+
   it("a bounded context: only the newest messages that fit, and the notice says so", async () => {
     const store = new SqliteStore(":memory:");
     const r = await started({ contextMaxChars: 300 }, store);
@@ -191,6 +208,10 @@ describe("zot adapter: sessions", () => {
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "two" }] });
     await until(() => replies(ch.state.messages).length === 2 && ch.state.session?.status === "idle" && replies(ch.state.messages)[1]!.completedAt, "both turns");
     expect(replies(ch.state.messages).map(textOf)).toEqual(["first answer", "second answer"]);
+    // one process, two runs: the session's totals are zot's cumulative ones, counted once
+    const perRun = replies(ch.state.messages).reduce((n, m) => n + (m.usage?.inputTokens ?? 0), 0);
+    expect(perRun).toBeGreaterThan(0);
+    expect(ch.state.session!.usage!.inputTokens).toBe(perRun);
   });
 
   it("compacts: a summary message with either ending (done or not); nothing to compact without a process", async () => {

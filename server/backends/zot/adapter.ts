@@ -436,7 +436,9 @@ export class ZotAdapter implements BackendAdapter {
       : undefined;
     const ids = { userId: newId("msg"), assistantId: newId("msg") };
     const contextWindow = this.contextWindow(model?.id);
-    const begin = beginTurn(rt.id, ids, body.parts, now, { ...(model ? { model } : {}), base: rt.session.usage ?? zeroUsage(), ...(contextWindow ? { contextWindow } : {}), ...(notice ? { notice } : {}) });
+    // The session's totals are what earlier processes used plus this process's running `cumulative`.
+    const base = rt.live?.base ?? rt.session.usage ?? zeroUsage();
+    const begin = beginTurn(rt.id, ids, body.parts, now, { ...(model ? { model } : {}), base, ...(contextWindow ? { contextWindow } : {}), ...(notice ? { notice } : {}) });
     const turn: Turn = { z: begin.turn, kind: "prompt", started: false, done: false, aborted: false };
     rt.turn = turn;
     const firstText = body.parts.find((p) => p.type === "text")?.text;
@@ -536,7 +538,7 @@ export class ZotAdapter implements BackendAdapter {
     if (rt.idleTimer) clearTimeout(rt.idleTimer);
     await this.sink.openSession?.(this.id, rt.id);
     const model = live.model ? { ...(live.hello.provider ? { provider: live.hello.provider } : {}), id: live.model } : undefined;
-    const begin = beginCompaction(rt.id, newId("msg"), Date.now(), { ...(model ? { model } : {}), base: rt.session.usage ?? zeroUsage() });
+    const begin = beginCompaction(rt.id, { markerId: newId("msg"), summaryId: newId("msg") }, Date.now(), { ...(model ? { model } : {}), base: live.base });
     const turn: Turn = { z: begin.turn, kind: "compact", live, started: false, done: false, aborted: false };
     rt.turn = turn;
     this.emit(rt, [...begin.events, { type: "session.status", status: "busy" }]);

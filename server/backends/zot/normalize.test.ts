@@ -231,16 +231,23 @@ describe("zot normalizer", () => {
     expect(applyZotEvent(turn, { type: "tool_call", id: 3 }, 2)).toEqual([]);
   });
 
-  it("compaction: a summary message with a divider notice and the summary text", () => {
-    const { turn, events } = beginCompaction(SID, "c1", 5);
+  it("compaction: a divider and a summary message with the summary text; a failed one says so", () => {
+    const { turn, events } = beginCompaction(SID, { markerId: "c1-u", summaryId: "c1-a" }, 5);
     events.push(...applyZotEvent(turn, { type: "compact_done", summary: "## Summary\n- asked for tests" }, 6));
     events.push(...endTurn(turn, 7));
     const state = applyAll({ ...emptyState, session }, events);
-    const m = state.messages[0]!;
-    expect(m.summary).toBe(true);
-    expect(m.blocks.map((b) => b.kind)).toEqual(["notice", "notice", "text"]);
-    expect(m.blocks.some((b) => b.kind === "notice" && b.code === "compaction")).toBe(true);
-    expect(texts(m)).toEqual(["## Summary\n- asked for tests"]);
+    const [divider, summary] = state.messages;
+    expect(divider!.role).toBe("user");
+    expect(divider!.blocks).toEqual([{ id: "c1-u-b0", kind: "notice", level: "info", code: "compaction", text: "Conversation compacted: zot goes on from this summary" }]);
+    expect(summary!.summary).toBe(true);
+    expect(texts(summary!)).toEqual(["## Summary\n- asked for tests"]);
+    expect(summary!.completedAt).toBe(7);
+
+    const failed = beginCompaction(SID, { markerId: "c2-u", summaryId: "c2-a" }, 8);
+    failed.events.push(...applyZotEvent(failed.turn, { type: "error", message: "openai: 500 boom" }, 9), ...endTurn(failed.turn, 10));
+    const after = applyAll({ ...emptyState, session }, failed.events);
+    expect(after.messages[0]!.blocks[0]).toMatchObject({ text: "Compaction failed" });
+    expect(after.messages[1]!.error).toEqual({ name: "ZotError", message: "openai: 500 boom" });
   });
 
   it("a process that died mid-run: running tools fail and the reply carries the failure", () => {

@@ -45,7 +45,8 @@ export interface ZotTurn {
   error?: string;
   /** Seen `turn_end {stop:"aborted"}`, or the console asked to abort. */
   aborted: boolean;
-  compaction: boolean;
+  /** For a compaction: the divider (a notice in a user-role message, as compactions show) and whether it finished. */
+  compaction?: { messageId: string; blockId: string; done: boolean };
 }
 
 export const GENERIC_ERROR = "zot reported an error without details.";
@@ -60,7 +61,7 @@ function promptBlocks(parts: PromptPart[], messageId: string): Block[] {
   );
 }
 
-function newTurn(sessionId: string, info: MessageInfo, opts: { base?: UsageBase; contextWindow?: number; compaction?: boolean }): ZotTurn {
+function newTurn(sessionId: string, info: MessageInfo, opts: { base?: UsageBase; contextWindow?: number }): ZotTurn {
   return {
     sessionId,
     info,
@@ -69,7 +70,6 @@ function newTurn(sessionId: string, info: MessageInfo, opts: { base?: UsageBase;
     base: opts.base ?? { inputTokens: 0, outputTokens: 0 },
     ...(opts.contextWindow ? { contextWindow: opts.contextWindow } : {}),
     aborted: false,
-    compaction: opts.compaction ?? false,
   };
 }
 
@@ -94,11 +94,27 @@ export function beginTurn(
   return { turn, events };
 }
 
-/** `compact` starts: a summary message that `compact_done` fills. */
-export function beginCompaction(sessionId: string, messageId: string, now: number, opts: { model?: ModelRef; base?: UsageBase; contextWindow?: number } = {}): { turn: ZotTurn; events: TimelineEvent[] } {
-  const info: MessageInfo = { id: messageId, sessionId, role: "assistant", createdAt: now, summary: true, ...(opts.model ? { model: opts.model } : {}) };
-  const turn = newTurn(sessionId, info, { ...opts, compaction: true });
-  return { turn, events: [{ type: "message.updated", message: info }, notice(turn, "info", "Compacting the conversation…", "compaction")] };
+/**
+ * `compact` starts: a divider (a compaction notice in a user-role message, like OpenCode's) and the
+ * summary message (`summary: true`) that `compact_done` fills.
+ */
+export function beginCompaction(sessionId: string, ids: { markerId: string; summaryId: string }, now: number, opts: { model?: ModelRef; base?: UsageBase; contextWindow?: number } = {}): { turn: ZotTurn; events: TimelineEvent[] } {
+  const info: MessageInfo = { id: ids.summaryId, sessionId, role: "assistant", createdAt: now + 1, summary: true, parentId: ids.markerId, ...(opts.model ? { model: opts.model } : {}) };
+  const turn = newTurn(sessionId, info, opts);
+  turn.compaction = { messageId: ids.markerId, blockId: `${ids.markerId}-b0`, done: false };
+  return {
+    turn,
+    events: [
+      { type: "message.updated", message: { id: ids.markerId, sessionId, role: "user", createdAt: now } },
+      marker(turn, "Compacting the conversation…"),
+      { type: "message.updated", message: info },
+    ],
+  };
+}
+
+function marker(turn: ZotTurn, text: string): TimelineEvent {
+  const c = turn.compaction!;
+  return { type: "block.updated", messageId: c.messageId, block: { id: c.blockId, kind: "notice", level: "info", text, code: "compaction" } };
 }
 
 function blockId(turn: ZotTurn): string {
@@ -404,8 +420,10 @@ function apply(turn: ZotTurn, f: Obj, now: number): TimelineEvent[] {
     case "error":
       return recordError(turn, str(f.message));
     case "compact_done": {
+      if (!turn.compaction) return [];
+      turn.compaction.done = true;
       const summary = str(f.summary) ?? "";
-      const events: TimelineEvent[] = [notice(turn, "info", "zot compacted the conversation into this summary; it continues from the summary.", "compaction")];
+      const events: TimelineEvent[] = [marker(turn, "Conversation compacted: zot goes on from this summary")];
       if (summary) events.push({ type: "block.updated", messageId: turn.info.id, block: { id: blockId(turn), kind: "text", text: summary } });
       return events;
     }
@@ -444,6 +462,7 @@ export function endTurn(turn: ZotTurn, now: number, opts: { aborted?: boolean; f
   if (!error && turn.error) error = { name: "ZotError", message: turn.error };
   turn.info = { ...turn.info, completedAt: now, ...(error ? { error } : {}) };
   events.push({ type: "message.updated", message: turn.info });
+  if (turn.compaction && !turn.compaction.done) events.push(marker(turn, aborted && !opts.failure ? "Compaction stopped" : "Compaction failed"));
   turn.text = undefined;
   return events;
 }

@@ -10,6 +10,18 @@ import type { HelloInfo, ZotProcess } from "./process";
 
 export const DEFAULT_TITLE = "New session";
 
+const unfinished = (m: Message) => m.role === "assistant" && m.completedAt === undefined;
+
+/** A reply the console kept while its turn ran, when the console stopped: it ends there, and says so. */
+function interrupted(m: Message, at: number): Message {
+  return {
+    ...m,
+    completedAt: Math.max(at, m.createdAt),
+    error: { name: "Interrupted", message: "The console stopped while this turn ran, and zot's process with it." },
+    blocks: m.blocks.map((b) => (b.kind === "tool" && (b.status === "pending" || b.status === "running") ? { ...b, status: "cancelled" as const } : b)),
+  };
+}
+
 /** A running `zot rpc` process of a session. */
 export interface Live {
   zp: ZotProcess;
@@ -82,7 +94,10 @@ export class ZotSessions {
     const stored = this.transcripts.get(sessionId);
     if (!stored) throw ApiError.notFound(`Unknown session: ${sessionId}`);
     const session: Session = { ...stored.session, backendId: this.backendId, status: "idle" };
-    return this.add(session, session.directory ?? this.defaultCwd);
+    const rt = this.add(session, session.directory ?? this.defaultCwd);
+    const messages = stored.messages ?? [];
+    if (messages.some(unfinished)) this.persist(rt, messages.map((m) => (unfinished(m) ? interrupted(m, stored.updatedAt) : m)));
+    return rt;
   }
 
   sessionOf(rt: Runtime): Session {
