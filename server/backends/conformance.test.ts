@@ -15,6 +15,7 @@ import { AcpAdapter } from "./acp/adapter";
 import { CopilotAdapter } from "./copilot/adapter";
 import { conformanceSuite, type ConformanceTarget } from "./conformance";
 import { OpencodeAdapter } from "./opencode/adapter";
+import { ZotAdapter } from "./zot/adapter";
 
 process.env.SWITCHBOARD_LOG ??= "silent";
 
@@ -109,6 +110,34 @@ conformanceSuite("Copilot headless adapter (copilot --headless --stdio)", async 
     async close() {
       await model.close();
       await cli.cleanup();
+      fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+});
+
+conformanceSuite("zot adapter (fake zot rpc)", async () => {
+  const model = await startScriptedModel();
+  const workspace = await createWorkspace();
+  const dataDir = fs.mkdtempSync(path.join(workspace, ".switchboard-"));
+  const store = new SqliteStore(path.join(dataDir, "switchboard.db"));
+  const zot = path.resolve(import.meta.dirname, "../../e2e/fixtures/fake-zot-bin/zot");
+  return {
+    ...modelControls(model),
+    // zot runs its tools unattended: it never asks.
+    asksPermission: false,
+    async killBackend(adapter) {
+      (adapter as ZotAdapter).killProcesses("SIGKILL");
+    },
+    async open(sink) {
+      const command = [zot, "rpc", "--provider", "openai", "--base-url", model.url, "--model", "fake-model"];
+      const a = new ZotAdapter({ id: "zot", label: "zot", command, env: { OPENAI_API_KEY: "sk-scripted" }, cwd: workspace, workspace, store }, sink);
+      await a.start();
+      await a.ready(60_000);
+      return a;
+    },
+    async close() {
+      store.close();
+      await model.close();
       fs.rmSync(workspace, { recursive: true, force: true });
     },
   };

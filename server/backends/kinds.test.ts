@@ -58,7 +58,7 @@ describe("the kind table", () => {
 
 
   it("has an entry per runnable kind, and answers 400 for the others", () => {
-    expect(kindEntries().map((k) => k.kind)).toEqual(expect.arrayContaining(["acp", "copilot", "opencode"]));
+    expect(kindEntries().map((k) => k.kind)).toEqual(expect.arrayContaining(["acp", "copilot", "opencode", "zot"]));
     expect(kindEntry("acp").form).toBe("command");
     let status: number | undefined;
     try {
@@ -78,7 +78,7 @@ describe("the kind table", () => {
 
   it("offers every kind's presets, each marked available or not", () => {
     const presets = detectPresets();
-    expect(presets.map((p) => p.id)).toEqual(expect.arrayContaining(["copilot", "opencode-acp"]));
+    expect(presets.map((p) => p.id)).toEqual(expect.arrayContaining(["copilot", "opencode-acp", "zot"]));
     for (const p of presets) expect(p.available).toBe(p.path !== undefined);
   });
 });

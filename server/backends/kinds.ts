@@ -6,6 +6,7 @@ import { acpKind } from "./acp/kind";
 import { copilotKind } from "./copilot/kind";
 import { opencodeKind } from "./opencode/kind";
 import type { KindEntry } from "./shared/kind";
+import { zotKind } from "./zot/kind";
 
 /**
  * The kind table: one entry per backend kind this console can run. The registry
@@ -28,6 +29,7 @@ const KINDS: Partial<Record<BackendKind, KindEntry>> = {
   opencode: opencodeKind,
   acp: acpKind,
   copilot: copilotKind,
+  zot: zotKind,
 };
 
 /** The table entry of `kind`; 400 when this console cannot run it. */

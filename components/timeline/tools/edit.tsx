@@ -5,7 +5,7 @@ import { DiffView, diffFromStrings, parseUnifiedDiff } from "@/components/code/d
 import { Badge } from "@/components/ui/badge";
 import { OutputPre, inputStr, isRecord, stripReminders, toolPath } from "./shared";
 
-const GENERIC_OK = /^(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?($|\s+Updated the following files:)/i;
+const GENERIC_OK = /^(?:(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?($|\s+Updated the following files:)|(applied \d+ edit\(s\)|wrote \d+ bytes) to [^\n]+$)/i;
 
 /** Tool output worth showing next to a diff (e.g. diagnostics), not the routine "success" line. */
 function ExtraOutput({ block }: { block: ToolBlock }) {
@@ -50,9 +50,10 @@ export function editPairs(block: ToolBlock): Array<{ before: string; after: stri
   };
   const edits = block.input.edits;
   if (Array.isArray(edits) && edits.length > 0) {
+    const first = (e: Record<string, unknown>, ...keys: string[]) => keys.map((k) => e[k]).find((v): v is string => typeof v === "string") ?? "";
     return edits.filter(isRecord).map((e) => ({
-      before: typeof e.oldString === "string" ? e.oldString : typeof e.old_string === "string" ? e.old_string : "",
-      after: typeof e.newString === "string" ? e.newString : typeof e.new_string === "string" ? e.new_string : "",
+      before: first(e, "oldString", "old_string", "oldText"),
+      after: first(e, "newString", "new_string", "newText"),
     }));
   }
   return single.before || single.after ? [single] : [];

@@ -21,7 +21,8 @@ export interface AgentProcessOptions<C> {
   cwd?: string;
   /** stdout framing before `connect` sees it (e.g. `ndjsonLines`); default raw bytes. */
   framing?: SupervisorOptions["framing"];
-  restart?: { initialMs?: number; maxMs?: number };
+  /** Restart with backoff when the process dies (default on); `false` for one-shot processes (zot: one per session). */
+  restart?: false | { initialMs?: number; maxMs?: number };
   /** How long `whenReady()` waits for a (re)starting agent before answering 503 (default 45 s). */
   readyTimeoutMs?: number;
   /** What the handshake is called in the "did not complete …" status (default "its handshake"). */
@@ -72,7 +73,7 @@ export class AgentProcess<C> {
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.framing ? { framing: opts.framing } : {}),
-      ...(opts.restart ? { restart: opts.restart } : {}),
+      ...(opts.restart !== undefined ? { restart: opts.restart } : {}),
       onSpawn: (p) => this.onSpawn(p),
       onExit: (e) => this.onExit(e),
     });

@@ -1,0 +1,210 @@
+/**
+ * zot in the browser (docs/backends/zot.md), against the protocol-faithful fake `zot rpc`
+ * (e2e/fixtures/fake-zot.ts) on PATH and the scripted model: a streamed reply, a tool call with its
+ * output, Stop, the session list, history after a console restart and the conversation going on
+ * with a new process given the earlier turns, the agent killed mid-turn, the token handshake, models.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { SessionPage } from "./pages/session-page";
+import { STALE_ID, ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
+
+const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
+
+test.describe("zot", () => {
+  test("streams a reply", async ({ page, zotApi, zotStack }) => {
+    const reply = "Streamed by zot. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
+    zotStack.model.enqueue({ text: reply, chunks: 16, delayMs: 110 });
+    const s = await zotApi.createSession("zot stream");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("answer slowly");
+    await expect(sp.messages("user").last()).toContainText("answer slowly");
+    await expect
+      .poll(async () => {
+        const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
+        return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+      }, { timeout: 20_000, intervals: [50] })
+      .toBe(true);
+    await expect(sp.assistantText().last()).toHaveText(reply);
+    await sp.waitStatus("idle");
+    // zot reports usage per call with running totals: the usage chip shows it
+    await expect(page.getByTestId("usage")).toBeVisible();
+  });
+
+  test("a bash tool call with its streamed output and exit code, and a file written in the session's directory", async ({ page, zotApi, zotStack }) => {
+    zotStack.model.enqueue(
+      { text: "Running it.", toolCalls: [{ name: "bash", arguments: { command: "echo zot-e2e-marker && echo second line" } }] },
+      { toolCalls: [{ name: "write", arguments: { path: "zot-notes.md", content: "# Notes\n\nWritten by zot.\n" } }] },
+      { text: "Both done." },
+    );
+    const s = await zotApi.createSession("zot tools");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("run the marker and write notes");
+    const bash = sp.toolCards("bash").first();
+    await expect(bash).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
+    await sp.expand(bash);
+    await expect(bash.getByTestId("tool-output")).toContainText("zot-e2e-marker");
+    await expect(bash.getByTestId("tool-output")).toContainText("second line");
+    await expect(bash.getByTestId("tool-output")).not.toContainText("[exit 0]");
+    await expect(bash.getByTestId("exit-code")).toContainText("exit 0");
+    const write = sp.toolCards("write").first();
+    await expect(write).toHaveAttribute("data-status", "completed");
+    await expect(sp.assistantText().last()).toHaveText("Both done.");
+    await sp.waitStatus("idle");
+    expect(fs.readFileSync(path.join(zotStack.workspace, "zot-notes.md"), "utf8")).toBe("# Notes\n\nWritten by zot.\n");
+  });
+
+  test("Stop ends a slow turn (zot's abort)", async ({ page, zotApi, zotStack }) => {
+    zotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+    const s = await zotApi.createSession("zot stop");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("go slowly");
+    await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
+    await sp.stop.click();
+    await sp.waitStatus("idle", 15_000);
+    await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
+    const shown = (await sp.assistantText().last().textContent()) ?? "";
+    expect(shown).not.toContain("chunk39");
+    await page.waitForTimeout(1000);
+    expect(await sp.assistantText().last().textContent()).toBe(shown);
+    // the same process takes the next prompt
+    zotStack.model.enqueue({ text: "After the stop." });
+    await sp.prompt("and now?");
+    await expect(sp.assistantText().last()).toHaveText("After the stop.");
+    await expect(notices(sp)).toHaveCount(0);
+  });
+
+  test("the session list is the console's: listed, searched, opened", async ({ page, zotApi }) => {
+    const a = await zotApi.createSession("zot listed alpha");
+    const b = await zotApi.createSession("zot listed beta");
+    await page.goto("/");
+    const section = page.locator(`[data-testid="backend-section"][data-backend-id="${ZOT_ID}"]`);
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toContainText("zot listed alpha");
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toContainText("zot listed beta");
+    await page.getByTestId("session-search").fill("zot listed beta");
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toBeVisible();
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toHaveCount(0);
+    await section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`).click();
+    await expect(page).toHaveURL(new RegExp(`/sessions/${ZOT_ID}/${b.id}$`));
+    await expect(page.getByTestId("session-title")).toHaveText("zot listed beta");
+  });
+
+  test("after a console restart the history is there, and the conversation goes on in a new process given the earlier turns", async ({ page, zotApi, zotStack }) => {
+    zotStack.model.enqueue({ text: "Got it: the code word is periwinkle." });
+    const s = await zotApi.createSession("zot restart");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("Remember the code word periwinkle.");
+    await expect(sp.assistantText().last()).toHaveText("Got it: the code word is periwinkle.");
+    await sp.waitStatus("idle");
+
+    await zotStack.restartConsole();
+    await sp.goto(ZOT_ID, s.id);
+    await expect(sp.messages("user")).toHaveCount(1);
+    await expect(sp.messages("user").first()).toContainText("Remember the code word periwinkle.");
+    await expect(sp.assistantText().last()).toHaveText("Got it: the code word is periwinkle.");
+
+    zotStack.model.enqueue({ text: "The code word was periwinkle." });
+    await sp.prompt("What was the code word?");
+    await expect(sp.assistantText().last()).toHaveText("The code word was periwinkle.", { timeout: 30_000 });
+    // the timeline says a new process was given the earlier conversation …
+    await expect(notices(sp).last()).toContainText("New zot process for this session");
+    await expect(notices(sp).last()).toContainText("all 2 messages");
+    // … and it reached the model: the new process's system prompt holds the earlier turns
+    const request = zotStack.model.requests.at(-1)!;
+    const system = request.messages.filter((m) => m.role === "system").map((m) => String(m.content)).join("\n");
+    expect(system).toContain("Remember the code word periwinkle.");
+    expect(system).toContain("Got it: the code word is periwinkle.");
+    expect(request.messages.filter((m) => m.role === "user").map((m) => String(m.content))).toEqual(["What was the code word?"]);
+    await expect(sp.messages("user")).toHaveCount(2);
+  });
+
+  test("killing zot mid-turn shows the failure, and the next prompt works in a new process", async ({ page, zotApi, zotStack }) => {
+    const dir = path.join(zotStack.workspace, "crash-dir");
+    fs.mkdirSync(dir, { recursive: true });
+    zotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+    const s = await zotApi.createSession("zot crash", { directory: dir });
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("keep going until killed");
+    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
+    const pid = zotStack.zotPid(dir);
+    expect(pid, "the session's zot process").toBeTruthy();
+    process.kill(pid!, "SIGKILL");
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", { timeout: 15_000 });
+    await sp.waitStatus("idle");
+    const backend = await zotStack.backend(ZOT_ID);
+    expect(backend.status).toBe("ready");
+    expect(backend.process!.restarts).toBeGreaterThanOrEqual(1);
+    zotStack.model.enqueue({ text: "Back after the crash." });
+    await sp.prompt("are you back");
+    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+    await expect(notices(sp).last()).toContainText("New zot process for this session");
+    expect(zotStack.zotPid(dir)).not.toBe(pid);
+  });
+
+  test("Compact from the session menu; forking is not zot's", async ({ page, zotApi, zotStack }) => {
+    zotStack.model.enqueue({ text: "A reply worth compacting." });
+    const s = await zotApi.createSession("zot compact");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("say something to compact");
+    await expect(sp.assistantText().last()).toHaveText("A reply worth compacting.");
+    await sp.waitStatus("idle");
+    await expect(sp.messages("user").first().getByTestId("fork-message")).toHaveCount(0);
+    await page.getByTestId("session-menu").click();
+    await expect(page.getByTestId("action-fork")).toHaveAttribute("title", /zot cannot fork sessions/);
+    await page.getByTestId("action-compact").click();
+    await expect(sp.timeline.getByTestId("compaction-marker")).toContainText("Conversation compacted", { timeout: 20_000 });
+    await expect(sp.assistantText().last()).toContainText("The user asked");
+    await sp.waitStatus("idle");
+    zotStack.model.enqueue({ text: "Going on after the summary." });
+    await sp.prompt("go on");
+    await expect(sp.assistantText().last()).toHaveText("Going on after the summary.");
+    // zot's own transcript is the summary now: the model sees it, not the earlier turn
+    const users = zotStack.model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    expect(users[0]).toContain("Summary of the conversation so far");
+    expect(users).not.toContain("say something to compact");
+  });
+
+  test("a prompt picks another model of zot's provider (set_model)", async ({ page, zotApi, zotStack }) => {
+    const s = await zotApi.createSession("zot model");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    const picker = page.getByTestId("model-picker");
+    await expect(picker.locator("option")).toHaveText(["fake-model", "fake-model-2"]);
+    await picker.selectOption({ label: "fake-model-2" });
+    zotStack.model.enqueue({ text: "Answered by the second model." });
+    await sp.prompt("which model?");
+    await expect(sp.assistantText().last()).toHaveText("Answered by the second model.");
+    expect(zotStack.model.requests.at(-1)!.model).toBe("fake-model-2");
+    await expect.poll(async () => (await zotApi.snapshot(s.id)).session.model).toEqual({ provider: "openai", id: "fake-model-2" });
+  });
+});
+
+test.describe("zot settings", () => {
+  test("a wrong token is a clear start-up error; the working backend is ready, its secrets masked, the preset detected on PATH", async ({ page, zotApi, zotStack }) => {
+    await page.goto("/settings");
+    const stale = page.locator(`[data-testid="backend-row"][data-backend-id="${STALE_ID}"]`);
+    await expect(stale).toHaveAttribute("data-status", "down");
+    await expect(stale.getByTestId("backend-error")).toContainText('refused the console\'s ZOTCORE_RPC_TOKEN ("invalid token")');
+    await stale.getByTestId("backend-logs-toggle").click();
+    await expect(stale.getByTestId("backend-logs")).toContainText("zot: rpc: bad auth token");
+    const ok = page.locator(`[data-testid="backend-row"][data-backend-id="${ZOT_ID}"]`);
+    await expect(ok).toHaveAttribute("data-status", "ready");
+    await expect(ok.getByTestId("backend-env")).toContainText("OPENAI_API_KEY=***");
+    expect(await page.content()).not.toContain("sk-scripted-zot");
+    await expect(page.getByTestId("preset-zot")).toHaveAttribute("data-available", "true");
+
+    // A prompt to the refused backend fails with the same reason in its timeline.
+    const s = await zotApi.createSession("zot refused", { backendId: STALE_ID });
+    const r = await page.request.post(`/api/backends/${STALE_ID}/sessions/${s.id}/prompt`, { data: { parts: [{ type: "text", text: "hello?" }] }, headers: { origin: zotStack.url } });
+    expect(r.status()).toBe(202);
+    const sp = new SessionPage(page);
+    await page.goto(`/sessions/${STALE_ID}/${s.id}`);
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("invalid token", { timeout: 20_000 });
+  });
+});

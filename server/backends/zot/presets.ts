@@ -1,0 +1,13 @@
+import "server-only";
+import type { PresetTemplate } from "../shared/kind";
+
+/** zot on PATH (docs/backends/zot.md): its provider and model come from its own configuration unless given here. */
+export const ZOT_PRESETS: PresetTemplate[] = [
+  {
+    id: "zot",
+    kind: "zot",
+    label: "zot",
+    description: "zot rpc (github.com/patriceckhart/zot): one process per session, your zot credentials. Add --provider and --model to pick the model; put provider keys in the environment.",
+    command: ["zot", "rpc"],
+  },
+];

@@ -1,0 +1,126 @@
+import "server-only";
+import type { PromptBody } from "@/lib/api";
+import type { Message, Session, Usage } from "@/lib/model";
+import { ApiError } from "../../errors";
+import { pageSessions } from "../shared/session-list";
+import type { TranscriptStore } from "../shared/transcripts";
+import type { EventSink } from "../types";
+import type { ZotTurn } from "./normalize";
+import type { HelloInfo, ZotProcess } from "./process";
+
+export const DEFAULT_TITLE = "New session";
+
+const unfinished = (m: Message) => m.role === "assistant" && m.completedAt === undefined;
+
+/** A reply the console kept while its turn ran, when the console stopped: it ends there, and says so. */
+function interrupted(m: Message, at: number): Message {
+  return {
+    ...m,
+    completedAt: Math.max(at, m.createdAt),
+    error: { name: "Interrupted", message: "The console stopped while this turn ran, and zot's process with it." },
+    blocks: m.blocks.map((b) => (b.kind === "tool" && (b.status === "pending" || b.status === "running") ? { ...b, status: "cancelled" as const } : b)),
+  };
+}
+
+/** A running `zot rpc` process of a session. */
+export interface Live {
+  zp: ZotProcess;
+  hello: HelloInfo;
+  /** The model the process uses now (`hello`, then `set_model`). */
+  model?: string;
+  /** The session's usage when this process started: zot's `cumulative` counts from 0 in each process. */
+  base: Usage;
+}
+
+/** A prompt (or compaction) in flight. */
+export interface Turn {
+  z: ZotTurn;
+  kind: "prompt" | "compact";
+  live?: Live;
+  /** zot answered `{started:true}`: its events are this turn's from now on. */
+  started: boolean;
+  done: boolean;
+  aborted: boolean;
+  abortTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** What the adapter knows of one session (the hub holds its timeline state). */
+export interface Runtime {
+  id: string;
+  cwd: string;
+  session: Session;
+  live?: Live;
+  starting?: Promise<Live>;
+  turn?: Turn;
+  queued: PromptBody[];
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * The console's own record of zot sessions: zot has none (no session list, no persistence, no way to
+ * load a transcript). Sessions live in the console-kept transcript store (../shared/transcripts.ts),
+ * loaded on first use; the list is the store's plus the live ones; transcripts are saved from the
+ * hub's materialized state.
+ */
+export class ZotSessions {
+  private runtimes = new Map<string, Runtime>();
+
+  constructor(
+    private backendId: string,
+    private defaultCwd: string,
+    private transcripts: TranscriptStore,
+    private sink: EventSink,
+  ) {}
+
+  all(): IterableIterator<Runtime> {
+    return this.runtimes.values();
+  }
+
+  add(session: Session, cwd: string): Runtime {
+    const rt: Runtime = { id: session.id, cwd, session, queued: [] };
+    this.runtimes.set(rt.id, rt);
+    return rt;
+  }
+
+  forget(rt: Runtime): void {
+    this.runtimes.delete(rt.id);
+    this.transcripts.delete(rt.id);
+  }
+
+  /** The runtime of a session, loaded from the store on first use; 404 when unknown. */
+  get(sessionId: string): Runtime {
+    const have = this.runtimes.get(sessionId);
+    if (have) return have;
+    const stored = this.transcripts.get(sessionId);
+    if (!stored) throw ApiError.notFound(`Unknown session: ${sessionId}`);
+    const session: Session = { ...stored.session, backendId: this.backendId, status: "idle" };
+    const rt = this.add(session, session.directory ?? this.defaultCwd);
+    const messages = stored.messages ?? [];
+    if (messages.some(unfinished)) this.persist(rt, messages.map((m) => (unfinished(m) ? interrupted(m, stored.updatedAt) : m)));
+    return rt;
+  }
+
+  sessionOf(rt: Runtime): Session {
+    const busy = rt.turn !== undefined && !rt.turn.done;
+    return { ...rt.session, status: busy ? "busy" : "idle" };
+  }
+
+  /** The session's messages as the hub holds them, else as the console kept them. */
+  messagesOf(rt: Runtime): Message[] {
+    const live = this.sink.sessionState?.(this.backendId, rt.id);
+    if (live) return live.messages;
+    return this.transcripts.get(rt.id)?.messages ?? [];
+  }
+
+  /** Keeps the session and its transcript (from the hub's state), so a console restart loses nothing. */
+  persist(rt: Runtime, messages: Message[] = this.messagesOf(rt)): void {
+    this.transcripts.save({ session: this.sessionOf(rt), messages, todos: [] });
+  }
+
+  list(q: { search?: string; limit: number; cursor?: string }): { items: Session[]; nextCursor?: string } {
+    const byId = new Map<string, Session>();
+    for (const t of this.transcripts.list()) byId.set(t.sessionId, { ...t.session, backendId: this.backendId, status: "idle" });
+    for (const rt of this.runtimes.values()) byId.set(rt.id, this.sessionOf(rt));
+    return pageSessions([...byId.values()], q);
+  }
+}
