@@ -58,7 +58,7 @@ describe("the kind table", () => {
 
 
   it("has an entry per runnable kind, and answers 400 for the others", () => {
-    expect(kindEntries().map((k) => k.kind).sort()).toEqual(["acp", "opencode"]);
+    expect(kindEntries().map((k) => k.kind).sort()).toEqual(["a2a", "acp", "opencode"]);
     expect(kindEntry("acp").form).toBe("command");
     let status: number | undefined;
     try {

@@ -2,6 +2,7 @@ import "server-only";
 import type { BackendDefinition, BackendPreset } from "@/lib/api";
 import type { BackendKind } from "@/lib/model";
 import { ApiError } from "../errors";
+import { a2aKind } from "./a2a/kind";
 import { acpKind } from "./acp/kind";
 import { opencodeKind } from "./opencode/kind";
 import type { KindEntry } from "./shared/kind";
@@ -26,6 +27,7 @@ import type { KindEntry } from "./shared/kind";
 const KINDS: Partial<Record<BackendKind, KindEntry>> = {
   opencode: opencodeKind,
   acp: acpKind,
+  a2a: a2aKind,
 };
 
 /** The table entry of `kind`; 400 when this console cannot run it. */

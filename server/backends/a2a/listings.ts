@@ -48,7 +48,7 @@ export function listedSession(item: unknown, backendId: string, now: number): Se
 
 /**
  * Items of `opencode.sessions.messages.list` (A2A messages with one text part, ids of OpenCode's
- * messages) as canonical messages, in order; empty messages (a tool step) are left out.
+ * messages) as canonical messages, in order; an empty one (a tool step) has no blocks.
  */
 export function historyMessages(items: unknown, sessionId: string, baseTime: number): Message[] {
   const out: Message[] = [];
@@ -57,9 +57,8 @@ export function historyMessages(items: unknown, sessionId: string, baseTime: num
     const id = str(m.messageId);
     if (!id) return;
     const text = partsText(m.parts);
-    if (!text.trim()) return;
     const role = m.role === "user" ? "user" : "assistant";
-    out.push({ id, sessionId, role, createdAt: baseTime + i, blocks: [{ id: `${id}:text`, kind: "text", text }] });
+    out.push({ id, sessionId, role, createdAt: baseTime + i, blocks: text.trim() ? [{ id: `${id}:text`, kind: "text", text }] : [] });
   });
   return out;
 }
@@ -74,6 +73,7 @@ export function mergeHistory(history: readonly Message[], kept: readonly Message
   const merged = history.map((h): { m: Message; kept: boolean } => {
     const k = byId.get(h.id);
     if (!k) return { m: h, kept: false };
+    if (h.blocks.length === 0) return { m: k, kept: true };
     const listed = h.blocks[0]?.kind === "text" ? h.blocks[0].text : "";
     const shown = k.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")).join("");
     if (!listed || shown === listed) return { m: k, kept: true };
@@ -82,6 +82,8 @@ export function mergeHistory(history: readonly Message[], kept: readonly Message
     const blocks: Block[] = firstText < 0 ? [...k.blocks, { id: `${h.id}:text`, kind: "text", text: listed }] : k.blocks.flatMap((b, i): Block[] => (b.kind !== "text" ? [b] : i === firstText ? [{ ...b, text: listed }] : []));
     return { m: { ...k, blocks }, kept: true };
   });
+  // Empty listed messages (a tool step) the console did not see have nothing to show.
+  for (let i = merged.length - 1; i >= 0; i--) if (!merged[i]!.kept && merged[i]!.m.blocks.length === 0) merged.splice(i, 1);
   // Kept messages keep their times; listed ones are placed between them, in the listing's order.
   const out = merged.map((x) => x.m);
   for (let i = 0; i < out.length; i++) {
@@ -93,4 +95,54 @@ export function mergeHistory(history: readonly Message[], kept: readonly Message
   }
   for (let i = 1; i < out.length; i++) if (out[i]!.createdAt <= out[i - 1]!.createdAt) out[i] = { ...out[i]!, createdAt: out[i - 1]!.createdAt + 1 };
   return out;
+}
+
+const textOf = (m: Message) =>
+  m.blocks
+    .map((b) => (b.kind === "text" ? b.text : ""))
+    .join("")
+    .trim();
+
+/**
+ * The console shows a prompt under its own id (`u_…`) until the agent's history lists it under
+ * OpenCode's: kept user messages take the id of the listed user message with the same text (the
+ * newest first), and their turn's replies point at it, so a reload or reconcile shows each once.
+ */
+export function adoptListedIds(history: readonly Message[], kept: readonly Message[]): Message[] {
+  const keptIds = new Set(kept.map((m) => m.id));
+  const candidates = history.filter((h) => h.role === "user" && !keptIds.has(h.id)).reverse();
+  const renamed = new Map<string, string>();
+  const used = new Set<string>();
+  for (const k of [...kept].reverse()) {
+    if (k.role !== "user" || !k.id.startsWith("u_")) continue;
+    const text = textOf(k);
+    const match = candidates.find((h) => !used.has(h.id) && textOf(h) === text);
+    if (!match) continue;
+    used.add(match.id);
+    renamed.set(k.id, match.id);
+  }
+  if (renamed.size === 0) return [...kept];
+  return kept.map((m) => {
+    const to = renamed.get(m.id);
+    if (to) {
+      const firstText = m.blocks.findIndex((b) => b.kind === "text");
+      return { ...m, id: to, blocks: m.blocks.map((b, i): Block => ({ ...b, id: i === firstText ? `${to}:text` : `${to}:${i}` })) };
+    }
+    const parent = m.parentId ? renamed.get(m.parentId) : undefined;
+    return parent ? { ...m, parentId: parent } : m;
+  });
+}
+
+/**
+ * A session's newest page as the console shows it: the listed history merged with the messages the
+ * console saw (after `adoptListedIds`), then the kept messages newer than all of those (a turn the
+ * listing does not hold yet).
+ */
+export function historyWindow(history: readonly Message[], kept: readonly Message[]): Message[] {
+  const adopted = adoptListedIds(history, kept);
+  const merged = mergeHistory(history, adopted);
+  const have = new Set(merged.map((m) => m.id));
+  const newest = merged.length ? Math.max(...merged.filter((m) => adopted.some((k) => k.id === m.id)).map((m) => m.createdAt), Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY;
+  const trailing = adopted.filter((m) => !have.has(m.id) && m.createdAt > newest);
+  return [...merged, ...trailing];
 }

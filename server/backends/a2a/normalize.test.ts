@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { historyMessages, listedSession, mergeHistory, recoveredAsk } from "./listings";
+import { adoptListedIds, historyMessages, historyWindow, listedSession, mergeHistory, recoveredAsk } from "./listings";
 import { applyFrame, beginTurn, endTurn, failTurn, newSessionNorm, taskState, toInterrupt, type FrameResult, type SessionNorm } from "./normalize";
 
 const dir = path.join(import.meta.dirname, "fixtures");
@@ -21,7 +21,7 @@ const session: Session = { id: "s1", backendId: "b", title: "t", createdAt: 1, u
 
 function start(profile: "generic" | "opencode"): { n: SessionNorm; events: TimelineEvent[] } {
   const n = newSessionNorm("s1", profile);
-  const events = beginTurn(n, { userMessageId: "u1", assistantId: "a1", parts: [{ type: "text", text: "run it" }], now: 1000 });
+  const events = beginTurn(n, { userMessageId: "u_1", assistantId: "a1", parts: [{ type: "text", text: "run it" }], now: 1000 });
   return { n, events };
 }
 
@@ -47,7 +47,7 @@ describe("opencode-a2a profile", () => {
     expectCanonical(events);
     const state = stateOf(events);
     expect(state.messages.map((m) => [m.id, m.role])).toEqual([
-      ["u1", "user"],
+      ["u_1", "user"],
       ["msg_1", "assistant"],
       ["msg_2", "assistant"],
     ]);
@@ -119,20 +119,37 @@ describe("opencode-a2a profile", () => {
       "s1",
       100,
     );
-    expect(history.map((m) => [m.id, m.role])).toEqual([
-      ["msg_0", "user"],
-      ["msg_1", "assistant"],
-      ["msg_2", "assistant"],
+    expect(history.map((m) => [m.id, m.role, m.blocks.length])).toEqual([
+      ["msg_0", "user", 1],
+      ["msg_1", "assistant", 1],
+      ["msg_x", "assistant", 0],
+      ["msg_2", "assistant", 1],
     ]);
     const { n, events } = start("opencode");
     run(n, frames("opencode-a2a-stream.jsonl"), events);
     const live = stateOf(events).messages;
     const merged = mergeHistory(history, live);
+    // an empty listed message the console did not see is left out
+    expect(merged.map((m) => m.id)).toEqual(["msg_0", "msg_1", "msg_2"]);
     // the live message with its tool call is kept; the listing's newer text wins
     expect(merged[1]!.blocks.map((b) => b.kind)).toEqual(["reasoning", "text", "tool"]);
     expect(merged[2]!.blocks).toEqual([{ id: "msg_2:text", kind: "text", text: "Done: the command printed hi. And more." }]);
     expect(merged.map((m) => m.createdAt)).toEqual([...merged.map((m) => m.createdAt)].sort((a, b) => a - b));
     expect(new Set(merged.map((m) => m.createdAt)).size).toBe(3);
+    // the prompt shown as u1 takes the listed id msg_0: a reload shows it once
+    const window = historyWindow(history, live);
+    expect(window.map((m) => m.id)).toEqual(["msg_0", "msg_1", "msg_2"]);
+    expect(window[0]!.blocks).toEqual([{ id: "msg_0:text", kind: "text", text: "run it" }]);
+    expect(window[1]!.parentId).toBe("msg_0");
+    expect(adoptListedIds(history, live).filter((m) => m.id === "u_1")).toEqual([]);
+  });
+
+  it("keeps a turn the listing does not hold yet after the listed window", () => {
+    const { n, events } = start("opencode");
+    run(n, frames("opencode-a2a-stream.jsonl").slice(0, 6), events);
+    const live = stateOf(events).messages;
+    const window = historyWindow([], live);
+    expect(window.map((m) => m.id)).toEqual(["u_1", "msg_1"]);
   });
 });
 
@@ -178,7 +195,7 @@ describe("generic A2A", () => {
     expect(n.turn!.taskId).toBe("t7");
     run(n, [{ kind: "status-update", taskId: "t7", contextId: "c7", final: true, status: { state: "completed", message: { kind: "message", role: "agent", messageId: "r1", parts: [{ kind: "text", text: "Read notes.txt." }] } } }], events);
     const state = stateOf(events);
-    expect(state.messages.map((m) => m.id)).toEqual(["u1", "a1", "u2", "a2"]);
+    expect(state.messages.map((m) => m.id)).toEqual(["u_1", "a1", "u2", "a2"]);
     expect(state.messages[1]!.blocks[0]).toMatchObject({ text: "Which file?" });
     expect(state.messages[3]!.blocks[0]).toMatchObject({ text: "Read notes.txt." });
     // auth-required is a sensitive input interrupt
