@@ -129,7 +129,8 @@ export const CopilotBackendConfig = StdioBackendConfig.extend({
     .optional(),
   model: z.string().trim().min(1).max(200).optional(),
 }).strict();
-export const A2aBackendConfig = z.object({ url: z.url(), token: z.string().optional() }).strict();
+/** An A2A agent: its URL (http or https only) and the bearer token it wants (kept on the server). */
+export const A2aBackendConfig = z.object({ url: z.url({ protocol: /^https?$/ }).max(2000), token: z.string().max(4000).optional() }).strict();
 
 export const BackendDefinition = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("opencode"), label: nonEmpty.max(100), config: OpencodeBackendConfig.default({}) }),

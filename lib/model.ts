@@ -50,6 +50,28 @@ export const BackendCommand = z.object({
 });
 export type BackendCommand = z.infer<typeof BackendCommand>;
 
+/**
+ * What an A2A agent's card says (server/backends/a2a/card.ts), as the settings page shows it:
+ * who it is, what it can do and which extensions it speaks. Never carries the token.
+ */
+export const AgentCardSummary = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  version: z.string().optional(),
+  protocolVersion: z.string().optional(),
+  /** The endpoint the console speaks JSON-RPC to (from the card). */
+  url: z.string().optional(),
+  /** A profile recognized from the card's extensions ("opencode-a2a"), else absent (plain A2A). */
+  profile: z.string().optional(),
+  streaming: z.boolean(),
+  pushNotifications: z.boolean().optional(),
+  skills: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().optional() })),
+  extensions: z.array(z.object({ uri: z.string(), required: z.boolean().optional(), description: z.string().optional() })),
+  /** Security schemes the card declares ("bearer", "apiKey" …). */
+  auth: z.array(z.string()).optional(),
+});
+export type AgentCardSummary = z.infer<typeof AgentCardSummary>;
+
 export const Backend = z.object({
   id: z.string(),
   kind: BackendKind,
@@ -65,6 +87,8 @@ export const Backend = z.object({
   source: z.enum(["env", "store", "embedded"]).optional(),
   /** For stdio agents: the configured command line (env values masked). */
   config: BackendCommand.optional(),
+  /** For A2A agents: what the agent card says. */
+  agent: AgentCardSummary.optional(),
   /** For stdio agents: the supervised process. */
   process: z
     .object({

@@ -1,16 +1,21 @@
 /**
  * The conformance suite against the real backends, each driven by its own scripted model:
- * `opencode serve` through the OpenCode adapter, and `copilot --acp` and `opencode acp` through the
- * ACP adapter.
+ * `opencode serve` through the OpenCode adapter, the test A2A server (opencode-a2a bridge, plain
+ * agent) through the A2A adapter, and `copilot --acp` and `opencode acp` through the ACP adapter.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { copilotAgent, opencodeAcpAgent, type AgentSetup } from "../../e2e/fixtures/acp-env";
 import { copilotHeadless } from "../../e2e/fixtures/copilot-env";
 import { createOpencodeHome, createWorkspace } from "../../e2e/fixtures/opencode-env";
 import { startOpencodeServer } from "../../e2e/fixtures/opencode-server";
+import { opencodeBridge } from "../../e2e/fixtures/a2a-opencode-bridge";
+import { plainAgent } from "../../e2e/fixtures/a2a-plain-agent";
+import { startA2aServer } from "../../e2e/fixtures/a2a-server";
 import { startScriptedModel, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
 import { SqliteStore } from "../store/sqlite-store";
+import { A2aAdapter } from "./a2a/adapter";
 import { AcpAdapter } from "./acp/adapter";
 import { CopilotAdapter } from "./copilot/adapter";
 import { conformanceSuite, type ConformanceTarget } from "./conformance";
@@ -86,6 +91,65 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
     };
   };
 }
+
+/**
+ * The A2A adapter against the test A2A server (e2e/fixtures/a2a-server.ts): the opencode-a2a bridge to
+ * a real `opencode serve`, or the plain agent; both driven by the scripted model. The backend is
+ * "killed" by restarting the A2A server (and, for the bridge, OpenCode with it).
+ */
+function a2aTarget(mode: "opencode" | "plain") {
+  return async (): Promise<ConformanceTarget> => {
+    const model = await startScriptedModel();
+    const workspace = await createWorkspace();
+    const token = `conformance-${mode}-token`;
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), "sb-a2a-conformance-"));
+    const store = new SqliteStore(path.join(data, "switchboard.db"));
+    const home = mode === "opencode" ? await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } } }) : undefined;
+    let oc = home ? await startOpencodeServer({ env: home.env, cwd: workspace }) : undefined;
+    const agent = oc ? opencodeBridge({ opencodeUrl: oc.url, directory: workspace }) : plainAgent({ modelUrl: model.url });
+    const server = await startA2aServer({ agent, token });
+    return {
+      ...modelControls(model),
+      asksPermission: mode === "opencode",
+      toolCalls: mode === "opencode",
+      ...(mode === "opencode"
+        ? {
+            questionTurn: (q: { question: string; options: string[] }) => ({
+              toolCalls: [{ name: "question", arguments: { questions: [{ question: q.question, header: "Question", options: q.options.map((label) => ({ label, description: `Choose ${label}` })) }] } }],
+            }),
+          }
+        : {}),
+      async killBackend() {
+        if (oc && home) {
+          const port = oc.port;
+          oc.kill("SIGKILL");
+          await oc.stop();
+          oc = await startOpencodeServer({ env: home.env, cwd: workspace, port });
+        }
+        await server.restart();
+      },
+      async open(sink) {
+        const a = new A2aAdapter({ id: "a2a", label: mode === "opencode" ? "OpenCode A2A" : "Plain agent", url: server.url, token, store, healthMs: 1000 }, sink);
+        await a.start();
+        for (let i = 0; i < 400 && a.info().status !== "ready"; i++) await new Promise((r) => setTimeout(r, 50));
+        return a;
+      },
+      async close() {
+        await server.stop();
+        if ("close" in agent) (agent as { close(): void }).close();
+        await oc?.stop();
+        await home?.cleanup();
+        store.close();
+        await model.close();
+        fs.rmSync(workspace, { recursive: true, force: true });
+        fs.rmSync(data, { recursive: true, force: true });
+      },
+    };
+  };
+}
+
+conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve)", a2aTarget("opencode"));
+conformanceSuite("A2A adapter (plain A2A agent)", a2aTarget("plain"));
 
 conformanceSuite("ACP adapter (copilot --acp)", acpTarget((url) => copilotAgent({ modelBaseUrl: url })));
 conformanceSuite("ACP adapter (opencode acp)", acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })));

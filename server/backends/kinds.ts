@@ -2,6 +2,7 @@ import "server-only";
 import type { BackendDefinition, BackendPreset } from "@/lib/api";
 import type { BackendKind } from "@/lib/model";
 import { ApiError } from "../errors";
+import { a2aKind } from "./a2a/kind";
 import { acpKind } from "./acp/kind";
 import { copilotKind } from "./copilot/kind";
 import { opencodeKind } from "./opencode/kind";
@@ -30,6 +31,7 @@ const KINDS: Partial<Record<BackendKind, KindEntry>> = {
   acp: acpKind,
   copilot: copilotKind,
   zot: zotKind,
+  a2a: a2aKind,
 };
 
 /** The table entry of `kind`; 400 when this console cannot run it. */
