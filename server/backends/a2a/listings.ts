@@ -135,14 +135,18 @@ export function adoptListedIds(history: readonly Message[], kept: readonly Messa
 
 /**
  * A session's newest page as the console shows it: the listed history merged with the messages the
- * console saw (after `adoptListedIds`), then the kept messages newer than all of those (a turn the
- * listing does not hold yet).
+ * console saw (after `adoptListedIds`), plus the kept messages the listing does not hold — a tool
+ * step (the listing has only text), or a turn it does not list yet — from the oldest kept message
+ * on the page onwards, in time order.
  */
 export function historyWindow(history: readonly Message[], kept: readonly Message[]): Message[] {
   const adopted = adoptListedIds(history, kept);
   const merged = mergeHistory(history, adopted);
   const have = new Set(merged.map((m) => m.id));
-  const newest = merged.length ? Math.max(...merged.filter((m) => adopted.some((k) => k.id === m.id)).map((m) => m.createdAt), Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY;
-  const trailing = adopted.filter((m) => !have.has(m.id) && m.createdAt > newest);
-  return [...merged, ...trailing];
+  const keptIds = new Set(adopted.map((k) => k.id));
+  const onPage = merged.filter((m) => keptIds.has(m.id)).map((m) => m.createdAt);
+  const oldest = onPage.length ? Math.min(...onPage) : Number.NEGATIVE_INFINITY;
+  const unlisted = adopted.filter((m) => !have.has(m.id) && m.createdAt >= oldest);
+  if (unlisted.length === 0) return merged;
+  return [...merged, ...unlisted].map((m, i) => ({ m, i })).sort((a, b) => a.m.createdAt - b.m.createdAt || a.i - b.i).map((x) => x.m);
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
+import { TimelineEvent as TimelineEventSchema, type Message, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { adoptListedIds, historyMessages, historyWindow, listedSession, mergeHistory, recoveredAsk } from "./listings";
 import { applyFrame, beginTurn, endTurn, failTurn, newSessionNorm, taskState, toInterrupt, type FrameResult, type SessionNorm } from "./normalize";
@@ -150,6 +150,19 @@ describe("opencode-a2a profile", () => {
     const live = stateOf(events).messages;
     const window = historyWindow([], live);
     expect(window.map((m) => m.id)).toEqual(["u_1", "msg_1"]);
+  });
+
+  it("keeps a live tool step the listing leaves out (it lists only text), in time order", () => {
+    const t = (id: string, role: "user" | "assistant", at: number, blocks: Message["blocks"]): Message => ({ id, sessionId: "s", role, createdAt: at, blocks });
+    const live = [
+      t("u_1", "user", 100, [{ id: "u_1:0", kind: "text", text: "run it" }]),
+      t("msg_tool", "assistant", 200, [{ id: "tool:c1", kind: "tool", callId: "c1", tool: "bash", status: "completed", input: {}, output: "hi" }]),
+      t("msg_2", "assistant", 300, [{ id: "msg_2:text", kind: "text", text: "Done." }]),
+    ];
+    const listed = [t("msg_0", "user", 1, [{ id: "msg_0:text", kind: "text", text: "run it" }]), t("msg_2", "assistant", 2, [{ id: "msg_2:text", kind: "text", text: "Done." }])];
+    const window = historyWindow(listed, live);
+    expect(window.map((m) => m.id)).toEqual(["msg_0", "msg_tool", "msg_2"]);
+    expect(window[1]!.blocks[0]).toMatchObject({ kind: "tool", status: "completed" });
   });
 });
 

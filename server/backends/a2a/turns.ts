@@ -330,6 +330,8 @@ export class A2aTurns {
     rt.watching = false;
     if (turn.done) return;
     turn.done = true;
+    // The lost task is over for the console: the next prompt starts a new one (see beginTurn).
+    if (rt.norm.turn) rt.norm.turn.done = true;
     if (!lostMessage) return this.idle(rt, turn);
     const lastAssistant = this.ctx.sessions.messagesOf(rt).filter((m) => m.role === "assistant").at(-1);
     const message = lostMessage;
@@ -379,6 +381,7 @@ export class A2aTurns {
       if (!turn.taskId && rt.watching) {
         // Only following the history: stop following.
         turn.done = true;
+        if (rt.norm.turn) rt.norm.turn.done = true;
         return this.idle(rt, turn);
       }
       void this.finish(rt, turn, { state: "canceled" });
