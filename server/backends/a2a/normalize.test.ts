@@ -156,7 +156,7 @@ describe("opencode-a2a profile", () => {
     const t = (id: string, role: "user" | "assistant", at: number, blocks: Message["blocks"]): Message => ({ id, sessionId: "s", role, createdAt: at, blocks });
     const live = [
       t("u_1", "user", 100, [{ id: "u_1:0", kind: "text", text: "run it" }]),
-      t("msg_tool", "assistant", 200, [{ id: "tool:c1", kind: "tool", callId: "c1", tool: "bash", status: "completed", input: {}, output: "hi" }]),
+      t("msg_tool", "assistant", 200, [{ id: "tool:c1", kind: "tool", callId: "c1", tool: "bash", rawTool: "bash", status: "completed", input: {}, output: "hi" }]),
       t("msg_2", "assistant", 300, [{ id: "msg_2:text", kind: "text", text: "Done." }]),
     ];
     const listed = [t("msg_0", "user", 1, [{ id: "msg_0:text", kind: "text", text: "run it" }]), t("msg_2", "assistant", 2, [{ id: "msg_2:text", kind: "text", text: "Done." }])];
