@@ -3,7 +3,7 @@
  * validate with these, and the browser client uses the same types.
  */
 import { z } from "zod";
-import { BackendKind, FileDiff, ModelRef, Session, Message, TimelineEvent, Todo, type Backend, type Interrupt } from "./model";
+import { AgentCardSummary, BackendKind, FileDiff, ModelRef, Session, Message, TimelineEvent, Todo, type Backend, type Interrupt } from "./model";
 
 export const ErrorCode = z.enum([
   "bad_request",
@@ -131,6 +131,15 @@ export const CopilotBackendConfig = StdioBackendConfig.extend({
 }).strict();
 /** An A2A agent: its URL (http or https only) and the bearer token it wants (kept on the server). */
 export const A2aBackendConfig = z.object({ url: z.url({ protocol: /^https?$/ }).max(2000), token: z.string().max(4000).optional() }).strict();
+
+/** `POST /api/a2a/card` — an A2A agent's card read by the server before the agent is added (docs/api.md). */
+export const A2aCardRequest = A2aBackendConfig;
+export const A2aCardPreview = z.object({
+  card: AgentCardSummary,
+  /** Whether the agent took the token: `none` when none was given and none is needed, `required` when one is. */
+  token: z.enum(["accepted", "refused", "required", "none"]),
+});
+export type A2aCardPreview = z.infer<typeof A2aCardPreview>;
 
 export const BackendDefinition = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("opencode"), label: nonEmpty.max(100), config: OpencodeBackendConfig.default({}) }),

@@ -6,6 +6,7 @@ import type { Backend } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
 import { formatCommandLine } from "@/lib/command-line";
 import { Badge } from "../ui/badge";
+import { AgentCardView } from "./agent-card-view";
 import { cx } from "../ui/cx";
 import { IconChevronRight } from "../ui/icons";
 
@@ -130,6 +131,7 @@ export function BackendCard({ backend }: { backend: Backend }) {
               )
             )}
           </dl>
+          {b.agent && <AgentCardView card={b.agent} compact />}
         </div>
         <div className="flex shrink-0 items-center gap-1.5">
           {stdio && (

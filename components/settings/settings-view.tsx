@@ -5,10 +5,11 @@ import type { Backend } from "@/lib/model";
 import { apiGet } from "@/lib/client/api-client";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { SidebarToggle } from "../shell/shell";
+import { AddA2aBackend } from "./add-a2a-backend";
 import { AddAcpBackend } from "./add-acp-backend";
 import { BackendCard } from "./backend-card";
 
-/** `/settings`: the configured backends (live status, stderr tail, remove) and adding an ACP agent. */
+/** `/settings`: the configured backends (live status, stderr tail, remove) adding an ACP agent and an A2A agent. */
 export function SettingsView() {
   const live = useGlobalEvents();
   const q = useQuery({ queryKey: ["backends"], queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"), refetchInterval: 5000 });
@@ -41,6 +42,11 @@ export function SettingsView() {
             Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude, Codex and Gemini adapters. See docs/backends/acp.md.
           </p>
           <AddAcpBackend />
+          <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an A2A agent</h2>
+          <p className="mb-2 mt-1 text-[12.5px] text-muted">
+            Any A2A 0.3 agent over JSON-RPC, with opencode-a2a&apos;s sessions, models and interrupts when its card offers them. See docs/backends/a2a.md.
+          </p>
+          <AddA2aBackend />
         </div>
       </div>
     </div>

@@ -3,7 +3,8 @@ import type { AgentCard, Message, MessageSendParams, Task } from "@a2a-js/sdk";
 import { ClientFactory, createAuthenticatingFetchWithRetry, JsonRpcTransport, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { ApiError, describeError, isApiError } from "../../errors";
 import { obj, str } from "../shared/values";
-import { detectProfile, fetchAgentCard, jsonRpcUrl, type AgentProfile } from "./card";
+import type { A2aCardPreview } from "@/lib/api";
+import { detectProfile, fetchAgentCard, jsonRpcUrl, summarizeCard, type AgentProfile } from "./card";
 
 /** How long one JSON-RPC call (not a stream) may take. */
 export const CALL_TIMEOUT_MS = 30_000;
@@ -199,4 +200,21 @@ export function authFetch(token: string | undefined): typeof fetch {
     }
     return res;
   };
+}
+
+/**
+ * Reads an agent's card (server side) and tries the token, for the settings page to show before the
+ * agent is saved (`POST /api/a2a/card`): the card's summary and whether the token was accepted.
+ * The token is used for the one check and never returned.
+ */
+export async function previewAgent(url: string, token: string | undefined): Promise<A2aCardPreview> {
+  const conn = await A2aConnection.open(url, token);
+  const card = summarizeCard(conn.card);
+  try {
+    await conn.checkToken();
+  } catch (err) {
+    if (isAuthError(err)) return { card, token: token ? "refused" : "required" };
+    throw mapA2aError(err, "be reached", card.name);
+  }
+  return { card, token: token ? "accepted" : "none" };
 }
