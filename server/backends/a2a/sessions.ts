@@ -151,7 +151,8 @@ export class A2aSessions {
   }
 
   sessionOf(rt: Runtime): Session {
-    const busy = rt.turn !== undefined && !rt.turn.done;
+    // A task paused on `input-required` is still the session's turn: busy (shown as waiting on its interrupt).
+    const busy = (rt.turn !== undefined && !rt.turn.done) || rt.paused !== undefined;
     return { ...rt.session, status: busy ? "busy" : "idle", ...(rt.usage ? { usage: rt.usage } : {}) };
   }
 

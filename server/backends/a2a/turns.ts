@@ -225,7 +225,8 @@ export class A2aTurns {
 
   private idle(rt: Runtime, turn: RunningTurn) {
     if (rt.turn === turn) rt.turn = undefined;
-    this.ctx.emit(rt, [{ type: "session.status", status: "idle" }]);
+    // A paused task (input-required) waits for the user's answer: the session stays busy, shown as waiting.
+    this.ctx.emit(rt, [{ type: "session.status", status: rt.paused ? "busy" : "idle" }]);
     this.ctx.sessions.persist(rt);
     const next = rt.queued.shift();
     if (next) this.start(rt, next).catch((err: unknown) => this.ctx.emit(rt, [{ type: "error", message: mapA2aError(err, "run the queued prompt", this.ctx.label).message }]));
