@@ -13,7 +13,7 @@ import { A2aConnection, authFetch, isAuthError, mapA2aError, rpcFailure } from "
 import { historyWindow } from "./listings";
 import { toInterrupt, type Profile } from "./normalize";
 import { OpencodeOps } from "./opencode";
-import { A2aSessions, type Runtime } from "./sessions";
+import { A2aSessions, DEFAULT_TITLE, type Runtime } from "./sessions";
 import { A2aTurns } from "./turns";
 
 export interface A2aAdapterOptions {
@@ -256,8 +256,11 @@ export class A2aAdapter implements BackendAdapter {
       if (rpcFailure(err)?.type === "SESSION_NOT_FOUND") return undefined;
       throw mapA2aError(err, "read the session", this.opts.label);
     }
+    // Its title and times as the agent lists them (the sidebar may not have listed it in this run yet).
+    const listed = (await ops.sessions().catch(() => [])).find((s) => s.id === ocSession);
+    if (listed) return listed;
     const now = Date.now();
-    return { id: ocSession, backendId: this.id, title: "Untitled session", createdAt: now, updatedAt: now, status: "idle" };
+    return { id: ocSession, backendId: this.id, title: DEFAULT_TITLE, createdAt: now, updatedAt: now, status: "idle" };
   };
 
   private runtime(sessionId: string): Promise<Runtime> {
