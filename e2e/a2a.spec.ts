@@ -245,13 +245,17 @@ test.describe("A2A: tokens and settings", () => {
     // the card is in the backend's details
     await expect(st.row(OC_ID).getByTestId("agent-card-skills")).toContainText("Chat with OpenCode");
     await expect(st.row(OC_ID).getByTestId("agent-card-extensions")).toContainText("urn:a2a:session-binding/v1");
-    // the sidebar lists the sessions of the earlier tests: opencode-a2a's (opencode.sessions.list) and the plain agent's (kept by the console)
-    for (const id of [OC_ID, PLAIN_ID]) {
-      const listed = await request.get(`${a2aStack.url}/api/backends/${id}/sessions?limit=50`);
-      const text = await listed.text();
-      expect((JSON.parse(text) as { items: unknown[] }).items.length, text).toBeGreaterThan(2);
-      await expect(page.locator(`[data-testid="backend-section"][data-backend-id="${id}"] [data-testid="session-row"]`).first()).toBeVisible();
+    // the sidebar lists opencode-a2a's sessions (opencode.sessions.list) and the plain agent's (kept by the console)
+    const ocSession = (await a2aStack.oc.session.create({ title: "listed by opencode-a2a" })).data!;
+    const plainSession = await a2aApi.createSession(PLAIN_ID, "kept by the console");
+    await page.reload();
+    for (const [id, sid, title] of [
+      [OC_ID, ocSession.id, "listed by opencode-a2a"],
+      [PLAIN_ID, plainSession.id, "kept by the console"],
+    ] as const) {
+      await expect(page.locator(`[data-testid="backend-section"][data-backend-id="${id}"] [data-testid="session-row"][data-session-id="${sid}"]`)).toContainText(title);
     }
+    await st.row(OC_ID).screenshot({ path: test.info().outputPath("a2a-backend-row.png") });
     // a prompt to it is an error that says why, not a crash
     const s = await a2aApi.createSession(WRONG_ID, "wrong token");
     const r = await request.post(`${a2aApi.base(WRONG_ID, s.id)}/prompt`, { data: { parts: [{ type: "text", text: "hello?" }] } });

@@ -25,7 +25,7 @@ export function AgentCardView({ card, compact = false }: { card: AgentCardSummar
         </div>
       )}
       {!compact && card.description && <p className="mt-1 line-clamp-3 text-muted [overflow-wrap:anywhere]">{card.description}</p>}
-      <dl className="mt-1.5 grid grid-cols-[88px_1fr] gap-x-3 gap-y-1">
+      <dl className={compact ? "mt-0.5 grid grid-cols-[88px_1fr] gap-x-3 gap-y-0.5" : "mt-1.5 grid grid-cols-[88px_1fr] gap-x-3 gap-y-1"}>
         {compact && (
           <>
             <dt className="text-faint">Agent</dt>
