@@ -41,6 +41,7 @@ test.describe("A2A: opencode-a2a bridge", () => {
     await expect(reasoning.first()).toContainText("I should run the command with bash first.");
     // the final status's usage reached the session
     await expect(page.getByTestId("usage")).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath("a2a-stream.png") });
   });
 
   test("a permission answered after a page reload while it waits", async ({ page, a2aApi, a2aStack }) => {
@@ -156,6 +157,7 @@ test.describe("A2A: opencode-a2a bridge", () => {
     await expect(finished.or(failed).first()).toBeVisible();
     await expect(sp.messages("user")).toHaveCount(1);
     await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
+    await page.screenshot({ path: test.info().outputPath("a2a-restart.png") });
     a2aStack.model.enqueue({ text: "Alive after the restart." });
     await sp.prompt("still there?");
     await expect(sp.assistantText().last()).toHaveText("Alive after the restart.", TURN);
