@@ -552,7 +552,7 @@ export function endTurn(n: SessionNorm, end: TurnEnd, now: number): TimelineEven
     turn.tools.set(t.callId, block);
     events.push({ type: "block.updated", messageId: turn.blockMessage.get(t.id) ?? target.id, block });
   }
-  if (error && !error.aborted) events.push({ type: "error", message: error.message, code: error.name });
+  // The error is on the reply (shown there), not repeated as the session's error.
   return events;
 }
 

@@ -338,7 +338,7 @@ export class A2aTurns {
     const message = lostMessage;
     if (lastAssistant) {
       const { blocks: _blocks, ...info } = lastAssistant;
-      this.ctx.emit(rt, [{ type: "message.updated", message: { ...info, completedAt: info.completedAt ?? Date.now(), error: { name: "TaskLost", message } } }, { type: "error", message, code: "TaskLost" }]);
+      this.ctx.emit(rt, [{ type: "message.updated", message: { ...info, completedAt: info.completedAt ?? Date.now(), error: { name: "TaskLost", message } } }]);
     } else {
       this.ctx.emit(rt, failTurn(rt.norm, { name: "TaskLost", message }, Date.now()));
     }
