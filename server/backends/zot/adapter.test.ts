@@ -224,7 +224,11 @@ describe("zot adapter: sessions", () => {
       await r.adapter.compact(s.id);
       await until(() => ch.state.session?.status === "idle" && ch.state.messages.at(-1)?.summary && ch.state.messages.at(-1)?.completedAt, `the ${build} build's compaction`);
       const summary = ch.state.messages.at(-1)!;
-      expect(summary.blocks.some((b) => b.kind === "notice" && b.code === "compaction")).toBe(true);
+      // The divider before the summary (a user-role message, as compactions show) says it is done.
+      const divider = ch.state.messages.at(-2)!;
+      expect(summary.parentId).toBe(divider.id);
+      expect(divider.blocks).toEqual([expect.objectContaining({ kind: "notice", code: "compaction", text: expect.stringContaining("compacted") })]);
+      expect(summary.blocks.some((b) => b.kind === "notice")).toBe(false);
       expect(textOf(summary)).toContain("Summary");
       // and the session takes prompts afterwards (a late `done` is not taken for the next turn's)
       model.enqueue({ text: `After the ${build} compaction.` });
