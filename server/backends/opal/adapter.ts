@@ -633,7 +633,7 @@ export class OpalAdapter implements BackendAdapter {
       }
     }
     if (!c.turn) {
-      const begun = beginTurn(subId, `${subId}:a${c.state.messages.length}`, now);
+      const begun = beginTurn(subId, `${subId}:a${c.state.messages.length}`, now + 1);
       c.turn = begun.turn;
       this.childPublish(c, [...begun.events, { type: "session.status", status: "busy" }]);
     }

@@ -20,8 +20,8 @@ type Kind = "allow_once" | "allow_always" | "reject";
 /** A `client/confirm` action's meaning, from its name (`allow`, `allow_session`, `deny` …). */
 export function actionKind(action: string): Kind {
   const a = action.toLowerCase();
-  if (/deny|reject|no|cancel|block/.test(a)) return "reject";
-  if (/always|session|all/.test(a)) return "allow_always";
+  if (/deny|reject|cancel|block|refuse|^no$/.test(a)) return "reject";
+  if (/always|session|forever|permanent/.test(a)) return "allow_always";
   return "allow_once";
 }
 
