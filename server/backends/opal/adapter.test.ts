@@ -129,6 +129,7 @@ describe("Opal adapter", () => {
     expect(texts(child.messages, "user")).toEqual(["look around"]);
     expect(texts(child.messages, "assistant")).toEqual(["Found two files."]);
     expect(child.messages[1]!.blocks[0]).toMatchObject({ kind: "reasoning", text: "Looking." });
+    await expect(r.adapter.prompt(task.childSessionId!, { parts: [{ type: "text", text: "hi" }] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 409);
   });
 
   it("a branch from an earlier message: the new session goes on from there, the old path stays visible and refuses prompts", async () => {
@@ -170,6 +171,31 @@ describe("Opal adapter", () => {
     const notices = ch.state.messages.flatMap((m) => m.blocks).flatMap((b) => (b.kind === "notice" ? [b.text] : []));
     expect(notices).toEqual(expect.arrayContaining(["Queued: Opal adds this message between its tool calls.", "Opal took the queued message: also note this"]));
     expect(texts(ch.state.messages, "user")).toEqual(["sleep a bit", "also note this"]);
+  });
+
+  it("compaction keeps the shown turns and adds Opal's summary after a marker; models, model/set and thinking/set", async () => {
+    const r = await started();
+    model.enqueue({ text: "A long answer worth compacting." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "say something long" }] });
+    await idle(ch);
+    await r.adapter.compact(s.id);
+    const last = ch.state.messages.at(-1)!;
+    expect(last).toMatchObject({ role: "assistant", summary: true });
+    expect(last.blocks[0]).toMatchObject({ kind: "notice", code: "compaction" });
+    expect(last.blocks.some((b) => b.kind === "text" && b.text.startsWith("[Conversation summary]"))).toBe(true);
+    expect(texts(ch.state.messages, "user")).toEqual(["say something long"]);
+    const models = await r.adapter.models();
+    expect(models.items.map((m) => m.id)).toEqual(["fake-model", "fake-model-2"]);
+    const set = await r.adapter.setSessionOption(s.id, "thinking", "high");
+    expect(set.settings!.options.find((o) => o.id === "thinking")!.value).toBe("high");
+    await expect(r.adapter.setSessionOption(s.id, "thinking", "extreme")).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+    model.enqueue({ text: "From the second model." });
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "which model" }], model: { id: "fake-model-2" } });
+    await until(() => texts(ch.state.messages, "assistant").includes("From the second model."), "the reply");
+    expect(model.requests.at(-1)!.model).toBe("fake-model-2");
+    // Opal's model now starts from the summary, not the earlier turn.
+    expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain("[Conversation summary]");
   });
 
   it("setup_required: the backend is auth-required with Opal's device code and link, and ready once the poll succeeds", async () => {

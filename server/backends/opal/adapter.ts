@@ -530,7 +530,13 @@ export class OpalAdapter implements BackendAdapter {
 
   /* ------------------------------------------------------------------ turns */
 
+  /** A sub-agent's session (live or recorded): shown, never prompted. */
+  private isChild(sessionId: string): boolean {
+    return Boolean(this.findChild(sessionId) ?? this.transcripts.get(sessionId)?.session.parentId);
+  }
+
   async prompt(sessionId: string, body: PromptBody): Promise<void> {
+    if (this.isChild(sessionId)) throw ApiError.conflict("An Opal sub-agent runs inside its parent's turn and takes no prompts of its own: prompt the parent session");
     const rt = await this.known(sessionId);
     if (body.parts.some((p) => p.type !== "text")) throw ApiError.badRequest(`${this.opts.label} takes text prompts (Opal has no attachments)`);
     const text = body.parts.map((p) => (p.type === "text" ? p.text : "")).join("\n\n");
@@ -651,6 +657,7 @@ export class OpalAdapter implements BackendAdapter {
   }
 
   async abort(sessionId: string): Promise<void> {
+    if (this.isChild(sessionId)) return;
     const rt = await this.known(sessionId);
     if (!rt.turn) return;
     const c = this.proc.current;
@@ -667,7 +674,8 @@ export class OpalAdapter implements BackendAdapter {
     if (rt.turn) throw ApiError.conflict("Wait for the running turn to end before compacting");
     const conn = await this.attach(rt);
     try {
-      await conn.request("session/compact", { session_id: rt.opalId }, { timeoutMs: 180_000 });
+      // `keep_recent` is a token budget (quirk 1), not a message count: 0 summarizes everything.
+      await conn.request("session/compact", { session_id: rt.opalId, keep_recent: 0 }, { timeoutMs: 180_000 });
     } catch (err) {
       throw this.mapError(err, "compact the conversation");
     }
@@ -678,7 +686,7 @@ export class OpalAdapter implements BackendAdapter {
     const id = `c_${newId()}`;
     this.publish(rt.id, [
       { type: "message.updated", message: { id, sessionId: rt.id, role: "assistant", createdAt: now, completedAt: now, summary: true } },
-      { type: "block.updated", messageId: id, block: { id: `${id}:n`, kind: "notice", level: "info", code: "compaction", text: "Opal compacted the conversation" } },
+      { type: "block.updated", messageId: id, block: { id: `${id}:n`, kind: "notice", level: "info", code: "compaction", text: summary ? "Opal compacted the conversation" : "Opal had nothing to compact" } },
       ...(summary ? summary.blocks.map((b) => ({ type: "block.updated" as const, messageId: id, block: { ...b, id: `${id}:${b.id}` } })) : []),
     ]);
     this.save(rt);
