@@ -5,6 +5,9 @@
  * agent killed mid-turn, a question answered, a confirmation, a sub-agent's timeline under its
  * parent, the plan from the tasks tool, a branch from an earlier message.
  */
+import fs from "node:fs";
+import path from "node:path";
+import { InputFormPage } from "./pages/input-form";
 import { ReviewPage } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
@@ -124,6 +127,26 @@ test.describe("Opal", () => {
     await expect(card).toHaveCount(0);
     await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "completed");
     await expect(sp.assistantText().last()).toHaveText("Ran after the confirmation.");
+  });
+
+  test("an input request (client/input, sensitive): a masked field; the value reaches Opal, not the page after it", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "secret-token.txt", content: "" } }] }, { text: "Stored it." });
+    const s = await opalApi.createSession("opal input", CONFIRM_ID);
+    const sp = new SessionPage(page);
+    await sp.goto(CONFIRM_ID, s.id);
+    await sp.prompt("store my token");
+    const form = new InputFormPage(page);
+    await expect(form.root).toContainText("Value to store in secret-token.txt");
+    const field = form.root.getByTestId("input-text");
+    await expect(field).toHaveAttribute("type", "password");
+    await field.fill("tok-e2e-hidden-value");
+    await form.submit.click();
+    await expect(form.root).toHaveCount(0);
+    await expect(sp.assistantText().last()).toHaveText("Stored it.");
+    expect(fs.readFileSync(path.join(opalStack.workspace, "secret-token.txt"), "utf8")).toBe("tok-e2e-hidden-value");
+    await page.reload();
+    await expect(sp.assistantText().last()).toHaveText("Stored it.");
+    expect(await page.content()).not.toContain("tok-e2e-hidden-value");
   });
 
   test("a sub-agent's timeline under its parent, and the plan from the tasks tool", async ({ page, opalApi, opalStack }) => {

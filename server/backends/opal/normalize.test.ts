@@ -146,6 +146,8 @@ describe("session/history → messages", () => {
       ["u2", "assistant", true],
     ]);
     expect(ms[1]!.parentId).toBe("u1");
+    expect(ms.map((m) => m.createdAt)).toEqual([...ms.map((m) => m.createdAt)].sort((a, b) => a - b));
+    expect(new Set(ms.map((m) => m.createdAt)).size).toBe(3);
     expect(ms[1]!.blocks.map((b) => b.kind)).toEqual(["reasoning", "text", "tool", "tool", "text"]);
     expect(ms[1]!.blocks[2]).toMatchObject({ tool: "bash", output: "file\n", status: "completed" });
     expect(historyTodos(hist)).toEqual([{ content: "A", status: "pending" }]);

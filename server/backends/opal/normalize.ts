@@ -308,15 +308,18 @@ export function endTurn(t: OpalTurn, now: number, opts: { error?: MessageError }
  * `session/history` (the current path, root first) → canonical messages: each user message, then
  * one assistant message per run collecting its model calls (thinking, text, tool calls) with the
  * `tool_result` messages folded into their tool blocks. Compaction summaries (`[Conversation
- * summary`) are summary messages; system messages are left out. Ids are Opal's.
+ * summary`) are summary messages; system messages are left out. Ids are Opal's; Opal keeps no
+ * times, so messages get increasing times from `now`, in path order.
  */
 export function historyMessages(sessionId: string, raw: unknown, now: number): Message[] {
   const out: Message[] = [];
   let cur: Message | undefined;
   const tools = new Map<string, ToolBlock>();
   let lastUser: string | undefined;
+  let at = now;
   for (const m of arr(raw).filter(isObj)) {
     const id = str(m.id) ?? `h${out.length}`;
+    now = at++;
     const role = str(m.role);
     const content = str(m.content) ?? "";
     if (role === "user" || (role === "system" && content.startsWith("[Conversation summary"))) {
