@@ -132,6 +132,26 @@ describe("Opal adapter", () => {
     await expect(r.adapter.prompt(task.childSessionId!, { parts: [{ type: "text", text: "hi" }] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 409);
   });
 
+  it("a sub-agent's question is raised at the parent (its owner) and answered through it", async () => {
+    const r = await started();
+    model.enqueue(
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "ask the user", label: "asker" } }] },
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Tabs or spaces?", choices: ["tabs", "spaces"] } }] },
+      { text: "The user said spaces." },
+      { text: "Done asking." },
+    );
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "delegate a question" }] });
+    const it = await until(() => ch.state.interrupts[0], "the sub-agent's question at the parent");
+    const task = tools(ch.state.messages).find((t) => t.rawTool === "sub_agent")!;
+    expect(it).toMatchObject({ kind: "question", sessionId: task.childSessionId, ownerSessionId: s.id });
+    expect(ch.state.session!.status).toBe("waiting");
+    await r.adapter.answerInterrupt(s.id, it.id, { answers: [["spaces"]] });
+    await idle(ch);
+    expect(ch.state.interrupts).toEqual([]);
+    expect(texts((await r.adapter.loadSession(task.childSessionId!)).messages, "assistant")).toEqual(["The user said spaces."]);
+  });
+
   it("a branch from an earlier message: the new session goes on from there, the old path stays visible and refuses prompts", async () => {
     const r = await started();
     model.enqueue({ text: "First answer." }, { text: "Second answer." });

@@ -110,7 +110,8 @@ export class OpalAdapter implements BackendAdapter {
     this.id = opts.id;
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
     this.transcripts = new TranscriptStore(opts.store, opts.id);
-    this.interrupts = new InterruptBook<OpalReply>({ idPrefix: "opal", emit: (sid, events) => this.publish(sid, events) });
+    // A sub-agent's interrupt is shown in its own session and in its parent's (its owner).
+    this.interrupts = new InterruptBook<OpalReply>({ idPrefix: "opal", emit: (sid, events) => this.publishWithOwner(sid, events) });
     this.proc = new AgentProcess<JsonRpcPeer>({
       name: `${opts.id} (opal-server)`,
       label: opts.label,
@@ -330,6 +331,15 @@ export class OpalAdapter implements BackendAdapter {
     for (const e of events) this.sink.publish(this.id, sessionId, e);
   }
 
+  private publishWithOwner(sessionId: string, events: TimelineEvent[]) {
+    const child = this.findChild(sessionId);
+    if (child) {
+      child.state = applyAll(child.state, events);
+      this.publish(child.parentId, events);
+    }
+    this.publish(sessionId, events);
+  }
+
   private sessionOf(rt: Runtime): Session {
     return {
       id: rt.id,
@@ -338,7 +348,7 @@ export class OpalAdapter implements BackendAdapter {
       directory: rt.directory,
       createdAt: rt.createdAt,
       updatedAt: rt.updatedAt,
-      status: rt.turn ? (this.interrupts.list(rt.id).length ? "waiting" : "busy") : "idle",
+      status: rt.turn ? (this.pendingFor(rt.id).length ? "waiting" : "busy") : "idle",
       ...(rt.forkedFrom ? { forkedFrom: rt.forkedFrom } : {}),
       ...(rt.model ? { model: { provider: "copilot", id: rt.model } } : {}),
       settings: { options: this.options(rt) },
@@ -430,7 +440,8 @@ export class OpalAdapter implements BackendAdapter {
     }
     for (const rt of this.runtimes.values()) out.set(rt.id, this.sessionOf(rt));
     try {
-      for (const s of await this.opalList()) {
+      // Opal's own list only while it runs: a down backend must not hold the sidebar up.
+      for (const s of this.proc.current ? await this.opalList() : []) {
         if (claimed.has(s.id) || out.has(s.id)) continue;
         out.set(s.id, { id: s.id, backendId: this.id, title: s.title, directory: this.defaultCwd, createdAt: s.updatedAt, updatedAt: s.updatedAt, status: "idle" });
       }
@@ -492,13 +503,13 @@ export class OpalAdapter implements BackendAdapter {
 
   async loadSession(sessionId: string): Promise<LoadedSession> {
     const child = this.findChild(sessionId);
-    if (child) return { session: this.childSession(child), messages: child.state.messages, interrupts: [], todos: [] };
+    if (child) return { session: this.childSession(child), messages: child.state.messages, interrupts: this.interrupts.list(child.id), todos: [] };
     const t = this.transcripts.get(sessionId);
     if (t?.session.parentId) return { session: t.session, messages: t.messages ?? [], interrupts: [], todos: [] };
     const rt = await this.known(sessionId);
     const all = await this.allMessages(rt);
     const page = pageMessages(all.messages, { limit: 200 });
-    return { session: this.sessionOf(rt), messages: page.items, interrupts: this.interrupts.list(rt.id), todos: all.todos, ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}) };
+    return { session: this.sessionOf(rt), messages: page.items, interrupts: this.pendingFor(rt.id), todos: all.todos, ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}) };
   }
 
   private async allMessages(rt: Runtime): Promise<{ messages: Message[]; todos: Todo[] }> {
@@ -574,7 +585,7 @@ export class OpalAdapter implements BackendAdapter {
   private finishTurn(rt: Runtime, events: TimelineEvent[]) {
     if (rt.abortTimer) clearTimeout(rt.abortTimer);
     rt.abortTimer = undefined;
-    this.interrupts.expire((p) => p.sessionId === rt.id, { error: "The run ended" });
+    this.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, { error: "The run ended" });
     rt.turn = undefined;
     rt.updatedAt = Date.now();
     this.publish(rt.id, [...events, { type: "session.status", status: "idle" }, { type: "session.updated", session: this.sessionOf(rt) }]);
@@ -606,7 +617,7 @@ export class OpalAdapter implements BackendAdapter {
         this.onSubEvent(rt, r.sub.parentCallId, r.sub.subSessionId, r.sub.inner, now);
         return;
       }
-      if (r.status) this.publish(rt.id, [{ type: "session.status", status: this.interrupts.list(rt.id).length ? "waiting" : "busy", detail: r.status }]);
+      if (r.status) this.publish(rt.id, [{ type: "session.status", status: this.pendingFor(rt.id).length ? "waiting" : "busy", detail: r.status }]);
       if (r.queued?.applied) r.events.push(notice(turn, "info", `Opal took the queued message: ${r.queued.text.slice(0, 200)}`));
       if (r.ended) this.finishTurn(rt, r.events);
       else this.publish(rt.id, r.events);
@@ -813,31 +824,46 @@ export class OpalAdapter implements BackendAdapter {
   /** A `client/*` request: an interrupt at the session that asked (a sub-agent asks through its parent), answered whenever the user is ready. */
   private onRequest(gen: number, method: OpalRequest, params: unknown, signal: AbortSignal): Promise<unknown> {
     const p = obj(params);
-    const consoleId = this.byOpal.get(str(p.session_id) ?? "");
-    const rt = consoleId ? this.runtimes.get(consoleId) : undefined;
+    const asker = str(p.session_id) ?? "";
+    const consoleId = this.byOpal.get(asker);
+    let rt = consoleId ? this.runtimes.get(consoleId) : undefined;
+    // A sub-agent asks with its own session id: the question belongs to its child session and is raised at the parent.
+    const child = rt ? undefined : this.findChild(asker);
+    if (child) rt = this.runtimes.get(child.parentId);
     if (!rt) return Promise.reject(JsonRpcError.invalidParams("Session not found"));
-    const tool = rt.turn ? [...rt.turn.tools.values()].reverse().find((b) => b.status === "running") : undefined;
+    const turn = child?.turn ?? rt.turn;
+    const tool = turn ? [...turn.tools.values()].reverse().find((b) => b.status === "running") : undefined;
     const it: Interrupt = {
       id: this.interrupts.newId(),
-      sessionId: rt.id,
+      sessionId: child ? child.id : rt.id,
+      ...(child ? { ownerSessionId: rt.id } : {}),
       createdAt: Date.now(),
       ...requestInterrupt(method, p),
       ...(tool ? { toolCallId: tool.callId } : {}),
-      ...(rt.turn ? { messageId: rt.turn.info.id } : {}),
+      ...(turn ? { messageId: turn.info.id } : {}),
     };
+    const owner = rt;
     return new Promise((resolve, reject) => {
       const respond = (r: OpalReply) => {
         if ("result" in r) resolve(r.result);
         else reject(new JsonRpcError(-32000, r.error));
-        if (rt.turn && this.interrupts.list(rt.id).length === 0) this.publish(rt.id, [{ type: "session.status", status: "busy" }]);
+        if (owner.turn && this.pendingFor(owner.id).length <= 1) this.publish(owner.id, [{ type: "session.status", status: "busy" }]);
       };
-      this.interrupts.raise({ sessionId: rt.id, interrupt: it, epoch: gen, respond }, [{ type: "interrupt.requested", interrupt: it }, { type: "session.status", status: "waiting" }]);
+      this.interrupts.raise({ sessionId: it.sessionId, interrupt: it, epoch: gen, respond }, [{ type: "interrupt.requested", interrupt: it }]);
+      this.publish(owner.id, [{ type: "session.status", status: "waiting" }]);
       signal.addEventListener("abort", () => this.interrupts.expire((x) => x.interrupt.id === it.id, { error: "connection closed" }), { once: true });
     });
   }
 
+  /** Pending interrupts shown in a session: its own and its sub-agents'. */
+  private pendingFor(sessionId: string): Interrupt[] {
+    return this.interrupts.list().filter((i) => i.sessionId === sessionId || i.ownerSessionId === sessionId);
+  }
+
   async answerInterrupt(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void> {
-    const p = this.interrupts.take(sessionId, interruptId);
+    // Answered through the session that asked or the one that owns it (a sub-agent's parent).
+    const asked = this.interrupts.get(interruptId);
+    const p = this.interrupts.take(asked && asked.interrupt.ownerSessionId === sessionId ? asked.sessionId : sessionId, interruptId);
     const { reply, outcome } = replyFor(p.interrupt, answer);
     this.interrupts.settle(interruptId, outcome, reply);
   }
