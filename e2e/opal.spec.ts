@@ -182,6 +182,26 @@ test.describe("Opal", () => {
     await expect(sp.assistantText().last()).toHaveText("The scout found the files.");
   });
 
+  test("a sub-agent's question is raised at its parent and answered there", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue(
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "Ask which license to use.", label: "asker" } }] },
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Which license?", choices: ["MIT", "Apache-2.0"] } }] },
+      { text: "The user picked MIT." },
+      { text: "License settled." },
+    );
+    const s = await opalApi.createSession("opal sub-agent question");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("let a sub-agent ask");
+    const ui = new Interrupts(page);
+    await expect(ui.question()).toContainText("Which license?");
+    await ui.option("MIT").click();
+    await ui.question().getByTestId("question-submit").click();
+    await expect(ui.question()).toHaveCount(0);
+    await expect(sp.assistantText().last()).toHaveText("License settled.");
+    await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "completed");
+  });
+
   test("a branch from an earlier message: the new session goes on from there, the old path stays", async ({ page, opalApi, opalStack }) => {
     opalStack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
     const s = await opalApi.createSession("opal branch");
