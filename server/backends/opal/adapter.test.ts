@@ -218,6 +218,21 @@ describe("Opal adapter", () => {
     expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain("[Conversation summary]");
   });
 
+  it("a session without a title is named from the first prompt, then by Opal's generated title; a given title stays", async () => {
+    const r = await started();
+    model.enqueue({ text: "Named." }, { text: "Kept." });
+    const s = await r.adapter.createSession({});
+    const ch = await r.hub.open("opal", s.id);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "please fix the flaky parser test in the lexer module" }] });
+    await idle(ch);
+    await until(() => ch.state.session?.title === "please fix the flaky parser test", "Opal's title");
+    expect((await r.adapter.listSessions({ limit: 50 })).items.find((x) => x.id === s.id)?.title).toBe("please fix the flaky parser test");
+    const { s: given, ch: gch } = await session(r);
+    await r.adapter.prompt(given.id, { parts: [{ type: "text", text: "another long prompt with many words in it" }] });
+    await idle(gch);
+    expect((await r.adapter.getSession(given.id)).title).toBe("t");
+  });
+
   it("setup_required: the backend is auth-required with Opal's device code and link, and ready once the poll succeeds", async () => {
     const bare = path.join(root, "bare");
     fs.mkdirSync(bare);

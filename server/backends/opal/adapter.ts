@@ -17,7 +17,7 @@ import { pageMessages, pageSessions } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import { arr, isObj, obj, str } from "../shared/values";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
-import { applyOpalEvent, beginTurn, endTurn, historyMessages, historyTodos, notice, tasksTodos, type OpalTurn } from "./normalize";
+import { applyOpalEvent, beginTurn, endTurn, generatedTitle, historyMessages, historyTodos, notice, tasksTodos, type OpalTurn } from "./normalize";
 import { OPAL_REQUESTS, replyFor, requestInterrupt, type OpalReply, type OpalRequest } from "./requests";
 
 export interface OpalAdapterOptions {
@@ -73,6 +73,8 @@ interface Runtime {
   forkedFrom?: { sessionId: string; messageId?: string };
   /** Left by a branch: the path the console recorded before it; the Opal session went on in `left`. */
   left?: string;
+  /** The title was made here from the first prompt: Opal's generated title replaces it. */
+  autoTitle?: boolean;
 }
 
 const newId = () => randomBytes(8).toString("hex");
@@ -569,6 +571,7 @@ export class OpalAdapter implements BackendAdapter {
     }
     if (rt.title === "New session") {
       rt.title = text.replace(/\s+/g, " ").trim().slice(0, 60) || rt.title;
+      rt.autoTitle = true;
       events.push({ type: "session.updated", session: this.sessionOf(rt) });
     }
     this.publish(rt.id, events);
@@ -602,6 +605,17 @@ export class OpalAdapter implements BackendAdapter {
     try {
       const now = Date.now();
       const type = str(p.type);
+      const title = type === "unknown" ? generatedTitle(str(p.raw) ?? "") : undefined;
+      if (title) {
+        // Opal names the session (during or just after a run): it replaces a title made from the prompt.
+        if (rt.autoTitle && title !== rt.title) {
+          rt.title = title;
+          rt.autoTitle = false;
+          this.publish(rt.id, [{ type: "session.updated", session: this.sessionOf(rt) }]);
+          if (!rt.turn) this.save(rt);
+        }
+        return;
+      }
       if (!rt.turn) {
         // A run the console did not start (a queued prompt applied while idle): a new assistant message.
         if (type !== "agent_start" && type !== "message_applied") return;

@@ -95,7 +95,10 @@ describe("Opal agent/event → timeline", () => {
       { type: "error", reason: "{:overflow_no_session, 1}" },
       { type: "message_queued", text: "later" },
       { type: "brand_new_event" },
+      { type: "unknown", raw: '{:title_generated, "Fix the \\"parser\\""}' },
     ]);
+    expect(extra[6]!.title).toBe('Fix the "parser"');
+    expect(extra[6]!.events).toEqual([]);
     expect(extra[0]!.status).toBe("Reading files");
     expect(extra[4]!.queued).toEqual({ text: "later", applied: false });
     expect(blocks(out).map((b) => [b.level, b.code, b.text])).toEqual([

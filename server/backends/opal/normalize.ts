@@ -54,6 +54,19 @@ export interface Applied {
   sub?: { parentCallId: string; subSessionId: string; inner: Obj };
   /** A prompt sent while busy was queued / applied. */
   queued?: { text: string; applied: boolean };
+  /** Opal generated a title (`unknown {raw: "{:title_generated, \"…\"}"}`). */
+  title?: string;
+}
+
+/** The title in an `unknown` event's `{:title_generated, "…"}`, if it is one. */
+export function generatedTitle(raw: string): string | undefined {
+  const m = /^\{:title_generated,\s*"((?:[^"\\]|\\.)*)"/.exec(raw);
+  if (!m) return undefined;
+  try {
+    return (JSON.parse(`"${m[1]}"`) as string).trim() || undefined;
+  } catch {
+    return m[1]!.trim() || undefined;
+  }
 }
 
 /** A new run's assistant message (after the user message the adapter publishes). */
@@ -269,8 +282,11 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
     }
     case "sub_agent_start":
       return { events: [] };
-    case "unknown":
-      return { events: [unknownNotice(t, str(ev.raw) ?? "")] };
+    case "unknown": {
+      const raw = str(ev.raw) ?? "";
+      const title = generatedTitle(raw);
+      return title ? { events: [], title } : { events: [unknownNotice(t, raw)] };
+    }
     case "error":
       return { events: [notice(t, "error", `Opal reported an error: ${str(ev.reason) ?? "(no reason)"}`, "error")] };
     default:
