@@ -3,7 +3,8 @@
  * (e2e/fixtures/fake-opal.ts) on PATH and the scripted model: a streamed reply with reasoning, a
  * tool call with its output, Stop, the session list and the history after a console restart, the
  * agent killed mid-turn, a question answered, a confirmation, a sub-agent's timeline under its
- * parent, the plan from the tasks tool, a branch from an earlier message.
+ * parent, the plan from the tasks tool, a branch from an earlier message, the device flow's code
+ * and link in Settings.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -11,7 +12,7 @@ import { InputFormPage } from "./pages/input-form";
 import { ReviewPage } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { CONFIRM_ID, OPAL_ID, expect, test } from "./fixtures/fake-opal-stack";
+import { CONFIRM_ID, LOGIN_ID, OPAL_ID, expect, test } from "./fixtures/fake-opal-stack";
 
 test.describe("Opal", () => {
   test("streams a reply with its reasoning; a bash call with its streamed output", async ({ page, opalApi, opalStack }) => {
@@ -225,5 +226,16 @@ test.describe("Opal", () => {
     // The path the branch left is still there, as it was shown.
     await rp.goto(OPAL_ID, s.id);
     await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer.", "user: second question", "assistant: Second answer."]);
+  });
+});
+
+test.describe("Opal settings", () => {
+  test("without a login the backend needs one and shows Opal's device code and link; the preset is detected on PATH", async ({ page }) => {
+    await page.goto("/settings");
+    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
+    await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
+    await expect(row.getByTestId("backend-error")).toContainText("open https://github.com/login/device and enter the code FAKE-0PAL");
+    await expect(page.locator(`[data-testid="backend-row"][data-backend-id="${OPAL_ID}"]`)).toHaveAttribute("data-status", "ready");
+    await expect(page.getByTestId("preset-opal")).toHaveAttribute("data-available", "true");
   });
 });
