@@ -18,7 +18,7 @@ test.describe("Opal", () => {
   test("streams a reply with its reasoning; a bash call with its streamed output", async ({ page, opalApi, opalStack }) => {
     const reply = "Streamed by Opal. " + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + ".";
     opalStack.model.enqueue(
-      { reasoning: "First I think about the marker.", text: reply, chunks: 12, delayMs: 60, toolCalls: [{ name: "bash", arguments: { command: "echo opal-e2e-marker && echo line-two" } }] },
+      { reasoning: "First I think about the marker.", text: reply, chunks: 12, delayMs: 60, toolCalls: [{ name: "bash", arguments: { command: "echo opal-e2e-marker && sleep 1 && echo line-two" } }] },
       { text: "The marker ran." },
     );
     const s = await opalApi.createSession("opal stream");
@@ -28,6 +28,8 @@ test.describe("Opal", () => {
     await expect(sp.messages("user").last()).toContainText("think, answer and run the marker");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({ timeout: 20_000 });
     await expect(sp.assistantText().first()).toHaveText(reply, { timeout: 20_000 });
+    // Opal's status_update is the live status line while the tool runs.
+    await expect(page.getByTestId("activity-detail")).toHaveText("Running bash", { timeout: 20_000 });
     const bash = sp.toolCards("bash").first();
     await expect(bash).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
     await sp.expand(bash);
