@@ -126,6 +126,10 @@ test.describe("Opal", () => {
     const card = new Interrupts(page).permission();
     await expect(card).toContainText("Run command?");
     await expect(card).toContainText("echo confirmed-by-user");
+    // The buttons are the confirm's actions (allow, allow_session, deny).
+    await expect(card.getByTestId("permission-allow-once")).toHaveAttribute("data-action", "allow");
+    await expect(card.getByTestId("permission-allow-always")).toHaveAttribute("data-action", "allow_session");
+    await expect(card.getByTestId("permission-reject")).toHaveAttribute("data-action", "deny");
     await card.getByTestId("permission-allow-once").click();
     await expect(card).toHaveCount(0);
     await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "completed");
