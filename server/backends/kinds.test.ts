@@ -58,7 +58,7 @@ describe("the kind table", () => {
 
 
   it("has an entry per runnable kind, and answers 400 for the others", () => {
-    expect(kindEntries().map((k) => k.kind).sort()).toEqual(["a2a", "acp", "copilot", "opencode", "zot"]);
+    expect(kindEntries().map((k) => k.kind).sort()).toEqual(["a2a", "acp", "copilot", "opal", "opencode", "zot"]);
     expect(kindEntry("acp").form).toBe("command");
     let status: number | undefined;
     try {
