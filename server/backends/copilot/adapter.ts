@@ -218,7 +218,8 @@ export class CopilotAdapter implements BackendAdapter {
   }
 
   private authHelp(): string {
-    const home = this.opts.env?.COPILOT_HOME ? ` with COPILOT_HOME=${this.opts.env.COPILOT_HOME}` : "";
+    // Env values never reach the browser, so the variable is named, not its value.
+    const home = this.opts.env?.COPILOT_HOME ? " with the COPILOT_HOME this backend's env sets" : "";
     return `${this.authMessage ?? "Not authenticated"}. Run \`copilot login\` in a terminal (as the user the console runs as${home}), then restart this backend — or give it a provider (bring your own key).`;
   }
 
