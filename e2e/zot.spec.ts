@@ -208,3 +208,40 @@ test.describe("zot settings", () => {
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("invalid token", { timeout: 20_000 });
   });
 });
+
+test.describe("zot screenshots", () => {
+  /** Regenerates docs/screenshots/zot-session-{dark,light}.png: `SCREENSHOTS=1 npx playwright test e2e/zot.spec.ts -g screenshots`. */
+  test.skip(!process.env.SCREENSHOTS, "screenshots are generated on demand");
+
+  test("a zot session going on after a console restart, dark and light", async ({ page, zotApi, zotStack }) => {
+    const out = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
+    zotStack.model.enqueue(
+      { text: "Let me look at the repository first.", toolCalls: [{ name: "bash", arguments: { command: "git log --oneline | head -3 && ls" } }] },
+      { toolCalls: [{ name: "write", arguments: { path: "BUILD.md", content: "# Build\n\nNo build yet: the repository holds a README only.\n" } }] },
+      { text: "The repository has one commit and a README. I wrote **BUILD.md** with what I found." },
+    );
+    const s = await zotApi.createSession("Summarize the build setup");
+    const sp = new SessionPage(page);
+    await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("How does this project build? Write down what you find.");
+    await expect(sp.assistantText().last()).toContainText("I wrote", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+
+    await zotStack.restartConsole();
+    zotStack.model.enqueue({ text: "Yes: BUILD.md says the repository has no build yet, only a README." });
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("Still there after the restart? What did BUILD.md say?");
+    await expect(sp.assistantText().last()).toContainText("no build yet", { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    await sp.expand(sp.toolCards("bash").first());
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: out("zot-session-dark.png") });
+    await page.evaluate(() => {
+      localStorage.setItem("sb-theme", "light");
+      document.documentElement.dataset.theme = "light";
+    });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: out("zot-session-light.png") });
+  });
+});

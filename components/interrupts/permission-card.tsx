@@ -11,7 +11,9 @@ const btn = "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-
 
 /**
  * A permission request inline in the timeline: what the agent wants to run or touch, and the
- * choices. Keys while focused: 1 allow once · 2 always allow · 3 reject · 4 reject with feedback.
+ * choices the backend offers (`permission.options`; every choice when it lists none), each button
+ * naming the backend's own action in `data-action`. Keys while focused: 1 allow once · 2 always
+ * allow · 3 reject · 4 reject with feedback.
  */
 export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: { interrupt: Interrupt; backendId: string; sessionId: string; autoFocus?: boolean }) {
   const p = interrupt.permission;
@@ -27,12 +29,15 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
     if (feedback !== null) feedbackRef.current?.focus();
   }, [feedback !== null]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  // Only the decisions the backend offers (Opal's `client/confirm` names its own actions); all when it lists none.
+  const offered = (kind: "allow_once" | "allow_always" | "reject") => !p?.options.length || p.options.some((o) => o.kind === kind);
+  const actionOf = (kind: "allow_once" | "allow_always" | "reject") => p?.options.find((o) => o.kind === kind)?.id;
   const onKey = (e: React.KeyboardEvent) => {
     if (e.target !== root.current || sending) return;
-    if (e.key === "1") void send({ decision: "allow_once" });
-    else if (e.key === "2") void send({ decision: "allow_always" });
-    else if (e.key === "3") void send({ decision: "reject" });
-    else if (e.key === "4") setFeedback("");
+    if (e.key === "1" && offered("allow_once")) void send({ decision: "allow_once" });
+    else if (e.key === "2" && offered("allow_always")) void send({ decision: "allow_always" });
+    else if (e.key === "3" && offered("reject")) void send({ decision: "reject" });
+    else if (e.key === "4" && offered("reject")) setFeedback("");
   };
 
   const subject = p?.patterns.length ? p.patterns : [interrupt.title];
@@ -72,18 +77,26 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
       )}
       {feedback === null ? (
         <div className="mt-3 flex flex-wrap items-center gap-2">
-          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_once" })} data-testid="permission-allow-once" title="Allow it this time; ask again next time" aria-keyshortcuts="1" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
-            Allow once <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">1</kbd>
-          </button>
-          <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_always" })} data-testid="permission-allow-always" title="Allow it now and the same from now on without asking" aria-keyshortcuts="2" className={cx(btn, "border-border-strong bg-raised text-fg hover:bg-panel")}>
-            Always allow <kbd aria-hidden className="text-[10px] text-faint phone:hidden">2</kbd>
-          </button>
-          <button type="button" disabled={sending} onClick={() => void send({ decision: "reject" })} data-testid="permission-reject" title="Refuse it; the agent is told it may not" aria-keyshortcuts="3" className={cx(btn, "border-err/40 text-err hover:bg-err/10")}>
-            Reject <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">3</kbd>
-          </button>
-          <button type="button" disabled={sending} onClick={() => setFeedback("")} data-testid="permission-feedback" title="Refuse it and tell the agent what to do instead" aria-keyshortcuts="4" className={cx(btn, "border-transparent text-muted hover:text-fg")}>
-            Reject with feedback… <kbd aria-hidden className="text-[10px] text-faint phone:hidden">4</kbd>
-          </button>
+          {offered("allow_once") && (
+            <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_once" })} data-testid="permission-allow-once" data-action={actionOf("allow_once")} title="Allow it this time; ask again next time" aria-keyshortcuts="1" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
+              Allow once <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">1</kbd>
+            </button>
+          )}
+          {offered("allow_always") && (
+            <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_always" })} data-testid="permission-allow-always" data-action={actionOf("allow_always")} title="Allow it now and the same from now on without asking" aria-keyshortcuts="2" className={cx(btn, "border-border-strong bg-raised text-fg hover:bg-panel")}>
+              Always allow <kbd aria-hidden className="text-[10px] text-faint phone:hidden">2</kbd>
+            </button>
+          )}
+          {offered("reject") && (
+            <button type="button" disabled={sending} onClick={() => void send({ decision: "reject" })} data-testid="permission-reject" data-action={actionOf("reject")} title="Refuse it; the agent is told it may not" aria-keyshortcuts="3" className={cx(btn, "border-err/40 text-err hover:bg-err/10")}>
+              Reject <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">3</kbd>
+            </button>
+          )}
+          {offered("reject") && (
+            <button type="button" disabled={sending} onClick={() => setFeedback("")} data-testid="permission-feedback" data-action={actionOf("reject")} title="Refuse it and tell the agent what to do instead" aria-keyshortcuts="4" className={cx(btn, "border-transparent text-muted hover:text-fg")}>
+              Reject with feedback… <kbd aria-hidden className="text-[10px] text-faint phone:hidden">4</kbd>
+            </button>
+          )}
           {sending && <span className="text-[12px] text-faint">Sending…</span>}
         </div>
       ) : (

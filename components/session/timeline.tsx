@@ -271,7 +271,15 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
             <div className="flex h-6 items-center gap-2 text-[12px] text-muted" data-testid="activity">
               {session?.status === "busy" && (
                 <>
-                  <PulseDots className="text-accent" /> Working…
+                  <PulseDots className="text-accent" />
+                  {/* A backend's own "what I'm doing" line (Opal's status_update), else the generic one. */}
+                  {session.statusDetail ? (
+                    <span className="truncate" title={session.statusDetail} data-testid="activity-detail">
+                      {session.statusDetail}
+                    </span>
+                  ) : (
+                    "Working…"
+                  )}
                 </>
               )}
               {session?.status === "retry" && (

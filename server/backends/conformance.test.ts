@@ -19,6 +19,7 @@ import { A2aAdapter } from "./a2a/adapter";
 import { AcpAdapter } from "./acp/adapter";
 import { CopilotAdapter } from "./copilot/adapter";
 import { conformanceSuite, type ConformanceTarget } from "./conformance";
+import { OpalAdapter } from "./opal/adapter";
 import { OpencodeAdapter } from "./opencode/adapter";
 import { ZotAdapter } from "./zot/adapter";
 
@@ -203,6 +204,36 @@ conformanceSuite("zot adapter (fake zot rpc)", async () => {
       store.close();
       await model.close();
       fs.rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+});
+
+conformanceSuite("Opal adapter (fake opal-server)", async () => {
+  const model = await startScriptedModel();
+  const workspace = await createWorkspace();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-opal-conformance-"));
+  fs.writeFileSync(path.join(dataDir, "auth.json"), "{}");
+  const store = new SqliteStore(path.join(dataDir, "switchboard.db"));
+  const opal = path.resolve(import.meta.dirname, "../../e2e/fixtures/fake-opal-bin/opal-server");
+  return {
+    ...modelControls(model),
+    // Opal's tools run unasked on main (client/confirm is declared, not sent).
+    asksPermission: false,
+    questionTurn: (q) => ({ toolCalls: [{ name: "ask_user", arguments: { question: q.question, choices: q.options } }] }),
+    async killBackend(adapter) {
+      (adapter as OpalAdapter).killProcess("SIGKILL");
+    },
+    async open(sink) {
+      const a = new OpalAdapter({ id: "opal", label: "Opal", command: [opal], env: { OPAL_HOME: dataDir, OPAL_MODEL_URL: model.url }, cwd: workspace, workspace, store, restart: { initialMs: 100, maxMs: 1000 } }, sink);
+      await a.start();
+      await a.ready(60_000);
+      return a;
+    },
+    async close() {
+      store.close();
+      await model.close();
+      fs.rmSync(workspace, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 });

@@ -433,6 +433,8 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       expect(assistantText(channel.state.messages)).toContain("Blue it is, conformantly.");
     });
 
+    // A restart of the backend plus two turns: each step has its own 60 s wait, so the test as a
+    // whole may take longer than the default timeout on a loaded 2-core machine.
     it("ends a turn with a visible error when the backend's process is killed mid-turn, and takes the next prompt", async () => {
       target.resetModel();
       const words = Array.from({ length: 60 }, (_, i) => `x${i}`);
@@ -451,7 +453,7 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       await runTurn(channel, "still there?", 60_000);
       expect(assistantText(channel.state.messages)).toContain("Alive after the crash.");
       expect(channel.state.lastError).toBeUndefined();
-    });
+    }, 180_000);
 
     it("answers 404 for an unknown session", async () => {
       const unknown = "ses_0000000000000000000000conf";

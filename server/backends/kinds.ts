@@ -5,6 +5,7 @@ import { ApiError } from "../errors";
 import { a2aKind } from "./a2a/kind";
 import { acpKind } from "./acp/kind";
 import { copilotKind } from "./copilot/kind";
+import { opalKind } from "./opal/kind";
 import { opencodeKind } from "./opencode/kind";
 import type { KindEntry } from "./shared/kind";
 import { zotKind } from "./zot/kind";
@@ -32,6 +33,7 @@ const KINDS: Partial<Record<BackendKind, KindEntry>> = {
   copilot: copilotKind,
   zot: zotKind,
   a2a: a2aKind,
+  opal: opalKind,
 };
 
 /** The table entry of `kind`; 400 when this console cannot run it. */

@@ -98,6 +98,26 @@ describe("zot adapter: start-up", () => {
     expect(nokey.adapter.info().error).toBe("zot exited before it answered hello: zot: no credential for openai");
   });
 
+  it("each process gets --cwd its session's directory and a fresh random ZOTCORE_RPC_TOKEN of its own", async () => {
+    const log = path.join(root, "spawns.log");
+    fs.rmSync(log, { force: true });
+    // A wrapper that records what zot was started with, then runs it.
+    const wrapper = ["sh", "-c", 'printf "%s|%s\\n" "$ZOTCORE_RPC_TOKEN" "$*" >> "$SPAWN_LOG"; exec "$0" "$@"', ...zotCommand()];
+    const r = await started({ command: wrapper, env: { OPENAI_API_KEY: "sk-test", SPAWN_LOG: log } });
+    const dirs = ["a", "b"].map((d) => path.join(workspace, `tok-${d}`));
+    for (const dir of dirs) fs.mkdirSync(dir, { recursive: true });
+    for (const [i, dir] of dirs.entries()) {
+      model.enqueue({ text: `reply ${i}` });
+      const s = await r.adapter.createSession({ title: `token ${i}`, directory: dir });
+      await turn(r, s.id, `prompt ${i}`);
+    }
+    const spawns = fs.readFileSync(log, "utf8").trim().split("\n").map((l) => ({ token: l.slice(0, l.indexOf("|")), args: l.slice(l.indexOf("|") + 1) }));
+    const sessions = dirs.map((dir) => spawns.find((s) => s.args.endsWith(`--cwd ${dir}`)));
+    expect(sessions.every(Boolean), JSON.stringify(spawns)).toBe(true);
+    for (const s of spawns) expect(s.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set(spawns.map((s) => s.token)).size).toBe(spawns.length);
+  });
+
   it("is ready with zot's version, models and honest capabilities", async () => {
     const r = await started();
     const info = r.adapter.info();

@@ -1,0 +1,247 @@
+/**
+ * Opal in the browser (docs/backends/opal.md), against the protocol-faithful fake `opal-server`
+ * (e2e/fixtures/fake-opal.ts) on PATH and the scripted model: a streamed reply with reasoning, a
+ * tool call with its output, Stop, the session list and the history after a console restart, the
+ * agent killed mid-turn, a question answered, a confirmation, a sub-agent's timeline under its
+ * parent, the plan from the tasks tool, a branch from an earlier message, the device flow's code
+ * and link in Settings.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { InputFormPage } from "./pages/input-form";
+import { ReviewPage } from "./pages/review-page";
+import { Interrupts } from "./pages/interrupts";
+import { SessionPage } from "./pages/session-page";
+import { CONFIRM_ID, LOGIN_ID, OPAL_ID, expect, test } from "./fixtures/fake-opal-stack";
+
+test.describe("Opal", () => {
+  test("streams a reply with its reasoning; a bash call with its streamed output", async ({ page, opalApi, opalStack }) => {
+    const reply = "Streamed by Opal. " + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + ".";
+    opalStack.model.enqueue(
+      { reasoning: "First I think about the marker.", text: reply, chunks: 12, delayMs: 60, toolCalls: [{ name: "bash", arguments: { command: "echo opal-e2e-marker && sleep 1 && echo line-two" } }] },
+      { text: "The marker ran." },
+    );
+    const s = await opalApi.createSession("opal stream");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("think, answer and run the marker");
+    await expect(sp.messages("user").last()).toContainText("think, answer and run the marker");
+    await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({ timeout: 20_000 });
+    await expect(sp.assistantText().first()).toHaveText(reply, { timeout: 20_000 });
+    // Opal's status_update is the live status line while the tool runs.
+    await expect(page.getByTestId("activity-detail")).toHaveText("Running bash", { timeout: 20_000 });
+    const bash = sp.toolCards("bash").first();
+    await expect(bash).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
+    await sp.expand(bash);
+    await expect(bash.getByTestId("tool-output")).toContainText("opal-e2e-marker");
+    await expect(bash.getByTestId("tool-output")).toContainText("line-two");
+    await expect(sp.assistantText().last()).toHaveText("The marker ran.");
+    await sp.waitStatus("idle");
+    await expect(page.getByTestId("usage")).toBeVisible();
+  });
+
+  test("Stop ends a slow turn (agent/abort) and the next prompt works", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 200 });
+    const s = await opalApi.createSession("opal stop");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("go slowly");
+    await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
+    await sp.stop.click();
+    await sp.waitStatus("idle", 15_000);
+    await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
+    expect(await sp.assistantText().last().textContent()).not.toContain("chunk39");
+    opalStack.model.enqueue({ text: "After the stop." });
+    await sp.prompt("and now?");
+    await expect(sp.assistantText().last()).toHaveText("After the stop.");
+  });
+
+  test("the session list, and the history after a console restart (Opal resumes the session by id)", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ text: "Noted: the code word is periwinkle." });
+    const s = await opalApi.createSession("opal restart");
+    const other = await opalApi.createSession("opal listed other");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("Remember the code word periwinkle.");
+    await expect(sp.assistantText().last()).toHaveText("Noted: the code word is periwinkle.");
+    await sp.waitStatus("idle");
+    const section = page.locator(`[data-testid="backend-section"][data-backend-id="${OPAL_ID}"]`);
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${other.id}"]`)).toContainText("opal listed other");
+
+    await opalStack.restartConsole();
+    await sp.goto(OPAL_ID, s.id);
+    await expect(sp.messages("user")).toHaveCount(1);
+    await expect(sp.assistantText().last()).toHaveText("Noted: the code word is periwinkle.");
+    opalStack.model.enqueue({ text: "It was periwinkle." });
+    await sp.prompt("What was the code word?");
+    await expect(sp.assistantText().last()).toHaveText("It was periwinkle.", { timeout: 30_000 });
+    // The new opal-server resumed the session: its model saw the earlier turn.
+    expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).toContain("Remember the code word periwinkle.");
+    await page.goto("/");
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`)).toContainText("opal restart");
+  });
+
+  test("killing opal-server mid-turn ends the turn visibly; it is restarted and the next prompt works", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+    const s = await opalApi.createSession("opal crash");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("keep going until killed");
+    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
+    const before = await opalStack.backend(OPAL_ID);
+    process.kill(before.process!.pid!, "SIGKILL");
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("SIGKILL", { timeout: 15_000 });
+    await sp.waitStatus("idle");
+    await expect.poll(async () => (await opalStack.backend(OPAL_ID)).status, { timeout: 30_000 }).toBe("ready");
+    await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("The agent was restarted");
+    opalStack.model.enqueue({ text: "Back after the crash." });
+    await sp.prompt("are you back");
+    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+  });
+
+  test("a question (client/ask_user) answered with free text", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ toolCalls: [{ name: "ask_user", arguments: { question: "Which database?", choices: ["postgres", "sqlite"] } }] }, { text: "Going with the answer." });
+    const s = await opalApi.createSession("opal question");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("ask me");
+    const ui = new Interrupts(page);
+    await expect(ui.question()).toContainText("Which database?");
+    await expect(ui.option("postgres")).toBeVisible();
+    await sp.waitStatus("waiting");
+    await ui.question().getByTestId("question-custom-input").fill("duckdb, please");
+    await ui.question().getByTestId("question-submit").click();
+    await expect(ui.question()).toHaveCount(0);
+    await expect(sp.assistantText().last()).toHaveText("Going with the answer.");
+    const sent = opalStack.model.requests.at(-1)!.messages.find((m) => m.role === "tool");
+    expect(String(sent?.content)).toBe("duckdb, please");
+  });
+
+  test("a confirmation (client/confirm) on a permission card", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo confirmed-by-user" } }] }, { text: "Ran after the confirmation." });
+    const s = await opalApi.createSession("opal confirm", CONFIRM_ID);
+    const sp = new SessionPage(page);
+    await sp.goto(CONFIRM_ID, s.id);
+    await sp.prompt("run it after asking");
+    const card = new Interrupts(page).permission();
+    await expect(card).toContainText("Run command?");
+    await expect(card).toContainText("echo confirmed-by-user");
+    // The buttons are the confirm's actions (allow, allow_session, deny).
+    await expect(card.getByTestId("permission-allow-once")).toHaveAttribute("data-action", "allow");
+    await expect(card.getByTestId("permission-allow-always")).toHaveAttribute("data-action", "allow_session");
+    await expect(card.getByTestId("permission-reject")).toHaveAttribute("data-action", "deny");
+    await card.getByTestId("permission-allow-once").click();
+    await expect(card).toHaveCount(0);
+    await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "completed");
+    await expect(sp.assistantText().last()).toHaveText("Ran after the confirmation.");
+  });
+
+  test("an input request (client/input, sensitive): a masked field; the value reaches Opal, not the page after it", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "secret-token.txt", content: "" } }] }, { text: "Stored it." });
+    const s = await opalApi.createSession("opal input", CONFIRM_ID);
+    const sp = new SessionPage(page);
+    await sp.goto(CONFIRM_ID, s.id);
+    await sp.prompt("store my token");
+    const form = new InputFormPage(page);
+    await expect(form.root).toContainText("Value to store in secret-token.txt");
+    const field = form.root.getByTestId("input-text");
+    await expect(field).toHaveAttribute("type", "password");
+    await field.fill("tok-e2e-hidden-value");
+    await form.submit.click();
+    await expect(form.root).toHaveCount(0);
+    await expect(sp.assistantText().last()).toHaveText("Stored it.");
+    expect(fs.readFileSync(path.join(opalStack.workspace, "secret-token.txt"), "utf8")).toBe("tok-e2e-hidden-value");
+    await page.reload();
+    await expect(sp.assistantText().last()).toHaveText("Stored it.");
+    expect(await page.content()).not.toContain("tok-e2e-hidden-value");
+  });
+
+  test("a sub-agent's timeline under its parent, and the plan from the tasks tool", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue(
+      { toolCalls: [{ name: "tasks", arguments: { action: "insert", items: [{ label: "Scout the repository" }, { label: "Write the report" }] } }] },
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "List the files here.", label: "scout" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: "echo scout-was-here" } }] },
+      { text: "The scout found the files." },
+      { text: "Plan made, scout back." },
+    );
+    const s = await opalApi.createSession("opal sub-agent");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("plan, then send a scout");
+    await expect(sp.assistantText().last()).toHaveText("Plan made, scout back.", { timeout: 30_000 });
+    const task = sp.toolCards("task").first();
+    await expect(task).toHaveAttribute("data-status", "completed");
+    await expect(page.getByTestId("open-plan")).toContainText("0/2");
+    await page.getByTestId("open-plan").click();
+    await expect(page.getByTestId("todo-panel")).toHaveAttribute("data-count", "2");
+    await expect(page.getByTestId("todo-panel")).toContainText("Scout the repository");
+
+    const rp = new ReviewPage(page);
+    await page.getByTestId("tree-button").click();
+    const child = rp.treeNodes().and(page.locator('[data-relation="subagent"]'));
+    await expect(child).toHaveCount(1);
+    await expect(child).toContainText("scout");
+    await child.click();
+    await page.waitForURL((u) => !u.pathname.endsWith(s.id));
+    await expect(sp.view).toHaveAttribute("data-loaded", "true");
+    await expect(sp.messages("user").first()).toContainText("List the files here.");
+    await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "completed");
+    await expect(sp.assistantText().last()).toHaveText("The scout found the files.");
+  });
+
+  test("a sub-agent's question is raised at its parent and answered there", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue(
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "Ask which license to use.", label: "asker" } }] },
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Which license?", choices: ["MIT", "Apache-2.0"] } }] },
+      { text: "The user picked MIT." },
+      { text: "License settled." },
+    );
+    const s = await opalApi.createSession("opal sub-agent question");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("let a sub-agent ask");
+    const ui = new Interrupts(page);
+    await expect(ui.question()).toContainText("Which license?");
+    await ui.option("MIT").click();
+    await ui.question().getByTestId("question-submit").click();
+    await expect(ui.question()).toHaveCount(0);
+    await expect(sp.assistantText().last()).toHaveText("License settled.");
+    await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "completed");
+  });
+
+  test("a branch from an earlier message: the new session goes on from there, the old path stays", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
+    const s = await opalApi.createSession("opal branch");
+    const rp = new ReviewPage(page);
+    await rp.goto(OPAL_ID, s.id);
+    await rp.prompt("first question");
+    await expect(rp.assistantText().last()).toHaveText("First answer.");
+    await rp.waitStatus("idle");
+    await rp.prompt("second question");
+    await expect(rp.assistantText().last()).toHaveText("Second answer.");
+    await rp.waitStatus("idle");
+    await rp.messageAction(rp.messages("assistant").first(), "fork-message");
+    await page.waitForURL((u) => !u.pathname.endsWith(s.id));
+    await expect(rp.view).toHaveAttribute("data-loaded", "true");
+    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer."]);
+    await expect(page.getByTestId("forked-from")).toBeVisible();
+    opalStack.model.enqueue({ text: "A different second answer." });
+    await rp.prompt("another second question");
+    await expect(rp.assistantText().last()).toHaveText("A different second answer.");
+    expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).not.toContain("Second answer.");
+    // The path the branch left is still there, as it was shown.
+    await rp.goto(OPAL_ID, s.id);
+    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer.", "user: second question", "assistant: Second answer."]);
+  });
+});
+
+test.describe("Opal settings", () => {
+  test("without a login the backend needs one and shows Opal's device code and link; the preset is detected on PATH", async ({ page }) => {
+    await page.goto("/settings");
+    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
+    await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
+    await expect(row.getByTestId("backend-error")).toContainText("open https://github.com/login/device and enter the code FAKE-0PAL");
+    await expect(page.locator(`[data-testid="backend-row"][data-backend-id="${OPAL_ID}"]`)).toHaveAttribute("data-status", "ready");
+    await expect(page.getByTestId("preset-opal")).toHaveAttribute("data-available", "true");
+  });
+});

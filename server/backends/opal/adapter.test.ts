@@ -1,0 +1,244 @@
+/**
+ * The Opal adapter against the protocol-faithful fake `opal-server` (e2e/fixtures/fake-opal.ts) and
+ * the scripted model, through the real hub: what the conformance suite does not cover —
+ * `client/confirm` as a permission card with its actions, `client/input` (sensitive, never in the
+ * record), sub-agents as child sessions under the parent's tool card, tasks as the plan, a branch
+ * from an earlier message, queued prompts, the device flow when Opal needs a login.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Message, ToolBlock } from "@/lib/model";
+import { until } from "@/lib/testing/until";
+import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
+import { isApiError } from "../../errors";
+import { Hub } from "../../hub/hub";
+import { SqliteStore } from "../../store/sqlite-store";
+import { OpalAdapter, type OpalAdapterOptions } from "./adapter";
+
+const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
+
+let model: ScriptedModel;
+let root: string;
+let workspace: string;
+let home: string;
+const running: { adapter: OpalAdapter; hub: Hub }[] = [];
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-opal-")));
+  workspace = path.join(root, "ws");
+  home = path.join(root, "home");
+  fs.mkdirSync(workspace);
+  fs.mkdirSync(home);
+  fs.writeFileSync(path.join(home, "auth.json"), "{}");
+});
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    r.hub.stop();
+    await r.adapter.stop();
+  }
+  model.reset();
+});
+afterAll(async () => {
+  await model.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+async function started(opts: Partial<OpalAdapterOptions> = {}, env: Record<string, string> = {}, store = new SqliteStore(":memory:")) {
+  let adapter: OpalAdapter | undefined;
+  const hub = new Hub((id) => (adapter && id === adapter.id ? adapter : undefined));
+  adapter = new OpalAdapter({ id: "opal", label: "Opal", command: [OPAL], env: { OPAL_HOME: home, OPAL_MODEL_URL: model.url, ...env }, cwd: workspace, workspace, store, ...opts }, hub);
+  running.push({ adapter, hub });
+  await adapter.start();
+  await adapter.ready();
+  return { adapter, hub, store };
+}
+
+const replies = (messages: Message[]) => messages.filter((m) => m.role === "assistant");
+const tools = (messages: Message[]) => messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
+const texts = (messages: Message[], role: "user" | "assistant") => messages.filter((m) => m.role === role).map((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])).join(""));
+
+async function session(r: { adapter: OpalAdapter; hub: Hub }) {
+  const s = await r.adapter.createSession({ title: "t" });
+  return { s, ch: await r.hub.open("opal", s.id) };
+}
+const idle = (ch: Awaited<ReturnType<Hub["open"]>>) => until(() => ch.state.session?.status === "idle" && replies(ch.state.messages).at(-1)?.completedAt, "the turn to end", 20_000);
+
+describe("Opal adapter", () => {
+  it("client/confirm is a permission card whose buttons are its actions; allow_session and deny are sent back by name", async () => {
+    const r = await started({}, { FAKE_OPAL_CONFIRM: "1" });
+    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo confirmed-run" } }] }, { text: "Ran it." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "run it" }] });
+    const it = await until(() => ch.state.interrupts[0], "a confirmation");
+    expect(it).toMatchObject({ kind: "permission", title: "Run command?", permission: { patterns: ["echo confirmed-run"] } });
+    expect(it.permission!.options).toEqual([
+      { id: "allow", label: "Allow", kind: "allow_once" },
+      { id: "allow_session", label: "Allow session", kind: "allow_always" },
+      { id: "deny", label: "Deny", kind: "reject" },
+    ]);
+    expect(ch.state.session!.status).toBe("waiting");
+    await expect(r.adapter.answerInterrupt(s.id, it.id, { answers: [["x"]] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+    await r.adapter.answerInterrupt(s.id, it.id, { decision: "allow_always" });
+    await idle(ch);
+    expect(tools(ch.state.messages)[0]).toMatchObject({ tool: "bash", status: "completed", output: "confirmed-run\n" });
+    // Allowed for the session: the next bash runs unasked.
+    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo again" } }] }, { text: "Again." });
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "again" }] });
+    await until(() => texts(ch.state.messages, "assistant").at(-1) === "Again.", "the second turn");
+    expect(tools(ch.state.messages)[1]).toMatchObject({ status: "completed", output: "again\n" });
+  });
+
+  it("client/input is the input form; a sensitive answer reaches Opal but is never in the console's record", async () => {
+    const r = await started({}, { FAKE_OPAL_INPUT: "1" });
+    model.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "secret.txt", content: "" } }] }, { text: "Stored." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "store the secret" }] });
+    const it = await until(() => ch.state.interrupts[0], "an input request");
+    expect(it).toMatchObject({ kind: "input", input: { prompt: "Value to store in secret.txt", sensitive: true } });
+    await r.adapter.answerInterrupt(s.id, it.id, { text: "hunter2-secret" });
+    await idle(ch);
+    expect(fs.readFileSync(path.join(workspace, "secret.txt"), "utf8")).toBe("hunter2-secret");
+    expect(JSON.stringify(ch.state)).not.toContain("hunter2-secret");
+    expect(JSON.stringify(r.store.getTranscript("opal", s.id))).not.toContain("hunter2-secret");
+  });
+
+  it("a sub-agent is a child session under the parent's tool card; tasks become the plan", async () => {
+    const r = await started();
+    model.enqueue(
+      { toolCalls: [{ name: "tasks", arguments: { action: "insert", items: [{ label: "Scout the repo" }, { label: "Report" }] } }] },
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "look around", label: "scout" } }] },
+      { reasoning: "Looking.", text: "Found two files." },
+      { text: "The scout is back." },
+    );
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "plan and scout" }] });
+    await idle(ch);
+    expect(ch.state.todos).toEqual([
+      { content: "Scout the repo", status: "pending" },
+      { content: "Report", status: "pending" },
+    ]);
+    const task = tools(ch.state.messages).find((t) => t.rawTool === "sub_agent")!;
+    expect(task).toMatchObject({ tool: "task", status: "completed", output: "Found two files." });
+    expect(task.childSessionId).toBeTruthy();
+    const kids = await r.adapter.children(s.id);
+    expect(kids).toEqual([expect.objectContaining({ id: task.childSessionId, parentId: s.id, title: "scout" })]);
+    const child = await r.adapter.loadSession(task.childSessionId!);
+    expect(texts(child.messages, "user")).toEqual(["look around"]);
+    expect(texts(child.messages, "assistant")).toEqual(["Found two files."]);
+    expect(child.messages[1]!.blocks[0]).toMatchObject({ kind: "reasoning", text: "Looking." });
+    await expect(r.adapter.prompt(task.childSessionId!, { parts: [{ type: "text", text: "hi" }] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 409);
+  });
+
+  it("a sub-agent's question is raised at the parent (its owner) and answered through it", async () => {
+    const r = await started();
+    model.enqueue(
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "ask the user", label: "asker" } }] },
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Tabs or spaces?", choices: ["tabs", "spaces"] } }] },
+      { text: "The user said spaces." },
+      { text: "Done asking." },
+    );
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "delegate a question" }] });
+    const it = await until(() => ch.state.interrupts[0], "the sub-agent's question at the parent");
+    const task = tools(ch.state.messages).find((t) => t.rawTool === "sub_agent")!;
+    expect(it).toMatchObject({ kind: "question", sessionId: task.childSessionId, ownerSessionId: s.id });
+    expect(ch.state.session!.status).toBe("waiting");
+    await r.adapter.answerInterrupt(s.id, it.id, { answers: [["spaces"]] });
+    await idle(ch);
+    expect(ch.state.interrupts).toEqual([]);
+    expect(texts((await r.adapter.loadSession(task.childSessionId!)).messages, "assistant")).toEqual(["The user said spaces."]);
+  });
+
+  it("a branch from an earlier message: the new session goes on from there, the old path stays visible and refuses prompts", async () => {
+    const r = await started();
+    model.enqueue({ text: "First answer." }, { text: "Second answer." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "first" }] });
+    await idle(ch);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "second" }] });
+    await until(() => texts(ch.state.messages, "assistant").includes("Second answer."), "the second turn");
+    await idle(ch);
+    const firstReply = replies(ch.state.messages)[0]!;
+    const b = await r.adapter.fork(s.id, firstReply.id);
+    expect(b.forkedFrom).toEqual({ sessionId: s.id, messageId: firstReply.id });
+    const loaded = await r.adapter.loadSession(b.id);
+    expect(texts(loaded.messages, "user")).toEqual(["first"]);
+    model.enqueue({ text: "Branched answer." });
+    const bch = await r.hub.open("opal", b.id);
+    await r.adapter.prompt(b.id, { parts: [{ type: "text", text: "other second" }] });
+    await idle(bch);
+    expect(texts(bch.state.messages, "user")).toEqual(["first", "other second"]);
+    // Opal's model saw the branch's path: the old second turn is not in its context.
+    const last = model.requests.at(-1)!;
+    expect(JSON.stringify(last.messages)).not.toContain("Second answer.");
+    expect(JSON.stringify(last.messages)).toContain("First answer.");
+    // The old console session keeps what it showed, and says where the conversation went.
+    expect(texts((await r.adapter.loadSession(s.id)).messages, "assistant")).toEqual(["First answer.", "Second answer."]);
+    await expect(r.adapter.prompt(s.id, { parts: [{ type: "text", text: "x" }] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 409);
+  });
+
+  it("a prompt sent while busy is queued by Opal and shown as queued, then applied", async () => {
+    const r = await started();
+    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo slept" } }] }, { text: "Took the note." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "sleep a bit" }] });
+    await until(() => tools(ch.state.messages).length > 0, "the tool to start");
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "also note this" }] });
+    await idle(ch);
+    const notices = ch.state.messages.flatMap((m) => m.blocks).flatMap((b) => (b.kind === "notice" ? [b.text] : []));
+    expect(notices).toEqual(expect.arrayContaining(["Queued: Opal adds this message between its tool calls.", "Opal took the queued message: also note this"]));
+    expect(texts(ch.state.messages, "user")).toEqual(["sleep a bit", "also note this"]);
+  });
+
+  it("compaction keeps the shown turns and adds Opal's summary after a marker; models, model/set and thinking/set", async () => {
+    const r = await started();
+    model.enqueue({ text: "A long answer worth compacting." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "say something long" }] });
+    await idle(ch);
+    await r.adapter.compact(s.id);
+    const last = ch.state.messages.at(-1)!;
+    expect(last).toMatchObject({ role: "assistant", summary: true });
+    expect(last.blocks[0]).toMatchObject({ kind: "notice", code: "compaction" });
+    expect(last.blocks.some((b) => b.kind === "text" && b.text.startsWith("[Conversation summary]"))).toBe(true);
+    expect(texts(ch.state.messages, "user")).toEqual(["say something long"]);
+    const models = await r.adapter.models();
+    expect(models.items.map((m) => m.id)).toEqual(["fake-model", "fake-model-2"]);
+    const set = await r.adapter.setSessionOption(s.id, "thinking", "high");
+    expect(set.settings!.options.find((o) => o.id === "thinking")!.value).toBe("high");
+    await expect(r.adapter.setSessionOption(s.id, "thinking", "extreme")).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+    model.enqueue({ text: "From the second model." });
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "which model" }], model: { id: "fake-model-2" } });
+    await until(() => texts(ch.state.messages, "assistant").includes("From the second model."), "the reply");
+    expect(model.requests.at(-1)!.model).toBe("fake-model-2");
+    // Opal's model now starts from the summary, not the earlier turn.
+    expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain("[Conversation summary]");
+  });
+
+  it("a session without a title is named from the first prompt, then by Opal's generated title; a given title stays", async () => {
+    const r = await started();
+    model.enqueue({ text: "Named." }, { text: "Kept." });
+    const s = await r.adapter.createSession({});
+    const ch = await r.hub.open("opal", s.id);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "please fix the flaky parser test in the lexer module" }] });
+    await idle(ch);
+    await until(() => ch.state.session?.title === "please fix the flaky parser test", "Opal's title");
+    expect((await r.adapter.listSessions({ limit: 50 })).items.find((x) => x.id === s.id)?.title).toBe("please fix the flaky parser test");
+    const { s: given, ch: gch } = await session(r);
+    await r.adapter.prompt(given.id, { parts: [{ type: "text", text: "another long prompt with many words in it" }] });
+    await idle(gch);
+    expect((await r.adapter.getSession(given.id)).title).toBe("t");
+  });
+
+  it("setup_required: the backend is auth-required with Opal's device code and link, and ready once the poll succeeds", async () => {
+    const bare = path.join(root, "bare");
+    fs.mkdirSync(bare);
+    const r = await started({}, { OPAL_HOME: bare });
+    await until(() => r.adapter.info().status === "auth-required", "auth-required");
+    expect(r.adapter.info().error).toContain("open https://github.com/login/device and enter the code FAKE-0PAL");
+    await until(() => r.adapter.info().status === "ready", "ready after the poll", 10_000);
+  });
+});
