@@ -286,3 +286,36 @@ test.describe("Copilot headless", () => {
     await expect(page.getByTestId("backend-command")).toHaveValue("copilot --headless --stdio --no-auto-update");
   });
 });
+
+test.describe("Copilot headless screenshots", () => {
+  /** Regenerates docs/screenshots/copilot-form-{dark,light}.png: `SCREENSHOTS=1 npx playwright test e2e/copilot.spec.ts -g screenshots`. */
+  test.skip(!process.env.SCREENSHOTS, "screenshots are generated on demand");
+
+  test("an elicitation form waiting in the timeline and the inbox, dark and light", async ({ page, copilotApi, copilotStack }) => {
+    const out = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
+    copilotStack.model.enqueue({ text: "I'll register it through the forms server.", toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] });
+    const s = await copilotApi.createSession("Register the project");
+    const sp = new SessionPage(page);
+    await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("Register this project in the catalogue");
+    const card = page.getByTestId("permission-card");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await card.getByTestId("permission-allow-once").click();
+    const form = new InputFormPage(page, sp.timeline);
+    await expect(form.root).toBeVisible({ timeout: 30_000 });
+    await form.control("name").fill("switchboard");
+    await form.submit.click();
+    await expect(form.error("license")).toHaveText("Required");
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: out("copilot-form-dark.png") });
+    await page.evaluate(() => {
+      localStorage.setItem("sb-theme", "light");
+      document.documentElement.dataset.theme = "light";
+    });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: out("copilot-form-light.png") });
+    await form.decline.click();
+    await sp.waitStatus("idle", 30_000);
+  });
+});

@@ -218,7 +218,8 @@ export class CopilotAdapter implements BackendAdapter {
   }
 
   private authHelp(): string {
-    const home = this.opts.env?.COPILOT_HOME ? ` with COPILOT_HOME=${this.opts.env.COPILOT_HOME}` : "";
+    // Env values never reach the browser, so the variable is named, not its value.
+    const home = this.opts.env?.COPILOT_HOME ? " with the COPILOT_HOME this backend's env sets" : "";
     return `${this.authMessage ?? "Not authenticated"}. Run \`copilot login\` in a terminal (as the user the console runs as${home}), then restart this backend — or give it a provider (bring your own key).`;
   }
 
@@ -338,7 +339,9 @@ export class CopilotAdapter implements BackendAdapter {
       for (const e of rt.tl.apply(p.event)) {
         if (e.type === "interrupt.requested") {
           this.flush(rt.id, out);
-          this.raise(rt, e.interrupt, gen);
+          // `userInput.request` can come before its `user_input.requested` event; `onUserInput` has
+          // then raised the question already, and it must not be shown twice.
+          if (!this.questionAlreadyWaiting(rt, e.interrupt)) this.raise(rt, e.interrupt, gen);
         } else if (e.type === "interrupt.resolved") {
           this.flush(rt.id, out);
           // Answered here: already resolved by `answerInterrupt`; answered elsewhere: resolve it now.
@@ -353,6 +356,12 @@ export class CopilotAdapter implements BackendAdapter {
 
   private flush(sessionId: string, out: TimelineEvent[]) {
     if (out.length) this.publish(sessionId, out.splice(0));
+  }
+
+  private questionAlreadyWaiting(rt: Runtime, it: Interrupt): boolean {
+    if (it.kind !== "question") return false;
+    const text = it.questions?.[0]?.question;
+    return this.interrupts.list(rt.id).some((i) => i.kind === "question" && this.questionWaits.has(i.id) && i.questions?.[0]?.question === text);
   }
 
   private raise(rt: Runtime, it: Interrupt, gen: number) {

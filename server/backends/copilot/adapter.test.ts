@@ -1,0 +1,100 @@
+/**
+ * The Copilot headless adapter on the real pinned CLI (`copilot --headless --stdio`, isolated
+ * COPILOT_HOME; e2e/fixtures/copilot-env.ts): what the browser tests in e2e/copilot.spec.ts do not
+ * show — readiness without a login, compaction, and the per-session reasoning effort and mode.
+ */
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Backend, TimelineEvent } from "@/lib/model";
+import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { until } from "@/lib/testing/until";
+import { copilotHeadless, type CopilotHeadlessSetup } from "../../../e2e/fixtures/copilot-env";
+import { createWorkspace } from "../../../e2e/fixtures/opencode-env";
+import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
+import type { EventSink, LoadedSession } from "../types";
+import { CopilotAdapter } from "./adapter";
+
+process.env.SWITCHBOARD_LOG ??= "silent";
+
+class RecordingSink implements EventSink {
+  states = new Map<string, SessionState>();
+  backends: Backend[] = [];
+  publish(_b: string, sessionId: string, event: TimelineEvent) {
+    this.states.set(sessionId, apply(this.states.get(sessionId) ?? emptyState, event));
+  }
+  backendChanged(b: Backend) {
+    this.backends.push(b);
+  }
+  openSessions() {
+    return [...this.states.keys()];
+  }
+  reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
+  sessionState(_b: string, id: string): SessionState | undefined {
+    return this.states.get(id);
+  }
+  state(id: string): SessionState {
+    return this.states.get(id) ?? emptyState;
+  }
+}
+
+let model: ScriptedModel;
+let cli: CopilotHeadlessSetup;
+let workspace: string;
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+  cli = await copilotHeadless({ modelBaseUrl: model.url });
+  workspace = await createWorkspace();
+});
+afterAll(async () => {
+  await model.close();
+  await cli.cleanup();
+  fs.rmSync(workspace, { recursive: true, force: true });
+});
+
+describe("Copilot headless adapter on the real CLI", () => {
+  it("without a login and without a provider, the backend is auth-required and says what to run", async () => {
+    const { provider: _provider, model: _model, ...config } = cli.config;
+    const sink = new RecordingSink();
+    const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...config, cwd: workspace, workspace }, sink);
+    try {
+      await a.start();
+      await until(() => a.info().status === "auth-required", "the backend to be auth-required", 60_000);
+      expect(a.info().error).toContain("copilot login");
+      expect(a.info().error).toContain("provider");
+      // The secrets of the definition are masked in what the browser gets.
+      expect(JSON.stringify(a.info())).not.toContain(cli.home);
+    } finally {
+      await a.stop();
+    }
+  });
+
+  it("keeps a reasoning effort and a mode per session, and compacts the conversation with a visible divider", async () => {
+    const sink = new RecordingSink();
+    const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace }, sink);
+    try {
+      await a.start();
+      await a.ready(60_000);
+      const s = await a.createSession({});
+      const other = await a.createSession({});
+      const high = await a.setSessionOption(s.id, "reasoningEffort", "high");
+      expect(high.settings?.options.find((o) => o.id === "reasoningEffort")?.value).toBe("high");
+      await expect(a.setSessionOption(s.id, "reasoningEffort", "enormous")).rejects.toThrow(/Not a reasoning effort/);
+      const plan = await a.setSessionOption(s.id, "mode", "plan");
+      expect(plan.settings?.options.find((o) => o.id === "mode")?.value).toBe("plan");
+      // The other session keeps its own settings.
+      const untouched = await a.getSession(other.id);
+      expect(untouched.settings?.options.find((o) => o.id === "reasoningEffort")?.value).toBe("default");
+      await a.setSessionOption(s.id, "mode", "interactive");
+
+      model.enqueue({ text: "The first answer, worth keeping in a summary." });
+      await a.prompt(s.id, { parts: [{ type: "text", text: "say something to compact" }] });
+      await until(() => sink.state(s.id).session?.status === "idle" && sink.state(s.id).messages.some((m) => m.role === "assistant"), "the turn to end", 60_000);
+      model.enqueue({ text: "<overview>The user asked for something to compact; the assistant answered.</overview>" });
+      await a.compact(s.id);
+      await until(() => sink.state(s.id).messages.some((m) => m.blocks.some((b) => b.kind === "notice" && b.code === "compaction")), "the compaction divider", 120_000);
+    } finally {
+      await a.stop();
+    }
+  }, 180_000);
+});
