@@ -48,19 +48,25 @@ const domElements = (page: Page) => page.evaluate(() => document.getElementsByTa
  */
 export const PROBES = `
 (() => {
+  // The word's own box (a Range over its characters, not its paragraph's, which may run far off
+  // screen), and the topmost element at its centre must hold it: on screen for real, not covered.
   const visibleText = (word) => {
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      if (!n.nodeValue || !n.nodeValue.includes(word)) continue;
+      const at = n.nodeValue ? n.nodeValue.indexOf(word) : -1;
+      if (at < 0) continue;
       const el = n.parentElement;
       if (!el) continue;
-      const r = el.getBoundingClientRect();
-      if (r.height <= 0 || r.width <= 0 || r.bottom <= 0 || r.top >= innerHeight) continue;
-      // On screen for real: the topmost element at a point of the text is the text's element.
-      const x = Math.min(Math.max(r.left + 4, 0), innerWidth - 1);
-      const y = Math.min(Math.max(r.top + Math.min(r.height / 2, 8), 0), innerHeight - 1);
-      const hit = document.elementFromPoint(x, y);
-      if (hit && (el.contains(hit) || hit.contains(el))) return el;
+      const range = document.createRange();
+      range.setStart(n, at);
+      range.setEnd(n, at + word.length);
+      for (const r of range.getClientRects()) {
+        if (r.height <= 0 || r.width <= 0 || r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
+        const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+        const y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
+        const hit = document.elementFromPoint(x, y);
+        if (hit && (el === hit || el.contains(hit) || hit.contains(el))) return el;
+      }
     }
     return null;
   };

@@ -132,6 +132,8 @@ interface Row {
   ratio?: number | null;
   budget: string;
   met: boolean | null;
+  /** A budget that could not be checked: a figure is missing on one side (never counted as met). */
+  unmeasured?: boolean;
 }
 
 const fmt = (v: number | null | undefined, unit: string) => {
@@ -143,18 +145,29 @@ const fmt = (v: number | null | undefined, unit: string) => {
 function ratioRow(group: string, label: string, unit: string, sb: number | null, oc: number | null, maxRatio: number | null, extra?: { max?: number; note?: string }): Row {
   const ratio = sb !== null && oc !== null && oc > 0 ? sb / oc : null;
   let met: boolean | null = null;
+  let unmeasured = false;
   const parts: string[] = [];
   if (maxRatio !== null) {
     parts.push(`≤ ${maxRatio}×`);
-    // OpenCode never got there but Switchboard did: the ratio budget is met.
-    met = ratio !== null ? ratio <= maxRatio : sb !== null && oc === null ? true : false;
+    // A side without a figure leaves the ratio unknown: the budget is not measured, never met.
+    if (ratio !== null) met = ratio <= maxRatio;
+    else if (sb === null) met = false;
+    else unmeasured = true;
   }
   if (extra?.max !== undefined) {
     parts.push(`< ${extra.max.toLocaleString("en-US")}${unit ? ` ${unit}` : ""}`);
     const ok = sb !== null && sb < extra.max;
     met = met === null ? ok : met && ok;
   }
-  return { group, label, unit, switchboard: sb, opencode: oc, ratio, budget: parts.join(" and ") || (extra?.note ?? "—"), met };
+  if (unmeasured && met !== false) met = null;
+  return { group, label, unit, switchboard: sb, opencode: oc, ratio, budget: parts.join(" and ") || (extra?.note ?? "—"), met, ...(unmeasured ? { unmeasured } : {}) };
+}
+
+/** A row's verdict: met, missed, or not measured (a figure missing on one side). */
+function status(r: Row, missed: string): string {
+  if (r.met === false) return missed;
+  if (r.unmeasured) return "NOT MEASURED";
+  return r.met === null ? "" : "met";
 }
 
 function printTable(rows: Row[]) {
@@ -165,7 +178,7 @@ function printTable(rows: Row[]) {
     r.opencode === undefined ? "" : fmt(r.opencode, r.unit),
     r.ratio === undefined || r.ratio === null ? (r.opencode === undefined ? "" : "—") : `${r.ratio.toFixed(2)}×`,
     r.budget,
-    r.met === null ? "" : r.met ? "met" : "MISSED",
+    status(r, "MISSED"),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
@@ -190,7 +203,7 @@ function markdownTable(rows: Row[]): string {
       out.push(`| **${group}** | | | | | |`);
     }
     const ratio = r.ratio === undefined || r.ratio === null ? (r.opencode === undefined ? "" : "—") : `${r.ratio.toFixed(2)}×`;
-    out.push(`| ${r.label} | ${fmt(r.switchboard, r.unit)} | ${r.opencode === undefined ? "" : fmt(r.opencode, r.unit)} | ${ratio} | ${r.budget} | ${r.met === null ? "" : r.met ? "met" : "**missed**"} |`);
+    out.push(`| ${r.label} | ${fmt(r.switchboard, r.unit)} | ${r.opencode === undefined ? "" : fmt(r.opencode, r.unit)} | ${ratio} | ${r.budget} | ${status(r, "**missed**")} |`);
   }
   return out.join("\n") + "\n";
 }
@@ -273,7 +286,9 @@ async function main() {
   console.log("");
   printTable(rows);
   const missed = rows.filter((r) => r.met === false);
-  console.log(missed.length ? `\nBudgets missed: ${missed.map((r) => r.label).join("; ")}.` : "\nEvery budget met.");
+  const unmeasured = rows.filter((r) => r.unmeasured && r.met !== false);
+  console.log(missed.length ? `\nBudgets missed: ${missed.map((r) => r.label).join("; ")}.` : unmeasured.length ? "\nNo budget missed among those measured." : "\nEvery budget met.");
+  if (unmeasured.length) console.log(`Not measured (a figure is missing on one side; see the notes): ${unmeasured.map((r) => r.label).join("; ")}.`);
   results.rows = rows;
   results.totalMs = performance.now() - started;
   const out = process.env.BENCH_OUT ?? path.join(import.meta.dirname, "results", `${mode}.json`);

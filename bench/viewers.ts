@@ -76,6 +76,8 @@ interface Subscriber {
   /** seq → arrival time (performance.now()) of block.delta events. */
   arrivals: Map<number, number>;
   count: number;
+  /** The first event id (seq) this subscriber received. */
+  firstSeq?: number;
   ready: Promise<void>;
   close(): void;
 }
@@ -87,6 +89,7 @@ function subscribe(stack: LongStack, sessionId: string, opts: { after?: number; 
   const parser = createParser({
     onEvent(ev) {
       sub.count++;
+      if (sub.firstSeq === undefined && ev.id && /^\d+$/.test(ev.id)) sub.firstSeq = Number(ev.id);
       if (ev.data.includes('"block.delta"') && ev.id) sub.arrivals.set(Number(ev.id), performance.now());
     },
   });
@@ -173,21 +176,31 @@ async function relay(stack: LongStack) {
   stack.model.enqueue(streamingTurn(2000, 1000, "bench-relay"));
   await stack.prompt(session.id, "Stream fast (bench-relay)");
   await waitIdle(stack, session.id);
-  watcher.close();
+  // The watcher stays subscribed until the end, so the channel (and its log) is not evicted.
   const snap = (await (await stack.api(`/api/backends/${stack.backendId}/sessions/${session.id}/snapshot`)).json()) as { seq: number };
-  const total = snap.seq;
+  const newest = snap.seq;
+  // Seqs are not numbered from 0 (a channel's numbering belongs to its incarnation, and `?after=0`
+  // would only get `stream.reset`): replay from just before the first event the watcher saw.
+  if (watcher.firstSeq === undefined) throw new Error("the relay watcher received no event");
+  const after = watcher.firstSeq - 1;
   const timed = async (url: string, headers: Record<string, string>) => {
     let text = "";
     let count = 0;
-    const parser = createParser({ onEvent: () => void count++ });
+    let end = false;
+    const parser = createParser({
+      onEvent: (ev) => {
+        count++;
+        // The replay is over at the newest held event; a reset means nothing was replayed.
+        if (ev.id === String(newest) || ev.data.includes('"stream.reset"')) end = true;
+      },
+    });
     const t0 = performance.now();
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), 30_000);
     try {
       const res = await fetch(url, { headers, signal: ac.signal });
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-      // The held events end with the newest seq; a stream that stops short ends at the timeout.
-      while (count < total) {
+      while (!end) {
         const { done, value } = await reader.read();
         if (done) break;
         text += value;
@@ -199,9 +212,10 @@ async function relay(stack: LongStack) {
     } finally {
       clearTimeout(timer);
     }
+    if (text.includes('"stream.reset"')) throw new Error("the relay replay answered stream.reset instead of the held events");
     return { ms: performance.now() - t0, text, count };
   };
-  const url = `${stack.console.url}/api/backends/${stack.backendId}/sessions/${session.id}/events?after=0`;
+  const url = `${stack.console.url}/api/backends/${stack.backendId}/sessions/${session.id}/events?after=${after}`;
   await timed(url, stack.headers); // warm-up
   const next = await timed(url, stack.headers);
   const frames = next.text;
@@ -214,6 +228,7 @@ async function relay(stack: LongStack) {
   await timed(rawUrl, {});
   const raw = await timed(rawUrl, {});
   server.close();
+  watcher.close();
   return { events: next.count, nextPerSec: (next.count / next.ms) * 1000, rawPerSec: (raw.count / raw.ms) * 1000 };
 }
 
