@@ -311,7 +311,9 @@ const NOTIFY_TITLE: Record<Exclude<NotificationState, "unsupported">, string> = 
 /** The bell: asks for the browser's permission, then mutes and unmutes the console's notifications. */
 function NotifyToggle() {
   const { state, toggle } = useNotifications();
-  if (state === "unsupported") return null;
+  // The server renders "unsupported" (no Notification there): keep the button's slot, so the header's
+  // icons do not move when the page hydrates (a click aimed at Settings would land on the bell).
+  if (state === "unsupported") return <span className="size-7 shrink-0 phone:size-[36px]" aria-hidden="true" data-testid="notify-slot" />;
   return (
     <button
       type="button"
