@@ -1,11 +1,13 @@
 /**
- * Reducer cost per delta at 100 and at 5,000 messages (lib/timeline/reducer.ts): one `apply` per
- * delta as the hub does, and frames of coalesced deltas through `applyAll` as the browser does
+ * Reducer cost per delta at 100 and at 5,000 messages (lib/timeline/reducer.ts): deltas published
+ * into a hub channel as the hub does (server/hub/session-channel.ts: the state is materialized in
+ * batches), and frames of coalesced deltas through `applyAll` as the browser does
  * (lib/client/session-store.ts). The ratio between the two sizes should be near 1.
  */
 import type { Message, Session, TimelineEvent } from "../lib/model";
 import { coalesceDeltas } from "../lib/timeline/coalesce";
-import { apply, applyAll, type SessionState } from "../lib/timeline/reducer";
+import { applyAll, type SessionState } from "../lib/timeline/reducer";
+import { SessionChannel } from "../server/hub/session-channel";
 
 const session: Session = { id: "s", backendId: "b", title: "bench", createdAt: 0, updatedAt: 0, status: "busy" };
 
@@ -24,7 +26,7 @@ function longSession(n: number): SessionState {
 }
 
 export interface ReducerFigures {
-  /** ms per delta applied one at a time with `apply` (the hub's path). */
+  /** ms per delta published one at a time into a hub channel, its state read at the end (the hub's path). */
   single: number;
   /** ms per delta in frames of 3 deltas, coalesced and applied with `applyAll` (the browser's path at ~180 deltas/s). */
   frame: number;
@@ -37,11 +39,12 @@ function reducerAt(n: number): ReducerFigures {
   const K = 20_000;
   const runs = { single: [] as number[], frame: [] as number[] };
   for (let r = 0; r < 5; r++) {
-    let state = longSession(n);
+    const channel = new SessionChannel("b", "s", longSession(n), { seqBase: 0 });
     let t0 = performance.now();
-    for (let i = 0; i < K; i++) state = apply(state, d);
+    for (let i = 0; i < K; i++) channel.publish(d);
+    if (channel.state.messages.length !== n) throw new Error("reducer bench: the channel lost a message");
     runs.single.push((performance.now() - t0) / K);
-    state = longSession(n);
+    let state = longSession(n);
     const frame = [d, d, d];
     t0 = performance.now();
     for (let i = 0; i < K; i += 3) state = applyAll(state, coalesceDeltas(frame));

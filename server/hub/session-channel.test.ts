@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Session, WireEvent } from "@/lib/model";
-import { emptyState } from "@/lib/timeline/reducer";
+import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { SessionChannel } from "./session-channel";
 import { RingLog } from "./ring-log";
 import type { SseSink } from "./sse";
@@ -107,5 +107,32 @@ describe("SessionChannel", () => {
     expect(tight.events.map((e) => e.type)).toEqual(["stream.reset"]);
     ch.publish(text(51));
     expect(tight.events.at(-1)?.seq).toBe(51);
+  });
+
+  it("materializes its state lazily: a snapshot at any point equals every published event applied in order", () => {
+    const start: SessionState = {
+      ...emptyState,
+      session,
+      messages: [{ id: "m", sessionId: "s", role: "assistant", createdAt: 1, blocks: [{ id: "p", kind: "text", text: "" }] }],
+    };
+    const ch = new SessionChannel("b", "s", start, { seqBase: 0 });
+    let expected = start;
+    for (let i = 1; i <= 700; i++) {
+      const e = i % 97 === 0 ? { type: "session.status" as const, status: "busy" as const } : text(i);
+      ch.publish(e);
+      expected = apply(expected, e);
+      if (i % 150 === 0 || i === 700) {
+        const snap = ch.snapshot();
+        expect(snap.seq).toBe(i);
+        expect(snap.messages).toEqual(expected.messages);
+        expect(snap.session.status).toBe(expected.session!.status);
+      }
+    }
+    // A snapshot already handed out is never written by later events.
+    const held = ch.snapshot();
+    const textBefore = JSON.stringify(held.messages);
+    for (let i = 0; i < 300; i++) ch.publish(text(i));
+    expect(JSON.stringify(held.messages)).toBe(textBefore);
+    expect((ch.state.messages[0]!.blocks[0] as { text: string }).text.endsWith("299")).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Snapshot, TimelineEvent, WireEvent } from "@/lib/model";
-import { apply, type SessionState } from "@/lib/timeline/reducer";
+import { applyAll, type SessionState } from "@/lib/timeline/reducer";
 import { RingLog } from "./ring-log";
 import { encodeFrame, type SseSink } from "./sse";
 
@@ -11,6 +11,13 @@ interface LogEntry {
 }
 
 export const DEFAULT_LOG_CAPACITY = 10_000;
+
+/**
+ * Events published but not yet folded into the state. The state is materialized when it is read (a
+ * snapshot, the hub's global view) or when this many are waiting: one batch copies the messages
+ * array once, so the hub's cost per delta does not grow with the session's length.
+ */
+const MAX_PENDING = 256;
 
 /** An in-process subscriber that receives events (not encoded frames), e.g. a share's stream. */
 export interface ChannelListener {
@@ -25,13 +32,14 @@ export interface ChannelListener {
  * (through the shared reducer), and the live subscribers.
  */
 export class SessionChannel {
-  state: SessionState;
   seq: number;
   olderCursor: string | undefined;
   lastUsed = Date.now();
   private log: RingLog<LogEntry>;
   private subscribers = new Set<SseSink>();
   private listeners = new Set<ChannelListener>();
+  private applied: SessionState;
+  private pending: TimelineEvent[] = [];
 
   constructor(
     readonly backendId: string,
@@ -39,11 +47,16 @@ export class SessionChannel {
     initial: SessionState,
     opts: { capacity?: number; olderCursor?: string; seqBase?: number } = {},
   ) {
-    this.state = initial;
+    this.applied = initial;
     this.olderCursor = opts.olderCursor;
     this.log = new RingLog(opts.capacity ?? DEFAULT_LOG_CAPACITY);
     // seq only grows, also across console restarts and channel reloads: start from the clock.
     this.seq = opts.seqBase ?? Date.now() * 1000;
+  }
+
+  /** The materialized session: every published event applied (lib/timeline/reducer.ts). */
+  get state(): SessionState {
+    return this.materialize();
   }
 
   get subscriberCount(): number {
@@ -51,7 +64,8 @@ export class SessionChannel {
   }
 
   publish(event: TimelineEvent): WireEvent {
-    this.state = apply(this.state, event);
+    this.pending.push(event);
+    if (this.pending.length >= MAX_PENDING) this.materialize();
     const wire = { ...event, seq: ++this.seq } as WireEvent;
     const entry: LogEntry = { seq: wire.seq, event: wire };
     this.log.push(entry);
@@ -130,6 +144,26 @@ export class SessionChannel {
       this.listeners.delete(listener);
       this.lastUsed = Date.now();
     };
+  }
+
+  private materialize(): SessionState {
+    if (this.pending.length) {
+      const events = this.pending;
+      this.pending = [];
+      try {
+        this.applied = applyAll(this.applied, events);
+      } catch {
+        // One event the reducer cannot take must not cost the others (nor the publisher).
+        for (const e of events) {
+          try {
+            this.applied = applyAll(this.applied, [e]);
+          } catch {
+            // dropped from the state; it stays in the log
+          }
+        }
+      }
+    }
+    return this.applied;
   }
 
   closeAll(): void {
