@@ -11,7 +11,8 @@ export default defineConfig({
   timeout: 90_000,
   expect: { timeout: 20_000 },
   fullyParallel: false,
-  workers: 1,
+  // A stack per worker (e2e/fixtures/stack.ts): two files run at once, each on its own console.
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   reporter: process.env.CI ? [["list"]] : [["list"]],
   outputDir: "test-results",

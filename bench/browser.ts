@@ -51,6 +51,7 @@ export const PROBES = `
   // The word's own box (a Range over its characters, not its paragraph's, which may run far off
   // screen), and the topmost element at its centre must hold it: on screen for real, not covered.
   const visibleText = (word) => {
+    if (!document.body) return null; // polled from navigation start, before the body exists
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const at = n.nodeValue ? n.nodeValue.indexOf(word) : -1;
@@ -174,29 +175,36 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   await page.waitForTimeout(300);
   const frames = (await page.evaluate("window.__recordFrames(false), window.__frames.slice(1)")) as number[];
 
-  // Scroll back to the first message.
+  // Scroll back to the first message the way a reader does: the mouse wheel over the conversation,
+  // 3,000 px a notch, two frames between notches, until the first message is on screen. (Setting
+  // scrollTop is not the same: OpenCode's app takes a programmatic scroll for its own and snaps back
+  // to the bottom.) Each UI loads older history its own way.
   const t0 = Date.now();
   let scrollBackMs: number | null = null;
-  const reached = (await page
-    .evaluate(
-      `(async () => {
-        const start = performance.now();
-        const frame = () => new Promise((r) => requestAnimationFrame(() => r(null)));
-        let sc = window.__scroller(window.__visibleText(${JSON.stringify(LAST_WORD)}) || document.querySelector('[data-testid="timeline"]'));
-        while (performance.now() - start < ${SCROLL_BACK_TIMEOUT_MS}) {
-          if (window.__visibleText(${JSON.stringify(FIRST_WORD)})) return performance.now() - start;
-          if (!sc || !sc.isConnected) sc = window.__scroller(window.__visibleText(${JSON.stringify(LAST_WORD)}));
-          if (sc) sc.scrollTop = 0;
-          await frame();
-          await frame();
-        }
+  const first = JSON.stringify(FIRST_WORD);
+  const last = JSON.stringify(LAST_WORD);
+  const reached = await (async () => {
+    try {
+      const box = (await page.evaluate(
+        `(() => { const sc = window.__scroller(window.__visibleText(${last}) || document.querySelector('[data-testid="timeline"]')); if (!sc) return null; const r = sc.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`,
+      )) as { x: number; y: number } | null;
+      if (!box) {
+        notes.push("scroll back: no scrollable conversation found");
         return -1;
-      })()`,
-    )
-    .catch((err: unknown) => {
+      }
+      await page.mouse.move(box.x, box.y);
+      const start = performance.now();
+      while (performance.now() - start < SCROLL_BACK_TIMEOUT_MS) {
+        if (await page.evaluate(`!!window.__visibleText(${first})`)) return performance.now() - start;
+        await page.mouse.wheel(0, -3000);
+        await page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null))))");
+      }
+      return -1;
+    } catch (err) {
       notes.push(`scroll back failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
       return -1;
-    })) as number;
+    }
+  })();
   if (reached >= 0) scrollBackMs = reached;
   else notes.push(`the first message was not reached within ${SCROLL_BACK_TIMEOUT_MS / 1000} s (${Math.round((Date.now() - t0) / 1000)} s spent)`);
   await page.waitForTimeout(500);

@@ -9,7 +9,7 @@
  * each span (`color` = light, `--shiki-dark` = dark) and app/globals.css picks one per `data-theme`.
  */
 import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from "react";
-import type { BundledLanguage, Highlighter } from "shiki";
+import type { BundledLanguage, HighlighterCore } from "shiki";
 import { CopyButton } from "@/components/ui/copy-button";
 import { cx } from "@/components/ui/cx";
 
@@ -97,27 +97,34 @@ export function canHighlight(code: string): boolean {
   return true;
 }
 
-let highlighterPromise: Promise<{ hl: Highlighter; has: (lang: string) => boolean }> | null = null;
+let highlighterPromise: Promise<{ hl: HighlighterCore; langs: typeof import("shiki/langs").bundledLanguages }> | null = null;
 const langLoads = new Map<string, Promise<boolean>>();
 
+/*
+ * shiki's fine-grained parts, not its full bundle: the core, the JavaScript regex engine, the
+ * language map (each grammar is its own chunk, loaded on first use) and the two themes. The full
+ * bundle also carries the WebAssembly engine and its loader, which this page never uses.
+ */
 function getHighlighter() {
-  highlighterPromise ??= import("shiki").then(async (shiki) => {
-    const hl = await shiki.createHighlighter({
-      themes: ["github-light-high-contrast", "github-dark"],
-      langs: [],
-      engine: shiki.createJavaScriptRegexEngine({ forgiving: true }),
-    });
-    return { hl, has: (lang: string) => Object.hasOwn(shiki.bundledLanguages, lang) };
-  });
+  highlighterPromise ??= Promise.all([import("shiki/core"), import("shiki/engine/javascript"), import("shiki/langs")]).then(
+    async ([core, engine, { bundledLanguages }]) => {
+      const hl = await core.createHighlighterCore({
+        themes: [import("shiki/themes/github-light-high-contrast.mjs"), import("shiki/themes/github-dark.mjs")],
+        langs: [],
+        engine: engine.createJavaScriptRegexEngine({ forgiving: true }),
+      });
+      return { hl, langs: bundledLanguages };
+    },
+  );
   return highlighterPromise;
 }
 
-async function ensureLang(lang: string): Promise<Highlighter | null> {
-  const { hl, has } = await getHighlighter();
-  if (!has(lang)) return null;
+async function ensureLang(lang: string): Promise<HighlighterCore | null> {
+  const { hl, langs } = await getHighlighter();
+  if (!Object.hasOwn(langs, lang)) return null;
   let load = langLoads.get(lang);
   if (!load) {
-    load = hl.loadLanguage(lang as BundledLanguage).then(
+    load = hl.loadLanguage(langs[lang as BundledLanguage]).then(
       () => true,
       () => false,
     );

@@ -1,6 +1,6 @@
 "use client";
 import type { Interrupt } from "@/lib/model";
-import { InputForm } from "./input-form";
+import { LazyInputForm as InputForm } from "./lazy-input-form";
 import { PermissionCard } from "./permission-card";
 import { QuestionForm } from "./question-form";
 

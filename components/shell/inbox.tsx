@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import type { Interrupt } from "@/lib/model";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useNotifications } from "@/lib/hooks/use-notifications";
-import { InputForm } from "../interrupts/input-form";
+import { LazyInputForm as InputForm } from "../interrupts/lazy-input-form";
 import { useAnswer } from "../interrupts/use-answer";
 import { cx } from "../ui/cx";
 import { IconCheck, IconChevronDown, IconChevronRight, IconFileText, IconHelp, IconShield, IconX } from "../ui/icons";
