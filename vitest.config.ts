@@ -7,9 +7,6 @@ export default defineConfig({
     include: ["**/*.test.ts", "**/*.test.tsx"],
     exclude: ["node_modules/**", "e2e/**", ".next/**"],
     environment: "node",
-    // Most of the time goes to real agents and servers doing I/O: two workers on two cores (Vitest's
-    // default is cores - 1, which is one here).
-    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // server-only throws outside a React server build; tests import server modules directly.

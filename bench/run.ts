@@ -273,6 +273,8 @@ async function main() {
         results.viewers = v;
         const g = "many viewers, through next start's HTTP route";
         const row = (label: string, unit: string, value: number, budget: string, met: boolean | null): Row => ({ group: g, label, unit, switchboard: value, budget, met });
+        rows.push(row("console RSS, idle (before any subscriber)", "MB", v.rssMbIdle, "—", null));
+        rows.push(row(`console RSS with ${v.subscribers.toLocaleString("en-US")} SSE subscribers connected, before streaming`, "MB", v.rssMbConnected, "—", null));
         rows.push(row(`console RSS with ${v.subscribers.toLocaleString("en-US")} SSE subscribers (peak while streaming)`, "MB", v.rssMbPeak, "< 200 MB", v.rssMbPeak < 200));
         rows.push(row(`delivery p99 (after the first subscriber; p50 ${v.deliveryP50Ms.toFixed(1)} ms)`, "ms", v.deliveryP99Ms, "—", null));
         rows.push(row(`console CPU per 1,000 events, ${v.sessions} sessions streaming`, "ms", v.cpuMsPer1000Events, "—", null));

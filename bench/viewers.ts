@@ -17,6 +17,8 @@ export interface ViewerFigures {
   subscribers: number;
   rssMbIdle: number;
   rssMbPeak: number;
+  /** With every subscriber connected, before the turn streams: what the connections themselves hold. */
+  rssMbConnected: number;
   /** Delay of each delivery after the first subscriber got the same event (fan-out spread). */
   deliveryP50Ms: number;
   deliveryP99Ms: number;
@@ -134,7 +136,8 @@ async function manySubscribers(stack: LongStack, n: number) {
   for (let i = 0; i < n; i++) subs.push(subscribe(stack, session.id));
   await withTimeout(Promise.all(subs.map((s) => s.ready)), 60_000, "subscribers connecting");
   await new Promise((r) => setTimeout(r, 1000));
-  let peak = rssMb(stack.console.child.pid!);
+  const connected = rssMb(stack.console.child.pid!);
+  let peak = connected;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(stack.console.child.pid!))), 200);
   stack.model.enqueue(streamingTurn(200, 50, "bench-viewers"));
   await stack.prompt(session.id, "Stream to everyone (bench-viewers)");
@@ -147,7 +150,7 @@ async function manySubscribers(stack: LongStack, n: number) {
   for (const s of subs) for (const [seq, t] of s.arrivals) delays.push(t - first.get(seq)!);
   const perSub = subs.reduce((a, s) => a + s.arrivals.size, 0) / subs.length;
   for (const s of subs) s.close();
-  return { rssIdle, peak, p50: percentile(delays, 0.5), p99: percentile(delays, 0.99), perSub };
+  return { rssIdle, connected, peak, p50: percentile(delays, 0.5), p99: percentile(delays, 0.99), perSub };
 }
 
 async function manySessions(stack: LongStack, n: number) {
@@ -245,6 +248,7 @@ export async function viewersBench(stack: LongStack, opts: { subscribers?: numbe
     subscribers,
     rssMbIdle: many.rssIdle,
     rssMbPeak: many.peak,
+    rssMbConnected: many.connected,
     deliveryP50Ms: many.p50,
     deliveryP99Ms: many.p99,
     eventsPerSubscriber: many.perSub,
