@@ -18,6 +18,8 @@ export interface UiFigures {
   frames: number;
   /** Scroll from the newest to the first message (older pages loaded as needed). */
   scrollBackMs: number | null;
+  /** The first message was not reached within SCROLL_BACK_TIMEOUT_MS: the time is at least that. */
+  scrollBackTimedOut: boolean;
   heapAtTopMb: number;
   domAtTop: number;
   /** JavaScript of the session page: bytes as transferred, and gzip-compressed size of the same scripts. */
@@ -31,7 +33,7 @@ export interface UiFigures {
 const VIEWPORT = { width: 1280, height: 800 };
 const STREAM_DELTAS = 400;
 const STREAM_RATE = 50;
-const SCROLL_BACK_TIMEOUT_MS = 150_000;
+export const SCROLL_BACK_TIMEOUT_MS = 150_000;
 
 async function heapMb(cdp: CDPSession): Promise<number> {
   await cdp.send("HeapProfiler.collectGarbage");
@@ -181,6 +183,7 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   // to the bottom.) Each UI loads older history its own way.
   const t0 = Date.now();
   let scrollBackMs: number | null = null;
+  let scrollBackTimedOut = false;
   const first = JSON.stringify(FIRST_WORD);
   const last = JSON.stringify(LAST_WORD);
   const reached = await (async () => {
@@ -206,7 +209,8 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
     }
   })();
   if (reached >= 0) scrollBackMs = reached;
-  else notes.push(`the first message was not reached within ${SCROLL_BACK_TIMEOUT_MS / 1000} s (${Math.round((Date.now() - t0) / 1000)} s spent)`);
+  else scrollBackTimedOut = true;
+  if (reached < 0) notes.push(`the first message was not reached within ${SCROLL_BACK_TIMEOUT_MS / 1000} s (${Math.round((Date.now() - t0) / 1000)} s spent)`);
   await page.waitForTimeout(500);
   const heapAtTop = await heapMb(cdp);
   const domAtTop = await domElements(page);
@@ -219,6 +223,7 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
     frameWorstMs: frames.length ? Math.max(...frames) : 0,
     frames: frames.length,
     scrollBackMs,
+    scrollBackTimedOut,
     heapAtTopMb: heapAtTop,
     domAtTop,
     jsTransferredKb,

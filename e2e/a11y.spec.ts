@@ -5,8 +5,8 @@
  * share page — in both themes, on a phone (390×844) and a desktop (1360×860). Serious and critical
  * violations fail the test; all of them are listed at once.
  *
- * The `input` interrupt form (components/interrupts/input-form.tsx) is not on this branch: it comes
- * with issue 14 (Copilot headless). Once merged, add a state here that opens one.
+ * OpenCode raises no `input` interrupt: the input form (components/interrupts/input-form.tsx) is
+ * audited in e2e/copilot.spec.ts, where the Copilot CLI raises one, in both themes.
  */
 import fs from "node:fs";
 import path from "node:path";

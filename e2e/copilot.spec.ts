@@ -4,6 +4,7 @@
  * the backend's `provider`; forms come from the CLI's own elicitation path (the MCP server in
  * e2e/fixtures/mcp-elicit-server.mjs).
  */
+import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import path from "node:path";
 import type { ScriptedTurn } from "./fixtures/scripted-model";
@@ -140,6 +141,16 @@ test.describe("Copilot headless", () => {
     await form.submit.click();
     await expect(form.error("name")).toHaveText("Required");
     await expect(form.error("license")).toHaveText("Required");
+    // The form, its errors showing, passes axe in both themes (the a11y spec runs on OpenCode, which raises no forms).
+    for (const theme of ["dark", "light"] as const) {
+      await page.evaluate((t) => {
+        document.documentElement.dataset.theme = t;
+      }, theme);
+      await page.waitForTimeout(250);
+      const axe = await new AxeBuilder({ page }).include('[data-testid="input-form"]').withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+      const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${theme}: ${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
+      expect(serious).toEqual([]);
+    }
     await form.control("name").fill("x");
     await expect(form.error("name")).toHaveText("At least 2 characters");
     await form.control("name").fill("demo");
