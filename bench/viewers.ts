@@ -176,7 +176,7 @@ async function relay(stack: LongStack) {
   // A subscriber from the start, so the session's channel holds every event of the turn.
   const watcher = subscribe(stack, session.id);
   await withTimeout(watcher.ready, 30_000, "relay subscriber connecting");
-  stack.model.enqueue(streamingTurn(2000, 1000, "bench-relay"));
+  stack.model.enqueue(streamingTurn(6000, 1000, "bench-relay"));
   await stack.prompt(session.id, "Stream fast (bench-relay)");
   await waitIdle(stack, session.id);
   // The watcher stays subscribed until the end, so the channel (and its log) is not evicted.
@@ -220,8 +220,8 @@ async function relay(stack: LongStack) {
   };
   const url = `${stack.console.url}/api/backends/${stack.backendId}/sessions/${session.id}/events?after=${after}`;
   await timed(url, stack.headers); // warm-up
-  const next = await timed(url, stack.headers);
-  const frames = next.text;
+  const first = await timed(url, stack.headers);
+  const frames = first.text;
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.end(frames);
@@ -229,10 +229,23 @@ async function relay(stack: LongStack) {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const rawUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   await timed(rawUrl, {});
-  const raw = await timed(rawUrl, {});
+  // Five runs each, alternating, and the median of each: one replay takes milliseconds, so a single
+  // run is at the mercy of whatever else the two cores are doing.
+  const nextRates: number[] = [(first.count / first.ms) * 1000];
+  const rawRates: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await timed(rawUrl, {});
+    rawRates.push((r.count / r.ms) * 1000);
+    if (i < 4) {
+      const n = await timed(url, stack.headers);
+      nextRates.push((n.count / n.ms) * 1000);
+    }
+  }
   server.close();
   watcher.close();
-  return { events: next.count, nextPerSec: (next.count / next.ms) * 1000, rawPerSec: (raw.count / raw.ms) * 1000 };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const next = { count: first.count };
+  return { events: next.count, nextPerSec: median(nextRates), rawPerSec: median(rawRates) };
 }
 
 export async function viewersBench(stack: LongStack, opts: { subscribers?: number; sessions?: number } = {}): Promise<ViewerFigures> {
