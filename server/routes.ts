@@ -10,3 +10,18 @@ export async function app(): Promise<ConsoleApp> {
   await a.ready;
   return a;
 }
+
+/**
+ * Starts loading a session into the hub while the browser is still fetching and parsing the page's
+ * scripts, so the snapshot request that follows finds the channel loaded or loading (the hub shares
+ * one load between callers). Never throws and never waits: a session that cannot be loaded is the
+ * snapshot route's to report.
+ */
+export function warmSession(backendId: string, sessionId: string): void {
+  void app()
+    .then(({ hub, backends }) => {
+      backends.require(backendId);
+      return hub.open(backendId, sessionId);
+    })
+    .catch(() => {});
+}
