@@ -8,7 +8,9 @@ export const metadata: Metadata = {
   description: "A console for coding agents",
   applicationName: "Switchboard",
   appleWebApp: { capable: true, title: "Switchboard", statusBarStyle: "black-translucent" },
-  icons: { apple: "/icons/apple-touch-icon.png" },
+  // Listed here because an explicit `icons` replaces the file-based app/icon.svg: without the `icon`
+  // entry the page had no icon link and the browser asked for /favicon.ico (a 404 on every load).
+  icons: { icon: [{ url: "/icon.svg", type: "image/svg+xml" }], apple: "/icons/apple-touch-icon.png" },
 };
 
 // The manifest is app/manifest.ts. Theme colours follow the header of each theme (app/globals.css).

@@ -218,6 +218,10 @@ test("installable: the manifest, its icons and the theme colours are served with
     }
     const login = await (await anon.get("/login")).text();
     expect(login).toContain('rel="manifest"');
+    // The page names its icon, so browsers do not ask for /favicon.ico (which would be a 404).
+    const iconHref = /<link rel="icon" href="([^"]+)"/.exec(login)?.[1];
+    expect(iconHref).toBeTruthy();
+    expect((await anon.get(iconHref!)).status()).toBe(200);
     expect(login).toMatch(/name="theme-color"[^>]*media="\(prefers-color-scheme: dark\)"|media="\(prefers-color-scheme: dark\)"[^>]*name="theme-color"/);
     expect(login).toMatch(/media="\(prefers-color-scheme: light\)"/);
   } finally {
