@@ -5,6 +5,7 @@ import type { DiffResult } from "@/lib/api";
 import { apiGet, sessionPath } from "@/lib/client/api-client";
 import type { FileDiff, Message } from "@/lib/model";
 import { changeTotals, mergeChanges, turns, userText, type MergedChange, type Turn } from "@/lib/timeline/selectors";
+import { messagesShape } from "@/lib/timeline/reducer";
 import { DiffStat, DiffView } from "../code/diff-view";
 import { cx } from "../ui/cx";
 import { FilePath } from "../ui/file-path";
@@ -76,7 +77,9 @@ export interface ChangesViewProps {
  * highlighted, large files collapsed until opened. Patches come from `GET …/diff?messageId`.
  */
 export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, diffUnavailable, directory, layout, onLayout: setLayout }: ChangesViewProps) {
-  const all = useMemo(() => turns(messages), [messages]);
+  // Turns depend only on the list's shape (user messages and positions): a streaming reply keeps it.
+  const shape = messagesShape(messages);
+  const all = useMemo(() => turns(messages), [shape]); // eslint-disable-line react-hooks/exhaustive-deps
   const numbered = useMemo(() => new Map(all.map((t, i) => [t.user.id, i + 1])), [all]);
   const changed = useMemo(() => all.filter((t) => t.totals.files > 0), [all]);
   const scopeTurns = useMemo(() => (turnId ? changed.filter((t) => t.user.id === turnId) : changed), [changed, turnId]);

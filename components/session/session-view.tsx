@@ -9,6 +9,8 @@ import { setBaseTitle } from "@/lib/client/page-title";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import type { Message, ModelRef, Session } from "@/lib/model";
+import { childSessionIds } from "@/lib/timeline/incremental";
+import { messagesShape } from "@/lib/timeline/reducer";
 import { currentContext, isBusy, mergeChanges, revertIndex, turns, userText } from "@/lib/timeline/selectors";
 import { ReviewPanel, type PanelTab } from "../review/review-panel";
 import { ShareButton } from "../share/share-dialog";
@@ -132,16 +134,15 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   const agent = sendAgent ?? agents.data?.default;
   const ctxModel = currentContext(messages)?.message.model ?? model;
   const contextWindow = ctxModel ? models.data?.items.find((m) => m.id === ctxModel.id && (!ctxModel.provider || m.provider === ctxModel.provider))?.contextWindow : undefined;
-  const changedFiles = useMemo(() => mergeChanges(turns(messages)).length, [messages]);
+  // Turns (and the files they changed) depend only on the list's shape: deltas keep the token.
+  const shape = messagesShape(messages);
+  const changedFiles = useMemo(() => mergeChanges(turns(messages)).length, [shape]); // eslint-disable-line react-hooks/exhaustive-deps
   const reverted = revertIndex(messages, session?.revert);
   // Only a pending revert makes this depend on the messages, so streaming does not re-render toolbars.
   const revertedIds = useMemo(() => (reverted >= 0 ? new Set(messages.slice(reverted).map((m) => m.id)) : null), [reverted, reverted >= 0 ? messages : null]); // eslint-disable-line react-hooks/exhaustive-deps
   // Subagent sessions the timeline knows of: the branch tree refreshes when one appears.
-  const subagents = useMemo(() => {
-    const ids = new Set<string>();
-    for (const m of messages) for (const b of m.blocks) if (b.kind === "tool" && b.childSessionId) ids.add(b.childSessionId);
-    return ids.size;
-  }, [messages]);
+  // Re-derived only for the messages a frame changed (lib/timeline/incremental.ts).
+  const subagents = useMemo(() => childSessionIds(messages).length, [messages]);
 
   const reasonFor = useCallback(
     (cap: CapabilityName, needsIdle = true): string | undefined => {
