@@ -146,6 +146,37 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.messages("user")).toHaveCount(2);
   });
 
+  test("the page arrives with its newest messages in it, before any script runs, and the live timeline takes over", async ({ page, api, stack, browser }) => {
+    stack.model.enqueue({ text: "An answer the server renders." });
+    const s = await api.createSession("server render");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("render me");
+    await expect(sp.assistantText().last()).toHaveText("An answer the server renders.");
+    await sp.waitStatus("idle");
+    // The page's HTML alone (no script runs): the newest messages, at the bottom of the timeline.
+    const ctx = await browser.newContext({ javaScriptEnabled: false });
+    await ctx.addCookies([{ name: "sb_session", value: stack.sessionCookie, url: stack.url }]);
+    const raw = await ctx.newPage();
+    await raw.goto(`${stack.url}/sessions/${stack.backendId}/${s.id}`);
+    const preview = raw.getByTestId("timeline-preview");
+    await expect(preview.getByText("An answer the server renders.")).toBeVisible();
+    await expect(preview.getByText("render me")).toBeVisible();
+    // Inert until the scripts take over: nothing in it can be clicked or focused half-alive.
+    await expect(preview).toHaveAttribute("inert", "");
+    await expect(raw.getByTestId("session-view")).toHaveAttribute("data-loaded", "false");
+    await ctx.close();
+    // With scripts, the virtualized timeline replaces it and the page follows the session live.
+    await page.reload();
+    await expect(sp.view).toHaveAttribute("data-loaded", "true");
+    await expect(page.getByTestId("timeline-preview")).toHaveCount(0);
+    await expect(sp.assistantText()).toHaveText(["An answer the server renders."]);
+    await expect(sp.connection).toHaveAttribute("data-state", "connected");
+    stack.model.enqueue({ text: "And a live one." });
+    await sp.prompt("more");
+    await expect(sp.assistantText().last()).toHaveText("And a live one.");
+  });
+
   test("a killed and restarted OpenCode is reconnected and the session is whole", async ({ page, api, stack }) => {
     stack.model.enqueue({ text: "before the crash" });
     const s = await api.createSession("crash test");

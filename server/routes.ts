@@ -1,4 +1,5 @@
 import "server-only";
+import type { Snapshot } from "@/lib/model";
 import { getApp, type ConsoleApp } from "./app";
 
 export type SessionParams = { backendId: string; sessionId: string };
@@ -12,16 +13,27 @@ export async function app(): Promise<ConsoleApp> {
 }
 
 /**
- * Starts loading a session into the hub while the browser is still fetching and parsing the page's
- * scripts, so the snapshot request that follows finds the channel loaded or loading (the hub shares
- * one load between callers). Never throws and never waits: a session that cannot be loaded is the
- * snapshot route's to report.
+ * The session's snapshot for the session page's server render, when the console has it within
+ * `capMs` (a channel already open answers from memory; a cold one loads from its backend). Null
+ * when it takes longer or fails: the page then renders without it and the browser asks the snapshot
+ * route, which reports what went wrong. The load goes on either way, so that request finds it warm.
  */
-export function warmSession(backendId: string, sessionId: string): void {
-  void app()
-    .then(({ hub, backends }) => {
-      backends.require(backendId);
-      return hub.open(backendId, sessionId);
-    })
-    .catch(() => {});
+export async function snapshotForPage(backendId: string, sessionId: string, capMs: number): Promise<Snapshot | null> {
+  const load = app().then(({ hub, backends }) => {
+    backends.require(backendId);
+    return hub.open(backendId, sessionId);
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), capMs);
+  });
+  try {
+    const channel = await Promise.race([load, late]);
+    return channel ? channel.snapshot() : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+    load.catch(() => {});
+  }
 }

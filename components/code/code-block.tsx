@@ -395,7 +395,7 @@ export const CodeBlock = memo(function CodeBlock({
           onClick={() => setExpanded((v) => !v)}
           className="flex h-7 w-full items-center justify-center border-t border-border text-[11.5px] text-muted hover:bg-raised hover:text-fg"
         >
-          {expanded ? "Show less" : `Show all ${total.toLocaleString()} lines`}
+          {expanded ? "Show less" : `Show all ${total.toLocaleString("en-US")} lines`}
         </button>
       ) : null}
     </div>

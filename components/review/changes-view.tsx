@@ -255,7 +255,7 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
                       data-testid="expand-file"
                       className="flex h-8 w-full items-center justify-center text-[12px] text-muted hover:bg-raised hover:text-fg"
                     >
-                      Large diff — {(f.additions + f.deletions).toLocaleString()} changed lines. Show it
+                      Large diff — {(f.additions + f.deletions).toLocaleString("en-US")} changed lines. Show it
                     </button>
                   ) : null
                 ) : (

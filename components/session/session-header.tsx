@@ -17,14 +17,14 @@ import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { BranchTreeButton } from "./branch-tree";
 import { SidebarToggle } from "../shell/shell";
 
-export type LinkState = "connected" | "reconnecting" | "down";
+export type LinkState = "connecting" | "connected" | "reconnecting" | "down";
 
 export function linkState(connection: ConnectionState, backend: Backend | undefined): LinkState {
   if (backend && backend.status !== "ready") return backend.status === "connecting" ? "reconnecting" : "down";
-  return connection === "connected" ? "connected" : "reconnecting";
+  return connection === "connected" ? "connected" : connection === "connecting" ? "connecting" : "reconnecting";
 }
 
-const LINK_TEXT: Record<LinkState, string> = { connected: "Live", reconnecting: "Reconnecting…", down: "Backend down" };
+const LINK_TEXT: Record<LinkState, string> = { connecting: "Connecting…", connected: "Live", reconnecting: "Reconnecting…", down: "Backend down" };
 
 export function ConnectionIndicator({ state, detail }: { state: LinkState; detail?: string }) {
   // One tab of the browser holds the live connection and shares it with the others.
@@ -42,12 +42,12 @@ export function ConnectionIndicator({ state, detail }: { state: LinkState; detai
       title={`${detail ?? LINK_TEXT[state]} — ${holder}. Click to reconnect.`}
       className={cx(
         "inline-flex h-6 items-center gap-1.5 rounded-full border px-2 text-[11px] font-medium",
-        state === "connected" && "border-border text-muted hover:text-fg",
+        (state === "connected" || state === "connecting") && "border-border text-muted hover:text-fg",
         state === "reconnecting" && "border-warn/40 bg-warn/10 text-warn",
         state === "down" && "border-err/40 bg-err/10 text-err",
       )}
     >
-      <span className={cx("size-1.5 rounded-full", state === "connected" ? "bg-ok" : state === "reconnecting" ? "bg-warn animate-pulse" : "bg-err")} />
+      <span className={cx("size-1.5 rounded-full", state === "connected" ? "bg-ok" : state === "connecting" ? "animate-pulse bg-muted" : state === "reconnecting" ? "bg-warn animate-pulse" : "bg-err")} />
       {LINK_TEXT[state]}
     </button>
   );

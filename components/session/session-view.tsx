@@ -8,7 +8,8 @@ import { apiGet, apiSend, sessionPath } from "@/lib/client/api-client";
 import { setBaseTitle } from "@/lib/client/page-title";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
-import type { Message, ModelRef, Session } from "@/lib/model";
+import { useHydrated } from "@/lib/hooks/use-hydrated";
+import type { Message, ModelRef, Session, Snapshot } from "@/lib/model";
 import { childSessionIds } from "@/lib/timeline/incremental";
 import { messagesShape } from "@/lib/timeline/reducer";
 import { currentContext, isBusy, mergeChanges, revertIndex, turns, userText } from "@/lib/timeline/selectors";
@@ -79,8 +80,10 @@ function RevertBanner({ count, onUnrevert, reason, deferred }: { count: number; 
   );
 }
 
-export function SessionView({ backendId, sessionId }: { backendId: string; sessionId: string }) {
-  const { view, store } = useSessionStream(backendId, sessionId);
+/** `initial`: the snapshot the server rendered the page with (app/(console)/sessions/…/page.tsx), when it had one in time. */
+export function SessionView({ backendId, sessionId, initial }: { backendId: string; sessionId: string; initial?: Snapshot }) {
+  const { view, store } = useSessionStream(backendId, sessionId, initial);
+  const hydrated = useHydrated();
   const live = useGlobalEvents();
   const router = useRouter();
   const qc = useQueryClient();
@@ -279,7 +282,7 @@ export function SessionView({ backendId, sessionId }: { backendId: string; sessi
   const togglePanel = (tab: PanelTab) => setPanel((p) => (p?.tab === tab ? null : { tab }));
 
   return (
-    <div className="flex h-full min-h-0 flex-col" data-testid="session-view" data-loaded={view.loaded}>
+    <div className="flex h-full min-h-0 flex-col" data-testid="session-view" data-loaded={hydrated && view.loaded}>
       <SessionHeader
         session={session}
         backend={backend}

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { Interrupt, Message, Session } from "@/lib/model";
+import { useHydrated } from "@/lib/hooks/use-hydrated";
 import { messagesShape } from "@/lib/timeline/reducer";
 import { isBusy, revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
 import { FindBar, useFindInSession } from "./find-in-session";
@@ -49,6 +50,8 @@ function TurnChanges({ turn, onOpen }: { turn: Turn; onOpen?: (id: string) => vo
 const STICK_PX = 80;
 /** Rows kept rendered beyond each edge of the viewport. */
 const OVERSCAN = 4;
+/** Newest messages in the server-rendered preview (enough to fill a tall screen). */
+const PREVIEW_ROWS = 12;
 
 /** Where each interrupt is shown: after the message holding the tool that asked (or whose subagent asked). */
 function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionId: string | undefined) {
@@ -104,9 +107,15 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     if (el) el.scrollTop = el.scrollHeight;
   }, []);
 
+  // The server render (and the hydration of it) shows the newest messages as a plain, inert list
+  // pinned to the bottom, so they are on screen before the scripts run; the virtualized list takes
+  // over in the render after hydration.
+  const hydrated = useHydrated();
+  const preview = !hydrated && messages.length > 0;
+
   useLayoutEffect(() => {
     toBottom();
-  }, [toBottom]);
+  }, [toBottom, hydrated]);
 
   // Rows measured, text streaming, a footer appearing: stay at the bottom while the reader is there.
   useEffect(() => {
@@ -143,13 +152,19 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     if (el && !loadingOlder && hasOlder && !stuck.current && el.scrollTop < 200) onLoadOlder();
   }, [loadingOlder, hasOlder, onLoadOlder, firstId]);
 
+  const lastTop = useRef(0);
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
-    stuck.current = atBottom;
-    if (showJump === atBottom) setShowJump(!atBottom);
-    if (el.scrollTop < 200 && hasOlder && !loadingOlder) onLoadOlder();
+    const up = el.scrollTop < lastTop.current - 1;
+    lastTop.current = el.scrollTop;
+    // Only the reader leaves the bottom, by scrolling up: rows growing under a view that follows the
+    // bottom (measured heights, the preview handing over to the virtualized list) do not.
+    if (atBottom) stuck.current = true;
+    else if (up) stuck.current = false;
+    if (showJump === stuck.current) setShowJump(!stuck.current);
+    if (!stuck.current && el.scrollTop < 200 && hasOlder && !loadingOlder) onLoadOlder();
   };
 
   const busy = isBusy(session?.status);
@@ -183,7 +198,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
     <InterruptCard key={it.id} interrupt={it} backendId={backendId} sessionId={session?.id ?? it.sessionId} autoFocus={it.id === first} />
   );
 
-  const row = (i: number) => {
+  const row = (i: number, inPreview = false) => {
     if (i === 0) {
       return hasOlder ? (
         <div className="flex h-7 justify-center">
@@ -213,7 +228,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
         <div
           className={cx("flex flex-col gap-3 transition-opacity", dim && "opacity-45")}
           data-reverted={dim || undefined}
-          data-testid="timeline-item"
+          data-testid={inPreview ? undefined : "timeline-item"}
           data-find-current={find.current?.messageId === m.id || undefined}
         >
           <MessageView message={m} streaming={busy && mi === lastAssistant} />
@@ -232,7 +247,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
         ref={scroller}
         tabIndex={-1}
         onScroll={onScroll}
-        className="h-full overflow-y-auto outline-none [overflow-anchor:none]"
+        className={cx("h-full outline-none [overflow-anchor:none]", preview ? "flex flex-col justify-end overflow-hidden" : "overflow-y-auto")}
         data-testid="timeline"
         data-count={messages.length}
         data-has-older={hasOlder || undefined}
@@ -243,6 +258,15 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
               No messages yet. Say what you want the agent to do.
             </div>
           )}
+          {preview ? (
+            <div inert className="flex w-full flex-col" data-testid="timeline-preview">
+              {messages.slice(-PREVIEW_ROWS).map((m, k, shown) => (
+                <div key={m.id} className="w-full pb-4">
+                  {row(messages.length - shown.length + k + 1, true)}
+                </div>
+              ))}
+            </div>
+          ) : (
           <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
             {items.map((v) => (
               <div
@@ -256,6 +280,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
               </div>
             ))}
           </div>
+          )}
           <div className="flex flex-col gap-4">
             {loose.map(card)}
             {lastError && !busy && (

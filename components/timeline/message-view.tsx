@@ -72,12 +72,12 @@ function UserMessage({ message }: { message: Message }) {
 /* --------------------------------------------------------------------------------- assistant */
 
 function usageTitle(u: Usage): string {
-  const parts = [`Input ${u.inputTokens.toLocaleString()}`, `Output ${u.outputTokens.toLocaleString()}`];
-  if (u.reasoningTokens) parts.push(`Reasoning ${u.reasoningTokens.toLocaleString()}`);
-  if (u.cacheReadTokens) parts.push(`Cache read ${u.cacheReadTokens.toLocaleString()}`);
-  if (u.cacheWriteTokens) parts.push(`Cache write ${u.cacheWriteTokens.toLocaleString()}`);
+  const parts = [`Input ${u.inputTokens.toLocaleString("en-US")}`, `Output ${u.outputTokens.toLocaleString("en-US")}`];
+  if (u.reasoningTokens) parts.push(`Reasoning ${u.reasoningTokens.toLocaleString("en-US")}`);
+  if (u.cacheReadTokens) parts.push(`Cache read ${u.cacheReadTokens.toLocaleString("en-US")}`);
+  if (u.cacheWriteTokens) parts.push(`Cache write ${u.cacheWriteTokens.toLocaleString("en-US")}`);
   if (u.costUsd) parts.push(`Cost $${u.costUsd.toFixed(4)}`);
-  parts.push(`Context ${contextTokens(u).toLocaleString()}`);
+  parts.push(`Context ${contextTokens(u).toLocaleString("en-US")}`);
   return parts.join(" · ");
 }
 

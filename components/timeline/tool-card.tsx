@@ -330,8 +330,9 @@ function summarize(b: ToolBlock): { summary: ReactNode; meta?: ReactNode } {
 
 /* ------------------------------------------------------------------------------------ timing */
 
-function useNow(active: boolean): number {
-  const [now, setNow] = useState(() => Date.now());
+/** The clock for a live duration: null until mounted, so a server render and its hydration agree. */
+function useNow(active: boolean): number | null {
+  const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
     if (!active) return;
     setNow(Date.now());
@@ -345,7 +346,7 @@ function Duration({ block }: { block: ToolBlock }) {
   const live = block.status === "running" && block.startedAt !== undefined && block.endedAt === undefined;
   const now = useNow(live);
   if (block.startedAt === undefined) return null;
-  const end = block.endedAt ?? (live ? now : undefined);
+  const end = block.endedAt ?? (live ? (now ?? undefined) : undefined);
   if (end === undefined) return null;
   return (
     <span className="min-w-12 shrink-0 whitespace-nowrap text-right font-mono text-[11px] tabular-nums text-faint" suppressHydrationWarning>

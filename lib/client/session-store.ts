@@ -32,10 +32,26 @@ export class SessionStore {
   private stopped = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
+  /** Set while the store holds a snapshot it was given (the page's server render) and has not yet followed live. */
+  private seeded = false;
+
+  /**
+   * `initial`: the snapshot the page was rendered with. The store starts from it (so the browser's
+   * first render matches the server's) and follows the live stream after its seq, without asking
+   * for the snapshot again.
+   */
   constructor(
     readonly backendId: string,
     readonly sessionId: string,
-  ) {}
+    initial?: Snapshot,
+  ) {
+    if (initial) {
+      this.seeded = true;
+      this.batcher.reset(initial.seq);
+      this.olderCursor = initial.olderCursor;
+      this.view = { ...this.view, state: stateFromSnapshot(initial), loaded: true, hasOlder: Boolean(initial.hasOlder && initial.olderCursor) };
+    }
+  }
 
   subscribe = (fn: () => void) => {
     this.listeners.add(fn);
@@ -55,7 +71,10 @@ export class SessionStore {
     this.unwatchState = link.onState(() => {
       if (this.live && this.view.connection !== link.getState()) this.set({ connection: link.getState() });
     });
-    void this.load();
+    if (this.seeded) {
+      this.seeded = false;
+      this.subscribeLive();
+    } else void this.load();
   }
 
   stop() {

@@ -1,10 +1,14 @@
 "use client";
 import { useEffect, useState, useSyncExternalStore } from "react";
+import type { Snapshot } from "../model";
 import { SessionStore, type SessionView } from "../client/session-store";
 
-/** Live state of one session: snapshot + resumable event stream, batched per animation frame. */
-export function useSessionStream(backendId: string, sessionId: string): { view: SessionView; store: SessionStore } {
-  const [store] = useState(() => new SessionStore(backendId, sessionId));
+/**
+ * Live state of one session: snapshot + resumable event stream, batched per animation frame.
+ * `initial` is the snapshot the page was rendered with on the server, when it had one.
+ */
+export function useSessionStream(backendId: string, sessionId: string, initial?: Snapshot): { view: SessionView; store: SessionStore } {
+  const [store] = useState(() => new SessionStore(backendId, sessionId, initial));
   useEffect(() => {
     store.start();
     return () => store.stop();

@@ -160,7 +160,7 @@ export function OutputPre({
         className,
       )}
     >
-      {hidden > 0 ? <span className="text-faint">{`… ${hidden.toLocaleString()} earlier characters not shown\n`}</span> : null}
+      {hidden > 0 ? <span className="text-faint">{`… ${hidden.toLocaleString("en-US")} earlier characters not shown\n`}</span> : null}
       {shown}
     </pre>
   );
