@@ -9,7 +9,8 @@ import { setBaseTitle } from "@/lib/client/page-title";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import { useHydrated } from "@/lib/hooks/use-hydrated";
-import type { Message, ModelRef, Session, Snapshot } from "@/lib/model";
+import type { InitialSnapshot } from "@/lib/client/session-store";
+import type { Message, ModelRef, Session } from "@/lib/model";
 import { childSessionIds } from "@/lib/timeline/incremental";
 import { messagesShape } from "@/lib/timeline/reducer";
 import { currentContext, isBusy, mergeChanges, revertIndex, turns, userText } from "@/lib/timeline/selectors";
@@ -81,7 +82,7 @@ function RevertBanner({ count, onUnrevert, reason, deferred }: { count: number; 
 }
 
 /** `initial`: the snapshot the server rendered the page with (app/(console)/sessions/…/page.tsx), when it had one in time. */
-export function SessionView({ backendId, sessionId, initial }: { backendId: string; sessionId: string; initial?: Snapshot }) {
+export function SessionView({ backendId, sessionId, initial }: { backendId: string; sessionId: string; initial?: InitialSnapshot }) {
   const { view, store } = useSessionStream(backendId, sessionId, initial);
   const hydrated = useHydrated();
   const live = useGlobalEvents();

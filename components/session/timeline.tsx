@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { Interrupt, Message, Session } from "@/lib/model";
+import { PREVIEW_MESSAGES } from "@/lib/client/session-store";
 import { useHydrated } from "@/lib/hooks/use-hydrated";
 import { messagesShape } from "@/lib/timeline/reducer";
 import { isBusy, revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
@@ -51,7 +52,7 @@ const STICK_PX = 80;
 /** Rows kept rendered beyond each edge of the viewport. */
 const OVERSCAN = 4;
 /** Newest messages in the server-rendered preview (enough to fill a tall screen). */
-const PREVIEW_ROWS = 12;
+const PREVIEW_ROWS = PREVIEW_MESSAGES;
 
 /** Where each interrupt is shown: after the message holding the tool that asked (or whose subagent asked). */
 function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionId: string | undefined) {

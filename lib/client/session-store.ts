@@ -22,6 +22,16 @@ export interface SessionView {
   loadingOlder: boolean;
 }
 
+/** Newest messages the session page is rendered with on the server (and the timeline's preview shows). */
+export const PREVIEW_MESSAGES = 12;
+
+/**
+ * The snapshot the page was rendered with. `partial`: only its newest messages (the server sends the
+ * newest `PREVIEW_MESSAGES`, not the whole snapshot, to keep the page small); the store then loads
+ * the whole snapshot at once after hydration (the page preloads it) before it follows live.
+ */
+export type InitialSnapshot = Snapshot & { partial?: boolean };
+
 export class SessionStore {
   private view: SessionView = { state: emptyState, loaded: false, connection: "connecting", hasOlder: false, loadingOlder: false };
   private listeners = new Set<() => void>();
@@ -32,24 +42,26 @@ export class SessionStore {
   private stopped = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Set while the store holds a snapshot it was given (the page's server render) and has not yet followed live. */
-  private seeded = false;
+  /** What `start` does first: follow live after the seeded snapshot, load the whole one, or load from scratch. */
+  private seeded: "whole" | "partial" | null = null;
 
   /**
    * `initial`: the snapshot the page was rendered with. The store starts from it (so the browser's
-   * first render matches the server's) and follows the live stream after its seq, without asking
-   * for the snapshot again.
+   * first render matches the server's). A whole one is followed live after its seq at once; a
+   * partial one is replaced by the whole snapshot first.
    */
   constructor(
     readonly backendId: string,
     readonly sessionId: string,
-    initial?: Snapshot,
+    initial?: InitialSnapshot,
   ) {
     if (initial) {
-      this.seeded = true;
-      this.batcher.reset(initial.seq);
-      this.olderCursor = initial.olderCursor;
-      this.view = { ...this.view, state: stateFromSnapshot(initial), loaded: true, hasOlder: Boolean(initial.hasOlder && initial.olderCursor) };
+      const { partial, ...snap } = initial;
+      this.seeded = partial ? "partial" : "whole";
+      this.batcher.reset(snap.seq);
+      // A partial snapshot's cursor would skip the messages it left out: no older page until the whole one is in.
+      if (!partial) this.olderCursor = snap.olderCursor;
+      this.view = { ...this.view, state: stateFromSnapshot(snap), loaded: true, hasOlder: Boolean(partial || (snap.hasOlder && snap.olderCursor)) };
     }
   }
 
@@ -71,10 +83,10 @@ export class SessionStore {
     this.unwatchState = link.onState(() => {
       if (this.live && this.view.connection !== link.getState()) this.set({ connection: link.getState() });
     });
-    if (this.seeded) {
-      this.seeded = false;
-      this.subscribeLive();
-    } else void this.load();
+    const seeded = this.seeded;
+    this.seeded = null;
+    if (seeded === "whole") this.subscribeLive();
+    else void this.load();
   }
 
   stop() {

@@ -2,6 +2,7 @@ import { headers } from "next/headers";
 import { preload } from "react-dom";
 import { SessionView } from "@/components/session/session-view";
 import { sessionPath } from "@/lib/client/api-client";
+import { PREVIEW_MESSAGES, type InitialSnapshot } from "@/lib/client/session-store";
 import { snapshotForPage } from "@/server/routes";
 
 /** How long the server render waits for the console's copy of the session before it goes without. */
@@ -11,16 +12,20 @@ export default async function SessionPage({ params }: { params: Promise<{ backen
   const { backendId, sessionId } = await params;
   const b = decodeURIComponent(backendId);
   const s = decodeURIComponent(sessionId);
-  // Time to the newest message: the page is rendered with the session's newest messages in it
-  // (shown before the scripts arrive), and the browser's store starts from the same snapshot. Not
-  // for a link's prefetch: a sidebar full of links would load every session in it.
+  // Not for a link's prefetch: a sidebar full of links would load every session in it.
   if ((await headers()).has("next-router-prefetch")) return <SessionView key={`${b}/${s}`} backendId={b} sessionId={s} />;
-  const initial = await snapshotForPage(b, s, SNAPSHOT_CAP_MS);
-  if (!initial) {
-    // Not in time (or not loadable): the console goes on loading its copy, and the browser fetches
-    // the snapshot while the page's scripts are on their way (lib/client/session-store.ts asks for
-    // the very same URL and gets the preloaded answer).
-    preload(`${sessionPath(b, s)}/snapshot`, { as: "fetch", crossOrigin: "anonymous" });
+  // Time to the newest message: the page is rendered with the session's newest messages in it, on
+  // screen before the scripts arrive; the browser's store starts from them. Only those travel in the
+  // page (the whole snapshot would triple its size); the whole snapshot is preloaded while the
+  // scripts load and replaces them after hydration (lib/client/session-store.ts asks for the very
+  // same URL and gets the preloaded answer). When the console's copy is not there in time, the page
+  // is rendered without it, and the console goes on loading it for that request.
+  const snap = await snapshotForPage(b, s, SNAPSHOT_CAP_MS);
+  let initial: InitialSnapshot | undefined;
+  if (snap) {
+    const partial = snap.messages.length > PREVIEW_MESSAGES;
+    initial = partial ? { ...snap, messages: snap.messages.slice(-PREVIEW_MESSAGES), partial: true } : snap;
   }
+  if (!initial || initial.partial) preload(`${sessionPath(b, s)}/snapshot`, { as: "fetch", crossOrigin: "anonymous" });
   return <SessionView key={`${b}/${s}`} backendId={b} sessionId={s} {...(initial ? { initial } : {})} />;
 }
