@@ -8,8 +8,10 @@ import { chromium, type Browser, type CDPSession, type Page } from "@playwright/
 import { FIRST_WORD, LAST_WORD, streamingTurn, type LongStack } from "./long-stack";
 
 export interface UiFigures {
-  /** Navigation start → the newest message's marker word visible on screen. */
+  /** Navigation start → the newest message's marker word visible on screen (the UI's first visit since its server started). */
   newestVisibleMs: number | null;
+  /** The same on a second visit: the server has served the session once, the browser profile is fresh. */
+  newestVisibleWarmMs: number | null;
   heapMb: number;
   domElements: number;
   /** Frame times while a reply streams at 50 deltas/s into the open session. */
@@ -137,10 +139,12 @@ export async function waitTurn(stack: LongStack, sessionId: string, timeoutMs = 
 
 export async function measureUi(browser: Browser, stack: LongStack, ui: "switchboard" | "opencode", turn: number): Promise<UiFigures> {
   const notes: string[] = [];
-  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: "dark" });
-  if (ui === "switchboard") {
-    await context.addCookies([{ name: "sb_session", value: await stack.loginCookie(), url: stack.console.url }]);
-  }
+  const newContext = async () => {
+    const ctx = await browser.newContext({ viewport: VIEWPORT, colorScheme: "dark" });
+    if (ui === "switchboard") await ctx.addCookies([{ name: "sb_session", value: await stack.loginCookie(), url: stack.console.url }]);
+    return ctx;
+  };
+  const context = await newContext();
   const page = await context.newPage();
   await installProbes(page);
   const cdp = await context.newCDPSession(page);
@@ -162,18 +166,36 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
       ? `${stack.console.url}/sessions/${stack.backendId}/${stack.sessionId}`
       : `${stack.opencode.url}/server/${Buffer.from(stack.opencode.url).toString("base64url")}/session/${stack.sessionId}`;
   const nav = await page.goto(url, { waitUntil: "commit" });
-  let newestVisibleMs: number | null = null;
-  try {
-    newestVisibleMs = await page
+  const newestVisible = (p: Page) =>
+    p
       // A function, not a string: a string predicate is evaluated with eval, which both pages' CSP refuses.
       .waitForFunction((word) => ((window as unknown as { __visibleText?: (w: string) => Element | null }).__visibleText?.(word) ? performance.now() : 0), LAST_WORD, { polling: 50, timeout: 60_000 })
       .then((h) => h.jsonValue() as Promise<number>);
+  let newestVisibleMs: number | null = null;
+  try {
+    newestVisibleMs = await newestVisible(page);
   } catch (err) {
     notes.push(`the newest message never became visible within 60 s (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
   }
   await page.waitForTimeout(2000); // let late work settle before reading memory
   const heap = await heapMb(cdp);
   const dom = await domElements(page);
+
+  // A second visit in a fresh browser profile: what a reader sees once the server has served the
+  // session (its caches and code warm), without the browser's cache.
+  let newestVisibleWarmMs: number | null = null;
+  {
+    const ctx = await newContext();
+    const second = await ctx.newPage();
+    await installProbes(second);
+    try {
+      await second.goto(url, { waitUntil: "commit" });
+      newestVisibleWarmMs = await newestVisible(second);
+    } catch (err) {
+      notes.push(`second visit: the newest message never became visible (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+    }
+    await ctx.close();
+  }
   const js = await Promise.all(scripts);
   const jsTransferredKb = js.reduce((a, b) => a + b.transferred, 0) / 1024;
   const jsGzipKb = js.reduce((a, b) => a + b.gzip, 0) / 1024;
@@ -236,6 +258,7 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   await context.close();
   return {
     newestVisibleMs,
+    newestVisibleWarmMs,
     heapMb: heap,
     domElements: dom,
     frameP95Ms: percentile(frames, 0.95),
