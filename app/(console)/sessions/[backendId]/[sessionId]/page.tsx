@@ -5,7 +5,12 @@ import { sessionPath } from "@/lib/client/api-client";
 import { PREVIEW_MESSAGES, type InitialSnapshot } from "@/lib/client/session-store";
 import { snapshotForPage } from "@/server/routes";
 
-/** How long the server render waits for the console's copy of the session before it goes without. */
+/**
+ * How long the server render waits for the console's copy of the session before it goes without:
+ * for a page load, up to 800 ms (the newest messages then arrive with the page); for a client-side
+ * navigation (Next's `rsc` request), not at all — an open session comes along at once, a cold one
+ * loads in the browser while the page already shows, so switching sessions never waits.
+ */
 const SNAPSHOT_CAP_MS = 800;
 
 export default async function SessionPage({ params }: { params: Promise<{ backendId: string; sessionId: string }> }) {
@@ -13,14 +18,15 @@ export default async function SessionPage({ params }: { params: Promise<{ backen
   const b = decodeURIComponent(backendId);
   const s = decodeURIComponent(sessionId);
   // Not for a link's prefetch: a sidebar full of links would load every session in it.
-  if ((await headers()).has("next-router-prefetch")) return <SessionView key={`${b}/${s}`} backendId={b} sessionId={s} />;
+  const h = await headers();
+  if (h.has("next-router-prefetch")) return <SessionView key={`${b}/${s}`} backendId={b} sessionId={s} />;
   // Time to the newest message: the page is rendered with the session's newest messages in it, on
   // screen before the scripts arrive; the browser's store starts from them. Only those travel in the
   // page (the whole snapshot would triple its size); the whole snapshot is preloaded while the
   // scripts load and replaces them after hydration (lib/client/session-store.ts asks for the very
   // same URL and gets the preloaded answer). When the console's copy is not there in time, the page
   // is rendered without it, and the console goes on loading it for that request.
-  const snap = await snapshotForPage(b, s, SNAPSHOT_CAP_MS);
+  const snap = await snapshotForPage(b, s, h.has("rsc") ? 0 : SNAPSHOT_CAP_MS);
   let initial: InitialSnapshot | undefined;
   if (snap) {
     const partial = snap.messages.length > PREVIEW_MESSAGES;
