@@ -7,7 +7,7 @@
  */
 import { NextResponse, type NextRequest } from "next/server";
 import { authenticate, SESSION_COOKIE } from "@/server/auth/console-auth";
-import { API_CSP, crossSiteReason, isApiPath, isPublicPath, newNonce, pageCsp, SECURITY_HEADERS } from "@/server/auth/policy";
+import { API_CSP, assetCsp, crossSiteReason, isApiPath, isPublicPath, newNonce, pageCsp, SECURITY_HEADERS } from "@/server/auth/policy";
 
 function allowedOrigins(): string[] {
   return (process.env.SWITCHBOARD_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim().replace(/\/$/, "")).filter(Boolean);
@@ -53,7 +53,7 @@ export function proxy(req: NextRequest): Response {
     return secured(NextResponse.redirect(url, 307), API_CSP);
   }
 
-  if (!isPage(pathname)) return secured(NextResponse.next(), API_CSP);
+  if (!isPage(pathname)) return secured(NextResponse.next(), assetCsp(pathname));
 
   // Next reads the nonce from the request's CSP header and puts it on its own scripts; the root
   // layout reads `x-nonce` for the theme script.

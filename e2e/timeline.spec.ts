@@ -177,6 +177,35 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.assistantText().last()).toHaveText("And a live one.");
   });
 
+  test("code is highlighted: small blocks on the page, large ones in the highlight worker", async ({ page, api, stack }) => {
+    const small = "const answer: number = 42;";
+    const big = Array.from({ length: 160 }, (_, i) => `export function step${i}(input: string): number {\n  return input.length + ${i};\n}`).join("\n");
+    expect(big.length).toBeGreaterThan(4000);
+    stack.model.enqueue({ text: `Small:\n\n\`\`\`ts\n${small}\n\`\`\`\n\nLarge:\n\n\`\`\`ts\n${big}\n\`\`\`\n` });
+    const workers: string[] = [];
+    let workerClosed = false;
+    page.on("worker", (w) => {
+      workers.push(w.url());
+      w.on("close", () => (workerClosed = true));
+    });
+    const s = await api.createSession("highlight test");
+    const sp = new SessionPage(page);
+    await sp.goto(stack.backendId, s.id);
+    await sp.prompt("show me code");
+    await sp.waitStatus("idle");
+    const coloured = (text: string) => sp.timeline.locator("pre span[style]", { hasText: text }).first();
+    // The large one (on screen, collapsed to its first lines) is tokenized by the worker: its tokens
+    // arrive as data and render as coloured spans.
+    await expect(coloured("step1")).toBeVisible({ timeout: 20_000 });
+    expect(workers.length).toBe(1);
+    // Still running: a worker that failed is terminated and the page tokenizes in its place.
+    expect(workerClosed).toBe(false);
+    // The small one is tokenized on the page, lazily, once it nears the viewport.
+    await sp.timeline.getByText("Small:").scrollIntoViewIfNeeded();
+    await expect(coloured("answer")).toBeVisible();
+    expect(workers.length).toBe(1);
+  });
+
   test("a killed and restarted OpenCode is reconnected and the session is whole", async ({ page, api, stack }) => {
     stack.model.enqueue({ text: "before the crash" });
     const s = await api.createSession("crash test");

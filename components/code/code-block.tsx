@@ -3,13 +3,14 @@
  * Code display with lazy syntax highlighting.
  *
  * Plain monospace text renders at once (no layout jump); shiki is imported on demand the first time
- * a code block scrolls near the viewport, with one shared highlighter (github-light-high-contrast, readable on diff tints, + github-dark,
- * JavaScript regex engine, languages loaded on demand). Tokens are rendered as React spans with inline
+ * a code block scrolls near the viewport (./highlighter.ts: github-light-high-contrast, readable on
+ * diff tints, + github-dark, JavaScript regex engine, languages loaded on demand) — on the main
+ * thread for small code, in a worker for large code (./highlight.worker.ts). Tokens are rendered as React spans with inline
  * colours — never as HTML — because file contents are untrusted. Both theme colours are carried on
  * each span (`color` = light, `--shiki-dark` = dark) and app/globals.css picks one per `data-theme`.
  */
 import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from "react";
-import type { BundledLanguage, HighlighterCore } from "shiki";
+import type { Tok, TokLine } from "./highlighter";
 import { CopyButton } from "@/components/ui/copy-button";
 import { cx } from "@/components/ui/cx";
 
@@ -74,15 +75,7 @@ function normalizeLang(lang: string | undefined): string | undefined {
 
 /* -------------------------------------------------------------------------------- highlighter */
 
-/** One token with both theme colours; undefined colour = the theme's default foreground. */
-export interface Tok {
-  content: string;
-  light?: string;
-  dark?: string;
-  italic?: boolean;
-  bold?: boolean;
-}
-export type TokLine = Tok[];
+export type { Tok, TokLine } from "./highlighter";
 
 const MAX_LINES = 2000;
 const MAX_BYTES = 200_000;
@@ -95,42 +88,6 @@ export function canHighlight(code: string): boolean {
     if (++lines > MAX_LINES) return false;
   }
   return true;
-}
-
-let highlighterPromise: Promise<{ hl: HighlighterCore; langs: typeof import("shiki/langs").bundledLanguages }> | null = null;
-const langLoads = new Map<string, Promise<boolean>>();
-
-/*
- * shiki's fine-grained parts, not its full bundle: the core, the JavaScript regex engine, the
- * language map (each grammar is its own chunk, loaded on first use) and the two themes. The full
- * bundle also carries the WebAssembly engine and its loader, which this page never uses.
- */
-function getHighlighter() {
-  highlighterPromise ??= Promise.all([import("shiki/core"), import("shiki/engine/javascript"), import("shiki/langs")]).then(
-    async ([core, engine, { bundledLanguages }]) => {
-      const hl = await core.createHighlighterCore({
-        themes: [import("shiki/themes/github-light-high-contrast.mjs"), import("shiki/themes/github-dark.mjs")],
-        langs: [],
-        engine: engine.createJavaScriptRegexEngine({ forgiving: true }),
-      });
-      return { hl, langs: bundledLanguages };
-    },
-  );
-  return highlighterPromise;
-}
-
-async function ensureLang(lang: string): Promise<HighlighterCore | null> {
-  const { hl, langs } = await getHighlighter();
-  if (!Object.hasOwn(langs, lang)) return null;
-  let load = langLoads.get(lang);
-  if (!load) {
-    load = hl.loadLanguage(langs[lang as BundledLanguage]).then(
-      () => true,
-      () => false,
-    );
-    langLoads.set(lang, load);
-  }
-  return (await load) ? hl : null;
 }
 
 const cache = new Map<string, TokLine[] | null>();
@@ -148,6 +105,54 @@ function remember(key: string, value: TokLine[] | null) {
   cache.set(key, value);
 }
 
+/*
+ * Where tokenizing runs: small inputs on the main thread (a worker round trip would cost more than
+ * they do); large ones in the highlight worker, so a 2,000-line file never blocks a frame. A worker
+ * that cannot start (or fails) sends everything back to the main thread.
+ */
+const WORKER_MIN_CHARS = 4_000;
+let worker: Worker | null | undefined;
+let nextId = 0;
+const waiting = new Map<number, { code: string; lang: string; resolve: (lines: TokLine[] | null) => void }>();
+
+function onMainThread(code: string, lang: string): Promise<TokLine[] | null> {
+  return import("./highlighter").then((h) => h.highlightTokens(code, lang)).catch(() => null);
+}
+
+function highlightWorker(): Worker | null {
+  if (worker !== undefined) return worker;
+  if (typeof Worker === "undefined") return (worker = null);
+  try {
+    const w = new Worker(new URL("./highlight.worker.ts", import.meta.url));
+    w.onmessage = (e: MessageEvent<{ id: number; lines: TokLine[] | null }>) => {
+      const job = waiting.get(e.data.id);
+      waiting.delete(e.data.id);
+      job?.resolve(e.data.lines);
+    };
+    w.onerror = () => {
+      // The worker is gone: what it owed, and everything after, is tokenized here.
+      worker = null;
+      w.terminate();
+      for (const job of waiting.values()) void onMainThread(job.code, job.lang).then(job.resolve);
+      waiting.clear();
+    };
+    worker = w;
+  } catch {
+    worker = null;
+  }
+  return worker;
+}
+
+function highlightAnywhere(code: string, lang: string): Promise<TokLine[] | null> {
+  const w = code.length >= WORKER_MIN_CHARS ? highlightWorker() : null;
+  if (!w) return onMainThread(code, lang);
+  return new Promise((resolve) => {
+    const id = ++nextId;
+    waiting.set(id, { code, lang, resolve });
+    w.postMessage({ id, code, lang });
+  });
+}
+
 /** Tokenizes `code`; null when the language is unknown or the input too large. Cached. */
 export async function tokenize(code: string, langIn: string | undefined): Promise<TokLine[] | null> {
   const lang = normalizeLang(langIn);
@@ -155,38 +160,7 @@ export async function tokenize(code: string, langIn: string | undefined): Promis
   const key = cacheKey(code, lang);
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
-  const hl = await ensureLang(lang);
-  if (!hl) {
-    remember(key, null);
-    return null;
-  }
-  const lightFg = hl.getTheme("github-light-high-contrast").fg.toLowerCase();
-  const darkFg = hl.getTheme("github-dark").fg.toLowerCase();
-  const raw = hl.codeToTokensWithThemes(code, {
-    lang: lang as BundledLanguage,
-    themes: { light: "github-light-high-contrast", dark: "github-dark" },
-    tokenizeMaxLineLength: 2000,
-  });
-  const lines: TokLine[] = raw.map((line) => {
-    const out: Tok[] = [];
-    for (const t of line) {
-      const l = t.variants.light;
-      const d = t.variants.dark;
-      const light = l?.color && l.color.toLowerCase() !== lightFg ? l.color : undefined;
-      const dark = d?.color && d.color.toLowerCase() !== darkFg ? d.color : undefined;
-      const fs = l?.fontStyle ?? 0;
-      const italic = (fs & 1) !== 0;
-      const bold = (fs & 2) !== 0;
-      const prev = out[out.length - 1];
-      // Merge neighbours with identical styling, and whitespace into anything.
-      if (prev && ((prev.light === light && prev.dark === dark && prev.italic === italic && prev.bold === bold) || /^\s+$/.test(t.content))) {
-        prev.content += t.content;
-      } else {
-        out.push({ content: t.content, light, dark, italic: italic || undefined, bold: bold || undefined });
-      }
-    }
-    return out;
-  });
+  const lines = await highlightAnywhere(code, lang);
   remember(key, lines);
   return lines;
 }

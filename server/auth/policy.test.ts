@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearerToken, crossSiteReason, isPublicPath, newNonce, pageCsp, safeNextPath } from "./policy";
+import { API_CSP, assetCsp, bearerToken, crossSiteReason, isPublicPath, newNonce, pageCsp, safeNextPath, STATIC_SCRIPT_CSP } from "./policy";
 
 const h = (o: Record<string, string>) => new Headers(o);
 
@@ -57,5 +57,15 @@ describe("helpers", () => {
     expect(csp).not.toContain("unsafe-eval");
     for (const d of ["object-src 'none'", "base-uri 'none'", "img-src 'self' data:", "connect-src 'self'", "frame-ancestors 'none'"]) expect(csp).toContain(d);
     expect(pageCsp(n, { dev: true })).toContain("unsafe-eval");
+  });
+});
+
+describe("asset policies", () => {
+  it("lets the console's own scripts load their chunks as workers, and nothing else", () => {
+    expect(assetCsp("/_next/static/chunks/turbopack-worker-abc.js")).toBe(STATIC_SCRIPT_CSP);
+    expect(STATIC_SCRIPT_CSP).toContain("default-src 'none'");
+    expect(STATIC_SCRIPT_CSP).toMatch(/script-src 'self'(;|$)/);
+    expect(STATIC_SCRIPT_CSP).not.toMatch(/unsafe|connect-src|\*/);
+    for (const p of ["/_next/static/chunks/a.css", "/api/health", "/icon.svg", "/_next/image", "/api/x.js"]) expect(assetCsp(p), p).toBe(API_CSP);
   });
 });

@@ -103,6 +103,18 @@ export function pageCsp(nonce: string, opts: { dev?: boolean } = {}): string {
 /** The policy of API answers (JSON and SSE): nothing may be loaded or framed from them. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
+/**
+ * The policy of the console's own scripts (`/_next/static/…`). A script's own policy only applies
+ * when it runs as a worker — the highlight worker (components/code/highlight.worker.ts) — which
+ * loads its chunks with `importScripts`; nothing else may be loaded from it.
+ */
+export const STATIC_SCRIPT_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** The policy for an answer that is not a page: the console's scripts get theirs, the rest the API's. */
+export function assetCsp(pathname: string): string {
+  return pathname.startsWith("/_next/static/") && pathname.endsWith(".js") ? STATIC_SCRIPT_CSP : API_CSP;
+}
+
 /** Set on every answer. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "X-Content-Type-Options": "nosniff",
