@@ -1,6 +1,7 @@
 import "server-only";
 import type { Snapshot } from "@/lib/model";
 import { getApp, type ConsoleApp } from "./app";
+import type { SessionChannel } from "./hub/session-channel";
 
 export type SessionParams = { backendId: string; sessionId: string };
 export type BackendParams = { backendId: string };
@@ -12,6 +13,13 @@ export async function app(): Promise<ConsoleApp> {
   return a;
 }
 
+/** A session's hub channel, loaded from its backend on first use (404 for an unknown backend). */
+export async function sessionChannel(backendId: string, sessionId: string): Promise<SessionChannel> {
+  const { hub, backends } = await app();
+  backends.require(backendId);
+  return hub.open(backendId, sessionId);
+}
+
 /**
  * The session's snapshot for the session page's server render, when the console has it within
  * `capMs` (a channel already open answers from memory; a cold one loads from its backend). Null
@@ -19,10 +27,7 @@ export async function app(): Promise<ConsoleApp> {
  * route, which reports what went wrong. The load goes on either way, so that request finds it warm.
  */
 export async function snapshotForPage(backendId: string, sessionId: string, capMs: number): Promise<Snapshot | null> {
-  const load = app().then(({ hub, backends }) => {
-    backends.require(backendId);
-    return hub.open(backendId, sessionId);
-  });
+  const load = sessionChannel(backendId, sessionId);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), capMs);

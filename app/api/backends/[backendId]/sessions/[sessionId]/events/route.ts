@@ -1,7 +1,7 @@
 import { EventsQuery } from "@/lib/api";
 import { route, readQuery, resumeCursor } from "@/server/http";
 import { sseResponse } from "@/server/hub/sse";
-import { app, type SessionParams } from "@/server/routes";
+import { sessionChannel, type SessionParams } from "@/server/routes";
 
 export const dynamic = "force-dynamic";
 
@@ -11,8 +11,6 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route<SessionParams>(async (req, { backendId, sessionId }) => {
   const after = resumeCursor(req, readQuery(req, EventsQuery).after);
-  const { hub, backends } = await app();
-  backends.require(backendId);
-  const channel = await hub.open(backendId, sessionId);
+  const channel = await sessionChannel(backendId, sessionId);
   return sseResponse({ signal: req.signal, open: (sink) => channel.subscribe(sink, after) });
 });
