@@ -304,8 +304,7 @@ export function Composer({
           </button>
         </div>
         {/* Always there (pickers join it once the backend's lists arrive), so the composer's height does not change after the page loads. */}
-        {
-          <div className="mt-1.5 flex h-6 min-w-0 items-center gap-1" data-testid="composer-options">
+        <div className="mt-1.5 flex h-6 min-w-0 items-center gap-1" data-testid="composer-options">
             {agents && agents.length > 0 && onAgent ? (
               <Picker icon={<IconBot size={12} />} value={agent ?? ""} onChange={onAgent} testId="agent-picker" label="Agent / mode for the next prompt" {...(agentReason ? { disabledReason: agentReason } : {})}>
                 {agents.map((a) => (
@@ -348,7 +347,6 @@ export function Composer({
             ) : null}
             <span className="ml-auto hidden text-[11px] text-faint @lg:inline">Enter to send · Shift+Enter for a new line</span>
           </div>
-        }
       </div>
     </div>
   );

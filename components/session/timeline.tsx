@@ -51,8 +51,6 @@ function TurnChanges({ turn, onOpen }: { turn: Turn; onOpen?: (id: string) => vo
 const STICK_PX = 80;
 /** Rows kept rendered beyond each edge of the viewport. */
 const OVERSCAN = 4;
-/** Newest messages in the server-rendered preview (enough to fill a tall screen). */
-const PREVIEW_ROWS = PREVIEW_MESSAGES;
 
 /** Where each interrupt is shown: after the message holding the tool that asked (or whose subagent asked). */
 function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionId: string | undefined) {
@@ -261,7 +259,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
           )}
           {preview ? (
             <div inert className="flex w-full flex-col" data-testid="timeline-preview">
-              {messages.slice(-PREVIEW_ROWS).map((m, k, shown) => (
+              {messages.slice(-PREVIEW_MESSAGES).map((m, k, shown) => (
                 <div key={m.id} className="w-full pb-4">
                   {row(messages.length - shown.length + k + 1, true)}
                 </div>

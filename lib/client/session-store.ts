@@ -42,8 +42,8 @@ export class SessionStore {
   private stopped = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** What `start` does first: follow live after the seeded snapshot, load the whole one, or load from scratch. */
-  private seeded: "whole" | "partial" | null = null;
+  /** Seeded with a whole snapshot not yet followed: `start` follows live after it instead of loading. */
+  private seededWhole = false;
 
   /**
    * `initial`: the snapshot the page was rendered with. The store starts from it (so the browser's
@@ -57,7 +57,7 @@ export class SessionStore {
   ) {
     if (initial) {
       const { partial, ...snap } = initial;
-      this.seeded = partial ? "partial" : "whole";
+      this.seededWhole = !partial;
       this.batcher.reset(snap.seq);
       // A partial snapshot's cursor would skip the messages it left out: no older page until the whole one is in.
       if (!partial) this.olderCursor = snap.olderCursor;
@@ -83,10 +83,10 @@ export class SessionStore {
     this.unwatchState = link.onState(() => {
       if (this.live && this.view.connection !== link.getState()) this.set({ connection: link.getState() });
     });
-    const seeded = this.seeded;
-    this.seeded = null;
-    if (seeded === "whole") this.subscribeLive();
-    else void this.load();
+    if (this.seededWhole) {
+      this.seededWhole = false;
+      this.subscribeLive();
+    } else void this.load();
   }
 
   stop() {

@@ -1,39 +1,22 @@
 /**
- * Derived views that must follow every block change (not only the list's shape) yet stay cheap per
- * frame on a long session. A view keeps, per shape token (`messagesShape`), the message objects it
- * last saw at each position and what it derived from each; the next call re-derives only the
- * messages whose identity changed — the reducer gives a new identity exactly to the messages an
+ * A derived view that must follow every block change (not only the list's shape) yet stay cheap per
+ * frame on a long session. It keeps, per shape token (`messagesShape`), the message objects it last
+ * saw at each position and what it derived from each; the next call re-derives only the messages
+ * whose identity changed — the reducer gives a new identity exactly to the messages an
  * event touched — so a frame of deltas costs one pass of pointer comparisons, the same order as the
  * reducer's one copy of the array, instead of a walk over every block of the session.
  */
 import type { Message } from "../model";
 import { messagesShape } from "./reducer";
 
-interface PerMessage<T> {
-  seen: (Message | undefined)[];
-  values: T[];
-}
-
-/** `derive(m)` for each message, re-derived only where the message changed since the last call. */
-function perMessage<T>(cache: WeakMap<object, PerMessage<T>>, messages: readonly Message[], derive: (m: Message) => T): readonly T[] {
-  const token = messagesShape(messages);
-  let c = cache.get(token);
-  if (!c || c.seen.length !== messages.length) {
-    c = { seen: new Array<Message | undefined>(messages.length), values: new Array<T>(messages.length) };
-    cache.set(token, c);
-  }
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (c.seen[i] !== m) {
-      c.seen[i] = m;
-      c.values[i] = derive(m);
-    }
-  }
-  return c.values;
+interface Seen {
+  /** The message object last seen at each position, and the subagent ids derived from it. */
+  messages: (Message | undefined)[];
+  ids: (readonly string[])[];
 }
 
 const NONE: readonly string[] = [];
-const childCache = new WeakMap<object, PerMessage<readonly string[]>>();
+const seenByShape = new WeakMap<object, Seen>();
 
 function childrenOf(m: Message): readonly string[] {
   let ids: string[] | undefined;
@@ -43,8 +26,20 @@ function childrenOf(m: Message): readonly string[] {
 
 /** The subagent sessions the loaded messages' tool blocks started, in order of first mention. */
 export function childSessionIds(messages: readonly Message[]): string[] {
-  const per = perMessage(childCache, messages, childrenOf);
+  const token = messagesShape(messages);
+  let seen = seenByShape.get(token);
+  if (!seen || seen.messages.length !== messages.length) {
+    seen = { messages: new Array<Message | undefined>(messages.length), ids: new Array<readonly string[]>(messages.length) };
+    seenByShape.set(token, seen);
+  }
   const out = new Set<string>();
-  for (const ids of per) for (const id of ids) out.add(id);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (seen.messages[i] !== m) {
+      seen.messages[i] = m;
+      seen.ids[i] = childrenOf(m);
+    }
+    for (const id of seen.ids[i]!) out.add(id);
+  }
   return [...out];
 }
