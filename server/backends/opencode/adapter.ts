@@ -38,6 +38,16 @@ const REFRESH_INTERVAL_MS = 3_000;
 const PAGE = 100;
 const REQUEST_TIMEOUT_MS = 30_000;
 const WATCHDOG_MS = 35_000; // OpenCode sends server.heartbeat every 10 s
+/**
+ * OpenCode answers `/global/event` with `server.connected` at once. A server that has bound its port
+ * but is not ready yet (a restart) accepts the request and never answers it: without this bound the
+ * stream would wait out the whole heartbeat watchdog before trying again.
+ */
+const FIRST_FRAME_MS = 8_000;
+const HEALTH_TIMEOUT_MS = 5_000;
+const MAX_BACKOFF_MS = 5_000;
+/** How a reply that OpenCode left unfinished (no completion time, no error, its session idle) reads. */
+const CUT_OFF_ERROR = { name: "TurnInterrupted", message: "OpenCode stopped during this reply" } as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const CAPABILITIES: Capabilities = {
@@ -189,13 +199,14 @@ export class OpencodeAdapter implements BackendAdapter {
       const ac = new AbortController();
       this.eventsAbort = ac;
       let watchdog: ReturnType<typeof setTimeout> | undefined;
-      const kick = () => {
+      const kick = (ms: number, why: string) => {
         if (watchdog) clearTimeout(watchdog);
-        watchdog = setTimeout(() => ac.abort(new Error("no heartbeat from opencode")), WATCHDOG_MS);
+        watchdog = setTimeout(() => ac.abort(new Error(why)), ms);
       };
       let lastError: string | undefined;
+      let connected = false;
       try {
-        kick();
+        kick(FIRST_FRAME_MS, "opencode accepted the event stream but sent nothing (still starting?)");
         const { stream } = await client.global.event({
           signal: ac.signal,
           sseMaxRetryAttempts: 1,
@@ -203,9 +214,8 @@ export class OpencodeAdapter implements BackendAdapter {
             lastError = describeError(err);
           },
         });
-        let connected = false;
         for await (const frame of stream) {
-          kick();
+          kick(WATCHDOG_MS, "no heartbeat from opencode");
           if (!connected) {
             connected = true;
             attempt = 0;
@@ -219,7 +229,8 @@ export class OpencodeAdapter implements BackendAdapter {
         if (watchdog) clearTimeout(watchdog);
       }
       if (this.stopped) return;
-      const wait = Math.min(10_000, 250 * 2 ** attempt++);
+      if (connected) this.noteCutOff();
+      const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt++);
       this.setStatus(attempt > 2 ? "down" : "connecting", lastError ? `Event stream lost: ${lastError}` : "Event stream closed");
       log.warn("opencode event stream lost; reconnecting", { backend: this.id, error: lastError, inMs: wait });
       await sleep(wait);
@@ -227,21 +238,41 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   private async onConnected() {
-    try {
-      const health = await this.client!.global.health();
-      this.version = (health.data as { version?: string } | undefined)?.version;
-    } catch {
-      // health is informative only
-    }
     this.setStatus("ready");
     // OpenCode's stream has no replay: reload whatever could have changed while we were away.
     void this.reconcileAll().catch((err: unknown) => log.warn("reconcile failed", { error: describeError(err) }));
+    // The version is informative only: never let a slow health check hold the stream's frames.
+    const client = this.client!;
+    void client.global
+      .health({ signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) })
+      .then((health) => {
+        const version = (health.data as { version?: string } | undefined)?.version;
+        if (version && version !== this.version && client === this.client) {
+          this.version = version;
+          this.sink.backendChanged(this.info());
+        }
+      })
+      .catch(() => undefined);
+  }
+
+  /**
+   * Sessions that were running when the event stream was lost. They stay here until a reconcile has
+   * read them back from the server, however many reconnects that takes: whether the hub still shows
+   * them busy by then (another reconnect may have published their idle status already) must not
+   * decide whether a cut reply is reported.
+   */
+  private cutOff = new Set<string>();
+
+  private noteCutOff() {
+    for (const [sid, st] of this.statuses) if (isBusy(st.status)) this.cutOff.add(sid);
+    for (const sid of this.sink.openSessions(this.id)) if (isBusy(this.sink.sessionState?.(this.id, sid)?.session?.status)) this.cutOff.add(sid);
   }
 
   private async reconcileAll() {
     // Sessions the console showed running: if OpenCode now has them idle with an unfinished reply,
     // the turn died with the server (killed, crashed) and the user is told so.
-    const wasBusy = new Set(this.sink.openSessions(this.id).filter((sid) => isBusy(this.sink.sessionState?.(this.id, sid)?.session?.status)));
+    this.noteCutOff();
+    const wasBusy = new Set(this.cutOff);
     const [statusRes] = await Promise.all([this.call(() => this.client!.session.status()), this.requests.refresh()]);
     const live = (statusRes ?? {}) as Record<string, unknown>;
     const seen = new Set<string>();
@@ -250,14 +281,18 @@ export class OpencodeAdapter implements BackendAdapter {
       this.applyStatus(sid, toStatus(raw));
     }
     for (const [sid, st] of this.statuses) if (!seen.has(sid) && st.status !== "idle") this.applyStatus(sid, { status: "idle" });
-    for (const sid of this.sink.openSessions(this.id)) {
+    // A cut-off session nobody has open is settled when it is opened (loadSession marks its reply).
+    const open = this.sink.openSessions(this.id);
+    for (const sid of this.cutOff) if (!open.includes(sid) && !isBusy(this.statuses.get(sid)?.status)) this.cutOff.delete(sid);
+    for (const sid of open) {
       try {
         const fresh = await this.loadSession(sid);
         this.sink.reconcile(this.id, sid, fresh);
         const last = fresh.messages.at(-1);
-        if (wasBusy.has(sid) && !isBusy(fresh.session.status) && last?.role === "assistant" && last.completedAt === undefined && !last.error) {
-          this.sink.publish(this.id, sid, { type: "error", code: "TurnInterrupted", message: "The turn ended unfinished: the OpenCode server stopped while it ran. Send a prompt to continue." });
+        if (wasBusy.has(sid) && !isBusy(fresh.session.status) && last?.role === "assistant" && last.error?.name === CUT_OFF_ERROR.name) {
+          this.sink.publish(this.id, sid, { type: "error", code: CUT_OFF_ERROR.name, message: `${CUT_OFF_ERROR.message}. Send a prompt to continue.` });
         }
+        if (!isBusy(fresh.session.status)) this.cutOff.delete(sid);
       } catch (err) {
         log.warn("could not reconcile session", { sessionId: sid, error: describeError(err) });
       }
@@ -475,7 +510,7 @@ export class OpencodeAdapter implements BackendAdapter {
     session.status = this.statusOf(sessionId);
     return {
       session,
-      messages: session.status === "idle" ? settleIdle(page.items) : page.items,
+      messages: session.status === "idle" ? settleIdle(page.items, CUT_OFF_ERROR) : page.items,
       interrupts,
       todos: toTodos(todos),
       ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
