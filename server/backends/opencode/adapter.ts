@@ -31,6 +31,8 @@ export interface OpencodeAdapterOptions {
   password?: string;
   directory?: string;
   embedded?: EmbeddedOpencode;
+  /** How long a new event stream may stay silent before it is given up and tried again (tests shorten it). */
+  firstFrameMs?: number;
 }
 
 /** Page loads re-read the pending lists at most this often. */
@@ -206,7 +208,7 @@ export class OpencodeAdapter implements BackendAdapter {
       let lastError: string | undefined;
       let connected = false;
       try {
-        kick(FIRST_FRAME_MS, "opencode accepted the event stream but sent nothing (still starting?)");
+        kick(this.opts.firstFrameMs ?? FIRST_FRAME_MS, "opencode accepted the event stream but sent nothing (still starting?)");
         const { stream } = await client.global.event({
           signal: ac.signal,
           sseMaxRetryAttempts: 1,

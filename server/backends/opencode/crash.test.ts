@@ -1,0 +1,134 @@
+/**
+ * A reply cut off by the OpenCode server's death ends with a visible error wherever the console's
+ * reconnect lands in the server's restart. The real `opencode serve` is killed mid-reply (SIGKILL)
+ * and started again; a gate proxy between the adapter and the server decides what the adapter's
+ * reconnects meet, so each case is placed by the test, not by luck:
+ * - before the restart: nothing listens (connections refused);
+ * - during it: the port is bound but nothing answers (the server is not ready);
+ * - after it: the reconnect sent during the outage reaches the restarted server;
+ * - after it, then lost again while the first reconcile runs (the hub already shows the session
+ *   idle when the second reconnect reconciles it).
+ * Each case then sends the next prompt and checks that it is answered.
+ */
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Message } from "@/lib/model";
+import { until } from "@/lib/testing/until";
+import { startGateProxy, type GateMode, type GateProxy } from "../../../e2e/fixtures/gate-proxy";
+import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../../../e2e/fixtures/opencode-env";
+import { startOpencodeServer, type OpencodeServer } from "../../../e2e/fixtures/opencode-server";
+import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
+import { Hub } from "../../hub/hub";
+import { OpencodeAdapter } from "./adapter";
+
+process.env.SWITCHBOARD_LOG ??= "silent";
+
+const assistantText = (messages: Message[]) =>
+  messages
+    .filter((m) => m.role === "assistant")
+    .flatMap((m) => m.blocks.map((b) => (b.kind === "text" ? b.text : "")))
+    .join("");
+
+describe("OpenCode killed mid-reply: the reconnect's timing does not decide whether the cut shows", { timeout: 120_000 }, () => {
+  let model: ScriptedModel;
+  let home: OpencodeHome;
+  let workspace: string;
+  let server: OpencodeServer;
+  let proxy: GateProxy;
+  let adapter: OpencodeAdapter;
+  let hub: Hub;
+
+  beforeAll(async () => {
+    model = await startScriptedModel();
+    home = await createOpencodeHome({ modelBaseUrl: model.url });
+    workspace = await createWorkspace();
+    server = await startOpencodeServer({ env: home.env, cwd: workspace });
+    proxy = await startGateProxy(server.port);
+    hub = new Hub(() => adapter);
+    adapter = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: proxy.url, directory: workspace, firstFrameMs: 1_000 }, hub);
+    await adapter.start();
+    await until(() => adapter.info().status === "ready", "the adapter to connect");
+  }, 120_000);
+
+  afterAll(async () => {
+    hub?.stop();
+    await adapter?.stop();
+    await proxy?.close();
+    await server?.stop();
+    await model?.close();
+    await home?.cleanup();
+    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+  }, 60_000);
+
+  /** Starts a long reply, kills the server once it is streaming, with the gate in `outage` meanwhile. */
+  async function cutReply(title: string, outage: GateMode) {
+    model.reset();
+    const words = Array.from({ length: 60 }, (_, i) => `w${i}`);
+    model.enqueue({ text: words.join(" "), chunks: 60, delayMs: 150 });
+    const session = await adapter.createSession({ title });
+    const channel = await hub.open("oc", session.id);
+    await adapter.prompt(session.id, { parts: [{ type: "text", text: "a long reply, then a crash" }] });
+    await until(() => assistantText(channel.state.messages).includes("w3"), "text before the crash");
+    proxy.setMode(outage);
+    const attempt = proxy.nextConnections(1);
+    server.kill("SIGKILL");
+    proxy.cutAll();
+    await server.stop();
+    // The adapter has tried to reconnect while the server was down.
+    await attempt;
+    return { channel, lastWord: words.at(-1)! };
+  }
+
+  async function restart() {
+    server = await startOpencodeServer({ env: home.env, cwd: workspace, port: server.port });
+    proxy.target = server.port;
+  }
+
+  async function expectCutShown({ channel, lastWord }: Awaited<ReturnType<typeof cutReply>>) {
+    const last = () => channel.state.messages.filter((m) => m.role === "assistant").at(-1);
+    await until(() => channel.state.session?.status === "idle" && last()?.error, "the cut reply to show an error", 60_000);
+    expect(last()?.error).toMatchObject({ name: "TurnInterrupted", message: "OpenCode stopped during this reply" });
+    expect(channel.state.lastError?.code).toBe("TurnInterrupted");
+    expect(assistantText(channel.state.messages)).not.toContain(lastWord);
+    // The next prompt is answered, and clears the session's error.
+    await until(() => adapter.info().status === "ready", "the backend to be ready");
+    model.reset();
+    model.enqueue({ text: "Alive after the crash." });
+    await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "still there?" }] });
+    await until(() => assistantText(channel.state.messages).includes("Alive after the crash.") && channel.state.session?.status === "idle", "the next reply", 60_000);
+    expect(channel.state.lastError).toBeUndefined();
+    expect(last()?.error).toBeUndefined();
+  }
+
+  it("reconnects that land before the restart (refused) are retried, and the cut shows", async () => {
+    const cut = await cutReply("cut: before restart", "refuse");
+    await restart();
+    proxy.setMode("pass");
+    await expectCutShown(cut);
+  });
+
+  it("a reconnect that lands during the restart (port bound, no answer) is given up, and the cut shows", async () => {
+    const cut = await cutReply("cut: during restart", "hold");
+    await restart();
+    // The held stream stays unanswered: the adapter must give up on it and try again.
+    proxy.setMode("pass");
+    await expectCutShown(cut);
+  });
+
+  it("a reconnect sent during the outage that reaches the restarted server shows the cut", async () => {
+    const cut = await cutReply("cut: after restart", "queue");
+    await restart();
+    proxy.setMode("pass");
+    await expectCutShown(cut);
+  });
+
+  it("a second loss while the first reconcile runs still shows the cut", async () => {
+    const cut = await cutReply("cut: lost twice", "refuse");
+    await restart();
+    proxy.setMode("pass");
+    // The event stream and the reconcile's first request reach the server; then it is lost again.
+    await proxy.nextConnections(2);
+    proxy.cutAll();
+    await expectCutShown(cut);
+  });
+});
