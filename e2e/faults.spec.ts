@@ -139,6 +139,8 @@ test.describe("fault injection", () => {
     // The interrupted turn is shown exactly as OpenCode kept it, no more and no less.
     const before = await expectWhole(page, api, stack, s.id);
     expect(before.texts.join(" ")).not.toContain(words.at(-1));
+    // The cut reply says why it ended.
+    await expect(page.getByTestId("message-error").last()).toContainText("OpenCode stopped during this reply");
     // And the session goes on.
     stack.model.enqueue({ text: "alive after the crash" });
     await sp.prompt("still there?");
