@@ -31,7 +31,7 @@ export interface UiFigures {
   jsTransferredKb: number;
   jsGzipKb: number;
   /**
-   * Initial JavaScript (SPEC §9): the scripts the page's HTML names — its script tags, preloads and
+   * Initial JavaScript (docs/design.md): the scripts the page's HTML names — its script tags, preloads and
    * (for Next) the chunks its server-rendered payload references, which hydration needs. Chunks
    * that scripts import later on demand (the highlighter and its grammars, the input form; lazy
    * routes in OpenCode's app) are not initial. Gzip KB.
