@@ -441,7 +441,7 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       target.enqueue({ text: words.join(" "), chunks: 60, delayMs: 150 });
       const { channel } = await newSession("conformance crash");
       await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "a long reply, then a crash" }] });
-      await until(() => assistantText(channel.state.messages).includes("x3"), "text before the crash");
+      await until(() => assistantText(channel.state.messages).includes("x3"), "text before the crash", 60_000);
       await target.killBackend(adapter);
       // The turn ends, and says why: an error on the session or on its last reply.
       const crashed = () => channel.state.lastError ?? channel.state.messages.filter((m) => m.role === "assistant").at(-1)?.error;
