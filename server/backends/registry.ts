@@ -9,6 +9,7 @@ import type { Hub } from "../hub/hub";
 import { log } from "../log";
 import type { Store } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
+import { registerBackendSecrets } from "./secrets";
 import type { BackendAdapter } from "./types";
 
 export const EMBEDDED_ID = "local";
@@ -122,6 +123,7 @@ export class BackendRegistry {
   private add(id: string, def: BackendDefinition, source: "env" | "store" | "embedded"): BackendAdapter {
     // The embedded backend is the console's own: as trusted as the operator's.
     const ctxSource = source === "embedded" ? "env" : source;
+    registerBackendSecrets(def);
     const adapter = kindEntry(def.kind).create(def.config, { id, label: def.label, source: ctxSource, workspace: this.config.workspace, store: this.store, sink: this.hub });
     this.adapters.set(id, adapter);
     this.sources.set(id, source);
