@@ -366,9 +366,19 @@ export class ShareService {
   }
 
   /** The share's own SSE: redacted, scoped events for a live share; only its end for a frozen one. */
-  async stream(share: StoredShare, after: number | undefined, signal: AbortSignal): Promise<Response> {
+  async stream(share: StoredShare, after: number | undefined, signal: AbortSignal, opts: { idleMs?: number; onEnd?: () => void } = {}): Promise<Response> {
     const attach = await this.attacher(share, after);
-    return sseResponse({ signal, open: attach });
+    return sseResponse({
+      signal,
+      ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
+      open: (sink) => {
+        const detach = attach(sink);
+        return () => {
+          detach();
+          opts.onEnd?.();
+        };
+      },
+    });
   }
 
   /**
