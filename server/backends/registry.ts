@@ -5,7 +5,7 @@ import type { Backend, Interrupt } from "@/lib/model";
 import { isOutsideRoots } from "../auth/workspace";
 import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
-import type { Hub } from "../hub/hub";
+import { withinBounds, type Hub } from "../hub/hub";
 import { log } from "../log";
 import type { Store } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
@@ -70,7 +70,7 @@ export class BackendRegistry {
   }
 
   pendingInterrupts(): (Interrupt & { backendId: string })[] {
-    return [...this.adapters.values()].flatMap((a) => (a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })));
+    return [...this.adapters.values()].flatMap((a) => withinBounds(a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })));
   }
 
   /** Asks every backend that can to re-read its pending requests (failures are logged, never thrown). */
