@@ -1,10 +1,13 @@
 /**
- * Runs once when the server boots: makes sure the console token exists (generating and storing one
+ * Runs once when the server boots: moves an old `./.switchboard` to the data directory, makes sure the console token exists (generating and storing one
  * on first start), prints the login URL — after a loud warning when `next start` listens beyond
  * loopback — and starts the console's backends before the first request.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
+    // Before anything reads the token or opens the store: an old ./.switchboard moves out of the workspace.
+    const { migrateLegacyDataDir } = await import("./server/data-dir");
+    migrateLegacyDataDir();
     const { announceLogin } = await import("./server/auth/announce");
     announceLogin();
     const { getApp } = await import("./server/app");

@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import os from "node:os";
 import path from "node:path";
 
 export default defineConfig({
@@ -7,6 +8,8 @@ export default defineConfig({
     include: ["**/*.test.ts", "**/*.test.tsx"],
     exclude: ["node_modules/**", "e2e/**", ".next/**"],
     environment: "node",
+    // No unit test writes to the real data folder (~/.local/share/switchboard): tests that need one set their own.
+    env: { SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-vitest-data-${process.pid}`) },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // server-only throws outside a React server build; tests import server modules directly.

@@ -1,9 +1,16 @@
 import type { ScriptedTurn } from "./fixtures/scripted-model";
+import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
 import { AGENTS, expect, test } from "./fixtures/acp-stack";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 
 const bash = (marker: string): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }] });
+
+test("an ACP agent's bash tool running env shows no console secret, nor the other agent's key", async ({ request, acpStack }) => {
+  // The Copilot agent holds its own provider key (COPILOT_PROVIDER_API_KEY): OpenCode ACP never sees it.
+  const out = await agentEnvOutput(request, acpStack.url, "opencode-acp", acpStack.model);
+  expectNoConsoleSecrets(out, [acpStack.token, "sk-scripted"]);
+});
 
 for (const agent of AGENTS) {
   test.describe(`ACP agent: ${agent.label} (${agent.id})`, () => {

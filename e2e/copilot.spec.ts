@@ -9,7 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ScriptedTurn } from "./fixtures/scripted-model";
 import { messageText } from "./fixtures/scripted-model";
-import { MCP_FORMS_TOOL } from "./fixtures/copilot-env";
+import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
+import { MCP_FORMS_TOOL, MCP_HUGE_FORM_TOOL } from "./fixtures/copilot-env";
 import { BACKEND_ID, expect, test } from "./fixtures/copilot-stack";
 import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
@@ -23,6 +24,35 @@ function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[
 }
 
 test.describe("Copilot headless", () => {
+  test("a bash tool running env shows no console secret", async ({ request, copilotStack }) => {
+    const out = await agentEnvOutput(request, copilotStack.url, BACKEND_ID, copilotStack.model);
+    expectNoConsoleSecrets(out, [copilotStack.token]);
+  });
+
+  test("a 5 MB form schema is refused with a clear error, and nothing of it reaches the browser", async ({ page, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue({ toolCalls: [{ name: MCP_HUGE_FORM_TOOL, arguments: {} }] }, { text: "The form was refused." });
+    const s = await copilotApi.createSession("huge form");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("register with the huge form");
+    const card = page.getByTestId("permission-card");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await card.getByTestId("permission-allow-once").click();
+    const notice = sp.timeline.locator('[data-testid="block"][data-kind="notice"]').filter({ hasText: "The console refused this form" });
+    await expect(notice).toBeVisible({ timeout: 30_000 });
+    await expect(notice).toContainText("the console takes at most 256 kB");
+    await sp.waitStatus("idle", 30_000);
+    await expect(page.getByTestId("input-form")).toHaveCount(0);
+    // The MCP tool heard that the form was cancelled; the model saw that.
+    expect(modelSaw(copilotStack.model)).toContain("huge form: cancel");
+    const snap = await copilotApi.snapshot(s.id);
+    expect(snap.interrupts).toEqual([]);
+    expect(JSON.stringify(snap).length).toBeLessThan(1024 * 1024);
+    expect(JSON.stringify(snap)).not.toContain("x".repeat(10_000));
+    // …and the page never held it either (what the live stream delivered is in the page's state).
+    expect(await page.evaluate(() => document.documentElement.outerHTML.length)).toBeLessThan(1024 * 1024);
+  });
+
   test("streams a reply with reasoning, and shows the context it reports", async ({ page, copilotApi, copilotStack }) => {
     const reply = "Streamed from Copilot headless. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
     copilotStack.model.enqueue({ reasoning: "Weighing the options for this answer.", text: reply, chunks: 16, delayMs: 110 });

@@ -12,9 +12,15 @@ import { InputFormPage } from "./pages/input-form";
 import { ReviewPage } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { CONFIRM_ID, LOGIN_ID, OPAL_ID, expect, test } from "./fixtures/fake-opal-stack";
+import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
+import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID, expect, test } from "./fixtures/fake-opal-stack";
 
 test.describe("Opal", () => {
+  test("a bash tool running env shows no console secret, nor another backend's", async ({ request, opalStack }) => {
+    const out = await agentEnvOutput(request, opalStack.url, OPAL_ID, opalStack.model);
+    expectNoConsoleSecrets(out, [opalStack.token, CONFIRM_SECRET]);
+  });
+
   test("streams a reply with its reasoning; a bash call with its streamed output", async ({ page, opalApi, opalStack }) => {
     const reply = "Streamed by Opal. " + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + ".";
     opalStack.model.enqueue(

@@ -7,11 +7,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { SessionPage } from "./pages/session-page";
-import { STALE_ID, ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
+import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
+import { STALE_ID, STALE_SECRET, ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 
 test.describe("zot", () => {
+  test("a bash tool running env shows no console secret, nor another backend's", async ({ request, zotStack }) => {
+    const out = await agentEnvOutput(request, zotStack.url, ZOT_ID, zotStack.model);
+    expectNoConsoleSecrets(out, [zotStack.token, STALE_SECRET]);
+  });
+
   test("streams a reply", async ({ page, zotApi, zotStack }) => {
     const reply = "Streamed by zot. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
     zotStack.model.enqueue({ text: reply, chunks: 16, delayMs: 110 });

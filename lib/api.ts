@@ -96,18 +96,37 @@ export type PromptBody = z.infer<typeof PromptBody>;
 
 export const EventsQuery = z.object({ after: z.coerce.number().int().nonnegative().optional() }).strict();
 
+/**
+ * Names of the console's environment variables an agent gets on top of the basics (docs/security.md,
+ * "What an agent's environment holds"): provider keys the user chose to pass (`OPENAI_API_KEY`).
+ * Never the console's own (`SWITCHBOARD_*`) nor the credentials of `OPENCODE_BASE_URL`'s server.
+ */
+export const PassEnv = z
+  .array(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "An environment variable name (letters, digits, _)")
+      .refine((n) => !/^SWITCHBOARD_/i.test(n) && !/^OPENCODE_SERVER_(?:PASSWORD|USERNAME)$/i.test(n), "The console's own variables are never passed to an agent"),
+  )
+  .max(100);
+export type PassEnv = z.infer<typeof PassEnv>;
+
 export const OpencodeBackendConfig = z
   .object({
     baseUrl: z.url().optional(),
     username: z.string().max(200).optional(),
     password: z.string().max(1000).optional(),
     directory: z.string().max(4096).optional(),
+    /** For an OpenCode the console runs (no `baseUrl`): variables passed from the console's environment. */
+    passEnv: PassEnv.optional(),
   })
   .strict();
 export const StdioBackendConfig = z
   .object({
     command: z.array(z.string().min(1)).min(1),
     env: z.record(z.string(), z.string()).optional(),
+    /** Variables passed from the console's environment (by name; the values stay on the server). */
+    passEnv: PassEnv.optional(),
     /** From `POST /api/backends`: realpath'd and kept inside the workspace roots (403), like a session directory. From `SWITCHBOARD_BACKENDS`: as given. */
     cwd: z.string().max(4096).optional(),
   })

@@ -1,10 +1,12 @@
 import "server-only";
 import path from "node:path";
+import { consoleAuth } from "./auth/console-auth";
 import { BackendRegistry } from "./backends/registry";
 import { readConfig, type ConsoleConfig } from "./config";
 import { Hub } from "./hub/hub";
 import { Lineage } from "./lineage";
 import { log } from "./log";
+import { withholdFromAgents } from "./processes/agent-env";
 import { SqliteStore } from "./store/sqlite-store";
 import type { Store } from "./store/store";
 
@@ -22,6 +24,8 @@ export interface ConsoleApp {
 
 function create(): ConsoleApp {
   const config = readConfig();
+  // The console token (registered for redaction by consoleAuth) is never an agent's to inherit.
+  withholdFromAgents(consoleAuth().token.token);
   const store = new SqliteStore(path.join(config.dataDir, "switchboard.db"));
   let registry: BackendRegistry | undefined;
   const lineage = new Lineage(store);

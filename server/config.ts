@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { BackendDefinition } from "@/lib/api";
 import { parseWorkspaceRoots } from "./auth/workspace";
+import { dataDirOf } from "./data-dir";
 import { log } from "./log";
 
 export interface ConsoleConfig {
@@ -20,7 +21,7 @@ export function slug(label: string): string {
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig {
-  const dataDir = path.resolve(env.SWITCHBOARD_DATA_DIR ?? ".switchboard");
+  const dataDir = dataDirOf(env);
   const ws = path.resolve(env.SWITCHBOARD_WORKSPACE ?? process.cwd());
   const workspace = fs.existsSync(ws) ? fs.realpathSync(ws) : ws;
   const envBackends: ConsoleConfig["envBackends"] = [];

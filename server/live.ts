@@ -8,7 +8,7 @@ import { json, readBody } from "./http";
 import { MuxRegistry, type MuxStream } from "./hub/mux";
 import { sseResponse } from "./hub/sse";
 import { app } from "./routes";
-import { shareClient, shares } from "./shares";
+import { acquireShareStream, shareClient, shareStreamIdleMs, shares } from "./shares";
 
 /**
  * Which live streams: the console's (`/api/live`, behind the login: global channel, sessions and
@@ -106,20 +106,29 @@ export async function setSubscriptions(
   return results;
 }
 
-/** `GET …/live`: opens a browser's live stream, empty; its first frame (`mux.open`) names it. */
+/**
+ * `GET …/live`: opens a browser's live stream, empty; its first frame (`mux.open`) names it. A share
+ * page's stream is public: it takes a slot of the share stream quota (per client address and in
+ * all; 429 beyond) and ends when idle.
+ */
 export function openLiveStream(req: Request, scope: LiveScope): Response {
   const registry = liveStreams(scope);
+  const release = scope === "share" ? acquireShareStream(req.headers) : undefined;
   let refused = false;
   const res = sseResponse({
     signal: req.signal,
+    ...(scope === "share" ? { idleMs: shareStreamIdleMs() } : {}),
     open: (sink) => {
       const stream = registry.open(sink);
       if (!stream) {
         refused = true;
         sink.close();
-        return () => {};
+        return () => release?.();
       }
-      return () => registry.close(stream.id);
+      return () => {
+        registry.close(stream.id);
+        release?.();
+      };
     },
   });
   if (refused) throw new ApiError("rate_limited", "Too many live streams are open", { retryAfter: 5 });

@@ -26,6 +26,7 @@ export function AddAcpBackend() {
   const [label, setLabel] = useState("");
   const [command, setCommand] = useState("");
   const [env, setEnv] = useState("");
+  const [passEnv, setPassEnv] = useState("");
   const [cwd, setCwd] = useState("");
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);
@@ -49,10 +50,16 @@ export function AddAcpBackend() {
       if (args.length === 0) throw new Error("Enter the command that starts the agent");
       if (!kind) throw new Error("This console offers no agent kind that runs a command");
       const vars = parseEnvLines(env);
+      const passed = passEnv.split(/[\s,]+/).filter(Boolean);
       def = {
         kind,
         label: label.trim(),
-        config: { command: args, ...(Object.keys(vars).length ? { env: vars } : {}), ...(cwd.trim() ? { cwd: cwd.trim() } : {}) },
+        config: {
+          command: args,
+          ...(Object.keys(vars).length ? { env: vars } : {}),
+          ...(passed.length ? { passEnv: passed } : {}),
+          ...(cwd.trim() ? { cwd: cwd.trim() } : {}),
+        },
         // a "command" kind takes the stdio config (lib/api.ts StdioBackendConfig); the server validates it
       } as BackendDefinition;
       if (!def.label) throw new Error("Give the agent a label");
@@ -68,6 +75,7 @@ export function AddAcpBackend() {
       setLabel("");
       setCommand("");
       setEnv("");
+      setPassEnv("");
       setCwd("");
     } catch (err) {
       setError(err instanceof Error ? err.message : "Could not add the agent");
@@ -129,6 +137,18 @@ export function AddAcpBackend() {
             onChange={(e) => setEnv(e.target.value)}
             placeholder={"COPILOT_GITHUB_TOKEN=…"}
             data-testid="backend-env-input"
+            spellCheck={false}
+          />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Pass from the console&apos;s environment{" "}
+          <span className="text-faint">variable names, e.g. OPENAI_API_KEY; agents get only PATH, HOME, locale, XDG and proxy settings otherwise</span>
+          <input
+            className={cx(input, "font-mono")}
+            value={passEnv}
+            onChange={(e) => setPassEnv(e.target.value)}
+            placeholder="OPENAI_API_KEY ANTHROPIC_API_KEY"
+            data-testid="backend-pass-env"
             spellCheck={false}
           />
         </label>

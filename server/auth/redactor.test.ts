@@ -379,3 +379,35 @@ describe("cost", () => {
     for (const rule of BUILTIN_RULES) expect(rule.kind).toMatch(/^[a-z0-9][a-z0-9-]*$/);
   });
 });
+
+describe("exact values the console holds", () => {
+  const token = "Qm9vdHN0cmFwVG9rZW4xMjM0NTY3ODkwYWJjZGVm";
+  const password = "correct horse/battery+staple";
+  const r = new Redactor([], [token, password]);
+  it("removes them plain, base64- and URL-encoded, before any pattern", () => {
+    const text = [
+      `token ${token}`,
+      `pw ${password}`,
+      `b64 ${Buffer.from(token).toString("base64")}`,
+      `b64 ${Buffer.from(password).toString("base64")}`,
+      `basic ${Buffer.from(`user:${password}`).toString("base64")}`,
+      `url ${encodeURIComponent(password)}`,
+      `form ${encodeURIComponent(password).replace(/%20/g, "+")}`,
+      `url ${encodeURIComponent(token)}`,
+    ].join("\n");
+    const out = r.text(text);
+    expect(out).not.toContain(token);
+    expect(out).not.toContain(password);
+    expect(out).not.toContain(Buffer.from(password).toString("base64").slice(0, 20));
+    expect(out).not.toContain(encodeURIComponent(password));
+    expect(out).toContain("[REDACTED:console-secret]");
+  });
+  it("works in plain words too, where no pattern would look", () => {
+    expect(r.text(`the value is ${password} ok`)).toBe("the value is [REDACTED:console-secret] ok");
+  });
+  it("without the built-in rules only exact values go", () => {
+    const only = new Redactor([], [token], { builtin: false });
+    expect(only.text(`API_KEY=sk-proj-abcdefghijklmnop1234 ${token}`)).toBe("API_KEY=sk-proj-abcdefghijklmnop1234 [REDACTED:console-secret]");
+    expect(only.value({ token: "plain" })).toEqual({ token: "plain" });
+  });
+});

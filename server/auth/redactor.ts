@@ -1,3 +1,5 @@
+import { secretForms } from "./secret-forms";
+
 /**
  * Secret redaction for everything a share serves (docs/sharing.md). Pure: no I/O, no clock.
  *
@@ -347,6 +349,25 @@ export function customRule(p: CustomPattern): RedactionRule {
   };
 }
 
+/* ------------------------------------------------------------------------------- exact values */
+
+/** The marker kind of a secret the console holds, found by its exact value. */
+export const CONSOLE_SECRET_KIND = "console-secret";
+
+/**
+ * A rule that finds the exact values of the secrets the console holds (its token, backend
+ * passwords and keys) and their encoded forms (`secretForms`), or undefined when there are none.
+ */
+export function exactRule(secrets: readonly string[]): RedactionRule | undefined {
+  const forms = [...new Set(secrets.filter((x) => x.length >= 8).flatMap((x) => secretForms(x)))].sort((a, b) => b.length - a.length);
+  if (!forms.length) return undefined;
+  return {
+    kind: CONSOLE_SECRET_KIND,
+    description: "The exact values of the secrets the console holds (its token, backend passwords, tokens and keys), also base64- and URL-encoded",
+    re: rx(forms.map(escapeRegExp).join("|")),
+  };
+}
+
 /* ---------------------------------------------------------------------------------- applying */
 
 function markerSpans(text: string): [number, number][] {
@@ -415,8 +436,15 @@ const MAYBE_SECRET = /[=:_-]|sk-|eyJ|AKIA|ASIA|AIza|BEGIN|bearer|token|password|
 export class Redactor {
   readonly rules: readonly RedactionRule[];
   readonly custom: readonly RedactionRule[];
+  private readonly exact: boolean;
+  /** Whether strings under secret-looking keys are removed whole (with the built-in rules). */
+  private readonly byKeyName: boolean;
 
-  constructor(custom: readonly CustomPattern[] = []) {
+  /**
+   * `custom`: the user's patterns. `secrets`: the exact values the console holds, removed first
+   * (with their encoded forms), before any pattern sees the text.
+   */
+  constructor(custom: readonly CustomPattern[] = [], secrets: readonly string[] = [], opts: { builtin?: boolean } = {}) {
     const compiled: RedactionRule[] = [];
     for (const p of custom) {
       try {
@@ -426,8 +454,11 @@ export class Redactor {
       }
     }
     this.custom = compiled;
+    const exact = exactRule(secrets);
+    this.exact = exact !== undefined;
+    this.byKeyName = opts.builtin !== false;
     // The user's patterns run last so they cannot cut a well-known key in half before its rule sees it.
-    this.rules = [...BUILTIN_RULES, ...compiled];
+    this.rules = [...(exact ? [exact] : []), ...(opts.builtin === false ? [] : BUILTIN_RULES), ...compiled];
   }
 
   /** The redacted text and what was removed. */
@@ -435,7 +466,7 @@ export class Redactor {
     const findings: Finding[] = [];
     if (!text) return { text, findings };
     let out = text;
-    const quick = this.custom.length > 0 || MAYBE_SECRET.test(text);
+    const quick = this.exact || this.custom.length > 0 || (this.rules.length > 0 && MAYBE_SECRET.test(text));
     if (!quick) return { text, findings };
     for (const rule of this.rules) out = applyRule(out, rule, findings);
     findings.sort((a, b) => a.offset - b.offset);
@@ -458,7 +489,7 @@ export class Redactor {
     if (Array.isArray(v)) return v.map((x) => this.value(x, sink, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      if (typeof x === "string" && x !== "" && isSecretName(k) && secretValue(x) && !x.startsWith(MARKER_PREFIX)) {
+      if (this.byKeyName && typeof x === "string" && x !== "" && isSecretName(k) && secretValue(x) && !x.startsWith(MARKER_PREFIX)) {
         const kind = providerKind(x) ?? "secret";
         sink?.push({ kind, masked: mask(x), offset: 0, fingerprint: fingerprint(x) });
         out[k] = markerFor(kind);

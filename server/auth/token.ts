@@ -2,6 +2,7 @@ import "server-only";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { dataDirOf } from "../data-dir";
 
 /** The file in the data directory that holds a generated console token (mode 0600). */
 export const TOKEN_FILE = "console-token";
@@ -22,9 +23,7 @@ export function generateToken(): string {
   return randomBytes(TOKEN_BYTES).toString("base64url");
 }
 
-export function dataDirOf(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return path.resolve(/*turbopackIgnore: true*/ env.SWITCHBOARD_DATA_DIR ?? ".switchboard");
-}
+export { dataDirOf } from "../data-dir";
 
 /**
  * The console token: `SWITCHBOARD_TOKEN`, else the one stored in the data directory, else a new

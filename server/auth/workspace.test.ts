@@ -76,6 +76,23 @@ describe("workspace roots", () => {
     expect(await status(outside, [ws, outside])).toBe(outside);
   });
 
+  it("refuses the console's data folder and anything inside it (403), also through a symlink", async () => {
+    const data = path.join(ws, "console-data");
+    fs.mkdirSync(path.join(data, "inner"), { recursive: true });
+    fs.symlinkSync(data, path.join(ws, "data-link"));
+    const before = process.env.SWITCHBOARD_DATA_DIR;
+    process.env.SWITCHBOARD_DATA_DIR = data;
+    try {
+      expect(await status(data)).toBe(403);
+      expect(await status(path.join(data, "inner"))).toBe(403);
+      expect(await status(path.join(ws, "data-link"))).toBe(403);
+      expect(await status(path.join(ws, "sub"))).toBe(path.join(ws, "sub"));
+    } finally {
+      if (before === undefined) delete process.env.SWITCHBOARD_DATA_DIR;
+      else process.env.SWITCHBOARD_DATA_DIR = before;
+    }
+  });
+
   it("tells an escape (403) from a missing directory (400)", async () => {
     const err = async (dir: string) => resolveWorkspaceDir(dir, [ws]).then(() => undefined, (e: unknown) => e);
     expect(isOutsideRoots(await err("/etc"))).toBe(true);

@@ -1,6 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
+import { dataDirOf } from "../data-dir";
 import { ApiError, isApiError } from "../errors";
 
 /** `SWITCHBOARD_WORKSPACE_ROOTS` (`:`-separated), else the workspace: absolute, realpath'd. */
@@ -43,6 +44,7 @@ export async function resolveWorkspaceDir(input: string, roots: readonly string[
     throw ApiError.badRequest("Directory does not exist");
   }
   if (!roots.some((r) => isWithin(real, r))) throw outside();
+  if (isWithin(real, realpathOr(dataDirOf()))) throw new ApiError("forbidden", "Directory is inside the console's data folder (it holds the console token)");
   const st = await fs.promises.stat(real).catch(() => undefined);
   if (!st?.isDirectory()) throw ApiError.badRequest("Not a directory");
   return real;

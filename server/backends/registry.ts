@@ -5,10 +5,11 @@ import type { Backend, Interrupt } from "@/lib/model";
 import { isOutsideRoots } from "../auth/workspace";
 import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
-import type { Hub } from "../hub/hub";
+import { withinBounds, type Hub } from "../hub/hub";
 import { log } from "../log";
 import type { Store } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
+import { registerBackendSecrets } from "./secrets";
 import type { BackendAdapter } from "./types";
 
 export const EMBEDDED_ID = "local";
@@ -69,7 +70,7 @@ export class BackendRegistry {
   }
 
   pendingInterrupts(): (Interrupt & { backendId: string })[] {
-    return [...this.adapters.values()].flatMap((a) => (a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })));
+    return [...this.adapters.values()].flatMap((a) => withinBounds(a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })));
   }
 
   /** Asks every backend that can to re-read its pending requests (failures are logged, never thrown). */
@@ -122,6 +123,7 @@ export class BackendRegistry {
   private add(id: string, def: BackendDefinition, source: "env" | "store" | "embedded"): BackendAdapter {
     // The embedded backend is the console's own: as trusted as the operator's.
     const ctxSource = source === "embedded" ? "env" : source;
+    registerBackendSecrets(def);
     const adapter = kindEntry(def.kind).create(def.config, { id, label: def.label, source: ctxSource, workspace: this.config.workspace, store: this.store, sink: this.hub });
     this.adapters.set(id, adapter);
     this.sources.set(id, source);

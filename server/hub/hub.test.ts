@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Session } from "@/lib/model";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
-import { Hub } from "./hub";
+import { Hub, withinBounds } from "./hub";
 
 const session: Session = { id: "s", backendId: "b", title: "T", createdAt: 1, updatedAt: 1, status: "idle" };
 
@@ -44,5 +44,31 @@ describe("Hub.open", () => {
   it("refuses an unknown backend with a 404", async () => {
     hub = new Hub(() => undefined);
     await expect(hub.open("nope", "s")).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("Hub interrupt bounds", () => {
+  it("never passes on an interrupt over the bounds: a notice takes its place, in the session and in a load", async () => {
+    const b = slowBackend();
+    hub = new Hub((id) => (id === "b" ? b.adapter : undefined));
+    const opening = hub.open("b", "s");
+    b.release();
+    const ch = await opening;
+    const huge = {
+      id: "int_big",
+      sessionId: "s",
+      kind: "input" as const,
+      createdAt: 1,
+      title: "Form",
+      messageId: "m1",
+      input: { prompt: "Fill", schema: { type: "object" as const, properties: { blob: { type: "string" as const, description: "x".repeat(5 * 1024 * 1024) } } } },
+    };
+    hub.publish("b", "s", { type: "interrupt.requested", interrupt: huge });
+    const snap = ch.snapshot();
+    expect(snap.interrupts).toEqual([]);
+    const blocks = snap.messages.find((m) => m.id === "m1")?.blocks ?? [];
+    expect(blocks.some((x) => x.kind === "notice" && x.text.startsWith("The console refused this form"))).toBe(true);
+    expect(JSON.stringify(snap).length).toBeLessThan(100_000);
+    expect(withinBounds([huge])).toEqual([]);
   });
 });

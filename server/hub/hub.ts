@@ -1,5 +1,6 @@
 import "server-only";
-import type { Backend, GlobalEvent, Session, TimelineEvent } from "@/lib/model";
+import { interruptLimitError, refusedInterruptNotice } from "@/lib/interrupt-limits";
+import type { Backend, GlobalEvent, Interrupt, Session, TimelineEvent } from "@/lib/model";
 import { diffStates } from "@/lib/timeline/diff";
 import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
 import type { BackendAdapter, EventSink, LoadedSession } from "../backends/types";
@@ -8,6 +9,11 @@ import { log } from "../log";
 import { RingLog } from "./ring-log";
 import { SessionChannel } from "./session-channel";
 import { encodeFrame, type SseSink } from "./sse";
+
+/** Pending interrupts a backend reports, without those over the bounds (never shown). */
+export function withinBounds<T extends Interrupt>(list: T[]): T[] {
+  return list.filter((i) => interruptLimitError(i) === undefined);
+}
 
 const key = (b: string, s: string) => `${b}\u0000${s}`;
 const IDLE_EVICT_MS = 10 * 60_000;
@@ -37,6 +43,16 @@ export class Hub implements EventSink {
   /* ------------------------------------------------------------------ adapters → hub */
 
   publish(backendId: string, sessionId: string, eventIn: TimelineEvent): void {
+    // Every adapter's interrupts pass here: one over the bounds (lib/interrupt-limits.ts) that an
+    // adapter did not refuse itself never reaches a browser; a notice says why.
+    if (eventIn.type === "interrupt.requested") {
+      const reason = interruptLimitError(eventIn.interrupt);
+      if (reason) {
+        log.warn("dropped an interrupt over the console's bounds", { backendId, sessionId, kind: eventIn.interrupt.kind, reason });
+        for (const e of refusedInterruptNotice(eventIn.interrupt, reason)) this.publish(backendId, sessionId, e);
+        return;
+      }
+    }
     const event: TimelineEvent = eventIn.type === "session.updated" ? { ...eventIn, session: this.decorate(backendId, eventIn.session) } : eventIn;
     const k = key(backendId, sessionId);
     const ch = this.channels.get(k);
@@ -58,7 +74,7 @@ export class Hub implements EventSink {
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession): void {
     const ch = this.channels.get(key(backendId, sessionId));
     if (!ch) return;
-    const events = diffStates(ch.state, stateFromSnapshot({ ...fresh, session: this.decorate(backendId, fresh.session) }));
+    const events = diffStates(ch.state, stateFromSnapshot({ ...fresh, interrupts: withinBounds(fresh.interrupts), session: this.decorate(backendId, fresh.session) }));
     if (events.length) log.info("reconciled session", { backendId, sessionId, events: events.length });
     for (const e of events) this.publish(backendId, sessionId, e);
   }
@@ -86,6 +102,7 @@ export class Hub implements EventSink {
     const promise = (async () => {
       try {
         const loaded = await adapter.loadSession(sessionId);
+        loaded.interrupts = withinBounds(loaded.interrupts);
         loaded.session = this.decorate(backendId, loaded.session);
         const ch = new SessionChannel(backendId, sessionId, stateFromSnapshot(loaded), {
           ...(loaded.olderCursor ? { olderCursor: loaded.olderCursor } : {}),

@@ -40,3 +40,30 @@ describe("sseResponse queue bound", () => {
     expect(open(4_000_000).sink.replayBudget).toBeLessThan(4_000_000);
   });
 });
+
+describe("sseResponse idle end", () => {
+  it("ends a stream that carried nothing but heartbeats for idleMs, and runs its cleanup", async () => {
+    let sink: SseSink | undefined;
+    let cleaned = false;
+    const res = sseResponse({ heartbeatMs: 5, idleMs: 20, open: (s) => ((sink = s), () => void (cleaned = true)) });
+    const reader = res.body!.getReader();
+    sink!.write(frame(10));
+    for (let r = await reader.read(); !r.done; r = await reader.read());
+    expect(sink!.closed).toBe(true);
+    expect(cleaned).toBe(true);
+  });
+
+  it("keeps a stream open without idleMs", async () => {
+    let sink: SseSink | undefined;
+    const res = sseResponse({ heartbeatMs: 5, open: (s) => ((sink = s), () => {}) });
+    const reader = res.body!.getReader();
+    let heartbeats = 0;
+    const text = new TextDecoder();
+    while (heartbeats < 5) {
+      const { value } = await reader.read();
+      if (value && text.decode(value).includes("heartbeat")) heartbeats++;
+    }
+    expect(sink!.closed).toBe(false);
+    sink!.close();
+  });
+});

@@ -25,6 +25,12 @@ export interface SseOptions {
   heartbeatMs?: number;
   /** Bytes that may wait for a slow consumer before it is dropped (it resumes with Last-Event-ID). */
   maxQueueBytes?: number;
+  /**
+   * Ends the stream when nothing but heartbeats went out for this long (checked at each heartbeat):
+   * public share streams, so idle connections do not hold their slots forever. The browser reopens
+   * a stream that ended and resumes from its cursor.
+   */
+  idleMs?: number;
   /** Called once the sink exists; returns the cleanup to run when the stream ends. */
   open(sink: SseSink): () => void;
 }
@@ -51,6 +57,7 @@ export function sseResponse(opts: SseOptions): Response {
   let closed = false;
 
   let counted = false;
+  let lastWrite = Date.now();
   const finish = () => {
     if (counted) {
       counted = false;
@@ -99,6 +106,7 @@ export function sseResponse(opts: SseOptions): Response {
           replayBudget: maxQueueBytes - CAUGHT_UP_BYTES,
           write(frame) {
             if (closed) return false;
+            lastWrite = Date.now();
             const owed = maxQueueBytes - (controller.desiredSize ?? 0) + batchBytes;
             if (owed > CAUGHT_UP_BYTES && owed + frame.byteLength > maxQueueBytes) {
               // The consumer stopped reading: drop it rather than grow memory.
@@ -130,6 +138,10 @@ export function sseResponse(opts: SseOptions): Response {
         cleanup = opts.open(sink);
         if (closed) finish();
         timer = setInterval(() => {
+          if (opts.idleMs !== undefined && Date.now() - lastWrite >= opts.idleMs) {
+            sink.close();
+            return;
+          }
           if (!closed && batch.length === 0 && (controller.desiredSize ?? 0) > 0) controller.enqueue(HEARTBEAT);
         }, opts.heartbeatMs ?? 10_000);
         opts.signal?.addEventListener("abort", () => sink.close(), { once: true });

@@ -3,13 +3,15 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { log } from "../log";
+import { CONSOLE_CREDENTIAL_NAMES } from "./agent-env";
 import { freePort, portIsFree } from "./free-port";
 import { ProcessSupervisor, type ProcessExit, type SupervisedProcess } from "./supervisor";
 
 export interface EmbeddedOpencodeOptions {
   cwd: string;
   bin?: string;
-  env?: NodeJS.ProcessEnv;
+  /** Its own variables (a configured backend's `env` and `passEnv`), over `embeddedOpencodeEnv()`. */
+  env?: Readonly<Record<string, string | undefined>>;
   onState?: (state: "starting" | "ready" | "down", detail?: string) => void;
   /** How long a start may take to print its listening line, and then to answer health (30 s, 20 s). */
   timeouts?: { listenMs?: number; healthMs?: number };
@@ -22,6 +24,21 @@ export function opencodeBinary(): string {
   const fromEnv = process.env.SWITCHBOARD_OPENCODE_BIN;
   if (fromEnv) return fromEnv;
   return path.join(process.cwd(), "node_modules", ".bin", "opencode");
+}
+
+/**
+ * OpenCode's own settings from the console's environment (`OPENCODE_CONFIG`, `OPENCODE_CONFIG_CONTENT`,
+ * `OPENCODE_DISABLE_*` …): the embedded server is the console's own OpenCode, configured the way
+ * the user configures OpenCode. Not the credentials of the server `OPENCODE_BASE_URL` names, nor
+ * that URL. Everything else comes from the agent allow-list (./agent-env.ts).
+ */
+export function embeddedOpencodeEnv(parent: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parent)) {
+    if (v === undefined || !k.startsWith("OPENCODE_") || k === "OPENCODE_BASE_URL" || CONSOLE_CREDENTIAL_NAMES.includes(k)) continue;
+    out[k] = v;
+  }
+  return out;
 }
 
 /**
@@ -46,7 +63,7 @@ export class EmbeddedOpencode {
 
   constructor(private opts: EmbeddedOpencodeOptions) {
     const bin = opts.bin ?? opencodeBinary();
-    const env: Record<string, string> = {};
+    const env: Record<string, string> = embeddedOpencodeEnv();
     for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env[k] = v;
     this.sup = new ProcessSupervisor({
       name: "embedded opencode",

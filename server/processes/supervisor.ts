@@ -2,6 +2,7 @@ import "server-only";
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { log } from "../log";
+import { agentEnvironment } from "./agent-env";
 import { resolveCommand } from "./resolve-command";
 
 export type ProcessState = "idle" | "starting" | "running" | "restarting" | "stopped";
@@ -40,7 +41,10 @@ export interface SupervisorOptions {
   command: string[] | (() => string[]);
   /** Runs before every spawn (e.g. picking a free port); a throw counts as a failed start. */
   beforeSpawn?: () => Promise<void>;
-  /** Added to (and overriding) the console's environment. */
+  /**
+   * The process's own variables, over the allow-listed part of the console's environment (never the
+   * whole of it: ./agent-env.ts).
+   */
   env?: Record<string, string>;
   cwd?: string;
   /**
@@ -237,7 +241,7 @@ export class ProcessSupervisor {
 
   private spawnNow(generation: number): void {
     const [cmd, ...args] = typeof this.opts.command === "function" ? this.opts.command() : this.opts.command;
-    const env: NodeJS.ProcessEnv = { ...process.env, ...this.opts.env };
+    const env: Record<string, string> = agentEnvironment({ own: this.opts.env ?? {}, name: this.opts.name });
     const resolved = cmd ? resolveCommand(cmd, { ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}), ...(env.PATH ? { pathEnv: env.PATH } : {}) }) : undefined;
     if (!resolved) {
       const error = `command not found: ${cmd ?? "(empty)"} (looked in PATH and node_modules/.bin)`;
@@ -249,7 +253,7 @@ export class ProcessSupervisor {
     try {
       child = spawn(resolved, args, {
         cwd: this.opts.cwd,
-        env,
+        env: env as NodeJS.ProcessEnv,
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
       });

@@ -3,6 +3,8 @@ import type { ExportFormat, SessionExport } from "@/lib/api";
 import { exportFileName, sessionMarkdown } from "@/lib/export";
 import type { Message } from "@/lib/model";
 import type { ConsoleApp } from "../app";
+import { knownSecrets } from "../auth/redact";
+import { Redactor } from "../auth/redactor";
 
 const PAGE = 200;
 const MAX_PAGES = 50;
@@ -22,9 +24,19 @@ export async function loadWholeSession(app: Pick<ConsoleApp, "backends" | "linea
   return { session: app.lineage.decorate(backendId, loaded.session), messages, todos: loaded.todos, exportedAt: Date.now() };
 }
 
+/**
+ * An export without the secrets the console holds (its token, backend passwords and keys, in
+ * their plain, base64 and URL-encoded forms; server/auth/redact.ts). Exports are the user's own full
+ * record, so patterns are left to shares: only exact values are removed.
+ */
+export function withoutConsoleSecrets(data: SessionExport, secrets: readonly string[] = knownSecrets()): SessionExport {
+  if (!secrets.length) return data;
+  return new Redactor([], secrets, { builtin: false }).value(data) as SessionExport;
+}
+
 /** The export as a download response (`Content-Disposition: attachment`). */
 export async function exportResponse(app: Pick<ConsoleApp, "backends" | "lineage">, backendId: string, sessionId: string, format: ExportFormat): Promise<Response> {
-  const data = await loadWholeSession(app, backendId, sessionId);
+  const data = withoutConsoleSecrets(await loadWholeSession(app, backendId, sessionId));
   const name = exportFileName(data.session, format);
   const body = format === "json" ? JSON.stringify(data, null, 2) : sessionMarkdown(data.session, data.messages, data.todos, data.exportedAt);
   return new Response(body, {

@@ -17,6 +17,7 @@ import {
   type ShareStreamEvent,
 } from "@/lib/api";
 import type { WireEvent } from "@/lib/model";
+import { knownSecrets, secretsVersion } from "../auth/redact";
 import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../auth/redactor";
 import { FailureLimiter } from "../auth/failure-limiter";
 import { hashShareToken, isWellFormedShareToken, newShareId, newShareToken } from "../auth/share-token";
@@ -170,6 +171,7 @@ class ShareStream {
  */
 export class ShareService {
   private redactor: Redactor;
+  private redactorVersion = 0;
   private limiter: FailureLimiter;
   private streams = new Map<string, Set<ShareStream>>();
   private renderers = new Map<string, ShareRenderer>();
@@ -183,7 +185,19 @@ export class ShareService {
   ) {
     this.now = opts.now ?? Date.now;
     this.limiter = new FailureLimiter(opts.failureLimit ?? 30, opts.failureWindowMs ?? 60_000, this.now);
-    this.redactor = new Redactor(store.listRedactionPatterns());
+    this.redactor = this.buildRedactor();
+  }
+
+  /** The user's patterns plus the exact secrets the console holds now (server/auth/redact.ts). */
+  private buildRedactor(): Redactor {
+    this.redactorVersion = secretsVersion();
+    return new Redactor(this.store.listRedactionPatterns(), knownSecrets());
+  }
+
+  /** The redactor in use: rebuilt when a secret was registered since (a backend added). */
+  private currentRedactor(): Redactor {
+    if (this.redactorVersion !== secretsVersion()) this.redactor = this.buildRedactor();
+    return this.redactor;
   }
 
   private renderer(s: Pick<StoredShare, "id" | "upToMessageId" | "upToCreatedAt" | "includeToolOutput">): ShareRenderer {
@@ -195,7 +209,7 @@ export class ShareService {
           ...(s.upToMessageId !== undefined ? { upToMessageId: s.upToMessageId } : {}),
           ...(s.upToCreatedAt !== undefined ? { upToCreatedAt: s.upToCreatedAt } : {}),
         },
-        () => this.redactor,
+        () => this.currentRedactor(),
       );
       if (this.renderers.size > 500) this.renderers.clear();
       this.renderers.set(s.id, r);
@@ -220,7 +234,7 @@ export class ShareService {
   async preview(body: SharePreviewBody): Promise<SharePreview> {
     const ch = await this.channel(body.backendId, body.sessionId);
     const scope = this.scopeOf(ch, body.upToMessageId);
-    const renderer = new ShareRenderer({ includeToolOutput: body.includeToolOutput, ...scope }, () => this.redactor);
+    const renderer = new ShareRenderer({ includeToolOutput: body.includeToolOutput, ...scope }, () => this.currentRedactor());
     const p = previewRedactions(renderer, ch.state);
     return { messages: p.messages, toolCalls: p.toolCalls, hiddenToolOutputs: p.hiddenToolOutputs, hasOlder: ch.olderCursor !== undefined, redactions: p.summary };
   }
@@ -308,7 +322,7 @@ export class ShareService {
 
   /** Custom patterns apply at once to every share, open streams included (on their next event). */
   private reloadPatterns() {
-    this.redactor = new Redactor(this.store.listRedactionPatterns());
+    this.redactor = this.buildRedactor();
   }
 
   /* ------------------------------------------------------------------------------ public */
@@ -352,9 +366,19 @@ export class ShareService {
   }
 
   /** The share's own SSE: redacted, scoped events for a live share; only its end for a frozen one. */
-  async stream(share: StoredShare, after: number | undefined, signal: AbortSignal): Promise<Response> {
+  async stream(share: StoredShare, after: number | undefined, signal: AbortSignal, opts: { idleMs?: number; onEnd?: () => void } = {}): Promise<Response> {
     const attach = await this.attacher(share, after);
-    return sseResponse({ signal, open: attach });
+    return sseResponse({
+      signal,
+      ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
+      open: (sink) => {
+        const detach = attach(sink);
+        return () => {
+          detach();
+          opts.onEnd?.();
+        };
+      },
+    });
   }
 
   /**

@@ -515,8 +515,9 @@ export class AcpAdapter implements BackendAdapter {
       log.warn("permission request without usable options; answering cancelled", { backend: this.id });
       return Promise.resolve(CANCELLED);
     }
-    return new Promise<RequestPermissionResponse>((resolve) => {
-      this.interrupts.raise({ sessionId: rt.id, interrupt: r.interrupt, epoch: gen, respond: resolve }, r.events);
+    return new Promise<RequestPermissionResponse>((resolve, reject) => {
+      const refuse = (message: string) => reject(new Error(message));
+      if (this.interrupts.raise({ sessionId: rt.id, interrupt: r.interrupt, epoch: gen, respond: resolve, refuse }, r.events).refused) return;
       signal.addEventListener("abort", () => this.interrupts.settle(id, "cancelled", CANCELLED), { once: true });
     });
   }

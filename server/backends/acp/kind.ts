@@ -1,6 +1,6 @@
 import "server-only";
 import { StdioBackendConfig } from "@/lib/api";
-import { defineKind } from "../shared/kind";
+import { defineKind, ownEnv } from "../shared/kind";
 import { AcpAdapter } from "./adapter";
 import { ACP_PRESETS } from "./presets";
 
@@ -18,7 +18,7 @@ export const acpKind = defineKind({
         id: ctx.id,
         label: ctx.label,
         command: config.command,
-        ...(config.env ? { env: config.env } : {}),
+        ...ownEnv(config),
         ...(config.cwd ? { cwd: config.cwd } : {}),
         workspace: ctx.workspace,
         store: ctx.store,

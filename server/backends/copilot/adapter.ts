@@ -129,6 +129,8 @@ export class CopilotAdapter implements BackendAdapter {
   private interrupts: InterruptBook<Reply>;
   private questionWaits = new Map<string, QuestionWait>();
   private earlyReplies = new Map<string, Reply>();
+  /** Questions refused from their event, by text: their `userInput.request` gets the reason as its error. */
+  private refusedQuestions = new Map<string, string>();
   private defaultCwd: string;
 
   constructor(
@@ -364,8 +366,9 @@ export class CopilotAdapter implements BackendAdapter {
     return this.interrupts.list(rt.id).some((i) => i.kind === "question" && this.questionWaits.has(i.id) && i.questions?.[0]?.question === text);
   }
 
-  private raise(rt: Runtime, it: Interrupt, gen: number) {
-    this.interrupts.raise({
+  /** Raises an interrupt; the message the CLI was given when it is over the console's bounds. */
+  private raise(rt: Runtime, it: Interrupt, gen: number): string | undefined {
+    return this.interrupts.raise({
       sessionId: rt.id,
       interrupt: it,
       key: it.id,
@@ -376,7 +379,28 @@ export class CopilotAdapter implements BackendAdapter {
         if (w) w.resolve(reply);
         else this.earlyReplies.set(it.id, reply);
       },
-    });
+      refuse: (message) => this.refuse(rt, it, gen, message),
+    }).refused;
+  }
+
+  /**
+   * Answers a request the console refused (lib/interrupt-limits.ts): a form is cancelled and a
+   * permission rejected with the reason as feedback (the CLI's answers carry no error); a question's
+   * `userInput.request` gets the reason as its error.
+   */
+  private refuse(rt: Runtime, it: Interrupt, gen: number, message: string) {
+    if (it.kind === "question") {
+      this.refusedQuestions.set(it.questions?.[0]?.question ?? "", message);
+      if (this.refusedQuestions.size > 50) this.refusedQuestions.delete(this.refusedQuestions.keys().next().value!);
+      return;
+    }
+    const c = this.proc.current;
+    if (!c || c.gen !== gen) return;
+    const call =
+      it.kind === "permission"
+        ? c.conn.request("session.permissions.handlePendingPermissionRequest", { sessionId: rt.id, requestId: it.id.replace(/^perm_/, ""), result: { kind: "reject", feedback: message } })
+        : c.conn.request("session.ui.handlePendingElicitation", { sessionId: rt.id, requestId: it.id.replace(/^form_/, ""), result: { action: "cancel" } });
+    void call.catch((err: unknown) => log.warn("could not answer a refused request", { backend: this.id, error: describeError(err) }));
   }
 
   /**
@@ -389,11 +413,20 @@ export class CopilotAdapter implements BackendAdapter {
     const rt = this.runtimes.get(str(p.sessionId) ?? "");
     if (!rt) return Promise.reject(new JsonRpcError(-32602, "Unknown session"));
     const question = str(p.question) ?? "";
+    const refusedBefore = this.refusedQuestions.get(question);
+    if (refusedBefore !== undefined) {
+      this.refusedQuestions.delete(question);
+      return Promise.reject(new JsonRpcError(-32000, refusedBefore));
+    }
     let it = this.interrupts.list(rt.id).find((i) => i.kind === "question" && i.questions?.[0]?.question === question && !this.questionWaits.has(i.id));
     if (!it) {
       const made = questionInterrupt(rt.id, this.interrupts.newId(), p, Date.now());
       if (!made) return Promise.reject(new JsonRpcError(-32602, "A question is needed"));
-      this.raise(rt, made, gen);
+      const refused = this.raise(rt, made, gen);
+      if (refused !== undefined) {
+        this.refusedQuestions.delete(question);
+        return Promise.reject(new JsonRpcError(-32000, refused));
+      }
       it = made;
     }
     const id = it.id;

@@ -1,6 +1,6 @@
 import "server-only";
 import { CopilotBackendConfig } from "@/lib/api";
-import { defineKind } from "../shared/kind";
+import { defineKind, ownEnv } from "../shared/kind";
 import { CopilotAdapter } from "./adapter";
 
 /** `copilot`: the GitHub Copilot CLI's headless server over stdio (docs/backends/copilot.md). */
@@ -26,7 +26,7 @@ export const copilotKind = defineKind({
         id: ctx.id,
         label: ctx.label,
         command: config.command,
-        ...(config.env ? { env: config.env } : {}),
+        ...ownEnv(config),
         ...(config.cwd ? { cwd: config.cwd } : {}),
         ...(config.provider ? { provider: config.provider } : {}),
         ...(config.model ? { model: config.model } : {}),

@@ -863,7 +863,8 @@ export class OpalAdapter implements BackendAdapter {
         else reject(new JsonRpcError(-32000, r.error));
         if (owner.turn && this.pendingFor(owner.id).length <= 1) this.publish(owner.id, [{ type: "session.status", status: "busy" }]);
       };
-      this.interrupts.raise({ sessionId: it.sessionId, interrupt: it, epoch: gen, respond }, [{ type: "interrupt.requested", interrupt: it }]);
+      const refuse = (message: string) => reject(new JsonRpcError(-32000, message));
+      if (this.interrupts.raise({ sessionId: it.sessionId, interrupt: it, epoch: gen, respond, refuse }, [{ type: "interrupt.requested", interrupt: it }]).refused) return;
       this.publish(owner.id, [{ type: "session.status", status: "waiting" }]);
       signal.addEventListener("abort", () => this.interrupts.expire((x) => x.interrupt.id === it.id, { error: "connection closed" }), { once: true });
     });

@@ -1,6 +1,6 @@
 import "server-only";
 import { StdioBackendConfig } from "@/lib/api";
-import { defineKind } from "../shared/kind";
+import { defineKind, ownEnv } from "../shared/kind";
 import { OpalAdapter } from "./adapter";
 
 /** `opal`: `opal-server` over stdio, JSON-RPC 2.0 on NDJSON (docs/backends/opal.md). */
@@ -25,7 +25,7 @@ export const opalKind = defineKind({
         id: ctx.id,
         label: ctx.label,
         command: config.command,
-        ...(config.env ? { env: config.env } : {}),
+        ...ownEnv(config),
         ...(config.cwd ? { cwd: config.cwd } : {}),
         workspace: ctx.workspace,
         store: ctx.store,

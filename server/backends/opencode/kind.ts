@@ -1,7 +1,7 @@
 import "server-only";
 import { OpencodeBackendConfig } from "@/lib/api";
 import { EmbeddedOpencode } from "../../processes/opencode-serve";
-import { defineKind } from "../shared/kind";
+import { defineKind, ownEnv } from "../shared/kind";
 import { OpencodeAdapter } from "./adapter";
 
 /** `opencode`: an `opencode serve` at `baseUrl`, or one the console runs itself (docs/architecture.md). */
@@ -20,7 +20,7 @@ export const opencodeKind = defineKind({
         ...(config.username ? { username: config.username } : {}),
         ...(config.password ? { password: config.password } : {}),
         ...(config.directory ? { directory: config.directory } : {}),
-        ...(config.baseUrl ? {} : { embedded: new EmbeddedOpencode({ cwd: config.directory ?? ctx.workspace }) }),
+        ...(config.baseUrl ? {} : { embedded: new EmbeddedOpencode({ cwd: config.directory ?? ctx.workspace, ...ownEnv(config) }) }),
       },
       ctx.sink,
     ),

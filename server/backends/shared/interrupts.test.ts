@@ -77,3 +77,26 @@ describe("InterruptBook", () => {
     expect(statusOf(() => book.take("s", ids[2]!))).toBe(409);
   });
 });
+
+describe("InterruptBook bounds", () => {
+  it("refuses an interrupt over the bounds: not kept, not published, the agent told, a notice instead", () => {
+    const emitted: TimelineEvent[] = [];
+    const book = new InterruptBook<string>({ emit: (_s, events) => emitted.push(...events) });
+    const refusals: string[] = [];
+    const interrupt: Interrupt = {
+      id: book.newId(),
+      sessionId: "s1",
+      kind: "input",
+      createdAt: 1,
+      title: "Form",
+      messageId: "m1",
+      input: { prompt: "Fill", schema: { type: "object", properties: { blob: { type: "string", description: "x".repeat(5 * 1024 * 1024) } } } },
+    };
+    const r = book.raise({ sessionId: "s1", interrupt, epoch: 1, respond: () => undefined, refuse: (m) => refusals.push(m) });
+    expect(r.refused).toMatch(/^The console refused this form: the request is .* kB; the console takes at most 256 kB/);
+    expect(refusals).toEqual([r.refused]);
+    expect(book.list()).toEqual([]);
+    expect(emitted.some((e) => e.type === "interrupt.requested")).toBe(false);
+    expect(emitted).toEqual([{ type: "block.updated", messageId: "m1", block: { id: `${interrupt.id}:refused`, kind: "notice", level: "warn", text: r.refused } }]);
+  });
+});

@@ -1,7 +1,9 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
+import { interruptLimitError, refusedInterruptMessage, refusedInterruptNotice } from "@/lib/interrupt-limits";
 import type { Interrupt, TimelineEvent } from "@/lib/model";
 import { ApiError } from "../../errors";
+import { log } from "../../log";
 
 /** One interrupt the agent is waiting on, with the way to send it the answer. */
 export interface PendingInterrupt<R> {
@@ -12,6 +14,11 @@ export interface PendingInterrupt<R> {
   /** Which connection (process generation, stream) asked; `expire()` matches on it. */
   epoch: number;
   respond(response: R): void;
+  /**
+   * Tells the agent its request was refused (over the bounds of lib/interrupt-limits.ts) with the
+   * message to give it: a JSON-RPC error, a cancelled form … Without it the agent is not answered.
+   */
+  refuse?(message: string): void;
 }
 
 export interface InterruptBookOptions {
@@ -53,7 +60,17 @@ export class InterruptBook<R> {
    * With a `key` already pending for the session, it is a re-raise: the responder is replaced, the
    * known interrupt is returned and nothing is published.
    */
-  raise(p: PendingInterrupt<R>, events: TimelineEvent[] = [{ type: "interrupt.requested", interrupt: p.interrupt }]): { interrupt: Interrupt; reraised: boolean } {
+  raise(p: PendingInterrupt<R>, events: TimelineEvent[] = [{ type: "interrupt.requested", interrupt: p.interrupt }]): { interrupt: Interrupt; reraised: boolean; refused?: string } {
+    // Over the bounds (a megabyte form schema, thousands of options): never kept, never shown; the
+    // agent gets a clear error and the session a notice.
+    const reason = interruptLimitError(p.interrupt);
+    if (reason) {
+      const message = refusedInterruptMessage(p.interrupt, reason);
+      log.warn("refused an interrupt over the console's bounds", { sessionId: p.sessionId, kind: p.interrupt.kind, reason });
+      this.opts.emit(p.sessionId, [...events.filter((e) => e.type !== "interrupt.requested"), ...refusedInterruptNotice(p.interrupt, reason)]);
+      p.refuse?.(message);
+      return { interrupt: p.interrupt, reraised: false, refused: message };
+    }
     const k = p.key !== undefined ? `${p.sessionId}\u0000${p.key}` : undefined;
     const known = k ? this.byKey.get(k) : undefined;
     const existing = known ? this.pending.get(known) : undefined;

@@ -4,6 +4,7 @@ import type { BackendDefinition, BackendKindInfo, BackendPreset } from "@/lib/ap
 import type { BackendKind } from "@/lib/model";
 import { resolveWorkspaceDir } from "../../auth/workspace";
 import { ApiError } from "../../errors";
+import { passThrough } from "../../processes/agent-env";
 import { resolveCommand } from "../../processes/resolve-command";
 import type { Store } from "../../store/store";
 import type { BackendAdapter, EventSink } from "../types";
@@ -63,6 +64,15 @@ export interface KindEntry {
   confine(def: BackendDefinition, roots: readonly string[]): Promise<BackendDefinition>;
   /** The kind's presets, each marked available when detected. */
   presets(): BackendPreset[];
+}
+
+/**
+ * A stdio backend's own variables: the values of its `passEnv` names in the console's environment,
+ * then its `env` over them (server/processes/agent-env.ts adds the basics when it spawns).
+ */
+export function ownEnv(config: { env?: Record<string, string> | undefined; passEnv?: readonly string[] | undefined }): { env?: Record<string, string> } {
+  const env = { ...passThrough(config.passEnv), ...config.env };
+  return Object.keys(env).length ? { env } : {};
 }
 
 /** Turns a kind's own declaration into its kind table entry. */

@@ -1,6 +1,6 @@
 import { EventsQuery } from "@/lib/api";
 import { readQuery, resumeCursor } from "@/server/http";
-import { shareClient, shares } from "@/server/shares";
+import { acquireShareStream, shareClient, shareStreamIdleMs, shares } from "@/server/shares";
 import { publicRoute } from "@/server/shares/public";
 
 export const dynamic = "force-dynamic";
@@ -14,5 +14,12 @@ export const GET = publicRoute(async (req, token) => {
   const after = resumeCursor(req, readQuery(req, EventsQuery).after);
   const svc = await shares();
   const share = svc.resolve(token, shareClient(req.headers));
-  return svc.stream(share, after, req.signal);
+  // A slot of the public share stream quota (per address, and in all): 429 beyond; idle streams end.
+  const release = acquireShareStream(req.headers);
+  try {
+    return await svc.stream(share, after, req.signal, { idleMs: shareStreamIdleMs(), onEnd: release });
+  } catch (err) {
+    release();
+    throw err;
+  }
 });

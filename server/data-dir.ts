@@ -1,0 +1,67 @@
+import "server-only";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { log } from "./log";
+
+/**
+ * Where the console keeps its token file and its store (docs/security.md, "The data folder"):
+ * `SWITCHBOARD_DATA_DIR`, else the platform's data directory — never the folder `npm start` runs
+ * from, which is also the default workspace, where an agent could read the token.
+ */
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The folder the console used before, relative to where it was started. */
+export const LEGACY_DATA_DIR = ".switchboard";
+
+/**
+ * The platform's data directory for the console: `$XDG_DATA_HOME/switchboard` (else
+ * `~/.local/share/switchboard`) on Linux and the BSDs, `~/Library/Application Support/switchboard`
+ * on macOS, `%LOCALAPPDATA%\switchboard` (else `%APPDATA%`) on Windows.
+ */
+export function defaultDataDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): string {
+  if (platform === "win32") {
+    const base = env.LOCALAPPDATA || env.APPDATA || path.win32.join(home, "AppData", "Local");
+    return path.win32.join(base, "switchboard");
+  }
+  if (platform === "darwin") return path.posix.join(home, "Library", "Application Support", "switchboard");
+  const xdg = env.XDG_DATA_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".local", "share"), "switchboard");
+}
+
+/** The console's data directory (absolute). Pure: nothing is created or moved. */
+export function dataDirOf(env: Env = process.env): string {
+  return env.SWITCHBOARD_DATA_DIR ? path.resolve(/*turbopackIgnore: true*/ env.SWITCHBOARD_DATA_DIR) : defaultDataDir(env);
+}
+
+export type Migration = { moved: false; reason?: string } | { moved: true; from: string; to: string };
+
+/**
+ * A `./.switchboard` left by an older console, with no `SWITCHBOARD_DATA_DIR` set, is moved to
+ * the default data directory (once, at start-up, with a log line saying so). When the new place is
+ * already in use the old folder is left where it is, and a warning says so.
+ */
+export function migrateLegacyDataDir(env: Env = process.env, cwd: string = process.cwd()): Migration {
+  if (env.SWITCHBOARD_DATA_DIR) return { moved: false };
+  const from = path.resolve(/*turbopackIgnore: true*/ cwd, LEGACY_DATA_DIR);
+  if (!fs.existsSync(from)) return { moved: false };
+  const to = dataDirOf(env);
+  if (path.resolve(from) === path.resolve(to)) return { moved: false };
+  if (fs.existsSync(to) && fs.readdirSync(to).length > 0) {
+    log.warn(`found an old data folder at ${from}, but ${to} is already in use: the console uses ${to} and leaves ${from} alone (move what you need, then delete it; it may hold an old console token)`);
+    return { moved: false, reason: "target in use" };
+  }
+  fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
+  if (fs.existsSync(to)) fs.rmdirSync(to);
+  try {
+    fs.renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+    fs.cpSync(from, to, { recursive: true, preserveTimestamps: true });
+    fs.rmSync(from, { recursive: true, force: true });
+  }
+  fs.chmodSync(to, 0o700);
+  log.info(`moved the console's data folder from ${from} to ${to} (the workspace is no place for the console token; set SWITCHBOARD_DATA_DIR to choose another)`);
+  return { moved: true, from, to };
+}

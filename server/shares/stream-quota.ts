@@ -1,0 +1,43 @@
+import "server-only";
+
+/**
+ * How many public share streams may be open at once (docs/security.md, "Share links"): at most
+ * `perClient` from one client address, and `total` over all of them, so one anonymous client
+ * holding idle connections cannot turn every other share viewer away. Counts both kinds of share
+ * stream (a share page's live stream, a share's own SSE).
+ */
+export class StreamQuota {
+  private byClient = new Map<string, number>();
+  private open = 0;
+
+  constructor(
+    readonly perClient: number,
+    readonly total: number,
+  ) {}
+
+  /** Takes a slot for `client`: the release (call it once, when the stream ends), or why not. */
+  acquire(client: string): { ok: true; release: () => void } | { ok: false; scope: "client" | "total" } {
+    if (this.open >= this.total) return { ok: false, scope: "total" };
+    const mine = this.byClient.get(client) ?? 0;
+    if (mine >= this.perClient) return { ok: false, scope: "client" };
+    this.byClient.set(client, mine + 1);
+    this.open++;
+    let released = false;
+    return {
+      ok: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.open--;
+        const n = (this.byClient.get(client) ?? 1) - 1;
+        if (n <= 0) this.byClient.delete(client);
+        else this.byClient.set(client, n);
+      },
+    };
+  }
+
+  /** Streams open now, of one client or all. */
+  count(client?: string): number {
+    return client === undefined ? this.open : (this.byClient.get(client) ?? 0);
+  }
+}
