@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { detectContract, docOffersApi, httpContractProbe, type ContractProbe } from "./contract";
+
+const API_DOC = { openapi: "3.1.0", paths: { "/api/session": {}, "/api/event": {}, "/api/session/{sessionID}/prompt": {}, "/session": {} } };
+const V1_DOC = { openapi: "3.1.0", paths: { "/session": {}, "/global/event": {}, "/permission": {} } };
+
+function probe(doc: unknown, health = false): ContractProbe & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    doc: async () => (calls.push("doc"), doc),
+    apiHealth: async () => (calls.push("health"), health),
+  };
+}
+
+describe("OpenCode contract detection", () => {
+  it("picks /api when the server's document offers it", async () => {
+    expect(await detectContract("auto", probe(API_DOC))).toBe("api");
+  });
+  it("picks V1 when the document has no /api routes", async () => {
+    expect(await detectContract("auto", probe(V1_DOC))).toBe("v1");
+  });
+  it("without a document, asks /api/health", async () => {
+    expect(await detectContract("auto", probe(undefined, true))).toBe("api");
+    expect(await detectContract("auto", probe(undefined, false))).toBe("v1");
+  });
+  it("a probe that fails means V1", async () => {
+    const failing: ContractProbe = { doc: () => Promise.reject(new Error("refused")), apiHealth: () => Promise.reject(new Error("refused")) };
+    expect(await detectContract("auto", failing)).toBe("v1");
+  });
+  it("the forced setting wins, without asking the server", async () => {
+    const p = probe(API_DOC);
+    expect(await detectContract("v1", p)).toBe("v1");
+    expect(await detectContract("api", probe(V1_DOC))).toBe("api");
+    expect(p.calls).toEqual([]);
+  });
+  it("a malformed document offers nothing", () => {
+    expect(docOffersApi({ paths: "nope" })).toBe(false);
+    expect(docOffersApi(null)).toBe(false);
+    expect(docOffersApi({ paths: { "/api/session": {} } })).toBe(false);
+  });
+  it("over HTTP: a 404 /doc falls back to /api/health", async () => {
+    const seen: string[] = [];
+    const fake: typeof fetch = async (input) => {
+      const url = String(input);
+      seen.push(new URL(url).pathname);
+      if (url.endsWith("/doc")) return new Response("Not Found", { status: 404 });
+      return Response.json({ healthy: true });
+    };
+    expect(await detectContract("auto", httpContractProbe("http://x", {}, fake))).toBe("api");
+    expect(seen).toEqual(["/doc", "/api/health"]);
+  });
+  it("over HTTP: a JSON /doc decides", async () => {
+    const fake: typeof fetch = async () => Response.json(V1_DOC);
+    expect(await detectContract("auto", httpContractProbe("http://x", {}, fake))).toBe("v1");
+  });
+});

@@ -1,0 +1,67 @@
+import { z } from "zod";
+
+/**
+ * Which of OpenCode's two server contracts the adapter speaks (docs/backends/opencode.md):
+ * - `v1`: the routes of OpenCode 1.x (`/session/…`, `/global/event`, `/permission/…`), through `@opencode-ai/sdk`;
+ * - `api`: the `/api/*` contract, the only one an OpenCode 2 server answers (1.18 serves both).
+ */
+export const OpencodeContract = z.enum(["v1", "api"]);
+export type OpencodeContract = z.infer<typeof OpencodeContract>;
+/** The backend's `contract` setting: `auto` (the default) detects; `v1` or `api` forces one. */
+export const ContractSetting = z.enum(["auto", "v1", "api"]);
+export type ContractSetting = z.infer<typeof ContractSetting>;
+
+/** The routes the `/api` adapter cannot do without. */
+const REQUIRED_API_PATHS = ["/api/session", "/api/event", "/api/session/{sessionID}/prompt"];
+
+const OpenApiDoc = z.object({ paths: z.record(z.string(), z.unknown()) });
+
+/** Whether an OpenAPI document (`GET /doc`) offers the `/api` contract. Malformed documents offer nothing. */
+export function docOffersApi(doc: unknown): boolean {
+  const parsed = OpenApiDoc.safeParse(doc);
+  return parsed.success && REQUIRED_API_PATHS.every((p) => p in parsed.data.paths);
+}
+
+export interface ContractProbe {
+  /** `GET /doc` as JSON, or undefined when the server has none (404, not JSON, unreachable). */
+  doc(): Promise<unknown>;
+  /** Whether `GET /api/health` answers 200: the fallback when a server publishes no document. */
+  apiHealth(): Promise<boolean>;
+}
+
+/**
+ * The contract to speak: a forced setting wins; otherwise `/api` when the server offers it (its
+ * OpenAPI document lists the routes, or, without a document, `/api/health` answers), else V1.
+ */
+export async function detectContract(setting: ContractSetting, probe: ContractProbe): Promise<OpencodeContract> {
+  if (setting !== "auto") return setting;
+  const doc = await probe.doc().catch(() => undefined);
+  if (doc !== undefined) return docOffersApi(doc) ? "api" : "v1";
+  return (await probe.apiHealth().catch(() => false)) ? "api" : "v1";
+}
+
+/** The probe over HTTP (1 s per request is plenty: the server answered its health check already). */
+export function httpContractProbe(baseUrl: string, headers: Record<string, string>, fetchImpl: typeof fetch = fetch): ContractProbe {
+  const get = (path: string) => fetchImpl(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+  return {
+    async doc() {
+      const res = await get("/doc");
+      if (!res.ok || !(res.headers.get("content-type") ?? "").includes("json")) {
+        await res.body?.cancel();
+        return undefined;
+      }
+      return (await res.json()) as unknown;
+    },
+    async apiHealth() {
+      const res = await get("/api/health");
+      await res.body?.cancel();
+      return res.ok;
+    },
+  };
+}
+
+/** How the contract reads in the backend's details. */
+export function contractLabel(contract: OpencodeContract, setting: ContractSetting): string {
+  const name = contract === "api" ? "/api (OpenCode 2)" : "V1 routes";
+  return setting === "auto" ? `${name}, detected` : `${name}, set in the config`;
+}
