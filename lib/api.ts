@@ -102,6 +102,8 @@ export const OpencodeBackendConfig = z
     username: z.string().max(200).optional(),
     password: z.string().max(1000).optional(),
     directory: z.string().max(4096).optional(),
+    /** Which OpenCode server contract to speak: `auto` (default) detects `/api`, else V1; `v1` or `api` forces one. */
+    contract: z.enum(["auto", "v1", "api"]).optional(),
   })
   .strict();
 export const StdioBackendConfig = z

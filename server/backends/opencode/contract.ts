@@ -27,17 +27,24 @@ export interface ContractProbe {
   doc(): Promise<unknown>;
   /** Whether `GET /api/health` answers 200: the fallback when a server publishes no document. */
   apiHealth(): Promise<boolean>;
+  /** The version the V1 health route (`GET /global/health`) reports, or undefined when it does not answer. */
+  v1Version(): Promise<string | undefined>;
 }
 
 /**
  * The contract to speak: a forced setting wins; otherwise `/api` when the server offers it (its
  * OpenAPI document lists the routes, or, without a document, `/api/health` answers), else V1.
+ * One exception: a 1.x server that offers both (1.18 serves `/api` beside its V1 routes) keeps
+ * V1, which is complete there (fork, rename, delete, per-turn patches) and honours
+ * `OPENCODE_CONFIG_CONTENT`; `contract: "api"` speaks `/api` to it anyway.
  */
 export async function detectContract(setting: ContractSetting, probe: ContractProbe): Promise<OpencodeContract> {
   if (setting !== "auto") return setting;
   const doc = await probe.doc().catch(() => undefined);
-  if (doc !== undefined) return docOffersApi(doc) ? "api" : "v1";
-  return (await probe.apiHealth().catch(() => false)) ? "api" : "v1";
+  const offered = doc !== undefined ? docOffersApi(doc) : await probe.apiHealth().catch(() => false);
+  if (!offered) return "v1";
+  const v1 = await probe.v1Version().catch(() => undefined);
+  return v1 !== undefined && /^1\./.test(v1) ? "v1" : "api";
 }
 
 /** The probe over HTTP (1 s per request is plenty: the server answered its health check already). */
@@ -56,6 +63,16 @@ export function httpContractProbe(baseUrl: string, headers: Record<string, strin
       const res = await get("/api/health");
       await res.body?.cancel();
       return res.ok;
+    },
+    async v1Version() {
+      const res = await get("/global/health");
+      if (!res.ok) {
+        await res.body?.cancel();
+        return undefined;
+      }
+      const body = (await res.json().catch(() => undefined)) as unknown;
+      const parsed = z.object({ version: z.string() }).safeParse(body);
+      return parsed.success ? parsed.data.version : "";
     },
   };
 }
