@@ -221,14 +221,6 @@ export class OpencodeAdapter implements BackendAdapter {
         continue;
       }
       if (!client) return;
-      if (!this.contract) {
-        try {
-          await this.detect();
-        } catch (err) {
-          // Not reachable yet: retried with the stream below.
-          log.debug("opencode contract detection failed", { error: describeError(err) });
-        }
-      }
       const ac = new AbortController();
       this.eventsAbort = ac;
       let watchdog: ReturnType<typeof setTimeout> | undefined;
@@ -239,6 +231,8 @@ export class OpencodeAdapter implements BackendAdapter {
       let lastError: string | undefined;
       try {
         kick();
+        // Not reachable yet, or not answering: this counts as a failed connection and is retried.
+        if (!this.contract) await this.detect();
         if (this.contract === "api" && this.v2) {
           let connected = false;
           await this.v2.events({

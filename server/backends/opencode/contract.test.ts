@@ -29,9 +29,9 @@ describe("OpenCode contract detection", () => {
     expect(await detectContract("auto", probe(undefined, true))).toBe("api");
     expect(await detectContract("auto", probe(undefined, false))).toBe("v1");
   });
-  it("a probe that fails means V1", async () => {
+  it("a probe without an answer fails the detection (tried again later), it proves no contract", async () => {
     const failing: ContractProbe = { doc: () => Promise.reject(new Error("refused")), apiHealth: () => Promise.reject(new Error("refused")), v1Version: () => Promise.reject(new Error("refused")) };
-    expect(await detectContract("auto", failing)).toBe("v1");
+    await expect(detectContract("auto", failing)).rejects.toThrow("refused");
   });
   it("the forced setting wins, without asking the server", async () => {
     const p = probe(API_DOC);

@@ -22,8 +22,13 @@ export function docOffersApi(doc: unknown): boolean {
   return parsed.success && REQUIRED_API_PATHS.every((p) => p in parsed.data.paths);
 }
 
+/**
+ * Each probe answers what the server said; a probe that gets no answer (refused, timed out) throws,
+ * and detection fails as a whole, to be tried again: a server that is slow to answer is no proof
+ * of a contract.
+ */
 export interface ContractProbe {
-  /** `GET /doc` as JSON, or undefined when the server has none (404, not JSON, unreachable). */
+  /** `GET /doc` as JSON, or undefined when the server has none (404, not JSON). */
   doc(): Promise<unknown>;
   /** Whether `GET /api/health` answers 200: the fallback when a server publishes no document. */
   apiHealth(): Promise<boolean>;
@@ -40,19 +45,20 @@ export interface ContractProbe {
  */
 export async function detectContract(setting: ContractSetting, probe: ContractProbe): Promise<OpencodeContract> {
   if (setting !== "auto") return setting;
-  const doc = await probe.doc().catch(() => undefined);
-  const offered = doc !== undefined ? docOffersApi(doc) : await probe.apiHealth().catch(() => false);
+  const doc = await probe.doc();
+  const offered = doc !== undefined ? docOffersApi(doc) : await probe.apiHealth();
   if (!offered) return "v1";
-  const v1 = await probe.v1Version().catch(() => undefined);
+  const v1 = await probe.v1Version();
   return v1 !== undefined && /^1\./.test(v1) ? "v1" : "api";
 }
 
-/** The probe over HTTP (1 s per request is plenty: the server answered its health check already). */
+/** The probe over HTTP (30 s per request: a server between bind and ready hangs). */
 export function httpContractProbe(baseUrl: string, headers: Record<string, string>, fetchImpl: typeof fetch = fetch): ContractProbe {
-  const get = (path: string) => fetchImpl(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+  const get = (path: string) => fetchImpl(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
   return {
     async doc() {
       const res = await get("/doc");
+      if (res.status >= 500) throw new Error(`GET /doc answered ${res.status}`);
       if (!res.ok || !(res.headers.get("content-type") ?? "").includes("json")) {
         await res.body?.cancel();
         return undefined;
