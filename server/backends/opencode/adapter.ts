@@ -79,6 +79,9 @@ const API_CAPABILITIES: Capabilities = {
   delete: false,
   children: false,
   diff: false,
+  // Sessions get no title on create (and no rename): OpenCode titles them itself, so a title
+  // search finds nothing the user named.
+  search: false,
 };
 
 /** The event stream is long-lived; every other call gets a timeout (a request that reaches the

@@ -54,7 +54,15 @@ export async function detectContract(setting: ContractSetting, probe: ContractPr
 
 /** The probe over HTTP (30 s per request: a server between bind and ready hangs). */
 export function httpContractProbe(baseUrl: string, headers: Record<string, string>, fetchImpl: typeof fetch = fetch): ContractProbe {
-  const get = (path: string) => fetchImpl(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
+  const get = async (path: string) => {
+    try {
+      return await fetchImpl(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
+    } catch (err) {
+      // undici says "fetch failed" and keeps the reason in `cause`.
+      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
+      throw new Error(`GET ${path}: ${err instanceof Error ? err.message : String(err)}${cause}`);
+    }
+  };
   return {
     async doc() {
       const res = await get("/doc");

@@ -325,6 +325,9 @@ export type ApiEventResult =
  */
 export class ApiEventMapper {
   private tools = new Map<string, ToolBlock>();
+  /** Permission request → the tool call that asked, and the calls whose permission was rejected. */
+  private asking = new Map<string, string>();
+  private rejected = new Set<string>();
 
   constructor(private backendId: string) {}
 
@@ -450,6 +453,15 @@ export class ApiEventMapper {
         const prev = this.tool(messageId, str(d.callID)!);
         const error = str(obj(d.error).message) ?? "failed";
         this.tools.delete(prev.callId);
+        if (this.rejected.delete(prev.callId)) {
+          // A rejected permission stops the turn: OpenCode ends it without a step frame.
+          return this.events(
+            sessionId,
+            { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } },
+            { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts } },
+            { type: "session.status", status: "idle" },
+          );
+        }
         return this.events(sessionId, { type: "block.updated", messageId, block: { ...prev, status: toolStatusOf("error", error), error, endedAt: ts } });
       }
       case "session.next.retried": {
@@ -476,10 +488,17 @@ export class ApiEventMapper {
         // The session's revert state is re-read by the adapter (the frame carries no whole session).
         return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" } };
       case "permission.v2.asked": {
-        return { kind: "interrupt", interrupt: toApiPermission(d as unknown as ApiPermission) };
+        const it = toApiPermission(d as unknown as ApiPermission);
+        if (it.toolCallId) this.asking.set(it.id, it.toolCallId);
+        if (this.asking.size > 500) this.asking.delete(this.asking.keys().next().value!);
+        return { kind: "interrupt", interrupt: it };
       }
-      case "permission.v2.replied":
+      case "permission.v2.replied": {
+        const call = this.asking.get(str(d.requestID)!);
+        this.asking.delete(str(d.requestID)!);
+        if (call && str(d.reply) === "reject") this.rejected.add(call);
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: str(d.reply)! };
+      }
       case "question.v2.asked": {
         const it = toApiQuestion(d as unknown as ApiQuestion);
         return it ? { kind: "interrupt", interrupt: it } : { kind: "skip", reason: "malformed" };
