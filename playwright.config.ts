@@ -1,11 +1,33 @@
 import { defineConfig } from "@playwright/test";
+import type { OpencodeContractOption } from "./e2e/fixtures/stack";
+
+/**
+ * The OpenCode specs' most important tests again, through the `/api`-only proxy (how an OpenCode 2
+ * server looks; docs/backends/opencode.md, "Testing both"). A subset, to keep the suite's time:
+ * what /api does differently (streaming, tools, Stop, reload, permissions, questions, a console
+ * restart with a pending permission, compaction, todos). Fork, rename, delete and the review
+ * panel's patches are hidden on /api; a server killed mid-turn is covered by the conformance suite.
+ */
+const API_TESTS = [
+  "a text reply streams into the page",
+  "a bash tool call shows its command, output and exit code",
+  "Stop aborts a slow reply",
+  "a reload mid-stream shows the same timeline and keeps streaming",
+  "allow once: the command runs",
+  "reject: the tool is denied and the turn stops",
+  "a question answered with an option",
+  "the console restarted while a permission is pending still shows it",
+  "compact adds a marker to the timeline",
+  "the plan panel follows todowrite",
+];
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * End-to-end tests against the built console (`next start`) with a real `opencode serve` driven by
  * the project's scripted model. Chromium comes from Debian (/usr/bin/chromium); Playwright's own
  * browser download does not work here.
  */
-export default defineConfig({
+export default defineConfig<{ opencodeContract: OpencodeContractOption }, { opencodeContract: OpencodeContractOption }>({
   testDir: "./e2e",
   testMatch: /.*\.spec\.ts/,
   timeout: 90_000,
@@ -28,4 +50,13 @@ export default defineConfig({
     screenshot: "only-on-failure",
     actionTimeout: 15_000,
   },
+  projects: [
+    { name: "default" },
+    {
+      name: "opencode-api",
+      testMatch: /(timeline|interrupts|review|faults)\.spec\.ts/,
+      grep: new RegExp(API_TESTS.map(escape).join("|")),
+      use: { opencodeContract: "api" },
+    },
+  ],
 });

@@ -119,6 +119,8 @@ export const OpencodeBackendConfig = z
     directory: z.string().max(4096).optional(),
     /** For an OpenCode the console runs (no `baseUrl`): variables passed from the console's environment. */
     passEnv: PassEnv.optional(),
+    /** Which OpenCode server contract to speak: `auto` (default) detects `/api`, else V1; `v1` or `api` forces one. */
+    contract: z.enum(["auto", "v1", "api"]).optional(),
   })
   .strict();
 export const StdioBackendConfig = z

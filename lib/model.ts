@@ -82,6 +82,8 @@ export const Backend = z.object({
   /** Where the backend lives, for display only (never carries secrets). */
   location: z.string().optional(),
   version: z.string().optional(),
+  /** The protocol spoken, when a kind has several (OpenCode: "/api (OpenCode 2), detected" or "V1 routes, …"). */
+  protocol: z.string().optional(),
   embedded: z.boolean().optional(),
   /** Where it came from: the environment (`SWITCHBOARD_BACKENDS`), the store (added at run time) or the console itself. */
   source: z.enum(["env", "store", "embedded"]).optional(),

@@ -45,6 +45,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig 
           baseUrl: env.OPENCODE_BASE_URL,
           ...(env.OPENCODE_SERVER_PASSWORD ? { password: env.OPENCODE_SERVER_PASSWORD } : {}),
           ...(env.OPENCODE_SERVER_USERNAME ? { username: env.OPENCODE_SERVER_USERNAME } : {}),
+          ...(env.OPENCODE_CONTRACT === "v1" || env.OPENCODE_CONTRACT === "api" || env.OPENCODE_CONTRACT === "auto" ? { contract: env.OPENCODE_CONTRACT } : {}),
         },
       },
     });

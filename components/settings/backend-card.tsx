@@ -80,6 +80,11 @@ export function BackendCard({ backend }: { backend: Backend }) {
             </Badge>
             {b.source && <Badge title={b.source === "env" ? "From SWITCHBOARD_BACKENDS" : b.source === "store" ? "Added in the console" : "Started by the console"}>{b.source === "env" ? "environment" : b.source === "store" ? "added here" : "embedded"}</Badge>}
             {b.version && <span className="text-[11.5px] text-faint">v{b.version}</span>}
+            {b.protocol && (
+              <span className="text-[11.5px] text-faint" data-testid="backend-protocol" title="The server contract the console speaks">
+                {b.protocol}
+              </span>
+            )}
           </div>
           {b.error && (
             <p className={cx("mt-1 text-[12px] [overflow-wrap:anywhere]", b.status === "auth-required" ? "text-warn" : "text-err")} data-testid="backend-error">

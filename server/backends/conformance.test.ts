@@ -10,6 +10,7 @@ import { copilotAgent, opencodeAcpAgent, type AgentSetup } from "../../e2e/fixtu
 import { copilotHeadless } from "../../e2e/fixtures/copilot-env";
 import { createOpencodeHome, createWorkspace } from "../../e2e/fixtures/opencode-env";
 import { startOpencodeServer } from "../../e2e/fixtures/opencode-server";
+import { startOpencodeApiProxy } from "../../e2e/fixtures/opencode-api-proxy";
 import { opencodeBridge } from "../../e2e/fixtures/a2a-opencode-bridge";
 import { plainAgent } from "../../e2e/fixtures/a2a-plain-agent";
 import { startA2aServer } from "../../e2e/fixtures/a2a-server";
@@ -29,12 +30,18 @@ function modelControls(model: ScriptedModel) {
   return { enqueue: (...t: Parameters<ScriptedModel["enqueue"]>) => model.enqueue(...t), resetModel: () => model.reset() };
 }
 
-conformanceSuite("OpenCode adapter (opencode serve)", async () => {
+/**
+ * The OpenCode adapter against the real `opencode serve`, twice: through its V1 routes, and
+ * through a proxy that passes only `/api/*` and `/doc` (how an OpenCode 2 server looks).
+ */
+function opencodeTarget(contract: "v1" | "api") {
+  return async (): Promise<ConformanceTarget> => {
   const model = await startScriptedModel();
   // Bash runs unasked except the permission check's marker commands, so OpenCode asks like an ACP agent.
-  const home = await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } } });
+  const home = await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } }, configFile: contract === "api" });
   const workspace = await createWorkspace();
   let server = await startOpencodeServer({ env: home.env, cwd: workspace });
+  const proxy = contract === "api" ? await startOpencodeApiProxy(() => server.url) : undefined;
   const target: ConformanceTarget = {
     ...modelControls(model),
     asksPermission: true,
@@ -49,12 +56,15 @@ conformanceSuite("OpenCode adapter (opencode serve)", async () => {
       server = await startOpencodeServer({ env: home.env, cwd: workspace, port });
     },
     async open(sink) {
-      const a = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: server.url, directory: workspace }, sink);
+      // Through the proxy the adapter detects /api by itself (the setting stays "auto").
+      const a = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: proxy?.url ?? server.url, directory: workspace }, sink);
       await a.start();
       for (let i = 0; i < 200 && a.info().status !== "ready"; i++) await new Promise((r) => setTimeout(r, 50));
+      if (contract === "api" && !a.info().protocol?.startsWith("/api")) throw new Error(`expected the /api contract, got ${a.info().protocol}`);
       return a;
     },
     async close() {
+      await proxy?.close();
       await server.stop();
       await model.close();
       await home.cleanup();
@@ -62,7 +72,11 @@ conformanceSuite("OpenCode adapter (opencode serve)", async () => {
     },
   };
   return target;
-});
+  };
+}
+
+conformanceSuite("OpenCode adapter (opencode serve)", opencodeTarget("v1"));
+conformanceSuite("OpenCode adapter (opencode serve, /api only)", opencodeTarget("api"));
 
 function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
   return async (): Promise<ConformanceTarget> => {

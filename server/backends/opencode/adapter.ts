@@ -15,10 +15,15 @@ import {
   toModelList,
   toMessage,
   toSession,
+  toPermissionInterrupt,
+  toQuestionInterrupt,
   toStatus,
   toTodos,
   unwrapFrame,
 } from "./normalize";
+import { ApiBackend } from "./api-backend";
+import { ApiEventMapper } from "./normalize-api";
+import { contractLabel, detectContract, httpContractProbe, type ContractSetting, type OpencodeContract } from "./contract";
 import { questionAnswers } from "../shared/answers";
 import { PendingRequests } from "./pending";
 import { interruptBlocks, isBusy } from "@/lib/timeline/selectors";
@@ -33,6 +38,8 @@ export interface OpencodeAdapterOptions {
   embedded?: EmbeddedOpencode;
   /** How long a new event stream may stay silent before it is given up and tried again (tests shorten it). */
   firstFrameMs?: number;
+  /** Which server contract to speak (docs/backends/opencode.md): detected unless forced. */
+  contract?: ContractSetting;
 }
 
 /** Page loads re-read the pending lists at most this often. */
@@ -72,6 +79,23 @@ const CAPABILITIES: Capabilities = {
   interrupts: { permission: true, question: true, input: false },
 };
 
+/**
+ * What the `/api` contract can do. It has no fork, no rename, no delete, no children listing, no
+ * per-turn patches and no todo read-back: those actions are hidden, never faked.
+ */
+const API_CAPABILITIES: Capabilities = {
+  ...CAPABILITIES,
+  fork: false,
+  forkMessages: false,
+  rename: false,
+  delete: false,
+  children: false,
+  diff: false,
+  // Sessions get no title on create (and no rename): OpenCode titles them itself, so a title
+  // search finds nothing the user named.
+  search: false,
+};
+
 /** The event stream is long-lived; every other call gets a timeout (a request that reaches the
  * server between bind and ready hangs forever). */
 const timedFetch: typeof fetch = (input, init) => {
@@ -100,6 +124,13 @@ export class OpencodeAdapter implements BackendAdapter {
   private statuses = new Map<string, { status: SessionStatus; detail?: string }>();
   private directories = new Map<string, string>();
   private requests: PendingRequests;
+  /** The contract spoken with the current server (undefined until detected). */
+  private contract: OpencodeContract | undefined;
+  private v2: ApiBackend | undefined;
+  private v2Events: ApiEventMapper;
+  /** The id of the last `/api/event` frame, sent back as Last-Event-ID on a reconnect. */
+  private lastEventId: string | undefined;
+  private authHeaders: Record<string, string> = {};
 
   constructor(
     private opts: OpencodeAdapterOptions,
@@ -115,10 +146,11 @@ export class OpencodeAdapter implements BackendAdapter {
       sink,
       ...(opts.directory ? { home: opts.directory } : {}),
       directories: this.directories,
-      call: (fn) => this.call(fn),
-      api: () => this.api(),
+      list: (directory) => this.pendingList(directory),
+      parentOf: async (sessionId) => (await this.getSession(sessionId)).parentId ?? null,
       stopped: () => this.stopped,
     });
+    this.v2Events = new ApiEventMapper(opts.id);
   }
 
   info(): Backend {
@@ -128,7 +160,8 @@ export class OpencodeAdapter implements BackendAdapter {
       label: this.opts.label,
       status: this.status,
       ...(this.error ? { error: redactSecrets(this.error) } : {}),
-      capabilities: CAPABILITIES,
+      capabilities: this.contract === "api" ? API_CAPABILITIES : CAPABILITIES,
+      ...(this.contract ? { protocol: contractLabel(this.contract, this.opts.contract ?? "auto") } : {}),
       ...(this.baseUrl ? { location: redactSecrets(this.baseUrl) } : {}),
       ...(this.version ? { version: this.version } : {}),
       ...(this.opts.embedded ? { embedded: true } : {}),
@@ -170,6 +203,11 @@ export class OpencodeAdapter implements BackendAdapter {
     const password = this.opts.embedded?.password ?? this.opts.password;
     const headers: Record<string, string> = {};
     if (password) headers.authorization = "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
+    if (this.authHeaders.authorization !== headers.authorization || this.v2?.baseUrlIs(this.baseUrl) === false) {
+      this.contract = undefined;
+      this.v2 = undefined;
+    }
+    this.authHeaders = headers;
     this.client = createOpencodeClient({
       baseUrl: this.baseUrl,
       headers,
@@ -208,7 +246,26 @@ export class OpencodeAdapter implements BackendAdapter {
       let lastError: string | undefined;
       let connected = false;
       try {
+        // Not reachable yet, or not answering: this counts as a failed connection and is retried.
+        if (!this.contract) await this.detect();
         kick(this.opts.firstFrameMs ?? FIRST_FRAME_MS, "opencode accepted the event stream but sent nothing (still starting?)");
+        if (this.contract === "api" && this.v2) {
+          await this.v2.events({
+            signal: ac.signal,
+            ...(this.lastEventId ? { lastEventId: this.lastEventId } : {}),
+            onChunk: () => kick(WATCHDOG_MS, "no heartbeat from opencode"),
+            onFrame: (frame, id) => {
+              if (id) this.lastEventId = id;
+              if (!connected) {
+                connected = true;
+                attempt = 0;
+                void this.onConnected();
+              }
+              this.handleApiFrame(frame);
+            },
+          });
+          throw new Error("the /api event stream ended");
+        }
         const { stream } = await client.global.event({
           signal: ac.signal,
           sseMaxRetryAttempts: 1,
@@ -237,6 +294,16 @@ export class OpencodeAdapter implements BackendAdapter {
       log.warn("opencode event stream lost; reconnecting", { backend: this.id, error: lastError, inMs: wait });
       await sleep(wait);
     }
+  }
+
+  /** Decides the contract with this server (a forced setting wins) and builds its client. */
+  private async detect(): Promise<void> {
+    const base = this.baseUrl!;
+    const contract = await detectContract(this.opts.contract ?? "auto", httpContractProbe(base, this.authHeaders));
+    this.contract = contract;
+    this.v2 = contract === "api" ? new ApiBackend(base, this.authHeaders, timedFetch, this.opts.label, this.id) : undefined;
+    log.info("opencode contract", { backend: this.id, contract, setting: this.opts.contract ?? "auto" });
+    this.sink.backendChanged(this.info());
   }
 
   private async onConnected() {
@@ -275,7 +342,7 @@ export class OpencodeAdapter implements BackendAdapter {
     // the turn died with the server (killed, crashed) and the user is told so.
     this.noteCutOff();
     const wasBusy = new Set(this.cutOff);
-    const [statusRes] = await Promise.all([this.call(() => this.client!.session.status()), this.requests.refresh()]);
+    const [statusRes] = await Promise.all([this.liveStatuses(), this.requests.refresh()]);
     const live = (statusRes ?? {}) as Record<string, unknown>;
     const seen = new Set<string>();
     for (const [sid, raw] of Object.entries(live)) {
@@ -299,6 +366,24 @@ export class OpencodeAdapter implements BackendAdapter {
         log.warn("could not reconcile session", { sessionId: sid, error: describeError(err) });
       }
     }
+  }
+
+  /** Every session's live status (V1: `/session/status`; `/api`: the running ones of `/api/session/active`). */
+  private async liveStatuses(): Promise<unknown> {
+    if (this.v2) {
+      const running = await this.v2.statuses();
+      return Object.fromEntries(Object.keys(running).map((sid) => [sid, { type: "busy" }]));
+    }
+    return this.call(() => this.client!.session.status());
+  }
+
+  /** One directory's pending requests, in the contract spoken. */
+  private async pendingList(directory: string | undefined): Promise<Interrupt[]> {
+    if (this.v2) return this.v2.pending(directory);
+    const q = directory ? { directory } : undefined;
+    const api = this.api();
+    const [perms, questions] = await Promise.all([this.call(() => api.permission.list(q)), this.call(() => api.question.list(q))]);
+    return [...((perms ?? []) as unknown[]).flatMap((p) => toPermissionInterrupt(p) ?? []), ...((questions ?? []) as unknown[]).flatMap((x) => toQuestionInterrupt(x) ?? [])];
   }
 
   private applyStatus(sessionId: string, st: { status: SessionStatus; detail?: string }) {
@@ -346,18 +431,21 @@ export class OpencodeAdapter implements BackendAdapter {
       } else {
         throw ApiError.badRequest("A permission request is answered with {decision: allow_once | allow_always | reject, message?}");
       }
-      await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
+      if (this.v2) await this.v2.replyPermission(target.sessionId, target.id, reply, message);
+      else await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
       await this.requests.resolve(target, reply);
       return;
     }
     if (target.kind === "question") {
       if ("dismiss" in answer) {
-        await this.call(() => this.api().question.reject({ requestID: target.id, ...this.dir(target.sessionId) }));
+        if (this.v2) await this.v2.rejectQuestion(target.sessionId, target.id);
+        else await this.call(() => this.api().question.reject({ requestID: target.id, ...this.dir(target.sessionId) }));
         await this.requests.resolve(target, "rejected");
         return;
       }
       const answers = questionAnswers(target, answer);
-      await this.call(() => this.api().question.reply({ requestID: target.id, answers, ...this.dir(target.sessionId) }));
+      if (this.v2) await this.v2.replyQuestion(target.sessionId, target.id, answers);
+      else await this.call(() => this.api().question.reply({ requestID: target.id, answers, ...this.dir(target.sessionId) }));
       await this.requests.resolve(target, "answered");
       return;
     }
@@ -402,6 +490,48 @@ export class OpencodeAdapter implements BackendAdapter {
     }
   }
 
+  /** One `/api/event` frame (zod-checked in normalize-api.ts): unknown or malformed ones are logged and skipped. */
+  private handleApiFrame(frame: unknown) {
+    try {
+      const r = this.v2Events.map(frame);
+      switch (r.kind) {
+        case "skip":
+          if (r.reason) log.debug(`skipped ${r.reason} opencode /api frame`, { backend: this.id, type: typeof frame === "object" && frame && "type" in frame ? String(frame.type) : undefined });
+          return;
+        case "deleted":
+          if (this.sink.openSessions(this.id).includes(r.sessionId)) this.sink.publish(this.id, r.sessionId, { type: "session.status", status: "idle" });
+          return;
+        case "session": {
+          // The frame's session is partial (the revert frames carry none): re-read it whole.
+          const sid = r.session.id;
+          if (!this.sink.openSessions(this.id).includes(sid)) return;
+          void this.getSession(sid)
+            .then((s) => this.sink.publish(this.id, sid, { type: "session.updated", session: s }))
+            .catch((err: unknown) => log.warn("could not re-read an opencode session", { sessionId: sid, error: describeError(err) }));
+          return;
+        }
+        case "interrupt":
+          void this.requests.request(r.interrupt);
+          return;
+        case "resolved": {
+          const it = this.requests.get(r.interruptId);
+          if (it) void this.requests.resolve(it, r.outcome);
+          return;
+        }
+        case "events":
+          for (const { sessionId, event } of r.items) {
+            if (event.type === "session.status") {
+              if (this.statuses.get(sessionId)?.status === event.status && !event.detail) continue;
+              this.statuses.set(sessionId, { status: event.status, ...(event.detail ? { detail: event.detail } : {}) });
+            }
+            this.sink.publish(this.id, sessionId, event);
+          }
+      }
+    } catch (err) {
+      log.warn("skipped malformed opencode /api frame", { error: describeError(err) });
+    }
+  }
+
   private statusOf(sessionId: string): SessionStatus {
     for (const it of this.requests.list()) if (interruptBlocks(it, sessionId)) return "waiting";
     return this.statuses.get(sessionId)?.status ?? "idle";
@@ -439,6 +569,11 @@ export class OpencodeAdapter implements BackendAdapter {
   private toSession(raw: unknown): Session {
     const s = toSession(raw, this.id);
     if (!s) throw ApiError.upstream("OpenCode returned a malformed session");
+    return this.adopt(s);
+  }
+
+  /** Records what the adapter keeps of a session (directory, parent) and stamps its live status. */
+  private adopt(s: Session): Session {
     if (s.directory) this.directories.set(s.id, s.directory);
     this.requests.parents.set(s.id, s.parentId ?? null);
     s.status = this.statusOf(s.id);
@@ -448,6 +583,10 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async listSessions(q: { search?: string; limit: number; cursor?: string }) {
+    if (this.v2) {
+      const page = await this.v2.listSessions(q);
+      return { ...page, items: page.items.map((s) => this.adopt(s)) };
+    }
     const offset = q.cursor ? Number.parseInt(Buffer.from(q.cursor, "base64url").toString(), 10) || 0 : 0;
     const raw = await this.call(() =>
       this.api().session.list({ roots: true, limit: offset + q.limit + 1, ...(q.search ? { search: q.search } : {}) }),
@@ -459,6 +598,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async createSession(input: CreateSessionBody): Promise<Session> {
+    if (this.v2) return this.adopt(await this.v2.createSession(input, this.opts.directory));
     const raw = await this.call(() =>
       this.api().session.create({
         ...(input.title ? { title: input.title } : {}),
@@ -471,6 +611,7 @@ export class OpencodeAdapter implements BackendAdapter {
 
   async getSession(sessionId: string): Promise<Session> {
     if (!/^ses_[A-Za-z0-9]+$/.test(sessionId)) throw ApiError.notFound(`Unknown session: ${sessionId}`);
+    if (this.v2) return this.adopt(await this.v2.getSession(sessionId));
     return this.toSession(await this.call(() => this.api().session.get({ sessionID: sessionId, ...this.dir(sessionId) })));
   }
 
@@ -484,6 +625,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+    if (this.v2) return this.v2.loadMessages(sessionId, q);
     let cursor: string | null = null;
     const raw = await this.call(async () => {
       const r = await this.api().session.messages({ sessionID: sessionId, limit: q.limit, ...(q.before ? { before: q.before } : {}), ...this.dir(sessionId) });
@@ -501,7 +643,8 @@ export class OpencodeAdapter implements BackendAdapter {
     const [session, page, todos] = await Promise.all([
       this.getSession(sessionId),
       this.loadMessages(sessionId, { limit: PAGE }),
-      this.call(() => this.api().session.todo({ sessionID: sessionId, ...this.dir(sessionId) })).catch(() => []),
+      // `/api` has no todo route: its todos arrive with `todo.updated` frames.
+      this.v2 ? Promise.resolve([]) : this.call(() => this.api().session.todo({ sessionID: sessionId, ...this.dir(sessionId) })).catch(() => []),
       this.requests.refresh(),
     ]);
     const interrupts: Interrupt[] = [];
@@ -512,7 +655,9 @@ export class OpencodeAdapter implements BackendAdapter {
     session.status = this.statusOf(sessionId);
     return {
       session,
-      messages: session.status === "idle" ? settleIdle(page.items, CUT_OFF_ERROR) : page.items,
+      // On `/api` the cut-off mark is kept to the sessions the stream was lost under (its messages'
+      // completion times are not known to be stamped as V1's are).
+      messages: session.status === "idle" ? settleIdle(page.items, !this.v2 || this.cutOff.has(sessionId) ? CUT_OFF_ERROR : undefined) : page.items,
       interrupts,
       todos: toTodos(todos),
       ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
@@ -520,6 +665,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async prompt(sessionId: string, body: PromptBody): Promise<void> {
+    if (this.v2) return this.v2.prompt(sessionId, body, await this.getSession(sessionId));
     const parts = body.parts.map((p) =>
       p.type === "text" ? { type: "text" as const, text: p.text } : { type: "file" as const, mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) },
     );
@@ -535,10 +681,12 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async abort(sessionId: string): Promise<void> {
+    if (this.v2) return this.v2.interrupt(sessionId);
     await this.call(() => this.api().session.abort({ sessionID: sessionId, ...this.dir(sessionId) }));
   }
 
   async models(): Promise<ModelList> {
+    if (this.v2) return this.v2.models(this.opts.directory);
     const [providers, config] = await Promise.all([
       this.call(() => this.api().config.providers()),
       this.call(() => this.api().config.get()).catch(() => undefined),
@@ -547,6 +695,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async agents(): Promise<AgentList> {
+    if (this.v2) return this.v2.agents(this.opts.directory);
     return toAgentList(await this.call(() => this.api().app.agents()));
   }
 
@@ -589,16 +738,30 @@ export class OpencodeAdapter implements BackendAdapter {
 
   async revert(sessionId: string, messageId: string): Promise<Session> {
     await this.getSession(sessionId);
+    if (this.v2) {
+      if (!/^msg_[A-Za-z0-9]+$/.test(messageId)) throw ApiError.notFound(`Unknown message: ${messageId}`);
+      await this.v2.requireMessage(sessionId, messageId).catch((err: unknown) => {
+        throw isApiError(err) && err.code === "not_found" ? ApiError.notFound(`Unknown message: ${messageId}`) : err;
+      });
+      await this.v2.revertStage(sessionId, messageId);
+      return this.getSession(sessionId);
+    }
     // OpenCode answers 200 and does nothing for an unknown message: check it first.
     await this.requireMessage(sessionId, messageId);
     return this.toSession(await this.call(() => this.api().session.revert({ sessionID: sessionId, messageID: messageId, ...this.dir(sessionId) })));
   }
 
   async unrevert(sessionId: string): Promise<Session> {
+    if (this.v2) {
+      await this.v2.revertClear(sessionId);
+      return this.getSession(sessionId);
+    }
     return this.toSession(await this.call(() => this.api().session.unrevert({ sessionID: sessionId, ...this.dir(sessionId) })));
   }
 
   async compact(sessionId: string, model?: ModelRef): Promise<void> {
+    // `/api` compacts with the session's own model.
+    if (this.v2) return this.v2.compact(sessionId);
     let m = model?.provider ? model : undefined;
     if (!m) {
       const s = await this.getSession(sessionId);

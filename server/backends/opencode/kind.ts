@@ -20,6 +20,7 @@ export const opencodeKind = defineKind({
         ...(config.username ? { username: config.username } : {}),
         ...(config.password ? { password: config.password } : {}),
         ...(config.directory ? { directory: config.directory } : {}),
+        ...(config.contract ? { contract: config.contract } : {}),
         ...(config.baseUrl ? {} : { embedded: new EmbeddedOpencode({ cwd: config.directory ?? ctx.workspace, ...ownEnv(config) }) }),
       },
       ctx.sink,

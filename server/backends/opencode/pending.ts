@@ -1,15 +1,12 @@
 import "server-only";
-import type { OpencodeClient } from "@opencode-ai/sdk/v2/client";
 import type { Interrupt } from "@/lib/model";
 import { describeError } from "../../errors";
 import { log } from "../../log";
 import type { EventSink } from "../types";
-import { toPermissionInterrupt, toQuestionInterrupt, toSession } from "./normalize";
+
 
 /** At most this many directories are asked for their pending requests at each refresh. */
 const MAX_PENDING_DIRECTORIES = 32;
-
-type Result<T> = { data?: T; error?: unknown; response?: Response };
 
 export interface PendingRequestsContext {
   backendId: string;
@@ -18,8 +15,10 @@ export interface PendingRequestsContext {
   home?: string;
   /** The directory of every session the adapter knows (shared with the adapter). */
   directories: ReadonlyMap<string, string>;
-  call<T>(fn: () => Promise<Result<T>>): Promise<T>;
-  api(): OpencodeClient;
+  /** The pending permission and question requests of one directory (undefined: the home instance), in the contract spoken. */
+  list(directory: string | undefined): Promise<Interrupt[]>;
+  /** The parent of a session (null for a root), in the contract spoken. */
+  parentOf(sessionId: string): Promise<string | null>;
   stopped(): boolean;
 }
 
@@ -55,9 +54,9 @@ export class PendingRequests {
     const known = this.parents.get(sessionId);
     if (known !== undefined) return known;
     try {
-      const s = toSession(await this.ctx.call(() => this.ctx.api().session.get({ sessionID: sessionId })), this.ctx.backendId);
-      this.parents.set(sessionId, s?.parentId ?? null);
-      return s?.parentId ?? null;
+      const parent = await this.ctx.parentOf(sessionId);
+      this.parents.set(sessionId, parent);
+      return parent;
     } catch {
       return null;
     }
@@ -128,18 +127,8 @@ export class PendingRequests {
     const found = new Map<string, Interrupt>();
     await Promise.all(
       [...dirs].map(async (directory) => {
-        const q = directory ? { directory } : undefined;
         try {
-          const api = this.ctx.api();
-          const [perms, questions] = await Promise.all([this.ctx.call(() => api.permission.list(q)), this.ctx.call(() => api.question.list(q))]);
-          for (const p of (perms ?? []) as unknown[]) {
-            const it = toPermissionInterrupt(p);
-            if (it) found.set(it.id, it);
-          }
-          for (const x of (questions ?? []) as unknown[]) {
-            const it = toQuestionInterrupt(x);
-            if (it) found.set(it.id, it);
-          }
+          for (const it of await this.ctx.list(directory)) found.set(it.id, it);
           listed.add(directory);
         } catch (err) {
           log.warn("could not read OpenCode's pending requests", { backend: this.ctx.backendId, ...(directory ? { directory } : {}), error: describeError(err) });

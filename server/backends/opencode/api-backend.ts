@@ -1,0 +1,236 @@
+import "server-only";
+import createClient, { type Client } from "openapi-fetch";
+import { createParser } from "eventsource-parser";
+import type { FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
+import type { AgentList, CreateSessionBody, ModelList, PromptBody } from "@/lib/api";
+import { ApiError, describeError } from "../../errors";
+import type { paths } from "./api/schema";
+import { toApiAgentList, toApiFileDiffs, toApiMessage, toApiModelList, toApiPermission, toApiQuestion, toApiSession } from "./normalize-api";
+
+export type ApiClient = Client<paths>;
+
+/** What openapi-fetch hands back: the data, or the error body with the response. */
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/**
+ * OpenCode's `/api/*` contract (OpenCode 2; 1.18 serves it beside V1), typed by the types generated
+ * from the server's own OpenAPI document (./api/schema.d.ts). The adapter (./adapter.ts) calls it
+ * for every REST operation when it speaks `/api`; the event stream is read by `events`.
+ */
+export class ApiBackend {
+  readonly client: ApiClient;
+
+  constructor(
+    private baseUrl: string,
+    private headers: Record<string, string>,
+    fetchImpl: typeof fetch,
+    private label: string,
+    private backendId: string,
+  ) {
+    this.client = createClient<paths>({ baseUrl, headers, fetch: fetchImpl });
+  }
+
+  baseUrlIs(url: string | undefined): boolean {
+    return url === this.baseUrl;
+  }
+
+  /** Maps a failed call: no answer → 503, 404 kept, 400 → 400, anything else → 502. */
+  private async call<T>(fn: () => Promise<Answer<T>>): Promise<T> {
+    let r: Answer<T>;
+    try {
+      r = await fn();
+    } catch (err) {
+      throw ApiError.down(`${this.label} is not reachable: ${describeError(err)}`);
+    }
+    if (r.response.ok) return r.data as T;
+    const body = r.error;
+    const msg = typeof body === "object" && body && "message" in body && typeof body.message === "string" ? body.message : JSON.stringify(body ?? r.response.statusText);
+    if (r.response.status === 404) throw ApiError.notFound(msg);
+    if (r.response.status === 400) throw ApiError.badRequest(`OpenCode rejected the request: ${msg}`);
+    if (r.response.status === 409) throw ApiError.conflict(msg);
+    throw ApiError.upstream(`OpenCode answered ${r.response.status}: ${msg}`);
+  }
+
+  private location(directory?: string) {
+    return directory ? { location: { directory } } : {};
+  }
+
+  /* ------------------------------------------------------------------ sessions */
+
+  async listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }> {
+    const r = await this.call(() =>
+      this.client.GET("/api/session", { params: { query: { limit: q.limit, order: "desc", ...(q.search ? { search: q.search } : {}), ...(q.cursor ? { cursor: q.cursor } : {}) } } }),
+    );
+    // Subagent sessions are listed with their parents (GET …/tree), not in the sidebar.
+    const items = r.data.filter((s) => !s.parentID).map((s) => toApiSession(s, this.backendId));
+    return { items, ...(r.data.length >= q.limit && r.cursor.next ? { nextCursor: r.cursor.next } : {}) };
+  }
+
+  async createSession(input: CreateSessionBody, directory: string | undefined): Promise<Session> {
+    const dir = input.directory ?? directory;
+    const r = await this.call(() =>
+      this.client.POST("/api/session", {
+        body: {
+          ...(dir ? { location: { directory: dir } } : {}),
+          ...(input.model ? { model: { id: input.model.id, providerID: input.model.provider ?? "" } } : {}),
+        },
+      }),
+    );
+    return toApiSession(r.data, this.backendId);
+  }
+
+  async getSession(sessionId: string): Promise<Session> {
+    const r = await this.call(() => this.client.GET("/api/session/{sessionID}", { params: { path: { sessionID: sessionId } } }));
+    return toApiSession(r.data, this.backendId);
+  }
+
+  /** Sessions running now (`/api/session/active`; absent ones are idle). */
+  async statuses(): Promise<Record<string, { status: SessionStatus }>> {
+    const r = await this.call(() => this.client.GET("/api/session/active"));
+    return Object.fromEntries(Object.keys(r.data ?? {}).map((sid) => [sid, { status: "busy" as const }]));
+  }
+
+  /* ------------------------------------------------------------------ messages */
+
+  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+    const r = await this.call(() =>
+      this.client.GET("/api/session/{sessionID}/message", {
+        params: { path: { sessionID: sessionId }, query: { limit: q.limit, ...(q.before ? { cursor: q.before } : { order: "desc" }) } },
+      }),
+    );
+    const items = r.data.flatMap((m) => {
+      const msg = toApiMessage(m, sessionId);
+      return msg ? [msg] : [];
+    });
+    items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { items, ...(r.data.length >= q.limit && r.cursor.next ? { nextCursor: r.cursor.next } : {}) };
+  }
+
+  async requireMessage(sessionId: string, messageId: string): Promise<void> {
+    await this.call(() => this.client.GET("/api/session/{sessionID}/message/{messageID}", { params: { path: { sessionID: sessionId, messageID: messageId } } }));
+  }
+
+  /* ------------------------------------------------------------------ turns */
+
+  async prompt(sessionId: string, body: PromptBody, session: Session): Promise<void> {
+    const path = { sessionID: sessionId };
+    if (body.model && (body.model.id !== session.model?.id || (body.model.provider ?? "") !== (session.model?.provider ?? ""))) {
+      await this.call(() => this.client.POST("/api/session/{sessionID}/model", { params: { path }, body: { model: { id: body.model!.id, providerID: body.model!.provider ?? "" } } }));
+    }
+    if (body.agent) await this.call(() => this.client.POST("/api/session/{sessionID}/agent", { params: { path }, body: { agent: body.agent! } }));
+    // A staged revert is committed by the next prompt (as V1 does by itself).
+    if (session.revert) await this.call(() => this.client.POST("/api/session/{sessionID}/revert/commit", { params: { path } }));
+    const text = body.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n\n");
+    const files = body.parts.flatMap((p) => (p.type === "file" ? [{ uri: p.url, ...(p.filename ? { name: p.filename } : {}) }] : []));
+    await this.call(() => this.client.POST("/api/session/{sessionID}/prompt", { params: { path }, body: { prompt: { text, ...(files.length ? { files } : {}) }, delivery: "queue" } }));
+  }
+
+  async interrupt(sessionId: string): Promise<void> {
+    await this.call(() => this.client.POST("/api/session/{sessionID}/interrupt", { params: { path: { sessionID: sessionId } } }));
+  }
+
+  async compact(sessionId: string): Promise<void> {
+    await this.call(() => this.client.POST("/api/session/{sessionID}/compact", { params: { path: { sessionID: sessionId } } }));
+  }
+
+  async revertStage(sessionId: string, messageId: string): Promise<FileDiff[]> {
+    const r = await this.call(() => this.client.POST("/api/session/{sessionID}/revert/stage", { params: { path: { sessionID: sessionId } }, body: { messageID: messageId, files: true } }));
+    return toApiFileDiffs(r.data.files);
+  }
+
+  async revertClear(sessionId: string): Promise<void> {
+    await this.call(() => this.client.POST("/api/session/{sessionID}/revert/clear", { params: { path: { sessionID: sessionId } } }));
+  }
+
+  /* ------------------------------------------------------------------ interrupts */
+
+  async pending(directory: string | undefined): Promise<Interrupt[]> {
+    const query = this.location(directory);
+    const [perms, questions] = await Promise.all([
+      this.call(() => this.client.GET("/api/permission/request", { params: { query } })),
+      this.call(() => this.client.GET("/api/question/request", { params: { query } })),
+    ]);
+    return [...perms.data.map((p) => toApiPermission(p)), ...questions.data.flatMap((q) => toApiQuestion(q) ?? [])];
+  }
+
+  async replyPermission(sessionId: string, requestId: string, reply: "once" | "always" | "reject", message?: string): Promise<void> {
+    await this.call(() =>
+      this.client.POST("/api/session/{sessionID}/permission/{requestID}/reply", { params: { path: { sessionID: sessionId, requestID: requestId } }, body: { reply, ...(message ? { message } : {}) } }),
+    );
+  }
+
+  async replyQuestion(sessionId: string, requestId: string, answers: string[][]): Promise<void> {
+    await this.call(() => this.client.POST("/api/session/{sessionID}/question/{requestID}/reply", { params: { path: { sessionID: sessionId, requestID: requestId } }, body: { answers } }));
+  }
+
+  async rejectQuestion(sessionId: string, requestId: string): Promise<void> {
+    await this.call(() => this.client.POST("/api/session/{sessionID}/question/{requestID}/reject", { params: { path: { sessionID: sessionId, requestID: requestId } } }));
+  }
+
+  /** The rules "always" saved (`/api/permission/saved`), as `action: resource`. */
+  async savedRules(): Promise<string[]> {
+    const r = await this.call(() => this.client.GET("/api/permission/saved"));
+    return r.data.map((s) => `${s.action}: ${s.resource}`);
+  }
+
+  /* ------------------------------------------------------------------ catalog */
+
+  async models(directory: string | undefined): Promise<ModelList> {
+    const query = this.location(directory);
+    const [models, providers, agents] = await Promise.all([
+      this.call(() => this.client.GET("/api/model", { params: { query } })),
+      this.call(() => this.client.GET("/api/provider", { params: { query } })),
+      this.call(() => this.client.GET("/api/agent", { params: { query } })).catch(() => undefined),
+    ]);
+    const build = agents?.data.find((a) => a.id === "build")?.model;
+    return toApiModelList(models.data, providers.data, build ? { provider: build.providerID, id: build.id } : undefined);
+  }
+
+  async agents(directory: string | undefined): Promise<AgentList> {
+    const r = await this.call(() => this.client.GET("/api/agent", { params: { query: this.location(directory) } }));
+    return toApiAgentList(r.data);
+  }
+
+  async commands(directory: string | undefined): Promise<{ name: string; description?: string }[]> {
+    const r = await this.call(() => this.client.GET("/api/command", { params: { query: this.location(directory) } }));
+    return r.data.map((c) => ({ name: c.name, ...(c.description ? { description: c.description } : {}) }));
+  }
+
+  /* ------------------------------------------------------------------ events */
+
+  /**
+   * Reads `/api/event` until it ends or `signal` aborts, resuming after `lastEventId` when given.
+   * `onChunk` sees every chunk (heartbeats included, for the watchdog); `onFrame` every parsed frame.
+   */
+  async events(opts: { signal: AbortSignal; lastEventId?: string; onChunk(): void; onFrame(frame: unknown, id: string | undefined): void }): Promise<void> {
+    const res = await fetch(`${this.baseUrl}/api/event`, {
+      headers: { ...this.headers, accept: "text/event-stream", ...(opts.lastEventId ? { "last-event-id": opts.lastEventId } : {}) },
+      signal: opts.signal,
+    });
+    if (!res.ok || !res.body) {
+      await res.body?.cancel();
+      throw new Error(`GET /api/event answered ${res.status}`);
+    }
+    const parser = createParser({
+      onEvent: (ev) => {
+        let frame: unknown;
+        try {
+          frame = JSON.parse(ev.data);
+        } catch {
+          return;
+        }
+        opts.onFrame(frame, ev.id);
+      },
+    });
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      opts.onChunk();
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  }
+}
+
+export type { ModelRef };

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import type { TimelineEvent } from "@/lib/model";
+import { ApiEventMapper, toApiMessage, toApiSession, type ApiEventResult, type ApiSession } from "./normalize-api";
+
+const S = "ses_de9841d0cffejga70o6MqGg4Zu";
+const M = "msg_2167bfe68001c9hvndecFfVTFT";
+const frame = (type: string, data: Record<string, unknown>, id = "evt_1") => ({ id, type, data: { timestamp: 1000, sessionID: S, ...data } });
+const events = (r: ApiEventResult): TimelineEvent[] => (r.kind === "events" ? r.items.map((i) => i.event) : []);
+
+describe("/api event frames", () => {
+  it("maps a streamed reply: step, reasoning, text, end of the turn", () => {
+    const m = new ApiEventMapper("b");
+    expect(events(m.map(frame("session.next.step.started", { assistantMessageID: M, agent: "build", model: { id: "fake-model", providerID: "fake" } })))).toEqual([
+      { type: "session.status", status: "busy" },
+      { type: "message.updated", message: { id: M, sessionId: S, role: "assistant", createdAt: 1000, model: { id: "fake-model", provider: "fake" }, agent: "build" } },
+    ]);
+    expect(events(m.map(frame("session.next.text.started", { assistantMessageID: M, textID: "text-0" })))).toEqual([{ type: "block.updated", messageId: M, block: { id: "text-0", kind: "text", text: "" } }]);
+    expect(events(m.map(frame("session.next.text.delta", { assistantMessageID: M, textID: "text-0", delta: "Hi" })))).toEqual([{ type: "block.delta", messageId: M, blockId: "text-0", field: "text", delta: "Hi" }]);
+    const end = events(m.map(frame("session.next.step.ended", { assistantMessageID: M, finish: "stop", cost: 0, tokens: { input: 3, output: 4, reasoning: 0, cache: { read: 0, write: 0 } } })));
+    expect(end.at(-1)).toEqual({ type: "session.status", status: "idle" });
+    expect(end[0]).toMatchObject({ type: "message.updated", message: { completedAt: 1000, usage: { inputTokens: 3, outputTokens: 4 } } });
+  });
+
+  it("a step that ends in tool calls keeps the turn running", () => {
+    const m = new ApiEventMapper("b");
+    const out = events(m.map(frame("session.next.step.ended", { assistantMessageID: M, finish: "tool-calls", cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } })));
+    expect(out.some((e) => e.type === "session.status")).toBe(false);
+  });
+
+  it("follows a tool call from its name to its output", () => {
+    const m = new ApiEventMapper("b");
+    m.map(frame("session.next.tool.input.started", { assistantMessageID: M, callID: "c1", name: "bash" }));
+    const called = events(m.map(frame("session.next.tool.called", { assistantMessageID: M, callID: "c1", tool: "bash", input: { command: "echo hi" }, provider: { executed: false } })));
+    expect(called[0]).toMatchObject({ type: "block.updated", block: { id: "c1", tool: "bash", status: "running", input: { command: "echo hi" } } });
+    const done = events(m.map(frame("session.next.tool.success", { assistantMessageID: M, callID: "c1", structured: { exit: 0 }, content: [{ type: "text", text: "hi\n" }], provider: { executed: false } })));
+    expect(done[0]).toMatchObject({ block: { status: "completed", output: "hi\n", exitCode: 0 } });
+  });
+
+  it("a rejected permission ends the turn on the call's failure", () => {
+    const m = new ApiEventMapper("b");
+    const asked = m.map({ type: "permission.v2.asked", data: { id: "per_1", sessionID: S, action: "bash", resources: ["echo x"], save: ["echo x"], source: { type: "tool", messageID: M, callID: "c2" } } });
+    expect(asked).toMatchObject({ kind: "interrupt", interrupt: { id: "per_1", kind: "permission", toolCallId: "c2", permission: { action: "bash", patterns: ["echo x"], always: ["echo x"] } } });
+    expect(m.map({ type: "permission.v2.replied", data: { sessionID: S, requestID: "per_1", reply: "reject" } })).toEqual({ kind: "resolved", sessionId: S, interruptId: "per_1", outcome: "reject" });
+    const failed = events(m.map(frame("session.next.tool.failed", { assistantMessageID: M, callID: "c2", error: { type: "unknown", message: "rejected" }, provider: { executed: false } })));
+    expect(failed[0]).toMatchObject({ block: { status: "denied" } });
+    expect(failed.at(-1)).toEqual({ type: "session.status", status: "idle" });
+  });
+
+  it("skips unknown and malformed frames without throwing, and says which", () => {
+    const m = new ApiEventMapper("b");
+    expect(m.map({ type: "session.next.brand.new", data: {} })).toEqual({ kind: "skip", reason: "unknown" });
+    expect(m.map({ type: "session.next.text.delta", data: { sessionID: S } })).toEqual({ kind: "skip", reason: "malformed" });
+    expect(m.map("garbage")).toEqual({ kind: "skip", reason: "malformed" });
+    expect(m.map({ type: "plugin.added", data: { id: "x" } })).toEqual({ kind: "skip" });
+  });
+});
+
+describe("/api sessions and messages", () => {
+  it("reads a session", () => {
+    const s: ApiSession = { id: S, projectID: "p", cost: 0.5, tokens: { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: 1, updated: 2 }, title: "T", location: { directory: "/w" }, model: { id: "m", providerID: "p" } };
+    expect(toApiSession(s, "b")).toMatchObject({ id: S, backendId: "b", title: "T", directory: "/w", createdAt: 1, updatedAt: 2, model: { id: "m", provider: "p" }, usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.5 } });
+  });
+  it("reads user and assistant messages with the stream's block ids", () => {
+    expect(toApiMessage({ id: "msg_u", type: "user", time: { created: 1 }, text: "hello" }, S)).toEqual({ id: "msg_u", sessionId: S, role: "user", createdAt: 1, blocks: [{ id: "msg_u-text", kind: "text", text: "hello" }] });
+    const a = toApiMessage(
+      {
+        id: M,
+        type: "assistant",
+        time: { created: 1, completed: 2 },
+        agent: "build",
+        model: { id: "m", providerID: "p" },
+        content: [
+          { type: "reasoning", id: "reasoning-0", text: "hm", time: { created: 1, completed: 2 } },
+          { type: "text", id: "text-0", text: "done" },
+          { type: "tool", id: "c1", name: "bash", provider: { executed: false }, state: { status: "completed", input: { command: "ls" }, content: [{ type: "text", text: "a\n" }], structured: {} }, time: { created: 1, completed: 2 } },
+        ],
+      },
+      S,
+    );
+    expect(a?.blocks.map((b) => b.id)).toEqual(["reasoning-0", "text-0", "c1"]);
+    expect(a?.blocks[2]).toMatchObject({ kind: "tool", tool: "bash", status: "completed", output: "a\n" });
+    expect(a?.completedAt).toBe(2);
+  });
+});

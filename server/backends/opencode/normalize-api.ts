@@ -1,0 +1,527 @@
+/**
+ * OpenCode `/api` contract → canonical model (docs/backends/opencode.md, "Two contracts"). Pure:
+ * sessions and messages from the `/api/session…` routes, and the `/api/event` stream's frames,
+ * which are checked with zod at the boundary. A frame of an unknown type or a malformed one yields
+ * nothing (the caller logs it); nothing here throws.
+ */
+import { z } from "zod";
+import type { Block, FileDiff, Interrupt, Message, MessageError, Session, TimelineEvent, Todo, ToolBlock, ToolStatus } from "@/lib/model";
+import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
+import type { components } from "./api/schema";
+import { canonicalTool } from "../shared/tool-names";
+import { arr, obj, str, num, type Obj } from "../shared/values";
+import { toQuestionInterrupt, toUsage, type Normalized } from "./normalize";
+
+export type ApiSession = components["schemas"]["SessionV2Info"];
+export type ApiMessage = components["schemas"]["SessionMessage"];
+export type ApiPermission = components["schemas"]["PermissionV2Request"];
+export type ApiQuestion = components["schemas"]["QuestionV2Request"];
+
+/* ------------------------------------------------------------------------------ sessions */
+
+export function toApiSession(s: ApiSession, backendId: string): Session {
+  const out: Session = {
+    id: s.id,
+    backendId,
+    title: s.title || "Untitled",
+    createdAt: s.time.created,
+    updatedAt: s.time.updated ?? s.time.created,
+    status: "idle",
+    directory: s.location.directory,
+  };
+  if (s.parentID) out.parentId = s.parentID;
+  if (s.model) out.model = { id: s.model.id, provider: s.model.providerID };
+  const usage = toUsage(s.tokens, s.cost);
+  if (usage && (usage.inputTokens || usage.outputTokens)) out.usage = usage;
+  if (s.revert) out.revert = { messageId: s.revert.messageID, ...(s.revert.diff ? { diff: s.revert.diff } : {}) };
+  return out;
+}
+
+/* ------------------------------------------------------------------------------ messages */
+
+function errorOf(raw: unknown): MessageError | undefined {
+  const e = obj(raw);
+  const message = str(e.message);
+  if (!message) return undefined;
+  const aborted = /\babort|interrupt/i.test(message) || str(e.type) === "aborted";
+  return { name: aborted ? "MessageAbortedError" : "Error", message, ...(aborted ? { aborted: true } : {}) };
+}
+
+function toolText(content: unknown): string | undefined {
+  const parts = arr(content).flatMap((c) => {
+    const o = obj(c);
+    return str(o.type) === "text" && str(o.text) !== undefined ? [str(o.text)!] : [];
+  });
+  return parts.length ? parts.join("") : undefined;
+}
+
+function toolStatusOf(status: string | undefined, error: string | undefined): ToolStatus {
+  switch (status) {
+    case "pending":
+      return "pending";
+    case "running":
+      return "running";
+    case "completed":
+      return "completed";
+    case "error": {
+      const e = (error ?? "").toLowerCase();
+      if (e.includes("rejected") || e.includes("permission denied") || e.includes("dismissed")) return "denied";
+      if (e.includes("abort") || e.includes("interrupt")) return "cancelled";
+      return "error";
+    }
+    default:
+      return "pending";
+  }
+}
+
+function inputOf(raw: unknown): Record<string, unknown> {
+  if (typeof raw === "string") {
+    try {
+      return obj(JSON.parse(raw));
+    } catch {
+      return {};
+    }
+  }
+  return obj(raw);
+}
+
+export function apiToolBlock(c: Obj): ToolBlock | null {
+  const callId = str(c.id);
+  if (!callId) return null;
+  const rawTool = str(c.name) ?? "tool";
+  const state = obj(c.state);
+  const error = str(obj(state.error).message);
+  const time = obj(c.time);
+  const b: ToolBlock = {
+    id: callId,
+    kind: "tool",
+    callId,
+    tool: canonicalTool(rawTool),
+    rawTool,
+    status: toolStatusOf(str(state.status), error),
+    input: inputOf(state.input),
+  };
+  const output = toolText(state.content) ?? str(obj(state.structured).output);
+  if (output !== undefined) b.output = output;
+  if (error) b.error = error;
+  const exit = num(obj(state.structured).exit);
+  if (exit !== undefined) b.exitCode = exit;
+  const title = str(obj(state.structured).title);
+  if (title) b.title = title;
+  if (num(time.created)) b.startedAt = num(time.created)!;
+  if (num(time.completed)) b.endedAt = num(time.completed)!;
+  return b;
+}
+
+function assistantBlocks(content: unknown): Block[] {
+  return arr(content).flatMap((raw): Block[] => {
+    const c = obj(raw);
+    const id = str(c.id);
+    if (!id) return [];
+    switch (str(c.type)) {
+      case "text":
+        return [{ id, kind: "text", text: str(c.text) ?? "" }];
+      case "reasoning": {
+        const time = obj(c.time);
+        return [{ id, kind: "reasoning", text: str(c.text) ?? "", ...(num(time.created) ? { startedAt: num(time.created)! } : {}), ...(num(time.completed) ? { endedAt: num(time.completed)! } : {}) }];
+      }
+      case "tool": {
+        const b = apiToolBlock(c);
+        return b ? [b] : [];
+      }
+      default:
+        return [];
+    }
+  });
+}
+
+/** One `/api` message as a canonical one (block ids are the message's own content ids, as in the stream). */
+export function toApiMessage(raw: unknown, sessionId: string): Message | null {
+  const m = obj(raw);
+  const id = str(m.id);
+  if (!id) return null;
+  const time = obj(m.time);
+  const createdAt = num(time.created) ?? 0;
+  switch (str(m.type)) {
+    case "user":
+    case "synthetic": {
+      const blocks: Block[] = [{ id: `${id}-text`, kind: "text", text: str(m.text) ?? "" }];
+      for (const [i, f] of arr(m.files).entries()) {
+        const fo = obj(f);
+        if (str(fo.uri)) blocks.push({ id: `${id}-file-${i}`, kind: "file", name: str(fo.name) ?? str(fo.uri)!, mime: str(fo.mime) ?? "application/octet-stream", url: str(fo.uri)! });
+      }
+      return { id, sessionId, role: "user", createdAt, blocks };
+    }
+    case "assistant": {
+      const msg: Message = { id, sessionId, role: "assistant", createdAt, blocks: assistantBlocks(m.content) };
+      if (num(time.completed)) msg.completedAt = num(time.completed)!;
+      const model = obj(m.model);
+      if (str(model.id)) msg.model = { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
+      if (str(m.agent)) msg.agent = str(m.agent)!;
+      const usage = toUsage(m.tokens, m.cost);
+      if (usage && (usage.inputTokens || usage.outputTokens)) msg.usage = usage;
+      const err = errorOf(m.error);
+      if (err) msg.error = err;
+      return msg;
+    }
+    case "compaction":
+      return {
+        id,
+        sessionId,
+        role: "assistant",
+        createdAt,
+        completedAt: createdAt,
+        summary: true,
+        blocks: [
+          { id: `${id}-compaction`, kind: "notice", level: "info", code: "compaction", text: "Conversation compacted" },
+          ...(str(m.summary) ? [{ id: `${id}-summary`, kind: "text" as const, text: str(m.summary)! }] : []),
+        ],
+      };
+    case "shell": {
+      const b: ToolBlock = { id: str(m.callID) ?? `${id}-shell`, kind: "tool", callId: str(m.callID) ?? id, tool: "bash", rawTool: "shell", status: num(time.completed) ? "completed" : "running", input: { command: str(m.command) ?? "" }, output: str(m.output) ?? "" };
+      return { id, sessionId, role: "assistant", createdAt, ...(num(time.completed) ? { completedAt: num(time.completed)! } : {}), blocks: [b] };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The files an assistant turn changed, as V2 reports them (paths only). */
+export function apiMessageFiles(raw: unknown): string[] {
+  return arr(obj(obj(raw).snapshot).files).filter((f): f is string => typeof f === "string");
+}
+
+/* ------------------------------------------------------------------------------ interrupts */
+
+export function toApiPermission(p: ApiPermission, now = Date.now()): Interrupt {
+  const meta = obj(p.metadata);
+  const patterns = p.resources;
+  const subject = str(meta.command) ?? patterns.join(", ");
+  const path = str(meta.filepath);
+  const diff = str(meta.diff);
+  const it: Interrupt = {
+    id: p.id,
+    sessionId: p.sessionID,
+    kind: "permission",
+    createdAt: now,
+    title: subject ? `${p.action}: ${subject}` : p.action,
+    permission: {
+      action: p.action,
+      patterns,
+      ...(p.save?.length ? { always: p.save } : {}),
+      ...(path ? { path } : {}),
+      ...(diff && diff.length <= 200_000 ? { diff } : {}),
+      options: [
+        { id: "once", label: "Allow once", kind: "allow_once" },
+        { id: "always", label: "Always allow (saved rule)", kind: "allow_always" },
+        { id: "reject", label: "Reject", kind: "reject" },
+      ],
+    },
+  };
+  if (p.source) {
+    it.toolCallId = p.source.callID;
+    it.messageId = p.source.messageID;
+  }
+  return it;
+}
+
+export function toApiQuestion(q: ApiQuestion, now = Date.now()): Interrupt | null {
+  return toQuestionInterrupt(q, now);
+}
+
+/* ------------------------------------------------------------------------------ catalog */
+
+export function toApiModelList(models: components["schemas"]["ModelV2Info"][], providers: components["schemas"]["ProviderV2Info"][], defaultModel?: { provider: string; id: string }): ModelList {
+  const names = new Map(providers.map((p) => [p.id, p.name]));
+  const items: ModelInfo[] = models
+    .filter((m) => m.enabled && names.has(m.providerID))
+    .map((m) => ({ provider: m.providerID, providerLabel: names.get(m.providerID) ?? m.providerID, id: m.id, label: m.name, ...(m.limit.context ? { contextWindow: m.limit.context } : {}) }));
+  const def = defaultModel && items.some((m) => m.provider === defaultModel.provider && m.id === defaultModel.id) ? defaultModel : items[0] ? { provider: items[0].provider, id: items[0].id } : undefined;
+  for (const m of items) if (def && m.provider === def.provider && m.id === def.id) m.isDefault = true;
+  return { items, ...(def ? { default: def } : {}) };
+}
+
+export function toApiAgentList(agents: components["schemas"]["AgentV2Info"][]): AgentList {
+  const items = agents
+    .filter((a) => !a.hidden && (a.mode === "primary" || a.mode === "all"))
+    .map((a) => ({ id: a.id, label: a.id.charAt(0).toUpperCase() + a.id.slice(1), ...(a.description ? { description: a.description } : {}) }));
+  return { items, ...(items.some((a) => a.id === "build") ? { default: "build" } : items[0] ? { default: items[0].id } : {}) };
+}
+
+export function toApiFileDiffs(files: components["schemas"]["FileDiff"][] | undefined): FileDiff[] {
+  return (files ?? []).map((f) => ({ path: f.path, status: f.status, additions: f.additions, deletions: f.deletions, patch: f.patch }));
+}
+
+/* ------------------------------------------------------------------------------ the event stream */
+
+/** The envelope of every `/api/event` frame. */
+export const ApiFrame = z.object({
+  id: z.string().optional(),
+  type: z.string(),
+  data: z.unknown().optional(),
+  durable: z.object({ aggregateID: z.string(), seq: z.number() }).loose().optional(),
+  location: z.object({ directory: z.string().optional() }).loose().optional(),
+});
+export type ApiFrame = z.infer<typeof ApiFrame>;
+
+const sid = z.string().regex(/^ses/);
+const mid = z.string().regex(/^msg_/);
+const Step = z.object({ sessionID: sid, assistantMessageID: mid, timestamp: z.number() }).loose();
+const ErrorInfo = z.object({ message: z.string() }).loose();
+const Tokens = z.object({ input: z.number(), output: z.number() }).loose();
+
+/** The data of each frame type the adapter understands; anything else is skipped. */
+export const API_EVENTS = {
+  "session.created": z.object({ sessionID: sid, info: z.unknown() }).loose(),
+  "session.updated": z.object({ sessionID: sid, info: z.unknown() }).loose(),
+  "session.deleted": z.object({ sessionID: sid }).loose(),
+  "session.next.prompted": z.object({ sessionID: sid, messageID: mid, timestamp: z.number(), prompt: z.object({ text: z.string(), files: z.array(z.unknown()).optional() }).loose() }).loose(),
+  "session.next.prompt.admitted": z.object({ sessionID: sid, messageID: mid }).loose(),
+  "session.next.synthetic": z.object({ sessionID: sid }).loose(),
+  "session.next.step.started": Step.extend({ agent: z.string().optional(), model: z.object({ id: z.string(), providerID: z.string() }).loose().optional() }),
+  "session.next.step.ended": Step.extend({ finish: z.string(), cost: z.number().optional(), tokens: Tokens.optional() }),
+  "session.next.step.failed": Step.extend({ error: ErrorInfo }),
+  "session.next.text.started": Step.extend({ textID: z.string() }),
+  "session.next.text.delta": Step.extend({ textID: z.string(), delta: z.string() }),
+  "session.next.text.ended": Step.extend({ textID: z.string(), text: z.string() }),
+  "session.next.reasoning.started": Step.extend({ reasoningID: z.string() }),
+  "session.next.reasoning.delta": Step.extend({ reasoningID: z.string(), delta: z.string() }),
+  "session.next.reasoning.ended": Step.extend({ reasoningID: z.string(), text: z.string() }),
+  "session.next.tool.input.started": Step.extend({ callID: z.string(), name: z.string() }),
+  "session.next.tool.input.delta": Step.extend({ callID: z.string() }),
+  "session.next.tool.input.ended": Step.extend({ callID: z.string() }),
+  "session.next.tool.called": Step.extend({ callID: z.string(), tool: z.string(), input: z.record(z.string(), z.unknown()) }),
+  "session.next.tool.progress": Step.extend({ callID: z.string(), structured: z.record(z.string(), z.unknown()).optional(), content: z.array(z.unknown()).optional() }),
+  "session.next.tool.success": Step.extend({ callID: z.string(), structured: z.record(z.string(), z.unknown()).optional(), content: z.array(z.unknown()).optional() }),
+  "session.next.tool.failed": Step.extend({ callID: z.string(), error: ErrorInfo }),
+  "session.next.retried": z.object({ sessionID: sid, attempt: z.number(), error: z.unknown() }).loose(),
+  "session.next.compaction.started": z.object({ sessionID: sid, messageID: mid, timestamp: z.number() }).loose(),
+  "session.next.compaction.ended": z.object({ sessionID: sid, messageID: mid, timestamp: z.number(), text: z.string() }).loose(),
+  "session.next.revert.staged": z.object({ sessionID: sid, revert: z.object({ messageID: mid, diff: z.string().optional() }).loose() }).loose(),
+  "session.next.revert.cleared": z.object({ sessionID: sid }).loose(),
+  "session.next.revert.committed": z.object({ sessionID: sid, messageID: mid }).loose(),
+  "permission.v2.asked": z.object({ id: z.string(), sessionID: sid, action: z.string(), resources: z.array(z.string()) }).loose(),
+  "permission.v2.replied": z.object({ sessionID: sid, requestID: z.string(), reply: z.string() }).loose(),
+  "question.v2.asked": z.object({ id: z.string(), sessionID: sid, questions: z.array(z.unknown()) }).loose(),
+  "question.v2.replied": z.object({ sessionID: sid, requestID: z.string() }).loose(),
+  "question.v2.rejected": z.object({ sessionID: sid, requestID: z.string() }).loose(),
+  "todo.updated": z.object({ sessionID: sid, todos: z.array(z.object({ content: z.string(), status: z.string(), priority: z.string().optional() }).loose()) }).loose(),
+} as const;
+
+/** Frames that carry nothing for the timeline: skipped quietly (everything else unknown is logged). */
+const QUIET = /^(server\.|plugin\.|catalog\.|integration\.|reference\.|models-dev\.|file\.|lsp\.|pty\.|project\.|vcs\.|workspace\.|worktree\.|installation\.|mcp\.|tui\.|command\.|global\.|message\.|session\.(status|idle|diff|error|compacted)|permission\.(asked|replied)|question\.(asked|replied|rejected)|session\.next\.(agent|model)\.switched|session\.next\.(moved|context\.updated|shell\.|compaction\.delta))/;
+
+export type ApiEventResult =
+  | { kind: "events"; items: Normalized[] }
+  | { kind: "interrupt"; interrupt: Interrupt }
+  | { kind: "resolved"; sessionId: string; interruptId: string; outcome: string }
+  | { kind: "session"; session: Session }
+  | { kind: "deleted"; sessionId: string }
+  | { kind: "skip"; reason?: "unknown" | "malformed" };
+
+/**
+ * Maps `/api/event` frames to canonical events. It keeps, per open assistant turn, the tool calls
+ * it has seen (a `tool.called` needs the name `tool.input.started` gave) and which step is running.
+ */
+export class ApiEventMapper {
+  private tools = new Map<string, ToolBlock>();
+  /** Permission request → the tool call that asked, and the calls whose permission was rejected. */
+  private asking = new Map<string, string>();
+  private rejected = new Set<string>();
+
+  constructor(private backendId: string) {}
+
+  map(raw: unknown): ApiEventResult {
+    const frame = ApiFrame.safeParse(raw);
+    if (!frame.success) return { kind: "skip", reason: "malformed" };
+    const { type, data } = frame.data;
+    if (!(type in API_EVENTS)) return QUIET.test(type) ? { kind: "skip" } : { kind: "skip", reason: "unknown" };
+    const schema = API_EVENTS[type as keyof typeof API_EVENTS];
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) return { kind: "skip", reason: "malformed" };
+    return this.mapKnown(type as keyof typeof API_EVENTS, parsed.data as Obj);
+  }
+
+  private events(sessionId: string, ...events: TimelineEvent[]): ApiEventResult {
+    return { kind: "events", items: events.map((event) => ({ sessionId, event })) };
+  }
+
+  private tool(messageId: string, callId: string, name?: string): ToolBlock {
+    let b = this.tools.get(callId);
+    if (!b) {
+      const rawTool = name ?? "tool";
+      b = { id: callId, kind: "tool", callId, tool: canonicalTool(rawTool), rawTool, status: "pending", input: {} };
+      this.tools.set(callId, b);
+      if (this.tools.size > 500) this.tools.delete(this.tools.keys().next().value!);
+    } else if (name) {
+      b = { ...b, rawTool: name, tool: canonicalTool(name) };
+    }
+    void messageId;
+    return b;
+  }
+
+  private mapKnown(type: keyof typeof API_EVENTS, d: Obj): ApiEventResult {
+    const sessionId = str(d.sessionID)!;
+    const messageId = str(d.assistantMessageID) ?? str(d.messageID) ?? "";
+    const ts = num(d.timestamp) ?? Date.now();
+    switch (type) {
+      case "session.created":
+      case "session.updated": {
+        const s = toApiSessionLoose(d.info, this.backendId);
+        return s ? { kind: "session", session: s } : { kind: "skip", reason: "malformed" };
+      }
+      case "session.deleted":
+        return { kind: "deleted", sessionId };
+      case "session.next.prompted": {
+        const prompt = obj(d.prompt);
+        const msg = toApiMessage({ id: messageId, type: "user", time: { created: ts }, text: str(prompt.text) ?? "", files: prompt.files }, sessionId)!;
+        const { blocks, ...info } = msg;
+        return this.events(sessionId, { type: "message.updated", message: info }, ...blocks.map((block): TimelineEvent => ({ type: "block.updated", messageId, block })), { type: "session.status", status: "busy" });
+      }
+      case "session.next.prompt.admitted":
+        return this.events(sessionId, { type: "session.status", status: "busy" });
+      case "session.next.synthetic":
+        return { kind: "skip" };
+      case "session.next.step.started": {
+        const model = obj(d.model);
+        return this.events(
+          sessionId,
+          { type: "session.status", status: "busy" },
+          {
+            type: "message.updated",
+            message: { id: messageId, sessionId, role: "assistant", createdAt: ts, ...(str(model.id) ? { model: { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) } } : {}), ...(str(d.agent) ? { agent: str(d.agent)! } : {}) },
+          },
+        );
+      }
+      case "session.next.step.ended": {
+        const usage = toUsage(d.tokens, d.cost);
+        const done = str(d.finish) !== "tool-calls";
+        const out: TimelineEvent[] = [{ type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, ...(done ? { completedAt: ts } : {}), ...(usage && (usage.inputTokens || usage.outputTokens) ? { usage } : {}) } }];
+        if (done) out.push({ type: "session.status", status: "idle" });
+        return this.events(sessionId, ...out);
+      }
+      case "session.next.step.failed": {
+        const error = errorOf(d.error) ?? { name: "Error", message: "The step failed" };
+        return this.events(
+          sessionId,
+          { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts, error } },
+          ...(error.aborted ? [] : [{ type: "error" as const, message: error.message }]),
+          { type: "session.status", status: "idle" },
+        );
+      }
+      case "session.next.text.started":
+        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.textID)!, kind: "text", text: "" } });
+      case "session.next.text.delta":
+        return this.events(sessionId, { type: "block.delta", messageId, blockId: str(d.textID)!, field: "text", delta: str(d.delta)! });
+      case "session.next.text.ended":
+        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.textID)!, kind: "text", text: str(d.text)! } });
+      case "session.next.reasoning.started":
+        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.reasoningID)!, kind: "reasoning", text: "", startedAt: ts } });
+      case "session.next.reasoning.delta":
+        return this.events(sessionId, { type: "block.delta", messageId, blockId: str(d.reasoningID)!, field: "text", delta: str(d.delta)! });
+      case "session.next.reasoning.ended":
+        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.reasoningID)!, kind: "reasoning", text: str(d.text)!, endedAt: ts } });
+      case "session.next.tool.input.started": {
+        const b = { ...this.tool(messageId, str(d.callID)!, str(d.name)), status: "pending" as const, startedAt: ts };
+        this.tools.set(b.callId, b);
+        return this.events(sessionId, { type: "block.updated", messageId, block: b });
+      }
+      case "session.next.tool.input.delta":
+      case "session.next.tool.input.ended":
+        return { kind: "skip" };
+      case "session.next.tool.called": {
+        const prev = this.tool(messageId, str(d.callID)!, str(d.tool));
+        const b: ToolBlock = { ...prev, status: "running", input: obj(d.input), startedAt: prev.startedAt ?? ts };
+        this.tools.set(b.callId, b);
+        return this.events(sessionId, { type: "block.updated", messageId, block: b });
+      }
+      case "session.next.tool.progress":
+      case "session.next.tool.success": {
+        const prev = this.tool(messageId, str(d.callID)!);
+        const structured = obj(d.structured);
+        const output = toolText(d.content) ?? str(structured.output) ?? prev.output;
+        const b: ToolBlock = { ...prev, status: type === "session.next.tool.success" ? "completed" : "running" };
+        if (output !== undefined) b.output = output;
+        if (num(structured.exit) !== undefined) b.exitCode = num(structured.exit)!;
+        if (str(structured.title)) b.title = str(structured.title)!;
+        if (type === "session.next.tool.success") b.endedAt = ts;
+        this.tools.set(b.callId, b);
+        if (type === "session.next.tool.success") this.tools.delete(b.callId);
+        return this.events(sessionId, { type: "block.updated", messageId, block: b });
+      }
+      case "session.next.tool.failed": {
+        const prev = this.tool(messageId, str(d.callID)!);
+        const error = str(obj(d.error).message) ?? "failed";
+        this.tools.delete(prev.callId);
+        if (this.rejected.delete(prev.callId)) {
+          // A rejected permission stops the turn: OpenCode ends it without a step frame.
+          return this.events(
+            sessionId,
+            { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } },
+            { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts } },
+            { type: "session.status", status: "idle" },
+          );
+        }
+        return this.events(sessionId, { type: "block.updated", messageId, block: { ...prev, status: toolStatusOf("error", error), error, endedAt: ts } });
+      }
+      case "session.next.retried": {
+        const message = str(obj(d.error).message) ?? "retrying";
+        return this.events(sessionId, { type: "session.status", status: "retry", detail: `${message} (attempt ${num(d.attempt) ?? "?"})` });
+      }
+      case "session.next.compaction.started":
+        return this.events(
+          sessionId,
+          { type: "session.status", status: "busy" },
+          { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, summary: true } },
+          { type: "block.updated", messageId, block: { id: `${messageId}-compaction`, kind: "notice", level: "info", code: "compaction", text: "Conversation compacted" } },
+        );
+      case "session.next.compaction.ended":
+        return this.events(
+          sessionId,
+          { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts, summary: true } },
+          { type: "block.updated", messageId, block: { id: `${messageId}-summary`, kind: "text", text: str(d.text)! } },
+          { type: "session.status", status: "idle" },
+        );
+      case "session.next.revert.staged":
+      case "session.next.revert.cleared":
+      case "session.next.revert.committed":
+        // The session's revert state is re-read by the adapter (the frame carries no whole session).
+        return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" } };
+      case "permission.v2.asked": {
+        const it = toApiPermission(d as unknown as ApiPermission);
+        if (it.toolCallId) this.asking.set(it.id, it.toolCallId);
+        if (this.asking.size > 500) this.asking.delete(this.asking.keys().next().value!);
+        return { kind: "interrupt", interrupt: it };
+      }
+      case "permission.v2.replied": {
+        const call = this.asking.get(str(d.requestID)!);
+        this.asking.delete(str(d.requestID)!);
+        if (call && str(d.reply) === "reject") this.rejected.add(call);
+        return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: str(d.reply)! };
+      }
+      case "question.v2.asked": {
+        const it = toApiQuestion(d as unknown as ApiQuestion);
+        return it ? { kind: "interrupt", interrupt: it } : { kind: "skip", reason: "malformed" };
+      }
+      case "question.v2.replied":
+        return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "answered" };
+      case "question.v2.rejected":
+        return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "rejected" };
+      case "todo.updated":
+        return this.events(sessionId, { type: "todo.updated", todos: arr(d.todos).map((t): Todo => ({ content: str(obj(t).content) ?? "", status: str(obj(t).status) ?? "pending", ...(str(obj(t).priority) ? { priority: str(obj(t).priority)! } : {}) })) });
+    }
+  }
+}
+
+/** `session.created`/`updated` carry the V1 session shape on the /api stream: read it defensively. */
+function toApiSessionLoose(raw: unknown, backendId: string): Session | null {
+  const s = obj(raw);
+  const id = str(s.id);
+  if (!id) return null;
+  const time = obj(s.time);
+  const out: Session = { id, backendId, title: str(s.title) ?? "Untitled", createdAt: num(time.created) ?? 0, updatedAt: num(time.updated) ?? num(time.created) ?? 0, status: "idle" };
+  const dir = str(s.directory) ?? str(obj(s.location).directory);
+  if (dir) out.directory = dir;
+  if (str(s.parentID)) out.parentId = str(s.parentID)!;
+  return out;
+}
