@@ -106,7 +106,7 @@ describe("fake opal-server: Opal's wire and behaviour (rpc/server.ex, agent/agen
     expect(o.exit).toBe(0);
   });
 
-  it("a prompt's events in §5 order, flat and snake_case; history with tool results; persistence and resume", async () => {
+  it("a prompt's events in agent.ex's order, flat and snake_case; history with tool results; persistence and resume", async () => {
     model.reset();
     model.enqueue(
       { reasoning: "Think first.", text: "<title>Run the marker</title>Running it.", toolCalls: [{ name: "bash", arguments: { command: "echo wire-marker" } }] },
