@@ -383,6 +383,8 @@ export class OpalAdapter implements BackendAdapter {
   private async call(what: string, method: string, params: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
     this.notWhilePolling();
     const c = await this.proc.whenReady();
+    // Checked again in the tick that sends: a poll sent meanwhile would hold this request.
+    this.notWhilePolling();
     try {
       return obj(await c.conn.request(method, params, timeoutMs ? { timeoutMs } : {}));
     } catch (err) {
@@ -406,6 +408,7 @@ export class OpalAdapter implements BackendAdapter {
     for (;;) {
       this.notWhilePolling();
       const c = await this.proc.whenReady();
+      this.notWhilePolling();
       if (rt.gen === c.gen) return c.conn;
       if (rt.attaching) {
         await rt.attaching;
@@ -619,6 +622,7 @@ export class OpalAdapter implements BackendAdapter {
     const directory = await resolveSessionDirectory(input.directory, this.defaultCwd, this.opts.workspace);
     this.notWhilePolling();
     const c = await this.proc.whenReady();
+    this.notWhilePolling();
     let res: Record<string, unknown>;
     try {
       res = obj(await c.conn.request("session/start", { working_dir: directory, session: true, features: { sub_agents: true } }));
