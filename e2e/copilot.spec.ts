@@ -2,7 +2,7 @@
  * Copilot CLI headless (docs/backends/copilot.md) end to end, in the browser, on the real pinned
  * `copilot --headless --stdio` with an isolated COPILOT_HOME, driven by the scripted model through
  * the backend's `provider`; forms come from the CLI's own elicitation path (the MCP server in
- * e2e/fixtures/mcp-elicit-server.mjs).
+ * e2e/fixtures/mcp-elicit-server.mjs); a slash command runs through the CLI's command queue.
  */
 import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
@@ -51,6 +51,27 @@ test.describe("Copilot headless", () => {
     expect(JSON.stringify(snap)).not.toContain("x".repeat(10_000));
     // …and the page never held it either (what the live stream delivered is in the page's state).
     expect(await page.evaluate(() => document.documentElement.outerHTML.length)).toBeLessThan(1024 * 1024);
+  });
+
+  test("a slash command goes through the CLI's command queue and runs (command.queued), behind a running turn; the model is not asked", async ({ page, copilotApi, copilotStack }) => {
+    copilotStack.model.enqueue({ text: Array.from({ length: 24 }, (_, i) => `beat${i}`).join(" "), chunks: 24, delayMs: 120 });
+    const s = await copilotApi.createSession("headless slash command");
+    const sp = new SessionPage(page);
+    await sp.goto(BACKEND_ID, s.id);
+    await sp.prompt("talk for a while");
+    await expect(sp.assistantText().last()).toContainText("beat1", { timeout: 30_000 });
+    const asked = copilotStack.model.requests.length;
+    // Sent while the turn runs: the CLI queues it and hands it back when the turn is over.
+    await sp.prompt("/session");
+    await expect(sp.messages("user").last()).toContainText("/session");
+    await expect(sp.timeline.getByText("Session Info", { exact: false })).toBeVisible({ timeout: 60_000 });
+    await expect(sp.timeline).toContainText(`ID: ${s.id}`);
+    await sp.waitStatus("idle");
+    expect(copilotStack.model.requests.length).toBe(asked);
+    // The queue goes on: the next prompt is answered.
+    copilotStack.model.enqueue({ text: "After the command." });
+    await sp.prompt("and now a question");
+    await expect(sp.assistantText().last()).toHaveText("After the command.", { timeout: 30_000 });
   });
 
   test("streams a reply with reasoning, and shows the context it reports", async ({ page, copilotApi, copilotStack }) => {

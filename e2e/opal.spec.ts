@@ -1,10 +1,12 @@
 /**
- * Opal in the browser (docs/backends/opal.md), against the protocol-faithful fake `opal-server`
- * (e2e/fixtures/fake-opal.ts) on PATH and the scripted model: a streamed reply with reasoning, a
- * tool call with its output, Stop, the session list and the history after a console restart, the
- * agent killed mid-turn, a question answered, a confirmation, a sub-agent's timeline under its
- * parent, the plan from the tasks tool, a branch from an earlier message, the device flow's code
- * and link in Settings.
+ * Opal in the browser (docs/backends/opal.md), against the fake `opal-server` derived from Opal's
+ * source (e2e/fixtures/fake-opal.ts) on PATH and the scripted model: a streamed reply with
+ * reasoning, a tool call with its output, Stop, the session list and the history after a console
+ * restart, the agent killed mid-turn, a provider error (Opal goes idle without `agent_end`), an
+ * edit's structured diff in the timeline and the review, Compact on a small session, a question
+ * answered, a confirmation, a sub-agent's timeline under its parent, the plan from the tasks tool,
+ * a branch from an earlier message, the device flow's code and link in Settings, an API-key
+ * provider set up from Settings.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,6 +15,7 @@ import { ReviewPage } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
+import { lineHash } from "./fixtures/fake-opal-agent";
 import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID, expect, test } from "./fixtures/fake-opal-stack";
 
 test.describe("Opal", () => {
@@ -24,7 +27,8 @@ test.describe("Opal", () => {
   test("streams a reply with its reasoning; a bash call with its streamed output", async ({ page, opalApi, opalStack }) => {
     const reply = "Streamed by Opal. " + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + ".";
     opalStack.model.enqueue(
-      { reasoning: "First I think about the marker.", text: reply, chunks: 12, delayMs: 60, toolCalls: [{ name: "bash", arguments: { command: "echo opal-e2e-marker && sleep 1 && echo line-two" } }] },
+      // Opal turns the model's <status> tag into status_update (stream.ex) and takes it out of the text.
+      { reasoning: "First I think about the marker.", text: `${reply}<status>Running bash</status>`, chunks: 12, delayMs: 60, toolCalls: [{ name: "bash", arguments: { command: "echo opal-e2e-marker && sleep 3 && echo line-two" } }] },
       { text: "The marker ran." },
     );
     const s = await opalApi.createSession("opal stream");
@@ -105,6 +109,73 @@ test.describe("Opal", () => {
     await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
   });
 
+  test("a provider error: Opal goes idle without agent_end; the session is idle within seconds, the error shown, the next prompt works", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ error: { status: 500, message: "upstream exploded" } });
+    const s = await opalApi.createSession("opal provider error");
+    const sp = new SessionPage(page);
+    await sp.goto(OPAL_ID, s.id);
+    await sp.prompt("this request fails");
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("upstream exploded", { timeout: 20_000 });
+    await sp.waitStatus("idle", 10_000);
+    opalStack.model.enqueue({ text: "Recovered from the error." });
+    await sp.prompt("try again");
+    await expect(sp.assistantText().last()).toHaveText("Recovered from the error.", { timeout: 20_000 });
+    await sp.waitStatus("idle");
+  });
+
+  test("an edit's structured diff (diff.ex) shows in the timeline and in the review", async ({ page, opalApi, opalStack }) => {
+    const rel = "opal-review.txt";
+    fs.writeFileSync(path.join(opalStack.workspace, rel), "alpha\nbeta\ngamma\n");
+    opalStack.model.enqueue(
+      { toolCalls: [{ name: "edit_file", arguments: { path: rel, start: `2:${lineHash("beta")}`, new_string: "BETA by Opal" } }] },
+      { text: "Edited the file." },
+    );
+    const s = await opalApi.createSession("opal diff");
+    const rp = new ReviewPage(page);
+    await rp.goto(OPAL_ID, s.id);
+    await rp.prompt("edit the second line");
+    await expect(rp.assistantText().last()).toHaveText("Edited the file.", { timeout: 20_000 });
+    await rp.waitStatus("idle");
+    const edit = rp.toolCards("edit").first();
+    await expect(edit).toHaveAttribute("data-status", "completed");
+    await rp.expand(edit);
+    await expect(edit).toContainText("BETA by Opal");
+    await expect(edit).toContainText("beta");
+    const chip = page.getByTestId("turn-changes");
+    await expect(chip).toHaveCount(1);
+    await expect(chip).toContainText("+1");
+    await chip.click();
+    await expect(rp.panel).toBeVisible();
+    const file = rp.reviewFile(rel);
+    await expect(file).toHaveAttribute("data-status", "modified");
+    await expect(file).toHaveAttribute("data-additions", "1");
+    await expect(file).toHaveAttribute("data-deletions", "1");
+    await expect(rp.panel.locator(`[data-testid="review-diff"][data-path="${rel}"]`)).toContainText("BETA by Opal");
+  });
+
+  test("Compact on a small session compacts it (keep_recent > 0: Opal ignores 0)", async ({ page, opalApi, opalStack }) => {
+    opalStack.model.enqueue({ text: "A short first answer." }, { text: "A short second answer." });
+    const s = await opalApi.createSession("opal compact");
+    const rp = new ReviewPage(page);
+    await rp.goto(OPAL_ID, s.id);
+    await rp.prompt("first short question");
+    await expect(rp.assistantText().last()).toHaveText("A short first answer.");
+    await rp.waitStatus("idle");
+    await rp.prompt("second short question");
+    await expect(rp.assistantText().last()).toHaveText("A short second answer.");
+    await rp.waitStatus("idle");
+    await rp.menu("action-compact");
+    await expect(rp.timeline).toContainText("Opal compacted the conversation", { timeout: 30_000 });
+    await expect(rp.timeline).toContainText("[Conversation summary");
+    opalStack.model.enqueue({ text: "After the summary." });
+    await rp.prompt("go on");
+    await expect(rp.assistantText().last()).toHaveText("After the summary.");
+    // Opal's model starts from the summary now, not the first turn.
+    const users = opalStack.model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    expect(users[0]).toMatch(/^\[Conversation summary/);
+    expect(users).not.toContain("first short question");
+  });
+
   test("a question (client/ask_user) answered with free text", async ({ page, opalApi, opalStack }) => {
     opalStack.model.enqueue({ toolCalls: [{ name: "ask_user", arguments: { question: "Which database?", choices: ["postgres", "sqlite"] } }] }, { text: "Going with the answer." });
     const s = await opalApi.createSession("opal question");
@@ -164,8 +235,9 @@ test.describe("Opal", () => {
 
   test("a sub-agent's timeline under its parent, and the plan from the tasks tool", async ({ page, opalApi, opalStack }) => {
     opalStack.model.enqueue(
-      { toolCalls: [{ name: "tasks", arguments: { action: "insert", items: [{ label: "Scout the repository" }, { label: "Write the report" }] } }] },
-      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "List the files here.", label: "scout" } }] },
+      { toolCalls: [{ name: "tasks", arguments: { action: "batch", ops: [{ action: "insert", label: "Scout the repository" }, { action: "insert", label: "Write the report" }] } }] },
+      // sub_agent.ex labels a sub-agent with its prompt.
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "scout: list the files here." } }] },
       { toolCalls: [{ name: "bash", arguments: { command: "echo scout-was-here" } }] },
       { text: "The scout found the files." },
       { text: "Plan made, scout back." },
@@ -190,14 +262,14 @@ test.describe("Opal", () => {
     await child.click();
     await page.waitForURL((u) => !u.pathname.endsWith(s.id));
     await expect(sp.view).toHaveAttribute("data-loaded", "true");
-    await expect(sp.messages("user").first()).toContainText("List the files here.");
+    await expect(sp.messages("user").first()).toContainText("scout: list the files here.");
     await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "completed");
     await expect(sp.assistantText().last()).toHaveText("The scout found the files.");
   });
 
   test("a sub-agent's question is raised at its parent and answered there", async ({ page, opalApi, opalStack }) => {
     opalStack.model.enqueue(
-      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "Ask which license to use.", label: "asker" } }] },
+      { toolCalls: [{ name: "sub_agent", arguments: { prompt: "Ask which license to use." } }] },
       { toolCalls: [{ name: "ask_user", arguments: { question: "Which license?", choices: ["MIT", "Apache-2.0"] } }] },
       { text: "The user picked MIT." },
       { text: "License settled." },
@@ -249,5 +321,26 @@ test.describe("Opal settings", () => {
     await expect(row.getByTestId("backend-error")).toContainText("open https://github.com/login/device and enter the code FAKE-0PAL");
     await expect(page.locator(`[data-testid="backend-row"][data-backend-id="${OPAL_ID}"]`)).toHaveAttribute("data-status", "ready");
     await expect(page.getByTestId("preset-opal")).toHaveAttribute("data-available", "true");
+  });
+
+  // After the device-code test: the same backend, whose device flow still holds Opal's loop, is given a key instead.
+  test("an API-key provider is set up from Settings (auth/set_key): the backend is ready, the key never shown", async ({ page, opalApi, opalStack }) => {
+    await page.goto("/settings");
+    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
+    await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
+    await expect(row.getByTestId("backend-error")).toContainText("Or set an API key for Anthropic, OpenAI, Google Gemini below");
+    await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute("data-ready", "false");
+    await row.getByTestId("backend-api-key-provider").selectOption("anthropic");
+    await row.getByTestId("backend-api-key").fill("sk-ant-e2e-secret-key");
+    await row.getByTestId("backend-api-key-save").click();
+    await expect(row.getByTestId("backend-api-key-result")).toHaveText("Key saved", { timeout: 30_000 });
+    await expect(row).toHaveAttribute("data-status", "ready", { timeout: 20_000 });
+    await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute("data-ready", "true");
+    await expect(row.getByTestId("backend-api-key")).toHaveValue("");
+    expect(await page.content()).not.toContain("sk-ant-e2e-secret-key");
+    expect(JSON.stringify(await opalStack.backend(LOGIN_ID))).not.toContain("sk-ant-e2e-secret-key");
+    // Opal kept it in its own settings; the backend takes sessions now.
+    expect(JSON.parse(fs.readFileSync(path.join(opalStack.dataDir, "opal-login-home", "settings.json"), "utf8"))).toEqual({ anthropic_api_key: "sk-ant-e2e-secret-key" });
+    await opalApi.createSession("opal keyed", LOGIN_ID);
   });
 });

@@ -119,13 +119,33 @@ test.describe("zot", () => {
     // the timeline says a new process was given the earlier conversation …
     await expect(notices(sp).last()).toContainText("New zot process for this session");
     await expect(notices(sp).last()).toContainText("all 2 messages");
-    // … and it reached the model: the new process's system prompt holds the earlier turns
+    // … and it reached the model over zot's stdin, ahead of the prompt …
     const request = zotStack.model.requests.at(-1)!;
-    const system = request.messages.filter((m) => m.role === "system").map((m) => String(m.content)).join("\n");
-    expect(system).toContain("Remember the code word periwinkle.");
-    expect(system).toContain("Got it: the code word is periwinkle.");
-    expect(request.messages.filter((m) => m.role === "user").map((m) => String(m.content))).toEqual(["What was the code word?"]);
+    const users = request.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+    expect(users).toHaveLength(1);
+    expect(users[0]).toContain("Remember the code word periwinkle.");
+    expect(users[0]).toContain("Got it: the code word is periwinkle.");
+    expect(users[0]).toContain("What was the code word?");
     await expect(sp.messages("user")).toHaveCount(2);
+    // … never on a command line: no zot process carries the conversation in its arguments.
+    const argv = zotStack.zotArgvs();
+    expect(argv.length).toBeGreaterThan(0);
+    for (const a of argv) {
+      expect(a).not.toContain("periwinkle");
+      expect(a).not.toContain("--append-system-prompt");
+    }
+  });
+
+  test("an `error` from zot in the middle of a reply is a notice, and the reply completes", async ({ page, zotApi, zotStack }) => {
+    zotStack.model.enqueue({ text: "The whole reply arrives despite the hiccup.", chunks: 6, delayMs: 40 });
+    const s = await zotApi.createSession("zot non-fatal error");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("answer through a zot-nonfatal-error");
+    await expect(sp.assistantText().last()).toHaveText("The whole reply arrives despite the hiccup.", { timeout: 20_000 });
+    await sp.waitStatus("idle");
+    await expect(notices(sp).last()).toContainText("zot reported an error: provider rate limit: retrying the stream");
+    await expect(sp.timeline.getByTestId("message-error")).toHaveCount(0);
   });
 
   test("killing zot mid-turn shows the failure, and the next prompt works in a new process", async ({ page, zotApi, zotStack }) => {

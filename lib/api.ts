@@ -192,6 +192,10 @@ export type InterruptAnswer = z.infer<typeof InterruptAnswer>;
 const messageId = z.string().trim().min(1).max(200);
 
 /** `POST …/fork` — from a message (user: the messages before it; assistant: through it) or whole. */
+/** `POST /api/backends/:id/auth`: an API key for one of the backend's model providers (`Backend.auth`). */
+export const ApiKeyBody = z.object({ provider: z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/), apiKey: z.string().trim().min(1).max(4000) }).strict();
+export type ApiKeyBody = z.infer<typeof ApiKeyBody>;
+
 export const ForkBody = z.object({ messageId: messageId.optional() }).strict();
 export type ForkBody = z.infer<typeof ForkBody>;
 

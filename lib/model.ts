@@ -91,6 +91,21 @@ export const Backend = z.object({
   config: BackendCommand.optional(),
   /** For A2A agents: what the agent card says. */
   agent: AgentCardSummary.optional(),
+  /** Model providers the backend can be logged in to, and which are ready (Opal's `auth/status`). Keys are never sent. */
+  auth: z
+    .object({
+      providers: z.array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          /** `api_key`: a key can be set from Settings; `device_code`: the backend's own login flow. */
+          method: z.enum(["api_key", "device_code"]),
+          ready: z.boolean(),
+          envVar: z.string().optional(),
+        }),
+      ),
+    })
+    .optional(),
   /** For stdio agents: the supervised process. */
   process: z
     .object({

@@ -7,6 +7,7 @@ import { apiGet, apiSend } from "@/lib/client/api-client";
 import { formatCommandLine } from "@/lib/command-line";
 import { Badge } from "../ui/badge";
 import { AgentCardView } from "./agent-card-view";
+import { ApiKeyForm } from "./api-key-form";
 import { cx } from "../ui/cx";
 import { IconChevronRight } from "../ui/icons";
 
@@ -137,6 +138,7 @@ export function BackendCard({ backend }: { backend: Backend }) {
             )}
           </dl>
           {b.agent && <AgentCardView card={b.agent} compact />}
+          {b.auth && <ApiKeyForm backendId={b.id} providers={b.auth.providers} />}
         </div>
         <div className="flex shrink-0 items-center gap-1.5">
           {stdio && (

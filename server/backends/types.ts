@@ -93,4 +93,6 @@ export interface BackendAdapter {
   logs?(): string[];
   /** Restart a stdio agent's process (e.g. after logging in to it). */
   restart?(): Promise<void>;
+  /** Sets an API key for one of the providers in `Backend.auth` (kept by the agent, never by the console). */
+  setApiKey?(provider: string, apiKey: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
 /**
  * The Copilot headless adapter on the real pinned CLI (`copilot --headless --stdio`, isolated
  * COPILOT_HOME; e2e/fixtures/copilot-env.ts): what the browser tests in e2e/copilot.spec.ts do not
- * show — readiness without a login, compaction, and the per-session reasoning effort and mode.
+ * show — readiness without a login, compaction, the per-session reasoning effort and mode, a
+ * slash command handed back by the CLI's command queue (`command.queued`).
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,6 +94,31 @@ describe("Copilot headless adapter on the real CLI", () => {
       model.enqueue({ text: "<overview>The user asked for something to compact; the assistant answered.</overview>" });
       await a.compact(s.id);
       await until(() => sink.state(s.id).messages.some((m) => m.blocks.some((b) => b.kind === "notice" && b.code === "compaction")), "the compaction divider", 120_000);
+    } finally {
+      await a.stop();
+    }
+  }, 180_000);
+
+  it("a slash command goes through the CLI's queue and runs (command.queued → invoke → respondToQueuedCommand)", async () => {
+    const sink = new RecordingSink();
+    const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace }, sink);
+    try {
+      await a.start();
+      await a.ready(60_000);
+      const s = await a.createSession({});
+      const requests = model.requests.length;
+      await a.prompt(s.id, { parts: [{ type: "text", text: "/session" }] });
+      await until(() => sink.state(s.id).messages.some((m) => m.role === "assistant" && m.blocks.some((blk) => blk.kind === "text" && blk.text.includes("Session Info"))), "the command's output", 60_000);
+      expect(sink.state(s.id).messages.find((m) => m.role === "user")!.blocks[0]).toMatchObject({ kind: "text", text: "/session" });
+      // A command is not a prompt: the model was not asked.
+      expect(model.requests.length).toBe(requests);
+      // The queue goes on: a second command runs too.
+      await a.prompt(s.id, { parts: [{ type: "text", text: "/usage" }] });
+      await until(() => sink.state(s.id).messages.some((m) => m.blocks.some((blk) => blk.kind === "text" && blk.text.includes("Session Usage"))), "the second command's output", 60_000);
+      // An unknown slash word is an ordinary prompt.
+      model.enqueue({ text: "Not a command." });
+      await a.prompt(s.id, { parts: [{ type: "text", text: "/not-a-command here" }] });
+      await until(() => sink.state(s.id).messages.some((m) => m.blocks.some((blk) => blk.kind === "text" && blk.text === "Not a command.")), "the model's reply", 60_000);
     } finally {
       await a.stop();
     }

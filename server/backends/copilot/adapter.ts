@@ -17,6 +17,10 @@ import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../typ
 import { CopilotTimeline, historyMessages, parseSessionEvent, permissionInterrupt, questionInterrupt } from "./normalize";
 import {
   AuthStatus,
+  CommandInvocation,
+  CommandList,
+  CommandRequest,
+  LifecycleNotification,
   MessagesResult,
   MetadataResult,
   ModelsResult,
@@ -101,7 +105,13 @@ interface Runtime {
   abortTimer?: ReturnType<typeof setTimeout>;
   settings: { model?: string; reasoningEffort?: string; mode: string };
   localTitle?: string;
+  /** The session's slash commands (`session.commands.list`), read on the first prompt that starts with `/`. */
+  commands?: Set<string>;
+  /** A reload asked for by another client's change (`session.lifecycle`), debounced. */
+  reloadTimer?: ReturnType<typeof setTimeout>;
 }
+
+const commandId = () => `cmd_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
 /** A `userInput.request` waiting for the user's answer. */
 interface QuestionWait {
@@ -119,6 +129,8 @@ interface QuestionWait {
 export class CopilotAdapter implements BackendAdapter {
   readonly id: string;
   private proc: AgentProcess<JsonRpcPeer>;
+  /** `session.create` calls in flight: the lifecycle notifications they cause are not another client's. */
+  private creating = 0;
   private command: string[];
   private status: BackendStatus = "connecting";
   private error: string | undefined;
@@ -260,6 +272,7 @@ export class CopilotAdapter implements BackendAdapter {
       onSkip: (reason, preview) => this.proc.skipped(reason, preview),
     });
     peer.onNotification("session.event", (params) => this.onEvent(gen, params));
+    peer.onNotification("session.lifecycle", (params) => this.onLifecycle(gen, params));
     peer.onRequest("userInput.request", (params, ctx) => this.onUserInput(gen, params, ctx.signal));
     void peer.closed.then(() => this.proc.connectionClosed(gen));
     return peer;
@@ -333,6 +346,10 @@ export class CopilotAdapter implements BackendAdapter {
         void this.reloadAfterRewind(rt);
         return;
       }
+      if ((p.event.type === "command.queued" || p.event.type === "command.execute") && cur) {
+        void (p.event.type === "command.queued" ? this.runQueuedCommand(rt, cur.conn, p.event.data) : this.answerCommandExecute(rt, cur.conn, p.event.data));
+        return;
+      }
       if (p.event.type === "session.idle" && rt.abortTimer) {
         clearTimeout(rt.abortTimer);
         rt.abortTimer = undefined;
@@ -354,6 +371,131 @@ export class CopilotAdapter implements BackendAdapter {
     } catch (err) {
       log.warn("skipped a Copilot event that could not be applied", { backend: this.id, type: p.event.type, error: describeError(err) });
     }
+  }
+
+  /* ------------------------------------------------------------------ slash commands, other clients */
+
+  /**
+   * The CLI hands a queued slash command to its client (`command.queued`) only when a client
+   * declared interest in them (`session.eventLog.registerInterest`); without an answer its command
+   * queue stalls. Best effort: an older CLI without the method queues nothing to us.
+   */
+  private async registerInterest(conn: JsonRpcPeer, sessionId: string) {
+    await conn.request("session.eventLog.registerInterest", { sessionId, eventType: "command.queued" }).catch((err: unknown) => log.warn("could not register interest in queued commands", { backend: this.id, error: describeError(err) }));
+  }
+
+  /** A prompt that is one of the session's slash commands (`/name args`, built in or a client's). */
+  private async isSlashCommand(rt: Runtime, conn: JsonRpcPeer, text: string): Promise<boolean> {
+    const m = /^\/([A-Za-z][\w-]*)(?:\s|$)/.exec(text.trim());
+    if (!m) return false;
+    if (!rt.commands) {
+      try {
+        const list = parseResult(CommandList, await conn.request("session.commands.list", { sessionId: rt.id }), "session.commands.list");
+        rt.commands = new Set(list.commands.flatMap((cmd) => [cmd.name, ...(cmd.aliases ?? [])].map((n) => n.toLowerCase())));
+      } catch (err) {
+        log.warn("session.commands.list failed: the prompt goes to the model", { backend: this.id, error: describeError(err) });
+        return false;
+      }
+    }
+    return rt.commands.has(m[1]!.toLowerCase());
+  }
+
+  /** Shows the command as the user's message and hands it to the CLI's command queue (FIFO behind a running turn). */
+  private async enqueueCommand(rt: Runtime, conn: JsonRpcPeer, text: string) {
+    const now = Date.now();
+    const id = commandId();
+    this.publish(rt.id, [
+      { type: "message.updated", message: { id, sessionId: rt.id, role: "user", createdAt: now } },
+      { type: "block.updated", messageId: id, block: { id: `${id}:t`, kind: "text", text: text.trim() } },
+    ]);
+    try {
+      await conn.request("session.commands.enqueue", { sessionId: rt.id, command: text.trim() });
+    } catch (err) {
+      this.commandReply(rt, `${id}:r`, [{ kind: "notice", level: "error", text: `Copilot did not take ${text.trim().split(/\s/)[0]}: ${describeError(err)}` }], true);
+      throw mapRpcError(err, "queue the command", this.opts.label);
+    }
+  }
+
+  /** A command's output as an assistant message (a command runs no model turn). */
+  private commandReply(rt: Runtime, id: string, blocks: ({ kind: "text"; text: string } | { kind: "notice"; level: "info" | "error"; text: string })[], failed = false) {
+    const now = Date.now();
+    this.publish(rt.id, [
+      { type: "message.updated", message: { id, sessionId: rt.id, role: "assistant", createdAt: now, completedAt: now, ...(failed ? { error: { name: "CommandFailed", message: "The command failed" } } : {}) } },
+      ...blocks.map((b, i) => ({ type: "block.updated" as const, messageId: id, block: { id: `${id}:${i}`, ...b } })),
+    ]);
+  }
+
+  /**
+   * `command.queued`: the CLI's turn has come for a queued slash command, and its client runs it
+   * (`session.commands.invoke`), shows what it produced, and says whether it ran
+   * (`session.commands.respondToQueuedCommand`), so the queue goes on either way.
+   */
+  private async runQueuedCommand(rt: Runtime, conn: JsonRpcPeer, data: unknown) {
+    const req = CommandRequest.safeParse(data);
+    if (!req.success) return;
+    const command = (req.data.command ?? "").trim();
+    const m = /^\/?([^\s]+)\s*([\s\S]*)$/.exec(command);
+    const id = `${commandId()}:r`;
+    let handled = false;
+    try {
+      if (!m) throw new Error(`not a command: ${command}`);
+      const res = parseResult(CommandInvocation, await conn.request("session.commands.invoke", { sessionId: rt.id, name: m[1], ...(m[2] ? { input: m[2] } : {}) }, { timeoutMs: 120_000 }), "session.commands.invoke");
+      handled = true;
+      if (res.kind === "agent-prompt" && res.prompt) {
+        this.commandReply(rt, id, [{ kind: "notice", level: "info", text: res.notice ?? `/${m[1]} asks the agent: ${res.displayPrompt ?? res.prompt}` }]);
+        await conn.request("session.send", { sessionId: rt.id, prompt: res.prompt, ...(rt.tl.busy ? { mode: "enqueue" } : {}) });
+      } else if (res.kind === "text" && res.text) this.commandReply(rt, id, [{ kind: "text", text: res.text }]);
+      else this.commandReply(rt, id, [{ kind: "notice", level: "info", text: res.message ?? res.text ?? `Ran /${m[1]}` }]);
+    } catch (err) {
+      this.commandReply(rt, id, [{ kind: "notice", level: "error", text: `${command || "The command"} failed: ${err instanceof JsonRpcError ? err.message : describeError(err)}` }], true);
+    }
+    await conn.request("session.commands.respondToQueuedCommand", { sessionId: rt.id, requestId: req.data.requestId, result: { handled } }).catch((err: unknown) => log.warn("respondToQueuedCommand failed", { backend: this.id, error: describeError(err) }));
+  }
+
+  /** `command.execute`: a command registered by a client; the console registers none, so one reaching it is answered as unknown (never left pending). */
+  private async answerCommandExecute(rt: Runtime, conn: JsonRpcPeer, data: unknown) {
+    const req = CommandRequest.safeParse(data);
+    if (!req.success) return;
+    await conn.request("session.commands.handlePendingCommand", { sessionId: rt.id, requestId: req.data.requestId, error: `Switchboard has no command /${req.data.commandName ?? "?"}` }).catch(() => undefined);
+  }
+
+  /**
+   * `session.lifecycle`: sessions created, changed or deleted by any client of the CLI. Another
+   * client's new session appears in the list; a change to a session this process is not attached to
+   * (another client drives it) reloads it where it is open; a deleted one is forgotten.
+   */
+  private onLifecycle(gen: number, params: unknown) {
+    const cur = this.proc.current;
+    if (cur && cur.gen !== gen) return;
+    const n = LifecycleNotification.safeParse(params);
+    if (!n.success) return;
+    const { type, sessionId, metadata } = n.data;
+    const rt = this.runtimes.get(sessionId);
+    if (type === "session.deleted") {
+      if (!rt) return;
+      this.interrupts.expire((p) => p.sessionId === sessionId, { kind: "cancel" });
+      if (rt.reloadTimer) clearTimeout(rt.reloadTimer);
+      this.runtimes.delete(sessionId);
+      return;
+    }
+    if (type !== "session.created" && type !== "session.updated") return;
+    if (!rt) {
+      // Another client's session (this console registers its own before it publishes anything).
+      if (this.creating > 0 || !metadata) return;
+      const at = (t?: string) => (t && Number.isFinite(Date.parse(t)) ? Date.parse(t) : Date.now());
+      const session: Session = { id: sessionId, backendId: this.id, title: metadata.summary?.trim() || DEFAULT_TITLE, createdAt: at(metadata.startTime), updatedAt: at(metadata.modifiedTime), status: "idle" };
+      this.publish(sessionId, [{ type: "session.updated", session }]);
+      return;
+    }
+    if (rt.gen === cur?.gen || !this.sink.openSessions(this.id).includes(sessionId)) return;
+    if (rt.reloadTimer) clearTimeout(rt.reloadTimer);
+    rt.reloadTimer = setTimeout(() => {
+      rt.reloadTimer = undefined;
+      void this.loadSession(sessionId)
+        .then((fresh) => this.sink.reconcile(this.id, sessionId, fresh))
+        .catch((err: unknown) => log.warn("could not reload a session another client changed", { backend: this.id, error: describeError(err) }));
+    }, 300);
+    rt.reloadTimer.unref?.();
   }
 
   private flush(sessionId: string, out: TimelineEvent[]) {
@@ -523,15 +665,19 @@ export class CopilotAdapter implements BackendAdapter {
     const cwd = await resolveSessionDirectory(input.directory, this.defaultCwd, this.opts.workspace);
     const c = await this.peer();
     let info: SessionInfo;
+    this.creating++;
     try {
       info = parseResult(SessionInfo, await c.conn.request("session.create", this.sessionParams(cwd)), "session.create");
     } catch (err) {
       throw mapRpcError(err, "create a session", this.opts.label);
+    } finally {
+      this.creating--;
     }
     const now = Date.now();
     const session: Session = { id: info.sessionId, backendId: this.id, title: input.title?.trim() || DEFAULT_TITLE, directory: cwd, createdAt: now, updatedAt: now, status: "idle" };
     const rt = this.runtime(session, info);
     rt.gen = c.gen;
+    await this.registerInterest(c.conn, rt.id);
     if (input.model && input.model.id !== rt.settings.model) await this.switchModel(rt, input.model.id);
     if (input.title?.trim()) await this.setName(rt, input.title.trim());
     return this.sessionOf(rt);
@@ -566,6 +712,7 @@ export class CopilotAdapter implements BackendAdapter {
             const info = parseResult(SessionInfo, res, "session.resume");
             this.runtime(rt.tl.session, info);
             rt.gen = c.gen;
+            await this.registerInterest(c.conn, rt.id);
           } catch (err) {
             throw mapRpcError(err, "resume the session", this.opts.label);
           } finally {
@@ -732,6 +879,7 @@ export class CopilotAdapter implements BackendAdapter {
     await this.sink.openSession?.(this.id, rt.id);
     const c = await this.attach(rt);
     if (rt.revert) await this.applyRevert(rt);
+    if (await this.isSlashCommand(rt, c.conn, text)) return this.enqueueCommand(rt, c.conn, text);
     if (body.model && body.model.id !== rt.settings.model) await this.switchModel(rt, body.model.id);
     const wasBusy = rt.tl.busy;
     if (!wasBusy) {

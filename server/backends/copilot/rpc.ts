@@ -56,6 +56,23 @@ export const ModelsResult = z
   .object({ models: z.array(z.object({ id: z.string(), name: z.string().optional() }).loose()).optional() })
   .loose();
 
+/** `session.commands.list` (CLI 1.0.102): the slash commands of a session, built in or a client's. */
+export const CommandList = z.object({ commands: z.array(z.object({ name: z.string(), aliases: z.array(z.string()).optional(), kind: z.string().optional() }).loose()) }).loose();
+/** `session.commands.invoke`: what a slash command produced (text, a prompt for the agent, or done). */
+export const CommandInvocation = z
+  .object({ kind: z.string(), text: z.string().optional(), message: z.string().optional(), prompt: z.string().optional(), displayPrompt: z.string().optional(), notice: z.string().optional() })
+  .loose();
+/** `command.queued` / `command.execute` event data. */
+export const CommandRequest = z.object({ requestId: z.string(), command: z.string().optional(), commandName: z.string().optional(), args: z.string().optional() }).loose();
+/** `session.lifecycle` notifications: another client (or this one) created, changed or deleted a session. */
+export const LifecycleNotification = z
+  .object({
+    type: z.string(),
+    sessionId: z.string(),
+    metadata: z.object({ startTime: z.string().optional(), modifiedTime: z.string().optional(), summary: z.string().optional() }).loose().optional(),
+  })
+  .loose();
+
 /** Parses a result, or throws a 502 naming what the CLI answered unexpectedly. */
 export function parseResult<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const r = schema.safeParse(value);

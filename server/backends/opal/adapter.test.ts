@@ -108,7 +108,7 @@ describe("Opal adapter", () => {
   it("a sub-agent is a child session under the parent's tool card; tasks become the plan", async () => {
     const r = await started();
     model.enqueue(
-      { toolCalls: [{ name: "tasks", arguments: { action: "insert", items: [{ label: "Scout the repo" }, { label: "Report" }] } }] },
+      { toolCalls: [{ name: "tasks", arguments: { action: "batch", ops: [{ action: "insert", label: "Scout the repo" }, { action: "insert", label: "Report" }] } }] },
       { toolCalls: [{ name: "sub_agent", arguments: { prompt: "look around", label: "scout" } }] },
       { reasoning: "Looking.", text: "Found two files." },
       { text: "The scout is back." },
@@ -124,7 +124,7 @@ describe("Opal adapter", () => {
     expect(task).toMatchObject({ tool: "task", status: "completed", output: "Found two files." });
     expect(task.childSessionId).toBeTruthy();
     const kids = await r.adapter.children(s.id);
-    expect(kids).toEqual([expect.objectContaining({ id: task.childSessionId, parentId: s.id, title: "scout" })]);
+    expect(kids).toEqual([expect.objectContaining({ id: task.childSessionId, parentId: s.id, title: "look around", status: "idle" })]);
     const child = await r.adapter.loadSession(task.childSessionId!);
     expect(texts(child.messages, "user")).toEqual(["look around"]);
     expect(texts(child.messages, "assistant")).toEqual(["Found two files."]);
@@ -182,14 +182,16 @@ describe("Opal adapter", () => {
 
   it("a prompt sent while busy is queued by Opal and shown as queued, then applied", async () => {
     const r = await started();
-    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo slept" } }] }, { text: "Took the note." });
+    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo slept" } }] }, { text: "Slept." }, { text: "Took the note." });
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "sleep a bit" }] });
     await until(() => tools(ch.state.messages).length > 0, "the tool to start");
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "also note this" }] });
     await idle(ch);
     const notices = ch.state.messages.flatMap((m) => m.blocks).flatMap((b) => (b.kind === "notice" ? [b.text] : []));
-    expect(notices).toEqual(expect.arrayContaining(["Queued: Opal adds this message between its tool calls.", "Opal took the queued message: also note this"]));
+    expect(notices).toEqual(expect.arrayContaining(["Queued: Opal adds this message when the model next stops calling tools.", "Opal took the queued message: also note this"]));
+    // Opal also sends `message_applied` for the prompt sent while idle: that one is no news.
+    expect(notices.filter((n) => n.startsWith("Opal took the queued message"))).toEqual(["Opal took the queued message: also note this"]);
     expect(texts(ch.state.messages, "user")).toEqual(["sleep a bit", "also note this"]);
   });
 
@@ -203,7 +205,7 @@ describe("Opal adapter", () => {
     const last = ch.state.messages.at(-1)!;
     expect(last).toMatchObject({ role: "assistant", summary: true });
     expect(last.blocks[0]).toMatchObject({ kind: "notice", code: "compaction" });
-    expect(last.blocks.some((b) => b.kind === "text" && b.text.startsWith("[Conversation summary]"))).toBe(true);
+    expect(last.blocks.some((b) => b.kind === "text" && b.text.startsWith("[Conversation summary"))).toBe(true);
     expect(texts(ch.state.messages, "user")).toEqual(["say something long"]);
     const models = await r.adapter.models();
     expect(models.items.map((m) => m.id)).toEqual(["fake-model", "fake-model-2"]);
@@ -215,18 +217,19 @@ describe("Opal adapter", () => {
     await until(() => texts(ch.state.messages, "assistant").includes("From the second model."), "the reply");
     expect(model.requests.at(-1)!.model).toBe("fake-model-2");
     // Opal's model now starts from the summary, not the earlier turn.
-    expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain("[Conversation summary]");
+    expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain("[Conversation summary");
   });
 
   it("a session without a title is named from the first prompt, then by Opal's generated title; a given title stays", async () => {
     const r = await started();
-    model.enqueue({ text: "Named." }, { text: "Kept." });
+    model.enqueue({ text: "<title>Fix the flaky parser</title>Named." }, { text: "Kept." });
     const s = await r.adapter.createSession({});
     const ch = await r.hub.open("opal", s.id);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "please fix the flaky parser test in the lexer module" }] });
     await idle(ch);
-    await until(() => ch.state.session?.title === "please fix the flaky parser test", "Opal's title");
-    expect((await r.adapter.listSessions({ limit: 50 })).items.find((x) => x.id === s.id)?.title).toBe("please fix the flaky parser test");
+    await until(() => ch.state.session?.title === "Fix the flaky parser", "Opal's title");
+    expect(texts(ch.state.messages, "assistant")).toEqual(["Named."]);
+    expect((await r.adapter.listSessions({ limit: 50 })).items.find((x) => x.id === s.id)?.title).toBe("Fix the flaky parser");
     const { s: given, ch: gch } = await session(r);
     await r.adapter.prompt(given.id, { parts: [{ type: "text", text: "another long prompt with many words in it" }] });
     await idle(gch);
@@ -240,5 +243,83 @@ describe("Opal adapter", () => {
     await until(() => r.adapter.info().status === "auth-required", "auth-required");
     expect(r.adapter.info().error).toContain("open https://github.com/login/device and enter the code FAKE-0PAL");
     await until(() => r.adapter.info().status === "ready", "ready after the poll", 10_000);
+  });
+
+  it("a provider error ends the run (Opal goes idle without agent_end): the error is shown and the next prompt works", async () => {
+    const r = await started();
+    model.enqueue({ error: { status: 500, message: "upstream exploded" } }, { text: "Working again." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "fail" }] });
+    await idle(ch);
+    expect(replies(ch.state.messages).at(-1)!.error).toMatchObject({ message: expect.stringContaining("upstream exploded") });
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "again" }] });
+    await until(() => texts(ch.state.messages, "assistant").includes("Working again."), "the next reply");
+    await idle(ch);
+  });
+
+  it("an edit's structured diff is the tool's diff, the turn's changes and the review's patch; a tasks view does not replace the plan", async () => {
+    const r = await started();
+    fs.writeFileSync(path.join(workspace, "review-me.txt"), "a\nb\nc\n");
+    const { lineHash } = await import("../../../e2e/fixtures/fake-opal-agent");
+    model.enqueue(
+      { toolCalls: [{ name: "tasks", arguments: { action: "batch", ops: [{ action: "insert", label: "Edit" }, { action: "insert", label: "Check", status: "done" }] } }] },
+      { toolCalls: [{ name: "edit_file", arguments: { path: "review-me.txt", start: `2:${lineHash("b")}`, new_string: "B" } }] },
+      { toolCalls: [{ name: "tasks", arguments: { action: "list", view: "open" } }] },
+      { text: "Edited." },
+    );
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "edit b" }] });
+    await idle(ch);
+    const edit = tools(ch.state.messages).find((t) => t.rawTool === "edit_file")!;
+    expect(edit.diff).toEqual([expect.objectContaining({ path: "review-me.txt", status: "modified", additions: 1, deletions: 1, patch: expect.stringContaining("-b\n+B\n") })]);
+    expect(ch.state.todos).toEqual([
+      { content: "Edit", status: "pending" },
+      { content: "Check", status: "completed" },
+    ]);
+    const user = ch.state.messages.find((m) => m.role === "user")!;
+    await until(() => ch.state.messages.find((m) => m.id === user.id)?.diffs?.length === 1, "the turn's changes on the user message");
+    expect(ch.state.messages.find((m) => m.id === user.id)!.diffs).toEqual([{ path: "review-me.txt", status: "modified", additions: 1, deletions: 1 }]);
+    expect(await r.adapter.diff(s.id, user.id)).toEqual([expect.objectContaining({ path: "review-me.txt", patch: edit.diff![0]!.patch })]);
+  });
+
+  it("the session's model and thinking level are given back after a restart (Opal resumes with its default and model/set resets thinking)", async () => {
+    const r = await started({ restart: { initialMs: 50, maxMs: 200 } });
+    const { s, ch } = await session(r);
+    await r.adapter.setSessionOption(s.id, "model", "fake-model-2");
+    await r.adapter.setSessionOption(s.id, "thinking", "low");
+    await r.adapter.setSessionOption(s.id, "model", "fake-model-2");
+    expect((await r.adapter.getSession(s.id)).settings!.options.find((o) => o.id === "thinking")!.value).toBe("low");
+    const before = r.adapter.info().process!.pid;
+    r.adapter.killProcess("SIGKILL");
+    await until(() => r.adapter.info().status === "ready" && r.adapter.info().process!.pid !== before, "the restarted server");
+    model.enqueue({ text: "Still the second model." });
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "which model now" }] });
+    await until(() => texts(ch.state.messages, "assistant").includes("Still the second model."), "the reply");
+    expect(model.requests.at(-1)!.model).toBe("fake-model-2");
+  });
+
+  it("a hung server (no answer to opal/ping) is killed and restarted; delete forgets a session Opal cannot delete", async () => {
+    const r = await started({ restart: { initialMs: 50, maxMs: 200 }, health: { intervalMs: 200, timeoutMs: 500 } });
+    const { s } = await session(r);
+    const pid = r.adapter.info().process!.pid!;
+    process.kill(pid, "SIGSTOP");
+    await until(() => r.adapter.info().status === "ready" && r.adapter.info().process!.pid !== pid, "a new server after the hang", 20_000);
+    await r.adapter.deleteSession(s.id);
+    expect((await r.adapter.listSessions({ limit: 50 })).items.map((x) => x.id)).not.toContain(s.id);
+    await expect(r.adapter.getSession(s.id)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 404);
+  });
+
+  it("an API-key provider is set with auth/set_key, also while the device flow holds Opal's loop", async () => {
+    const bare = path.join(root, "keyed");
+    fs.mkdirSync(bare);
+    const r = await started({ restart: { initialMs: 50, maxMs: 200 } }, { OPAL_HOME: bare, FAKE_OPAL_POLL_MS: "3600000" });
+    await until(() => r.adapter.info().error?.includes("FAKE-0PAL") === true, "the device code");
+    expect(r.adapter.info().auth!.providers.find((p) => p.id === "anthropic")).toMatchObject({ method: "api_key", ready: false, envVar: "ANTHROPIC_API_KEY" });
+    // While the poll holds the loop, other calls answer at once instead of waiting.
+    await expect(r.adapter.models()).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 503);
+    await r.adapter.setApiKey("anthropic", "sk-ant-e2e");
+    expect(r.adapter.info().status).toBe("ready");
+    expect(r.adapter.info().auth!.providers.find((p) => p.id === "anthropic")!.ready).toBe(true);
+    expect(JSON.stringify(r.adapter.info())).not.toContain("sk-ant-e2e");
   });
 });

@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
-import type { Backend, BackendStatus, Capabilities, Interrupt, Message, ModelRef, Session, SessionOption, Todo, TimelineEvent } from "@/lib/model";
+import type { Backend, BackendStatus, Capabilities, FileChange, FileDiff, Interrupt, Message, MessageInfo, ModelRef, Session, SessionOption, Todo, TimelineEvent } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
@@ -35,16 +35,24 @@ export interface OpalAdapterOptions {
   readyTimeoutMs?: number;
   /** How long Opal may ignore `agent/abort` before the turn is ended here (default 5 s). */
   abortGraceMs?: number;
+  /** Health check: `opal/ping` every `intervalMs` (default 15 s); no answer within `timeoutMs` (default 10 s) and the server is killed and restarted. */
+  health?: { intervalMs?: number; timeoutMs?: number };
 }
+
+type AuthProviders = NonNullable<Backend["auth"]>["providers"];
 
 const THINKING_LEVELS = ["off", "low", "medium", "high", "max"] as const;
 const DETACHED = "left:";
+/** The record of a session deleted here: Opal's `session/delete` never finds its files (quirk 2), so its list keeps it. */
+const DELETED = "deleted:";
 
 interface Child {
   id: string;
   parentId: string;
   title: string;
   createdAt: number;
+  /** The parent's `sub_agent` call that runs it. */
+  callId: string;
   turn?: OpalTurn;
   state: SessionState;
 }
@@ -75,6 +83,8 @@ interface Runtime {
   left?: string;
   /** The title was made here from the first prompt: Opal's generated title replaces it. */
   autoTitle?: boolean;
+  /** Prompts Opal queued (`message_queued`) and has not applied yet. */
+  queued: string[];
 }
 
 const newId = () => randomBytes(8).toString("hex");
@@ -99,6 +109,16 @@ export class OpalAdapter implements BackendAdapter {
   private version: string | undefined;
   private authNote: string | undefined;
   private loggingIn = false;
+  /** An `auth/poll` is in flight: Opal's RPC loop answers nothing else until it returns. */
+  private polling = false;
+  /** Requests that hold Opal's RPC loop (compaction): the health check waits for them. */
+  private blocking = 0;
+  /** Don't start the device flow (an API key is being set instead). */
+  private keyFlow = false;
+  private providers: AuthProviders | undefined;
+  /** Tool calls that took a sensitive input: their diffs (which would show it) are never recorded. */
+  private sensitiveCalls = new Set<string>();
+  private healthTimer: ReturnType<typeof setInterval> | undefined;
   private runtimes = new Map<string, Runtime>();
   private byOpal = new Map<string, string>();
   private interrupts: InterruptBook<OpalReply>;
@@ -139,14 +159,14 @@ export class OpalAdapter implements BackendAdapter {
       fork: true,
       forkMessages: true,
       revert: false,
-      diff: false,
+      diff: true,
       compact: true,
       models: true,
       share: false,
       history: true,
       abort: true,
       rename: true,
-      delete: false,
+      delete: true,
       search: true,
       directories: true,
       todos: true,
@@ -168,6 +188,7 @@ export class OpalAdapter implements BackendAdapter {
       ...(this.version ? { version: this.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
       config: { command: this.opts.command, ...(masked ? { env: masked } : {}), ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}) },
+      ...(this.providers ? { auth: { providers: this.providers } } : {}),
       process: this.proc.processInfo(),
     };
   }
@@ -191,9 +212,32 @@ export class OpalAdapter implements BackendAdapter {
 
   async start(): Promise<void> {
     this.proc.start();
+    const every = this.opts.health?.intervalMs ?? 15_000;
+    this.healthTimer ??= setInterval(() => void this.healthCheck(), every);
+    this.healthTimer.unref?.();
+  }
+
+  /**
+   * `opal/ping`: a server that does not answer is hung (its RPC loop is one process) and is killed;
+   * the supervisor restarts it. Skipped while a request legitimately holds the loop (`auth/poll`,
+   * `session/compact`).
+   */
+  private async healthCheck() {
+    const c = this.proc.current;
+    if (!c || this.polling || this.blocking > 0 || c.conn.isClosed) return;
+    try {
+      await c.conn.request("opal/ping", {}, { timeoutMs: this.opts.health?.timeoutMs ?? 10_000 });
+    } catch (err) {
+      const now = this.proc.current;
+      if (now?.gen !== c.gen || c.conn.isClosed || this.polling || this.blocking > 0) return;
+      log.warn("opal-server did not answer opal/ping: killing it (the supervisor restarts it)", { backend: this.id, error: describeError(err) });
+      this.proc.kill("SIGKILL");
+    }
   }
 
   async stop(): Promise<void> {
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.healthTimer = undefined;
     this.interrupts.expire(() => true, { error: "The console stopped" });
     for (const rt of this.runtimes.values()) if (rt.abortTimer) clearTimeout(rt.abortTimer);
     await this.proc.stop();
@@ -237,7 +281,9 @@ export class OpalAdapter implements BackendAdapter {
     const v = obj(await peer.request("opal/version", {}, { timeoutMs: 30_000 }));
     this.version = [str(v.server_version), str(v.protocol_version) ? `protocol ${str(v.protocol_version)}` : undefined].filter(Boolean).join(", ") || undefined;
     const auth = obj(await peer.request("auth/status", {}, { timeoutMs: 30_000 }));
+    this.readProviders(auth);
     if (auth.authenticated === true) this.authNote = undefined;
+    else if (this.keyFlow) this.authNote = this.loginNote();
     else if (!this.loggingIn) void this.deviceFlow(peer);
     for (const rt of this.runtimes.values()) rt.gen = undefined;
     log.info("Opal ready", { backend: this.id, version: this.version, authenticated: auth.authenticated === true });
@@ -253,21 +299,92 @@ export class OpalAdapter implements BackendAdapter {
       const login = obj(await peer.request("auth/login", {}, { timeoutMs: 30_000 }));
       const code = str(login.user_code) ?? "?";
       const uri = str(login.verification_uri) ?? "https://github.com/login/device";
-      this.authNote = `Opal needs a GitHub Copilot login: open ${uri} and enter the code ${code}. This page updates when you are done.`;
+      this.authNote = `Opal needs a GitHub Copilot login: open ${uri} and enter the code ${code}. This page updates when you are done.${this.keyProviders() ? ` Or set an API key for ${this.keyProviders()} below.` : ""}`;
       this.setStatus("ready");
-      await peer.request("auth/poll", { device_code: str(login.device_code) ?? "", interval: typeof login.interval === "number" ? login.interval : 5 }, { timeoutMs: 15 * 60_000 });
+      // `auth/poll` blocks Opal's whole RPC loop until the code is entered: nothing else is sent meanwhile (`call` answers at once).
+      this.polling = true;
+      try {
+        await peer.request("auth/poll", { device_code: str(login.device_code) ?? "", interval: typeof login.interval === "number" ? login.interval : 5 }, { timeoutMs: 15 * 60_000 });
+      } finally {
+        this.polling = false;
+      }
       this.authNote = undefined;
+      this.readProviders(obj(await peer.request("auth/status", {}, { timeoutMs: 30_000 }).catch(() => ({}))));
       this.setStatus("ready");
     } catch (err) {
+      if (peer.isClosed) return;
       this.authNote = `Opal needs a GitHub Copilot login, and its device flow failed (${describeError(err)}). Restart the backend to try again.`;
-      if (!peer.isClosed) this.setStatus("ready");
+      this.setStatus("ready");
     } finally {
       this.loggingIn = false;
     }
   }
 
+  /** `auth/status`'s providers (Opal probes every source: Copilot's token, API keys in the environment or its settings). */
+  private readProviders(auth: Record<string, unknown>) {
+    const list = arr(obj(auth.auth).providers)
+      .filter(isObj)
+      .flatMap((p) => {
+        const id = str(p.id);
+        if (!id) return [];
+        const envVar = str(p.env_var);
+        return [{ id, name: str(p.name) ?? id, method: p.method === "api_key" ? ("api_key" as const) : ("device_code" as const), ready: p.ready === true, ...(envVar ? { envVar } : {}) }];
+      });
+    this.providers = list.length ? list : undefined;
+  }
+
+  private keyProviders(): string | undefined {
+    const names = (this.providers ?? []).filter((p) => p.method === "api_key").map((p) => p.name);
+    return names.length ? names.join(", ") : undefined;
+  }
+
+  private loginNote(): string {
+    return `Opal has no model provider yet: set an API key${this.keyProviders() ? ` for ${this.keyProviders()}` : ""} below, or restart the backend for GitHub Copilot's device login.`;
+  }
+
+  /**
+   * An API-key provider (`auth/set_key`: Opal keeps the key in its settings and its environment).
+   * A device flow in progress holds Opal's RPC loop (`auth/poll`), so the server is restarted
+   * without one first.
+   */
+  async setApiKey(provider: string, apiKey: string): Promise<void> {
+    const held = this.polling || this.loggingIn ? this.proc.current?.gen : undefined;
+    if (held !== undefined) {
+      this.keyFlow = true;
+      this.proc.restart();
+    }
+    try {
+      let c = await this.proc.whenReady(60_000);
+      // The server that held the loop is going: wait for its successor.
+      for (const deadline = Date.now() + 60_000; held !== undefined && c.gen === held; c = await this.proc.whenReady(60_000)) {
+        if (Date.now() > deadline) throw ApiError.down(`${this.opts.label} did not come back after its restart`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      try {
+        await c.conn.request("auth/set_key", { provider, api_key: apiKey }, { timeoutMs: 30_000 });
+      } catch (err) {
+        throw this.mapError(err, `set the ${provider} API key`);
+      }
+      const auth = obj(await c.conn.request("auth/status", {}, { timeoutMs: 30_000 }).catch(() => ({})));
+      this.readProviders(auth);
+      if (auth.authenticated === true || this.providers?.find((p) => p.id === provider)?.ready) this.authNote = undefined;
+      this.setStatus("ready");
+      this.sink.backendChanged(this.info());
+    } finally {
+      this.keyFlow = false;
+    }
+  }
+
+  /** Opal's RPC loop is held by `auth/poll` until the login is done: a request now would wait for it. */
+  private notWhilePolling() {
+    if (this.polling) throw ApiError.down(`${this.opts.label} is waiting for its GitHub Copilot login to finish and answers nothing else until then (${this.authNote ?? "see Settings"})`);
+  }
+
   private async call(what: string, method: string, params: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
+    this.notWhilePolling();
     const c = await this.proc.whenReady();
+    // Checked again in the tick that sends: a poll sent meanwhile would hold this request.
+    this.notWhilePolling();
     try {
       return obj(await c.conn.request(method, params, timeoutMs ? { timeoutMs } : {}));
     } catch (err) {
@@ -289,21 +406,54 @@ export class OpalAdapter implements BackendAdapter {
   private async attach(rt: Runtime): Promise<JsonRpcPeer> {
     if (rt.left) throw ApiError.conflict(`This path was left by a branch; it goes on in session ${rt.left}`);
     for (;;) {
+      this.notWhilePolling();
       const c = await this.proc.whenReady();
+      this.notWhilePolling();
       if (rt.gen === c.gen) return c.conn;
       if (rt.attaching) {
         await rt.attaching;
         continue;
       }
       rt.attaching = (async () => {
+        // Opal does not restore a session's model on resume (it starts its default): the console's is given back.
+        const model = rt.model ? { model: { id: rt.model, ...(rt.thinking ? { thinking_level: rt.thinking } : {}) } } : {};
         try {
-          await c.conn.request("session/start", { session_id: rt.opalId, working_dir: rt.directory, features: { sub_agents: true } });
+          await c.conn.request("session/start", { session_id: rt.opalId, working_dir: rt.directory, features: { sub_agents: true }, ...model });
         } catch (err) {
           throw this.mapError(err, "resume the session");
         }
         rt.gen = c.gen;
+        await this.readAgentState(rt, c.conn);
       })().finally(() => (rt.attaching = undefined));
       await rt.attaching;
+    }
+  }
+
+  /**
+   * `agent/state` after a (re)start: the model and thinking level Opal really runs. Where they are
+   * not the session's, they are set again (`model/set` with the level: it resets thinking otherwise).
+   */
+  private async readAgentState(rt: Runtime, conn: JsonRpcPeer) {
+    let st: Record<string, unknown>;
+    try {
+      st = obj(await conn.request("agent/state", { session_id: rt.opalId }, { timeoutMs: 30_000 }));
+    } catch (err) {
+      log.warn("agent/state failed", { backend: this.id, error: describeError(err) });
+      return;
+    }
+    const m = obj(st.model);
+    const id = str(m.id);
+    const level = str(m.thinking_level);
+    if (!rt.model) {
+      if (id) rt.model = id;
+      if (level) rt.thinking = level;
+      return;
+    }
+    if (id === rt.model && (rt.thinking === undefined || level === rt.thinking)) return;
+    try {
+      await conn.request("model/set", { session_id: rt.opalId, model_id: rt.model, ...(rt.thinking ? { thinking_level: rt.thinking } : {}) });
+    } catch (err) {
+      log.warn("could not set the session's model again after a restart", { backend: this.id, error: describeError(err) });
     }
   }
 
@@ -361,6 +511,15 @@ export class OpalAdapter implements BackendAdapter {
     return { id: c.id, backendId: this.id, title: c.title, parentId: c.parentId, createdAt: c.createdAt, updatedAt: c.createdAt, status: c.turn ? "busy" : "idle" };
   }
 
+  /** Ends a sub-agent's open run (its parent's call ended, or the parent's run did): the child session goes idle. */
+  private endChild(c: Child, error?: string) {
+    if (!c.turn) return;
+    const events = endTurn(c.turn, Date.now(), error ? { error: { name: "SubAgentFailed", message: error } } : {});
+    c.turn = undefined;
+    this.childPublish(c, [...events, { type: "session.status", status: "idle" }, { type: "session.updated", session: this.childSession(c) }]);
+    this.saveChild(c);
+  }
+
   private register(rt: Runtime) {
     this.runtimes.set(rt.id, rt);
     if (!rt.left) this.byOpal.set(rt.opalId, rt.id);
@@ -392,6 +551,7 @@ export class OpalAdapter implements BackendAdapter {
     const rt = this.runtimes.get(sessionId);
     if (rt) return rt;
     const t = this.transcripts.get(sessionId);
+    if (t?.agentSessionId?.startsWith(DELETED)) throw ApiError.notFound(`Unknown session: ${sessionId}`);
     if (t && !t.session.parentId) {
       const agent = t.agentSessionId ?? t.session.id;
       const left = agent.startsWith(DETACHED) ? agent.slice(DETACHED.length).split(":") : undefined;
@@ -406,13 +566,14 @@ export class OpalAdapter implements BackendAdapter {
         ...(t.session.forkedFrom ? { forkedFrom: t.session.forkedFrom } : {}),
         ...(t.session.model ? { model: t.session.model.id } : {}),
         ...(left ? { left: left[0]! } : {}),
+        queued: [],
       };
       this.register(r);
       return r;
     }
     const listed = (await this.opalList()).find((s) => s.id === sessionId);
     if (!listed) throw ApiError.notFound(`Unknown session: ${sessionId}`);
-    const r: Runtime = { id: listed.id, opalId: listed.id, directory: this.defaultCwd, title: listed.title, createdAt: listed.updatedAt, updatedAt: listed.updatedAt, children: new Map() };
+    const r: Runtime = { id: listed.id, opalId: listed.id, directory: this.defaultCwd, title: listed.title, createdAt: listed.updatedAt, updatedAt: listed.updatedAt, children: new Map(), queued: [] };
     this.register(r);
     return r;
   }
@@ -435,15 +596,19 @@ export class OpalAdapter implements BackendAdapter {
     const claimed = new Set<string>();
     for (const t of this.transcripts.list()) {
       if (t.session.parentId) continue;
-      out.set(t.session.id, t.session);
       const agent = t.agentSessionId ?? t.session.id;
+      if (agent.startsWith(DELETED)) {
+        claimed.add(agent.slice(DELETED.length));
+        continue;
+      }
+      out.set(t.session.id, t.session);
       if (!agent.startsWith(DETACHED)) claimed.add(agent);
       claimed.add(t.session.id);
     }
     for (const rt of this.runtimes.values()) out.set(rt.id, this.sessionOf(rt));
     try {
       // Opal's own list only while it runs: a down backend must not hold the sidebar up.
-      for (const s of this.proc.current ? await this.opalList() : []) {
+      for (const s of this.proc.current && !this.polling ? await this.opalList() : []) {
         if (claimed.has(s.id) || out.has(s.id)) continue;
         out.set(s.id, { id: s.id, backendId: this.id, title: s.title, directory: this.defaultCwd, createdAt: s.updatedAt, updatedAt: s.updatedAt, status: "idle" });
       }
@@ -455,7 +620,9 @@ export class OpalAdapter implements BackendAdapter {
 
   async createSession(input: CreateSessionBody): Promise<Session> {
     const directory = await resolveSessionDirectory(input.directory, this.defaultCwd, this.opts.workspace);
+    this.notWhilePolling();
     const c = await this.proc.whenReady();
+    this.notWhilePolling();
     let res: Record<string, unknown>;
     try {
       res = obj(await c.conn.request("session/start", { working_dir: directory, session: true, features: { sub_agents: true } }));
@@ -465,8 +632,8 @@ export class OpalAdapter implements BackendAdapter {
     const opalId = str(res.session_id);
     if (!opalId) throw ApiError.upstream(`${this.opts.label} started a session without an id`);
     const now = Date.now();
-    const rt: Runtime = { id: opalId, opalId, directory, title: input.title?.trim() || "New session", createdAt: now, updatedAt: now, gen: c.gen, children: new Map() };
-    if (obj(res.auth).status === "setup_required" && !this.authNote && !this.loggingIn) void this.deviceFlow(c.conn);
+    const rt: Runtime = { id: opalId, opalId, directory, title: input.title?.trim() || "New session", createdAt: now, updatedAt: now, gen: c.gen, children: new Map(), queued: [] };
+    if (obj(res.auth).status === "setup_required" && !this.authNote && !this.loggingIn && !this.keyFlow) void this.deviceFlow(c.conn);
     this.register(rt);
     this.save(rt, [], []);
     return this.sessionOf(rt);
@@ -478,6 +645,31 @@ export class OpalAdapter implements BackendAdapter {
     const t = this.transcripts.get(sessionId);
     if (t?.session.parentId) return t.session;
     return this.sessionOf(await this.known(sessionId));
+  }
+
+  /**
+   * Delete: `session/delete`, then the console's record. Opal's delete looks for `<id>.jsonl` while
+   * it stores `.dets` files (quirk 2), so its "Session not found" is expected: the session is
+   * remembered as deleted here and left out of Opal's list from then on.
+   */
+  async deleteSession(sessionId: string): Promise<void> {
+    if (this.isChild(sessionId)) throw ApiError.conflict("An Opal sub-agent is part of its parent session: delete the parent");
+    const rt = await this.known(sessionId);
+    if (rt.turn) throw ApiError.conflict("Wait for the running turn to end before deleting the session");
+    const shared = [...this.runtimes.values()].some((o) => o !== rt && o.opalId === rt.opalId && !o.left);
+    if (!rt.left && !shared && this.proc.current && !this.polling) {
+      try {
+        await this.proc.current.conn.request("session/delete", { session_id: rt.opalId }, { timeoutMs: 30_000 });
+      } catch (err) {
+        if (!(err instanceof JsonRpcError && err.code === -32602)) throw this.mapError(err, "delete the session");
+      }
+    }
+    this.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, { error: "The session was deleted" });
+    for (const c of rt.children.values()) this.transcripts.delete(c.id);
+    for (const t of this.transcripts.list()) if (t.session.parentId === rt.id) this.transcripts.delete(t.session.id);
+    this.runtimes.delete(rt.id);
+    if (this.byOpal.get(rt.opalId) === rt.id) this.byOpal.delete(rt.opalId);
+    this.transcripts.save({ session: { ...this.sessionOf(rt), status: "idle" }, messages: [], todos: [], agentSessionId: `${DELETED}${rt.opalId}` });
   }
 
   async renameSession(sessionId: string, title: string): Promise<Session> {
@@ -564,6 +756,7 @@ export class OpalAdapter implements BackendAdapter {
       { type: "block.updated", messageId: userId, block: { id: `${userId}:t`, kind: "text", text } },
     ];
     if (!busy) {
+      rt.queued = [];
       const begun = beginTurn(rt.id, `a_${newId()}`, now + 1, { parentId: userId, ...(rt.model ? { model: { provider: "copilot", id: rt.model } } : {}) });
       rt.turn = begun.turn;
       rt.userId = userId;
@@ -582,17 +775,54 @@ export class OpalAdapter implements BackendAdapter {
       if (!busy && rt.turn) this.finishTurn(rt, endTurn(rt.turn, Date.now(), { error: { name: "PromptFailed", message: describeError(err) } }));
       throw this.mapError(err, "take the prompt");
     }
-    if (res.queued === true && busy && rt.turn) this.publish(rt.id, [notice(rt.turn, "info", "Queued: Opal adds this message between its tool calls.")]);
+    if (res.queued === true && busy && rt.turn) this.publish(rt.id, [notice(rt.turn, "info", "Queued: Opal adds this message when the model next stops calling tools.")]);
   }
 
   private finishTurn(rt: Runtime, events: TimelineEvent[]) {
     if (rt.abortTimer) clearTimeout(rt.abortTimer);
     rt.abortTimer = undefined;
     this.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, { error: "The run ended" });
+    const turn = rt.turn;
     rt.turn = undefined;
+    rt.queued = [];
     rt.updatedAt = Date.now();
-    this.publish(rt.id, [...events, { type: "session.status", status: "idle" }, { type: "session.updated", session: this.sessionOf(rt) }]);
+    for (const c of rt.children.values()) this.endChild(c, turn?.info.error ? `The parent's run ended: ${turn.info.error.message}` : undefined);
+    const changes = turn ? this.turnChanges(turn) : [];
+    const user = rt.userId ? this.record(rt)?.messages.find((m) => m.id === rt.userId) : undefined;
+    const stamp: TimelineEvent[] = user && changes.length ? [{ type: "message.updated", message: { ...infoOf(user), diffs: changes } }] : [];
+    rt.userId = undefined;
+    this.publish(rt.id, [...events, ...stamp, { type: "session.status", status: "idle" }, { type: "session.updated", session: this.sessionOf(rt) }]);
     this.save(rt);
+  }
+
+  /** A tool that was given a sensitive input keeps no diff: Opal's diff of the write holds the text. */
+  private scrub(events: TimelineEvent[]): TimelineEvent[] {
+    if (!this.sensitiveCalls.size) return events;
+    return events.map((e) => {
+      if (e.type !== "block.updated" || e.block.kind !== "tool" || !this.sensitiveCalls.has(e.block.callId) || !e.block.diff) return e;
+      const { diff: _d, ...block } = e.block;
+      return { ...e, block };
+    });
+  }
+
+  /** The files a run's edits and writes changed (Opal's `meta.diff`), merged per file: the turn's review. */
+  private turnChanges(turn: OpalTurn): FileChange[] {
+    return mergeDiffs([...turn.tools.values()].flatMap((b) => b.diff ?? [])).map(({ patch: _p, ...c }) => c);
+  }
+
+  /** The diffs of a turn (the user message's) or of the whole session, from the tool blocks the console recorded. */
+  async diff(sessionId: string, messageId?: string): Promise<FileDiff[]> {
+    const rt = await this.known(sessionId);
+    const messages = (await this.allMessages(rt)).messages;
+    let from = 0;
+    let to = messages.length;
+    if (messageId !== undefined) {
+      from = messages.findIndex((m) => m.id === messageId);
+      if (from < 0) throw ApiError.notFound(`Unknown message: ${messageId}`);
+      const next = messages.findIndex((m, i) => i > from && m.role === "user");
+      if (next >= 0) to = next;
+    }
+    return mergeDiffs(messages.slice(from, to).flatMap((m) => m.blocks.flatMap((b) => (b.kind === "tool" ? (b.diff ?? []) : []))));
   }
 
   private onEvent(gen: number, params: unknown) {
@@ -617,7 +847,7 @@ export class OpalAdapter implements BackendAdapter {
         return;
       }
       if (!rt.turn) {
-        // A run the console did not start (a queued prompt applied while idle): a new assistant message.
+        // A run the console did not start (another client's prompt, applied while idle): a new assistant message.
         if (type !== "agent_start" && type !== "message_applied") return;
         const begun = beginTurn(rt.id, `a_${newId()}`, now);
         rt.turn = begun.turn;
@@ -632,7 +862,19 @@ export class OpalAdapter implements BackendAdapter {
         return;
       }
       if (r.status) this.publish(rt.id, [{ type: "session.status", status: this.pendingFor(rt.id).length ? "waiting" : "busy", detail: r.status }]);
-      if (r.queued?.applied) r.events.push(notice(turn, "info", `Opal took the queued message: ${r.queued.text.slice(0, 200)}`));
+      if (r.queued) {
+        // Opal applies every prompt (`message_applied`), also one sent while idle: only one it had queued is news.
+        if (!r.queued.applied) rt.queued.push(r.queued.text);
+        else {
+          const at = rt.queued.indexOf(r.queued.text);
+          if (at >= 0) {
+            rt.queued.splice(at, 1);
+            r.events.push(notice(turn, "info", `Opal took the queued message: ${r.queued.text.slice(0, 200)}`));
+          }
+        }
+      }
+      if (r.toolEnded?.tool === "sub_agent") for (const c of rt.children.values()) if (c.callId === r.toolEnded.callId) this.endChild(c, r.toolEnded.ok ? undefined : r.toolEnded.error);
+      r.events = this.scrub(r.events);
       if (r.ended) this.finishTurn(rt, r.events);
       else this.publish(rt.id, r.events);
     } catch (err) {
@@ -646,7 +888,7 @@ export class OpalAdapter implements BackendAdapter {
     if (!c) {
       const tool = rt.turn?.tools.get(parentCallId);
       const title = str(inner.label) ?? str(tool?.input.label) ?? "Sub-agent";
-      c = { id: subId, parentId: rt.id, title, createdAt: now, state: emptyState };
+      c = { id: subId, parentId: rt.id, title, createdAt: now, callId: parentCallId, state: emptyState };
       rt.children.set(subId, c);
       c.state = applyAll(c.state, [{ type: "session.updated", session: this.childSession(c) }]);
       if (tool && rt.turn) {
@@ -669,6 +911,7 @@ export class OpalAdapter implements BackendAdapter {
       this.childPublish(c, [...begun.events, { type: "session.status", status: "busy" }]);
     }
     const r = applyOpalEvent(c.turn, inner, now);
+    r.events = this.scrub(r.events);
     if (r.ended) {
       c.turn = undefined;
       this.childPublish(c, [...r.events, { type: "session.status", status: "idle" }]);
@@ -698,11 +941,15 @@ export class OpalAdapter implements BackendAdapter {
     const rt = await this.known(sessionId);
     if (rt.turn) throw ApiError.conflict("Wait for the running turn to end before compacting");
     const conn = await this.attach(rt);
+    this.blocking++;
     try {
-      // `keep_recent` is a token budget (quirk 1), not a message count: 0 summarizes everything.
-      await conn.request("session/compact", { session_id: rt.opalId, keep_recent: 0 }, { timeoutMs: 180_000 });
+      // `keep_recent` is a token budget (quirk 1), not a message count, and Opal ignores one ≤ 0 (its
+      // default keeps 20,000 tokens: nothing of a small session). 1 keeps only the newest message.
+      await conn.request("session/compact", { session_id: rt.opalId, keep_recent: 1 }, { timeoutMs: 180_000 });
     } catch (err) {
       throw this.mapError(err, "compact the conversation");
+    } finally {
+      this.blocking--;
     }
     // The console's record keeps what was shown; the summary Opal now starts from is added after it.
     const hist = obj(await conn.request("session/history", { session_id: rt.opalId }).catch(() => ({})));
@@ -754,6 +1001,8 @@ export class OpalAdapter implements BackendAdapter {
       children: new Map(),
       forkedFrom: { sessionId: rt.id, ...(messageId ? { messageId } : {}) },
       ...(rt.model ? { model: rt.model } : {}),
+      ...(rt.thinking ? { thinking: rt.thinking } : {}),
+      queued: [],
     };
     if (runs === 0 || entry < 0) {
       // Nothing to keep: a fresh Opal session in the same directory.
@@ -795,11 +1044,13 @@ export class OpalAdapter implements BackendAdapter {
     const conn = await this.attach(rt);
     let res: Record<string, unknown>;
     try {
-      res = obj(await conn.request("model/set", { session_id: rt.opalId, model_id: modelId }));
+      // model/set resets thinking to the request's level (off without one): the session's level goes with it.
+      res = obj(await conn.request("model/set", { session_id: rt.opalId, model_id: modelId, ...(rt.thinking ? { thinking_level: rt.thinking } : {}) }));
     } catch (err) {
       throw this.mapError(err, `switch to ${modelId}`);
     }
     rt.model = str(obj(res.model).id) ?? modelId;
+    rt.thinking = str(obj(res.model).thinking_level) ?? rt.thinking;
   }
 
   async setSessionOption(sessionId: string, optionId: string, value: string | boolean): Promise<Session> {
@@ -880,6 +1131,23 @@ export class OpalAdapter implements BackendAdapter {
     const asked = this.interrupts.get(interruptId);
     const p = this.interrupts.take(asked && asked.interrupt.ownerSessionId === sessionId ? asked.sessionId : sessionId, interruptId);
     const { reply, outcome } = replyFor(p.interrupt, answer);
+    if (p.interrupt.input?.sensitive && p.interrupt.toolCallId) this.sensitiveCalls.add(p.interrupt.toolCallId);
     this.interrupts.settle(interruptId, outcome, reply);
   }
+}
+
+/** A message's metadata (`message.updated` carries no blocks). */
+function infoOf(m: Message): MessageInfo {
+  const { blocks: _b, ...info } = m;
+  return info;
+}
+
+/** Diffs of several edits merged per file: counts summed, patches concatenated, added if the first made it. */
+function mergeDiffs(list: FileDiff[]): FileDiff[] {
+  const byPath = new Map<string, FileDiff>();
+  for (const d of list) {
+    const prev = byPath.get(d.path);
+    byPath.set(d.path, prev ? { path: d.path, status: prev.status === "added" ? "added" : d.status, additions: prev.additions + d.additions, deletions: prev.deletions + d.deletions, patch: prev.patch + d.patch } : d);
+  }
+  return [...byPath.values()];
 }

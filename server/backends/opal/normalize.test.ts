@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TimelineEvent, type ToolBlock } from "@/lib/model";
-import { applyOpalEvent, beginTurn, diffFiles, historyMessages, historyTodos, opalUsage, tasksTodos, type OpalTurn } from "./normalize";
+import { applyOpalEvent, beginTurn, completeTaskSnapshot, diffFiles, historyMessages, historyTodos, opalUsage, structuredDiff, tasksTodos, unquoteElixir, type OpalTurn } from "./normalize";
 
 const SID = "s1";
 function run(events: Record<string, unknown>[]) {
@@ -87,26 +87,86 @@ describe("Opal agent/event → timeline", () => {
     expect(last).toMatchObject({ message: { error: { aborted: true } } });
   });
 
-  it("status_update is a live status; unknown {raw} and error {reason} are notices; queued prompts are reported", () => {
+  it("status_update is a live status; unknown {raw} are notices, request boundaries nothing, a stall a status; queued prompts are reported", () => {
     const { out, extra } = run([
       { type: "status_update", message: "Reading files" },
       { type: "unknown", raw: "{:retry, 1, 2000, :timeout}" },
       { type: "unknown", raw: "{:compaction_start, 42}" },
-      { type: "error", reason: "{:overflow_no_session, 1}" },
+      { type: "unknown", raw: '{:request_start, %{messages: 3, model: "gpt-5"}}' },
+      { type: "unknown", raw: "{:request_end}" },
+      { type: "unknown", raw: "{:stream_stalled, 10}" },
       { type: "message_queued", text: "later" },
       { type: "brand_new_event" },
       { type: "unknown", raw: '{:title_generated, "Fix the \\"parser\\""}' },
     ]);
-    expect(extra[6]!.title).toBe('Fix the "parser"');
-    expect(extra[6]!.events).toEqual([]);
+    expect(extra[8]!.title).toBe('Fix the "parser"');
+    expect(extra[8]!.events).toEqual([]);
     expect(extra[0]!.status).toBe("Reading files");
-    expect(extra[4]!.queued).toEqual({ text: "later", applied: false });
+    expect(extra[3]!.events).toEqual([]);
+    expect(extra[4]!.events).toEqual([]);
+    expect(extra[5]).toEqual({ events: [], status: "Waiting for the model (nothing for 10 s)" });
+    expect(extra[6]!.queued).toEqual({ text: "later", applied: false });
     expect(blocks(out).map((b) => [b.level, b.code, b.text])).toEqual([
       ["warn", "retry", "Opal is retrying the model request: {:retry, 1, 2000, :timeout}"],
       ["info", "compaction", "Opal is compacting the conversation: {:compaction_start, 42}"],
-      ["error", "error", "Opal reported an error: {:overflow_no_session, 1}"],
       ["info", undefined, "Opal sent an event this console does not know: brand_new_event"],
     ]);
+  });
+
+  it("error {reason} ends the run failed (Opal goes idle without agent_end), the reason unquoted", () => {
+    const { out, extra } = run([
+      { type: "message_start" },
+      { type: "message_delta", delta: "Half" },
+      { type: "error", reason: '%{"code" => nil, "message" => "upstream exploded", "type" => "server_error"}' },
+    ]);
+    expect(extra[2]!.ended).toBe("error");
+    expect(out.filter((e) => e.type === "message.updated").at(-1)).toMatchObject({ message: { completedAt: expect.any(Number), error: { name: "OpalError", message: 'Opal reported an error: %{"code" => nil, "message" => "upstream exploded", "type" => "server_error"}' } } });
+    const quoted = run([{ type: "error", reason: '"rate limited\\nretry later"' }]);
+    expect(quoted.out.filter((e) => e.type === "message.updated").at(-1)).toMatchObject({ message: { error: { message: "Opal reported an error: rate limited\nretry later" } } });
+  });
+
+  it("Opal's structured diff (diff.ex) is the edit's diff with a unified patch; a write of a new file is added", () => {
+    const diff = {
+      path: "src/a.txt",
+      lines_removed: 1,
+      lines_added: 2,
+      hunks: [{ old_start: 1, new_start: 1, lines: [{ op: "eq", old_no: 1, new_no: 1, text: "one" }, { op: "del", old_no: 2, text: "two" }, { op: "ins", new_no: 2, text: "TWO" }, { op: "ins", new_no: 3, text: "three" }] }],
+    };
+    const { out, extra } = run([
+      { type: "tool_execution_start", tool: "edit_file", call_id: "e1", args: { path: "src/a.txt", start: "2:ab" }, meta: "Edit src/a.txt" },
+      { type: "tool_execution_end", tool: "edit_file", call_id: "e1", result: { ok: true, output: "Edit applied", meta: { diff } } },
+    ]);
+    const tool = blocks(out).filter((b) => b.kind === "tool").at(-1) as unknown as ToolBlock;
+    expect(tool.diff).toEqual([{ path: "src/a.txt", status: "modified", additions: 2, deletions: 1, patch: "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,3 @@\n one\n-two\n+TWO\n+three\n" }]);
+    expect(extra[1]!.toolEnded).toEqual({ callId: "e1", tool: "edit_file", ok: true });
+    const made = structuredDiff({ path: "n.txt", lines_added: 1, lines_removed: 1, hunks: [{ old_start: 1, new_start: 1, lines: [{ op: "del", old_no: 1, text: "" }, { op: "ins", new_no: 1, text: "x" }] }] }, undefined, true);
+    expect(made).toMatchObject({ status: "modified" });
+    const fresh = structuredDiff({ path: "n.txt", lines_added: 1, lines_removed: 0, hunks: [{ old_start: 1, new_start: 1, lines: [{ op: "ins", new_no: 1, text: "x" }] }] }, undefined, true);
+    expect(fresh).toMatchObject({ status: "added", patch: "--- /dev/null\n+++ b/n.txt\n@@ -1,0 +1,1 @@\n+x\n" });
+  });
+
+  it("tool errors arrive Elixir-quoted (inspect/1) and are shown as text", () => {
+    expect(unquoteElixir('"Command exited with status 2\\nno such file \\"x\\" \\#{y}"')).toBe('Command exited with status 2\nno such file "x" #{y}');
+    expect(unquoteElixir("{:error, :enoent}")).toBe("{:error, :enoent}");
+    expect(unquoteElixir('"a" <> "b"')).toBe('"a" <> "b"');
+    const { out } = run([
+      { type: "tool_execution_start", tool: "bash", call_id: "b1", args: { command: "false" } },
+      { type: "tool_execution_end", tool: "bash", call_id: "b1", result: { ok: false, error: '"Command exited with status 1\\n"' } },
+    ]);
+    expect(blocks(out).filter((b) => b.kind === "tool").at(-1)).toMatchObject({ status: "error", error: "Command exited with status 1\n" });
+  });
+
+  it("a tasks list filtered by a view is a subset: it does not replace the plan", () => {
+    const output = { kind: "tasks", action: "list", tasks: [{ id: 2, label: "Migrate", status: "open" }], total: 1, counts: { open: 1 }, changes: [], notes: [] };
+    const { out } = run([
+      { type: "tool_execution_start", tool: "tasks", call_id: "t1", args: { action: "list", view: "open" } },
+      { type: "tool_execution_end", tool: "tasks", call_id: "t1", result: { ok: true, output } },
+      { type: "tool_execution_start", tool: "tasks", call_id: "t2", args: { action: "list" } },
+      { type: "tool_execution_end", tool: "tasks", call_id: "t2", result: { ok: true, output } },
+    ]);
+    expect(out.filter((e) => e.type === "todo.updated")).toEqual([{ type: "todo.updated", todos: [{ content: "Migrate", status: "pending" }] }]);
+    expect(completeTaskSnapshot({ action: "list", status: "done" }, { action: "list" })).toBe(false);
+    expect(completeTaskSnapshot({ action: "update", id: 1 }, { action: "update" })).toBe(true);
   });
 
   it("tasks results become the plan; sub-agent events are handed back for the child", () => {

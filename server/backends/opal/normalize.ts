@@ -1,6 +1,7 @@
 /**
  * Opal's `agent/event` notifications and `session/history` messages → canonical timeline events
- * (docs/backends/opal.md, protocol notes ../shared/protocols/opal.md §5, §6, §12). Pure and
+ * (docs/backends/opal.md; the events as matteing/opal's `opal/lib/opal/rpc/server.ex` serializes
+ * them, at the commit docs/backends/opal.md names). Pure and
  * defensive: no I/O, the clock and ids are passed in, and a malformed or unknown event yields a
  * notice or nothing, never a throw.
  *
@@ -46,8 +47,10 @@ export interface OpalTurn {
 /** What one event asks the adapter to do beyond publishing `events`. */
 export interface Applied {
   events: TimelineEvent[];
-  /** The run is over (`agent_end`, `agent_abort`). */
-  ended?: "done" | "aborted";
+  /** The run is over (`agent_end`, `agent_abort`, or `error`: Opal goes idle after one, without `agent_end`). */
+  ended?: "done" | "aborted" | "error";
+  /** A tool ended (the adapter ends a `sub_agent` call's child session with it). */
+  toolEnded?: { callId: string; tool: string; ok: boolean; error?: string };
   /** A live status line (`status_update`). */
   status?: string;
   /** A sub-agent's event, for its own child session. */
@@ -123,12 +126,88 @@ export function diffFiles(diff: string, fallbackPath?: string): FileDiff[] {
   return files.filter((f) => f.path !== "" || fallbackPath === undefined);
 }
 
-/** The `tasks` tool's structured output (or `tasks/list`) → the plan. Every value is a string. */
+/**
+ * Opal's structured diff (`opal/lib/opal/diff.ex`: `{path, lines_added, lines_removed, hunks:
+ * [{old_start, new_start, lines: [{op: eq|del|ins, text, old_no?, new_no?}]}]}`, an edit's or a
+ * write's `result.meta.diff`) → the file's diff with a unified patch. `written`: a write whose
+ * diff has no old line at all made the file.
+ */
+export function structuredDiff(d: Obj, fallbackPath: string | undefined, written = false): FileDiff | undefined {
+  const file = str(d.path) ?? fallbackPath;
+  const hunks = arr(d.hunks).filter(isObj);
+  if (!file) return undefined;
+  const body: string[] = [];
+  let additions = 0;
+  let deletions = 0;
+  let old = 0;
+  for (const h of hunks) {
+    const lines = arr(h.lines).filter(isObj);
+    const oldCount = lines.filter((l) => l.op !== "ins").length;
+    const newCount = lines.filter((l) => l.op !== "del").length;
+    old += oldCount;
+    body.push(`@@ -${num(h.old_start) ?? 1},${oldCount} +${num(h.new_start) ?? 1},${newCount} @@`);
+    for (const l of lines) {
+      const text = str(l.text) ?? "";
+      if (l.op === "del") {
+        deletions++;
+        body.push(`-${text}`);
+      } else if (l.op === "ins") {
+        additions++;
+        body.push(`+${text}`);
+      } else body.push(` ${text}`);
+    }
+  }
+  const added = written && old === 0;
+  const patch = hunks.length ? [`--- ${added ? "/dev/null" : `a/${file}`}`, `+++ b/${file}`, ...body].join("\n") + "\n" : "";
+  return { path: file, status: added ? "added" : "modified", additions: num(d.lines_added) ?? additions, deletions: num(d.lines_removed) ?? deletions, patch };
+}
+
+/**
+ * A tool's error as Opal sends it: server.ex's `format_tool_result` passes the reason through
+ * `inspect/1`, so a text arrives Elixir-quoted (`"Command exited…\\n…"`). Unquoted here; other
+ * terms (`{:error, :enoent}`) stay as they are.
+ */
+export function unquoteElixir(s: string): string {
+  if (s.length < 2 || !s.startsWith('"') || !s.endsWith('"')) return s;
+  const inner = s.slice(1, -1);
+  let out = "";
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i]!;
+    if (c === '"') return s; // not one string literal
+    if (c !== "\\") {
+      out += c;
+      continue;
+    }
+    const n = inner[++i];
+    if (n === undefined) return s;
+    const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", e: "\u001b", "0": "\0", a: "\u0007", b: "\b", f: "\f", v: "\v", s: " " };
+    if (simple[n] !== undefined) out += simple[n];
+    else if (n === "u" || n === "x") {
+      const m = n === "u" ? /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{4})/.exec(inner.slice(i + 1)) : /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{2})/.exec(inner.slice(i + 1));
+      if (!m) return s;
+      out += String.fromCodePoint(parseInt(m[1] ?? m[2]!, 16));
+      i += m[0].length;
+    } else out += n; // \\ \" \# and the rest: the character itself
+  }
+  return out;
+}
+
+/** The `tasks` tool's structured output (or `tasks/list`) → the plan. */
 export function tasksTodos(tasks: unknown): Todo[] {
   return arr(tasks)
     .filter(isObj)
-    .map((t) => ({ content: str(t.label) || str(t.id) || "", status: opalTaskStatus(str(t.status) ?? "open") }))
+    .map((t) => ({ content: str(t.label) || str(t.id) || (typeof t.id === "number" ? String(t.id) : ""), status: opalTaskStatus(str(t.status) ?? "open") }))
     .filter((t) => t.content !== "");
+}
+
+/**
+ * Whether a `tasks` call's output holds every task (`opal/lib/opal/tool/tasks.ex`: insert,
+ * update, delete and batch answer with the whole table; `list` with a `view` or a field filter
+ * answers with a subset, which must not replace the plan).
+ */
+export function completeTaskSnapshot(args: Obj, output: Obj): boolean {
+  if (str(output.action) !== "list") return true;
+  return args.view === undefined && ["label", "status", "notes", "blocked_by", "parent_id", "prompt", "result"].every((k) => args[k] === undefined);
 }
 
 function opalTaskStatus(s: string): string {
@@ -237,19 +316,23 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
       const r = obj(ev.result);
       const ok = r.ok === true;
       const meta = obj(r.meta);
-      const diffText = str(meta.diff);
       const path = str(prev.input.path) ?? str(prev.input.file_path);
+      // `meta.diff` is Opal's structured diff (diff.ex); a unified text from other builds is read too.
+      const structured = isObj(meta.diff) ? structuredDiff(meta.diff, path, tool === "write_file") : undefined;
+      const diffText = str(meta.diff);
+      const diff = structured ? [structured] : diffText ? diffFiles(diffText, path) : undefined;
+      const error = ok ? undefined : typeof r.error === "string" ? unquoteElixir(r.error) : JSON.stringify(r.error ?? "failed");
       const block: ToolBlock = {
         ...prev,
         status: ok ? "completed" : "error",
         endedAt: now,
-        ...(ok ? { output: toolOutputText(tool, r.output) } : { error: str(r.error) ?? JSON.stringify(r.error ?? "failed") }),
-        ...(diffText ? { diff: diffFiles(diffText, path) } : {}),
+        ...(ok ? { output: toolOutputText(tool, r.output) } : { error: error! }),
+        ...(diff?.length ? { diff } : {}),
       };
       t.tools.set(key, block);
       const events: TimelineEvent[] = [{ type: "block.updated", messageId: mid, block }];
-      if (tool === "tasks" && ok && isObj(r.output)) events.push({ type: "todo.updated", todos: tasksTodos(r.output.tasks) });
-      return { events };
+      if (tool === "tasks" && ok && isObj(r.output) && completeTaskSnapshot(prev.input, r.output)) events.push({ type: "todo.updated", todos: tasksTodos(r.output.tasks) });
+      return { events, toolEnded: { callId: key, tool, ok, ...(error !== undefined ? { error } : {}) } };
     }
     case "usage_update": {
       const u = opalUsage(ev.usage);
@@ -285,10 +368,18 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
     case "unknown": {
       const raw = str(ev.raw) ?? "";
       const title = generatedTitle(raw);
-      return title ? { events: [], title } : { events: [unknownNotice(t, raw)] };
+      if (title) return { events: [], title };
+      // agent.ex's model-call boundaries (no serializer clause): nothing to show.
+      if (/^\{:request_(start|end)\b/.test(raw)) return { events: [] };
+      const stalled = /^\{:stream_stalled,\s*(\d+)\}/.exec(raw);
+      if (stalled) return { events: [], status: `Waiting for the model (nothing for ${stalled[1]} s)` };
+      return { events: [unknownNotice(t, raw)] };
     }
-    case "error":
-      return { events: [notice(t, "error", `Opal reported an error: ${str(ev.reason) ?? "(no reason)"}`, "error")] };
+    case "error": {
+      // agent.ex handle_provider_error / recover_stream_error: `error`, then idle, with no `agent_end`.
+      const reason = str(ev.reason) ?? "(no reason)";
+      return { events: endTurn(t, now, { error: { name: "OpalError", message: `Opal reported an error: ${unquoteElixir(reason)}` } }), ended: "error" };
+    }
     default:
       return { events: [notice(t, "info", `Opal sent an event this console does not know: ${type || "(no type)"}`)] };
   }

@@ -1,6 +1,6 @@
 /**
- * Opal's server→client requests (`client/ask_user`, `client/confirm`, `client/input`, protocol
- * notes ../shared/protocols/opal.md §4) as console interrupts, and the console's answers as their
+ * Opal's server→client requests (`client/ask_user`, `client/confirm`, `client/input`, as
+ * matteing/opal's `opal/lib/opal/rpc/server.ex` sends them) as console interrupts, and the console's answers as their
  * JSON-RPC results. Pure: the adapter (./adapter.ts) keeps them in the interrupt book.
  */
 import type { InterruptAnswer } from "@/lib/api";

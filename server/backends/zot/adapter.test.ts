@@ -156,10 +156,17 @@ describe("zot adapter: sessions", () => {
     const next = await turn(again, s.id, "What is my favourite colour?");
     expect(textOf(next.reply)).toBe("Teal, as you said.");
     expect(noticesOf(next.reply)).toEqual(["New zot process for this session: zot keeps no history, so Switchboard gave it the earlier conversation as context (all 2 messages)."]);
-    const system = String(model.requests.at(-1)!.messages.find((m) => m.role === "system")?.content);
-    expect(system).toContain("My favourite colour is teal. Write it down.");
-    expect(system).toContain("Noted: your favourite colour is teal.");
-    expect(system).toContain("[tool write");
+    // The earlier conversation reached the new process over stdin, ahead of the prompt; its command line holds none of it.
+    const users = model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+    expect(users).toHaveLength(1);
+    expect(users[0]).toContain("My favourite colour is teal. Write it down.");
+    expect(users[0]).toContain("Noted: your favourite colour is teal.");
+    expect(users[0]).toContain("[tool write");
+    expect(users[0]).toContain("What is my favourite colour?");
+    expect(String(model.requests.at(-1)!.messages.find((m) => m.role === "system")?.content)).not.toContain("teal");
+    const cmdline = fs.readFileSync(`/proc/${again.adapter.pidOf(s.id)}/cmdline`, "utf8");
+    expect(cmdline).not.toContain("teal");
+    expect(cmdline).not.toContain("--append-system-prompt");
     // the process lives on: the turn after that gets no context again
     model.enqueue({ text: "Still teal." });
     const third = await turn(again, s.id, "And now?");
@@ -197,9 +204,9 @@ describe("zot adapter: sessions", () => {
     model.enqueue({ text: "Fine." });
     const next = await turn(r, s.id, "Go on");
     expect(noticesOf(next.reply).at(-1)).toMatch(/the newest \d of 6 messages\)\.$/);
-    const system = String(model.requests.at(-1)!.messages.find((m) => m.role === "system")?.content);
-    expect(system).toContain("Answer 3");
-    expect(system).not.toContain("Question 1");
+    const sent = JSON.stringify(model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => m.content));
+    expect(sent).toContain("Answer 3");
+    expect(sent).not.toContain("Question 1");
   });
 
   it("a prompt with another model switches with set_model; another provider is a 400; files other than images are a 400", async () => {
@@ -279,5 +286,19 @@ describe("zot adapter: sessions", () => {
     await r.adapter.deleteSession(b.id);
     expect((await r.adapter.listSessions({ limit: 10 })).items.map((x) => x.id)).not.toContain(b.id);
     await expect(r.adapter.getSession(b.id)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 404);
+  });
+
+  it("a tool call with or without argument streaming (the document's plain tool_call, or tool_use_* first); a non-fatal error is a notice and the reply completes", async () => {
+    for (const env of [{}, { FAKE_ZOT_STREAM_TOOL_ARGS: "1" }] as Record<string, string>[]) {
+      const r = await started({ env: { OPENAI_API_KEY: "sk-test", ...env } });
+      const s = await r.adapter.createSession({});
+      model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo both-paths" } }] }, { text: "Ran it, zot-nonfatal-error aside." });
+      const { reply } = await turn(r, s.id, "run it (zot-nonfatal-error)");
+      const tool = reply.blocks.find((b): b is ToolBlock => b.kind === "tool")!;
+      expect(tool).toMatchObject({ tool: "bash", status: "completed", input: { command: "echo both-paths" } });
+      expect(textOf(reply)).toBe("Ran it, zot-nonfatal-error aside.");
+      expect(reply.error).toBeUndefined();
+      expect(reply.blocks.filter((b) => b.kind === "notice").map((b) => (b.kind === "notice" ? b.text : ""))).toEqual(["zot reported an error: provider rate limit: retrying the stream"]);
+    }
   });
 });

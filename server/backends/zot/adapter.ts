@@ -65,7 +65,7 @@ const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${randomB
  * transcript (../shared/transcripts.ts): each session gets its own process on its first prompt
  * (`--cwd` its directory, a fresh `ZOTCORE_RPC_TOKEN`, `hello`), and a session whose process is gone
  * (console restart, crash, idle close) gets a new one given the earlier conversation as context
- * (`--append-system-prompt`, the newest turns that fit), marked in the timeline. A short-lived
+ * (the newest turns that fit, over stdin ahead of its first prompt), marked in the timeline. A short-lived
  * process at start-up checks the command (hello, protocol version, `get_models`) for the backend's
  * status. zot runs its tools unattended: no interrupts.
  */
@@ -149,9 +149,11 @@ export class ZotAdapter implements BackendAdapter {
    */
   private probe(): Promise<void> {
     this.probing ??= (async () => {
-      const zp = this.newProcess(this.defaultCwd, undefined, { onEvent: () => undefined, onExit: () => undefined }, "start-up check");
+      const zp = this.newProcess(this.defaultCwd, { onEvent: () => undefined, onExit: () => undefined }, "start-up check");
       try {
         this.hello = await zp.start();
+        // `ping` (zot's health check): a process that answers hello but not ping is not ready.
+        if (obj(await zp.connection?.call("ping")).pong !== true) throw new Error("zot answered hello but not ping");
         const data = obj(await zp.connection?.call("get_models"));
         this.modelList = arr(data.models).flatMap((m) => {
           const o = obj(m);
@@ -228,23 +230,28 @@ export class ZotAdapter implements BackendAdapter {
 
   /* ------------------------------------------------------------------ processes */
 
-  private newProcess(cwd: string, context: string | undefined, handlers: { onEvent(f: Obj): void; onExit(d: string): void }, tag: string): ZotProcess {
+  /**
+   * A `zot rpc` for `cwd`. Its command line carries nothing of the conversation (any local user can
+   * read a process's arguments): a new process for a session with history is given the earlier
+   * conversation over its stdin, in its first prompt (`runPrompt`).
+   */
+  private newProcess(cwd: string, handlers: { onEvent(f: Obj): void; onExit(d: string): void }, tag: string): ZotProcess {
     return new ZotProcess({
       name: `${this.id} (zot ${tag})`,
       label: this.opts.label,
-      command: [...this.opts.command, "--cwd", cwd, ...(context ? ["--append-system-prompt", context] : [])],
+      command: [...this.opts.command, "--cwd", cwd],
       ...(this.opts.env ? { env: this.opts.env } : {}),
       cwd,
       ...handlers,
     });
   }
 
-  /** The session's running process, or a new one (given `context`, the earlier conversation). */
-  private ensureProcess(rt: Runtime, context: string | undefined): Promise<Live> {
+  /** The session's running process, or a new one. */
+  private ensureProcess(rt: Runtime): Promise<Live> {
     if (rt.live?.zp.connection && !rt.live.zp.connection.closed) return Promise.resolve(rt.live);
     rt.starting ??= (async () => {
       const holder: { live?: Live } = {};
-      const zp = this.newProcess(rt.cwd, context, { onEvent: (f) => holder.live && this.onEvent(rt, holder.live, f), onExit: (d) => holder.live && this.onProcessExit(rt, holder.live, d) }, rt.id);
+      const zp = this.newProcess(rt.cwd, { onEvent: (f) => holder.live && this.onEvent(rt, holder.live, f), onExit: (d) => holder.live && this.onProcessExit(rt, holder.live, d) }, rt.id);
       let hello: HelloInfo;
       try {
         hello = await zp.start();
@@ -308,8 +315,13 @@ export class ZotAdapter implements BackendAdapter {
       if (u) rt.session = { ...rt.session, usage: u.usage };
     }
     this.emit(rt, events);
-    // The old build ends a compaction without `done`.
-    if (turn.kind === "compact" && (frame.type === "compact_done" || frame.type === "error")) this.finish(rt, turn);
+    // The old build ends a compaction without `done`: `compact_done` ends it. An `error` is not the end
+    // (the summary may follow); an old build that failed sends nothing more, so the turn ends after a grace.
+    if (turn.kind === "compact" && frame.type === "compact_done") this.finish(rt, turn);
+    else if (turn.kind === "compact" && frame.type === "error") {
+      turn.abortTimer ??= setTimeout(() => this.finish(rt, turn), this.opts.abortGraceMs ?? ABORT_GRACE_MS);
+      turn.abortTimer.unref?.();
+    }
   }
 
   /* ------------------------------------------------------------------ sessions */
@@ -447,14 +459,17 @@ export class ZotAdapter implements BackendAdapter {
     this.emit(rt, [...begin.events, { type: "session.updated", session: this.sessions.sessionOf(rt) }, { type: "session.status", status: "busy" }]);
     this.sessions.persist(rt);
     try {
-      const live = await this.ensureProcess(rt, earlier?.text);
+      const live = await this.ensureProcess(rt);
       turn.live = live;
       if (turn.done) return;
       if (turn.aborted) return this.finish(rt, turn, { aborted: true });
       const conn = live.zp.connection;
       if (!conn) throw new ZotStartError("The zot process ended before the prompt could be sent.");
       if (model && model.id !== live.model) await this.switchModel(rt, turn, live, model.id);
-      const r = await conn.request("prompt", zotPrompt, (res) => {
+      // zot cannot load a transcript (its RPC mode keeps no sessions): a new process gets the earlier
+      // conversation ahead of the prompt, over stdin, and keeps it in its own transcript from then on.
+      const message = earlier ? `${earlier.text}\n\n# The new message\n\n${zotPrompt.message}` : zotPrompt.message;
+      const r = await conn.request("prompt", { ...zotPrompt, message }, (res) => {
         if (res.success) turn.started = true;
       });
       if (!r.success && !turn.done) this.finish(rt, turn, { failure: { name: "ZotError", message: `zot refused the prompt: ${r.error ?? "no reason given"}` } });

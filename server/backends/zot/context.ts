@@ -1,12 +1,13 @@
 /**
  * The earlier conversation, as text for a new zot process (docs/backends/zot.md, "History"). zot
- * keeps nothing and cannot load a transcript, so when the console starts a new process for a session
- * that already has messages (after a console restart, a crash, or an idle process closed), it passes
- * the newest turns that fit a bounded size through `--append-system-prompt`. Pure.
+ * keeps nothing and cannot load a transcript (its RPC mode keeps no sessions), so when the console
+ * starts a new process for a session that already has messages (after a console restart, a crash,
+ * or an idle process closed), it gives the newest turns that fit a bounded size over the process's
+ * stdin, ahead of the first prompt — never on its command line, which any local user can read. Pure.
  */
 import type { Message } from "@/lib/model";
 
-/** Default bound of the context text (well under Linux's 128 KiB limit for one argument). */
+/** Default bound of the context text. */
 export const CONTEXT_MAX_CHARS = 24_000;
 const TEXT_MAX = 4_000;
 const TOOL_IO_MAX = 600;

@@ -41,8 +41,10 @@ export interface ZotTurn {
   contextWindow?: number;
   /** Usage of the session before this process (zot's `cumulative` starts at 0 in every process). */
   base: UsageBase;
-  /** The run's error (a `turn_end {stop:"error"}` or an `error` event), if any. */
+  /** The run's error (a `turn_end {stop:"error"}`), if any. */
   error?: string;
+  /** The last non-fatal `error` event's message (a compaction that ends without a summary failed with it). */
+  lastError?: string;
   /** Seen `turn_end {stop:"aborted"}`, or the console asked to abort. */
   aborted: boolean;
   /** For a compaction: the divider (a notice in a user-role message, as compactions show) and whether it finished. */
@@ -417,8 +419,14 @@ function apply(turn: ZotTurn, f: Obj, now: number): TimelineEvent[] {
       if (stop === "length") return [notice(turn, "warn", "The reply was cut off: the model reached its output limit.")];
       return [];
     }
-    case "error":
-      return recordError(turn, str(f.message));
+    case "error": {
+      // zot's `error` is non-fatal (its RPC document): a notice, and the reply goes on. A run that
+      // fails says so in `turn_end {stop: "error"}`, whose error this often repeats.
+      const message = str(f.message)?.trim();
+      turn.lastError = message || GENERIC_ERROR;
+      if (message && message === turn.error) return [];
+      return [notice(turn, "warn", message ? `zot reported an error: ${message}` : GENERIC_ERROR, "error")];
+    }
     case "compact_done": {
       if (!turn.compaction) return [];
       turn.compaction.done = true;
@@ -460,6 +468,7 @@ export function endTurn(turn: ZotTurn, now: number, opts: { aborted?: boolean; f
   let error: MessageError | undefined = opts.failure;
   if (!error && aborted) error = { name: "Aborted", message: "Stopped", aborted: true };
   if (!error && turn.error) error = { name: "ZotError", message: turn.error };
+  if (!error && turn.compaction && !turn.compaction.done) error = { name: "ZotError", message: turn.lastError ?? "zot ended the compaction without a summary" };
   turn.info = { ...turn.info, completedAt: now, ...(error ? { error } : {}) };
   events.push({ type: "message.updated", message: turn.info });
   if (turn.compaction && !turn.compaction.done) events.push(marker(turn, aborted && !opts.failure ? "Compaction stopped" : "Compaction failed"));

@@ -30,7 +30,7 @@ export interface ZotProcessOptions {
   /** For logs. */
   name: string;
   label: string;
-  /** The whole command line (the configured command plus `--cwd` and, maybe, `--append-system-prompt`). */
+  /** The whole command line (the configured command plus `--cwd`). */
   command: string[];
   /** The configured environment; a fresh `ZOTCORE_RPC_TOKEN` is added on top. */
   env?: Record<string, string>;
