@@ -78,6 +78,8 @@ export interface TurnState {
   errorText?: string;
   usage?: Usage;
   state?: TaskState;
+  /** The last state a status update or snapshot said (the stream may close on `input-required`). */
+  lastState?: TaskState;
   done: boolean;
 }
 
@@ -281,7 +283,7 @@ function showParts(turn: TurnState, messageId: string, prefix: string, parts: un
  * Applies one stream item (`task`, `message`, `status-update`, `artifact-update`) of the running
  * turn. Frames of another task than the turn's (after it is known) are ignored.
  */
-export function applyFrame(n: SessionNorm, frame: unknown, now: number): FrameResult {
+export function applyFrame(n: SessionNorm, frame: unknown, now: number, opts: { snapshotEnds?: boolean } = {}): FrameResult {
   const f = obj(frame);
   const turn = n.turn;
   if (!turn || turn.done) return emptyResult();
@@ -310,7 +312,7 @@ export function applyFrame(n: SessionNorm, frame: unknown, now: number): FrameRe
       }
       break;
     case "task":
-      applyTask(n, turn, f, now, r);
+      applyTask(n, turn, f, now, r, opts.snapshotEnds !== false);
       break;
     default:
       break;
@@ -406,6 +408,7 @@ function toolSnapshot(d: Obj, messageId: string, index: number, now: number, kno
 function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, final: boolean, now: number, r: FrameResult) {
   // An update without a state says nothing about where the task is (a malformed frame).
   const state = typeof status.state === "string" ? taskState(status.state) : "working";
+  turn.lastState = state;
   const shared = obj(meta.shared);
   const session = obj(shared.session);
   const sid = str(session.id);
@@ -450,9 +453,10 @@ function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, fi
   }
 }
 
-function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: FrameResult) {
+function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: FrameResult, ends: boolean) {
   const status = obj(task.status);
   const state = taskState(status.state);
+  turn.lastState = state;
   if (n.profile === "generic") {
     // A task snapshot holds every artifact in full: each replaces what was shown of it.
     for (const a of arr(task.artifacts)) {
@@ -463,8 +467,18 @@ function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: F
       r.events.push(...showParts(turn, turn.assistantId, `art:${id}`, arr(artifact.parts), false));
     }
   }
-  // The status as a final status update (a snapshot of a finished or paused task ends the turn).
-  const final = isTerminal(state) || isPaused(state);
+  // A polled snapshot of a finished or paused task ends the turn like a final status update; in a
+  // stream a Task is only a snapshot (its status updates say where the task goes).
+  const final = ends && (isTerminal(state) || isPaused(state));
+  if (!ends) {
+    const sid = str(obj(obj(obj(task.metadata).shared).session).id);
+    if (sid) r.binding = { sessionId: sid };
+    if (n.profile === "generic" && isObj(status.message) && obj(status.message).role !== "user" && arr(obj(status.message).parts).length > 0 && !isPaused(state)) {
+      r.events.push(...ensureAssistant(n, turn, turn.assistantId, now));
+      r.events.push(...showParts(turn, turn.assistantId, `status:${str(obj(status.message).messageId) ?? state}`, arr(obj(status.message).parts), false));
+    }
+    return;
+  }
   if (final || n.profile === "generic") applyStatus(n, turn, status, obj(task.metadata), final, now, r);
   else {
     const sid = str(obj(obj(obj(task.metadata).shared).session).id);
