@@ -57,7 +57,8 @@ export function historyMessages(items: unknown, sessionId: string, baseTime: num
     const id = str(m.messageId);
     if (!id) return;
     const text = partsText(m.parts);
-    const role = m.role === "user" ? "user" : "assistant";
+    // 0.3 `user`, 1.0 `ROLE_USER`.
+    const role = m.role === "user" || m.role === "ROLE_USER" ? "user" : "assistant";
     out.push({ id, sessionId, role, createdAt: baseTime + i, blocks: text.trim() ? [{ id: `${id}:text`, kind: "text", text }] : [] });
   });
   return out;
