@@ -42,7 +42,10 @@ export function listedSession(item: unknown, backendId: string, now: number): Se
   const id = str(session.id) ?? str(t.id);
   if (!id) return undefined;
   const title = str(session.title)?.trim();
-  const at = epochMs(obj(t.status).timestamp) ?? now;
+  // opencode-a2a lists sessions without a time (826cff1, jsonrpc/methods.py `_as_a2a_session_task`):
+  // the one the agent gives, else none (0, shown without a time) — never "now".
+  const at = epochMs(obj(t.status).timestamp) ?? epochMs(obj(obj(obj(t.metadata).shared).session).updated_at) ?? 0;
+  void now;
   return { id, backendId, title: title || "Untitled session", createdAt: at, updatedAt: at, status: "idle" };
 }
 

@@ -77,6 +77,8 @@ export interface TurnState {
   /** The agent's failure text (opencode: the `<task>:error` artifact). */
   errorText?: string;
   usage?: Usage;
+  /** opencode: usage by the OpenCode message (one model call) it belongs to; the turn's is their sum. */
+  usageByMessage: Map<string, Usage>;
   state?: TaskState;
   /** The last state a status update or snapshot said (the stream may close on `input-required`). */
   lastState?: TaskState;
@@ -151,6 +153,7 @@ export function beginTurn(n: SessionNorm, t: { userMessageId: string; assistantI
     messages: new Map(),
     tools: new Map(),
     lastSequence: prev && !prev.done ? prev.lastSequence : 0,
+    usageByMessage: prev && !prev.done ? prev.usageByMessage : new Map(),
     done: false,
   };
   const info: MessageInfo = { id: t.userMessageId, sessionId: n.sessionId, role: "user", createdAt, ...(t.model ? { model: t.model } : {}) };
@@ -414,7 +417,12 @@ function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, fi
   const sid = str(session.id);
   if (sid) r.binding = { sessionId: sid, ...(str(session.title) ? { title: str(session.title)! } : {}) };
   const usage = toUsage(shared.usage);
-  if (usage) turn.usage = usage;
+  if (usage) {
+    // opencode-a2a reports one model call's usage (the newest): summed per call over the turn, the
+    // same call's report replacing its earlier one; the context is the newest call's.
+    turn.usageByMessage.set(str(obj(shared.stream).message_id) ?? "turn", usage);
+    turn.usage = sumUsage([...turn.usageByMessage.values()]);
+  }
   if (n.profile === "opencode") {
     const interrupt = obj(shared.interrupt);
     const requestId = str(interrupt.request_id);
@@ -429,6 +437,14 @@ function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, fi
     const mid = str(streamMeta.message_id);
     // A step starting is where an OpenCode message begins: show it even before its first chunk.
     if (progress.type === "step-start" && mid) r.events.push(...ensureAssistant(n, turn, mid, now));
+    if (state === "auth-required" && !requestId) {
+      // OpenCode's provider refused its credentials: opencode-a2a ends the task `auth-required`
+      // (826cff1, execution/upstream_error_translator.py) — a failure to show as such, not a pause.
+      const errorType = str(obj(obj(meta.opencode).error).type) ?? "UPSTREAM_UNAUTHORIZED";
+      const text = turn.errorText ?? partsText(obj(status.message).parts);
+      r.end = { state: "failed", message: text || "OpenCode's model provider needs authentication (check its credentials on the OpenCode side).", errorType };
+      return;
+    }
     // A paused OpenCode task (`input-required` with an interrupt) goes on by itself once it is answered.
     if (!final && !isTerminal(state)) return;
   }
@@ -508,6 +524,23 @@ export function interruptAsk(requestId: string, type: string | undefined, detail
     return questions.length ? { kind: "question", requestId, questions } : undefined;
   }
   return undefined;
+}
+
+/** Usage of several model calls as one: tokens and cost summed, the context of the last call. */
+export function sumUsage(calls: readonly Usage[]): Usage | undefined {
+  const last = calls.at(-1);
+  if (!last) return undefined;
+  const sum = (f: (u: Usage) => number | undefined) => calls.reduce((a, u) => a + (f(u) ?? 0), 0);
+  const has = (f: (u: Usage) => number | undefined) => calls.some((u) => f(u) !== undefined);
+  return {
+    inputTokens: sum((u) => u.inputTokens),
+    outputTokens: sum((u) => u.outputTokens),
+    ...(has((u) => u.reasoningTokens) ? { reasoningTokens: sum((u) => u.reasoningTokens) } : {}),
+    ...(has((u) => u.cacheReadTokens) ? { cacheReadTokens: sum((u) => u.cacheReadTokens) } : {}),
+    ...(has((u) => u.cacheWriteTokens) ? { cacheWriteTokens: sum((u) => u.cacheWriteTokens) } : {}),
+    ...(has((u) => u.costUsd) ? { costUsd: sum((u) => u.costUsd) } : {}),
+    contextTokens: last.contextTokens ?? last.inputTokens + last.outputTokens,
+  };
 }
 
 export function toUsage(raw: unknown): Usage | undefined {

@@ -70,7 +70,7 @@ function addUsage(prev: Usage | undefined, u: Usage): Usage {
     ...(u.cacheReadTokens || prev?.cacheReadTokens ? { cacheReadTokens: (prev?.cacheReadTokens ?? 0) + (u.cacheReadTokens ?? 0) } : {}),
     ...(u.cacheWriteTokens || prev?.cacheWriteTokens ? { cacheWriteTokens: (prev?.cacheWriteTokens ?? 0) + (u.cacheWriteTokens ?? 0) } : {}),
     ...(u.costUsd !== undefined || prev?.costUsd !== undefined ? { costUsd: (prev?.costUsd ?? 0) + (u.costUsd ?? 0) } : {}),
-    contextTokens: u.inputTokens + u.outputTokens,
+    contextTokens: u.contextTokens ?? u.inputTokens + u.outputTokens,
   };
 }
 
