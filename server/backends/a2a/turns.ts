@@ -141,8 +141,10 @@ export class A2aTurns {
       if (c.streaming) {
         if (await this.consume(rt, turn, c.stream(params, turn.ac.signal))) return;
       } else {
+        // What `SendMessage` returns at once is a snapshot too (an answered task may still say
+        // `input-required`): polling says where the task is.
         const res = await c.send(params, turn.ac.signal);
-        if (await this.frame(rt, turn, res)) return;
+        if (await this.frame(rt, turn, res, false)) return;
         return await this.poll(rt, turn, c);
       }
     } catch (err) {
