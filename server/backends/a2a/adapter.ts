@@ -128,7 +128,7 @@ export class A2aAdapter implements BackendAdapter {
       location: locationOf(this.opts.url),
       ...(card?.version ? { version: card.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
-      ...(card ? { agent: summarizeCard(card) } : {}),
+      ...(this.conn ? { agent: this.conn.summary() } : {}),
     };
   }
 

@@ -170,6 +170,8 @@ export class A2aConnection {
     const fetchImpl = boundedFetch({ ...(token ? { token } : {}), version: () => version });
     let card = pinInterfaces(url, await fetchAgentCard(url, fetchImpl));
     version = negotiatedVersion(card);
+    // The SDK's client reads the extended card when the 1.0 flag says so (a 0.3 card's flag is another field).
+    if (hasExtendedCard(card)) card = { ...card, capabilities: { extensions: [], ...card.capabilities, extendedAgentCard: true } };
     const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }), new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })] });
     let client = await factory.createFromAgentCard(card);
     if (hasExtendedCard(card)) {
