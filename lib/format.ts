@@ -1,6 +1,8 @@
 /** Small display formatters shared by views. */
 
+/** "5m ago" …; empty for an unknown time (0: a session its backend lists without one). */
 export function relativeTime(ms: number, now = Date.now()): string {
+  if (!(ms > 0)) return "";
   const s = Math.round((now - ms) / 1000);
   if (s < 45) return "just now";
   const m = Math.round(s / 60);

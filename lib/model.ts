@@ -59,8 +59,10 @@ export const AgentCardSummary = z.object({
   description: z.string().optional(),
   version: z.string().optional(),
   protocolVersion: z.string().optional(),
-  /** The endpoint the console speaks JSON-RPC to (from the card). */
+  /** The endpoint the console speaks to (from the card). */
   url: z.string().optional(),
+  /** The transport it speaks there: `JSONRPC` or `HTTP+JSON`. */
+  transport: z.string().optional(),
   /** A profile recognized from the card's extensions ("opencode-a2a"), else absent (plain A2A). */
   profile: z.string().optional(),
   streaming: z.boolean(),

@@ -138,7 +138,7 @@ function Palette({ onClose }: { onClose(): void }) {
           id: `session:${b.id}/${s.id}`,
           group: "Sessions",
           label: s.title,
-          detail: `${multi ? `${b.label} · ` : ""}${relativeTime(s.updatedAt)}`,
+          detail: [multi ? b.label : "", relativeTime(s.updatedAt)].filter(Boolean).join(" · "),
           session: s,
           run: () => go(sessionHref(b.id, s.id)),
         });

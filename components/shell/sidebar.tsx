@@ -165,7 +165,7 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
                     <SessionStatusGlyph status={s.status} />
                     <span className="min-w-0 flex-1 truncate">{s.title}</span>
                     {s.forkedFrom ? <IconBranch size={11} className="shrink-0 text-faint" title="Forked" /> : null}
-                    <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>
+                    {s.updatedAt > 0 && <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>}
                   </Link>
                 </li>
               );

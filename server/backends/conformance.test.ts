@@ -112,7 +112,7 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
  * a real `opencode serve`, or the plain agent; both driven by the scripted model. The backend is
  * "killed" by restarting the A2A server (and, for the bridge, OpenCode with it).
  */
-function a2aTarget(mode: "opencode" | "plain") {
+function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0") {
   return async (): Promise<ConformanceTarget> => {
     const model = await startScriptedModel();
     const workspace = await createWorkspace();
@@ -121,8 +121,8 @@ function a2aTarget(mode: "opencode" | "plain") {
     const store = new SqliteStore(path.join(data, "switchboard.db"));
     const home = mode === "opencode" ? await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } } }) : undefined;
     let oc = home ? await startOpencodeServer({ env: home.env, cwd: workspace }) : undefined;
-    const agent = oc ? opencodeBridge({ opencodeUrl: oc.url, directory: workspace }) : plainAgent({ modelUrl: model.url });
-    const server = await startA2aServer({ agent, token });
+    const agent = oc ? opencodeBridge({ opencodeUrl: oc.url, directory: workspace, version }) : plainAgent({ modelUrl: model.url });
+    const server = await startA2aServer({ agent, token, version });
     return {
       ...modelControls(model),
       asksPermission: mode === "opencode",
@@ -163,8 +163,10 @@ function a2aTarget(mode: "opencode" | "plain") {
   };
 }
 
-conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve)", a2aTarget("opencode"));
-conformanceSuite("A2A adapter (plain A2A agent)", a2aTarget("plain"));
+conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve, A2A 1.0)", a2aTarget("opencode"));
+conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve, A2A 0.3)", a2aTarget("opencode", "0.3"));
+conformanceSuite("A2A adapter (plain A2A agent, A2A 1.0)", a2aTarget("plain"));
+conformanceSuite("A2A adapter (plain A2A agent, A2A 0.3)", a2aTarget("plain", "0.3"));
 
 conformanceSuite("ACP adapter (copilot --acp)", acpTarget((url) => copilotAgent({ modelBaseUrl: url })));
 conformanceSuite("ACP adapter (opencode acp)", acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })));

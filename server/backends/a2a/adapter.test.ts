@@ -89,6 +89,26 @@ describe("A2A adapter: an agent that does not stream", { timeout: 60_000 }, () =
     await until(() => textOf(ch.state.messages).includes("Reading notes.md.") && ch.state.session?.status === "idle", "the answered turn", 30_000);
     expect(ch.state.interrupts).toEqual([]);
   });
+
+  it("an auth-required answer reaches the agent but only a mask reaches the timeline, the store and an export", async () => {
+    const secret = "hunter2-very-secret-credential";
+    model.enqueue({ toolCalls: [{ name: "request_auth", arguments: { prompt: "Paste your API key" } }] }, { text: "Signed in." });
+    const s = await adapter.createSession({ title: "auth" });
+    const ch = await hub.open("send", s.id);
+    await adapter.prompt(s.id, { parts: [{ type: "text", text: "sign me in" }] });
+    const it = await until(() => ch.state.interrupts.find((i) => i.kind === "input"), "the auth request", 30_000);
+    expect(it.input?.sensitive).toBe(true);
+    await adapter.answerInterrupt(s.id, it.id, { text: secret });
+    await until(() => textOf(ch.state.messages).includes("Signed in.") && ch.state.session?.status === "idle", "the answered turn", 30_000);
+    // the agent got it (as the tool's result the model saw) …
+    expect(JSON.stringify(model.requests.at(-1)?.messages)).toContain(secret);
+    // … the console kept only the mask
+    expect(JSON.stringify(ch.state.messages)).not.toContain(secret);
+    expect(JSON.stringify(ch.state.messages)).toContain("sensitive answer");
+    expect(JSON.stringify(store.listTranscripts("send"))).not.toContain(secret);
+    expect(JSON.stringify((await adapter.loadSession(s.id)).messages)).not.toContain(secret);
+    for (const f of fs.readdirSync(data)) expect(fs.readFileSync(path.join(data, f)).includes(Buffer.from(secret)), f).toBe(false);
+  });
 });
 
 describe("A2A adapter: an opencode-a2a interrupt answered after it expired", { timeout: 90_000 }, () => {

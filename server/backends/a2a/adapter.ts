@@ -128,7 +128,7 @@ export class A2aAdapter implements BackendAdapter {
       location: locationOf(this.opts.url),
       ...(card?.version ? { version: card.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
-      ...(card ? { agent: summarizeCard(card) } : {}),
+      ...(this.conn ? { agent: this.conn.summary() } : {}),
     };
   }
 
@@ -376,7 +376,12 @@ export class A2aAdapter implements BackendAdapter {
     if (p.interrupt.kind === "input") {
       if ("dismiss" in answer) return this.turns.abort(rt);
       if (!("text" in answer) || !answer.text.trim()) throw ApiError.badRequest("The agent asks for input: answer with {text} (or {dismiss: true} to cancel the task)");
-      return this.prompt(rt.id, { parts: [{ type: "text", text: answer.text }] });
+      // An `auth-required` answer is a secret: it reaches the agent, never the store, an export or a share.
+      try {
+        return await this.turns.start(rt, { parts: [{ type: "text", text: answer.text }] }, { sensitive: p.interrupt.input?.sensitive === true });
+      } catch (err) {
+        throw mapA2aError(err, "send the answer", this.opts.label);
+      }
     }
     const requestId = p.key;
     if (!requestId) throw ApiError.conflict("This request cannot be answered any more");

@@ -1,21 +1,29 @@
 import "server-only";
 import { z } from "zod";
 import type { AgentCard } from "@a2a-js/sdk";
+import { DefaultAgentCardResolver } from "@a2a-js/sdk/client";
 import type { AgentCardSummary } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
+import { A2aLimitError, MAX_CARD_BYTES, readText } from "./bounded-fetch";
 
-/** Extension URIs of opencode-a2a's card (docs/backends/a2a.md, "The opencode-a2a profile"). */
+/**
+ * opencode-a2a's extensions by a key that does not depend on how they are named: older releases
+ * name them by URN (`urn:opencode-a2a:session-query/v1`, `urn:a2a:session-binding/v1`), newer ones
+ * by their specification's URL (`https://github.com/Intelligent-Internet/opencode-a2a/blob/main/
+ * docs/extension-specifications.md#shared-session-binding-v1`). `extensionKey` maps both to
+ * `session-binding/v1`.
+ */
 export const EXT = {
-  sessionBinding: "urn:a2a:session-binding/v1",
-  modelSelection: "urn:a2a:model-selection/v1",
-  streamHints: "urn:a2a:stream-hints/v1",
-  sessionQuery: "urn:opencode-a2a:session-query/v1",
-  providerDiscovery: "urn:opencode-a2a:provider-discovery/v1",
-  workspaceControl: "urn:opencode-a2a:workspace-control/v1",
-  interruptRecovery: "urn:opencode-a2a:interrupt-recovery/v1",
-  interactiveInterrupt: "urn:a2a:interactive-interrupt/v1",
-  compatibilityProfile: "urn:a2a:compatibility-profile/v1",
-  wireContract: "urn:a2a:wire-contract/v1",
+  sessionBinding: "session-binding/v1",
+  modelSelection: "model-selection/v1",
+  streamHints: "stream-hints/v1",
+  sessionQuery: "session-query/v1",
+  providerDiscovery: "provider-discovery/v1",
+  workspaceControl: "workspace-control/v1",
+  interruptRecovery: "interrupt-recovery/v1",
+  interactiveInterrupt: "interactive-interrupt/v1",
+  compatibilityProfile: "compatibility-profile/v1",
+  wireContract: "wire-contract/v1",
 } as const;
 
 /** The opencode-a2a JSON-RPC methods the console uses, by feature. */
@@ -31,40 +39,65 @@ export const OPENCODE_METHODS = {
   questionReject: "a2a.interrupt.question.reject",
 } as const;
 
-const Extension = z.looseObject({ uri: z.string(), required: z.boolean().optional(), description: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() });
+/**
+ * The key of an extension URI when it is one of opencode-a2a's (or the shared `urn:a2a:` ones it
+ * declares), else undefined: `urn:a2a:<name>/v1`, `urn:opencode-a2a:<name>/v1`, or a URL of
+ * opencode-a2a's extension specification whose fragment is `[shared-|opencode-|a2a-]<name>-v1`.
+ */
+export function extensionKey(uri: string): string | undefined {
+  const urn = /^urn:(?:a2a|opencode-a2a):([a-z0-9-]+\/v\d+)$/i.exec(uri.trim());
+  if (urn) return urn[1]!.toLowerCase();
+  let u: URL;
+  try {
+    u = new URL(uri.trim());
+  } catch {
+    return undefined;
+  }
+  if (!/^https?:$/.test(u.protocol) || !/opencode-a2a/i.test(u.pathname) || !/extension-specifications/i.test(u.pathname)) return undefined;
+  const m = /^#(?:shared-|opencode-|a2a-)?([a-z0-9-]+?)-v(\d+)$/i.exec(u.hash);
+  return m ? `${m[1]!.toLowerCase()}/v${m[2]}` : undefined;
+}
+
+const Extension = z.looseObject({ uri: z.string().max(2000), required: z.boolean().optional(), description: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() });
+const Interface = z.looseObject({ url: z.string().min(1).max(2000), protocolBinding: z.string().max(50), protocolVersion: z.string().max(50).default(""), tenant: z.string().max(500).default("") });
 
 /**
- * The part of an A2A 0.3 agent card the console relies on. Loose: unknown fields are kept, and
- * optional ones that some agents leave out have defaults. A card that fails it is refused with the
- * first problem named.
+ * The part of an agent card (A2A 1.0, as the SDK's resolver makes it of a 1.0 or a 0.3 card) the
+ * console relies on. Loose: unknown fields are kept, optional ones have defaults. A card that fails
+ * it is refused with the first problem named.
  */
 export const AgentCardSchema = z.looseObject({
   name: z.string().min(1).max(500),
   description: z.string().max(20_000).default(""),
-  url: z.string().min(1).max(2000),
   version: z.string().max(200).default(""),
-  protocolVersion: z.string().max(50).default("0.3.0"),
-  preferredTransport: z.string().max(50).optional(),
-  additionalInterfaces: z.array(z.looseObject({ transport: z.string(), url: z.string() })).optional(),
+  supportedInterfaces: z.array(Interface).min(1, "the card names no interface (url) to reach the agent at").max(50),
   capabilities: z
     .looseObject({
       streaming: z.boolean().optional(),
       pushNotifications: z.boolean().optional(),
-      stateTransitionHistory: z.boolean().optional(),
-      extensions: z.array(Extension).optional(),
+      extendedAgentCard: z.boolean().optional(),
+      extensions: z.array(Extension).max(200).default([]),
     })
-    .default({}),
+    .default({ extensions: [] }),
   defaultInputModes: z.array(z.string()).default(["text/plain"]),
   defaultOutputModes: z.array(z.string()).default(["text/plain"]),
-  skills: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string().optional(), tags: z.array(z.string()).optional() })).default([]),
-  securitySchemes: z.record(z.string(), z.looseObject({ type: z.string().optional(), scheme: z.string().optional() })).optional(),
-  security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
-  supportsAuthenticatedExtendedCard: z.boolean().optional(),
+  skills: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string().optional(), tags: z.array(z.string()).optional() })).max(500).default([]),
+  securitySchemes: z.record(z.string(), z.unknown()).default({}),
+  securityRequirements: z.array(z.unknown()).default([]),
+  signatures: z.array(z.unknown()).default([]),
 });
 
-/** Validates a card (the SDK's resolver has already normalized a protobuf-style one). */
+const resolver = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } });
+
+/** A card as JSON (1.0, or 0.3 translated by the SDK's compat layer) validated into the SDK's 1.0 card. */
 export function parseAgentCard(raw: unknown): AgentCard {
-  const r = AgentCardSchema.safeParse(raw);
+  let normalized: unknown;
+  try {
+    normalized = resolver.normalizeAgentCard(raw);
+  } catch (err) {
+    throw ApiError.upstream(`The agent card is not an A2A agent card (${describeError(err)})`);
+  }
+  const r = AgentCardSchema.safeParse(normalized);
   if (!r.success) {
     const first = r.error.issues[0];
     throw ApiError.upstream(`The agent card is not an A2A agent card${first ? ` (${first.path.join(".") || "card"}: ${first.message})` : ""}`, { issues: r.error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })) });
@@ -72,27 +105,34 @@ export function parseAgentCard(raw: unknown): AgentCard {
   return r.data as unknown as AgentCard;
 }
 
+/** The protocol version the console speaks to an agent: 1.0 when any interface offers it, else the card's (0.3). */
+export function negotiatedVersion(card: AgentCard): "1.0" | "0.3" {
+  return card.supportedInterfaces.some((i) => i.protocolVersion.trim() === "" ? false : !/^0\./.test(i.protocolVersion.trim())) ? "1.0" : "0.3";
+}
+
 /** What the console knows of an agent from its card. */
 export interface AgentProfile {
   kind: "opencode" | "generic";
   /** JSON-RPC methods the agent says it answers (the wire contract), when it says. */
   methods?: ReadonlySet<string>;
+  /** Keys of opencode-a2a's extensions the card declares (`extensionKey`). */
   extensions: ReadonlySet<string>;
   streaming: boolean;
 }
 
-function extensionParams(card: AgentCard, uri: string): Record<string, unknown> | undefined {
-  return card.capabilities?.extensions?.find((e) => e.uri === uri)?.params;
+function extensionParams(card: AgentCard, key: string): Record<string, unknown> | undefined {
+  return card.capabilities?.extensions?.find((e) => extensionKey(e.uri) === key)?.params as Record<string, unknown> | undefined;
 }
 
 /**
  * The profile of an agent: opencode-a2a when its card carries opencode-a2a's session query
- * extension or compatibility profile; the JSON-RPC methods from the wire contract
- * (`all_jsonrpc_methods`, the runtime truth) when present.
+ * extension or a compatibility profile whose `profile_id` is opencode-a2a's (either URI form); the
+ * JSON-RPC methods from the wire contract (`all_jsonrpc_methods`, the runtime truth) when present.
  */
 export function detectProfile(card: AgentCard): AgentProfile {
-  const extensions = new Set((card.capabilities?.extensions ?? []).map((e) => e.uri));
-  const profileId = extensionParams(card, EXT.compatibilityProfile)?.profile_id;
+  const extensions = new Set((card.capabilities?.extensions ?? []).flatMap((e) => extensionKey(e.uri) ?? []));
+  const profile = extensionParams(card, EXT.compatibilityProfile);
+  const profileId = profile?.profile_id ?? (profile?.profile as Record<string, unknown> | undefined)?.profile_id;
   const opencode = extensions.has(EXT.sessionQuery) || (typeof profileId === "string" && profileId.startsWith("opencode-a2a"));
   const wire = extensionParams(card, EXT.wireContract)?.all_jsonrpc_methods;
   const methods = Array.isArray(wire) ? new Set(wire.filter((m): m is string => typeof m === "string")) : undefined;
@@ -110,26 +150,30 @@ export function supports(p: AgentProfile, method: string): boolean {
   return false;
 }
 
-/** The JSON-RPC endpoint: the card's JSON-RPC interface, else its url. */
-export function jsonRpcUrl(card: AgentCard): string {
-  const byTransport = [{ transport: card.preferredTransport ?? "JSONRPC", url: card.url }, ...(card.additionalInterfaces ?? [])];
-  return byTransport.find((i) => i.transport.toUpperCase() === "JSONRPC")?.url ?? card.url;
+/** Whether the public card says an authenticated extended card exists (1.0 `capabilities.extendedAgentCard`, 0.3 `supportsAuthenticatedExtendedCard`). */
+export function hasExtendedCard(card: AgentCard): boolean {
+  return card.capabilities?.extendedAgentCard === true || (card as unknown as { supportsAuthenticatedExtendedCard?: unknown }).supportsAuthenticatedExtendedCard === true;
 }
 
 /** The card as the settings page shows it. */
-export function summarizeCard(card: AgentCard): AgentCardSummary {
+export function summarizeCard(card: AgentCard, reached?: { url: string; transport: string; version: string }): AgentCardSummary {
   const profile = detectProfile(card);
   const auth = Object.values(card.securitySchemes ?? {}).map((s) => {
-    const o = s as { type?: string; scheme?: string };
-    return o.type === "http" && o.scheme ? o.scheme.toLowerCase() : (o.type ?? "unknown");
+    const o = s as { type?: string; scheme?: string; httpAuthSecurityScheme?: { scheme?: string }; scheme$case?: string };
+    const http = o.httpAuthSecurityScheme?.scheme ?? (o.type === "http" ? o.scheme : undefined);
+    const proto = (s as { scheme?: { $case?: string; value?: { scheme?: string } } }).scheme;
+    if (proto && typeof proto === "object" && proto.$case === "httpAuthSecurityScheme") return (proto.value?.scheme ?? "http").toLowerCase();
+    if (proto && typeof proto === "object" && proto.$case) return proto.$case.replace(/SecurityScheme$/, "");
+    return http ? http.toLowerCase() : (o.type ?? "unknown");
   });
   const clip = (s: string | undefined, n: number) => (s && s.length > n ? `${s.slice(0, n - 1)}…` : s);
   return {
     name: clip(card.name, 200)!,
     ...(card.description ? { description: clip(card.description, 2000)! } : {}),
     ...(card.version ? { version: clip(card.version, 100)! } : {}),
-    ...(card.protocolVersion ? { protocolVersion: card.protocolVersion } : {}),
-    url: jsonRpcUrl(card),
+    protocolVersion: reached?.version ?? negotiatedVersion(card),
+    url: reached?.url ?? card.supportedInterfaces[0]?.url,
+    ...(reached ? { transport: reached.transport } : {}),
     ...(profile.kind === "opencode" ? { profile: "opencode-a2a" } : {}),
     streaming: profile.streaming,
     ...(card.capabilities?.pushNotifications !== undefined ? { pushNotifications: card.capabilities.pushNotifications } : {}),
@@ -149,33 +193,40 @@ export function cardUrls(agentUrl: string): string[] {
 }
 
 const CARD_TIMEOUT_MS = 10_000;
-const MAX_CARD_BYTES = 1024 * 1024;
 
 /**
- * Fetches and validates an agent's card: the well-known paths in turn (a 404 tries the next), with a
- * timeout and a size limit. Fails with an ApiError that says what went wrong (unreachable, not
- * found, not a card).
+ * Fetches and validates an agent's card: the well-known paths in turn (a 404 tries the next), with
+ * a timeout, no redirects, and the body read with a limit of 1 MiB (a larger card is refused as it
+ * streams in, not after). Fails with an ApiError that says what went wrong (unreachable, not found,
+ * too large, not a card).
  */
-export async function fetchAgentCard(agentUrl: string, fetchImpl: typeof fetch = fetch): Promise<AgentCard> {
+export async function fetchAgentCard(agentUrl: string, fetchImpl: typeof fetch): Promise<AgentCard> {
   let last = "";
   for (const url of cardUrls(agentUrl)) {
     let res: Response;
+    const signal = AbortSignal.timeout(CARD_TIMEOUT_MS);
     try {
-      res = await fetchImpl(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(CARD_TIMEOUT_MS), redirect: "error" });
+      res = await fetchImpl(url, { headers: { accept: "application/json" }, signal });
     } catch (err) {
+      if (err instanceof A2aLimitError) throw ApiError.upstream(`The agent card at ${url} could not be read: ${err.message}`);
+      if ((err as Error)?.name === "A2aAuthError") throw err;
       throw ApiError.upstream(`Could not reach the agent at ${new URL(url).origin}: ${describeError(err)}`);
     }
     if (res.status === 404) {
-      await res.body?.cancel();
+      await res.body?.cancel().catch(() => undefined);
       last = `${url} answered 404`;
       continue;
     }
     if (!res.ok) {
-      await res.body?.cancel();
+      await res.body?.cancel().catch(() => undefined);
       throw ApiError.upstream(`The agent card at ${url} answered HTTP ${res.status}`);
     }
-    const text = await res.text();
-    if (text.length > MAX_CARD_BYTES) throw ApiError.upstream("The agent card is too large");
+    let text: string;
+    try {
+      text = await readText(res, MAX_CARD_BYTES, "The agent card");
+    } catch (err) {
+      throw ApiError.upstream(`The agent card at ${url} could not be read: ${describeError(err)}`);
+    }
     let raw: unknown;
     try {
       raw = JSON.parse(text);

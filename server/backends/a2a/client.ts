@@ -1,67 +1,91 @@
 import "server-only";
-import type { AgentCard, Message, MessageSendParams, Task } from "@a2a-js/sdk";
-import { ClientFactory, createAuthenticatingFetchWithRetry, JsonRpcTransport, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
+import type { AgentCard, SendMessageRequest } from "@a2a-js/sdk";
+import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type Client, type Transport } from "@a2a-js/sdk/client";
 import { ApiError, describeError, isApiError } from "../../errors";
-import { obj, str } from "../shared/values";
+import { arr, isObj, obj, str } from "../shared/values";
 import type { A2aCardPreview } from "@/lib/api";
-import { detectProfile, fetchAgentCard, jsonRpcUrl, summarizeCard, type AgentProfile } from "./card";
+import { A2aAuthError, A2aLimitError, boundedFetch } from "./bounded-fetch";
+import { detectProfile, fetchAgentCard, hasExtendedCard, negotiatedVersion, parseAgentCard, summarizeCard, type AgentProfile } from "./card";
+import { toFrame } from "./frames";
 
-/** How long one JSON-RPC call (not a stream) may take. */
+export { A2aAuthError, A2aLimitError } from "./bounded-fetch";
+
+/** How long one call (not a stream) may take. */
 export const CALL_TIMEOUT_MS = 30_000;
 
-/** The agent answered HTTP 401 or 403: the token is missing, wrong or revoked. */
-export class A2aAuthError extends Error {
-  constructor(readonly status: number) {
-    super(`The agent refused the token (HTTP ${status})`);
-    this.name = "A2aAuthError";
-  }
-}
-
-/** A JSON-RPC error as the agent sent it. */
+/** A JSON-RPC (or REST) error as the agent sent it. */
 export interface RpcFailure {
   code: number;
   message: string;
-  /** opencode-a2a's `error.data.type` (SESSION_NOT_FOUND, INTERRUPT_REQUEST_EXPIRED …). */
+  /** opencode-a2a's error type (SESSION_NOT_FOUND, INTERRUPT_REQUEST_EXPIRED …): `error.data.type` (0.3) or an ErrorInfo `reason` (1.0). */
   type?: string;
   data: Record<string, unknown>;
 }
 
+/** `error.data` as one object: 0.3's object as is; 1.0's `google.rpc.ErrorInfo`-style details (`[{reason, metadata}]`) flattened. */
+function errorData(raw: unknown): { type?: string; data: Record<string, unknown> } {
+  if (isObj(raw)) {
+    const type = str(raw.type) ?? str(raw.reason);
+    return { data: raw, ...(type ? { type } : {}) };
+  }
+  for (const d of arr(raw)) {
+    const o = obj(d);
+    const reason = str(o.reason);
+    if (reason) return { type: reason, data: { ...obj(o.metadata), type: reason } };
+  }
+  return { data: {} };
+}
+
 /**
- * The JSON-RPC error inside an error the SDK threw: its transport errors carry the response
- * (`errorResponse`), stream errors carry it as their `cause`.
+ * The error the agent answered inside an error the SDK threw: its transports throw `A2AError`s
+ * carrying the envelope's `envelopeCode` and `data` (or the raw `errorResponse`), possibly as the
+ * `cause` of another error.
  */
 export function rpcFailure(err: unknown): RpcFailure | undefined {
   for (let e: unknown = err, i = 0; e && i < 4; e = (e as { cause?: unknown }).cause, i++) {
-    const res = obj((e as { errorResponse?: unknown }).errorResponse);
-    const error = obj(res.error);
-    if (typeof error.code === "number") {
-      const data = obj(error.data);
-      const type = str(data.type);
-      return { code: error.code, message: str(error.message) ?? "", data, ...(type ? { type } : {}) };
-    }
+    const o = e as { envelopeCode?: unknown; data?: unknown; message?: unknown; reason?: unknown; metadata?: unknown; errorResponse?: unknown };
+    const res = obj(o.errorResponse);
+    const inner = obj(res.error);
+    const code = typeof o.envelopeCode === "number" ? o.envelopeCode : typeof inner.code === "number" ? inner.code : undefined;
+    if (code === undefined) continue;
+    const { type, data } = errorData(o.data ?? inner.data);
+    const sdkReason = typeof o.reason === "string" && o.reason ? o.reason : undefined;
+    const t = type ?? (sdkReason && isObj(o.metadata) && Object.keys(o.metadata).length ? sdkReason : undefined);
+    return { code, message: (str(inner.message) ?? str(o.message) ?? "").trim(), data, ...(t ? { type: t } : {}) };
   }
   return undefined;
 }
 
+function inChain<T>(err: unknown, test: (e: unknown) => e is T): T | undefined {
+  for (let e: unknown = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) if (test(e)) return e;
+  return undefined;
+}
+
 export function isAuthError(err: unknown): err is A2aAuthError {
-  for (let e: unknown = err, i = 0; e && i < 4; e = (e as { cause?: unknown }).cause, i++) if (e instanceof A2aAuthError) return true;
-  return false;
+  return inChain(err, (e): e is A2aAuthError => e instanceof A2aAuthError) !== undefined;
+}
+
+export function limitError(err: unknown): A2aLimitError | undefined {
+  return inChain(err, (e): e is A2aLimitError => e instanceof A2aLimitError);
 }
 
 /** The task is unknown to the agent (A2A `TaskNotFoundError`, -32001 without a business type). */
 export function isTaskNotFound(err: unknown): boolean {
   const f = rpcFailure(err);
-  return f !== undefined && f.code === -32001 && (f.type === undefined || f.type === "TASK_NOT_FOUND");
+  if (f) return f.code === -32001 && (f.type === undefined || f.type === "TASK_NOT_FOUND");
+  return inChain(err, (e): e is Error => e instanceof Error && e.name === "TaskNotFoundError") !== undefined;
 }
 
 /**
- * An error of the agent as the console's error: switched on opencode-a2a's `error.data.type` when
- * there is one (its codes overlap A2A's: -32002 is "upstream unreachable" there and "task not
- * cancelable" in A2A), else on the A2A code.
+ * An error of the agent as the console's error: a bound or a redirect as what it is; switched on
+ * opencode-a2a's error type when there is one (its codes overlap A2A's: -32002 is "upstream
+ * unreachable" there and "task not cancelable" in A2A), else on the A2A code.
  */
 export function mapA2aError(err: unknown, what: string, label: string): ApiError {
   if (isApiError(err)) return err;
   if (isAuthError(err)) return ApiError.upstream(`${label} refused the console's token (check the token in the backend's settings)`);
+  const limit = limitError(err);
+  if (limit) return ApiError.upstream(`${label} could not ${what}: ${limit.message}`);
   const f = rpcFailure(err);
   if (!f) return ApiError.down(`${label} could not be reached to ${what}: ${describeError(err)}`);
   const say = `${label} could not ${what}: ${f.message || f.type || `error ${f.code}`}`;
@@ -92,114 +116,144 @@ export function mapA2aError(err: unknown, what: string, label: string): ApiError
 }
 
 /**
- * One connection to an A2A agent: its card, an `@a2a-js/sdk` client on the JSON-RPC transport (the
- * only dialect that carries opencode-a2a's extension methods; the card's HTTP+JSON preference is
- * ignored), and the bearer token added to every request on the server side. A 401/403 answer
- * surfaces as `A2aAuthError`.
+ * The card with every interface on the origin the user configured: an interface elsewhere is
+ * reached at the configured URL instead. The token is therefore only ever sent to the origin typed
+ * in the settings — a card cannot send it elsewhere (and opencode-a2a's default public URL,
+ * 127.0.0.1:8000, is often not where it is reached).
+ */
+export function pinInterfaces(configured: string, card: AgentCard): AgentCard {
+  const base = new URL(configured);
+  base.pathname = base.pathname.replace(/\/\.well-known\/[^/]*$/, "/").replace(/\/[^/]*\.json$/, "/");
+  base.search = "";
+  base.hash = "";
+  const supportedInterfaces = card.supportedInterfaces.map((i) => {
+    try {
+      const u = new URL(i.url);
+      if (u.origin === base.origin && /^https?:$/.test(u.protocol)) return i;
+    } catch {
+      // not a URL: the configured one
+    }
+    return { ...i, url: base.toString() };
+  });
+  return { ...card, supportedInterfaces };
+}
+
+/** What the console reached an agent with. */
+export interface Reached {
+  url: string;
+  transport: string;
+  version: "1.0" | "0.3";
+}
+
+/**
+ * One connection to an A2A agent through `@a2a-js/sdk` 1.x: its card (the authenticated extended
+ * card when the public one says there is one), a client on the transport the card prefers
+ * (JSON-RPC or HTTP+JSON) at the version it offers (1.0, else 0.3 through the SDK's compat layer),
+ * the SDK's JSON-RPC transport for extension methods (`opencode.*`, `a2a.interrupt.*`), and one
+ * bounded `fetch` (./bounded-fetch.ts) under all of them that adds the token and `A2A-Version`.
  */
 export class A2aConnection {
-  readonly card: AgentCard;
   readonly profile: AgentProfile;
-  private client: Client;
-  private transport: JsonRpcTransport;
-  private ids = 1;
 
-  private constructor(card: AgentCard, client: Client, transport: JsonRpcTransport) {
-    this.card = card;
+  private constructor(
+    readonly card: AgentCard,
+    private client: Client,
+    private rpc: Transport | undefined,
+    readonly reached: Reached,
+  ) {
     this.profile = detectProfile(card);
-    this.client = client;
-    this.transport = transport;
   }
 
   /** Reads the card at `url` and makes a client for it. */
   static async open(url: string, token: string | undefined): Promise<A2aConnection> {
-    const fetchImpl = authFetch(token);
-    const card = await fetchAgentCard(url, fetchImpl);
-    const endpoint = endpointFor(url, card);
-    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })], preferredTransports: ["JSONRPC"] });
-    const client = await factory.createFromAgentCard({ ...card, url: endpoint, preferredTransport: "JSONRPC", additionalInterfaces: [] });
-    return new A2aConnection({ ...card, url: endpoint }, client, new JsonRpcTransport({ endpoint, fetchImpl }));
+    let version: "1.0" | "0.3" | undefined;
+    const fetchImpl = boundedFetch({ ...(token ? { token } : {}), version: () => version });
+    let card = pinInterfaces(url, await fetchAgentCard(url, fetchImpl));
+    version = negotiatedVersion(card);
+    // The SDK's client reads the extended card when the 1.0 flag says so (a 0.3 card's flag is another field).
+    if (hasExtendedCard(card)) card = { ...card, capabilities: { extensions: [], ...card.capabilities, extendedAgentCard: true } };
+    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }), new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })] });
+    let client = await factory.createFromAgentCard(card);
+    if (hasExtendedCard(card)) {
+      // The detailed contract (opencode-a2a: its provider-private extensions) is on the extended card.
+      try {
+        const extended = await client.getAgentCard({ signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+        card = pinInterfaces(url, parseAgentCard(extended));
+        client = await factory.createFromAgentCard(card);
+      } catch (err) {
+        if (isAuthError(err)) throw err;
+        if (limitError(err)) throw ApiError.upstream(`The agent's extended card could not be read: ${limitError(err)!.message}`);
+        // Without it the public card is what the console knows.
+      }
+    }
+    const transport = client.transport.protocolName;
+    const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding.toUpperCase() === "JSONRPC" && (version === "0.3" || !/^0\./.test(i.protocolVersion)));
+    // Extension methods are plain JSON-RPC calls in both versions: the SDK's 1.0 JSON-RPC transport
+    // carries them (with the negotiated `A2A-Version` from the fetch).
+    const rpc = jsonRpc ? await new JsonRpcTransportFactory({ fetchImpl }).create(jsonRpc.url, card) : undefined;
+    const endpoint = card.supportedInterfaces.find((i) => i.protocolBinding.toUpperCase() === transport.toUpperCase())?.url ?? url;
+    return new A2aConnection(card, client, rpc, { url: endpoint, transport, version });
   }
 
   get streaming(): boolean {
     return this.profile.streaming;
   }
 
-  /** `message/stream` (or `message/send` for an agent that does not stream, through the SDK). */
-  stream(params: MessageSendParams, signal: AbortSignal) {
-    return this.client.sendMessageStream(params, { signal });
+  /** A prompt streamed (`SendStreamingMessage` / `message/stream`): frames for the normalizer. */
+  async *stream(params: SendMessageRequest, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+    for await (const ev of this.client.sendMessageStream(params, { signal })) yield toFrame(ev);
   }
 
-  /** `message/send` without blocking: the task comes back at once, then it is polled with `tasks/get`. */
-  send(params: MessageSendParams, signal: AbortSignal): Promise<Message | Task> {
-    return this.client.sendMessage({ ...params, configuration: { ...params.configuration, blocking: false } }, { signal: AbortSignal.any([signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]) });
+  /** `SendMessage` without waiting (`returnImmediately`): the task comes back at once, then it is polled. */
+  async send(params: SendMessageRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const res = await this.client.sendMessage({ ...params, configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, ...params.configuration, returnImmediately: true } }, { signal: AbortSignal.any([signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]) });
+    return toFrame(res);
   }
 
-  resubscribe(taskId: string, signal: AbortSignal) {
-    return this.client.resubscribeTask({ id: taskId }, { signal });
+  async *resubscribe(taskId: string, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+    for await (const ev of this.client.resubscribeTask({ tenant: "", id: taskId }, { signal })) yield toFrame(ev);
   }
 
-  getTask(taskId: string): Promise<Task> {
-    return this.client.getTask({ id: taskId, historyLength: 0 }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  async getTask(taskId: string): Promise<Record<string, unknown>> {
+    return toFrame(await this.client.getTask({ tenant: "", id: taskId, historyLength: 0 }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }));
   }
 
-  cancelTask(taskId: string): Promise<Task> {
-    return this.client.cancelTask({ id: taskId }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+  async cancelTask(taskId: string): Promise<Record<string, unknown>> {
+    return toFrame(await this.client.cancelTask({ tenant: "", id: taskId, metadata: undefined }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }));
   }
 
   /** An extension method (`opencode.*`, `a2a.interrupt.*`): its result, or the SDK's error. */
   async call(method: string, params: Record<string, unknown>): Promise<unknown> {
-    const res: unknown = await this.transport.callExtensionMethod(method, params, this.ids++, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+    const rpc = this.rpc as (Transport & { callExtensionMethod?: (m: string, p: unknown, o?: { signal?: AbortSignal }) => Promise<unknown> }) | undefined;
+    if (!rpc?.callExtensionMethod) throw ApiError.conflict(`The agent offers no JSON-RPC interface for ${method}`);
+    const res = await rpc.callExtensionMethod(method, params, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
     return obj(res).result;
   }
 
   /**
    * Checks that the token is accepted with a cheap authenticated call: opencode-a2a's session list,
-   * else `tasks/get` of a task that does not exist (any JSON-RPC answer means the token passed).
+   * else getting a task that does not exist (any A2A answer means the token passed).
    */
   async checkToken(): Promise<void> {
     try {
-      if (this.profile.kind === "opencode") await this.call("opencode.sessions.list", { limit: 1 });
+      if (this.profile.kind === "opencode" && this.rpc) await this.call("opencode.sessions.list", { limit: 1 });
       else await this.getTask("switchboard-token-check");
     } catch (err) {
-      if (isAuthError(err) || !rpcFailure(err)) throw err;
+      if (isAuthError(err) || limitError(err)) throw err;
+      if (rpcFailure(err)) return;
+      if (err instanceof Error && /TaskNotFound|not found/i.test(`${err.name} ${err.message}`)) return;
+      throw err;
     }
   }
-}
 
-/**
- * The JSON-RPC endpoint to use: the card's, when it is on the origin the user configured; else the
- * configured URL itself. The token is only ever sent to that origin — a card cannot redirect it
- * elsewhere (and opencode-a2a's default public URL, 127.0.0.1:8000, is often not where it is reached).
- */
-export function endpointFor(configured: string, card: AgentCard): string {
-  const base = new URL(configured);
-  const fromCard = jsonRpcUrl(card);
-  try {
-    const u = new URL(fromCard);
-    if (u.origin === base.origin && /^https?:$/.test(u.protocol)) return u.toString();
-  } catch {
-    // not a URL: use the configured one
+  summary() {
+    return summarizeCard(this.card, this.reached);
   }
-  base.pathname = base.pathname.replace(/\/\.well-known\/[^/]*$/, "/").replace(/\/[^/]*\.json$/, "/");
-  base.search = "";
-  base.hash = "";
-  return base.toString();
 }
 
-/** `fetch` with the bearer token (server side only) that turns 401/403 into `A2aAuthError`. */
+/** `fetch` for one agent as the health check and the card preview use it (token, no redirects, bounded). */
 export function authFetch(token: string | undefined): typeof fetch {
-  const base = token
-    ? createAuthenticatingFetchWithRetry(fetch, { headers: async () => ({ Authorization: `Bearer ${token}` }), shouldRetryWithHeaders: async () => undefined })
-    : fetch;
-  return async (input, init) => {
-    const res = await base(input, init);
-    if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new A2aAuthError(res.status);
-    }
-    return res;
-  };
+  return boundedFetch(token ? { token } : {});
 }
 
 /**
@@ -208,8 +262,18 @@ export function authFetch(token: string | undefined): typeof fetch {
  * The token is used for the one check and never returned.
  */
 export async function previewAgent(url: string, token: string | undefined): Promise<A2aCardPreview> {
-  const conn = await A2aConnection.open(url, token);
-  const card = summarizeCard(conn.card);
+  let conn: A2aConnection;
+  try {
+    conn = await A2aConnection.open(url, token);
+  } catch (err) {
+    if (isAuthError(err)) {
+      // The public card was read but the extended one refused the token.
+      const card = summarizeCard(await fetchAgentCard(url, authFetch(undefined)));
+      return { card, token: token ? "refused" : "required" };
+    }
+    throw mapA2aError(err, "be reached", new URL(url).host);
+  }
+  const card = conn.summary();
   try {
     await conn.checkToken();
   } catch (err) {

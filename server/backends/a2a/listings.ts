@@ -42,7 +42,10 @@ export function listedSession(item: unknown, backendId: string, now: number): Se
   const id = str(session.id) ?? str(t.id);
   if (!id) return undefined;
   const title = str(session.title)?.trim();
-  const at = epochMs(obj(t.status).timestamp) ?? now;
+  // opencode-a2a lists sessions without a time (826cff1, jsonrpc/methods.py `_as_a2a_session_task`):
+  // the one the agent gives, else none (0, shown without a time) — never "now".
+  const at = epochMs(obj(t.status).timestamp) ?? epochMs(obj(obj(obj(t.metadata).shared).session).updated_at) ?? 0;
+  void now;
   return { id, backendId, title: title || "Untitled session", createdAt: at, updatedAt: at, status: "idle" };
 }
 
@@ -57,7 +60,8 @@ export function historyMessages(items: unknown, sessionId: string, baseTime: num
     const id = str(m.messageId);
     if (!id) return;
     const text = partsText(m.parts);
-    const role = m.role === "user" ? "user" : "assistant";
+    // 0.3 `user`, 1.0 `ROLE_USER`.
+    const role = m.role === "user" || m.role === "ROLE_USER" ? "user" : "assistant";
     out.push({ id, sessionId, role, createdAt: baseTime + i, blocks: text.trim() ? [{ id: `${id}:text`, kind: "text", text }] : [] });
   });
   return out;

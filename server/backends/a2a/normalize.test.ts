@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { TimelineEvent as TimelineEventSchema, type Message, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { adoptListedIds, historyMessages, historyWindow, listedSession, mergeHistory, recoveredAsk } from "./listings";
+import { toFrame } from "./frames";
 import { applyFrame, beginTurn, endTurn, failTurn, newSessionNorm, taskState, toInterrupt, type FrameResult, type SessionNorm } from "./normalize";
 
 const dir = path.join(import.meta.dirname, "fixtures");
@@ -34,6 +35,12 @@ function run(n: SessionNorm, fs: unknown[], events: TimelineEvent[]): FrameResul
   });
 }
 
+const textOf = (st: SessionState) =>
+  st.messages
+    .filter((m) => m.role === "assistant")
+    .flatMap((m) => m.blocks.map((b) => (b.kind === "text" ? b.text : "")))
+    .join("");
+
 const stateOf = (events: TimelineEvent[]): SessionState => applyAll({ ...emptyState, session }, events);
 
 function expectCanonical(events: TimelineEvent[]) {
@@ -62,7 +69,7 @@ describe("opencode-a2a profile", () => {
     // the final snapshot replaced the streamed text
     expect(m2!.blocks).toEqual([{ id: "msg_2:text", kind: "text", text: "Done: the command printed hi." }]);
     // usage on the last message, completion on both
-    expect(m2!.usage).toEqual({ inputTokens: 2450, outputTokens: 16, reasoningTokens: 4, cacheReadTokens: 100, costUsd: 0 });
+    expect(m2!.usage).toEqual({ inputTokens: 2450, outputTokens: 16, reasoningTokens: 4, cacheReadTokens: 100, costUsd: 0, contextTokens: 2466 });
     expect(m1!.completedAt).toBeDefined();
     expect(m2!.error).toBeUndefined();
     // interrupts asked and resolved, the binding learned
@@ -108,7 +115,9 @@ describe("opencode-a2a profile", () => {
   });
 
   it("maps listings: sessions, history pages, and merges what the console saw live", () => {
-    expect(listedSession({ id: "ses_1", contextId: "ctx:opencode-session:ses_1", status: { state: "completed" }, metadata: { shared: { session: { id: "ses_1", title: "Fix it" } } } }, "b", 7)).toEqual({ id: "ses_1", backendId: "b", title: "Fix it", createdAt: 7, updatedAt: 7, status: "idle" });
+    expect(listedSession({ id: "ses_1", contextId: "ctx:opencode-session:ses_1", status: { state: "completed" }, metadata: { shared: { session: { id: "ses_1", title: "Fix it" } } } }, "b", 7)).toEqual({ id: "ses_1", backendId: "b", title: "Fix it", createdAt: 0, updatedAt: 0, status: "idle" });
+    // a time the agent gives is used
+    expect(listedSession({ id: "ses_2", status: { state: "completed", timestamp: "2026-01-02T03:04:05Z" }, metadata: { shared: { session: { id: "ses_2" } } } }, "b", 7)?.updatedAt).toBe(Date.parse("2026-01-02T03:04:05Z"));
     const history = historyMessages(
       [
         { kind: "message", messageId: "msg_0", role: "user", parts: [{ kind: "text", text: "run it" }], contextId: "ctx:opencode-session:ses_1" },
@@ -263,5 +272,69 @@ describe("generic A2A", () => {
     events.push(...failTurn(n, { name: "TaskLost", message: "The agent restarted." }, 9));
     expect(stateOf(events).messages.at(-1)!.error).toEqual({ name: "TaskLost", message: "The agent restarted." });
     expect(failTurn(n, { name: "x", message: "y" }, 10)).toEqual([]);
+  });
+});
+
+describe("A2A 1.0 frames and the corrections of issue 26", () => {
+  it("a streamed Task is a snapshot: a resumed task's `input-required` snapshot does not end the turn, its status updates do", () => {
+    const { n, events } = start("generic");
+    const snapshot = toFrame({ payload: { $case: "task", value: { id: "t1", contextId: "c1", status: { state: 6 }, artifacts: [], history: [] } } });
+    const r1 = applyFrame(n, snapshot, 1001, { snapshotEnds: false });
+    expect(r1.end).toBeUndefined();
+    expect(r1.asked).toEqual([]);
+    const working = toFrame({ payload: { $case: "statusUpdate", value: { taskId: "t1", contextId: "c1", status: { state: 2 } } } });
+    expect(applyFrame(n, working, 1002).end).toBeUndefined();
+    const chunk = toFrame({ payload: { $case: "artifactUpdate", value: { taskId: "t1", contextId: "c1", append: false, lastChunk: true, artifact: { artifactId: "a", parts: [{ content: { $case: "text", value: "The reply." } }] } } } });
+    events.push(...applyFrame(n, chunk, 1003).events);
+    const done = applyFrame(n, toFrame({ payload: { $case: "statusUpdate", value: { taskId: "t1", contextId: "c1", status: { state: 3 } } } }), 1004);
+    expect(done.end?.state).toBe("completed");
+    // polled, the same snapshot ends (pauses) the turn
+    const { n: n2 } = start("generic");
+    expect(applyFrame(n2, snapshot, 1001).end?.state).toBe("input-required");
+    events.push(...endTurn(n, done.end!, 1005));
+    expect(textOf(stateOf(events))).toContain("The reply.");
+  });
+
+  it("a failed task after an answered one shows the agent's message", () => {
+    const { n, events } = start("generic");
+    const failed = toFrame({ payload: { $case: "statusUpdate", value: { taskId: "t2", contextId: "c1", status: { state: 4, message: { messageId: "m", role: 2, parts: [{ content: { $case: "text", value: "The model failed: overloaded" } }] } } } } });
+    run(n, [failed], events);
+    const st = stateOf(events);
+    expect(st.messages.find((m) => m.role === "assistant")?.error?.message).toContain("The model failed: overloaded");
+  });
+
+  it("opencode-a2a: a provider auth failure ending `auth-required` is a failure that says so", () => {
+    const { n, events } = start("opencode");
+    const frames = [
+      { kind: "artifact-update", taskId: "t", contextId: "c", artifact: { artifactId: "t:error", parts: [{ kind: "text", text: "OpenCode rejected the request due to authentication failure (session.error)." }] } },
+      { kind: "status-update", taskId: "t", contextId: "c", status: { state: "auth-required" }, final: true, metadata: { opencode: { error: { type: "UPSTREAM_UNAUTHORIZED" } } } },
+    ];
+    const rs = run(n, frames, events);
+    expect(rs[1]!.end).toMatchObject({ state: "failed", errorType: "UPSTREAM_UNAUTHORIZED" });
+    const err = stateOf(events).messages.find((m) => m.role === "assistant")?.error;
+    expect(err).toMatchObject({ name: "UPSTREAM_UNAUTHORIZED" });
+    expect(err?.message).toContain("authentication failure");
+    expect(err?.message).not.toContain("lost");
+  });
+
+  it("opencode-a2a: usage is per model call, summed over the turn (a call's repeat replaces it)", () => {
+    const { n } = start("opencode");
+    const usage = (id: string, input: number, output: number) => ({ kind: "status-update", taskId: "t", contextId: "c", status: { state: "working" }, metadata: { shared: { usage: { input_tokens: input, output_tokens: output, cost: 0.5 }, stream: { message_id: id } } } });
+    applyFrame(n, usage("m1", 100, 10), 1);
+    applyFrame(n, usage("m2", 200, 20), 2);
+    applyFrame(n, usage("m2", 210, 30), 3);
+    expect(n.turn?.usage).toEqual({ inputTokens: 310, outputTokens: 40, costUsd: 1, contextTokens: 240 });
+  });
+});
+
+describe("toFrame: A2A 1.0 values as frames", () => {
+  it("maps states, roles and every part kind", () => {
+    const f = toFrame({ payload: { $case: "message", value: { messageId: "m", role: 2, parts: [{ content: { $case: "text", value: "hi" } }, { content: { $case: "data", value: { a: 1 } } }, { content: { $case: "url", value: "https://x/y.txt" }, filename: "y.txt", mediaType: "text/plain" }, { content: { $case: "raw", value: Buffer.from("abc") }, filename: "z", mediaType: "text/plain" }] } } });
+    expect(f).toMatchObject({ kind: "message", role: "agent", parts: [{ kind: "text", text: "hi" }, { kind: "data", data: { a: 1 } }, { kind: "file", file: { uri: "https://x/y.txt", name: "y.txt" } }, { kind: "file", file: { bytes: Buffer.from("abc").toString("base64") } }] });
+    expect(toFrame({ id: "t", contextId: "c", status: { state: 8 } })).toMatchObject({ kind: "task", status: { state: "auth-required" } });
+    expect(toFrame({ payload: { $case: "statusUpdate", value: { taskId: "t", status: { state: 5 } } } })).toMatchObject({ kind: "status-update", final: true, status: { state: "canceled" } });
+    // a 0.3 frame passes through; garbage is an empty frame
+    expect(toFrame({ kind: "message", parts: [] })).toEqual({ kind: "message", parts: [] });
+    expect(toFrame(42)).toEqual({});
   });
 });

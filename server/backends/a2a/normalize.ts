@@ -77,7 +77,11 @@ export interface TurnState {
   /** The agent's failure text (opencode: the `<task>:error` artifact). */
   errorText?: string;
   usage?: Usage;
+  /** opencode: usage by the OpenCode message (one model call) it belongs to; the turn's is their sum. */
+  usageByMessage: Map<string, Usage>;
   state?: TaskState;
+  /** The last state a status update or snapshot said (the stream may close on `input-required`). */
+  lastState?: TaskState;
   done: boolean;
 }
 
@@ -149,6 +153,7 @@ export function beginTurn(n: SessionNorm, t: { userMessageId: string; assistantI
     messages: new Map(),
     tools: new Map(),
     lastSequence: prev && !prev.done ? prev.lastSequence : 0,
+    usageByMessage: prev && !prev.done ? prev.usageByMessage : new Map(),
     done: false,
   };
   const info: MessageInfo = { id: t.userMessageId, sessionId: n.sessionId, role: "user", createdAt, ...(t.model ? { model: t.model } : {}) };
@@ -281,7 +286,7 @@ function showParts(turn: TurnState, messageId: string, prefix: string, parts: un
  * Applies one stream item (`task`, `message`, `status-update`, `artifact-update`) of the running
  * turn. Frames of another task than the turn's (after it is known) are ignored.
  */
-export function applyFrame(n: SessionNorm, frame: unknown, now: number): FrameResult {
+export function applyFrame(n: SessionNorm, frame: unknown, now: number, opts: { snapshotEnds?: boolean } = {}): FrameResult {
   const f = obj(frame);
   const turn = n.turn;
   if (!turn || turn.done) return emptyResult();
@@ -310,7 +315,7 @@ export function applyFrame(n: SessionNorm, frame: unknown, now: number): FrameRe
       }
       break;
     case "task":
-      applyTask(n, turn, f, now, r);
+      applyTask(n, turn, f, now, r, opts.snapshotEnds !== false);
       break;
     default:
       break;
@@ -406,12 +411,18 @@ function toolSnapshot(d: Obj, messageId: string, index: number, now: number, kno
 function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, final: boolean, now: number, r: FrameResult) {
   // An update without a state says nothing about where the task is (a malformed frame).
   const state = typeof status.state === "string" ? taskState(status.state) : "working";
+  turn.lastState = state;
   const shared = obj(meta.shared);
   const session = obj(shared.session);
   const sid = str(session.id);
   if (sid) r.binding = { sessionId: sid, ...(str(session.title) ? { title: str(session.title)! } : {}) };
   const usage = toUsage(shared.usage);
-  if (usage) turn.usage = usage;
+  if (usage) {
+    // opencode-a2a reports one model call's usage (the newest): summed per call over the turn, the
+    // same call's report replacing its earlier one; the context is the newest call's.
+    turn.usageByMessage.set(str(obj(shared.stream).message_id) ?? "turn", usage);
+    turn.usage = sumUsage([...turn.usageByMessage.values()]);
+  }
   if (n.profile === "opencode") {
     const interrupt = obj(shared.interrupt);
     const requestId = str(interrupt.request_id);
@@ -426,6 +437,14 @@ function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, fi
     const mid = str(streamMeta.message_id);
     // A step starting is where an OpenCode message begins: show it even before its first chunk.
     if (progress.type === "step-start" && mid) r.events.push(...ensureAssistant(n, turn, mid, now));
+    if (state === "auth-required" && !requestId) {
+      // OpenCode's provider refused its credentials: opencode-a2a ends the task `auth-required`
+      // (826cff1, execution/upstream_error_translator.py) — a failure to show as such, not a pause.
+      const errorType = str(obj(obj(meta.opencode).error).type) ?? "UPSTREAM_UNAUTHORIZED";
+      const text = turn.errorText ?? partsText(obj(status.message).parts);
+      r.end = { state: "failed", message: text || "OpenCode's model provider needs authentication (check its credentials on the OpenCode side).", errorType };
+      return;
+    }
     // A paused OpenCode task (`input-required` with an interrupt) goes on by itself once it is answered.
     if (!final && !isTerminal(state)) return;
   }
@@ -450,9 +469,10 @@ function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, fi
   }
 }
 
-function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: FrameResult) {
+function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: FrameResult, ends: boolean) {
   const status = obj(task.status);
   const state = taskState(status.state);
+  turn.lastState = state;
   if (n.profile === "generic") {
     // A task snapshot holds every artifact in full: each replaces what was shown of it.
     for (const a of arr(task.artifacts)) {
@@ -463,8 +483,18 @@ function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: F
       r.events.push(...showParts(turn, turn.assistantId, `art:${id}`, arr(artifact.parts), false));
     }
   }
-  // The status as a final status update (a snapshot of a finished or paused task ends the turn).
-  const final = isTerminal(state) || isPaused(state);
+  // A polled snapshot of a finished or paused task ends the turn like a final status update; in a
+  // stream a Task is only a snapshot (its status updates say where the task goes).
+  const final = ends && (isTerminal(state) || isPaused(state));
+  if (!ends) {
+    const sid = str(obj(obj(obj(task.metadata).shared).session).id);
+    if (sid) r.binding = { sessionId: sid };
+    if (n.profile === "generic" && isObj(status.message) && obj(status.message).role !== "user" && arr(obj(status.message).parts).length > 0 && !isPaused(state)) {
+      r.events.push(...ensureAssistant(n, turn, turn.assistantId, now));
+      r.events.push(...showParts(turn, turn.assistantId, `status:${str(obj(status.message).messageId) ?? state}`, arr(obj(status.message).parts), false));
+    }
+    return;
+  }
   if (final || n.profile === "generic") applyStatus(n, turn, status, obj(task.metadata), final, now, r);
   else {
     const sid = str(obj(obj(obj(task.metadata).shared).session).id);
@@ -494,6 +524,23 @@ export function interruptAsk(requestId: string, type: string | undefined, detail
     return questions.length ? { kind: "question", requestId, questions } : undefined;
   }
   return undefined;
+}
+
+/** Usage of several model calls as one: tokens and cost summed, the context of the last call. */
+export function sumUsage(calls: readonly Usage[]): Usage | undefined {
+  const last = calls.at(-1);
+  if (!last) return undefined;
+  const sum = (f: (u: Usage) => number | undefined) => calls.reduce((a, u) => a + (f(u) ?? 0), 0);
+  const has = (f: (u: Usage) => number | undefined) => calls.some((u) => f(u) !== undefined);
+  return {
+    inputTokens: sum((u) => u.inputTokens),
+    outputTokens: sum((u) => u.outputTokens),
+    ...(has((u) => u.reasoningTokens) ? { reasoningTokens: sum((u) => u.reasoningTokens) } : {}),
+    ...(has((u) => u.cacheReadTokens) ? { cacheReadTokens: sum((u) => u.cacheReadTokens) } : {}),
+    ...(has((u) => u.cacheWriteTokens) ? { cacheWriteTokens: sum((u) => u.cacheWriteTokens) } : {}),
+    ...(has((u) => u.costUsd) ? { costUsd: sum((u) => u.costUsd) } : {}),
+    contextTokens: last.contextTokens ?? last.inputTokens + last.outputTokens,
+  };
 }
 
 export function toUsage(raw: unknown): Usage | undefined {

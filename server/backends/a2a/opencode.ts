@@ -9,6 +9,9 @@ import type { A2aConnection } from "./client";
 import { historyMessages, listedSession, mergeHistory, recoveredAsk } from "./listings";
 import type { InterruptAsk } from "./normalize";
 
+/** The largest history page opencode-a2a answers. */
+export const MAX_HISTORY_PAGE = 100;
+
 /**
  * The opencode-a2a extension methods the adapter uses (docs/backends/a2a.md, "The opencode-a2a
  * profile"), each checked against the card's wire contract: sessions and history pages, models,
@@ -40,7 +43,8 @@ export class OpencodeOps {
    * with the messages the console saw live (`kept`): ids are OpenCode's on both sides.
    */
   async history(ocSession: string, sessionId: string, q: { limit: number; before?: string }, kept: readonly Message[]): Promise<{ items: Message[]; nextCursor?: string }> {
-    const res = obj(await this.conn.call(M.messages, { session_id: ocSession, limit: q.limit, ...(q.before ? { before: q.before } : {}) }));
+    // opencode-a2a refuses pages over 100 (826cff1, contracts/extensions.py SESSION_QUERY_MAX_LIMIT).
+    const res = obj(await this.conn.call(M.messages, { session_id: ocSession, limit: Math.max(1, Math.min(q.limit, MAX_HISTORY_PAGE)), ...(q.before ? { before: q.before } : {}) }));
     const listed = historyMessages(res.items, sessionId, 0);
     const items = mergeHistory(listed, kept);
     const cursor = str(res.next_cursor);
@@ -56,19 +60,22 @@ export class OpencodeOps {
   /** `opencode.models.list` as the console's models. */
   async models(): Promise<{ items: ModelInfo[]; default?: ModelRef }> {
     const res = obj(await this.conn.call(M.models, {}));
+    const listed = arr(res.connected).filter((p): p is string => typeof p === "string");
+    const connected = Array.isArray(res.connected) ? new Set(listed) : undefined;
     let dflt: ModelRef | undefined;
     const items = arr(res.items).flatMap((raw): ModelInfo[] => {
       const m = obj(raw);
       const provider = str(m.provider_id);
       const id = str(m.model_id);
-      if (!provider || !id) return [];
+      // A model of a provider that is not connected (no credentials) cannot answer: not offered.
+      if (!provider || !id || m.connected === false || (connected && !connected.has(provider))) return [];
       if (m.default === true && !dflt) dflt = { provider, id };
       const window = num(m.context_window);
       return [{ provider, id, label: str(m.name) ?? id, ...(m.default === true ? { isDefault: true } : {}), ...(window ? { contextWindow: window } : {}) }];
     });
     if (!dflt) {
       const byProvider = obj(res.default_by_provider);
-      const [p, mid] = Object.entries(byProvider)[0] ?? [];
+      const [p, mid] = Object.entries(byProvider).find(([p]) => !connected || connected.has(p)) ?? [];
       if (p && typeof mid === "string") dflt = { provider: p, id: mid };
     }
     return { items, ...(dflt ? { default: dflt } : {}) };

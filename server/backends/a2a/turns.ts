@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { MessageSendParams, Part } from "@a2a-js/sdk";
+import { Role, type Part, type SendMessageRequest } from "@a2a-js/sdk";
 import type { PromptBody, PromptPart } from "@/lib/api";
 import type { TimelineEvent, Usage } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
@@ -21,6 +21,9 @@ const POLL_LIMIT_MS = 30 * 60_000;
 /** A lost opencode-a2a turn is followed through the history until it is quiet this many polls in a row. */
 const WATCH_MS = 1_500;
 const WATCH_QUIET = 6;
+
+/** What an answer to an `auth-required` ask is shown (and kept, exported, shared) as. */
+export const SENSITIVE_MASK = "•••••••• (a sensitive answer, sent to the agent only)";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -48,14 +51,14 @@ export interface TurnContext {
   stopped(): boolean;
 }
 
-/** A prompt's parts as A2A parts (data URLs as file bytes). */
+/** A prompt's parts as A2A 1.0 parts (data URLs as raw bytes; the SDK writes 0.3 file parts for a 0.3 agent). */
 export function toA2aParts(parts: readonly PromptPart[]): Part[] {
   return parts.map((p): Part => {
-    if (p.type === "text") return { kind: "text", text: p.text };
+    if (p.type === "text") return { content: { $case: "text", value: p.text }, metadata: undefined, filename: "", mediaType: "" };
     const m = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(p.url);
-    const name = p.filename ?? "file";
-    if (m) return { kind: "file", file: { name, mimeType: p.mime, bytes: m[2] ? m[3]! : Buffer.from(decodeURIComponent(m[3]!)).toString("base64") } };
-    return { kind: "file", file: { name, mimeType: p.mime, uri: p.url } };
+    const filename = p.filename ?? "file";
+    if (m) return { content: { $case: "raw", value: m[2] ? Buffer.from(m[3]!, "base64") : Buffer.from(decodeURIComponent(m[3]!)) }, metadata: undefined, filename, mediaType: p.mime };
+    return { content: { $case: "url", value: p.url }, metadata: undefined, filename, mediaType: p.mime };
   });
 }
 
@@ -67,7 +70,7 @@ function addUsage(prev: Usage | undefined, u: Usage): Usage {
     ...(u.cacheReadTokens || prev?.cacheReadTokens ? { cacheReadTokens: (prev?.cacheReadTokens ?? 0) + (u.cacheReadTokens ?? 0) } : {}),
     ...(u.cacheWriteTokens || prev?.cacheWriteTokens ? { cacheWriteTokens: (prev?.cacheWriteTokens ?? 0) + (u.cacheWriteTokens ?? 0) } : {}),
     ...(u.costUsd !== undefined || prev?.costUsd !== undefined ? { costUsd: (prev?.costUsd ?? 0) + (u.costUsd ?? 0) } : {}),
-    contextTokens: u.inputTokens + u.outputTokens,
+    contextTokens: u.contextTokens ?? u.inputTokens + u.outputTokens,
   };
 }
 
@@ -81,8 +84,11 @@ function addUsage(prev: Usage | undefined, u: Usage): Usage {
 export class A2aTurns {
   constructor(private ctx: TurnContext) {}
 
-  /** Starts a turn (or answers the paused task with `body`). */
-  async start(rt: Runtime, body: PromptBody): Promise<void> {
+  /**
+   * Starts a turn (or answers the paused task with `body`). A `sensitive` answer (to an
+   * `auth-required` ask) goes to the agent as typed but is shown, kept and exported only masked.
+   */
+  async start(rt: Runtime, body: PromptBody, opts: { sensitive?: boolean } = {}): Promise<void> {
     if (rt.turn && !rt.turn.done) {
       rt.queued.push(body);
       return;
@@ -98,8 +104,10 @@ export class A2aTurns {
     }
     const userMessageId = `u_${randomUUID()}`;
     const now = Date.now();
-    const events: TimelineEvent[] = beginTurn(rt.norm, { userMessageId, assistantId: `a_${randomUUID()}`, parts: body.parts, now, ...(body.model ? { model: body.model } : {}), ...(paused ? { taskId: paused.taskId } : {}) });
-    const firstText = body.parts.find((p): p is Extract<PromptPart, { type: "text" }> => p.type === "text")?.text;
+    const a2aParts = opts.sensitive ? body.parts : undefined;
+    const shown: PromptPart[] = opts.sensitive ? [{ type: "text", text: SENSITIVE_MASK }] : body.parts;
+    const events: TimelineEvent[] = beginTurn(rt.norm, { userMessageId, assistantId: `a_${randomUUID()}`, parts: shown, now, ...(body.model ? { model: body.model } : {}), ...(paused ? { taskId: paused.taskId } : {}) });
+    const firstText = shown.find((p): p is Extract<PromptPart, { type: "text" }> => p.type === "text")?.text;
     if (!paused && rt.session.title === DEFAULT_TITLE && !rt.titleLocked && firstText) {
       rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80), updatedAt: now };
       events.push({ type: "session.updated", session: this.ctx.sessions.sessionOf(rt) });
@@ -109,29 +117,34 @@ export class A2aTurns {
     rt.session = { ...rt.session, updatedAt: now };
     this.ctx.emit(rt, [...events, { type: "session.status", status: "busy" }]);
     const metadata = opencode ? { shared: { ...(rt.ocSession ? { session: { id: rt.ocSession } } : {}), ...(body.model?.provider ? { model: { providerID: body.model.provider, modelID: body.model.id } } : {}) } } : undefined;
-    const params: MessageSendParams = {
+    const params: SendMessageRequest = {
+      tenant: "",
       message: {
-        kind: "message",
         messageId: randomUUID(),
-        role: "user",
-        parts: toA2aParts(body.parts),
+        role: Role.ROLE_USER,
+        parts: toA2aParts(a2aParts ?? body.parts),
         // opencode-a2a binds a new session per context: the console's session id is the context.
-        ...(opencode ? { contextId: rt.id } : rt.contextId ? { contextId: rt.contextId } : {}),
-        ...(paused ? { taskId: paused.taskId } : {}),
+        contextId: opencode ? rt.id : (rt.contextId ?? ""),
+        taskId: paused?.taskId ?? "",
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
       },
-      configuration: { acceptedOutputModes: ["text/plain", "text/markdown", "application/json"] },
-      ...(metadata ? { metadata } : {}),
+      configuration: { acceptedOutputModes: ["text/plain", "text/markdown", "application/json"], taskPushNotificationConfig: undefined, returnImmediately: false },
+      metadata,
     };
     void this.run(rt, turn, c, params);
   }
 
-  private async run(rt: Runtime, turn: RunningTurn, c: A2aConnection, params: MessageSendParams): Promise<void> {
+  private async run(rt: Runtime, turn: RunningTurn, c: A2aConnection, params: SendMessageRequest): Promise<void> {
     try {
       if (c.streaming) {
         if (await this.consume(rt, turn, c.stream(params, turn.ac.signal))) return;
       } else {
+        // What `SendMessage` returns at once is a snapshot too (an answered task may still say
+        // `input-required`): polling says where the task is.
         const res = await c.send(params, turn.ac.signal);
-        if (await this.frame(rt, turn, res)) return;
+        if (await this.frame(rt, turn, res, false)) return;
         return await this.poll(rt, turn, c);
       }
     } catch (err) {
@@ -150,19 +163,22 @@ export class A2aTurns {
   }
 
   /** Applies a stream; true when the turn ended (or paused). */
-  private async consume(rt: Runtime, turn: RunningTurn, stream: AsyncIterable<unknown>): Promise<boolean> {
+  private async consume(rt: Runtime, turn: RunningTurn, stream: AsyncIterable<unknown>, seen?: { frames: number }): Promise<boolean> {
+    // A Task in a stream is a snapshot (a resumed task's first frame still says `input-required`):
+    // only a status update — terminal, interrupted or final — ends the turn, or the stream closing.
     for await (const ev of stream) {
       if (turn.done) return true;
-      if (await this.frame(rt, turn, ev)) return true;
+      if (seen) seen.frames++;
+      if (await this.frame(rt, turn, ev, false)) return true;
     }
     return turn.done;
   }
 
-  /** One frame of the turn's task; true when it ended the turn. */
-  private async frame(rt: Runtime, turn: RunningTurn, ev: unknown): Promise<boolean> {
+  /** One frame of the turn's task; true when it ended the turn. A Task ends it only when `snapshotEnds` (polling). */
+  private async frame(rt: Runtime, turn: RunningTurn, ev: unknown, snapshotEnds = true): Promise<boolean> {
     let r: FrameResult;
     try {
-      r = applyFrame(rt.norm, ev, Date.now());
+      r = applyFrame(rt.norm, ev, Date.now(), { snapshotEnds });
     } catch (err) {
       log.warn("skipped an A2A frame that could not be applied", { backend: this.ctx.backendId, error: describeError(err) });
       return false;
@@ -269,8 +285,12 @@ export class A2aTurns {
   private async recover(rt: Runtime, turn: RunningTurn): Promise<void> {
     turn.recovered = true;
     let stale = 0;
+    // A stream that ended at an opencode-a2a interrupt (SDK servers close the stream on
+    // `input-required`) is followed again at once: the task goes on when the interrupt is answered.
+    let atOnce = rt.norm.turn?.lastState === "input-required";
     for (let attempt = 0; attempt < RECOVER_ATTEMPTS && !turn.done && !this.ctx.stopped(); attempt++) {
-      await sleep(Math.min(4_000, 300 * 2 ** attempt));
+      if (!atOnce) await sleep(Math.min(4_000, 300 * 2 ** attempt));
+      atOnce = false;
       if (turn.done) return;
       if (!turn.taskId) break;
       const c = this.ctx.current();
@@ -278,7 +298,15 @@ export class A2aTurns {
       turn.ac = new AbortController();
       try {
         if (c.streaming) {
-          if (await this.consume(rt, turn, c.resubscribe(turn.taskId, turn.ac.signal))) return;
+          const seen = { frames: 0 };
+          if (await this.consume(rt, turn, c.resubscribe(turn.taskId, turn.ac.signal), seen)) return;
+          if (seen.frames > 1) {
+            // It went on (past the snapshot): not stale; follow it again at once.
+            stale = 0;
+            attempt = -1;
+            atOnce = rt.norm.turn?.lastState === "input-required";
+            continue;
+          }
           stale++;
         }
         if (await this.frame(rt, turn, await c.getTask(turn.taskId))) return;
