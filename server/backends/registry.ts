@@ -111,6 +111,7 @@ export class BackendRegistry {
     this.sources.delete(id);
     this.store.deleteBackend(id);
     this.store.deleteTranscripts(id);
+    a.forget?.();
     this.hub.dropBackend(id);
     await a.stop();
   }

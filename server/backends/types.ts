@@ -93,4 +93,11 @@ export interface BackendAdapter {
   logs?(): string[];
   /** Restart a stdio agent's process (e.g. after logging in to it). */
   restart?(): Promise<void>;
+  /**
+   * Values for one of the agent's `env_var` auth methods (`Backend.authMethods`): kept on the
+   * server, passed to this agent only, which is restarted with them. An empty value removes a variable.
+   */
+  setCredentials?(methodId: string, vars: Record<string, string>): Promise<void>;
+  /** The backend is removed: drop what it kept in the store besides transcripts (its credentials). */
+  forget?(): void;
 }
