@@ -383,7 +383,7 @@ export const SessionSettingBody = z
 export type SessionSettingBody = z.infer<typeof SessionSettingBody>;
 
 /**
- * `PUT /api/backends/:b/credentials` — values for an `env_var` auth method of an ACP agent
+ * `POST /api/backends/:b/credentials` — values for an `env_var` auth method of an ACP agent
  * (docs/backends/acp.md#authentication). Kept on the server, passed to that agent only; an empty
  * value removes the variable. The agent is restarted with them.
  */

@@ -7,6 +7,7 @@ import { apiGet, apiSend } from "@/lib/client/api-client";
 import { formatCommandLine } from "@/lib/command-line";
 import { Badge } from "../ui/badge";
 import { AgentCardView } from "./agent-card-view";
+import { AuthMethods } from "./auth-methods";
 import { cx } from "../ui/cx";
 import { IconChevronRight } from "../ui/icons";
 
@@ -132,6 +133,7 @@ export function BackendCard({ backend }: { backend: Backend }) {
             )}
           </dl>
           {b.agent && <AgentCardView card={b.agent} compact />}
+          {b.authMethods && <AuthMethods backendId={b.id} methods={b.authMethods} open={b.status === "auth-required"} />}
         </div>
         <div className="flex shrink-0 items-center gap-1.5">
           {stdio && (

@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
  * Values for an `env_var` auth method of an ACP agent (`{methodId, vars}`): kept on the server, never
  * sent back (the backend lists them as set), passed to that agent only; the agent is restarted.
  */
-export const PUT = route<BackendParams>(async (req, { backendId }) => {
+export const POST = route<BackendParams>(async (req, { backendId }) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, BackendCredentialsBody);
   const { backends } = await app();
