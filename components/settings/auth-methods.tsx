@@ -1,6 +1,6 @@
 "use client";
 import { useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { BackendCredentialsBody } from "@/lib/api";
 import type { BackendAuthMethod } from "@/lib/model";
 import { apiSend } from "@/lib/client/api-client";
@@ -10,10 +10,15 @@ import { apiSend } from "@/lib/client/api-client";
  * their variables here: the values go to the server (`POST …/credentials`) and never come back — a
  * variable that has one shows as "set".
  */
-export function AuthMethods({ backendId, methods, open }: { backendId: string; methods: BackendAuthMethod[]; open: boolean }) {
+export function AuthMethods({ backendId, methods, needed }: { backendId: string; methods: BackendAuthMethod[]; needed: boolean }) {
+  // Opens by itself when the backend needs a login; stays as the user left it after that.
+  const [open, setOpen] = useState(needed);
+  useEffect(() => {
+    if (needed) setOpen(true);
+  }, [needed]);
   if (!methods.length) return null;
   return (
-    <details className="mt-2 rounded-md border border-border px-3 py-2 text-[12px]" open={open} data-testid="auth-methods">
+    <details className="mt-2 rounded-md border border-border px-3 py-2 text-[12px]" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="auth-methods">
       <summary className="cursor-pointer text-muted">Authentication ({methods.length} method{methods.length === 1 ? "" : "s"})</summary>
       <ul className="mt-2 space-y-2">
         {methods.map((m) => (

@@ -133,7 +133,7 @@ export function BackendCard({ backend }: { backend: Backend }) {
             )}
           </dl>
           {b.agent && <AgentCardView card={b.agent} compact />}
-          {b.authMethods && <AuthMethods backendId={b.id} methods={b.authMethods} open={b.status === "auth-required"} />}
+          {b.authMethods && <AuthMethods backendId={b.id} methods={b.authMethods} needed={b.status === "auth-required"} />}
         </div>
         <div className="flex shrink-0 items-center gap-1.5">
           {stdio && (
