@@ -12,6 +12,16 @@ import { SessionPage } from "./pages/session-page";
 
 const KEY = "sk-vendor-e2e-7c1f9a";
 
+// A failing test keeps the agents' stderr (what they said about it) with its report.
+test.afterEach(async ({ request, vendorStack }, testInfo) => {
+  if (testInfo.status === testInfo.expectedStatus) return;
+  for (const a of AGENTS_UNDER_TEST) {
+    const r = await request.get(`${vendorStack.url}/api/backends/${a.id}/logs`);
+    const { lines } = (await r.json()) as { lines: string[] };
+    await testInfo.attach(`${a.id}-stderr.txt`, { body: lines.join("\n"), contentType: "text/plain" });
+  }
+});
+
 for (const agent of AGENTS_UNDER_TEST) {
   test.describe(`ACP vendor agent: ${agent.label}`, () => {
     test.describe.configure({ mode: "serial" });
@@ -46,7 +56,7 @@ for (const agent of AGENTS_UNDER_TEST) {
 
     test("a prompt streams a reply, a shell tool call shows with its permission card", async ({ page, vendorApi, vendorStack }) => {
       const reply = `Streamed by ${agent.label}. ` + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + " — done.";
-      vendorStack.model.enqueue({ text: reply, chunks: 12, delayMs: 120 });
+      vendorStack.model.enqueue({ text: reply, chunks: 12, delayMs: 300 });
       const s = await vendorApi.createSession(agent.id, `${agent.id} stream`);
       const sp = new SessionPage(page);
       await sp.goto(agent.id, s.id);
@@ -60,7 +70,7 @@ for (const agent of AGENTS_UNDER_TEST) {
       await expect(sp.assistantText().last()).toHaveText(reply);
       await sp.waitStatus("idle");
 
-      vendorStack.model.enqueue({ toolCalls: [agent.shell("echo vendor-e2e-allowed", "Print a marker")] }, { text: "The command ran." });
+      vendorStack.model.enqueue({ toolCalls: [agent.shell("mkdir -p out && echo vendor-e2e-allowed", "Print a marker")] }, { text: "The command ran." });
       await sp.prompt("run the marker command");
       const card = page.getByTestId("permission-card");
       await expect(card).toBeVisible({ timeout: 60_000 });
