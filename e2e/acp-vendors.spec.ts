@@ -8,6 +8,7 @@
  */
 import { AGENTS_UNDER_TEST, expect, test } from "./fixtures/acp-vendor-stack";
 import { BackendAuthPage } from "./pages/backend-auth";
+import { messageText } from "./fixtures/scripted-model";
 import { SessionPage } from "./pages/session-page";
 
 const KEY = "sk-vendor-e2e-7c1f9a";
@@ -42,9 +43,12 @@ for (const agent of AGENTS_UNDER_TEST) {
       await expect(settings.row(agent.id).getByTestId("backend-error")).toContainText(agent.variable);
       await expect(settings.method(agent.id, agent.method)).toBeVisible();
       expect(await settings.methods(agent.id).count()).toBeGreaterThan(1);
-      // New session says why it cannot
-      const refused = await page.request.post(`/api/backends/${agent.id}/sessions`, { data: {}, headers: { origin: vendorStack.url } });
-      if (agent.id !== "claude-code") expect(refused.status()).toBe(503);
+      if (agent.id !== "claude-code") {
+        // New session says why it cannot, with the ways to log in
+        const refused = await page.request.post(`/api/backends/${agent.id}/sessions`, { data: {}, headers: { origin: vendorStack.url } });
+        expect(refused.status()).toBe(503);
+        expect(await refused.text()).toContain(agent.variable);
+      }
 
       await settings.enter(agent.id, agent.method, agent.variable, KEY);
       await expect(settings.row(agent.id)).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
@@ -79,7 +83,9 @@ for (const agent of AGENTS_UNDER_TEST) {
       await expect(card).toHaveCount(0);
       const tool = sp.toolCards().last();
       await expect(tool).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
-      await expect(tool.getByTestId("tool-output")).toContainText("vendor-e2e-allowed");
+      // the command really ran: its output went back to the model (and shows where the agent reports it)
+      await expect.poll(() => vendorStack.model.requests.some((r) => r.messages.some((m) => m.role === "tool" && messageText(m).includes("vendor-e2e-allowed")))).toBe(true);
+      if (agent.reportsShellOutput) await expect(tool.getByTestId("tool-output")).toContainText("vendor-e2e-allowed");
       await expect(sp.assistantText().last()).toHaveText("The command ran.", { timeout: 30_000 });
       await sp.waitStatus("idle");
     });
