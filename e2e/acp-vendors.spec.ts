@@ -39,6 +39,8 @@ for (const agent of AGENTS_UNDER_TEST) {
         await expect(sp.timeline.getByTestId("message-error").last()).toContainText("needs a login", { timeout: 60_000 });
       }
       await settings.goto();
+      // its preset is detected (the binary is in node_modules/.bin)
+      await expect(page.getByTestId(`preset-${agent.id}`)).toHaveAttribute("data-available", "true");
       await expect(settings.row(agent.id)).toHaveAttribute("data-status", "auth-required", { timeout: 60_000 });
       await expect(settings.row(agent.id).getByTestId("backend-error")).toContainText(agent.variable);
       await expect(settings.method(agent.id, agent.method)).toBeVisible();
