@@ -407,6 +407,19 @@ export const SessionSettingBody = z
   .strict();
 export type SessionSettingBody = z.infer<typeof SessionSettingBody>;
 
+/**
+ * `POST /api/backends/:b/credentials` — values for an `env_var` auth method of an ACP agent
+ * (docs/backends/acp.md#authentication). Kept on the server, passed to that agent only; an empty
+ * value removes the variable. The agent is restarted with them.
+ */
+export const BackendCredentialsBody = z
+  .object({
+    methodId: z.string().min(1).max(200),
+    vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), z.string().max(8000)),
+  })
+  .strict();
+export type BackendCredentialsBody = z.infer<typeof BackendCredentialsBody>;
+
 /** `GET /api/backends/presets` — ready-made backends of every kind, and whether their binary is installed. */
 export const BackendPreset = z.object({
   id: z.string(),

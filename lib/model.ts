@@ -74,6 +74,30 @@ export const AgentCardSummary = z.object({
 });
 export type AgentCardSummary = z.infer<typeof AgentCardSummary>;
 
+/**
+ * A way to authenticate an agent, from what it advertises at `initialize` (ACP `authMethods`):
+ * `agent` (the agent does it itself, e.g. a browser login), `terminal` (a command to run in a
+ * terminal), `env_var` (credentials passed to the agent as environment variables, which the
+ * settings page can fill in). `vars[].set` says whether the console holds a value; values never
+ * reach the browser. `origin: "console"` marks a method the console knows about an agent that does
+ * not advertise it itself (docs/backends/acp.md).
+ */
+export const BackendAuthMethod = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  type: z.enum(["agent", "env_var", "terminal"]),
+  vars: z
+    .array(z.object({ name: z.string(), label: z.string().optional(), optional: z.boolean().optional(), secret: z.boolean().optional(), set: z.boolean() }))
+    .optional(),
+  /** Where to get the credential. */
+  link: z.string().optional(),
+  /** For `terminal`: the command line to run. */
+  command: z.string().optional(),
+  origin: z.enum(["agent", "console"]).optional(),
+});
+export type BackendAuthMethod = z.infer<typeof BackendAuthMethod>;
+
 export const Backend = z.object({
   id: z.string(),
   kind: BackendKind,
@@ -108,6 +132,8 @@ export const Backend = z.object({
       ),
     })
     .optional(),
+  /** For ACP agents: how they can be authenticated (what `initialize` advertised). */
+  authMethods: z.array(BackendAuthMethod).optional(),
   /** For stdio agents: the supervised process. */
   process: z
     .object({

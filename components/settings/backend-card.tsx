@@ -8,6 +8,7 @@ import { formatCommandLine } from "@/lib/command-line";
 import { Badge } from "../ui/badge";
 import { AgentCardView } from "./agent-card-view";
 import { ApiKeyForm } from "./api-key-form";
+import { AuthMethods } from "./auth-methods";
 import { cx } from "../ui/cx";
 import { IconChevronRight } from "../ui/icons";
 
@@ -139,6 +140,7 @@ export function BackendCard({ backend }: { backend: Backend }) {
           </dl>
           {b.agent && <AgentCardView card={b.agent} compact />}
           {b.auth && <ApiKeyForm backendId={b.id} providers={b.auth.providers} />}
+          {b.authMethods && <AuthMethods backendId={b.id} methods={b.authMethods} needed={b.status === "auth-required"} />}
         </div>
         <div className="flex shrink-0 items-center gap-1.5">
           {stdio && (

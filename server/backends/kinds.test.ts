@@ -79,5 +79,7 @@ describe("the kind table", () => {
     const presets = detectPresets();
     expect(presets.map((p) => p.id)).toEqual(expect.arrayContaining(["copilot", "opencode-acp", "zot"]));
     for (const p of presets) expect(p.available).toBe(p.path !== undefined);
+    // the vendors' ACP agents are devDependencies: detected in node_modules/.bin
+    for (const id of ["codex", "claude-code", "gemini"]) expect(presets.find((p) => p.id === id)).toMatchObject({ kind: "acp", available: true });
   });
 });

@@ -112,6 +112,7 @@ export class BackendRegistry {
     this.sources.delete(id);
     this.store.deleteBackend(id);
     this.store.deleteTranscripts(id);
+    a.forget?.();
     this.hub.dropBackend(id);
     await a.stop();
   }

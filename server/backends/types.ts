@@ -95,4 +95,11 @@ export interface BackendAdapter {
   restart?(): Promise<void>;
   /** Sets an API key for one of the providers in `Backend.auth` (kept by the agent, never by the console). */
   setApiKey?(provider: string, apiKey: string): Promise<void>;
+  /**
+   * Values for one of the agent's `env_var` auth methods (`Backend.authMethods`): kept on the
+   * server, passed to this agent only, which is restarted with them. An empty value removes a variable.
+   */
+  setCredentials?(methodId: string, vars: Record<string, string>): Promise<void>;
+  /** The backend is removed: drop what it kept in the store besides transcripts (its credentials). */
+  forget?(): void;
 }

@@ -293,6 +293,48 @@ describe("AcpAdapter (fake agent)", () => {
     expect(adapter.info()).toMatchObject({ status: "auth-required", error: expect.stringContaining("Run `fake login` in a terminal") });
   });
 
+  it("an env_var method: auth-required with its methods until a value is entered, then authenticate and ready; the value stays on the server", async () => {
+    const store = new SqliteStore(":memory:");
+    const { adapter } = make({ env: { FAKE_ENV_AUTH: "1" } }, undefined, store);
+    await adapter.start();
+    await until(() => adapter.info().status === "auth-required", "auth-required after the handshake");
+    const info = adapter.info();
+    expect(info.error).toContain("Use FAKE_KEY");
+    expect(info.authMethods).toEqual([
+      { id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal", type: "agent" },
+      { id: "fake-key", name: "Use FAKE_KEY", description: "Set FAKE_KEY", type: "env_var", vars: [{ name: "FAKE_KEY", set: false }] },
+    ]);
+    await expect(adapter.setCredentials("fake-key", { OTHER: "x" })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(adapter.setCredentials("fake-login", { FAKE_KEY: "x" })).rejects.toMatchObject({ code: "bad_request" });
+
+    await adapter.setCredentials("fake-key", { FAKE_KEY: "bad" });
+    await until(() => adapter.info().status === "auth-required" && (adapter.info().process?.restarts ?? 0) >= 1, "a refused key");
+    expect(adapter.info().error).toContain("FAKE_KEY was refused");
+
+    await adapter.setCredentials("fake-key", { FAKE_KEY: "sk-secret-value" });
+    await until(() => adapter.info().status === "ready", "ready with the key");
+    expect(adapter.logs().join("\n")).toContain("authenticated with fake-key");
+    expect(JSON.stringify(adapter.info())).not.toContain("sk-secret-value");
+    expect(adapter.info().authMethods![1]!.vars).toEqual([{ name: "FAKE_KEY", set: true }]);
+    const s = await adapter.createSession({});
+    expect(s.id).toMatch(/^fake-/);
+    await adapter.stop();
+
+    // kept across a console restart (the store), passed to the agent again
+    const again = make({ env: { FAKE_ENV_AUTH: "1" } }, undefined, store);
+    await again.adapter.start();
+    await until(() => again.adapter.info().status === "ready", "ready after a restart");
+  });
+
+  it("keeps the agent's error details (data.details) in the turn's error", async () => {
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    const st = await turn(adapter, sink, s, "fail");
+    const err = sink.events.find((e) => e.sessionId === s.id && e.event.type === "error");
+    expect(err?.event).toMatchObject({ message: expect.stringContaining("Query closed before response received") });
+    expect(JSON.stringify(st.messages.at(-1))).toContain("Query closed before response received");
+  });
+
   it("exposes config options and modes as session settings and changes them", async () => {
     const { adapter, sink } = await started();
     const s = await adapter.createSession({});

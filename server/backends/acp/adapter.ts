@@ -7,9 +7,10 @@ import {
   ndJsonStream,
   RequestError,
   type AgentCapabilities,
-  type AuthMethod,
+  type AnyMessage,
   type ClientConnection,
   type ContentBlock,
+  type NewSessionResponse,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
@@ -28,7 +29,9 @@ import { InterruptBook } from "../shared/interrupts";
 import { pageMessages } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
-import { mapAcpError, rpcCode } from "./errors";
+import { z } from "zod";
+import { authHelp, describeAuthMethods, mergeCredentials, readAuthMethods, satisfiedMethod, shouldProbe, withKnownMethods, type AuthMethodInfo } from "./auth";
+import { agentMessage, mapAcpError, rpcCode } from "./errors";
 import {
   appendNotice,
   applySessionSetup,
@@ -82,7 +85,15 @@ export class AcpAdapter implements BackendAdapter {
   private status: BackendStatus = "connecting";
   private error: string | undefined;
   private agentCaps: AgentCapabilities = {};
-  private authMethods: AuthMethod[] = [];
+  private authMethods: AuthMethodInfo[] = [];
+  /** The agent's environment: the config's `env` and the credentials entered in Settings. Read at every spawn. */
+  private env: Record<string, string>;
+  /** Why the agent cannot open a session (the post-handshake check, or a failed `authenticate`). */
+  private authBlocked: string | undefined;
+  /** The raw `initialize` result per process generation (the SDK's schema drops `env_var` methods' fields). */
+  private rawInit = new Map<number, unknown>();
+  /** The session the post-handshake check opened, handed to the first new session in its directory. */
+  private spare: { gen: number; cwd: string; res: NewSessionResponse } | undefined;
   private agentInfo: { name?: string; title?: string | null; version?: string } | undefined;
   private sessions: AcpSessions;
   private interrupts: InterruptBook<RequestPermissionResponse>;
@@ -96,13 +107,15 @@ export class AcpAdapter implements BackendAdapter {
     this.id = opts.id;
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
     this.transcripts = new TranscriptStore(opts.store, opts.id);
+    this.env = { ...(opts.env ?? {}), ...this.storedCredentials() };
     this.interrupts = new InterruptBook({ idPrefix: "perm", emit: (sessionId, events) => this.emitTo(sessionId, events) });
     this.proc = new AgentProcess<ClientConnection>({
       name: `${opts.id} (${opts.command[0] ?? "?"})`,
       label: opts.label,
       command: opts.command,
       cwd: this.defaultCwd,
-      ...(opts.env ? { env: opts.env } : {}),
+      // The same object, updated in place when credentials change: the supervisor reads it at each spawn.
+      env: this.env,
       framing: ndjsonLines,
       ...(opts.restart ? { restart: opts.restart } : {}),
       ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
@@ -110,7 +123,7 @@ export class AcpAdapter implements BackendAdapter {
       connect: (p) => this.connect(p),
       handshake: (conn, gen) => this.handshake(conn, gen),
       close: (conn) => conn.close(),
-      onStatus: (status, error) => this.setStatus(status, error),
+      onStatus: (status, error) => (status === "ready" && this.authBlocked ? this.setStatus("auth-required", this.authBlocked) : this.setStatus(status, error)),
       onReady: (_live, notice) => notice && this.announceRestart(notice),
       onExit: (exit, turnError) => this.onExit(exit.generation, turnError),
     });
@@ -163,6 +176,7 @@ export class AcpAdapter implements BackendAdapter {
       ...(this.agentInfo?.version ? { version: this.agentInfo.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
       config: { command: this.opts.command, ...(masked ? { env: masked } : {}), ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}) },
+      ...(this.authMethods.length ? { authMethods: describeAuthMethods(this.authMethods, this.env) } : {}),
       process: this.proc.processInfo(),
     };
   }
@@ -205,7 +219,14 @@ export class AcpAdapter implements BackendAdapter {
         return {};
       })
       .onNotification(methods.client.session.update, (ctx) => this.onUpdate(gen, ctx.params));
-    const conn = app.connect(ndJsonStream(p.stdin, p.stdout));
+    const stream = ndJsonStream(p.stdin, p.stdout);
+    const tap = new TransformStream<AnyMessage, AnyMessage>({
+      transform: (m, c) => {
+        if (!this.rawInit.has(gen) && "result" in m && m.result && typeof m.result === "object" && "protocolVersion" in m.result) this.rawInit.set(gen, m.result);
+        c.enqueue(m);
+      },
+    });
+    const conn = app.connect({ writable: stream.writable, readable: stream.readable.pipeThrough(tap) });
     void conn.closed.then(() => this.proc.connectionClosed(gen));
     return conn;
   }
@@ -221,9 +242,69 @@ export class AcpAdapter implements BackendAdapter {
       "initialize",
     );
     this.agentCaps = init.agentCapabilities ?? {};
-    this.authMethods = init.authMethods ?? [];
     this.agentInfo = init.agentInfo ?? undefined;
-    log.info("ACP agent ready", { backend: this.id, agent: this.agentInfo?.name, version: this.agentInfo?.version, generation: gen });
+    this.authMethods = withKnownMethods(readAuthMethods(this.rawInit.get(gen) ?? init), this.agentInfo?.name);
+    this.rawInit.delete(gen);
+    this.spare = undefined;
+    this.authBlocked = await this.checkAuth(conn, gen);
+    log.info("ACP agent ready", { backend: this.id, agent: this.agentInfo?.name, version: this.agentInfo?.version, generation: gen, ...(this.authBlocked ? { auth: "required" } : {}) });
+  }
+
+  /**
+   * ACP authentication after `initialize` (docs/backends/acp.md#authentication): an `env_var` method
+   * whose variables the agent has gets the `authenticate` call (when the agent advertised it); an
+   * agent that advertises `env_var` methods and has none of them is asked for a session, which tells
+   * whether it has credentials of its own (a login). Returns why it cannot open a session, if so.
+   */
+  private async checkAuth(conn: ClientConnection, gen: number): Promise<string | undefined> {
+    const method = satisfiedMethod(this.authMethods, this.env);
+    if (method) {
+      if (method.origin !== "agent") return undefined;
+      try {
+        await withTimeout(conn.agent.request(methods.agent.authenticate, { methodId: method.id }), REQUEST_TIMEOUT_MS, "authenticate");
+        return undefined;
+      } catch (err) {
+        log.warn("ACP authenticate failed", { backend: this.id, method: method.id, error: agentMessage(err) });
+        return `${method.name} failed: ${agentMessage(err)}. ${authHelp(this.authMethods)}`;
+      }
+    }
+    if (!shouldProbe(this.authMethods, this.env)) return undefined;
+    try {
+      const res = await withTimeout(conn.agent.request(methods.agent.session.new, { cwd: this.defaultCwd, mcpServers: [] }), REQUEST_TIMEOUT_MS, "session/new");
+      this.spare = { gen, cwd: this.defaultCwd, res };
+      return undefined;
+    } catch (err) {
+      let help: string | undefined;
+      mapAcpError(err, "create a session", { label: this.opts.label, authMethods: this.authMethods, onAuthRequired: (h) => (help = h) });
+      return help;
+    }
+  }
+
+  /** Credentials entered in Settings for this backend (kept in the store, never sent to the browser). */
+  private storedCredentials(): Record<string, string> {
+    const raw = this.opts.store.getMeta(credentialsKey(this.id));
+    if (!raw) return {};
+    const r = z.record(z.string(), z.string()).safeParse(JSON.parse(raw));
+    return r.success ? r.data : {};
+  }
+
+  forget(): void {
+    if (this.opts.store.getMeta(credentialsKey(this.id)) !== undefined) this.opts.store.setMeta(credentialsKey(this.id), "{}");
+  }
+
+  async setCredentials(methodId: string, vars: Record<string, string>): Promise<void> {
+    const method = this.authMethods.find((m) => m.id === methodId);
+    if (!method) throw ApiError.notFound(`${this.opts.label} has no auth method ${methodId}`);
+    if (method.type !== "env_var") throw ApiError.badRequest(`${method.name} takes no values from the console`);
+    const unknown = Object.keys(vars).filter((k) => !method.vars.some((v) => v.name === k));
+    if (unknown.length) throw ApiError.badRequest(`${method.name} does not use ${unknown.join(", ")}`);
+    const creds = mergeCredentials(this.storedCredentials(), vars);
+    this.opts.store.setMeta(credentialsKey(this.id), JSON.stringify(creds));
+    // in place: the supervisor reads this object at the next spawn
+    for (const k of Object.keys(vars)) delete this.env[k];
+    Object.assign(this.env, this.opts.env ?? {}, creds);
+    this.authBlocked = undefined;
+    this.proc.restart();
   }
 
   /** The process of `gen` died: its permission requests are cancelled and its running turns fail. */
@@ -254,7 +335,10 @@ export class AcpAdapter implements BackendAdapter {
     const c = await this.proc.whenReady();
     try {
       const r = await withTimeout(fn(c), REQUEST_TIMEOUT_MS, what);
-      if (this.status === "auth-required") this.setStatus("ready");
+      if (this.status === "auth-required") {
+        this.authBlocked = undefined;
+        this.setStatus("ready");
+      }
       return r;
     } catch (err) {
       throw this.mapError(err, what);
@@ -296,7 +380,12 @@ export class AcpAdapter implements BackendAdapter {
 
   async createSession(input: CreateSessionBody): Promise<Session> {
     const cwd = await resolveSessionDirectory(input.directory, this.defaultCwd, this.opts.workspace);
-    const res = await this.call("create a session", (c) => c.conn.agent.request(methods.agent.session.new, { cwd, mcpServers: [] }));
+    const spare = this.spare;
+    this.spare = undefined;
+    const res =
+      spare && spare.gen === this.proc.current?.gen && spare.cwd === cwd
+        ? spare.res
+        : await this.call("create a session", (c) => c.conn.agent.request(methods.agent.session.new, { cwd, mcpServers: [] }));
     const now = Date.now();
     const session: Session = { id: res.sessionId, backendId: this.id, title: input.title ?? DEFAULT_TITLE, directory: cwd, createdAt: now, updatedAt: now, status: "idle" };
     const rt = this.sessions.create(session, cwd, { liveGen: this.proc.current?.gen ?? 0, titleLocked: Boolean(input.title) });
@@ -574,3 +663,5 @@ export class AcpAdapter implements BackendAdapter {
     this.proc.kill(signal);
   }
 }
+
+const credentialsKey = (backendId: string) => `acp-credentials:${backendId}`;

@@ -17,4 +17,25 @@ export const ACP_PRESETS: PresetTemplate[] = [
     description: "opencode acp (npm opencode-ai), with your OpenCode configuration and providers.",
     command: ["opencode", "acp"],
   },
+  {
+    id: "codex",
+    kind: "acp",
+    label: "Codex",
+    description: "codex-acp (npm @zed-industries/codex-acp). Sign in with ChatGPT, or enter OPENAI_API_KEY / CODEX_API_KEY in Settings once it is added.",
+    command: ["codex-acp"],
+  },
+  {
+    id: "claude-code",
+    kind: "acp",
+    label: "Claude Code",
+    description: "claude-code-acp (npm @zed-industries/claude-code-acp). Log in with `claude /login`, or enter ANTHROPIC_API_KEY in Settings once it is added.",
+    command: ["claude-code-acp"],
+  },
+  {
+    id: "gemini",
+    kind: "acp",
+    label: "Gemini CLI",
+    description: "gemini --experimental-acp (npm @google/gemini-cli). Log in with Google, or enter GEMINI_API_KEY in Settings once it is added.",
+    command: ["gemini", "--experimental-acp"],
+  },
 ];

@@ -12,6 +12,7 @@
  *   crash        one chunk, then the process exits with code 3
  *   read <path>  reads the file through fs/read_text_file and answers with its content (or the error)
  *   write <path> writes "written by the fake agent" through fs/write_text_file
+ *   fail         fails the prompt with an internal error carrying `data.details`
  *   flood        20 valid chunks ("valid part 0" … "valid part 19") with 10 malformed frames after
  *                each (200 in all): not JSON, truncated JSON, JSON that is not an object, objects
  *                that are not JSON-RPC, a wrong protocol version, responses to requests never sent,
@@ -19,7 +20,8 @@
  *                invalid UTF-8, a request for a method the client does not have
  *
  * Environment: FAKE_NO_LOAD=1 (no loadSession, no list), FAKE_AUTH=1 (session/new: Authentication
- * required), FAKE_MODES=1 (modes instead of config options), FAKE_STATE=<file> (sessions survive a
+ * required), FAKE_ENV_AUTH=1 (an `env_var` method with FAKE_KEY: session/new needs an
+ * `authenticate` call with FAKE_KEY set; FAKE_KEY=bad fails it with `data.details`), FAKE_MODES=1 (modes instead of config options), FAKE_STATE=<file> (sessions survive a
  * restart, like a real agent's session store).
  */
 import fs from "node:fs";
@@ -29,6 +31,8 @@ import { agent, methods, ndJsonStream, RequestError } from "@agentclientprotocol
 const noLoad = process.env.FAKE_NO_LOAD === "1";
 const needsAuth = process.env.FAKE_AUTH === "1";
 const withModes = process.env.FAKE_MODES === "1";
+const envAuth = process.env.FAKE_ENV_AUTH === "1";
+let authenticated = false;
 
 process.stdout.write("Fake ACP agent starting (this banner is not JSON)\n");
 process.stderr.write(`fake agent pid ${process.pid}\n`);
@@ -76,17 +80,27 @@ const app = agent({ name: "fake-agent" })
       promptCapabilities: { image: false, embeddedContext: false },
       sessionCapabilities: noLoad ? {} : { list: {}, close: {} },
     },
-    authMethods: [{ id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal" }],
+    authMethods: [
+      { id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal" },
+      ...(envAuth ? [{ type: "env_var", id: "fake-key", name: "Use FAKE_KEY", description: "Set FAKE_KEY", vars: [{ name: "FAKE_KEY" }] }] : []),
+    ],
     agentInfo: { name: "Fake", title: "Fake Agent", version: "9.9.9" },
   }))
   .onRequest(methods.agent.session.new, ({ params, client }) => {
-    if (needsAuth) throw RequestError.authRequired();
+    if (needsAuth || (envAuth && !authenticated)) throw RequestError.authRequired();
     const sessionId = `fake-${process.pid}-${++counter}`;
     const s = { cwd: params.cwd, title: undefined, history: [], cancelled: false, mode: "ask", model: "fake/a", yolo: false };
     sessions.set(sessionId, s);
     save();
     void client.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "compact", description: "Compact" }] } });
     return withModes ? { sessionId, modes: modes(s) } : { sessionId, configOptions: configOptions(s) };
+  })
+  .onRequest(methods.agent.authenticate, ({ params }) => {
+    if (params.methodId !== "fake-key" || !process.env.FAKE_KEY) throw RequestError.internalError({ details: "FAKE_KEY is not set" });
+    if (process.env.FAKE_KEY === "bad") throw RequestError.internalError({ details: "FAKE_KEY was refused" });
+    authenticated = true;
+    process.stderr.write(`authenticated with ${params.methodId}\n`);
+    return {};
   })
   .onRequest(methods.agent.session.list, () => ({
     sessions: [...sessions.entries()].map(([sessionId, s]) => ({ sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: new Date().toISOString() })),
@@ -162,6 +176,9 @@ const app = agent({ name: "fake-agent" })
         }
         break;
       }
+      case "fail":
+        await say("about to fail");
+        throw RequestError.internalError({ details: "Query closed before response received" });
       case "slow":
         for (let i = 0; i < 200 && !s.cancelled; i++) {
           await say(`tick${i} `);

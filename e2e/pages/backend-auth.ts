@@ -1,0 +1,30 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/** Settings → a backend's row and its authentication methods (components/settings/auth-methods.tsx). */
+export class BackendAuthPage {
+  constructor(readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/settings");
+  }
+
+  row(backendId: string): Locator {
+    return this.page.locator(`[data-testid="backend-row"][data-backend-id="${backendId}"]`);
+  }
+
+  methods(backendId: string): Locator {
+    return this.row(backendId).getByTestId("auth-method");
+  }
+
+  method(backendId: string, methodId: string): Locator {
+    return this.row(backendId).locator(`[data-testid="auth-method"][data-method-id="${methodId}"]`);
+  }
+
+  /** Fills an `env_var` method's variable and saves it (the agent restarts with it). */
+  async enter(backendId: string, methodId: string, variable: string, value: string) {
+    const m = this.method(backendId, methodId);
+    await m.locator(`[data-testid="auth-var-input"][data-var="${variable}"]`).fill(value);
+    await m.getByTestId("auth-save").click();
+    await expect(m.getByTestId("auth-var-set")).toBeVisible();
+  }
+}
