@@ -270,6 +270,12 @@ describe("ACP normalizer units", () => {
     expect(b).toMatchObject({ tool: "edit", title: "Edit a.ts", status: "completed", endedAt: 2, input: { filePath: "/a.ts", path: "/a.ts", oldString: "x", newString: "y" } });
   });
 
+  it("codex: a shell call's output and exit code come from its exec end event (rawOutput)", () => {
+    const a = mergeTool(undefined, { toolCallId: "c", kind: "execute", title: "echo hi", status: "in_progress", rawInput: { command: ["/bin/bash", "-lc", "echo hi"] } }, "m", 1);
+    const b = mergeTool(a, { toolCallId: "c", status: "completed", rawOutput: { call_id: "c", command: ["/bin/bash", "-lc", "echo hi"], stdout: "hi\n", stderr: "", aggregated_output: "hi\n", exit_code: 0, formatted_output: "hi" } }, "m", 2);
+    expect(b).toMatchObject({ tool: "bash", status: "completed", output: "hi\n", exitCode: 0 });
+  });
+
   it("ignores unknown and malformed updates", () => {
     const st = newSessionState(session);
     expect(applyUpdate(st, { sessionUpdate: "subagent_update" }, 1)).toEqual([]);

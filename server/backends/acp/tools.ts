@@ -93,7 +93,8 @@ function toolContent(content: unknown): ToolContent {
 function rawOutputText(raw: unknown): string | undefined {
   if (typeof raw === "string") return raw;
   const r = obj(raw);
-  return str(r.output) ?? str(r.content) ?? str(r.error) ?? str(r.message);
+  // Codex sends its exec end event: `aggregated_output` (stdout and stderr), `formatted_output`, `stdout`.
+  return str(r.output) ?? str(r.aggregated_output) ?? str(r.formatted_output) ?? str(r.stdout) ?? str(r.content) ?? str(r.error) ?? str(r.message);
 }
 
 function exitCodeOf(raw: unknown, text: string | undefined): number | undefined {
@@ -104,6 +105,7 @@ function exitCodeOf(raw: unknown, text: string | undefined): number | undefined 
   }
   const meta = obj(r.metadata);
   if (num(meta.exit) !== undefined) return num(meta.exit);
+  if (num(r.exit_code) !== undefined) return num(r.exit_code);
   const m = text ? SHELL_MARKER.exec(text) : null;
   return m ? Number(m[1]) : undefined;
 }
