@@ -1,6 +1,6 @@
 /**
  * The Copilot headless mapping on real transcripts of `copilot --headless --stdio` 1.0.102
- * (./fixtures: `headless-byok` and `headless-noauth` as captured for the protocol notes; `headless-tools`,
+ * (./fixtures: `headless-byok` and `headless-noauth` as captured from the real CLI; `headless-tools`,
  * `headless-resume` and `get-messages*` recorded offline against the scripted model with
  * permissions, ask_user, an MCP elicitation, file edits, a rewind, a compaction and an abort — the
  * `model.*` telemetry dropped and strings over 2,000 characters cut to keep them small).
@@ -25,7 +25,7 @@ function frames(name: string): Frame[] {
     .split("\n")
     .filter(Boolean)
     .flatMap((l) => {
-      // The protocol notes' captures cut their longest lines (model telemetry) short: skip those.
+      // These captures cut their longest lines (model telemetry) short: skip those.
       try {
         return [JSON.parse(l) as Frame];
       } catch {
