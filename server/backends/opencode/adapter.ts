@@ -55,6 +55,8 @@ const WATCHDOG_MS = 35_000; // OpenCode sends server.heartbeat every 10 s
 const FIRST_FRAME_MS = 8_000;
 const HEALTH_TIMEOUT_MS = 5_000;
 const MAX_BACKOFF_MS = 5_000;
+/** A reconcile that fails is tried this many times on the same stream (about half a minute). */
+const RECONCILE_TRIES = 8;
 /** How a reply that OpenCode left unfinished (no completion time, no error, its session idle) reads. */
 const CUT_OFF_ERROR = { name: "TurnInterrupted", message: "OpenCode stopped during this reply" } as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -227,6 +229,9 @@ export class OpencodeAdapter implements BackendAdapter {
 
   private async runEvents(): Promise<void> {
     let attempt = 0;
+    // A server that answers slowly (a loaded machine, a cold start) is given longer each time the
+    // first frame is late, so a bound set too tight for it cannot keep the stream from ever opening.
+    let firstFrameLate = 0;
     while (!this.stopped) {
       const client = this.client;
       if (this.opts.embedded && !this.opts.embedded.url) {
@@ -245,10 +250,13 @@ export class OpencodeAdapter implements BackendAdapter {
       };
       let lastError: string | undefined;
       let connected = false;
+      let waitingFirst = false;
       try {
         // Not reachable yet, or not answering: this counts as a failed connection and is retried.
         if (!this.contract) await this.detect();
-        kick(this.opts.firstFrameMs ?? FIRST_FRAME_MS, "opencode accepted the event stream but sent nothing (still starting?)");
+        waitingFirst = true;
+        const firstFrameMs = Math.min(WATCHDOG_MS, (this.opts.firstFrameMs ?? FIRST_FRAME_MS) * (1 + firstFrameLate));
+        kick(firstFrameMs, "opencode accepted the event stream but sent nothing (still starting?)");
         if (this.contract === "api" && this.v2) {
           await this.v2.events({
             signal: ac.signal,
@@ -259,6 +267,7 @@ export class OpencodeAdapter implements BackendAdapter {
               if (!connected) {
                 connected = true;
                 attempt = 0;
+                firstFrameLate = 0;
                 void this.onConnected();
               }
               this.handleApiFrame(frame);
@@ -278,6 +287,7 @@ export class OpencodeAdapter implements BackendAdapter {
           if (!connected) {
             connected = true;
             attempt = 0;
+            firstFrameLate = 0;
             await this.onConnected();
           }
           this.handleFrame(frame);
@@ -288,6 +298,7 @@ export class OpencodeAdapter implements BackendAdapter {
         if (watchdog) clearTimeout(watchdog);
       }
       if (this.stopped) return;
+      if (waitingFirst && !connected && ac.signal.aborted) firstFrameLate++;
       if (connected) this.noteCutOff();
       const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt++);
       this.setStatus(attempt > 2 ? "down" : "connecting", lastError ? `Event stream lost: ${lastError}` : "Event stream closed");
@@ -309,7 +320,7 @@ export class OpencodeAdapter implements BackendAdapter {
   private async onConnected() {
     this.setStatus("ready");
     // OpenCode's stream has no replay: reload whatever could have changed while we were away.
-    void this.reconcileAll().catch((err: unknown) => log.warn("reconcile failed", { error: describeError(err) }));
+    void this.reconcileUntilDone(++this.streamGeneration);
     // The version is informative only: never let a slow health check hold the stream's frames.
     const client = this.client!;
     void client.global
@@ -337,7 +348,27 @@ export class OpencodeAdapter implements BackendAdapter {
     for (const sid of this.sink.openSessions(this.id)) if (isBusy(this.sink.sessionState?.(this.id, sid)?.session?.status)) this.cutOff.add(sid);
   }
 
-  private async reconcileAll() {
+  /** Counts event-stream connections: a reconcile retried for one stops when another replaces it. */
+  private streamGeneration = 0;
+
+  /**
+   * Reconciles after a (re)connect, and tries again while that stream lasts if a request failed (a
+   * server still warming up, a request lost on the way): a failed reconcile would otherwise leave a
+   * cut reply unreported until the next reconnect, which may never come.
+   */
+  private async reconcileUntilDone(generation: number) {
+    for (let attempt = 0; attempt < RECONCILE_TRIES && !this.stopped && generation === this.streamGeneration; attempt++) {
+      try {
+        if (await this.reconcileAll()) return;
+      } catch (err) {
+        log.warn("reconcile failed", { backend: this.id, error: describeError(err) });
+      }
+      await sleep(Math.min(MAX_BACKOFF_MS, 500 * 2 ** attempt));
+    }
+  }
+
+  /** Reloads the open sessions and the live statuses; false if a session could not be reloaded. */
+  private async reconcileAll(): Promise<boolean> {
     // Sessions the console showed running: if OpenCode now has them idle with an unfinished reply,
     // the turn died with the server (killed, crashed) and the user is told so.
     this.noteCutOff();
@@ -353,6 +384,7 @@ export class OpencodeAdapter implements BackendAdapter {
     // A cut-off session nobody has open is settled when it is opened (loadSession marks its reply).
     const open = this.sink.openSessions(this.id);
     for (const sid of this.cutOff) if (!open.includes(sid) && !isBusy(this.statuses.get(sid)?.status)) this.cutOff.delete(sid);
+    let whole = true;
     for (const sid of open) {
       try {
         const fresh = await this.loadSession(sid);
@@ -364,8 +396,10 @@ export class OpencodeAdapter implements BackendAdapter {
         if (!isBusy(fresh.session.status)) this.cutOff.delete(sid);
       } catch (err) {
         log.warn("could not reconcile session", { sessionId: sid, error: describeError(err) });
+        whole = false;
       }
     }
+    return whole;
   }
 
   /** Every session's live status (V1: `/session/status`; `/api`: the running ones of `/api/session/active`). */

@@ -7,7 +7,9 @@
  * - during it: the port is bound but nothing answers (the server is not ready);
  * - after it: the reconnect sent during the outage reaches the restarted server;
  * - after it, then lost again while the first reconcile runs (the hub already shows the session
- *   idle when the second reconnect reconciles it).
+ *   idle when the second reconnect reconciles it);
+ * - and a server that answers every stream later than the adapter's first-frame bound: the bound
+ *   grows until the stream opens (a fixed bound would retry forever on a loaded machine).
  * Each case then sends the next prompt and checks that it is answered.
  */
 import fs from "node:fs";
@@ -37,6 +39,9 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
   let proxy: GateProxy;
   let adapter: OpencodeAdapter;
   let hub: Hub;
+  /** The adapter's options, kept to change its first-frame bound per case. */
+  const FIRST_FRAME_MS = 1_000;
+  let options: ConstructorParameters<typeof OpencodeAdapter>[0];
 
   beforeAll(async () => {
     model = await startScriptedModel();
@@ -45,7 +50,8 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
     server = await startOpencodeServer({ env: home.env, cwd: workspace });
     proxy = await startGateProxy(server.port);
     hub = new Hub(() => adapter);
-    adapter = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: proxy.url, directory: workspace, firstFrameMs: 1_000 }, hub);
+    options = { id: "oc", label: "OpenCode", baseUrl: proxy.url, directory: workspace, firstFrameMs: FIRST_FRAME_MS };
+    adapter = new OpencodeAdapter(options, hub);
     await adapter.start();
     await until(() => adapter.info().status === "ready", "the adapter to connect");
   }, 120_000);
@@ -116,10 +122,16 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
   });
 
   it("a reconnect sent during the outage that reaches the restarted server shows the cut", async () => {
-    const cut = await cutReply("cut: after restart", "queue");
-    await restart();
-    proxy.setMode("pass");
-    await expectCutShown(cut);
+    // The queued reconnect must outlive the restart: no first-frame bound gives up on it meanwhile.
+    options.firstFrameMs = 120_000;
+    try {
+      const cut = await cutReply("cut: after restart", "queue");
+      await restart();
+      proxy.setMode("pass");
+      await expectCutShown(cut);
+    } finally {
+      options.firstFrameMs = FIRST_FRAME_MS;
+    }
   });
 
   it("a second loss while the first reconcile runs still shows the cut", async () => {
@@ -130,5 +142,23 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
     await proxy.nextConnections(2);
     proxy.cutAll();
     await expectCutShown(cut);
+  });
+
+  it("a server slower than the first-frame bound is given longer until the stream opens", async () => {
+    await until(() => adapter.info().status === "ready", "the backend to be ready");
+    proxy.slowMs = FIRST_FRAME_MS * 2.5;
+    proxy.setMode("slow");
+    const late = proxy.nextConnections(3);
+    proxy.cutAll();
+    // The first tries give up (bound 1 s, then 2 s); the third (3 s) outlasts the 2.5 s delay.
+    await late;
+    await until(() => adapter.info().status === "ready", "the stream to open through the slow gate", 60_000);
+    proxy.setMode("pass");
+    const session = await adapter.createSession({ title: "after a slow reconnect" });
+    const channel = await hub.open("oc", session.id);
+    model.reset();
+    model.enqueue({ text: "Reached through a slow start." });
+    await adapter.prompt(session.id, { parts: [{ type: "text", text: "there?" }] });
+    await until(() => assistantText(channel.state.messages).includes("Reached through a slow start."), "the reply", 60_000);
   });
 });
