@@ -22,8 +22,9 @@ export function slug(label: string): string {
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig {
   const dataDir = dataDirOf(env);
-  const ws = path.resolve(env.SWITCHBOARD_WORKSPACE ?? process.cwd());
-  const workspace = fs.existsSync(ws) ? fs.realpathSync(ws) : ws;
+  // The workspace is the user's, read at run time: never a file of the build to trace.
+  const ws = path.resolve(/*turbopackIgnore: true*/ env.SWITCHBOARD_WORKSPACE ?? process.cwd());
+  const workspace = fs.existsSync(/*turbopackIgnore: true*/ ws) ? fs.realpathSync(/*turbopackIgnore: true*/ ws) : ws;
   const envBackends: ConsoleConfig["envBackends"] = [];
   if (env.SWITCHBOARD_BACKENDS) {
     try {
