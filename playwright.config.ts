@@ -53,9 +53,7 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
   // The /api run is opt-in (E2E_OPENCODE_API=1) until all of its tests pass: 7 of 10 did at the
   // last run (compaction marker, live session usage and the external-server restart test did not).
   projects: [
-    // The A2A suite against 0.3-only agents is opt-in (E2E_A2A_03=1) until it passes whole: its
-    // opencode-a2a bridge tests stalled at "Working…" in the runs so far (docs/backends/a2a.md).
-    { name: "default", ...(process.env.E2E_A2A_03 ? {} : { testIgnore: /a2a-0\.3\.spec\.ts/ }) },
+    { name: "default" },
     ...(process.env.E2E_OPENCODE_API !== "1" ? [] : [{
       name: "opencode-api",
       testMatch: /(timeline|interrupts|review|faults)\.spec\.ts/,
