@@ -257,6 +257,7 @@ export class OpencodeAdapter implements BackendAdapter {
         waitingFirst = true;
         const firstFrameMs = Math.min(WATCHDOG_MS, (this.opts.firstFrameMs ?? FIRST_FRAME_MS) * (1 + firstFrameLate));
         kick(firstFrameMs, "opencode accepted the event stream but sent nothing (still starting?)");
+        log.debug("opening the opencode event stream", { backend: this.id, attempt, firstFrameMs });
         if (this.contract === "api" && this.v2) {
           await this.v2.events({
             signal: ac.signal,
@@ -318,6 +319,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   private async onConnected() {
+    log.debug("opencode event stream open", { backend: this.id });
     this.setStatus("ready");
     // OpenCode's stream has no replay: reload whatever could have changed while we were away.
     void this.reconcileUntilDone(++this.streamGeneration);
@@ -358,6 +360,7 @@ export class OpencodeAdapter implements BackendAdapter {
    */
   private async reconcileUntilDone(generation: number) {
     for (let attempt = 0; attempt < RECONCILE_TRIES && !this.stopped && generation === this.streamGeneration; attempt++) {
+      log.debug("reconciling opencode sessions", { backend: this.id, attempt, cutOff: [...this.cutOff] });
       try {
         if (await this.reconcileAll()) return;
       } catch (err) {
@@ -375,6 +378,7 @@ export class OpencodeAdapter implements BackendAdapter {
     const wasBusy = new Set(this.cutOff);
     const [statusRes] = await Promise.all([this.liveStatuses(), this.requests.refresh()]);
     const live = (statusRes ?? {}) as Record<string, unknown>;
+    log.debug("read opencode's live statuses", { backend: this.id, busy: Object.keys(live) });
     const seen = new Set<string>();
     for (const [sid, raw] of Object.entries(live)) {
       seen.add(sid);
@@ -387,10 +391,12 @@ export class OpencodeAdapter implements BackendAdapter {
     let whole = true;
     for (const sid of open) {
       try {
-        const fresh = await this.loadSession(sid);
+        let fresh = await this.loadSession(sid);
+        const ended = wasBusy.has(sid) && !isBusy(fresh.session.status);
+        if (ended) fresh = this.keepCutReply(sid, fresh);
         this.sink.reconcile(this.id, sid, fresh);
         const last = fresh.messages.at(-1);
-        if (wasBusy.has(sid) && !isBusy(fresh.session.status) && last?.role === "assistant" && last.error?.name === CUT_OFF_ERROR.name) {
+        if (ended && last?.role === "assistant" && last.error?.name === CUT_OFF_ERROR.name) {
           this.sink.publish(this.id, sid, { type: "error", code: CUT_OFF_ERROR.name, message: `${CUT_OFF_ERROR.message}. Send a prompt to continue.` });
         }
         if (!isBusy(fresh.session.status)) this.cutOff.delete(sid);
@@ -400,6 +406,20 @@ export class OpencodeAdapter implements BackendAdapter {
       }
     }
     return whole;
+  }
+
+  /**
+   * A session that was running when the stream was lost, read back idle: OpenCode stores a reply's
+   * parts as it goes, but a process killed mid-reply can take the unsaved end with it, and on a
+   * loaded machine the whole reply. When the history read back no longer holds the unfinished reply
+   * the console showed live, that reply is kept, marked as cut (settleIdle marks one it still holds).
+   */
+  private keepCutReply(sid: string, fresh: LoadedSession): LoadedSession {
+    const shown = this.sink.sessionState?.(this.id, sid)?.messages.filter((m) => m.role === "assistant").at(-1);
+    if (!shown || shown.completedAt !== undefined || shown.error) return fresh;
+    // Held by the server (settleIdle has dealt with it), or followed by a later reply: not the cut one.
+    if (fresh.messages.some((m) => m.id === shown.id || (m.role === "assistant" && m.createdAt > shown.createdAt))) return fresh;
+    return { ...fresh, messages: [...fresh.messages, { ...shown, error: { ...CUT_OFF_ERROR } }] };
   }
 
   /** Every session's live status (V1: `/session/status`; `/api`: the running ones of `/api/session/active`). */

@@ -13,6 +13,8 @@
  * Each case then sends the next prompt and checks that it is answered.
  */
 import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message } from "@/lib/model";
 import { until } from "@/lib/testing/until";
@@ -141,6 +143,31 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
     // The event stream and the reconcile's first request reach the server; then it is lost again.
     await proxy.nextConnections(2);
     proxy.cutAll();
+    await expectCutShown(cut);
+  });
+
+  it("a reply the restarted server no longer holds (its process took it) still shows the cut", async () => {
+    // OpenCode stores a reply as it streams, but a process killed mid-reply can take its unsaved end
+    // with it, and on a loaded machine the whole reply: deleted here from OpenCode's own database
+    // while the server is down, so the restarted server's history has no reply to mark.
+    const cut = await cutReply("cut: reply lost", "refuse");
+    const db = new Database(path.join(home.env.XDG_DATA_HOME!, "opencode", "opencode.db"));
+    try {
+      const ids = db
+        .prepare("select id, data from message where session_id = ?")
+        .all(cut.channel.sessionId)
+        .filter((r) => (JSON.parse((r as { data: string }).data) as { role?: string }).role === "assistant")
+        .map((r) => (r as { id: string }).id);
+      expect(ids.length).toBeGreaterThan(0);
+      for (const id of ids) {
+        db.prepare("delete from part where message_id = ?").run(id);
+        db.prepare("delete from message where id = ?").run(id);
+      }
+    } finally {
+      db.close();
+    }
+    await restart();
+    proxy.setMode("pass");
     await expectCutShown(cut);
   });
 
