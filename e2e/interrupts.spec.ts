@@ -335,9 +335,12 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("the console restarted while a permission is pending still shows it", async ({ page, stack, request }) => {
-    // The console restarts; the OpenCode server it talks to (and its pending request) lives on.
+    // The console restarts; the OpenCode server it talks to (and its pending request) lives on. In
+    // the /api run that server is behind the /api-only proxy, and the console detects /api there.
     const ext = await startExternalSetup(stack, { permission: { bash: { "*": "allow", "echo ask*": "ask" } } });
     try {
+      const backend = (await (await request.get(`${ext.console.url}/api/backends/${ext.backendId}`)).json()) as { protocol?: string };
+      expect(backend.protocol).toBe(stack.contract === "api" ? "/api (OpenCode 2), detected" : "V1 routes, detected");
       stack.model.enqueue(bash("echo ask-restart"), { text: "Survived the restart." });
       const created = await request.post(`${ext.console.url}/api/backends/${ext.backendId}/sessions`, { data: { title: "perm restart" } });
       const s = (await created.json()) as { id: string };
