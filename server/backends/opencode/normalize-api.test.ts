@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineEvent } from "@/lib/model";
-import { ApiEventMapper, toApiMessage, toApiSession, type ApiEventResult, type ApiSession } from "./normalize-api";
+import { ApiEventMapper, sumApiUsage, toApiMessage, toApiSession, type ApiEventResult, type ApiSession } from "./normalize-api";
 
 const S = "ses_de9841d0cffejga70o6MqGg4Zu";
 const M = "msg_2167bfe68001c9hvndecFfVTFT";
@@ -80,5 +80,26 @@ describe("/api sessions and messages", () => {
     expect(a?.blocks.map((b) => b.id)).toEqual(["reasoning-0", "text-0", "c1"]);
     expect(a?.blocks[2]).toMatchObject({ kind: "tool", tool: "bash", status: "completed", output: "a\n" });
     expect(a?.completedAt).toBe(2);
+  });
+});
+
+describe("/api session usage", () => {
+  it("is the sum of the messages' tokens and cost, without a context of its own", () => {
+    expect(sumApiUsage([{ inputTokens: 303, outputTokens: 22, costUsd: 0 }, { inputTokens: 377, outputTokens: 3, cacheReadTokens: 100, costUsd: 0.5 }, { inputTokens: 10, outputTokens: 1, reasoningTokens: 4 }])).toEqual({
+      inputTokens: 690,
+      outputTokens: 26,
+      reasoningTokens: 4,
+      cacheReadTokens: 100,
+      costUsd: 0.5,
+    });
+  });
+  it("is undefined before anything used tokens", () => {
+    expect(sumApiUsage([])).toBeUndefined();
+    expect(sumApiUsage([{ inputTokens: 0, outputTokens: 0, costUsd: 0 }])).toBeUndefined();
+  });
+  it("a session as 1.18's /api reports it after a turn has no usage of its own (its totals stay zero)", () => {
+    // Recorded: GET /api/session/:id after a turn whose assistant message used 305 + 11 tokens.
+    const s: ApiSession = { id: S, projectID: "p", cost: 0, tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: 1, updated: 1 }, title: "T", location: { directory: "/w" } };
+    expect(toApiSession(s, "b").usage).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
  * nothing (the caller logs it); nothing here throws.
  */
 import { z } from "zod";
-import type { Block, FileDiff, Interrupt, Message, MessageError, Session, TimelineEvent, Todo, ToolBlock, ToolStatus } from "@/lib/model";
+import type { Block, FileDiff, Interrupt, Message, MessageError, Session, TimelineEvent, Todo, ToolBlock, ToolStatus, Usage } from "@/lib/model";
 import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
 import type { components } from "./api/schema";
 import { canonicalTool } from "../shared/tool-names";
@@ -184,6 +184,27 @@ export function toApiMessage(raw: unknown, sessionId: string): Message | null {
     default:
       return null;
   }
+}
+
+/**
+ * A session's usage as the sum of its assistant messages' (tokens and cost; the context in use is
+ * the newest message's, read by the view). 1.18's `/api` reports a session's own `tokens` and `cost`
+ * as zero however much it ran, while each message and `step.ended` frame carries its own: the
+ * console adds those up, as V1's session totals do. Undefined when nothing has used any tokens.
+ */
+export function sumApiUsage(usages: Iterable<Usage>): Usage | undefined {
+  let out: Usage | undefined;
+  for (const u of usages) {
+    const o: Usage = out ?? { inputTokens: 0, outputTokens: 0 };
+    o.inputTokens += u.inputTokens;
+    o.outputTokens += u.outputTokens;
+    if (u.reasoningTokens) o.reasoningTokens = (o.reasoningTokens ?? 0) + u.reasoningTokens;
+    if (u.cacheReadTokens) o.cacheReadTokens = (o.cacheReadTokens ?? 0) + u.cacheReadTokens;
+    if (u.cacheWriteTokens) o.cacheWriteTokens = (o.cacheWriteTokens ?? 0) + u.cacheWriteTokens;
+    if (u.costUsd !== undefined) o.costUsd = (o.costUsd ?? 0) + u.costUsd;
+    out = o;
+  }
+  return out && (out.inputTokens || out.outputTokens) ? out : undefined;
 }
 
 /** The files an assistant turn changed, as V2 reports them (paths only). */
