@@ -14,6 +14,7 @@ const API_TESTS = [
   "Stop aborts a slow reply",
   "a reload mid-stream shows the same timeline and keeps streaming",
   "allow once: the command runs",
+  "always: a second matching command does not ask again",
   "reject: the tool is denied and the turn stops",
   "a question answered with an option",
   "the console restarted while a permission is pending still shows it",

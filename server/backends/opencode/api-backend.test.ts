@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { isApiError } from "../../errors";
 import { ApiBackend } from "./api-backend";
+import { toApiPermission, type ApiPermission } from "./normalize-api";
 
 const S = "ses_de8ddf1dcffe3LDbLapIcx91Z9";
 
@@ -56,5 +57,26 @@ describe("ApiBackend compact", () => {
     const { backend } = answering(204, undefined);
     await backend.compact(S);
     expect(backend.compactUnavailable).toBe(false);
+  });
+});
+
+describe("ApiBackend saved permission rules", () => {
+  it("reads the rules 'always' saved, and they are the ones the permission card named", async () => {
+    // Recorded on 1.18.33: a bash request (config `"echo ask*": "ask"`), answered "always", then
+    // GET /api/permission/saved. The card's "also allows …" line is the request's `save`.
+    const request: ApiPermission = {
+      id: "per_217288276001eU1Bqt1ZDnuRq3",
+      sessionID: "ses_de8d79f1cffef6DaZDyg6QeLz9",
+      action: "bash",
+      resources: ["echo ask-one"],
+      save: ["echo ask-one"],
+      source: { type: "tool", messageID: "msg_2172881ff00135e1lvZXfZP85j", callID: "call_fake_1_0" },
+    };
+    const { backend, asked } = answering(200, { data: [{ id: "psv_217288290002ukG9CxaMB9d4nR", projectID: "daf5bafe7666feab51f2ecad11ee4f0ba7f88e66", action: "bash", resource: "echo ask-one" }] });
+    const card = toApiPermission(request).permission!;
+    expect(card.always).toEqual(["echo ask-one"]);
+    expect(card.options.find((o) => o.kind === "allow_always")?.label).toBe("Always allow (saved rule)");
+    expect(await backend.savedRules()).toEqual(card.always!.map((r) => `${card.action}: ${r}`));
+    expect(asked).toEqual([{ method: "GET", path: "/api/permission/saved" }]);
   });
 });
