@@ -475,7 +475,10 @@ export class OpencodeAdapter implements BackendAdapter {
       } else {
         throw ApiError.badRequest("A permission request is answered with {decision: allow_once | allow_always | reject, message?}");
       }
-      if (this.v2) await this.v2.replyPermission(target.sessionId, target.id, reply, message);
+      if (this.v2) {
+        if (reply === "reject" && message) this.v2Events.rejectingWithFeedback(target.id);
+        await this.v2.replyPermission(target.sessionId, target.id, reply, message);
+      }
       else await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
       await this.requests.resolve(target, reply);
       return;

@@ -46,6 +46,30 @@ describe("/api event frames", () => {
     expect(failed.at(-1)).toEqual({ type: "session.status", status: "idle" });
   });
 
+  it("a rejected question ends the turn on the call's failure, as OpenCode does without a step frame", () => {
+    // Recorded on 1.18.33: question.v2.asked, the console's reject, then only the call's failure.
+    const m = new ApiEventMapper("b");
+    const asked = m.map({ type: "question.v2.asked", data: { id: "que_2174a56e70014O74oaAITaSrbs", sessionID: S, questions: [{ question: "Pick", header: "Q", options: [{ label: "a", description: "A" }, { label: "b", description: "B" }] }], tool: { messageID: M, callID: "call_fake_1_0" } } });
+    expect(asked).toMatchObject({ kind: "interrupt", interrupt: { kind: "question", toolCallId: "call_fake_1_0" } });
+    expect(m.map({ type: "question.v2.rejected", data: { sessionID: S, requestID: "que_2174a56e70014O74oaAITaSrbs" } })).toEqual({ kind: "resolved", sessionId: S, interruptId: "que_2174a56e70014O74oaAITaSrbs", outcome: "rejected" });
+    const failed = events(m.map(frame("session.next.tool.failed", { assistantMessageID: M, callID: "call_fake_1_0", error: { type: "unknown", message: "Tool execution interrupted" }, provider: { executed: false } })));
+    expect(failed.at(-1)).toEqual({ type: "session.status", status: "idle" });
+  });
+
+  it("an answered question, and a permission rejected with feedback, leave the turn running (OpenCode goes on)", () => {
+    const m = new ApiEventMapper("b");
+    m.map({ type: "question.v2.asked", data: { id: "que_1", sessionID: S, questions: [{ question: "Pick", header: "Q", options: [{ label: "a", description: "A" }] }], tool: { messageID: M, callID: "c1" } } });
+    m.map({ type: "question.v2.replied", data: { sessionID: S, requestID: "que_1", answers: [["a"]] } });
+    expect(events(m.map(frame("session.next.tool.failed", { assistantMessageID: M, callID: "c1", error: { type: "unknown", message: "x" } }))).some((e) => e.type === "session.status")).toBe(false);
+    // Recorded on 1.18.33: rejected with a message, the call fails and a new step follows.
+    m.map({ type: "permission.v2.asked", data: { id: "per_2174a6917001AaolJmqw9wi9nd", sessionID: S, action: "bash", resources: ["echo ask-feedback"], save: ["echo ask-feedback"], source: { type: "tool", messageID: M, callID: "call_fake_2_0" } } });
+    m.rejectingWithFeedback("per_2174a6917001AaolJmqw9wi9nd");
+    m.map({ type: "permission.v2.replied", data: { sessionID: S, requestID: "per_2174a6917001AaolJmqw9wi9nd", reply: "reject" } });
+    const failed = events(m.map(frame("session.next.tool.failed", { assistantMessageID: M, callID: "call_fake_2_0", error: { type: "unknown", message: "Unable to execute command: echo ask-feedback" }, provider: { executed: false } })));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ type: "block.updated", block: { status: "denied" } });
+  });
+
   it("skips unknown and malformed frames without throwing, and says which", () => {
     const m = new ApiEventMapper("b");
     expect(m.map({ type: "session.next.brand.new", data: {} })).toEqual({ kind: "skip", reason: "unknown" });

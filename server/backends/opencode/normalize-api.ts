@@ -346,11 +346,41 @@ export type ApiEventResult =
  */
 export class ApiEventMapper {
   private tools = new Map<string, ToolBlock>();
-  /** Permission request → the tool call that asked, and the calls whose permission was rejected. */
+  /**
+   * Permission or question request → the tool call that asked; the calls whose request was rejected
+   * → whether OpenCode ends the turn at their failure (not after a rejection with feedback).
+   */
   private asking = new Map<string, string>();
-  private rejected = new Set<string>();
+  private rejected = new Map<string, boolean>();
+  /** Permission requests rejected with feedback: OpenCode goes on with the turn after those. */
+  private withFeedback = new Set<string>();
 
   constructor(private backendId: string) {}
+
+  /**
+   * The console is rejecting `requestId` with a message: OpenCode then goes on with the turn (a new
+   * step follows the failed call), so that call's failure does not end it. The replied frame does not
+   * say whether a message was sent.
+   */
+  rejectingWithFeedback(requestId: string) {
+    this.withFeedback.add(requestId);
+    if (this.withFeedback.size > 500) this.withFeedback.delete(this.withFeedback.values().next().value!);
+  }
+
+  private ask(requestId: string, callId: string | undefined) {
+    if (!callId) return;
+    this.asking.set(requestId, callId);
+    if (this.asking.size > 500) this.asking.delete(this.asking.keys().next().value!);
+  }
+
+  /** A rejected request's call fails next, and OpenCode ends the turn there without a step frame. */
+  private settle(requestId: string, rejected: boolean) {
+    const call = this.asking.get(requestId);
+    this.asking.delete(requestId);
+    const feedback = this.withFeedback.delete(requestId);
+    if (call && rejected) this.rejected.set(call, !feedback);
+    if (this.rejected.size > 500) this.rejected.delete(this.rejected.keys().next().value!);
+  }
 
   map(raw: unknown): ApiEventResult {
     const frame = ApiFrame.safeParse(raw);
@@ -474,8 +504,12 @@ export class ApiEventMapper {
         const prev = this.tool(messageId, str(d.callID)!);
         const error = str(obj(d.error).message) ?? "failed";
         this.tools.delete(prev.callId);
-        if (this.rejected.delete(prev.callId)) {
-          // A rejected permission stops the turn: OpenCode ends it without a step frame.
+        const rejected = this.rejected.get(prev.callId);
+        this.rejected.delete(prev.callId);
+        // Rejected with feedback: the call is denied and OpenCode goes on with the turn.
+        if (rejected === false) return this.events(sessionId, { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } });
+        if (rejected) {
+          // A rejected permission or question stops the turn: OpenCode ends it without a step frame.
           return this.events(
             sessionId,
             { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } },
@@ -510,23 +544,22 @@ export class ApiEventMapper {
         return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" } };
       case "permission.v2.asked": {
         const it = toApiPermission(d as unknown as ApiPermission);
-        if (it.toolCallId) this.asking.set(it.id, it.toolCallId);
-        if (this.asking.size > 500) this.asking.delete(this.asking.keys().next().value!);
+        this.ask(it.id, it.toolCallId);
         return { kind: "interrupt", interrupt: it };
       }
-      case "permission.v2.replied": {
-        const call = this.asking.get(str(d.requestID)!);
-        this.asking.delete(str(d.requestID)!);
-        if (call && str(d.reply) === "reject") this.rejected.add(call);
+      case "permission.v2.replied":
+        this.settle(str(d.requestID)!, str(d.reply) === "reject");
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: str(d.reply)! };
-      }
       case "question.v2.asked": {
         const it = toApiQuestion(d as unknown as ApiQuestion);
+        if (it) this.ask(it.id, it.toolCallId);
         return it ? { kind: "interrupt", interrupt: it } : { kind: "skip", reason: "malformed" };
       }
       case "question.v2.replied":
+        this.settle(str(d.requestID)!, false);
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "answered" };
       case "question.v2.rejected":
+        this.settle(str(d.requestID)!, true);
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "rejected" };
       case "todo.updated":
         return this.events(sessionId, { type: "todo.updated", todos: arr(d.todos).map((t): Todo => ({ content: str(obj(t).content) ?? "", status: str(obj(t).status) ?? "pending", ...(str(obj(t).priority) ? { priority: str(obj(t).priority)! } : {}) })) });
