@@ -10,13 +10,17 @@ import type { OpencodeContractOption } from "./e2e/fixtures/stack";
  */
 const API_TESTS = [
   "a text reply streams into the page",
+  "reasoning shows as its own collapsed block",
   "a bash tool call shows its command, output and exit code",
   "Stop aborts a slow reply",
   "a reload mid-stream shows the same timeline and keeps streaming",
+  "an upstream model error is shown in the timeline",
+  "prompts typed while busy are queued and sent in order",
   "allow once: the command runs",
   "always: a second matching command does not ask again",
   "reject: the tool is denied and the turn stops",
   "a question answered with an option",
+  "a dismissed question stops the turn",
   "the console restarted while a permission is pending still shows it",
   "compact on a server that cannot: the console says why and offers it no more",
   "the plan panel follows todowrite",
