@@ -552,6 +552,12 @@ export class OpencodeAdapter implements BackendAdapter {
           // The frame's session is partial (the revert frames carry none): re-read it whole.
           const sid = r.session.id;
           if (!this.sink.openSessions(this.id).includes(sid)) return;
+          if (r.reload) {
+            void this.loadSession(sid)
+              .then((fresh) => this.sink.reconcile(this.id, sid, fresh))
+              .catch((err: unknown) => log.warn("could not reload an opencode session", { sessionId: sid, error: describeError(err) }));
+            return;
+          }
           void this.getSession(sid)
             .then((s) => this.sink.publish(this.id, sid, { type: "session.updated", session: s }))
             .catch((err: unknown) => log.warn("could not re-read an opencode session", { sessionId: sid, error: describeError(err) }));

@@ -103,7 +103,10 @@ class RecordingSink implements EventSink {
   openSessions() {
     return [S];
   }
-  reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
+  reconciled: LoadedSession[] = [];
+  reconcile(_b: string, _s: string, fresh: LoadedSession) {
+    this.reconciled.push(fresh);
+  }
   of<T extends TimelineEvent["type"]>(type: T) {
     return this.events.flatMap((e) => (e.event.type === type ? [e.event as Extract<TimelineEvent, { type: T }>] : []));
   }
@@ -177,5 +180,20 @@ describe("OpencodeAdapter on /api: compaction", () => {
     await adapter.compact(S);
     expect(fake.asked).toContain(`POST /api/session/${S}/compact`);
     expect(adapter.info().capabilities.compact).toBe(true);
+  });
+});
+
+describe("OpencodeAdapter on /api: revert", () => {
+  it("a committed revert reloads the history, whose reverted messages no frame names", async () => {
+    const { fake, sink, adapter } = await connected();
+    fake.messages = [assistant(1, 200, 10), user(1)];
+    await adapter.loadSession(S);
+    await until(() => sink.reconciled.length > 0, "the reconcile on connect");
+    const before = sink.reconciled.length;
+    // Recorded on 1.18.33 (POST …/revert/commit): the frame names the revert point only.
+    fake.messages = [user(1)];
+    fake.send("session.next.revert.committed", { timestamp: 30, sessionID: S, messageID: user(1).id });
+    await until(() => sink.reconciled.length > before, "the reload");
+    expect(sink.reconciled.at(-1)!.messages.map((m) => m.id)).toEqual([user(1).id]);
   });
 });

@@ -336,7 +336,7 @@ export type ApiEventResult =
   | { kind: "events"; items: Normalized[] }
   | { kind: "interrupt"; interrupt: Interrupt }
   | { kind: "resolved"; sessionId: string; interruptId: string; outcome: string }
-  | { kind: "session"; session: Session }
+  | { kind: "session"; session: Session; reload?: boolean }
   | { kind: "deleted"; sessionId: string }
   | { kind: "skip"; reason?: "unknown" | "malformed" };
 
@@ -540,8 +540,9 @@ export class ApiEventMapper {
       case "session.next.revert.staged":
       case "session.next.revert.cleared":
       case "session.next.revert.committed":
-        // The session's revert state is re-read by the adapter (the frame carries no whole session).
-        return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" } };
+        // The session's revert state is re-read by the adapter (the frame carries no whole session);
+        // a commit also dropped the reverted messages, which no frame names: the history is reloaded.
+        return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" }, ...(type === "session.next.revert.committed" ? { reload: true } : {}) };
       case "permission.v2.asked": {
         const it = toApiPermission(d as unknown as ApiPermission);
         this.ask(it.id, it.toolCallId);
