@@ -345,7 +345,8 @@ test.describe("interrupts: permissions and questions", () => {
     await other.close();
   });
 
-  test("the console restarted while a permission is pending still shows it", async ({ page, stack, request }) => {
+  // `api` resets the scripted model (a turn left queued by an earlier test would answer first).
+  test("the console restarted while a permission is pending still shows it", async ({ page, api: _api, stack, request }) => {
     // The console restarts; the OpenCode server it talks to (and its pending request) lives on. In
     // the /api run that server is behind the /api-only proxy, and the console detects /api there.
     const ext = await startExternalSetup(stack, { permission: { bash: { "*": "allow", "echo ask*": "ask" } } });
