@@ -78,19 +78,30 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("always: a second matching command does not ask again", async ({ page, api, stack }) => {
-    // OpenCode keeps "always" approvals beyond the session, so this test uses its own command.
-    stack.model.enqueue(bash("printf ask-always-1"), bash("printf ask-always-2"), { text: "Both ran." });
+    // OpenCode keeps "always" approvals beyond the session, so this test uses its own command. What
+    // "always" allows differs: V1 keeps the command's pattern (`printf *`); /api saves the request's
+    // `save`, the exact command (1.18), as a rule listed at GET /api/permission/saved. The second
+    // command is one that matches what is kept, and the card names it before the click.
+    const api2 = stack.contract === "api";
+    const kept = api2 ? "printf ask-always-1" : "printf *";
+    stack.model.enqueue(bash("printf ask-always-1"), bash(api2 ? "printf ask-always-1" : "printf ask-always-2"), { text: "Both ran." });
     const s = await api.createSession("perm always");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
     await sp.goto(stack.backendId, s.id);
     await sp.prompt("run twice");
     await expect(ui.permission()).toContainText("printf ask-always-1");
+    await expect(ui.permission()).toContainText(`“Always allow” also allows ${kept} from now on.`);
     await page.getByTestId("permission-allow-always").click();
     await expect(sp.assistantText().last()).toHaveText("Both ran.");
     await expect(sp.toolCards("bash")).toHaveCount(2);
     for (const card of await sp.toolCards("bash").all()) await expect(card).toHaveAttribute("data-status", "completed");
     await expect(ui.permission()).toHaveCount(0);
+    if (api2) {
+      const oc = await stack.opencode();
+      const saved = (await (await fetch(`${oc.url}/api/permission/saved`, { headers: oc.headers })).json()) as { data: { action: string; resource: string }[] };
+      expect(saved.data).toContainEqual(expect.objectContaining({ action: "bash", resource: kept }));
+    }
   });
 
   test("reject: the tool is denied and the turn stops", async ({ page, api, stack }) => {
@@ -334,10 +345,14 @@ test.describe("interrupts: permissions and questions", () => {
     await other.close();
   });
 
-  test("the console restarted while a permission is pending still shows it", async ({ page, stack, request }) => {
-    // The console restarts; the OpenCode server it talks to (and its pending request) lives on.
+  // `api` resets the scripted model (a turn left queued by an earlier test would answer first).
+  test("the console restarted while a permission is pending still shows it", async ({ page, api: _api, stack, request }) => {
+    // The console restarts; the OpenCode server it talks to (and its pending request) lives on. In
+    // the /api run that server is behind the /api-only proxy, and the console detects /api there.
     const ext = await startExternalSetup(stack, { permission: { bash: { "*": "allow", "echo ask*": "ask" } } });
     try {
+      const backend = (await (await request.get(`${ext.console.url}/api/backends/${ext.backendId}`)).json()) as { protocol?: string };
+      expect(backend.protocol).toBe(stack.contract === "api" ? "/api (OpenCode 2), detected" : "V1 routes, detected");
       stack.model.enqueue(bash("echo ask-restart"), { text: "Survived the restart." });
       const created = await request.post(`${ext.console.url}/api/backends/${ext.backendId}/sessions`, { data: { title: "perm restart" } });
       const s = (await created.json()) as { id: string };

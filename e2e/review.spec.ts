@@ -240,6 +240,30 @@ test.describe("session tree and review", () => {
       .toBe(true);
   });
 
+  // Only in the /api run (the default project leaves out @api-only): OpenCode 1.18's /api has the
+  // compact route but answers 503 "Session compact is not available yet", and an OpenCode 2 server
+  // has no V1 summarize to fall back on. V1 compacts: "compact adds a marker to the timeline".
+  test("compact on a server that cannot: the console says why and offers it no more", { tag: "@api-only" }, async ({ page, api, stack, request }) => {
+    stack.model.enqueue({ text: "Here is a long answer worth compacting." });
+    const s = await api.createSession("compact refused");
+    const rp = new ReviewPage(page);
+    await rp.goto(stack.backendId, s.id);
+    await rp.prompt("say something");
+    await expect(rp.assistantText().last()).toHaveText("Here is a long answer worth compacting.", TURN);
+    await rp.waitStatus("idle");
+    const asked = stack.model.requests.length;
+    await rp.menu("action-compact");
+    await expect(page.getByRole("alert").filter({ hasText: "compact" })).toHaveText("Local cannot compact a conversation: this OpenCode server's /api does not compact yet (OpenCode answered 503: Session compact is not available yet)");
+    // Nothing was compacted, and the action now says why it is not offered.
+    await expect(page.getByTestId("compaction-marker")).toHaveCount(0);
+    await page.getByTestId("session-menu").click();
+    await expect(page.getByTestId("action-compact")).toHaveAttribute("aria-disabled", "true");
+    await expect(page.getByTestId("action-compact")).toHaveAttribute("title", "Local cannot compact a conversation");
+    const backend = (await (await request.get(`${stack.url}/api/backends/${stack.backendId}`)).json()) as { capabilities: { compact: boolean; revert: boolean } };
+    expect(backend.capabilities).toMatchObject({ compact: false, revert: true });
+    expect(stack.model.requests.length).toBe(asked);
+  });
+
   test("choosing another model sends the prompt with it; usage shows per session", async ({ page, api, stack }) => {
     const s = await api.createSession("model test");
     const rp = new ReviewPage(page);

@@ -1,6 +1,6 @@
 import "server-only";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
-import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
+import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus, Usage } from "@/lib/model";
 import type { AgentList, CreateSessionBody, InterruptAnswer, ModelList, PromptBody } from "@/lib/api";
 import { redactSecrets, registerSecret } from "../../auth/redact";
 import { ApiError, describeError, isApiError } from "../../errors";
@@ -22,7 +22,7 @@ import {
   unwrapFrame,
 } from "./normalize";
 import { ApiBackend } from "./api-backend";
-import { ApiEventMapper } from "./normalize-api";
+import { ApiEventMapper, sumApiUsage } from "./normalize-api";
 import { contractLabel, detectContract, httpContractProbe, type ContractSetting, type OpencodeContract } from "./contract";
 import { questionAnswers } from "../shared/answers";
 import { PendingRequests } from "./pending";
@@ -45,6 +45,10 @@ export interface OpencodeAdapterOptions {
 /** Page loads re-read the pending lists at most this often. */
 const REFRESH_INTERVAL_MS = 3_000;
 const PAGE = 100;
+/** `/api`: how many pages of history are read to add up a session's usage (beyond, none is shown). */
+const USAGE_PAGES = 50;
+/** `/api`: how many sessions' per-message usage is kept for the live total. */
+const USAGE_SESSIONS = 200;
 const REQUEST_TIMEOUT_MS = 30_000;
 const WATCHDOG_MS = 35_000; // OpenCode sends server.heartbeat every 10 s
 /**
@@ -130,6 +134,12 @@ export class OpencodeAdapter implements BackendAdapter {
   private contract: OpencodeContract | undefined;
   private v2: ApiBackend | undefined;
   private v2Events: ApiEventMapper;
+  /**
+   * `/api` (1.18) reports a session's own tokens and cost as zero: for the sessions loaded here, the
+   * usage of each assistant message, read on load and kept current by the stream's `step.ended`
+   * frames, summed into the session's usage (sumApiUsage).
+   */
+  private apiUsage = new Map<string, Map<string, Usage>>();
   /** The id of the last `/api/event` frame, sent back as Last-Event-ID on a reconnect. */
   private lastEventId: string | undefined;
   private authHeaders: Record<string, string> = {};
@@ -162,7 +172,7 @@ export class OpencodeAdapter implements BackendAdapter {
       label: this.opts.label,
       status: this.status,
       ...(this.error ? { error: redactSecrets(this.error) } : {}),
-      capabilities: this.contract === "api" ? API_CAPABILITIES : CAPABILITIES,
+      capabilities: this.contract !== "api" ? CAPABILITIES : this.v2?.compactUnavailable ? { ...API_CAPABILITIES, compact: false } : API_CAPABILITIES,
       ...(this.contract ? { protocol: contractLabel(this.contract, this.opts.contract ?? "auto") } : {}),
       ...(this.baseUrl ? { location: redactSecrets(this.baseUrl) } : {}),
       ...(this.version ? { version: this.version } : {}),
@@ -485,7 +495,10 @@ export class OpencodeAdapter implements BackendAdapter {
       } else {
         throw ApiError.badRequest("A permission request is answered with {decision: allow_once | allow_always | reject, message?}");
       }
-      if (this.v2) await this.v2.replyPermission(target.sessionId, target.id, reply, message);
+      if (this.v2) {
+        if (reply === "reject" && message) this.v2Events.rejectingWithFeedback(target.id);
+        await this.v2.replyPermission(target.sessionId, target.id, reply, message);
+      }
       else await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
       await this.requests.resolve(target, reply);
       return;
@@ -559,6 +572,12 @@ export class OpencodeAdapter implements BackendAdapter {
           // The frame's session is partial (the revert frames carry none): re-read it whole.
           const sid = r.session.id;
           if (!this.sink.openSessions(this.id).includes(sid)) return;
+          if (r.reload) {
+            void this.loadSession(sid)
+              .then((fresh) => this.sink.reconcile(this.id, sid, fresh))
+              .catch((err: unknown) => log.warn("could not reload an opencode session", { sessionId: sid, error: describeError(err) }));
+            return;
+          }
           void this.getSession(sid)
             .then((s) => this.sink.publish(this.id, sid, { type: "session.updated", session: s }))
             .catch((err: unknown) => log.warn("could not re-read an opencode session", { sessionId: sid, error: describeError(err) }));
@@ -579,6 +598,13 @@ export class OpencodeAdapter implements BackendAdapter {
               this.statuses.set(sessionId, { status: event.status, ...(event.detail ? { detail: event.detail } : {}) });
             }
             this.sink.publish(this.id, sessionId, event);
+            // A step's usage (`step.ended`) moves the session's total, which the server leaves at zero.
+            const byMessage = event.type === "message.updated" && event.message.usage ? this.apiUsage.get(sessionId) : undefined;
+            if (byMessage && event.type === "message.updated" && event.message.usage) {
+              byMessage.set(event.message.id, event.message.usage);
+              const usage = sumApiUsage(byMessage.values());
+              if (usage) this.sink.publish(this.id, sessionId, { type: "usage.updated", usage });
+            }
           }
       }
     } catch (err) {
@@ -707,6 +733,13 @@ export class OpencodeAdapter implements BackendAdapter {
     }
     interrupts.sort((a, b) => a.createdAt - b.createdAt);
     session.status = this.statusOf(sessionId);
+    if (this.v2 && !session.usage) {
+      const usage = await this.apiSessionUsage(sessionId, page).catch((err: unknown) => {
+        log.warn("could not add up an opencode session's usage", { sessionId, error: describeError(err) });
+        return undefined;
+      });
+      if (usage) session.usage = usage;
+    }
     return {
       session,
       // On `/api` the cut-off mark is kept to the sessions the stream was lost under (its messages'
@@ -716,6 +749,32 @@ export class OpencodeAdapter implements BackendAdapter {
       todos: toTodos(todos),
       ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
     };
+  }
+
+  /**
+   * `/api`: a session's usage from its assistant messages (the first page is the one just loaded;
+   * older pages are read too, up to USAGE_PAGES, beyond which no total is shown rather than a short
+   * one). Keeps the per-message usage for the stream's updates.
+   */
+  private async apiSessionUsage(sessionId: string, first: { items: Message[]; nextCursor?: string }): Promise<Usage | undefined> {
+    const byMessage = new Map<string, Usage>();
+    const add = (items: Message[]) => {
+      for (const m of items) if (m.role === "assistant" && m.usage) byMessage.set(m.id, m.usage);
+    };
+    add(first.items);
+    let cursor = first.nextCursor;
+    for (let pages = 0; cursor; pages++) {
+      if (pages >= USAGE_PAGES) return undefined;
+      const page = await this.v2!.loadMessages(sessionId, { before: cursor, limit: PAGE });
+      add(page.items);
+      cursor = page.nextCursor;
+    }
+    // A step that ended while the pages were read is kept (its frame may have come first).
+    for (const [id, u] of this.apiUsage.get(sessionId) ?? []) if (!byMessage.has(id)) byMessage.set(id, u);
+    this.apiUsage.delete(sessionId);
+    this.apiUsage.set(sessionId, byMessage);
+    if (this.apiUsage.size > USAGE_SESSIONS) this.apiUsage.delete(this.apiUsage.keys().next().value!);
+    return sumApiUsage(byMessage.values());
   }
 
   async prompt(sessionId: string, body: PromptBody): Promise<void> {
@@ -814,8 +873,16 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async compact(sessionId: string, model?: ModelRef): Promise<void> {
-    // `/api` compacts with the session's own model.
-    if (this.v2) return this.v2.compact(sessionId);
+    // `/api` compacts with the session's own model. A server that answers it cannot (1.18) loses the
+    // action: the backend's capabilities change and the console offers it no more.
+    if (this.v2) {
+      const v2 = this.v2;
+      try {
+        return await v2.compact(sessionId);
+      } finally {
+        if (v2.compactUnavailable) this.sink.backendChanged(this.info());
+      }
+    }
     let m = model?.provider ? model : undefined;
     if (!m) {
       const s = await this.getSession(sessionId);

@@ -3,7 +3,8 @@ import createClient, { type Client } from "openapi-fetch";
 import { createParser } from "eventsource-parser";
 import type { FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
 import type { AgentList, CreateSessionBody, ModelList, PromptBody } from "@/lib/api";
-import { ApiError, describeError } from "../../errors";
+import { capabilityReason } from "@/lib/capabilities";
+import { ApiError, describeError, isApiError } from "../../errors";
 import type { paths } from "./api/schema";
 import { toApiAgentList, toApiFileDiffs, toApiMessage, toApiModelList, toApiPermission, toApiQuestion, toApiSession } from "./normalize-api";
 
@@ -48,7 +49,10 @@ export class ApiBackend {
     if (r.response.status === 404) throw ApiError.notFound(msg);
     if (r.response.status === 400) throw ApiError.badRequest(`OpenCode rejected the request: ${msg}`);
     if (r.response.status === 409) throw ApiError.conflict(msg);
-    throw ApiError.upstream(`OpenCode answered ${r.response.status}: ${msg}`);
+    // A route the server has but does not implement yet (1.18's compact): `ServiceUnavailableError`.
+    const unavailable = r.response.status === 503 && typeof body === "object" && body && "_tag" in body && body._tag === "ServiceUnavailableError";
+    const service = unavailable && "service" in body && typeof body.service === "string" ? body.service : undefined;
+    throw ApiError.upstream(`OpenCode answered ${r.response.status}: ${msg}`, unavailable ? { unavailable: service ?? true } : undefined);
   }
 
   private location(directory?: string) {
@@ -129,8 +133,22 @@ export class ApiBackend {
     await this.call(() => this.client.POST("/api/session/{sessionID}/interrupt", { params: { path: { sessionID: sessionId } } }));
   }
 
+  /**
+   * Set once the server has answered that it cannot compact: 1.18's `/api` has the route but answers
+   * 503 `ServiceUnavailableError` ("Session compact is not available yet", service `session.compact`),
+   * and an OpenCode 2 server has no V1 summarize to fall back on. The adapter then hides the action.
+   */
+  compactUnavailable = false;
+
   async compact(sessionId: string): Promise<void> {
-    await this.call(() => this.client.POST("/api/session/{sessionID}/compact", { params: { path: { sessionID: sessionId } } }));
+    try {
+      await this.call(() => this.client.POST("/api/session/{sessionID}/compact", { params: { path: { sessionID: sessionId } } }));
+    } catch (err) {
+      const unavailable = isApiError(err) ? (err.details as { unavailable?: unknown } | undefined)?.unavailable : undefined;
+      if (unavailable !== "session.compact" && unavailable !== true) throw err;
+      this.compactUnavailable = true;
+      throw ApiError.conflict(`${capabilityReason(this.label, "compact")}: this OpenCode server's /api does not compact yet (${err instanceof Error ? err.message : "503"})`, { capability: "compact" });
+    }
   }
 
   async revertStage(sessionId: string, messageId: string): Promise<FileDiff[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineEvent } from "@/lib/model";
-import { ApiEventMapper, toApiMessage, toApiSession, type ApiEventResult, type ApiSession } from "./normalize-api";
+import { ApiEventMapper, sumApiUsage, toApiMessage, toApiSession, type ApiEventResult, type ApiSession } from "./normalize-api";
 
 const S = "ses_de9841d0cffejga70o6MqGg4Zu";
 const M = "msg_2167bfe68001c9hvndecFfVTFT";
@@ -46,6 +46,30 @@ describe("/api event frames", () => {
     expect(failed.at(-1)).toEqual({ type: "session.status", status: "idle" });
   });
 
+  it("a rejected question ends the turn on the call's failure, as OpenCode does without a step frame", () => {
+    // Recorded on 1.18.33: question.v2.asked, the console's reject, then only the call's failure.
+    const m = new ApiEventMapper("b");
+    const asked = m.map({ type: "question.v2.asked", data: { id: "que_2174a56e70014O74oaAITaSrbs", sessionID: S, questions: [{ question: "Pick", header: "Q", options: [{ label: "a", description: "A" }, { label: "b", description: "B" }] }], tool: { messageID: M, callID: "call_fake_1_0" } } });
+    expect(asked).toMatchObject({ kind: "interrupt", interrupt: { kind: "question", toolCallId: "call_fake_1_0" } });
+    expect(m.map({ type: "question.v2.rejected", data: { sessionID: S, requestID: "que_2174a56e70014O74oaAITaSrbs" } })).toEqual({ kind: "resolved", sessionId: S, interruptId: "que_2174a56e70014O74oaAITaSrbs", outcome: "rejected" });
+    const failed = events(m.map(frame("session.next.tool.failed", { assistantMessageID: M, callID: "call_fake_1_0", error: { type: "unknown", message: "Tool execution interrupted" }, provider: { executed: false } })));
+    expect(failed.at(-1)).toEqual({ type: "session.status", status: "idle" });
+  });
+
+  it("an answered question, and a permission rejected with feedback, leave the turn running (OpenCode goes on)", () => {
+    const m = new ApiEventMapper("b");
+    m.map({ type: "question.v2.asked", data: { id: "que_1", sessionID: S, questions: [{ question: "Pick", header: "Q", options: [{ label: "a", description: "A" }] }], tool: { messageID: M, callID: "c1" } } });
+    m.map({ type: "question.v2.replied", data: { sessionID: S, requestID: "que_1", answers: [["a"]] } });
+    expect(events(m.map(frame("session.next.tool.failed", { assistantMessageID: M, callID: "c1", error: { type: "unknown", message: "x" } }))).some((e) => e.type === "session.status")).toBe(false);
+    // Recorded on 1.18.33: rejected with a message, the call fails and a new step follows.
+    m.map({ type: "permission.v2.asked", data: { id: "per_2174a6917001AaolJmqw9wi9nd", sessionID: S, action: "bash", resources: ["echo ask-feedback"], save: ["echo ask-feedback"], source: { type: "tool", messageID: M, callID: "call_fake_2_0" } } });
+    m.rejectingWithFeedback("per_2174a6917001AaolJmqw9wi9nd");
+    m.map({ type: "permission.v2.replied", data: { sessionID: S, requestID: "per_2174a6917001AaolJmqw9wi9nd", reply: "reject" } });
+    const failed = events(m.map(frame("session.next.tool.failed", { assistantMessageID: M, callID: "call_fake_2_0", error: { type: "unknown", message: "Unable to execute command: echo ask-feedback" }, provider: { executed: false } })));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ type: "block.updated", block: { status: "denied" } });
+  });
+
   it("skips unknown and malformed frames without throwing, and says which", () => {
     const m = new ApiEventMapper("b");
     expect(m.map({ type: "session.next.brand.new", data: {} })).toEqual({ kind: "skip", reason: "unknown" });
@@ -80,5 +104,26 @@ describe("/api sessions and messages", () => {
     expect(a?.blocks.map((b) => b.id)).toEqual(["reasoning-0", "text-0", "c1"]);
     expect(a?.blocks[2]).toMatchObject({ kind: "tool", tool: "bash", status: "completed", output: "a\n" });
     expect(a?.completedAt).toBe(2);
+  });
+});
+
+describe("/api session usage", () => {
+  it("is the sum of the messages' tokens and cost, without a context of its own", () => {
+    expect(sumApiUsage([{ inputTokens: 303, outputTokens: 22, costUsd: 0 }, { inputTokens: 377, outputTokens: 3, cacheReadTokens: 100, costUsd: 0.5 }, { inputTokens: 10, outputTokens: 1, reasoningTokens: 4 }])).toEqual({
+      inputTokens: 690,
+      outputTokens: 26,
+      reasoningTokens: 4,
+      cacheReadTokens: 100,
+      costUsd: 0.5,
+    });
+  });
+  it("is undefined before anything used tokens", () => {
+    expect(sumApiUsage([])).toBeUndefined();
+    expect(sumApiUsage([{ inputTokens: 0, outputTokens: 0, costUsd: 0 }])).toBeUndefined();
+  });
+  it("a session as 1.18's /api reports it after a turn has no usage of its own (its totals stay zero)", () => {
+    // Recorded: GET /api/session/:id after a turn whose assistant message used 305 + 11 tokens.
+    const s: ApiSession = { id: S, projectID: "p", cost: 0, tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }, time: { created: 1, updated: 1 }, title: "T", location: { directory: "/w" } };
+    expect(toApiSession(s, "b").usage).toBeUndefined();
   });
 });

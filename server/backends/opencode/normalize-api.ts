@@ -5,7 +5,7 @@
  * nothing (the caller logs it); nothing here throws.
  */
 import { z } from "zod";
-import type { Block, FileDiff, Interrupt, Message, MessageError, Session, TimelineEvent, Todo, ToolBlock, ToolStatus } from "@/lib/model";
+import type { Block, FileDiff, Interrupt, Message, MessageError, Session, TimelineEvent, Todo, ToolBlock, ToolStatus, Usage } from "@/lib/model";
 import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
 import type { components } from "./api/schema";
 import { canonicalTool } from "../shared/tool-names";
@@ -186,6 +186,27 @@ export function toApiMessage(raw: unknown, sessionId: string): Message | null {
   }
 }
 
+/**
+ * A session's usage as the sum of its assistant messages' (tokens and cost; the context in use is
+ * the newest message's, read by the view). 1.18's `/api` reports a session's own `tokens` and `cost`
+ * as zero however much it ran, while each message and `step.ended` frame carries its own: the
+ * console adds those up, as V1's session totals do. Undefined when nothing has used any tokens.
+ */
+export function sumApiUsage(usages: Iterable<Usage>): Usage | undefined {
+  let out: Usage | undefined;
+  for (const u of usages) {
+    const o: Usage = out ?? { inputTokens: 0, outputTokens: 0 };
+    o.inputTokens += u.inputTokens;
+    o.outputTokens += u.outputTokens;
+    if (u.reasoningTokens) o.reasoningTokens = (o.reasoningTokens ?? 0) + u.reasoningTokens;
+    if (u.cacheReadTokens) o.cacheReadTokens = (o.cacheReadTokens ?? 0) + u.cacheReadTokens;
+    if (u.cacheWriteTokens) o.cacheWriteTokens = (o.cacheWriteTokens ?? 0) + u.cacheWriteTokens;
+    if (u.costUsd !== undefined) o.costUsd = (o.costUsd ?? 0) + u.costUsd;
+    out = o;
+  }
+  return out && (out.inputTokens || out.outputTokens) ? out : undefined;
+}
+
 /** The files an assistant turn changed, as V2 reports them (paths only). */
 export function apiMessageFiles(raw: unknown): string[] {
   return arr(obj(obj(raw).snapshot).files).filter((f): f is string => typeof f === "string");
@@ -315,7 +336,7 @@ export type ApiEventResult =
   | { kind: "events"; items: Normalized[] }
   | { kind: "interrupt"; interrupt: Interrupt }
   | { kind: "resolved"; sessionId: string; interruptId: string; outcome: string }
-  | { kind: "session"; session: Session }
+  | { kind: "session"; session: Session; reload?: boolean }
   | { kind: "deleted"; sessionId: string }
   | { kind: "skip"; reason?: "unknown" | "malformed" };
 
@@ -325,11 +346,41 @@ export type ApiEventResult =
  */
 export class ApiEventMapper {
   private tools = new Map<string, ToolBlock>();
-  /** Permission request → the tool call that asked, and the calls whose permission was rejected. */
+  /**
+   * Permission or question request → the tool call that asked; the calls whose request was rejected
+   * → whether OpenCode ends the turn at their failure (not after a rejection with feedback).
+   */
   private asking = new Map<string, string>();
-  private rejected = new Set<string>();
+  private rejected = new Map<string, boolean>();
+  /** Permission requests rejected with feedback: OpenCode goes on with the turn after those. */
+  private withFeedback = new Set<string>();
 
   constructor(private backendId: string) {}
+
+  /**
+   * The console is rejecting `requestId` with a message: OpenCode then goes on with the turn (a new
+   * step follows the failed call), so that call's failure does not end it. The replied frame does not
+   * say whether a message was sent.
+   */
+  rejectingWithFeedback(requestId: string) {
+    this.withFeedback.add(requestId);
+    if (this.withFeedback.size > 500) this.withFeedback.delete(this.withFeedback.values().next().value!);
+  }
+
+  private ask(requestId: string, callId: string | undefined) {
+    if (!callId) return;
+    this.asking.set(requestId, callId);
+    if (this.asking.size > 500) this.asking.delete(this.asking.keys().next().value!);
+  }
+
+  /** A rejected request's call fails next, and OpenCode ends the turn there without a step frame. */
+  private settle(requestId: string, rejected: boolean) {
+    const call = this.asking.get(requestId);
+    this.asking.delete(requestId);
+    const feedback = this.withFeedback.delete(requestId);
+    if (call && rejected) this.rejected.set(call, !feedback);
+    if (this.rejected.size > 500) this.rejected.delete(this.rejected.keys().next().value!);
+  }
 
   map(raw: unknown): ApiEventResult {
     const frame = ApiFrame.safeParse(raw);
@@ -453,8 +504,12 @@ export class ApiEventMapper {
         const prev = this.tool(messageId, str(d.callID)!);
         const error = str(obj(d.error).message) ?? "failed";
         this.tools.delete(prev.callId);
-        if (this.rejected.delete(prev.callId)) {
-          // A rejected permission stops the turn: OpenCode ends it without a step frame.
+        const rejected = this.rejected.get(prev.callId);
+        this.rejected.delete(prev.callId);
+        // Rejected with feedback: the call is denied and OpenCode goes on with the turn.
+        if (rejected === false) return this.events(sessionId, { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } });
+        if (rejected) {
+          // A rejected permission or question stops the turn: OpenCode ends it without a step frame.
           return this.events(
             sessionId,
             { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } },
@@ -485,27 +540,27 @@ export class ApiEventMapper {
       case "session.next.revert.staged":
       case "session.next.revert.cleared":
       case "session.next.revert.committed":
-        // The session's revert state is re-read by the adapter (the frame carries no whole session).
-        return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" } };
+        // The session's revert state is re-read by the adapter (the frame carries no whole session);
+        // a commit also dropped the reverted messages, which no frame names: the history is reloaded.
+        return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" }, ...(type === "session.next.revert.committed" ? { reload: true } : {}) };
       case "permission.v2.asked": {
         const it = toApiPermission(d as unknown as ApiPermission);
-        if (it.toolCallId) this.asking.set(it.id, it.toolCallId);
-        if (this.asking.size > 500) this.asking.delete(this.asking.keys().next().value!);
+        this.ask(it.id, it.toolCallId);
         return { kind: "interrupt", interrupt: it };
       }
-      case "permission.v2.replied": {
-        const call = this.asking.get(str(d.requestID)!);
-        this.asking.delete(str(d.requestID)!);
-        if (call && str(d.reply) === "reject") this.rejected.add(call);
+      case "permission.v2.replied":
+        this.settle(str(d.requestID)!, str(d.reply) === "reject");
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: str(d.reply)! };
-      }
       case "question.v2.asked": {
         const it = toApiQuestion(d as unknown as ApiQuestion);
+        if (it) this.ask(it.id, it.toolCallId);
         return it ? { kind: "interrupt", interrupt: it } : { kind: "skip", reason: "malformed" };
       }
       case "question.v2.replied":
+        this.settle(str(d.requestID)!, false);
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "answered" };
       case "question.v2.rejected":
+        this.settle(str(d.requestID)!, true);
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "rejected" };
       case "todo.updated":
         return this.events(sessionId, { type: "todo.updated", todos: arr(d.todos).map((t): Todo => ({ content: str(obj(t).content) ?? "", status: str(obj(t).status) ?? "pending", ...(str(obj(t).priority) ? { priority: str(obj(t).priority)! } : {}) })) });
