@@ -260,11 +260,9 @@ export class OpencodeAdapter implements BackendAdapter {
       };
       let lastError: string | undefined;
       let connected = false;
-      let waitingFirst = false;
       try {
         // Not reachable yet, or not answering: this counts as a failed connection and is retried.
         if (!this.contract) await this.detect();
-        waitingFirst = true;
         const firstFrameMs = Math.min(WATCHDOG_MS, (this.opts.firstFrameMs ?? FIRST_FRAME_MS) * (1 + firstFrameLate));
         kick(firstFrameMs, "opencode accepted the event stream but sent nothing (still starting?)");
         log.debug("opening the opencode event stream", { backend: this.id, attempt, firstFrameMs });
@@ -309,7 +307,8 @@ export class OpencodeAdapter implements BackendAdapter {
         if (watchdog) clearTimeout(watchdog);
       }
       if (this.stopped) return;
-      if (waitingFirst && !connected && ac.signal.aborted) firstFrameLate++;
+      // Only the watchdog aborts a stream (a stop returned above): unconnected, its first frame was late.
+      if (!connected && ac.signal.aborted) firstFrameLate++;
       if (connected) this.noteCutOff();
       const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt++);
       this.setStatus(attempt > 2 ? "down" : "connecting", lastError ? `Event stream lost: ${lastError}` : "Event stream closed");
@@ -599,7 +598,7 @@ export class OpencodeAdapter implements BackendAdapter {
             }
             this.sink.publish(this.id, sessionId, event);
             // A step's usage (`step.ended`) moves the session's total, which the server leaves at zero.
-            const byMessage = event.type === "message.updated" && event.message.usage ? this.apiUsage.get(sessionId) : undefined;
+            const byMessage = event.type === "message.updated" ? this.apiUsage.get(sessionId) : undefined;
             if (byMessage && event.type === "message.updated" && event.message.usage) {
               byMessage.set(event.message.id, event.message.usage);
               const usage = sumApiUsage(byMessage.values());
