@@ -74,10 +74,15 @@ test.describe("the console's secrets", () => {
     const share = await createShare(stack, s.id);
     const url = `${stack.url}/api/shares/public/${share.token}/events`;
     const controllers: AbortController[] = [];
+    // Every response is held until the end: Node's fetch cancels the body of a Response that is
+    // garbage collected, which would close that stream and free its slot mid-test.
+    const held: Response[] = [];
     const open = async (ip: string) => {
       const c = new AbortController();
       controllers.push(c);
-      return fetch(url, { headers: { "x-forwarded-for": ip, accept: "text/event-stream" }, signal: c.signal });
+      const res = await fetch(url, { headers: { "x-forwarded-for": ip, accept: "text/event-stream" }, signal: c.signal });
+      held.push(res);
+      return res;
     };
     try {
       for (let i = 0; i < 20; i++) expect((await open("198.51.100.21")).status, `stream ${i + 1}`).toBe(200);
@@ -90,6 +95,7 @@ test.describe("the console's secrets", () => {
       expect((await open("198.51.100.22")).status).toBe(200);
     } finally {
       for (const c of controllers) c.abort();
+      held.length = 0;
       await fetch(`${stack.url}/api/shares/${share.id}`, { method: "DELETE", headers: authHeaders(stack) });
     }
   });
