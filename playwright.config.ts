@@ -14,7 +14,9 @@ import type { OpencodeContractOption } from "./e2e/fixtures/stack";
  *   checked by the @api-only test instead), feedback on a rejection (accepted, never reaches the
  *   model), the edit permission's diff (not sent), the model list (every catalog model), revert
  *   (its commit keeps the revert point's user message), and the write tool's arguments (`path`);
- * - faults: a killed server is covered by the conformance suite against the real /api.
+ * And of the faults spec, the two that reach OpenCode: the server SIGKILLed mid-reply (the stack
+ * starts a new one behind the proxy, as a service manager would) and the browser's stream cut 20
+ * times. The others fault the console's own parts or a fake V1 server.
  */
 const API_TESTS = [
   "a text reply streams into the page",
@@ -32,6 +34,9 @@ const API_TESTS = [
   "the console restarted while a permission is pending still shows it",
   "compact on a server that cannot: the console says why and offers it no more",
   "the plan panel follows todowrite",
+  "a killed and restarted OpenCode is reconnected and the session is whole",
+  "OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole",
+  "the browser's stream cut 20 times during a long reply: the timeline equals the backend's history",
 ];
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -70,7 +75,7 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
     { name: "default", grepInvert: /@api-only/ },
     {
       name: "opencode-api",
-      testMatch: /(timeline|interrupts|review)\.spec\.ts/,
+      testMatch: /(timeline|interrupts|review|faults)\.spec\.ts/,
       grep: new RegExp(API_TESTS.map(escape).join("|")),
       use: { opencodeContract: "api" as const },
     },

@@ -131,7 +131,7 @@ test.describe("fault injection", () => {
     await sp.prompt("a long reply, then a crash");
     await expect(sp.assistantText().last()).toContainText("k15", { timeout: 30_000 });
     const pid = await stack.opencodePid();
-    process.kill(pid, "SIGKILL");
+    await stack.killOpencode();
     await expect(sp.connection).not.toHaveAttribute("data-state", "connected", { timeout: 15_000 });
     await expect(sp.connection).toHaveAttribute("data-state", "connected", { timeout: 45_000 });
     expect(await stack.opencodePid()).not.toBe(pid);

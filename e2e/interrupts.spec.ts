@@ -101,6 +101,10 @@ test.describe("interrupts: permissions and questions", () => {
       const oc = await stack.opencode();
       const saved = (await (await fetch(`${oc.url}/api/permission/saved`, { headers: oc.headers })).json()) as { data: { action: string; resource: string }[] };
       expect(saved.data).toContainEqual(expect.objectContaining({ action: "bash", resource: kept }));
+      // And the backend's details list it as a saved rule.
+      await page.goto("/settings");
+      const row = page.locator(`[data-testid="backend-row"][data-backend-id="${stack.backendId}"]`);
+      await expect(row.getByTestId("backend-saved-rule").filter({ hasText: `bash: ${kept}` })).toHaveCount(1);
     }
   });
 

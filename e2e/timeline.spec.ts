@@ -215,7 +215,7 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.assistantText().last()).toHaveText("before the crash");
     await sp.waitStatus("idle");
     const pid = await stack.opencodePid();
-    process.kill(pid, "SIGKILL");
+    await stack.killOpencode();
     await expect(sp.connection).not.toHaveAttribute("data-state", "connected", { timeout: 15_000 });
     await expect(sp.connection).toHaveAttribute("data-state", "connected", { timeout: 45_000 });
     expect(await stack.opencodePid()).not.toBe(pid);

@@ -110,6 +110,8 @@ export const Backend = z.object({
   version: z.string().optional(),
   /** The protocol spoken, when a kind has several (OpenCode: "/api (OpenCode 2), detected" or "V1 routes, …"). */
   protocol: z.string().optional(),
+  /** Permission rules the backend keeps from "always" answers, as `action: resource` (OpenCode's `/api`). */
+  savedRules: z.array(z.string()).optional(),
   embedded: z.boolean().optional(),
   /** Where it came from: the environment (`SWITCHBOARD_BACKENDS`), the store (added at run time) or the console itself. */
   source: z.enum(["env", "store", "embedded"]).optional(),

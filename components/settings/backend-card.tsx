@@ -137,6 +137,26 @@ export function BackendCard({ backend }: { backend: Backend }) {
                 </>
               )
             )}
+            {b.savedRules && (
+              <>
+                <dt className="text-faint" title="What “Always allow” saved on the server: asked no more">
+                  Saved rules
+                </dt>
+                <dd className="text-muted" data-testid="backend-saved-rules">
+                  {b.savedRules.length === 0 ? (
+                    <span className="text-faint">none</span>
+                  ) : (
+                    <ul className="flex flex-wrap gap-1 font-mono">
+                      {b.savedRules.map((r) => (
+                        <li key={r} className="rounded bg-raised px-1" data-testid="backend-saved-rule">
+                          {r}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </dd>
+              </>
+            )}
           </dl>
           {b.agent && <AgentCardView card={b.agent} compact />}
           {b.auth && <ApiKeyForm backendId={b.id} providers={b.auth.providers} />}

@@ -130,6 +130,8 @@ export class OpencodeAdapter implements BackendAdapter {
   private statuses = new Map<string, { status: SessionStatus; detail?: string }>();
   private directories = new Map<string, string>();
   private requests: PendingRequests;
+  /** The permission rules "always" saved on an `/api` server, as `action: resource` (read at connect and after each "always"). */
+  private savedRules: string[] | undefined;
   /** The contract spoken with the current server (undefined until detected). */
   private contract: OpencodeContract | undefined;
   private v2: ApiBackend | undefined;
@@ -174,6 +176,7 @@ export class OpencodeAdapter implements BackendAdapter {
       ...(this.error ? { error: redactSecrets(this.error) } : {}),
       capabilities: this.contract !== "api" ? CAPABILITIES : this.v2?.compactUnavailable ? { ...API_CAPABILITIES, compact: false } : API_CAPABILITIES,
       ...(this.contract ? { protocol: contractLabel(this.contract, this.opts.contract ?? "auto") } : {}),
+      ...(this.v2 && this.savedRules ? { savedRules: this.savedRules } : {}),
       ...(this.baseUrl ? { location: redactSecrets(this.baseUrl) } : {}),
       ...(this.version ? { version: this.version } : {}),
       ...(this.opts.embedded ? { embedded: true } : {}),
@@ -218,6 +221,7 @@ export class OpencodeAdapter implements BackendAdapter {
     if (this.authHeaders.authorization !== headers.authorization || this.v2?.baseUrlIs(this.baseUrl) === false) {
       this.contract = undefined;
       this.v2 = undefined;
+      this.savedRules = undefined;
     }
     this.authHeaders = headers;
     this.client = createOpencodeClient({
@@ -327,9 +331,27 @@ export class OpencodeAdapter implements BackendAdapter {
     this.sink.backendChanged(this.info());
   }
 
+  /**
+   * Reads the rules "always" saved on an `/api` server (`GET /api/permission/saved`) for the
+   * backend's details. Informative: a server that cannot answer keeps the last list shown.
+   */
+  private refreshSavedRules(): void {
+    const v2 = this.v2;
+    if (!v2) return;
+    void v2
+      .savedRules()
+      .then((rules) => {
+        if (v2 !== this.v2 || (this.savedRules && rules.join("\n") === this.savedRules.join("\n"))) return;
+        this.savedRules = rules;
+        this.sink.backendChanged(this.info());
+      })
+      .catch((err: unknown) => log.debug("opencode saved rules unread", { backend: this.id, error: describeError(err) }));
+  }
+
   private async onConnected() {
     log.debug("opencode event stream open", { backend: this.id });
     this.setStatus("ready");
+    this.refreshSavedRules();
     // OpenCode's stream has no replay: reload whatever could have changed while we were away.
     void this.reconcileUntilDone(++this.streamGeneration);
     // The version is informative only: never let a slow health check hold the stream's frames.
@@ -497,6 +519,7 @@ export class OpencodeAdapter implements BackendAdapter {
       if (this.v2) {
         if (reply === "reject" && message) this.v2Events.rejectingWithFeedback(target.id);
         await this.v2.replyPermission(target.sessionId, target.id, reply, message);
+        if (reply === "always") this.refreshSavedRules();
       }
       else await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
       await this.requests.resolve(target, reply);

@@ -37,6 +37,8 @@ interface FakeApi {
   /** Newest first, as `order=desc` lists them, `limit` a page. */
   messages: unknown[];
   compact: { status: number; body?: unknown };
+  /** What `GET /api/permission/saved` lists; a reply "always" adds the request's `save`. */
+  saved: { action: string; resource: string }[];
   asked: string[];
   send(type: string, data: Record<string, unknown>): void;
   close(): Promise<void>;
@@ -49,6 +51,7 @@ async function startFakeApi(): Promise<FakeApi> {
     url: "",
     messages: [],
     compact: { status: 204 },
+    saved: [],
     asked: [],
     send(type, data) {
       const id = `evt_${++seq}`;
@@ -79,6 +82,16 @@ async function startFakeApi(): Promise<FakeApi> {
       const limit = Number(url.searchParams.get("limit") ?? 50);
       const data = fake.messages.slice(from, from + limit);
       return json(200, { data, cursor: from + limit < fake.messages.length ? { next: String(from + limit) } : {} });
+    }
+    if (url.pathname === "/api/permission/saved") return json(200, { data: fake.saved });
+    if (url.pathname === `/api/session/${S}/permission/per_1/reply` && req.method === "POST") {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        if ((JSON.parse(body) as { reply: string }).reply === "always") fake.saved.push({ action: "bash", resource: "ls -la" });
+        json(200, { data: true });
+      });
+      return;
     }
     if (url.pathname === `/api/session/${S}/compact` && req.method === "POST") {
       const { status, body } = fake.compact;
@@ -195,5 +208,23 @@ describe("OpencodeAdapter on /api: revert", () => {
     fake.send("session.next.revert.committed", { timestamp: 30, sessionID: S, messageID: user(1).id });
     await until(() => sink.reconciled.length > before, "the reload");
     expect(sink.reconciled.at(-1)!.messages.map((m) => m.id)).toEqual([user(1).id]);
+  });
+});
+
+describe("OpencodeAdapter on /api: saved rules", () => {
+  it("shows the rules the server saved, read at connect and again after an \"always\"", async () => {
+    fake = await startFakeApi();
+    fake.saved = [{ action: "edit", resource: "*" }];
+    const sink = new RecordingSink();
+    adapter = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: fake.url, contract: "api" }, sink);
+    await adapter.start();
+    await until(() => adapter!.info().savedRules !== undefined, "the saved rules at connect");
+    expect(adapter.info().savedRules).toEqual(["edit: *"]);
+    fake.send("permission.v2.asked", { id: "per_1", sessionID: S, action: "bash", resources: ["ls -la"], save: ["ls -la"], metadata: { command: "ls -la" } });
+    await until(() => sink.of("interrupt.requested").length === 1, "the permission card");
+    await adapter.answerInterrupt(S, "per_1", { decision: "allow_always" });
+    await until(() => adapter!.info().savedRules?.length === 2, "the saved rules after always");
+    expect(adapter.info().savedRules).toEqual(["edit: *", "bash: ls -la"]);
+    expect(sink.backends.at(-1)?.savedRules).toEqual(["edit: *", "bash: ls -la"]);
   });
 });
