@@ -38,46 +38,56 @@ const API_TESTS = [
   "OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole",
   "the browser's stream cut 20 times during a long reply: the timeline equals the backend's history",
 ];
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * End-to-end tests against the built console (`next start`) with a real `opencode serve` driven by
  * the project's scripted model. Chromium comes from Debian (/usr/bin/chromium); Playwright's own
  * browser download does not work here.
  */
-export default defineConfig<{ opencodeContract: OpencodeContractOption }, { opencodeContract: OpencodeContractOption }>({
-  testDir: "./e2e",
-  testMatch: /.*\.spec\.ts/,
-  timeout: 90_000,
-  expect: { timeout: 20_000 },
-  fullyParallel: false,
-  // A stack per worker (e2e/fixtures/stack.ts). Two workers were measured no faster on two cores
-  // (20.5 vs 22 min: the agents, consoles and browsers share the CPU); E2E_WORKERS=2 where there are more.
-  workers: Number(process.env.E2E_WORKERS ?? 1),
-  // On CI a failed test is run once more, in a fresh worker and stack, and a pass the second time
-  // is reported as "flaky" in the list output; docs/testing.md keeps the flakes found that way.
-  retries: process.env.CI ? 1 : 0,
-  reporter: [["list"]],
-  outputDir: "test-results",
-  use: {
-    browserName: "chromium",
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+export default defineConfig<{ opencodeContract: OpencodeContractOption }, { opencodeContract: OpencodeContractOption }>(
+  {
+    testDir: "./e2e",
+    testMatch: /.*\.spec\.ts/,
+    timeout: 90_000,
+    expect: { timeout: 20_000 },
+    fullyParallel: false,
+    // A stack per worker (e2e/fixtures/stack.ts). Two workers were measured no faster on two cores
+    // (20.5 vs 22 min: the agents, consoles and browsers share the CPU); E2E_WORKERS=2 where there are more.
+    workers: Number(process.env.E2E_WORKERS ?? 1),
+    // On CI a failed test is run once more, in a fresh worker and stack, and a pass the second time
+    // is reported as "flaky" in the list output; docs/testing.md keeps the flakes found that way.
+    retries: process.env.CI ? 1 : 0,
+    reporter: [["list"]],
+    outputDir: "test-results",
+    use: {
+      browserName: "chromium",
+      launchOptions: {
+        executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+        args: [
+          "--no-sandbox",
+          "--disable-gpu",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--disable-dev-shm-usage",
+        ],
+      },
+      viewport: { width: 1360, height: 860 },
+      trace: "retain-on-failure",
+      screenshot: "only-on-failure",
+      actionTimeout: 15_000,
     },
-    viewport: { width: 1360, height: 860 },
-    trace: "retain-on-failure",
-    screenshot: "only-on-failure",
-    actionTimeout: 15_000,
+    projects: [
+      // Tests tagged @api-only check what only the /api contract does (below).
+      { name: "default", grepInvert: /@api-only/ },
+      {
+        name: "opencode-api",
+        testMatch: /(timeline|interrupts|review|faults)\.spec\.ts/,
+        grep: new RegExp(API_TESTS.map(escapeRe).join("|")),
+        use: { opencodeContract: "api" as const },
+      },
+    ],
   },
-  projects: [
-    // Tests tagged @api-only check what only the /api contract does (below).
-    { name: "default", grepInvert: /@api-only/ },
-    {
-      name: "opencode-api",
-      testMatch: /(timeline|interrupts|review|faults)\.spec\.ts/,
-      grep: new RegExp(API_TESTS.map(escape).join("|")),
-      use: { opencodeContract: "api" as const },
-    },
-  ],
-});
+);

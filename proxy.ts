@@ -7,10 +7,22 @@
  */
 import { NextResponse, type NextRequest } from "next/server";
 import { authenticate, SESSION_COOKIE } from "@/server/auth/console-auth";
-import { API_CSP, assetCsp, crossSiteReason, isApiPath, isPublicPath, newNonce, pageCsp, SECURITY_HEADERS } from "@/server/auth/policy";
+import {
+  API_CSP,
+  assetCsp,
+  crossSiteReason,
+  isApiPath,
+  isPublicPath,
+  newNonce,
+  pageCsp,
+  SECURITY_HEADERS,
+} from "@/server/auth/policy";
 
 function allowedOrigins(): string[] {
-  return (process.env.SWITCHBOARD_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim().replace(/\/$/, "")).filter(Boolean);
+  return (process.env.SWITCHBOARD_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((s) => s.trim().replace(/\/$/, ""))
+    .filter(Boolean);
 }
 
 function secured<R extends Response>(res: R, csp: string): R {
@@ -29,7 +41,12 @@ const STATIC_FILES = new Set(["/icon.svg", "/favicon.ico", "/robots.txt", "/mani
 
 /** Pages are HTML documents; everything else (API, static files, the icons, the manifest) gets the strict API policy. */
 function isPage(pathname: string): boolean {
-  return !isApiPath(pathname) && !pathname.startsWith("/_next/") && !pathname.startsWith("/icons/") && !STATIC_FILES.has(pathname);
+  return (
+    !isApiPath(pathname) &&
+    !pathname.startsWith("/_next/") &&
+    !pathname.startsWith("/icons/") &&
+    !STATIC_FILES.has(pathname)
+  );
 }
 
 export function proxy(req: NextRequest): Response {
@@ -41,7 +58,10 @@ export function proxy(req: NextRequest): Response {
 
   if (!isPublicPath(pathname) && !authenticate(req.headers, req.cookies.get(SESSION_COOKIE)?.value)) {
     if (api || !isPage(pathname)) {
-      return secured(apiError(401, "unauthorized", "Log in to the console, or send Authorization: Bearer <token>"), API_CSP);
+      return secured(
+        apiError(401, "unauthorized", "Log in to the console, or send Authorization: Bearer <token>"),
+        API_CSP,
+      );
     }
     const url = req.nextUrl.clone();
     url.pathname = "/login";

@@ -137,11 +137,17 @@ export async function waitTurn(stack: LongStack, sessionId: string, timeoutMs = 
   }
 }
 
-export async function measureUi(browser: Browser, stack: LongStack, ui: "switchboard" | "opencode", turn: number): Promise<UiFigures> {
+export async function measureUi(
+  browser: Browser,
+  stack: LongStack,
+  ui: "switchboard" | "opencode",
+  turn: number,
+): Promise<UiFigures> {
   const notes: string[] = [];
   const newContext = async () => {
     const ctx = await browser.newContext({ viewport: VIEWPORT, colorScheme: "dark" });
-    if (ui === "switchboard") await ctx.addCookies([{ name: "sb_session", value: await stack.loginCookie(), url: stack.console.url }]);
+    if (ui === "switchboard")
+      await ctx.addCookies([{ name: "sb_session", value: await stack.loginCookie(), url: stack.console.url }]);
     return ctx;
   };
   const context = await newContext();
@@ -154,9 +160,16 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
     if (res.request().resourceType() !== "script") return;
     scripts.push(
       (async () => {
-        const sizes = await res.request().sizes().catch(() => ({ responseBodySize: 0 }));
+        const sizes = await res
+          .request()
+          .sizes()
+          .catch(() => ({ responseBodySize: 0 }));
         const body = await res.body().catch(() => Buffer.alloc(0));
-        return { path: new URL(res.url()).pathname, transferred: sizes.responseBodySize || body.length, gzip: gzipSync(body).length };
+        return {
+          path: new URL(res.url()).pathname,
+          transferred: sizes.responseBodySize || body.length,
+          gzip: gzipSync(body).length,
+        };
       })(),
     );
   });
@@ -169,13 +182,22 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   const newestVisible = (p: Page) =>
     p
       // A function, not a string: a string predicate is evaluated with eval, which both pages' CSP refuses.
-      .waitForFunction((word) => ((window as unknown as { __visibleText?: (w: string) => Element | null }).__visibleText?.(word) ? performance.now() : 0), LAST_WORD, { polling: 50, timeout: 60_000 })
+      .waitForFunction(
+        (word) =>
+          (window as unknown as { __visibleText?: (w: string) => Element | null }).__visibleText?.(word)
+            ? performance.now()
+            : 0,
+        LAST_WORD,
+        { polling: 50, timeout: 60_000 },
+      )
       .then((h) => h.jsonValue() as Promise<number>);
   let newestVisibleMs: number | null = null;
   try {
     newestVisibleMs = await newestVisible(page);
   } catch (err) {
-    notes.push(`the newest message never became visible within 60 s (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+    notes.push(
+      `the newest message never became visible within 60 s (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`,
+    );
   }
   await page.waitForTimeout(2000); // let late work settle before reading memory
   const heap = await heapMb(cdp);
@@ -192,7 +214,9 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
       await second.goto(url, { waitUntil: "commit" });
       newestVisibleWarmMs = await newestVisible(second);
     } catch (err) {
-      notes.push(`second visit: the newest message never became visible (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+      notes.push(
+        `second visit: the newest message never became visible (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`,
+      );
     }
     await ctx.close();
   }
@@ -251,7 +275,10 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
   })();
   if (reached >= 0) scrollBackMs = reached;
   else scrollBackTimedOut = true;
-  if (reached < 0) notes.push(`the first message was not reached within ${SCROLL_BACK_TIMEOUT_MS / 1000} s (${Math.round((Date.now() - t0) / 1000)} s spent)`);
+  if (reached < 0)
+    notes.push(
+      `the first message was not reached within ${SCROLL_BACK_TIMEOUT_MS / 1000} s (${Math.round((Date.now() - t0) / 1000)} s spent)`,
+    );
   await page.waitForTimeout(500);
   const heapAtTop = await heapMb(cdp);
   const domAtTop = await domElements(page);
@@ -271,7 +298,9 @@ export async function measureUi(browser: Browser, stack: LongStack, ui: "switchb
     jsTransferredKb,
     jsGzipKb,
     jsInitialGzipKb,
-    scripts: js.map((x) => ({ path: x.path, gzipKb: Math.round(x.gzip / 102.4) / 10, initial: initial(x.path) })).sort((a, b) => b.gzipKb - a.gzipKb),
+    scripts: js
+      .map((x) => ({ path: x.path, gzipKb: Math.round(x.gzip / 102.4) / 10, initial: initial(x.path) }))
+      .sort((a, b) => b.gzipKb - a.gzipKb),
     notes,
   };
 }
@@ -303,7 +332,9 @@ async function screenshots(browser: Browser, stack: LongStack, dir: string) {
   }
   const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: "light" });
   const page = await context.newPage();
-  await page.goto(`${stack.opencode.url}/server/${Buffer.from(stack.opencode.url).toString("base64url")}/session/${stack.sessionId}`);
+  await page.goto(
+    `${stack.opencode.url}/server/${Buffer.from(stack.opencode.url).toString("base64url")}/session/${stack.sessionId}`,
+  );
   await page.getByText(LAST_WORD).last().waitFor();
   await page.waitForTimeout(1500);
   await page.screenshot({ path: `${dir}/long-session-opencode-web.png` });
@@ -311,7 +342,10 @@ async function screenshots(browser: Browser, stack: LongStack, dir: string) {
 }
 
 export async function browserBench(stack: LongStack): Promise<{ switchboard: UiFigures; opencode: UiFigures }> {
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--enable-precise-memory-info"] });
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--enable-precise-memory-info"],
+  });
   try {
     const switchboard = await measureUi(browser, stack, "switchboard", 1);
     const opencode = await measureUi(browser, stack, "opencode", 2);

@@ -43,7 +43,12 @@ export async function startLongStack(opts: { messages?: number } = {}): Promise<
   const home = await createOpencodeHome({ modelBaseUrl: model.url });
   const workspace = await createWorkspace();
   const t0 = performance.now();
-  const doc = generateLongSession({ directory: workspace, messages: opts.messages ?? 5000, firstWord: FIRST_WORD, lastWord: LAST_WORD });
+  const doc = generateLongSession({
+    directory: workspace,
+    messages: opts.messages ?? 5000,
+    firstWord: FIRST_WORD,
+    lastWord: LAST_WORD,
+  });
   const sessionId = await importLongSession(doc, { directory: workspace, env: home.env });
   const seedMs = performance.now() - t0;
   const opencode = await startOpencodeServer({ env: home.env, cwd: workspace });
@@ -51,11 +56,25 @@ export async function startLongStack(opts: { messages?: number } = {}): Promise<
   fs.mkdirSync(dataDir, { recursive: true });
   const token = `bench-${randomBytes(24).toString("base64url")}`;
   const consoleProcess = await startConsole({
-    env: { ...home.env, OPENCODE_BASE_URL: opencode.url, SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_WORKSPACE: workspace, SWITCHBOARD_TOKEN: token, SWITCHBOARD_LOG: "warn" },
+    env: {
+      ...home.env,
+      OPENCODE_BASE_URL: opencode.url,
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_WORKSPACE: workspace,
+      SWITCHBOARD_TOKEN: token,
+      SWITCHBOARD_LOG: "warn",
+    },
   });
   const headers = { authorization: `Bearer ${token}` };
   const api = (p: string, init: RequestInit = {}) =>
-    fetch(`${consoleProcess.url}${p}`, { ...init, headers: { ...headers, "content-type": "application/json", ...(init.headers as Record<string, string> | undefined) } });
+    fetch(`${consoleProcess.url}${p}`, {
+      ...init,
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        ...(init.headers as Record<string, string> | undefined),
+      },
+    });
   // Wait for the backend.
   let backendId = "";
   const deadline = Date.now() + 60_000;
@@ -92,7 +111,10 @@ export async function startLongStack(opts: { messages?: number } = {}): Promise<
       return (await r.json()) as Session;
     },
     async prompt(id, text) {
-      const r = await api(`/api/backends/${backendId}/sessions/${id}/prompt`, { method: "POST", body: JSON.stringify({ parts: [{ type: "text", text }] }) });
+      const r = await api(`/api/backends/${backendId}/sessions/${id}/prompt`, {
+        method: "POST",
+        body: JSON.stringify({ parts: [{ type: "text", text }] }),
+      });
       if (r.status !== 202) throw new Error(`prompt: ${r.status} ${await r.text()}`);
     },
     async loginCookie() {
@@ -124,5 +146,11 @@ export function streamingTurn(deltas: number, perSecond: number, match?: string)
   const words = Array.from({ length: deltas }, (_, i) => (i === deltas - 1 ? LAST_WORD : `w${i}`));
   // A modest reported usage: the model's real prompt (the whole long history) would make OpenCode
   // compact the session after the turn, which is not what is measured.
-  return { text: words.join(" "), chunks: deltas, delayMs: Math.round(1000 / perSecond), usage: { prompt: 2000, completion: deltas }, ...(match ? { match } : {}) };
+  return {
+    text: words.join(" "),
+    chunks: deltas,
+    delayMs: Math.round(1000 / perSecond),
+    usage: { prompt: 2000, completion: deltas },
+    ...(match ? { match } : {}),
+  };
 }

@@ -19,7 +19,11 @@ function longSession(n: number): SessionState {
       sessionId: "s",
       role: i % 2 ? "assistant" : "user",
       createdAt: i,
-      blocks: Array.from({ length: 4 }, (_, j) => ({ id: `p${i}-${j}`, kind: "text" as const, text: "lorem ipsum ".repeat(20) })),
+      blocks: Array.from({ length: 4 }, (_, j) => ({
+        id: `p${i}-${j}`,
+        kind: "text" as const,
+        text: "lorem ipsum ".repeat(20),
+      })),
     });
   }
   return { session, messages, interrupts: [], todos: [] };
@@ -35,7 +39,13 @@ export interface ReducerFigures {
 /** Median of 5 runs of K deltas into the newest message of an n-message session. */
 function reducerAt(n: number): ReducerFigures {
   const last = n - 1;
-  const d: TimelineEvent = { type: "block.delta", messageId: `m${last}`, blockId: `p${last}-3`, field: "text", delta: "x" };
+  const d: TimelineEvent = {
+    type: "block.delta",
+    messageId: `m${last}`,
+    blockId: `p${last}-3`,
+    field: "text",
+    delta: "x",
+  };
   const K = 20_000;
   const runs = { single: [] as number[], frame: [] as number[] };
   for (let r = 0; r < 5; r++) {

@@ -26,7 +26,13 @@ import { sseResponse } from "../server/hub/sse";
 
 const N = Number(process.env.BENCH_EVENTS ?? 50_000);
 const session: Session = { id: "s", backendId: "b", title: "bench", createdAt: 0, updatedAt: 0, status: "busy" };
-const delta = (i: number): TimelineEvent => ({ type: "block.delta", messageId: "m", blockId: "p", field: "text", delta: `token${i} ` });
+const delta = (i: number): TimelineEvent => ({
+  type: "block.delta",
+  messageId: "m",
+  blockId: "p",
+  field: "text",
+  delta: `token${i} `,
+});
 
 async function consume(port: number, path: string, expected: number): Promise<{ ms: number; latencies: number[] }> {
   const t0 = performance.now();
@@ -77,14 +83,24 @@ function channelServer(ch: SessionChannel) {
   return http.createServer((req, res) => {
     const ac = new AbortController();
     req.on("close", () => ac.abort());
-    const response = sseResponse({ signal: ac.signal, open: (sink) => ch.subscribe(sink, undefined), maxQueueBytes: 64 * 1024 * 1024 });
+    const response = sseResponse({
+      signal: ac.signal,
+      open: (sink) => ch.subscribe(sink, undefined),
+      maxQueueBytes: 64 * 1024 * 1024,
+    });
     res.writeHead(200, Object.fromEntries(response.headers));
     Readable.fromWeb(response.body as import("node:stream/web").ReadableStream).pipe(res);
   });
 }
 
 async function relay(): Promise<number> {
-  const m: Message = { id: "m", sessionId: "s", role: "assistant", createdAt: 1, blocks: [{ id: "p", kind: "text", text: "" }] };
+  const m: Message = {
+    id: "m",
+    sessionId: "s",
+    role: "assistant",
+    createdAt: 1,
+    blocks: [{ id: "p", kind: "text", text: "" }],
+  };
   const ch = new SessionChannel("b", "s", { session, messages: [m], interrupts: [], todos: [] }, { capacity: 10_000 });
   const server = channelServer(ch);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -104,7 +120,13 @@ async function relay(): Promise<number> {
 
 /** p99 added latency at a steady 1,000 events/s through the relay. */
 async function relayLatency(): Promise<{ p50: number; p99: number }> {
-  const m: Message = { id: "m", sessionId: "s", role: "assistant", createdAt: 1, blocks: [{ id: "p", kind: "text", text: "" }] };
+  const m: Message = {
+    id: "m",
+    sessionId: "s",
+    role: "assistant",
+    createdAt: 1,
+    blocks: [{ id: "p", kind: "text", text: "" }],
+  };
   const ch = new SessionChannel("b", "s", { session, messages: [m], interrupts: [], todos: [] });
   const server = channelServer(ch);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -144,7 +166,15 @@ const fmt = (v: number | null | undefined, unit: string) => {
   return `${v.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })}${unit ? ` ${unit}` : ""}`;
 };
 
-function ratioRow(group: string, label: string, unit: string, sb: number | null, oc: number | null, maxRatio: number | null, extra?: { max?: number; note?: string; opencodeAtLeast?: boolean }): Row {
+function ratioRow(
+  group: string,
+  label: string,
+  unit: string,
+  sb: number | null,
+  oc: number | null,
+  maxRatio: number | null,
+  extra?: { max?: number; note?: string; opencodeAtLeast?: boolean },
+): Row {
   const ratio = sb !== null && oc !== null && oc > 0 ? sb / oc : null;
   let met: boolean | null = null;
   let unmeasured = false;
@@ -163,7 +193,18 @@ function ratioRow(group: string, label: string, unit: string, sb: number | null,
   }
   if (unmeasured && met !== false) met = null;
   // A ratio against a lower bound is an upper bound: "≤ budget" holds when it holds for the bound.
-  return { group, label, unit, switchboard: sb, opencode: oc, ratio, budget: parts.join(" and ") || (extra?.note ?? "—"), met, ...(unmeasured ? { unmeasured } : {}), ...(extra?.opencodeAtLeast ? { opencodeAtLeast: true } : {}) };
+  return {
+    group,
+    label,
+    unit,
+    switchboard: sb,
+    opencode: oc,
+    ratio,
+    budget: parts.join(" and ") || (extra?.note ?? "—"),
+    met,
+    ...(unmeasured ? { unmeasured } : {}),
+    ...(extra?.opencodeAtLeast ? { opencodeAtLeast: true } : {}),
+  };
 }
 
 /** A row's verdict: met, missed, or not measured (a figure missing on one side). */
@@ -179,12 +220,17 @@ function printTable(rows: Row[]) {
     r.label,
     fmt(r.switchboard, r.unit),
     r.opencode === undefined ? "" : `${r.opencodeAtLeast ? "> " : ""}${fmt(r.opencode, r.unit)}`,
-    r.ratio === undefined || r.ratio === null ? (r.opencode === undefined ? "" : "—") : `${r.opencodeAtLeast ? "< " : ""}${r.ratio.toFixed(2)}×`,
+    r.ratio === undefined || r.ratio === null
+      ? r.opencode === undefined
+        ? ""
+        : "—"
+      : `${r.opencodeAtLeast ? "< " : ""}${r.ratio.toFixed(2)}×`,
     r.budget,
     status(r, "MISSED"),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   console.log(line(head));
   let group = "";
   for (const [i, r] of rows.entries()) {
@@ -205,10 +251,17 @@ function markdownTable(rows: Row[]): string {
       group = r.group;
       out.push(`| **${group}** | | | | | |`);
     }
-    const ratio = r.ratio === undefined || r.ratio === null ? (r.opencode === undefined ? "" : "—") : `${r.opencodeAtLeast ? "< " : ""}${r.ratio.toFixed(2)}×`;
-    out.push(`| ${r.label} | ${fmt(r.switchboard, r.unit)} | ${r.opencode === undefined ? "" : `${r.opencodeAtLeast ? "> " : ""}${fmt(r.opencode, r.unit)}`} | ${ratio} | ${r.budget} | ${status(r, "**missed**")} |`);
+    const ratio =
+      r.ratio === undefined || r.ratio === null
+        ? r.opencode === undefined
+          ? ""
+          : "—"
+        : `${r.opencodeAtLeast ? "< " : ""}${r.ratio.toFixed(2)}×`;
+    out.push(
+      `| ${r.label} | ${fmt(r.switchboard, r.unit)} | ${r.opencode === undefined ? "" : `${r.opencodeAtLeast ? "> " : ""}${fmt(r.opencode, r.unit)}`} | ${ratio} | ${r.budget} | ${status(r, "**missed**")} |`,
+    );
   }
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 }
 
 type Mode = "all" | "core" | "browser" | "viewers";
@@ -219,7 +272,12 @@ async function main() {
   const started = performance.now();
   console.log(`Switchboard bench (${mode}) — node ${process.version}, ${os.cpus().length} cores\n`);
   const rows: Row[] = [];
-  const results: Record<string, unknown> = { mode, date: new Date().toISOString(), node: process.version, cores: os.cpus().length };
+  const results: Record<string, unknown> = {
+    mode,
+    date: new Date().toISOString(),
+    node: process.version,
+    cores: os.cpus().length,
+  };
 
   if (mode === "all" || mode === "core") {
     await rawPipe(); // warm-up
@@ -228,19 +286,49 @@ async function main() {
     const lat = await relayLatency();
     const r = reducerBench();
     results.core = { rawPipeEventsPerSec: raw, hubRelayEventsPerSec: hub, relayLatency: lat, reducer: r };
-    rows.push(ratioRow("in process", `hub relay ÷ raw SSE pipe (${N.toLocaleString("en-US")} events, ev/s)`, "", hub, raw, null, { note: "≥ 0.5×" }));
+    rows.push(
+      ratioRow(
+        "in process",
+        `hub relay ÷ raw SSE pipe (${N.toLocaleString("en-US")} events, ev/s)`,
+        "",
+        hub,
+        raw,
+        null,
+        { note: "≥ 0.5×" },
+      ),
+    );
     rows[rows.length - 1]!.met = hub / raw >= 0.5;
     rows.push(ratioRow("in process", "relay latency p99 at 1,000 ev/s", "ms", lat.p99, null, null, { max: 5 }));
     delete rows[rows.length - 1]!.opencode;
     const us = (ms: number) => ms * 1000;
-    rows.push({ group: "reducer (µs per delta; 'OpenCode' column = 100 messages)", label: "published into a hub channel: 5,000 vs 100 msgs", unit: "µs", switchboard: us(r.at5000.single), opencode: us(r.at100.single), ratio: r.at5000.single / r.at100.single, budget: "near 1× (≤ 1.5×)", met: r.at5000.single / r.at100.single <= 1.5 });
-    rows.push({ group: "reducer (µs per delta; 'OpenCode' column = 100 messages)", label: "frames of coalesced deltas, as the browser does", unit: "µs", switchboard: us(r.at5000.frame), opencode: us(r.at100.frame), ratio: r.at5000.frame / r.at100.frame, budget: "near 1× (≤ 1.5×)", met: r.at5000.frame / r.at100.frame <= 1.5 });
+    rows.push({
+      group: "reducer (µs per delta; 'OpenCode' column = 100 messages)",
+      label: "published into a hub channel: 5,000 vs 100 msgs",
+      unit: "µs",
+      switchboard: us(r.at5000.single),
+      opencode: us(r.at100.single),
+      ratio: r.at5000.single / r.at100.single,
+      budget: "near 1× (≤ 1.5×)",
+      met: r.at5000.single / r.at100.single <= 1.5,
+    });
+    rows.push({
+      group: "reducer (µs per delta; 'OpenCode' column = 100 messages)",
+      label: "frames of coalesced deltas, as the browser does",
+      unit: "µs",
+      switchboard: us(r.at5000.frame),
+      opencode: us(r.at100.frame),
+      ratio: r.at5000.frame / r.at100.frame,
+      budget: "near 1× (≤ 1.5×)",
+      met: r.at5000.frame / r.at100.frame <= 1.5,
+    });
   }
 
   if (mode === "all" || mode === "browser" || mode === "viewers") {
     await ensureBuilt();
     const stack = await startLongStack();
-    console.log(`seeded ${stack.messages.toLocaleString("en-US")} messages / ${stack.blocks.toLocaleString("en-US")} blocks with opencode import in ${(stack.seedMs / 1000).toFixed(1)} s\n`);
+    console.log(
+      `seeded ${stack.messages.toLocaleString("en-US")} messages / ${stack.blocks.toLocaleString("en-US")} blocks with opencode import in ${(stack.seedMs / 1000).toFixed(1)} s\n`,
+    );
     results.seed = { messages: stack.messages, blocks: stack.blocks, seedMs: stack.seedMs };
     try {
       const failures: string[] = [];
@@ -258,20 +346,71 @@ async function main() {
         const g = `browser: ${stack.messages.toLocaleString("en-US")}-message session, Chromium`;
         const s = b.switchboard;
         const o = b.opencode;
-        rows.push(ratioRow(g, "time to newest message visible (first visit since the server started)", "ms", s.newestVisibleMs, o.newestVisibleMs, 0.5));
-        rows.push(ratioRow(g, "time to newest message visible, second visit (fresh browser profile)", "ms", s.newestVisibleWarmMs, o.newestVisibleWarmMs, null));
+        rows.push(
+          ratioRow(
+            g,
+            "time to newest message visible (first visit since the server started)",
+            "ms",
+            s.newestVisibleMs,
+            o.newestVisibleMs,
+            0.5,
+          ),
+        );
+        rows.push(
+          ratioRow(
+            g,
+            "time to newest message visible, second visit (fresh browser profile)",
+            "ms",
+            s.newestVisibleWarmMs,
+            o.newestVisibleWarmMs,
+            null,
+          ),
+        );
         rows.push(ratioRow(g, "JS heap after load", "MB", s.heapMb, o.heapMb, 0.5));
         rows.push(ratioRow(g, "DOM elements after load", "", s.domElements, o.domElements, 0.2));
-        rows.push(ratioRow(g, "frame p95 while streaming 50 deltas/s", "ms", s.frameP95Ms, o.frameP95Ms, 0.5, { max: 33 }));
+        rows.push(
+          ratioRow(g, "frame p95 while streaming 50 deltas/s", "ms", s.frameP95Ms, o.frameP95Ms, 0.5, { max: 33 }),
+        );
         rows.push(ratioRow(g, "worst frame while streaming", "ms", s.frameWorstMs, o.frameWorstMs, null));
         // OpenCode's app not at its first message when the probe gave up: it takes at least that long.
         const ocAtLeast = o.scrollBackMs === null && o.scrollBackTimedOut;
-        rows.push(ratioRow(g, "scroll back to the first message", "ms", s.scrollBackMs, ocAtLeast ? SCROLL_BACK_TIMEOUT_MS : o.scrollBackMs, 0.5, { opencodeAtLeast: ocAtLeast }));
+        rows.push(
+          ratioRow(
+            g,
+            "scroll back to the first message",
+            "ms",
+            s.scrollBackMs,
+            ocAtLeast ? SCROLL_BACK_TIMEOUT_MS : o.scrollBackMs,
+            0.5,
+            { opencodeAtLeast: ocAtLeast },
+          ),
+        );
         rows.push(ratioRow(g, "DOM elements at the first message", "", s.domAtTop, o.domAtTop, null, { max: 2000 }));
         rows.push(ratioRow(g, "JS heap at the first message", "MB", s.heapAtTopMb, o.heapAtTopMb, null));
-        rows.push(ratioRow(g, "session page initial JavaScript (named by its HTML), gzipped", "KB", s.jsInitialGzipKb, o.jsInitialGzipKb, null, { max: 300 }));
-        rows.push(ratioRow(g, "session page JavaScript in its first seconds, with on-demand chunks, gzipped", "KB", s.jsGzipKb, o.jsGzipKb, null));
-        rows.push(ratioRow(g, "session page JavaScript, as transferred", "KB", s.jsTransferredKb, o.jsTransferredKb, null));
+        rows.push(
+          ratioRow(
+            g,
+            "session page initial JavaScript (named by its HTML), gzipped",
+            "KB",
+            s.jsInitialGzipKb,
+            o.jsInitialGzipKb,
+            null,
+            { max: 300 },
+          ),
+        );
+        rows.push(
+          ratioRow(
+            g,
+            "session page JavaScript in its first seconds, with on-demand chunks, gzipped",
+            "KB",
+            s.jsGzipKb,
+            o.jsGzipKb,
+            null,
+          ),
+        );
+        rows.push(
+          ratioRow(g, "session page JavaScript, as transferred", "KB", s.jsTransferredKb, o.jsTransferredKb, null),
+        );
         for (const n of s.notes) console.log(`note (Switchboard): ${n}`);
         for (const n of o.notes) console.log(`note (OpenCode web): ${n}`);
       }
@@ -279,15 +418,65 @@ async function main() {
       if (v) {
         results.viewers = v;
         const g = "many viewers, through next start's HTTP route";
-        const row = (label: string, unit: string, value: number, budget: string, met: boolean | null): Row => ({ group: g, label, unit, switchboard: value, budget, met });
+        const row = (label: string, unit: string, value: number, budget: string, met: boolean | null): Row => ({
+          group: g,
+          label,
+          unit,
+          switchboard: value,
+          budget,
+          met,
+        });
         rows.push(row("console RSS, idle (before any subscriber)", "MB", v.rssMbIdle, "—", null));
-        rows.push(row(`console RSS with ${v.subscribers.toLocaleString("en-US")} SSE subscribers connected, before streaming`, "MB", v.rssMbConnected, "—", null));
+        rows.push(
+          row(
+            `console RSS with ${v.subscribers.toLocaleString("en-US")} SSE subscribers connected, before streaming`,
+            "MB",
+            v.rssMbConnected,
+            "—",
+            null,
+          ),
+        );
         // docs/design.md budget: "1,000 idle SSE subscribers hold < 200 MB of console RSS" — what they add to the idle console.
-        rows.push(row(`RSS the ${v.subscribers.toLocaleString("en-US")} idle subscribers hold (connected − idle)`, "MB", v.rssMbConnected - v.rssMbIdle, "< 200 MB (docs/design.md)", v.rssMbConnected - v.rssMbIdle < 200));
-        rows.push(row(`console RSS with ${v.subscribers.toLocaleString("en-US")} SSE subscribers (peak while streaming)`, "MB", v.rssMbPeak, "< 200 MB", v.rssMbPeak < 200));
-        rows.push(row(`delivery p99 (after the first subscriber; p50 ${v.deliveryP50Ms.toFixed(1)} ms)`, "ms", v.deliveryP99Ms, "—", null));
-        rows.push(row(`console CPU per 1,000 events, ${v.sessions} sessions streaming`, "ms", v.cpuMsPer1000Events, "—", null));
-        rows.push({ group: g, label: `relay through Next (ev/s; 'OpenCode' column = raw Node SSE pipe)`, unit: "", switchboard: v.relayNextEventsPerSec, opencode: v.relayRawEventsPerSec, ratio: v.relayNextEventsPerSec / v.relayRawEventsPerSec, budget: "≥ 0.5×", met: v.relayNextEventsPerSec / v.relayRawEventsPerSec >= 0.5 });
+        rows.push(
+          row(
+            `RSS the ${v.subscribers.toLocaleString("en-US")} idle subscribers hold (connected − idle)`,
+            "MB",
+            v.rssMbConnected - v.rssMbIdle,
+            "< 200 MB (docs/design.md)",
+            v.rssMbConnected - v.rssMbIdle < 200,
+          ),
+        );
+        rows.push(
+          row(
+            `console RSS with ${v.subscribers.toLocaleString("en-US")} SSE subscribers (peak while streaming)`,
+            "MB",
+            v.rssMbPeak,
+            "< 200 MB",
+            v.rssMbPeak < 200,
+          ),
+        );
+        rows.push(
+          row(
+            `delivery p99 (after the first subscriber; p50 ${v.deliveryP50Ms.toFixed(1)} ms)`,
+            "ms",
+            v.deliveryP99Ms,
+            "—",
+            null,
+          ),
+        );
+        rows.push(
+          row(`console CPU per 1,000 events, ${v.sessions} sessions streaming`, "ms", v.cpuMsPer1000Events, "—", null),
+        );
+        rows.push({
+          group: g,
+          label: `relay through Next (ev/s; 'OpenCode' column = raw Node SSE pipe)`,
+          unit: "",
+          switchboard: v.relayNextEventsPerSec,
+          opencode: v.relayRawEventsPerSec,
+          ratio: v.relayNextEventsPerSec / v.relayRawEventsPerSec,
+          budget: "≥ 0.5×",
+          met: v.relayNextEventsPerSec / v.relayRawEventsPerSec >= 0.5,
+        });
       }
     } finally {
       await stack.stop();
@@ -298,15 +487,26 @@ async function main() {
   printTable(rows);
   const missed = rows.filter((r) => r.met === false);
   const unmeasured = rows.filter((r) => r.unmeasured && r.met !== false);
-  console.log(missed.length ? `\nBudgets missed: ${missed.map((r) => r.label).join("; ")}.` : unmeasured.length ? "\nNo budget missed among those measured." : "\nEvery budget met.");
-  if (unmeasured.length) console.log(`Not measured (a figure is missing on one side; see the notes): ${unmeasured.map((r) => r.label).join("; ")}.`);
+  console.log(
+    missed.length
+      ? `\nBudgets missed: ${missed.map((r) => r.label).join("; ")}.`
+      : unmeasured.length
+        ? "\nNo budget missed among those measured."
+        : "\nEvery budget met.",
+  );
+  if (unmeasured.length)
+    console.log(
+      `Not measured (a figure is missing on one side; see the notes): ${unmeasured.map((r) => r.label).join("; ")}.`,
+    );
   results.rows = rows;
   results.totalMs = performance.now() - started;
   const out = process.env.BENCH_OUT ?? path.join(import.meta.dirname, "results", `${mode}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify(results, null, 2));
   fs.writeFileSync(out.replace(/\.json$/, ".md"), markdownTable(rows));
-  console.log(`\nwrote ${path.relative(process.cwd(), out)} · total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `\nwrote ${path.relative(process.cwd(), out)} · total ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
 }
 
 /** The browser and viewer benches run the built console; build it once on a fresh clone. */

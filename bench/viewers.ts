@@ -36,7 +36,12 @@ function tree(pid: number): number[] {
   const out = [pid];
   for (const p of out) {
     try {
-      const kids = fs.readFileSync(`/proc/${p}/task/${p}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+      const kids = fs
+        .readFileSync(`/proc/${p}/task/${p}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
       out.push(...kids);
     } catch {
       // gone
@@ -84,10 +89,19 @@ interface Subscriber {
   close(): void;
 }
 
-function subscribe(stack: LongStack, sessionId: string, opts: { after?: number; onText?: (s: string) => void } = {}): Subscriber {
+function subscribe(
+  stack: LongStack,
+  sessionId: string,
+  opts: { after?: number; onText?: (s: string) => void } = {},
+): Subscriber {
   const ac = new AbortController();
   let resolveReady!: () => void;
-  const sub: Subscriber = { arrivals: new Map(), count: 0, ready: new Promise((r) => (resolveReady = r)), close: () => ac.abort() };
+  const sub: Subscriber = {
+    arrivals: new Map(),
+    count: 0,
+    ready: new Promise((r) => (resolveReady = r)),
+    close: () => ac.abort(),
+  };
   const parser = createParser({
     onEvent(ev) {
       sub.count++;
@@ -97,10 +111,13 @@ function subscribe(stack: LongStack, sessionId: string, opts: { after?: number; 
   });
   void (async () => {
     try {
-      const res = await fetch(`${stack.console.url}/api/backends/${stack.backendId}/sessions/${sessionId}/events${opts.after !== undefined ? `?after=${opts.after}` : ""}`, {
-        headers: { ...stack.headers, accept: "text/event-stream" },
-        signal: ac.signal,
-      });
+      const res = await fetch(
+        `${stack.console.url}/api/backends/${stack.backendId}/sessions/${sessionId}/events${opts.after !== undefined ? `?after=${opts.after}` : ""}`,
+        {
+          headers: { ...stack.headers, accept: "text/event-stream" },
+          signal: ac.signal,
+        },
+      );
       resolveReady();
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {
@@ -120,7 +137,12 @@ const waitIdle = (stack: LongStack, sessionId: string) => waitTurn(stack, sessio
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<T>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms)),
+    ),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function percentile(xs: number[], p: number): number {
@@ -180,7 +202,9 @@ async function relay(stack: LongStack) {
   await stack.prompt(session.id, "Stream fast (bench-relay)");
   await waitIdle(stack, session.id);
   // The watcher stays subscribed until the end, so the channel (and its log) is not evicted.
-  const snap = (await (await stack.api(`/api/backends/${stack.backendId}/sessions/${session.id}/snapshot`)).json()) as { seq: number };
+  const snap = (await (await stack.api(`/api/backends/${stack.backendId}/sessions/${session.id}/snapshot`)).json()) as {
+    seq: number;
+  };
   const newest = snap.seq;
   // Seqs are not numbered from 0 (a channel's numbering belongs to its incarnation, and `?after=0`
   // would only get `stream.reset`): replay from just before the first event the watcher saw.
@@ -215,7 +239,8 @@ async function relay(stack: LongStack) {
     } finally {
       clearTimeout(timer);
     }
-    if (text.includes('"stream.reset"')) throw new Error("the relay replay answered stream.reset instead of the held events");
+    if (text.includes('"stream.reset"'))
+      throw new Error("the relay replay answered stream.reset instead of the held events");
     return { ms: performance.now() - t0, text, count };
   };
   const url = `${stack.console.url}/api/backends/${stack.backendId}/sessions/${session.id}/events?after=${after}`;
@@ -248,7 +273,10 @@ async function relay(stack: LongStack) {
   return { events: next.count, nextPerSec: median(nextRates), rawPerSec: median(rawRates) };
 }
 
-export async function viewersBench(stack: LongStack, opts: { subscribers?: number; sessions?: number } = {}): Promise<ViewerFigures> {
+export async function viewersBench(
+  stack: LongStack,
+  opts: { subscribers?: number; sessions?: number } = {},
+): Promise<ViewerFigures> {
   const subscribers = opts.subscribers ?? 1000;
   const sessions = opts.sessions ?? 50;
   console.log(`viewers: ${subscribers.toLocaleString("en-US")} subscribers on one streaming session…`);

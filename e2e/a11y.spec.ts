@@ -28,10 +28,21 @@ const THEMES = ["dark", "light"] as const;
 /** Runs axe on the page as it is and returns its serious and critical violations, described. */
 async function audit(page: Page, where: string): Promise<string[]> {
   await page.waitForTimeout(250); // let transitions settle (reduced or not, colours must be final)
-  const r = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const r = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
   return r.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.slice(0, 4).map((n) => `${n.target.join(" ")}${n.failureSummary ? ` [${n.failureSummary.split("\n").slice(1, 2).join("").trim()}]` : ""}`).join(" | ")}`);
+    .map(
+      (v) =>
+        `${where}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes
+          .slice(0, 4)
+          .map(
+            (n) =>
+              `${n.target.join(" ")}${n.failureSummary ? ` [${n.failureSummary.split("\n").slice(1, 2).join("").trim()}]` : ""}`,
+          )
+          .join(" | ")}`,
+    );
 }
 
 async function expandAll(page: Page) {
@@ -39,13 +50,23 @@ async function expandAll(page: Page) {
   for (let i = 0; i < 20 && (await closed.count()) > 0; i++) await closed.first().click();
 }
 
-async function anonymousPage(browser: Browser, viewport: { width: number; height: number }, theme: string, baseURL: string): Promise<Page> {
+async function anonymousPage(
+  browser: Browser,
+  viewport: { width: number; height: number },
+  theme: string,
+  baseURL: string,
+): Promise<Page> {
   const ctx = await browser.newContext({ viewport, baseURL, reducedMotion: "reduce" });
   await ctx.addInitScript((t) => localStorage.setItem("sb-theme", t), theme);
   return ctx.newPage();
 }
 
-test("axe finds no serious or critical violation on any page, state, theme or width", async ({ page, api, stack, browser }) => {
+test("axe finds no serious or critical violation on any page, state, theme or width", async ({
+  page,
+  api,
+  stack,
+  browser,
+}) => {
   test.setTimeout(600_000);
   // Reduced motion: pulsing badges hold still, so their colours are measured as they settle.
   await page.emulateMedia({ reducedMotion: "reduce" });
@@ -66,7 +87,16 @@ test("axe finds no serious or critical violation on any page, state, theme or wi
         { name: "write", arguments: { filePath: file, content: "export const a = 1;\nexport const b = 2;\n" } },
         { name: "bash", arguments: { command: "ls && echo done", description: "List the workspace" } },
         { name: "bash", arguments: { command: "false", description: "A failing command" } },
-        { name: "todowrite", arguments: { todos: [{ content: "Write the module", status: "completed", priority: "high" }, { content: "Check the contrast", status: "in_progress", priority: "medium" }, { content: "Ship it", status: "pending", priority: "low" }] } },
+        {
+          name: "todowrite",
+          arguments: {
+            todos: [
+              { content: "Write the module", status: "completed", priority: "high" },
+              { content: "Check the contrast", status: "in_progress", priority: "medium" },
+              { content: "Ship it", status: "pending", priority: "low" },
+            ],
+          },
+        },
       ],
     },
     {
@@ -76,7 +106,18 @@ test("axe finds no serious or critical violation on any page, state, theme or wi
         { name: "glob", arguments: { pattern: "**/*.md", path: stack.workspace } },
       ],
     },
-    { toolCalls: [{ name: "edit", arguments: { filePath: file, oldString: "export const b = 2;", newString: "export const b = 3;\nexport const c = a + b;" } }] },
+    {
+      toolCalls: [
+        {
+          name: "edit",
+          arguments: {
+            filePath: file,
+            oldString: "export const b = 2;",
+            newString: "export const b = 3;\nexport const c = a + b;",
+          },
+        },
+      ],
+    },
     {
       text: "Done.\n\n## Summary\n\n| file | change |\n|---|---|\n| `a11y-module.ts` | new |\n\n- **b** is now 3\n- see [the docs](https://example.com/docs)\n\n```ts\nexport const c = a + b;\n```",
     },
@@ -89,13 +130,42 @@ test("axe finds no serious or critical violation on any page, state, theme or wi
   // A pending permission and a pending question, each in its own session (never answered, so no
   // follow-up turn is scripted).
   const perm = await api.createSession("Needs a permission");
-  stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo ask-a11y && rm -rf dist", description: "Clean the build output" } }] });
+  stack.model.enqueue({
+    toolCalls: [
+      { name: "bash", arguments: { command: "echo ask-a11y && rm -rf dist", description: "Clean the build output" } },
+    ],
+  });
   await api.prompt(perm.id, "Clean the build output.");
   const ques = await api.createSession("Asks a question");
   await expect.poll(async () => (await api.snapshot(perm.id)).interrupts.length, TURN).toBe(1);
-  stack.model.enqueue(
-    { toolCalls: [{ name: "question", arguments: { questions: [{ question: "Which package manager?", header: "Tooling", options: [{ label: "npm", description: "ships with Node" }, { label: "pnpm", description: "fast, strict" }] }, { question: "Which checks run in CI?", header: "CI", multiple: true, options: [{ label: "typecheck", description: "tsc" }, { label: "e2e", description: "playwright" }] }] } }] },
-  );
+  stack.model.enqueue({
+    toolCalls: [
+      {
+        name: "question",
+        arguments: {
+          questions: [
+            {
+              question: "Which package manager?",
+              header: "Tooling",
+              options: [
+                { label: "npm", description: "ships with Node" },
+                { label: "pnpm", description: "fast, strict" },
+              ],
+            },
+            {
+              question: "Which checks run in CI?",
+              header: "CI",
+              multiple: true,
+              options: [
+                { label: "typecheck", description: "tsc" },
+                { label: "e2e", description: "playwright" },
+              ],
+            },
+          ],
+        },
+      },
+    ],
+  });
   await api.prompt(ques.id, "Set up the tooling.");
   await expect.poll(async () => (await api.snapshot(ques.id)).interrupts.length, TURN).toBe(1);
 

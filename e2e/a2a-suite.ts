@@ -11,7 +11,9 @@ import { OC_ID, PLAIN_ID, WRONG_ID, expect, test, type A2aStack } from "./fixtur
 import type { ScriptedTurn } from "./fixtures/scripted-model";
 
 const TURN = { timeout: 45_000 };
-const bash = (command: string, description = "Run it"): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command, description } }] });
+const bash = (command: string, description = "Run it"): ScriptedTurn => ({
+  toolCalls: [{ name: "bash", arguments: { command, description } }],
+});
 const queued = (s: A2aStack) => s.model.requests.filter((r) => r.source === "queue");
 
 /**
@@ -22,8 +24,14 @@ export function a2aSuite(version: "1.0" | "0.3") {
   test.describe(`A2A ${version}`, () => {
     test.describe("A2A: opencode-a2a bridge", () => {
       test("a streamed reply with reasoning and a bash tool call", async ({ page, a2aApi, a2aStack }) => {
-        const reply = "The command printed the marker. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + ".";
-        a2aStack.model.enqueue({ reasoning: "I should run the command with bash first.", ...bash("echo a2a-e2e-tool-output", "Print the marker") }, { text: reply, chunks: 16, delayMs: 90 });
+        const reply = `The command printed the marker. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")}.`;
+        a2aStack.model.enqueue(
+          {
+            reasoning: "I should run the command with bash first.",
+            ...bash("echo a2a-e2e-tool-output", "Print the marker"),
+          },
+          { text: reply, chunks: 16, delayMs: 90 },
+        );
         const s = await a2aApi.createSession(OC_ID, "a2a stream");
         const sp = new SessionPage(page);
         await sp.goto(OC_ID, s.id);
@@ -32,10 +40,18 @@ export function a2aSuite(version: "1.0" | "0.3") {
         const tool = sp.toolCards("bash").first();
         await expect(tool).toHaveAttribute("data-status", "completed", TURN);
         await expect
-          .poll(async () => {
-            const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
-            return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-          }, { timeout: 30_000, intervals: [50] })
+          .poll(
+            async () => {
+              const t =
+                (await sp
+                  .assistantText()
+                  .last()
+                  .textContent()
+                  .catch(() => "")) ?? "";
+              return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+            },
+            { timeout: 30_000, intervals: [50] },
+          )
           .toBe(true);
         await expect(sp.assistantText().last()).toHaveText(reply);
         await sp.waitStatus("idle");
@@ -51,7 +67,9 @@ export function a2aSuite(version: "1.0" | "0.3") {
       });
 
       test("a permission answered after a page reload while it waits", async ({ page, a2aApi, a2aStack }) => {
-        a2aStack.model.enqueue(bash("echo a2a-perm-marker", "Print the permission marker"), { text: "Allowed, and it ran." });
+        a2aStack.model.enqueue(bash("echo a2a-perm-marker", "Print the permission marker"), {
+          text: "Allowed, and it ran.",
+        });
         const s = await a2aApi.createSession(OC_ID, "a2a permission");
         const sp = new SessionPage(page);
         await sp.goto(OC_ID, s.id);
@@ -76,7 +94,25 @@ export function a2aSuite(version: "1.0" | "0.3") {
 
       test("a question answered after a page reload while it waits", async ({ page, a2aApi, a2aStack }) => {
         a2aStack.model.enqueue(
-          { toolCalls: [{ name: "question", arguments: { questions: [{ question: "Which color should the A2A button be?", header: "Color", options: [{ label: "red", description: "Choose red" }, { label: "blue", description: "Choose blue" }] }] } }] },
+          {
+            toolCalls: [
+              {
+                name: "question",
+                arguments: {
+                  questions: [
+                    {
+                      question: "Which color should the A2A button be?",
+                      header: "Color",
+                      options: [
+                        { label: "red", description: "Choose red" },
+                        { label: "blue", description: "Choose blue" },
+                      ],
+                    },
+                  ],
+                },
+              },
+            ],
+          },
           { text: "Blue it is, over A2A." },
         );
         const s = await a2aApi.createSession(OC_ID, "a2a question");
@@ -116,11 +152,21 @@ export function a2aSuite(version: "1.0" | "0.3") {
         expect(queued(a2aStack).map((r) => r.model)).toEqual(["fake-model-2", "fake-model"]);
       });
 
-      test("a long history is paged in from opencode.sessions.messages.list, and exports whole", async ({ page, request, a2aApi, a2aStack }) => {
+      test("a long history is paged in from opencode.sessions.messages.list, and exports whole", async ({
+        page,
+        request,
+        a2aApi,
+        a2aStack,
+      }) => {
         // 130 prompts without replies, written straight into OpenCode: more than one page (100).
         const created = await a2aStack.oc.session.create({ title: "a2a long history" });
         const id = created.data!.id;
-        for (let i = 0; i < 130; i++) await a2aStack.oc.session.prompt({ sessionID: id, noReply: true, parts: [{ type: "text", text: `history line ${i}` }] });
+        for (let i = 0; i < 130; i++)
+          await a2aStack.oc.session.prompt({
+            sessionID: id,
+            noReply: true,
+            parts: [{ type: "text", text: `history line ${i}` }],
+          });
         const snap = await a2aApi.snapshot(OC_ID, id);
         expect(snap.messages.length).toBe(100);
         expect(snap.olderCursor).toBeTruthy();
@@ -130,13 +176,19 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await sp.scrollToStart(60_000);
         await expect(sp.messages("user").filter({ hasText: /^history line 0$/ })).toHaveCount(1);
         // the export pages in pages opencode-a2a answers (≤ 100) and holds every message
-        const exported = (await (await request.get(`${a2aApi.base(OC_ID, id)}/export?format=json`)).json()) as { messages: { id: string }[] };
+        const exported = (await (await request.get(`${a2aApi.base(OC_ID, id)}/export?format=json`)).json()) as {
+          messages: { id: string }[];
+        };
         expect(exported.messages.length).toBe(130);
         expect(new Set(exported.messages.map((m) => m.id)).size).toBe(130);
       });
 
       test("Stop cancels the task", async ({ page, a2aApi, a2aStack }) => {
-        a2aStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+        a2aStack.model.enqueue({
+          text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
+          chunks: 40,
+          delayMs: 250,
+        });
         const s = await a2aApi.createSession(OC_ID, "a2a stop");
         const sp = new SessionPage(page);
         await sp.goto(OC_ID, s.id);
@@ -151,7 +203,11 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await expect(sp.assistantText().last()).toHaveText("After the stop.", TURN);
       });
 
-      test("the A2A server restarted mid-turn: the turn ends visibly, nothing duplicated, and the next prompt works", async ({ page, a2aApi, a2aStack }) => {
+      test("the A2A server restarted mid-turn: the turn ends visibly, nothing duplicated, and the next prompt works", async ({
+        page,
+        a2aApi,
+        a2aStack,
+      }) => {
         const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
         a2aStack.model.enqueue({ text: words.join(" "), chunks: 30, delayMs: 150 });
         const s = await a2aApi.createSession(OC_ID, "a2a restart");
@@ -179,24 +235,35 @@ export function a2aSuite(version: "1.0" | "0.3") {
 
     test.describe("A2A: plain agent", () => {
       test("a streamed reply", async ({ page, a2aApi, a2aStack }) => {
-        const reply = "Plainly streamed. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + ".";
+        const reply = `Plainly streamed. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")}.`;
         a2aStack.model.enqueue({ text: reply, chunks: 16, delayMs: 90 });
         const s = await a2aApi.createSession(PLAIN_ID, "plain stream");
         const sp = new SessionPage(page);
         await sp.goto(PLAIN_ID, s.id);
         await sp.prompt("answer slowly");
         await expect
-          .poll(async () => {
-            const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
-            return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-          }, { timeout: 30_000, intervals: [50] })
+          .poll(
+            async () => {
+              const t =
+                (await sp
+                  .assistantText()
+                  .last()
+                  .textContent()
+                  .catch(() => "")) ?? "";
+              return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+            },
+            { timeout: 30_000, intervals: [50] },
+          )
           .toBe(true);
         await expect(sp.assistantText().last()).toHaveText(reply);
         await sp.waitStatus("idle");
       });
 
       test("an input-required task answered on the same task", async ({ page, a2aApi, a2aStack }) => {
-        a2aStack.model.enqueue({ toolCalls: [{ name: "ask_user", arguments: { question: "What is the project called?" } }] }, { text: "The project is called Bluebird." });
+        a2aStack.model.enqueue(
+          { toolCalls: [{ name: "ask_user", arguments: { question: "What is the project called?" } }] },
+          { text: "The project is called Bluebird." },
+        );
         const s = await a2aApi.createSession(PLAIN_ID, "plain input");
         const sp = new SessionPage(page);
         await sp.goto(PLAIN_ID, s.id);
@@ -219,7 +286,10 @@ export function a2aSuite(version: "1.0" | "0.3") {
         // the next prompt starts a new task in the same context; its failure shows the agent's message
         a2aStack.model.enqueue({ error: { status: 500, message: "the scripted model is overloaded now" } });
         await sp.prompt("and one more thing");
-        await expect(sp.timeline.getByTestId("message-error").last()).toContainText("the scripted model is overloaded now", TURN);
+        await expect(sp.timeline.getByTestId("message-error").last()).toContainText(
+          "the scripted model is overloaded now",
+          TURN,
+        );
         await sp.waitStatus("idle");
         await expect(sp.messages("user")).toHaveCount(3);
         await expect(sp.assistantText().filter({ hasText: "The project is called Bluebird." })).toHaveCount(1);
@@ -257,7 +327,12 @@ export function a2aSuite(version: "1.0" | "0.3") {
     });
 
     test.describe("A2A: tokens and settings", () => {
-      test("a wrong token is a clear auth-required state, and no token reaches the browser", async ({ page, request, a2aApi, a2aStack }) => {
+      test("a wrong token is a clear auth-required state, and no token reaches the browser", async ({
+        page,
+        request,
+        a2aApi,
+        a2aStack,
+      }) => {
         const secrets = Object.values(a2aStack.tokens);
         const st = new A2aSettings(page);
         await page.goto("/settings");
@@ -268,7 +343,9 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await expect(st.row(OC_ID).getByTestId("agent-card-skills")).toContainText("Chat with OpenCode");
         // (a 1.0 agent names its extensions by specification URL, a 0.3 one by URN)
         await expect(st.row(OC_ID).getByTestId("agent-card-extensions")).toContainText("session-binding");
-        await expect(st.row(OC_ID).getByTestId("agent-card-extensions")).toContainText(a2aStack.version === "1.0" ? "extension-specifications.md#" : "urn:a2a:");
+        await expect(st.row(OC_ID).getByTestId("agent-card-extensions")).toContainText(
+          a2aStack.version === "1.0" ? "extension-specifications.md#" : "urn:a2a:",
+        );
         // the sidebar lists opencode-a2a's sessions (opencode.sessions.list) and the plain agent's (kept by the console)
         const ocSession = (await a2aStack.oc.session.create({ title: "listed by opencode-a2a" })).data!;
         const plainSession = await a2aApi.createSession(PLAIN_ID, "kept by the console");
@@ -277,22 +354,38 @@ export function a2aSuite(version: "1.0" | "0.3") {
           [OC_ID, ocSession.id, "listed by opencode-a2a"],
           [PLAIN_ID, plainSession.id, "kept by the console"],
         ] as const) {
-          await expect(page.locator(`[data-testid="backend-section"][data-backend-id="${id}"] [data-testid="session-row"][data-session-id="${sid}"]`)).toContainText(title);
+          await expect(
+            page.locator(
+              `[data-testid="backend-section"][data-backend-id="${id}"] [data-testid="session-row"][data-session-id="${sid}"]`,
+            ),
+          ).toContainText(title);
         }
         await st.row(OC_ID).screenshot({ path: test.info().outputPath("a2a-backend-row.png") });
         // a prompt to it is an error that says why, not a crash
         const s = await a2aApi.createSession(WRONG_ID, "wrong token");
-        const r = await request.post(`${a2aApi.base(WRONG_ID, s.id)}/prompt`, { data: { parts: [{ type: "text", text: "hello?" }] } });
+        const r = await request.post(`${a2aApi.base(WRONG_ID, s.id)}/prompt`, {
+          data: { parts: [{ type: "text", text: "hello?" }] },
+        });
         expect(r.status()).toBeGreaterThanOrEqual(400);
         const body = await r.text();
         expect((JSON.parse(body) as { error: { message: string } }).error.message).toContain("refused the token");
         // the token is nowhere in what the browser gets
-        const answers = [body, await (await request.get(`${a2aStack.url}/api/backends`)).text(), await (await request.get(`${a2aStack.url}/api/events/hello`)).text(), await page.content()];
-        for (const id of [OC_ID, PLAIN_ID, WRONG_ID]) answers.push(await (await request.get(`${a2aStack.url}/api/backends/${id}`)).text());
+        const answers = [
+          body,
+          await (await request.get(`${a2aStack.url}/api/backends`)).text(),
+          await (await request.get(`${a2aStack.url}/api/events/hello`)).text(),
+          await page.content(),
+        ];
+        for (const id of [OC_ID, PLAIN_ID, WRONG_ID])
+          answers.push(await (await request.get(`${a2aStack.url}/api/backends/${id}`)).text());
         for (const a of answers) for (const t of secrets) expect(a).not.toContain(t);
       });
 
-      test("adding an A2A agent: the card is read by the server and shown before saving", async ({ page, request, a2aStack }) => {
+      test("adding an A2A agent: the card is read by the server and shown before saving", async ({
+        page,
+        request,
+        a2aStack,
+      }) => {
         const st = new A2aSettings(page);
         await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
         await page.goto("/settings");

@@ -27,7 +27,11 @@ for (const agent of AGENTS_UNDER_TEST) {
   test.describe(`ACP vendor agent: ${agent.label}`, () => {
     test.describe.configure({ mode: "serial" });
 
-    test("without credentials it is auth-required with its methods; a key entered in Settings makes it ready and stays on the server", async ({ page, vendorApi, vendorStack }) => {
+    test("without credentials it is auth-required with its methods; a key entered in Settings makes it ready and stays on the server", async ({
+      page,
+      vendorApi,
+      vendorStack,
+    }) => {
       const settings = new BackendAuthPage(page);
       if (agent.id === "claude-code") {
         // Claude Code opens sessions without credentials; the first prompt is what answers "Please run /login".
@@ -36,7 +40,9 @@ for (const agent of AGENTS_UNDER_TEST) {
         const sp = new SessionPage(page);
         await sp.goto(agent.id, s.id);
         await sp.prompt("hello without a key");
-        await expect(sp.timeline.getByTestId("message-error").last()).toContainText("needs a login", { timeout: 60_000 });
+        await expect(sp.timeline.getByTestId("message-error").last()).toContainText("needs a login", {
+          timeout: 60_000,
+        });
       }
       await settings.goto();
       // its preset is detected (the binary is in node_modules/.bin)
@@ -47,7 +53,10 @@ for (const agent of AGENTS_UNDER_TEST) {
       expect(await settings.methods(agent.id).count()).toBeGreaterThan(1);
       if (agent.id !== "claude-code") {
         // New session says why it cannot, with the ways to log in
-        const refused = await page.request.post(`/api/backends/${agent.id}/sessions`, { data: {}, headers: { origin: vendorStack.url } });
+        const refused = await page.request.post(`/api/backends/${agent.id}/sessions`, {
+          data: {},
+          headers: { origin: vendorStack.url },
+        });
         expect(refused.status()).toBe(503);
         expect(await refused.text()).toContain(agent.variable);
       }
@@ -60,23 +69,39 @@ for (const agent of AGENTS_UNDER_TEST) {
       expect(await listed.text()).toContain(agent.variable);
     });
 
-    test("a prompt streams a reply, a shell tool call shows with its permission card", async ({ page, vendorApi, vendorStack }) => {
-      const reply = `Streamed by ${agent.label}. ` + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + " — done.";
+    test("a prompt streams a reply, a shell tool call shows with its permission card", async ({
+      page,
+      vendorApi,
+      vendorStack,
+    }) => {
+      const reply = `Streamed by ${agent.label}. ${Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ")} — done.`;
       vendorStack.model.enqueue({ text: reply, chunks: 12, delayMs: 300 });
       const s = await vendorApi.createSession(agent.id, `${agent.id} stream`);
       const sp = new SessionPage(page);
       await sp.goto(agent.id, s.id);
       await sp.prompt("answer in pieces");
       await expect
-        .poll(async () => {
-          const t = ((await sp.assistantText().last().textContent().catch(() => "")) ?? "").trim();
-          return t.length > 0 && t.length < reply.length && reply.startsWith(t.slice(0, 10));
-        }, { timeout: 60_000, intervals: [50] })
+        .poll(
+          async () => {
+            const t = (
+              (await sp
+                .assistantText()
+                .last()
+                .textContent()
+                .catch(() => "")) ?? ""
+            ).trim();
+            return t.length > 0 && t.length < reply.length && reply.startsWith(t.slice(0, 10));
+          },
+          { timeout: 60_000, intervals: [50] },
+        )
         .toBe(true);
       await expect(sp.assistantText().last()).toHaveText(reply);
       await sp.waitStatus("idle");
 
-      vendorStack.model.enqueue({ toolCalls: [agent.shell("mkdir -p out && echo vendor-e2e-allowed", "Print a marker")] }, { text: "The command ran." });
+      vendorStack.model.enqueue(
+        { toolCalls: [agent.shell("mkdir -p out && echo vendor-e2e-allowed", "Print a marker")] },
+        { text: "The command ran." },
+      );
       await sp.prompt("run the marker command");
       const card = page.getByTestId("permission-card");
       await expect(card).toBeVisible({ timeout: 60_000 });
@@ -86,14 +111,28 @@ for (const agent of AGENTS_UNDER_TEST) {
       const tool = sp.toolCards().last();
       await expect(tool).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
       // the command really ran: its output went back to the model (and shows where the agent reports it)
-      await expect.poll(() => vendorStack.model.requests.some((r) => r.messages.some((m) => m.role === "tool" && messageText(m).includes("vendor-e2e-allowed")))).toBe(true);
+      await expect
+        .poll(() =>
+          vendorStack.model.requests.some((r) =>
+            r.messages.some((m) => m.role === "tool" && messageText(m).includes("vendor-e2e-allowed")),
+          ),
+        )
+        .toBe(true);
       if (agent.reportsShellOutput) await expect(tool.getByTestId("tool-output")).toContainText("vendor-e2e-allowed");
       await expect(sp.assistantText().last()).toHaveText("The command ran.", { timeout: 30_000 });
       await sp.waitStatus("idle");
     });
 
-    test("Stop ends a slow turn; a model error reaches the user with its detail", async ({ page, vendorApi, vendorStack }) => {
-      vendorStack.model.enqueue({ text: Array.from({ length: 60 }, (_, i) => `tick${i} `).join(""), chunks: 60, delayMs: 250 });
+    test("Stop ends a slow turn; a model error reaches the user with its detail", async ({
+      page,
+      vendorApi,
+      vendorStack,
+    }) => {
+      vendorStack.model.enqueue({
+        text: Array.from({ length: 60 }, (_, i) => `tick${i} `).join(""),
+        chunks: 60,
+        delayMs: 250,
+      });
       const s = await vendorApi.createSession(agent.id, `${agent.id} stop`);
       const sp = new SessionPage(page);
       await sp.goto(agent.id, s.id);
@@ -104,9 +143,16 @@ for (const agent of AGENTS_UNDER_TEST) {
       await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
       expect((await sp.assistantText().last().textContent()) ?? "").not.toContain("tick59");
 
-      vendorStack.model.enqueue(...Array.from({ length: 6 }, () => ({ error: { status: 400, message: "scripted-detail: the context is too long", type: "invalid_request_error" } })));
+      vendorStack.model.enqueue(
+        ...Array.from({ length: 6 }, () => ({
+          error: { status: 400, message: "scripted-detail: the context is too long", type: "invalid_request_error" },
+        })),
+      );
       await sp.prompt("this one fails");
-      await expect(sp.timeline.getByTestId("message-error").last()).toContainText("scripted-detail: the context is too long", { timeout: 60_000 });
+      await expect(sp.timeline.getByTestId("message-error").last()).toContainText(
+        "scripted-detail: the context is too long",
+        { timeout: 60_000 },
+      );
       await sp.waitStatus("idle");
     });
   });

@@ -4,9 +4,14 @@ import { AGENTS, expect, test } from "./fixtures/acp-stack";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 
-const bash = (marker: string): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }] });
+const bash = (marker: string): ScriptedTurn => ({
+  toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
+});
 
-test("an ACP agent's bash tool running env shows no console secret, nor the other agent's key", async ({ request, acpStack }) => {
+test("an ACP agent's bash tool running env shows no console secret, nor the other agent's key", async ({
+  request,
+  acpStack,
+}) => {
   // The Copilot agent holds its own provider key (COPILOT_PROVIDER_API_KEY): OpenCode ACP never sees it.
   const out = await agentEnvOutput(request, acpStack.url, "opencode-acp", acpStack.model);
   expectNoConsoleSecrets(out, [acpStack.token, "sk-scripted"]);
@@ -15,18 +20,31 @@ test("an ACP agent's bash tool running env shows no console secret, nor the othe
 for (const agent of AGENTS) {
   test.describe(`ACP agent: ${agent.label} (${agent.id})`, () => {
     test("streams a reply with reasoning", async ({ page, acpApi, acpStack }) => {
-      const reply = "Streamed over ACP. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
-      acpStack.model.enqueue({ reasoning: "Weighing the options for this answer.", text: reply, chunks: 16, delayMs: 110 });
+      const reply = `Streamed over ACP. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")} — done.`;
+      acpStack.model.enqueue({
+        reasoning: "Weighing the options for this answer.",
+        text: reply,
+        chunks: 16,
+        delayMs: 110,
+      });
       const s = await acpApi.createSession(agent.id, "acp stream");
       const sp = new SessionPage(page);
       await sp.goto(agent.id, s.id);
       await sp.prompt("answer with reasoning");
       await expect(sp.messages("user").last()).toContainText("answer with reasoning");
       await expect
-        .poll(async () => {
-          const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
-          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-        }, { timeout: 20_000, intervals: [50] })
+        .poll(
+          async () => {
+            const t =
+              (await sp
+                .assistantText()
+                .last()
+                .textContent()
+                .catch(() => "")) ?? "";
+            return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+          },
+          { timeout: 20_000, intervals: [50] },
+        )
         .toBe(true);
       await expect(sp.assistantText().last()).toHaveText(reply);
       const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
@@ -74,7 +92,11 @@ for (const agent of AGENTS) {
     });
 
     test("Stop cancels a slow turn", async ({ page, acpApi, acpStack }) => {
-      acpStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+      acpStack.model.enqueue({
+        text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
+        chunks: 40,
+        delayMs: 250,
+      });
       const s = await acpApi.createSession(agent.id, "acp stop");
       const sp = new SessionPage(page);
       await sp.goto(agent.id, s.id);
@@ -94,8 +116,12 @@ for (const agent of AGENTS) {
       const b = await acpApi.createSession(agent.id, `listed beta ${agent.id}`);
       await page.goto("/");
       const section = page.locator(`[data-testid="backend-section"][data-backend-id="${agent.id}"]`);
-      await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toContainText(`listed alpha ${agent.id}`);
-      await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toContainText(`listed beta ${agent.id}`);
+      await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toContainText(
+        `listed alpha ${agent.id}`,
+      );
+      await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toContainText(
+        `listed beta ${agent.id}`,
+      );
       await page.getByTestId("session-search").fill(`listed beta ${agent.id}`);
       await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toBeVisible();
       await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toHaveCount(0);
@@ -104,7 +130,11 @@ for (const agent of AGENTS) {
       await expect(page.getByTestId("session-title")).toHaveText(`listed beta ${agent.id}`);
     });
 
-    test("fork: the whole session where the agent advertises it, with lineage and the tree; never per message", async ({ page, acpApi, acpStack }) => {
+    test("fork: the whole session where the agent advertises it, with lineage and the tree; never per message", async ({
+      page,
+      acpApi,
+      acpStack,
+    }) => {
       acpStack.model.enqueue({ text: "Forkable answer." });
       const s = await acpApi.createSession(agent.id, "acp fork");
       const rp = new ReviewPage(page);
@@ -120,7 +150,10 @@ for (const agent of AGENTS) {
         await expect(user.getByTestId("fork-message")).toHaveCount(0);
         await page.getByTestId("session-menu").click();
         await expect(page.getByTestId("action-fork")).toHaveAttribute("title", /cannot fork sessions/);
-        const r = await page.request.post(`/api/backends/${agent.id}/sessions/${s.id}/fork`, { data: {}, headers: { origin: acpStack.url } });
+        const r = await page.request.post(`/api/backends/${agent.id}/sessions/${s.id}/fork`, {
+          data: {},
+          headers: { origin: acpStack.url },
+        });
         expect(r.status()).toBe(409);
         return;
       }
@@ -138,7 +171,10 @@ for (const agent of AGENTS) {
       await rp.waitStatus("idle");
       await page.getByTestId("tree-button").click();
       await expect(rp.treeNodes()).toHaveCount(2);
-      await expect(page.locator(`[data-testid="tree-node"][data-session-id="${forkId}"]`)).toHaveAttribute("data-relation", "fork");
+      await expect(page.locator(`[data-testid="tree-node"][data-session-id="${forkId}"]`)).toHaveAttribute(
+        "data-relation",
+        "fork",
+      );
       await rp.goto(agent.id, s.id);
       await expect.poll(() => rp.transcript()).toEqual(["user: fork me", "assistant: Forkable answer."]);
     });
@@ -148,7 +184,11 @@ for (const agent of AGENTS) {
       const sp = new SessionPage(page);
       await sp.goto(agent.id, s.id);
       // The agent announces its commands after session/new (available_commands_update).
-      await expect.poll(async () => (await acpApi.snapshot(agent.id, s.id)).session.settings?.commands?.length ?? 0, { timeout: 20_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(async () => (await acpApi.snapshot(agent.id, s.id)).session.settings?.commands?.length ?? 0, {
+          timeout: 20_000,
+        })
+        .toBeGreaterThan(0);
       const commands = (await acpApi.snapshot(agent.id, s.id)).session.settings!.commands!;
       const menu = page.getByTestId("command-menu");
       // Typed for real: "/" in the prompt is the agent's, not the sidebar's search shortcut.
@@ -193,8 +233,16 @@ for (const agent of AGENTS) {
       await expect(sp.messages("user")).toHaveCount(2);
     });
 
-    test("killing the agent mid-turn shows the failure and the restart, and the next prompt works", async ({ page, acpApi, acpStack }) => {
-      acpStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+    test("killing the agent mid-turn shows the failure and the restart, and the next prompt works", async ({
+      page,
+      acpApi,
+      acpStack,
+    }) => {
+      acpStack.model.enqueue({
+        text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
+        chunks: 40,
+        delayMs: 250,
+      });
       const s = await acpApi.createSession(agent.id, "acp crash");
       const sp = new SessionPage(page);
       await sp.goto(agent.id, s.id);
@@ -204,10 +252,14 @@ for (const agent of AGENTS) {
       const pid = before.process!.pid!;
       process.kill(pid, "SIGKILL");
       // the turn fails, saying what happened to the process
-      await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", { timeout: 15_000 });
+      await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", {
+        timeout: 15_000,
+      });
       await sp.waitStatus("idle");
       // the supervisor restarts it: the session says so, and the backend is ready again
-      await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", { timeout: 60_000 });
+      await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", {
+        timeout: 60_000,
+      });
       await expect(sp.connection).toHaveAttribute("data-state", "connected", { timeout: 30_000 });
       const after = await acpStack.backend(agent.id);
       expect(after.process!.pid).not.toBe(pid);
@@ -220,14 +272,19 @@ for (const agent of AGENTS) {
 }
 
 test.describe("settings", () => {
-  test("lists the ACP backends with status and stderr, masks secrets, adds and removes an agent", async ({ page, acpStack }) => {
+  test("lists the ACP backends with status and stderr, masks secrets, adds and removes an agent", async ({
+    page,
+    acpStack,
+  }) => {
     await page.goto("/");
     await page.getByTestId("settings-link").click();
     await expect(page).toHaveURL(/\/settings$/);
     for (const a of AGENTS) {
       const row = page.locator(`[data-testid="backend-row"][data-backend-id="${a.id}"]`);
       await expect(row).toHaveAttribute("data-status", "ready");
-      await expect(row.getByTestId("backend-env")).toContainText(a.id === "copilot" ? "COPILOT_PROVIDER_API_KEY=***" : "OPENCODE_CONFIG_CONTENT=***");
+      await expect(row.getByTestId("backend-env")).toContainText(
+        a.id === "copilot" ? "COPILOT_PROVIDER_API_KEY=***" : "OPENCODE_CONFIG_CONTENT=***",
+      );
       await expect(row.getByTestId("backend-remove")).toBeDisabled();
     }
     // secrets never reach the browser

@@ -9,7 +9,12 @@ test.beforeEach(({ stack }) => {
 });
 
 /** Reads an SSE response body until `until` is true or the time runs out. */
-async function readSse(url: string, headers: Record<string, string>, until: (evs: WireEvent[]) => boolean, ms = 20_000) {
+async function readSse(
+  url: string,
+  headers: Record<string, string>,
+  until: (evs: WireEvent[]) => boolean,
+  ms = 20_000,
+) {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), ms);
   const events: WireEvent[] = [];
@@ -46,14 +51,26 @@ async function readSse(url: string, headers: Record<string, string>, until: (evs
 
 test.describe("HTTP API contract (docs/api.md)", () => {
   test("session, 202 prompt, seq-numbered events and exact Last-Event-ID replay", async ({ api, stack, request }) => {
-    stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo contract" } }] }, { text: "contract done" });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: "echo contract" } }] },
+      { text: "contract done" },
+    );
     const s = await api.createSession("contract");
     const snap = await api.snapshot(s.id);
     expect(snap.session.id).toBe(s.id);
     const eventsUrl = `${api.base(s.id)}/events`;
-    const live = readSse(eventsUrl, { "last-event-id": String(snap.seq) }, (evs) => evs.some((e) => e.type === "session.status" && e.status === "idle" && evs.some((x) => x.type === "block.updated" && x.block.kind === "text" && x.block.text === "contract done")));
+    const live = readSse(eventsUrl, { "last-event-id": String(snap.seq) }, (evs) =>
+      evs.some(
+        (e) =>
+          e.type === "session.status" &&
+          e.status === "idle" &&
+          evs.some((x) => x.type === "block.updated" && x.block.kind === "text" && x.block.text === "contract done"),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 300));
-    const res = await request.post(`${api.base(s.id)}/prompt`, { data: { parts: [{ type: "text", text: "contract please" }] } });
+    const res = await request.post(`${api.base(s.id)}/prompt`, {
+      data: { parts: [{ type: "text", text: "contract please" }] },
+    });
     expect(res.status()).toBe(202);
     const { events, ids } = await live;
     expect(events.length).toBeGreaterThan(5);
@@ -61,8 +78,12 @@ test.describe("HTTP API contract (docs/api.md)", () => {
     const seqs = ids.map(Number);
     expect(seqs.every((n, i) => i === 0 || n > seqs[i - 1]!)).toBe(true);
     expect(events.map((e) => e.seq)).toEqual(seqs);
-    const tool = events.find((e) => e.type === "block.updated" && e.block.kind === "tool" && e.block.status === "completed");
-    expect(tool && tool.type === "block.updated" && tool.block.kind === "tool" && tool.block.output).toContain("contract");
+    const tool = events.find(
+      (e) => e.type === "block.updated" && e.block.kind === "tool" && e.block.status === "completed",
+    );
+    expect(tool && tool.type === "block.updated" && tool.block.kind === "tool" && tool.block.output).toContain(
+      "contract",
+    );
     expect(events.some((e) => e.type === "block.updated" && e.block.kind === "text")).toBe(true);
 
     // Let the turn settle, then read the whole log from the snapshot's seq: the live events are its prefix.
@@ -93,7 +114,10 @@ test.describe("HTTP API contract (docs/api.md)", () => {
     const body = (await bad.json()) as { error: { code: string; message: string; details: { issues: unknown[] } } };
     expect(body.error.code).toBe("bad_request");
     expect(body.error.details.issues.length).toBeGreaterThan(0);
-    const notJson = await request.post(`${api.base(s.id)}/prompt`, { data: "{nope", headers: { "content-type": "application/json" } });
+    const notJson = await request.post(`${api.base(s.id)}/prompt`, {
+      data: "{nope",
+      headers: { "content-type": "application/json" },
+    });
     expect(notJson.status()).toBe(400);
     expect((await request.get(`${stack.url}/api/backends/nope/sessions`)).status()).toBe(404);
     const missing = await request.get(`${api.base("ses_doesnotexist000")}/snapshot`);
@@ -112,7 +136,10 @@ test.describe("HTTP API contract (docs/api.md)", () => {
   });
 });
 
-test("an external OpenCode behind Basic auth works, and its password never reaches the browser", async ({ stack, request }) => {
+test("an external OpenCode behind Basic auth works, and its password never reaches the browser", async ({
+  stack,
+  request,
+}) => {
   const password = "s3cret-basic-auth-pw";
   const ext = await startExternalSetup(stack, undefined, { password });
   try {
@@ -123,12 +150,24 @@ test("an external OpenCode behind Basic auth works, and its password never reach
     // Without credentials OpenCode itself refuses: the console is the one adding them.
     expect((await fetch(`${ext.opencode.url}/session`)).status).toBe(401);
     stack.model.enqueue({ text: "authenticated reply" });
-    const s = (await (await request.post(`${ext.console.url}/api/backends/opencode/sessions`, { data: { title: "basic auth" } })).json()) as { id: string };
-    expect((await request.post(`${ext.console.url}/api/backends/opencode/sessions/${s.id}/prompt`, { data: { parts: [{ type: "text", text: "hi" }] } })).status()).toBe(202);
+    const s = (await (
+      await request.post(`${ext.console.url}/api/backends/opencode/sessions`, { data: { title: "basic auth" } })
+    ).json()) as { id: string };
+    expect(
+      (
+        await request.post(`${ext.console.url}/api/backends/opencode/sessions/${s.id}/prompt`, {
+          data: { parts: [{ type: "text", text: "hi" }] },
+        })
+      ).status(),
+    ).toBe(202);
     await expect
       .poll(async () => {
-        const snap = (await (await request.get(`${ext.console.url}/api/backends/opencode/sessions/${s.id}/snapshot`)).json()) as Snapshot;
-        return snap.messages.flatMap((m) => m.blocks).some((b) => b.kind === "text" && b.text === "authenticated reply");
+        const snap = (await (
+          await request.get(`${ext.console.url}/api/backends/opencode/sessions/${s.id}/snapshot`)
+        ).json()) as Snapshot;
+        return snap.messages
+          .flatMap((m) => m.blocks)
+          .some((b) => b.kind === "text" && b.text === "authenticated reply");
       })
       .toBe(true);
   } finally {

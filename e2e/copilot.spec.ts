@@ -16,7 +16,9 @@ import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 
-const bash = (marker: string): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }] });
+const bash = (marker: string): ScriptedTurn => ({
+  toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
+});
 
 /** Every text the model has been sent so far (to check what reached it). */
 function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[0][] }[] }): string {
@@ -29,8 +31,15 @@ test.describe("Copilot headless", () => {
     expectNoConsoleSecrets(out, [copilotStack.token]);
   });
 
-  test("a 5 MB form schema is refused with a clear error, and nothing of it reaches the browser", async ({ page, copilotApi, copilotStack }) => {
-    copilotStack.model.enqueue({ toolCalls: [{ name: MCP_HUGE_FORM_TOOL, arguments: {} }] }, { text: "The form was refused." });
+  test("a 5 MB form schema is refused with a clear error, and nothing of it reaches the browser", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
+    copilotStack.model.enqueue(
+      { toolCalls: [{ name: MCP_HUGE_FORM_TOOL, arguments: {} }] },
+      { text: "The form was refused." },
+    );
     const s = await copilotApi.createSession("huge form");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);
@@ -38,7 +47,9 @@ test.describe("Copilot headless", () => {
     const card = page.getByTestId("permission-card");
     await expect(card).toBeVisible({ timeout: 30_000 });
     await card.getByTestId("permission-allow-once").click();
-    const notice = sp.timeline.locator('[data-testid="block"][data-kind="notice"]').filter({ hasText: "The console refused this form" });
+    const notice = sp.timeline
+      .locator('[data-testid="block"][data-kind="notice"]')
+      .filter({ hasText: "The console refused this form" });
     await expect(notice).toBeVisible({ timeout: 30_000 });
     await expect(notice).toContainText("the console takes at most 256 kB");
     await sp.waitStatus("idle", 30_000);
@@ -53,8 +64,16 @@ test.describe("Copilot headless", () => {
     expect(await page.evaluate(() => document.documentElement.outerHTML.length)).toBeLessThan(1024 * 1024);
   });
 
-  test("a slash command goes through the CLI's command queue and runs (command.queued), behind a running turn; the model is not asked", async ({ page, copilotApi, copilotStack }) => {
-    copilotStack.model.enqueue({ text: Array.from({ length: 24 }, (_, i) => `beat${i}`).join(" "), chunks: 24, delayMs: 120 });
+  test("a slash command goes through the CLI's command queue and runs (command.queued), behind a running turn; the model is not asked", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
+    copilotStack.model.enqueue({
+      text: Array.from({ length: 24 }, (_, i) => `beat${i}`).join(" "),
+      chunks: 24,
+      delayMs: 120,
+    });
     const s = await copilotApi.createSession("headless slash command");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);
@@ -74,9 +93,18 @@ test.describe("Copilot headless", () => {
     await expect(sp.assistantText().last()).toHaveText("After the command.", { timeout: 30_000 });
   });
 
-  test("streams a reply with reasoning, and shows the context it reports", async ({ page, copilotApi, copilotStack }) => {
-    const reply = "Streamed from Copilot headless. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
-    copilotStack.model.enqueue({ reasoning: "Weighing the options for this answer.", text: reply, chunks: 16, delayMs: 110 });
+  test("streams a reply with reasoning, and shows the context it reports", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
+    const reply = `Streamed from Copilot headless. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")} — done.`;
+    copilotStack.model.enqueue({
+      reasoning: "Weighing the options for this answer.",
+      text: reply,
+      chunks: 16,
+      delayMs: 110,
+    });
     const s = await copilotApi.createSession("headless stream");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);
@@ -84,10 +112,18 @@ test.describe("Copilot headless", () => {
     await expect(sp.messages("user").last()).toContainText("answer with reasoning");
     // the text arrives in pieces before it is whole
     await expect
-      .poll(async () => {
-        const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
-        return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-      }, { timeout: 30_000, intervals: [50] })
+      .poll(
+        async () => {
+          const t =
+            (await sp
+              .assistantText()
+              .last()
+              .textContent()
+              .catch(() => "")) ?? "";
+          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+        },
+        { timeout: 30_000, intervals: [50] },
+      )
       .toBe(true);
     await expect(sp.assistantText().last()).toHaveText(reply);
     const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
@@ -100,7 +136,11 @@ test.describe("Copilot headless", () => {
     await expect(page.getByTestId("session-title")).toHaveText("headless stream");
   });
 
-  test("a bash call behind a permission card: allowed once, then rejected with feedback", async ({ page, copilotApi, copilotStack }) => {
+  test("a bash call behind a permission card: allowed once, then rejected with feedback", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
     copilotStack.model.enqueue(bash("e2e-allowed"), { text: "The allowed command ran." });
     const s = await copilotApi.createSession("headless permission");
     const sp = new SessionPage(page);
@@ -137,7 +177,18 @@ test.describe("Copilot headless", () => {
 
   test("a question answered with free text", async ({ page, copilotApi, copilotStack }) => {
     copilotStack.model.enqueue(
-      { toolCalls: [{ name: "ask_user", arguments: { question: "Which color should the button be?", choices: ["red", "green"], allow_freeform: true } }] },
+      {
+        toolCalls: [
+          {
+            name: "ask_user",
+            arguments: {
+              question: "Which color should the button be?",
+              choices: ["red", "green"],
+              allow_freeform: true,
+            },
+          },
+        ],
+      },
       { text: "Blue it is." },
     );
     const s = await copilotApi.createSession("headless question");
@@ -161,7 +212,12 @@ test.describe("Copilot headless", () => {
     expect(modelSaw(copilotStack.model)).toContain("blue, obviously");
   });
 
-  test("an MCP elicitation as a form: filled in and submitted, and another declined from the inbox", async ({ page, request, copilotApi, copilotStack }) => {
+  test("an MCP elicitation as a form: filled in and submitted, and another declined from the inbox", async ({
+    page,
+    request,
+    copilotApi,
+    copilotStack,
+  }) => {
     copilotStack.model.enqueue({ toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] });
     const s = await copilotApi.createSession("headless form");
     const sp = new SessionPage(page);
@@ -177,13 +233,20 @@ test.describe("Copilot headless", () => {
     await expect(form.root).toBeVisible({ timeout: 30_000 });
     await expect(form.root).toContainText("Describe the project to register");
     await expect(form.field("name")).toContainText("Project name");
-    await expect(form.field("license").locator("select option")).toHaveText(["Choose…", "MIT", "Apache 2.0", "GPL 3.0"]);
+    await expect(form.field("license").locator("select option")).toHaveText([
+      "Choose…",
+      "MIT",
+      "Apache 2.0",
+      "GPL 3.0",
+    ]);
     await expect(form.control("private")).not.toBeChecked();
     await sp.waitStatus("waiting");
 
     // The server checks the values against the form's schema too (400, a message per field).
     const id = await form.root.getAttribute("data-interrupt-id");
-    const bad = await request.post(`${copilotStack.url}/api/backends/${BACKEND_ID}/sessions/${s.id}/interrupts/${id}`, { data: { action: "accept", values: { name: "x", stars: 9 } } });
+    const bad = await request.post(`${copilotStack.url}/api/backends/${BACKEND_ID}/sessions/${s.id}/interrupts/${id}`, {
+      data: { action: "accept", values: { name: "x", stars: 9 } },
+    });
     expect(bad.status()).toBe(400);
     const body = (await bad.json()) as { error: { details: { fields: Record<string, string> } } };
     expect(Object.keys(body.error.details.fields).sort()).toEqual(["license", "name", "stars"]);
@@ -198,8 +261,13 @@ test.describe("Copilot headless", () => {
         document.documentElement.dataset.theme = t;
       }, theme);
       await page.waitForTimeout(250);
-      const axe = await new AxeBuilder({ page }).include('[data-testid="input-form"]').withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-      const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${theme}: ${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
+      const axe = await new AxeBuilder({ page })
+        .include('[data-testid="input-form"]')
+        .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+        .analyze();
+      const serious = axe.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${theme}: ${v.id} ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
       expect(serious).toEqual([]);
     }
     await form.control("name").fill("x");
@@ -216,10 +284,15 @@ test.describe("Copilot headless", () => {
     const tool = sp.toolCards().filter({ hasText: "Register a project" }).first();
     await expect(tool).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
     await sp.waitStatus("idle", 30_000);
-    expect(modelSaw(copilotStack.model)).toContain('accepted: {"name":"demo","license":"Apache-2.0","stars":3,"private":true}');
+    expect(modelSaw(copilotStack.model)).toContain(
+      'accepted: {"name":"demo","license":"Apache-2.0","stars":3,"private":true}',
+    );
 
     // A second form, declined from the "Needs you" inbox.
-    copilotStack.model.enqueue({ toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] }, { text: "No project registered." });
+    copilotStack.model.enqueue(
+      { toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] },
+      { text: "No project registered." },
+    );
     await sp.prompt("register another project");
     await expect(card).toBeVisible({ timeout: 30_000 });
     await card.getByTestId("permission-allow-once").click();
@@ -236,9 +309,16 @@ test.describe("Copilot headless", () => {
     expect(modelSaw(copilotStack.model)).toContain("declined");
   });
 
-  test("revert onto a rewind point restores the files and the timeline with the next prompt", async ({ page, copilotApi, copilotStack }) => {
+  test("revert onto a rewind point restores the files and the timeline with the next prompt", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
     const file = path.join(copilotStack.workspace, "rewind-me.txt");
-    copilotStack.model.enqueue({ toolCalls: [{ name: "create", arguments: { path: file, file_text: "temporary\n" } }] }, { text: "Created rewind-me.txt." });
+    copilotStack.model.enqueue(
+      { toolCalls: [{ name: "create", arguments: { path: file, file_text: "temporary\n" } }] },
+      { text: "Created rewind-me.txt." },
+    );
     const s = await copilotApi.createSession("headless rewind");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);
@@ -275,7 +355,11 @@ test.describe("Copilot headless", () => {
   });
 
   test("Stop ends a slow turn", async ({ page, copilotApi, copilotStack }) => {
-    copilotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+    copilotStack.model.enqueue({
+      text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
+      chunks: 40,
+      delayMs: 250,
+    });
     const s = await copilotApi.createSession("headless stop");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);
@@ -290,7 +374,11 @@ test.describe("Copilot headless", () => {
     expect(await sp.assistantText().last().textContent()).toBe(shown);
   });
 
-  test("a session reloaded after a console restart shows its history and goes on", async ({ page, copilotApi, copilotStack }) => {
+  test("a session reloaded after a console restart shows its history and goes on", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
     copilotStack.model.enqueue({ text: "Kept across restarts." });
     const s = await copilotApi.createSession("headless restart");
     const sp = new SessionPage(page);
@@ -313,8 +401,16 @@ test.describe("Copilot headless", () => {
     await expect(sp.messages("user")).toHaveCount(2);
   });
 
-  test("killing the CLI mid-turn shows the failure and the restart, and the next prompt works", async ({ page, copilotApi, copilotStack }) => {
-    copilotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+  test("killing the CLI mid-turn shows the failure and the restart, and the next prompt works", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
+    copilotStack.model.enqueue({
+      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
+      chunks: 40,
+      delayMs: 250,
+    });
     const s = await copilotApi.createSession("headless crash");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);
@@ -323,9 +419,13 @@ test.describe("Copilot headless", () => {
     const before = await copilotStack.backend();
     const pid = before.process!.pid!;
     process.kill(-pid, "SIGKILL");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", { timeout: 15_000 });
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", {
+      timeout: 15_000,
+    });
     await sp.waitStatus("idle");
-    await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", { timeout: 60_000 });
+    await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", {
+      timeout: 60_000,
+    });
     const after = await copilotStack.backend();
     expect(after.process!.pid).not.toBe(pid);
     expect(after.process!.restarts).toBeGreaterThanOrEqual(1);
@@ -334,7 +434,10 @@ test.describe("Copilot headless", () => {
     await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
   });
 
-  test("settings: the backend is ready, its secrets masked, and the headless preset detected", async ({ page, copilotStack }) => {
+  test("settings: the backend is ready, its secrets masked, and the headless preset detected", async ({
+    page,
+    copilotStack,
+  }) => {
     await page.goto("/settings");
     const row = page.locator(`[data-testid="backend-row"][data-backend-id="${BACKEND_ID}"]`);
     await expect(row).toHaveAttribute("data-status", "ready");
@@ -353,9 +456,16 @@ test.describe("Copilot headless screenshots", () => {
   /** Regenerates docs/screenshots/copilot-form-{dark,light}.png: `SCREENSHOTS=1 npx playwright test e2e/copilot.spec.ts -g screenshots`. */
   test.skip(!process.env.SCREENSHOTS, "screenshots are generated on demand");
 
-  test("an elicitation form waiting in the timeline and the inbox, dark and light", async ({ page, copilotApi, copilotStack }) => {
+  test("an elicitation form waiting in the timeline and the inbox, dark and light", async ({
+    page,
+    copilotApi,
+    copilotStack,
+  }) => {
     const out = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
-    copilotStack.model.enqueue({ text: "I'll register it through the forms server.", toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] });
+    copilotStack.model.enqueue({
+      text: "I'll register it through the forms server.",
+      toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }],
+    });
     const s = await copilotApi.createSession("Register the project");
     const sp = new SessionPage(page);
     await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));

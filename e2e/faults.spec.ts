@@ -46,9 +46,19 @@ const norm = (s: string) => s.replace(/\s+/g, " ").trim();
 async function pageShape(page: Page): Promise<TimelineShape> {
   return page.evaluate(() => {
     const tl = document.querySelector('[data-testid="timeline"]')!;
-    const messages = Array.from(tl.querySelectorAll('[data-testid="message"]')).map((m) => m.getAttribute("data-message-id") ?? "");
-    const texts = Array.from(tl.querySelectorAll('[data-testid="message"][data-role="assistant"] [data-testid="block"][data-kind="text"]'))
-      .map((b) => [b.getAttribute("data-block-id") ?? "", (b.textContent ?? "").replace(/\s+/g, " ").trim()] as [string, string])
+    const messages = Array.from(tl.querySelectorAll('[data-testid="message"]')).map(
+      (m) => m.getAttribute("data-message-id") ?? "",
+    );
+    const texts = Array.from(
+      tl.querySelectorAll('[data-testid="message"][data-role="assistant"] [data-testid="block"][data-kind="text"]'),
+    )
+      .map(
+        (b) =>
+          [b.getAttribute("data-block-id") ?? "", (b.textContent ?? "").replace(/\s+/g, " ").trim()] as [
+            string,
+            string,
+          ],
+      )
       .filter(([, t]) => t !== "");
     return { messages, texts };
   });
@@ -59,7 +69,11 @@ function shapeOf(messages: Message[]): TimelineShape {
     messages: messages.map((m) => m.id),
     texts: messages
       .filter((m) => m.role === "assistant")
-      .flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" && b.text.trim() !== "" ? [[b.id, norm(b.text)] as [string, string]] : []))),
+      .flatMap((m) =>
+        m.blocks.flatMap((b) =>
+          b.kind === "text" && b.text.trim() !== "" ? [[b.id, norm(b.text)] as [string, string]] : [],
+        ),
+      ),
   };
 }
 
@@ -68,19 +82,30 @@ async function opencodeShape(stack: Stack, sessionId: string): Promise<TimelineS
   const oc = await stack.opencode();
   const r = await fetch(`${oc.url}/session/${sessionId}/message`, { headers: oc.headers });
   expect(r.status).toBe(200);
-  const items = (await r.json()) as { info: { id: string; role: string }; parts: { id: string; type: string; text?: string; synthetic?: boolean }[] }[];
+  const items = (await r.json()) as {
+    info: { id: string; role: string };
+    parts: { id: string; type: string; text?: string; synthetic?: boolean }[];
+  }[];
   return {
     messages: items.map((m) => m.info.id),
     texts: items
       .filter((m) => m.info.role === "assistant")
-      .flatMap((m) => m.parts.flatMap((p) => (p.type === "text" && !p.synthetic && (p.text ?? "").trim() !== "" ? [[p.id, norm(p.text ?? "")] as [string, string]] : []))),
+      .flatMap((m) =>
+        m.parts.flatMap((p) =>
+          p.type === "text" && !p.synthetic && (p.text ?? "").trim() !== ""
+            ? [[p.id, norm(p.text ?? "")] as [string, string]]
+            : [],
+        ),
+      ),
   };
 }
 
 /** The page, the console's snapshot and OpenCode's own history agree: nothing missing, nothing twice. */
 async function expectWhole(page: Page, api: Api, stack: Stack, sessionId: string): Promise<TimelineShape> {
   const upstream = await opencodeShape(stack, sessionId);
-  await expect.poll(async () => shapeOf((await api.snapshot(sessionId)).messages), { timeout: 20_000 }).toEqual(upstream);
+  await expect
+    .poll(async () => shapeOf((await api.snapshot(sessionId)).messages), { timeout: 20_000 })
+    .toEqual(upstream);
   await expect.poll(() => pageShape(page), { timeout: 20_000 }).toEqual(upstream);
   const shown = await pageShape(page);
   expect(new Set(shown.messages).size, "no message twice").toBe(shown.messages.length);
@@ -122,7 +147,11 @@ function rssKb(pid: number): number {
 }
 
 test.describe("fault injection", () => {
-  test("OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole", async ({ page, api, stack }) => {
+  test("OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole", async ({
+    page,
+    api,
+    stack,
+  }) => {
     const words = Array.from({ length: 120 }, (_, i) => `k${i}`);
     stack.model.enqueue({ text: words.join(" "), chunks: 120, delayMs: 100 });
     const s = await api.createSession("kill mid-turn");
@@ -151,7 +180,11 @@ test.describe("fault injection", () => {
     expect(after.messages.length).toBe(before.messages.length + 2);
   });
 
-  test("the browser's stream cut 20 times during a long reply: the timeline equals the backend's history", async ({ page, api, stack }) => {
+  test("the browser's stream cut 20 times during a long reply: the timeline equals the backend's history", async ({
+    page,
+    api,
+    stack,
+  }) => {
     const N = 300;
     const reply = Array.from({ length: N }, (_, i) => `w${i}`).join(" ");
     stack.model.enqueue({ text: reply, chunks: N, delayMs: 40 });
@@ -180,7 +213,10 @@ test.describe("fault injection", () => {
       await expect.poll(() => connections, { timeout: 15_000 }).toBeGreaterThan(seen);
       await expect(sp.connection).toHaveAttribute("data-state", "connected", { timeout: 15_000 });
     }
-    test.info().annotations.push({ type: "cuts", description: `20 cuts, ${midReply} while the reply was still streaming in the page` });
+    test.info().annotations.push({
+      type: "cuts",
+      description: `20 cuts, ${midReply} while the reply was still streaming in the page`,
+    });
     expect(midReply, "the first cuts are far from the end of the reply").toBeGreaterThan(0);
     await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 60_000 });
     await sp.waitStatus("idle");
@@ -188,7 +224,11 @@ test.describe("fault injection", () => {
     expect(whole.texts.map(([, t]) => t)).toEqual([reply]);
   });
 
-  test("a subscriber that never reads while 10,000 events flow is dropped, memory stays bounded, and it can resume", async ({ api, stack, request }) => {
+  test("a subscriber that never reads while 10,000 events flow is dropped, memory stays bounded, and it can resume", async ({
+    api,
+    stack,
+    request,
+  }) => {
     test.setTimeout(180_000);
     const pid = stack.console.child.pid!;
     const s = await api.createSession("never-reading subscriber");
@@ -218,14 +258,26 @@ test.describe("fault injection", () => {
     const CHUNKS = 10_000;
     const piece = "lorem ipsum dolor sit amet ".repeat(15);
     // (Small usage numbers: a reply "longer than the output limit" would make OpenCode continue on its own.)
-    stack.model.enqueue({ text: piece.repeat(CHUNKS), chunks: CHUNKS, delayMs: 0, usage: { prompt: 100, completion: 100 } });
-    await api.prompt(s.id, "flood");
-    await counter.waitFor((evs) => evs.filter((e) => e.type === "block.delta").length >= CHUNKS - 100, 90_000).catch((err: unknown) => {
-      const types: Record<string, number> = {};
-      for (const e of counter.events) types[e.type] = (types[e.type] ?? 0) + 1;
-      console.log("[faults] flood stalled:", JSON.stringify(types), JSON.stringify(stack.model.requests.map((r) => r.source)), stack.console.logs.slice(-10).join("\n"));
-      throw err;
+    stack.model.enqueue({
+      text: piece.repeat(CHUNKS),
+      chunks: CHUNKS,
+      delayMs: 0,
+      usage: { prompt: 100, completion: 100 },
     });
+    await api.prompt(s.id, "flood");
+    await counter
+      .waitFor((evs) => evs.filter((e) => e.type === "block.delta").length >= CHUNKS - 100, 90_000)
+      .catch((err: unknown) => {
+        const types: Record<string, number> = {};
+        for (const e of counter.events) types[e.type] = (types[e.type] ?? 0) + 1;
+        console.log(
+          "[faults] flood stalled:",
+          JSON.stringify(types),
+          JSON.stringify(stack.model.requests.map((r) => r.source)),
+          stack.console.logs.slice(-10).join("\n"),
+        );
+        throw err;
+      });
     await api.waitIdle(s.id, 60_000);
     const rssAfter = rssKb(pid);
     const deltas = counter.events.filter((e) => e.type === "block.delta").length;
@@ -252,14 +304,20 @@ test.describe("fault injection", () => {
     // the snapshot it reloads is whole.
     const resumeFrom = got.ids.at(-1)!;
     const resumed = await openSse(eventsUrl, { ...authHeaders(stack), "last-event-id": String(resumeFrom) });
-    await resumed.waitFor((evs) => evs.length > 0 && (evs[0]!.type === "stream.reset" || evs.at(-1)!.seq >= lastSeq), 30_000);
+    await resumed.waitFor(
+      (evs) => evs.length > 0 && (evs[0]!.type === "stream.reset" || evs.at(-1)!.seq >= lastSeq),
+      30_000,
+    );
     resumed.close();
     const first = resumed.events[0]!;
     if (first.type === "stream.reset") {
       const snap = await api.snapshot(s.id);
       expect(snap.seq).toBeGreaterThanOrEqual(lastSeq);
       const texts = snap.messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])));
-      expect(texts.some((t) => t === piece.repeat(CHUNKS)), "the snapshot holds the whole reply").toBe(true);
+      expect(
+        texts.some((t) => t === piece.repeat(CHUNKS)),
+        "the snapshot holds the whole reply",
+      ).toBe(true);
     } else {
       const seqs = resumed.events.map((e) => e.seq);
       expect(seqs[0]).toBe(resumeFrom + 1);
@@ -270,16 +328,29 @@ test.describe("fault injection", () => {
     await request.delete(api.base(s.id));
   });
 
-  test("200 malformed frames from an OpenCode event stream are skipped; the valid ones arrive and the console stays up", async ({ page, request, stack }) => {
+  test("200 malformed frames from an OpenCode event stream are skipped; the valid ones arrive and the console stays up", async ({
+    page,
+    request,
+    stack,
+  }) => {
     const fake = await startFakeOpencode();
-    const add = await request.post(`${stack.url}/api/backends`, { data: { kind: "opencode", label: "Malformed fake", config: { baseUrl: fake.url } } });
+    const add = await request.post(`${stack.url}/api/backends`, {
+      data: { kind: "opencode", label: "Malformed fake", config: { baseUrl: fake.url } },
+    });
     expect(add.status()).toBe(201);
     const backendId = ((await add.json()) as { id: string }).id;
     try {
       await expect
-        .poll(async () => ((await (await request.get(`${stack.url}/api/backends/${backendId}`)).json()) as { status: string }).status, { timeout: 20_000 })
+        .poll(
+          async () =>
+            ((await (await request.get(`${stack.url}/api/backends/${backendId}`)).json()) as { status: string }).status,
+          { timeout: 20_000 },
+        )
         .toBe("ready");
-      const sse = await openSse(`${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/events`, authHeaders(stack));
+      const sse = await openSse(
+        `${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/events`,
+        authHeaders(stack),
+      );
       const valid = Array.from({ length: 20 }, (_, i) => `valid part ${i}`);
       const bad = malformedFrames(fake.sessionId);
       const frames: (string | Buffer)[] = [fake.assistantMessage()];
@@ -299,10 +370,14 @@ test.describe("fault injection", () => {
       // Skipped, not fatal: the console never dropped and re-opened the stream, and is healthy.
       expect(fake.eventConnections).toBe(1);
       expect((await request.get(`${stack.url}/api/health`)).status()).toBe(200);
-      expect(((await (await request.get(`${stack.url}/api/backends/${backendId}`)).json()) as { status: string }).status).toBe("ready");
+      expect(
+        ((await (await request.get(`${stack.url}/api/backends/${backendId}`)).json()) as { status: string }).status,
+      ).toBe("ready");
       expect(stack.console.child.exitCode).toBeNull();
       // The session is usable: its snapshot and its page show every valid part.
-      const snap = (await (await request.get(`${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/snapshot`)).json()) as Snapshot;
+      const snap = (await (
+        await request.get(`${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/snapshot`)
+      ).json()) as Snapshot;
       expect(snap.messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])))).toEqual(valid);
       const sp = new SessionPage(page);
       await sp.goto(backendId, fake.sessionId);
@@ -313,14 +388,22 @@ test.describe("fault injection", () => {
     }
   });
 
-  test("200 malformed frames from a fake stdio agent mid-turn are skipped; the session stays usable", async ({ page, request, stack }) => {
+  test("200 malformed frames from a fake stdio agent mid-turn are skipped; the session stays usable", async ({
+    page,
+    request,
+    stack,
+  }) => {
     // The protocol-faithful fake ACP agent; its "flood" turn writes 20 valid chunks with 10 malformed
     // frames after each: not JSON, truncated JSON, non-objects, non-JSON-RPC objects, a wrong version,
     // responses to requests never sent, unknown methods, bad session/update params, an unknown
     // session, invalid UTF-8, and requests for methods the console does not have.
     const agent = path.resolve("server/backends/acp/testing/fake-agent.mjs");
     const add = await request.post(`${stack.url}/api/backends`, {
-      data: { kind: "acp", label: "Malformed stdio agent", config: { command: [process.execPath, agent], cwd: stack.workspace } },
+      data: {
+        kind: "acp",
+        label: "Malformed stdio agent",
+        config: { command: [process.execPath, agent], cwd: stack.workspace },
+      },
     });
     expect(add.status()).toBe(201);
     const backendId = ((await add.json()) as { id: string }).id;
@@ -341,10 +424,13 @@ test.describe("fault injection", () => {
 
       // Exactly the valid chunks, in order; nothing from the malformed frames leaked into the timeline.
       const snap = (await (await request.get(`${backendUrl}/sessions/${s.id}/snapshot`)).json()) as Snapshot;
-      const texts = snap.messages.filter((m) => m.role === "assistant").flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])));
+      const texts = snap.messages
+        .filter((m) => m.role === "assistant")
+        .flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])));
       expect(texts).toEqual([valid.map((v) => `${v}\n`).join("")]);
       const shown = (await sp.timeline.textContent()) ?? "";
-      for (const leak of ["WRONG VERSION", "WRONG SESSION", "not json-rpc", "alert(1)", "invalid utf-8"]) expect(shown).not.toContain(leak);
+      for (const leak of ["WRONG VERSION", "WRONG SESSION", "not json-rpc", "alert(1)", "invalid utf-8"])
+        expect(shown).not.toContain(leak);
       expect(snap.session.status).toBe("idle");
 
       // Skipped, not fatal: the same agent process, logged skips, a healthy console.
@@ -362,7 +448,7 @@ test.describe("fault injection", () => {
       await sp.prompt("hello");
       await expect(sp.assistantText().last()).toHaveText("Hello from the fake agent.", { timeout: 30_000 });
       await sp.waitStatus("idle");
-      expect((await sp.messages("user").count())).toBe(2);
+      expect(await sp.messages("user").count()).toBe(2);
     } finally {
       await request.delete(backendUrl);
     }

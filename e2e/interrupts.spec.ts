@@ -6,9 +6,18 @@ import { SessionPage } from "./pages/session-page";
 import type { ScriptedModel } from "./fixtures/scripted-model";
 import { startExternalSetup } from "./fixtures/external-opencode";
 
-const bash = (command: string) => ({ toolCalls: [{ name: "bash", arguments: { command, description: "test command" } }] });
+const bash = (command: string) => ({
+  toolCalls: [{ name: "bash", arguments: { command, description: "test command" } }],
+});
 /** OpenCode's question tool requires a header and a description for every option. */
-const question = (questions: { question: string; header?: string; options: { label: string; description?: string }[]; multiple?: boolean }[]) => ({
+const question = (
+  questions: {
+    question: string;
+    header?: string;
+    options: { label: string; description?: string }[];
+    multiple?: boolean;
+  }[],
+) => ({
   toolCalls: [
     {
       name: "question",
@@ -59,7 +68,10 @@ test.describe("interrupts: permissions and questions", () => {
 
   test("an edit asks with the file and its diff; allowed, the file is written", async ({ page, api, stack }) => {
     const file = path.join(stack.workspace, "ask-edit.txt");
-    stack.model.enqueue({ toolCalls: [{ name: "write", arguments: { filePath: file, content: "first line\nsecond line\n" } }] }, { text: "Written." });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "write", arguments: { filePath: file, content: "first line\nsecond line\n" } }] },
+      { text: "Written." },
+    );
     const s = await api.createSession("perm edit");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
@@ -84,7 +96,9 @@ test.describe("interrupts: permissions and questions", () => {
     // command is one that matches what is kept, and the card names it before the click.
     const api2 = stack.contract === "api";
     const kept = api2 ? "printf ask-always-1" : "printf *";
-    stack.model.enqueue(bash("printf ask-always-1"), bash(api2 ? "printf ask-always-1" : "printf ask-always-2"), { text: "Both ran." });
+    stack.model.enqueue(bash("printf ask-always-1"), bash(api2 ? "printf ask-always-1" : "printf ask-always-2"), {
+      text: "Both ran.",
+    });
     const s = await api.createSession("perm always");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
@@ -99,7 +113,9 @@ test.describe("interrupts: permissions and questions", () => {
     await expect(ui.permission()).toHaveCount(0);
     if (api2) {
       const oc = await stack.opencode();
-      const saved = (await (await fetch(`${oc.url}/api/permission/saved`, { headers: oc.headers })).json()) as { data: { action: string; resource: string }[] };
+      const saved = (await (await fetch(`${oc.url}/api/permission/saved`, { headers: oc.headers })).json()) as {
+        data: { action: string; resource: string }[];
+      };
       expect(saved.data).toContainEqual(expect.objectContaining({ action: "bash", resource: kept }));
       // And the backend's details list it as a saved rule.
       await page.goto("/settings");
@@ -137,7 +153,19 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("a question answered with an option", async ({ page, api, stack }) => {
-    stack.model.enqueue(question([{ question: "Which color do you prefer?", header: "Color", options: [{ label: "red", description: "warm" }, { label: "blue", description: "cool" }] }]), { text: "Blue it is." });
+    stack.model.enqueue(
+      question([
+        {
+          question: "Which color do you prefer?",
+          header: "Color",
+          options: [
+            { label: "red", description: "warm" },
+            { label: "blue", description: "cool" },
+          ],
+        },
+      ]),
+      { text: "Blue it is." },
+    );
     const s = await api.createSession("question option");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
@@ -159,7 +187,11 @@ test.describe("interrupts: permissions and questions", () => {
     expect(toolResults(stack.model)).toContain('"Which color do you prefer?"="blue"');
   });
 
-  test("notifications: the bell asks once, a hidden tab is notified, a visible one is not, and mute silences it", async ({ page, api, stack }) => {
+  test("notifications: the bell asks once, a hidden tab is notified, a visible one is not, and mute silences it", async ({
+    page,
+    api,
+    stack,
+  }) => {
     // A recording Notification and a controllable document.hidden (headless Chromium is never hidden).
     await page.addInitScript(() => {
       const w = window as unknown as { __notes: { title: string; body?: string }[]; __hidden: boolean };
@@ -183,8 +215,10 @@ test.describe("interrupts: permissions and questions", () => {
       Object.defineProperty(window, "Notification", { value: RecordingNotification, configurable: true });
       Object.defineProperty(document, "hidden", { get: () => w.__hidden, configurable: true });
     });
-    const notes = () => page.evaluate(() => (window as unknown as { __notes: { title: string; body?: string }[] }).__notes);
-    const hide = (hidden: boolean) => page.evaluate((h) => ((window as unknown as { __hidden: boolean }).__hidden = h), hidden);
+    const notes = () =>
+      page.evaluate(() => (window as unknown as { __notes: { title: string; body?: string }[] }).__notes);
+    const hide = (hidden: boolean) =>
+      page.evaluate((h) => ((window as unknown as { __hidden: boolean }).__hidden = h), hidden);
     const s = await api.createSession("notifications");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
@@ -208,7 +242,9 @@ test.describe("interrupts: permissions and questions", () => {
     await hide(true);
     stack.model.enqueue(bash("echo ask-note-2"), { text: "Second ran." });
     await api.prompt(s.id, "run the second");
-    await expect.poll(notes).toEqual([{ title: "Permission needed", body: expect.stringContaining("echo ask-note-2") }]);
+    await expect
+      .poll(notes)
+      .toEqual([{ title: "Permission needed", body: expect.stringContaining("echo ask-note-2") }]);
     await hide(false);
     await ui.permission().getByTestId("permission-allow-once").click();
     await expect(sp.assistantText().last()).toHaveText("Second ran.");
@@ -230,7 +266,9 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("a question answered with free text, by keyboard", async ({ page, api, stack }) => {
-    stack.model.enqueue(question([{ question: "Name the file", options: [{ label: "a.txt" }, { label: "b.txt" }] }]), { text: "Noted." });
+    stack.model.enqueue(question([{ question: "Name the file", options: [{ label: "a.txt" }, { label: "b.txt" }] }]), {
+      text: "Noted.",
+    });
     const s = await api.createSession("question text");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
@@ -246,7 +284,12 @@ test.describe("interrupts: permissions and questions", () => {
     stack.model.enqueue(
       question([
         { question: "Pick a size", header: "Size", options: [{ label: "small" }, { label: "large" }] },
-        { question: "Pick toppings", header: "Toppings", options: [{ label: "cheese" }, { label: "olives" }, { label: "basil" }], multiple: true },
+        {
+          question: "Pick toppings",
+          header: "Toppings",
+          options: [{ label: "cheese" }, { label: "olives" }, { label: "basil" }],
+          multiple: true,
+        },
       ]),
       { text: "Order placed." },
     );
@@ -268,7 +311,9 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("a dismissed question stops the turn", async ({ page, api, stack }) => {
-    stack.model.enqueue(question([{ question: "Continue?", options: [{ label: "yes" }, { label: "no" }] }]), { text: "SHOULD NOT APPEAR" });
+    stack.model.enqueue(question([{ question: "Continue?", options: [{ label: "yes" }, { label: "no" }] }]), {
+      text: "SHOULD NOT APPEAR",
+    });
     const s = await api.createSession("question dismiss");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
@@ -283,7 +328,14 @@ test.describe("interrupts: permissions and questions", () => {
 
   test("a permission asked inside a task subagent is answered from the parent", async ({ page, api, stack }) => {
     stack.model.enqueue(
-      { toolCalls: [{ name: "task", arguments: { description: "Sub job", prompt: "SUBAGENT please run the check", subagent_type: "general" } }] },
+      {
+        toolCalls: [
+          {
+            name: "task",
+            arguments: { description: "Sub job", prompt: "SUBAGENT please run the check", subagent_type: "general" },
+          },
+        ],
+      },
       { match: "SUBAGENT please run the check", ...bash("echo ask-subagent") },
     );
     const s = await api.createSession("subagent perm");
@@ -304,7 +356,14 @@ test.describe("interrupts: permissions and questions", () => {
 
   test("a subagent's permission is answered from the inbox, away from its session", async ({ page, api, stack }) => {
     stack.model.enqueue(
-      { toolCalls: [{ name: "task", arguments: { description: "Inbox job", prompt: "SUBAGENT inbox check", subagent_type: "general" } }] },
+      {
+        toolCalls: [
+          {
+            name: "task",
+            arguments: { description: "Inbox job", prompt: "SUBAGENT inbox check", subagent_type: "general" },
+          },
+        ],
+      },
       { match: "SUBAGENT inbox check", ...bash("echo ask-inbox-sub") },
     );
     const s = await api.createSession("inbox answer");
@@ -323,7 +382,12 @@ test.describe("interrupts: permissions and questions", () => {
     expect(snap.interrupts).toEqual([]);
   });
 
-  test("a pending permission survives a page reload and shows in another tab, which sees it resolved", async ({ page, api, stack, context }) => {
+  test("a pending permission survives a page reload and shows in another tab, which sees it resolved", async ({
+    page,
+    api,
+    stack,
+    context,
+  }) => {
     stack.model.enqueue(bash("echo ask-reload"), { text: "Done after reload." });
     const s = await api.createSession("perm reload");
     const sp = new SessionPage(page);
@@ -333,7 +397,9 @@ test.describe("interrupts: permissions and questions", () => {
     await expect(ui.permission()).toBeVisible();
     await page.reload();
     await expect(ui.permission()).toContainText("echo ask-reload");
-    const other = await context.browser()!.newContext({ baseURL: stack.url, storageState: await context.storageState() });
+    const other = await context
+      .browser()!
+      .newContext({ baseURL: stack.url, storageState: await context.storageState() });
     const page2 = await other.newPage();
     const sp2 = new SessionPage(page2);
     await sp2.goto(stack.backendId, s.id);
@@ -350,15 +416,24 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   // `api` resets the scripted model (a turn left queued by an earlier test would answer first).
-  test("the console restarted while a permission is pending still shows it", async ({ page, api: _api, stack, request }) => {
+  test("the console restarted while a permission is pending still shows it", async ({
+    page,
+    api: _api,
+    stack,
+    request,
+  }) => {
     // The console restarts; the OpenCode server it talks to (and its pending request) lives on. In
     // the /api run that server is behind the /api-only proxy, and the console detects /api there.
     const ext = await startExternalSetup(stack, { permission: { bash: { "*": "allow", "echo ask*": "ask" } } });
     try {
-      const backend = (await (await request.get(`${ext.console.url}/api/backends/${ext.backendId}`)).json()) as { protocol?: string };
+      const backend = (await (await request.get(`${ext.console.url}/api/backends/${ext.backendId}`)).json()) as {
+        protocol?: string;
+      };
       expect(backend.protocol).toBe(stack.contract === "api" ? "/api (OpenCode 2), detected" : "V1 routes, detected");
       stack.model.enqueue(bash("echo ask-restart"), { text: "Survived the restart." });
-      const created = await request.post(`${ext.console.url}/api/backends/${ext.backendId}/sessions`, { data: { title: "perm restart" } });
+      const created = await request.post(`${ext.console.url}/api/backends/${ext.backendId}/sessions`, {
+        data: { title: "perm restart" },
+      });
       const s = (await created.json()) as { id: string };
       const sp = new SessionPage(page);
       const ui = new Interrupts(page);
@@ -379,8 +454,15 @@ test.describe("interrupts: permissions and questions", () => {
     }
   });
 
-  test("malformed and mismatched answers get 400 and leave the interrupt pending", async ({ page, api, stack, request }) => {
-    stack.model.enqueue(question([{ question: "One only", options: [{ label: "x" }, { label: "y" }] }]), { text: "ok" });
+  test("malformed and mismatched answers get 400 and leave the interrupt pending", async ({
+    page,
+    api,
+    stack,
+    request,
+  }) => {
+    stack.model.enqueue(question([{ question: "One only", options: [{ label: "x" }, { label: "y" }] }]), {
+      text: "ok",
+    });
     const s = await api.createSession("bad answers");
     const sp = new SessionPage(page);
     const ui = new Interrupts(page);
@@ -389,11 +471,20 @@ test.describe("interrupts: permissions and questions", () => {
     await expect(ui.question()).toBeVisible();
     const id = (await ui.question().getAttribute("data-interrupt-id"))!;
     const url = `${api.base(s.id)}/interrupts/${id}`;
-    for (const body of [{}, { decision: "allow_once" }, { answers: [] }, { answers: [["x"], ["y"]] }, { answers: [["x", "y"]] }, { answers: [["x"]], extra: 1 }]) {
+    for (const body of [
+      {},
+      { decision: "allow_once" },
+      { answers: [] },
+      { answers: [["x"], ["y"]] },
+      { answers: [["x", "y"]] },
+      { answers: [["x"]], extra: 1 },
+    ]) {
       const r = await request.post(url, { data: body });
       expect(r.status(), JSON.stringify(body)).toBe(400);
     }
-    expect((await request.post(`${api.base(s.id)}/interrupts/que_unknown`, { data: { dismiss: true } })).status()).toBe(404);
+    expect((await request.post(`${api.base(s.id)}/interrupts/que_unknown`, { data: { dismiss: true } })).status()).toBe(
+      404,
+    );
     await expect(ui.question()).toBeVisible();
     const ok = await request.post(url, { data: { answers: [["y"]] } });
     expect(ok.status()).toBe(200);

@@ -14,9 +14,18 @@ const MAX_ROWS = 40;
 const MAX_TIMELINE_ELEMENTS = 2000;
 
 test.describe("long sessions", () => {
-  test("a 5,000-message session opens, streams, pages back to its first message and finds a word from it", async ({ page, stack }) => {
+  test("a 5,000-message session opens, streams, pages back to its first message and finds a word from it", async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(600_000);
-    const doc = generateLongSession({ directory: stack.workspace, messages: 5000, firstWord: FIRST, lastWord: LAST, title: "e2e long session" });
+    const doc = generateLongSession({
+      directory: stack.workspace,
+      messages: 5000,
+      firstWord: FIRST,
+      lastWord: LAST,
+      title: "e2e long session",
+    });
     const sessionId = await importLongSession(doc, { directory: stack.workspace, env: stack.home.env });
 
     const sp = new SessionPage(page);
@@ -28,7 +37,13 @@ test.describe("long sessions", () => {
     // A reply streams in at the bottom, and the view follows it.
     const reply = `Streamed into a long session: ${Array.from({ length: 60 }, (_, i) => `tok${i}`).join(" ")} done.`;
     // A modest reported usage, so OpenCode does not compact the long history after the turn.
-    stack.model.enqueue({ text: reply, chunks: 60, delayMs: 20, match: "long-session-reply", usage: { prompt: 2000, completion: 60 } });
+    stack.model.enqueue({
+      text: reply,
+      chunks: 60,
+      delayMs: 20,
+      match: "long-session-reply",
+      usage: { prompt: 2000, completion: 60 },
+    });
     await sp.prompt("Reply please (long-session-reply)");
     await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 60_000 });
     await sp.waitStatus("idle");
@@ -52,7 +67,14 @@ test.describe("long sessions", () => {
     await expect(page.getByTestId("find-status")).toHaveText("1 of 1", { timeout: 300_000 });
     await expect(sp.currentFindRow()).toContainText(`${FIRST} is where this session starts.`);
     await expect(sp.currentFindRow()).toBeInViewport();
-    await expect.poll(() => sp.timeline.locator("div").first().evaluate(() => (CSS as unknown as { highlights: Map<string, unknown> }).highlights.has("sb-find-current"))).toBe(true);
+    await expect
+      .poll(() =>
+        sp.timeline
+          .locator("div")
+          .first()
+          .evaluate(() => (CSS as unknown as { highlights: Map<string, unknown> }).highlights.has("sb-find-current")),
+      )
+      .toBe(true);
     expect(await sp.renderedItems().count()).toBeLessThanOrEqual(MAX_ROWS);
     expect(await sp.timelineElementCount()).toBeLessThan(MAX_TIMELINE_ELEMENTS);
 

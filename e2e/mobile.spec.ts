@@ -13,7 +13,9 @@ import { Shell } from "./pages/shell";
 
 const TURN = { timeout: 60_000 };
 const shot = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
-const bash = (command: string, description = "Remove the old build output") => ({ toolCalls: [{ name: "bash", arguments: { command, description } }] });
+const bash = (command: string, description = "Remove the old build output") => ({
+  toolCalls: [{ name: "bash", arguments: { command, description } }],
+});
 
 async function noOverflow(shell: Shell, where: string) {
   expect(await shell.horizontalOverflow(), `page scrolls sideways: ${where}`).toBeLessThanOrEqual(0);
@@ -43,7 +45,11 @@ for (const device of [
   test.describe(device.name, () => {
     test.use({ viewport: device.viewport, hasTouch: true });
 
-    test(`${device.name}: open from the sidebar, prompt, answer from the inbox, review, share`, async ({ page, api, stack }) => {
+    test(`${device.name}: open from the sidebar, prompt, answer from the inbox, review, share`, async ({
+      page,
+      api,
+      stack,
+    }) => {
       test.setTimeout(240_000);
       const shell = new Shell(page);
       const rp = new ReviewPage(page);
@@ -67,7 +73,10 @@ for (const device of [
         await expect(shell.sidebarFrame).toHaveAttribute("role", "dialog");
         for (let i = 0; i < 30; i++) {
           await page.keyboard.press("Tab");
-          expect(await shell.sidebarFrame.evaluate((el) => el.contains(document.activeElement)), "Tab stays in the drawer").toBe(true);
+          expect(
+            await shell.sidebarFrame.evaluate((el) => el.contains(document.activeElement)),
+            "Tab stays in the drawer",
+          ).toBe(true);
         }
         await page.keyboard.press("Escape");
         await expect(shell.sidebarFrame).toHaveAttribute("data-open", "false");
@@ -89,10 +98,21 @@ for (const device of [
         {
           reasoning: "The notes go in a markdown file; then the old build output has to go.",
           text: "Writing the notes first.",
-          toolCalls: [{ name: "write", arguments: { filePath: file, content: "# Release notes\n\n- Phones get a drawer and sheets\n- The command palette finds any session\n- Screen readers hear status changes once\n\nconst aVeryLongLineThatOnlyFitsByScrollingInsideItsOwnCard = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];\n" } }],
+          toolCalls: [
+            {
+              name: "write",
+              arguments: {
+                filePath: file,
+                content:
+                  "# Release notes\n\n- Phones get a drawer and sheets\n- The command palette finds any session\n- Screen readers hear status changes once\n\nconst aVeryLongLineThatOnlyFitsByScrollingInsideItsOwnCard = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];\n",
+              },
+            },
+          ],
         },
         bash("echo ask-clean && rm -rf dist"),
-        { text: "Notes written and the build output is gone. A very-long-unbroken-identifier_that_would_push_the_page_sideways_if_it_could_aaaaaaaaaaaaaaaaaaaaaaaa." },
+        {
+          text: "Notes written and the build output is gone. A very-long-unbroken-identifier_that_would_push_the_page_sideways_if_it_could_aaaaaaaaaaaaaaaaaaaaaaaa.",
+        },
       );
       await rp.prompt("Write the release notes, then clean the build output.");
       await expect(ui.permission()).toBeVisible(TURN);
@@ -154,7 +174,18 @@ for (const device of [
           toolCalls: [
             {
               name: "question",
-              arguments: { questions: [{ question: "Which package manager should the project use?", header: "Tooling", options: [{ label: "npm", description: "ships with Node" }, { label: "pnpm", description: "fast, strict" }] }] },
+              arguments: {
+                questions: [
+                  {
+                    question: "Which package manager should the project use?",
+                    header: "Tooling",
+                    options: [
+                      { label: "npm", description: "ships with Node" },
+                      { label: "pnpm", description: "fast, strict" },
+                    ],
+                  },
+                ],
+              },
             },
           ],
         },
@@ -203,12 +234,19 @@ for (const device of [
   });
 }
 
-test("installable: the manifest, its icons and the theme colours are served without a login", async ({ playwright, stack }) => {
+test("installable: the manifest, its icons and the theme colours are served without a login", async ({
+  playwright,
+  stack,
+}) => {
   const anon = await playwright.request.newContext({ baseURL: stack.url });
   try {
     const r = await anon.get("/manifest.webmanifest");
     expect(r.status()).toBe(200);
-    const m = (await r.json()) as { display: string; start_url: string; icons: { src: string; sizes: string; purpose?: string }[] };
+    const m = (await r.json()) as {
+      display: string;
+      start_url: string;
+      icons: { src: string; sizes: string; purpose?: string }[];
+    };
     expect(m).toMatchObject({ display: "standalone", start_url: "/" });
     expect(m.icons.map((i) => i.sizes)).toEqual(expect.arrayContaining(["192x192", "512x512"]));
     expect(m.icons.some((i) => i.purpose === "maskable")).toBe(true);
@@ -222,7 +260,9 @@ test("installable: the manifest, its icons and the theme colours are served with
     const iconHref = /<link rel="icon" href="([^"]+)"/.exec(login)?.[1];
     expect(iconHref).toBeTruthy();
     expect((await anon.get(iconHref!)).status()).toBe(200);
-    expect(login).toMatch(/name="theme-color"[^>]*media="\(prefers-color-scheme: dark\)"|media="\(prefers-color-scheme: dark\)"[^>]*name="theme-color"/);
+    expect(login).toMatch(
+      /name="theme-color"[^>]*media="\(prefers-color-scheme: dark\)"|media="\(prefers-color-scheme: dark\)"[^>]*name="theme-color"/,
+    );
     expect(login).toMatch(/media="\(prefers-color-scheme: light\)"/);
   } finally {
     await anon.dispose();

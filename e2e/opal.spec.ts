@@ -24,11 +24,21 @@ test.describe("Opal", () => {
     expectNoConsoleSecrets(out, [opalStack.token, CONFIRM_SECRET]);
   });
 
-  test("streams a reply with its reasoning; a bash call with its streamed output", async ({ page, opalApi, opalStack }) => {
-    const reply = "Streamed by Opal. " + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + ".";
+  test("streams a reply with its reasoning; a bash call with its streamed output", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
+    const reply = `Streamed by Opal. ${Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ")}.`;
     opalStack.model.enqueue(
       // Opal turns the model's <status> tag into status_update (stream.ex) and takes it out of the text.
-      { reasoning: "First I think about the marker.", text: `${reply}<status>Running bash</status>`, chunks: 12, delayMs: 60, toolCalls: [{ name: "bash", arguments: { command: "echo opal-e2e-marker && sleep 3 && echo line-two" } }] },
+      {
+        reasoning: "First I think about the marker.",
+        text: `${reply}<status>Running bash</status>`,
+        chunks: 12,
+        delayMs: 60,
+        toolCalls: [{ name: "bash", arguments: { command: "echo opal-e2e-marker && sleep 3 && echo line-two" } }],
+      },
       { text: "The marker ran." },
     );
     const s = await opalApi.createSession("opal stream");
@@ -36,7 +46,9 @@ test.describe("Opal", () => {
     await sp.goto(OPAL_ID, s.id);
     await sp.prompt("think, answer and run the marker");
     await expect(sp.messages("user").last()).toContainText("think, answer and run the marker");
-    await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({ timeout: 20_000 });
+    await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({
+      timeout: 20_000,
+    });
     await expect(sp.assistantText().first()).toHaveText(reply, { timeout: 20_000 });
     // Opal's status_update is the live status line while the tool runs.
     await expect(page.getByTestId("activity-detail")).toHaveText("Running bash", { timeout: 20_000 });
@@ -51,7 +63,11 @@ test.describe("Opal", () => {
   });
 
   test("Stop ends a slow turn (agent/abort) and the next prompt works", async ({ page, opalApi, opalStack }) => {
-    opalStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 200 });
+    opalStack.model.enqueue({
+      text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
+      chunks: 40,
+      delayMs: 200,
+    });
     const s = await opalApi.createSession("opal stop");
     const sp = new SessionPage(page);
     await sp.goto(OPAL_ID, s.id);
@@ -66,7 +82,11 @@ test.describe("Opal", () => {
     await expect(sp.assistantText().last()).toHaveText("After the stop.");
   });
 
-  test("the session list, and the history after a console restart (Opal resumes the session by id)", async ({ page, opalApi, opalStack }) => {
+  test("the session list, and the history after a console restart (Opal resumes the session by id)", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
     opalStack.model.enqueue({ text: "Noted: the code word is periwinkle." });
     const s = await opalApi.createSession("opal restart");
     const other = await opalApi.createSession("opal listed other");
@@ -76,7 +96,9 @@ test.describe("Opal", () => {
     await expect(sp.assistantText().last()).toHaveText("Noted: the code word is periwinkle.");
     await sp.waitStatus("idle");
     const section = page.locator(`[data-testid="backend-section"][data-backend-id="${OPAL_ID}"]`);
-    await expect(section.locator(`[data-testid="session-row"][data-session-id="${other.id}"]`)).toContainText("opal listed other");
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${other.id}"]`)).toContainText(
+      "opal listed other",
+    );
 
     await opalStack.restartConsole();
     await sp.goto(OPAL_ID, s.id);
@@ -88,11 +110,21 @@ test.describe("Opal", () => {
     // The new opal-server resumed the session: its model saw the earlier turn.
     expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).toContain("Remember the code word periwinkle.");
     await page.goto("/");
-    await expect(section.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`)).toContainText("opal restart");
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`)).toContainText(
+      "opal restart",
+    );
   });
 
-  test("killing opal-server mid-turn ends the turn visibly; it is restarted and the next prompt works", async ({ page, opalApi, opalStack }) => {
-    opalStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+  test("killing opal-server mid-turn ends the turn visibly; it is restarted and the next prompt works", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
+    opalStack.model.enqueue({
+      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
+      chunks: 40,
+      delayMs: 250,
+    });
     const s = await opalApi.createSession("opal crash");
     const sp = new SessionPage(page);
     await sp.goto(OPAL_ID, s.id);
@@ -103,19 +135,27 @@ test.describe("Opal", () => {
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("SIGKILL", { timeout: 15_000 });
     await sp.waitStatus("idle");
     await expect.poll(async () => (await opalStack.backend(OPAL_ID)).status, { timeout: 30_000 }).toBe("ready");
-    await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("The agent was restarted");
+    await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText(
+      "The agent was restarted",
+    );
     opalStack.model.enqueue({ text: "Back after the crash." });
     await sp.prompt("are you back");
     await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
   });
 
-  test("a provider error: Opal goes idle without agent_end; the session is idle within seconds, the error shown, the next prompt works", async ({ page, opalApi, opalStack }) => {
+  test("a provider error: Opal goes idle without agent_end; the session is idle within seconds, the error shown, the next prompt works", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
     opalStack.model.enqueue({ error: { status: 500, message: "upstream exploded" } });
     const s = await opalApi.createSession("opal provider error");
     const sp = new SessionPage(page);
     await sp.goto(OPAL_ID, s.id);
     await sp.prompt("this request fails");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("upstream exploded", { timeout: 20_000 });
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("upstream exploded", {
+      timeout: 20_000,
+    });
     await sp.waitStatus("idle", 10_000);
     opalStack.model.enqueue({ text: "Recovered from the error." });
     await sp.prompt("try again");
@@ -123,11 +163,19 @@ test.describe("Opal", () => {
     await sp.waitStatus("idle");
   });
 
-  test("an edit's structured diff (diff.ex) shows in the timeline and in the review", async ({ page, opalApi, opalStack }) => {
+  test("an edit's structured diff (diff.ex) shows in the timeline and in the review", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
     const rel = "opal-review.txt";
     fs.writeFileSync(path.join(opalStack.workspace, rel), "alpha\nbeta\ngamma\n");
     opalStack.model.enqueue(
-      { toolCalls: [{ name: "edit_file", arguments: { path: rel, start: `2:${lineHash("beta")}`, new_string: "BETA by Opal" } }] },
+      {
+        toolCalls: [
+          { name: "edit_file", arguments: { path: rel, start: `2:${lineHash("beta")}`, new_string: "BETA by Opal" } },
+        ],
+      },
       { text: "Edited the file." },
     );
     const s = await opalApi.createSession("opal diff");
@@ -153,7 +201,11 @@ test.describe("Opal", () => {
     await expect(rp.panel.locator(`[data-testid="review-diff"][data-path="${rel}"]`)).toContainText("BETA by Opal");
   });
 
-  test("Compact on a small session compacts it (keep_recent > 0: Opal ignores 0)", async ({ page, opalApi, opalStack }) => {
+  test("Compact on a small session compacts it (keep_recent > 0: Opal ignores 0)", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
     opalStack.model.enqueue({ text: "A short first answer." }, { text: "A short second answer." });
     const s = await opalApi.createSession("opal compact");
     const rp = new ReviewPage(page);
@@ -171,13 +223,21 @@ test.describe("Opal", () => {
     await rp.prompt("go on");
     await expect(rp.assistantText().last()).toHaveText("After the summary.");
     // Opal's model starts from the summary now, not the first turn.
-    const users = opalStack.model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    const users = opalStack.model.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
+      .map((m) => String(m.content));
     expect(users[0]).toMatch(/^\[Conversation summary/);
     expect(users).not.toContain("first short question");
   });
 
   test("a question (client/ask_user) answered with free text", async ({ page, opalApi, opalStack }) => {
-    opalStack.model.enqueue({ toolCalls: [{ name: "ask_user", arguments: { question: "Which database?", choices: ["postgres", "sqlite"] } }] }, { text: "Going with the answer." });
+    opalStack.model.enqueue(
+      {
+        toolCalls: [{ name: "ask_user", arguments: { question: "Which database?", choices: ["postgres", "sqlite"] } }],
+      },
+      { text: "Going with the answer." },
+    );
     const s = await opalApi.createSession("opal question");
     const sp = new SessionPage(page);
     await sp.goto(OPAL_ID, s.id);
@@ -195,7 +255,10 @@ test.describe("Opal", () => {
   });
 
   test("a confirmation (client/confirm) on a permission card", async ({ page, opalApi, opalStack }) => {
-    opalStack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo confirmed-by-user" } }] }, { text: "Ran after the confirmation." });
+    opalStack.model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: "echo confirmed-by-user" } }] },
+      { text: "Ran after the confirmation." },
+    );
     const s = await opalApi.createSession("opal confirm", CONFIRM_ID);
     const sp = new SessionPage(page);
     await sp.goto(CONFIRM_ID, s.id);
@@ -213,8 +276,15 @@ test.describe("Opal", () => {
     await expect(sp.assistantText().last()).toHaveText("Ran after the confirmation.");
   });
 
-  test("an input request (client/input, sensitive): a masked field; the value reaches Opal, not the page after it", async ({ page, opalApi, opalStack }) => {
-    opalStack.model.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "secret-token.txt", content: "" } }] }, { text: "Stored it." });
+  test("an input request (client/input, sensitive): a masked field; the value reaches Opal, not the page after it", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
+    opalStack.model.enqueue(
+      { toolCalls: [{ name: "write_file", arguments: { path: "secret-token.txt", content: "" } }] },
+      { text: "Stored it." },
+    );
     const s = await opalApi.createSession("opal input", CONFIRM_ID);
     const sp = new SessionPage(page);
     await sp.goto(CONFIRM_ID, s.id);
@@ -233,9 +303,26 @@ test.describe("Opal", () => {
     expect(await page.content()).not.toContain("tok-e2e-hidden-value");
   });
 
-  test("a sub-agent's timeline under its parent, and the plan from the tasks tool", async ({ page, opalApi, opalStack }) => {
+  test("a sub-agent's timeline under its parent, and the plan from the tasks tool", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
     opalStack.model.enqueue(
-      { toolCalls: [{ name: "tasks", arguments: { action: "batch", ops: [{ action: "insert", label: "Scout the repository" }, { action: "insert", label: "Write the report" }] } }] },
+      {
+        toolCalls: [
+          {
+            name: "tasks",
+            arguments: {
+              action: "batch",
+              ops: [
+                { action: "insert", label: "Scout the repository" },
+                { action: "insert", label: "Write the report" },
+              ],
+            },
+          },
+        ],
+      },
       // sub_agent.ex labels a sub-agent with its prompt.
       { toolCalls: [{ name: "sub_agent", arguments: { prompt: "scout: list the files here." } }] },
       { toolCalls: [{ name: "bash", arguments: { command: "echo scout-was-here" } }] },
@@ -287,7 +374,11 @@ test.describe("Opal", () => {
     await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "completed");
   });
 
-  test("a branch from an earlier message: the new session goes on from there, the old path stays", async ({ page, opalApi, opalStack }) => {
+  test("a branch from an earlier message: the new session goes on from there, the old path stays", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
     opalStack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
     const s = await opalApi.createSession("opal branch");
     const rp = new ReviewPage(page);
@@ -309,38 +400,66 @@ test.describe("Opal", () => {
     expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).not.toContain("Second answer.");
     // The path the branch left is still there, as it was shown.
     await rp.goto(OPAL_ID, s.id);
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer.", "user: second question", "assistant: Second answer."]);
+    await expect
+      .poll(() => rp.transcript())
+      .toEqual([
+        "user: first question",
+        "assistant: First answer.",
+        "user: second question",
+        "assistant: Second answer.",
+      ]);
   });
 });
 
 test.describe("Opal settings", () => {
-  test("without a login the backend needs one and shows Opal's device code and link; the preset is detected on PATH", async ({ page }) => {
+  test("without a login the backend needs one and shows Opal's device code and link; the preset is detected on PATH", async ({
+    page,
+  }) => {
     await page.goto("/settings");
     const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
     await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
-    await expect(row.getByTestId("backend-error")).toContainText("open https://github.com/login/device and enter the code FAKE-0PAL");
-    await expect(page.locator(`[data-testid="backend-row"][data-backend-id="${OPAL_ID}"]`)).toHaveAttribute("data-status", "ready");
+    await expect(row.getByTestId("backend-error")).toContainText(
+      "open https://github.com/login/device and enter the code FAKE-0PAL",
+    );
+    await expect(page.locator(`[data-testid="backend-row"][data-backend-id="${OPAL_ID}"]`)).toHaveAttribute(
+      "data-status",
+      "ready",
+    );
     await expect(page.getByTestId("preset-opal")).toHaveAttribute("data-available", "true");
   });
 
   // After the device-code test: the same backend, whose device flow still holds Opal's loop, is given a key instead.
-  test("an API-key provider is set up from Settings (auth/set_key): the backend is ready, the key never shown", async ({ page, opalApi, opalStack }) => {
+  test("an API-key provider is set up from Settings (auth/set_key): the backend is ready, the key never shown", async ({
+    page,
+    opalApi,
+    opalStack,
+  }) => {
     await page.goto("/settings");
     const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
     await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
-    await expect(row.getByTestId("backend-error")).toContainText("Or set an API key for Anthropic, OpenAI, Google Gemini below");
-    await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute("data-ready", "false");
+    await expect(row.getByTestId("backend-error")).toContainText(
+      "Or set an API key for Anthropic, OpenAI, Google Gemini below",
+    );
+    await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute(
+      "data-ready",
+      "false",
+    );
     await row.getByTestId("backend-api-key-provider").selectOption("anthropic");
     await row.getByTestId("backend-api-key").fill("sk-ant-e2e-secret-key");
     await row.getByTestId("backend-api-key-save").click();
     await expect(row.getByTestId("backend-api-key-result")).toHaveText("Key saved", { timeout: 30_000 });
     await expect(row).toHaveAttribute("data-status", "ready", { timeout: 20_000 });
-    await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute("data-ready", "true");
+    await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute(
+      "data-ready",
+      "true",
+    );
     await expect(row.getByTestId("backend-api-key")).toHaveValue("");
     expect(await page.content()).not.toContain("sk-ant-e2e-secret-key");
     expect(JSON.stringify(await opalStack.backend(LOGIN_ID))).not.toContain("sk-ant-e2e-secret-key");
     // Opal kept it in its own settings; the backend takes sessions now.
-    expect(JSON.parse(fs.readFileSync(path.join(opalStack.dataDir, "opal-login-home", "settings.json"), "utf8"))).toEqual({ anthropic_api_key: "sk-ant-e2e-secret-key" });
+    expect(
+      JSON.parse(fs.readFileSync(path.join(opalStack.dataDir, "opal-login-home", "settings.json"), "utf8")),
+    ).toEqual({ anthropic_api_key: "sk-ant-e2e-secret-key" });
     await opalApi.createSession("opal keyed", LOGIN_ID);
   });
 });

@@ -9,18 +9,36 @@ import type { Backend, Session } from "../lib/model";
 import { Shell } from "./pages/shell";
 import { SessionPage } from "./pages/session-page";
 
-test("the palette finds a session of any backend by part of its title and opens it, keyboard only", async ({ page, api, stack }) => {
+test("the palette finds a session of any backend by part of its title and opens it, keyboard only", async ({
+  page,
+  api,
+  stack,
+}) => {
   test.setTimeout(120_000);
   // A second backend: another real `opencode serve` with its own home, added at run time.
   const home = await createOpencodeHome({ modelBaseUrl: stack.model.url });
   const server = await startOpencodeServer({ env: home.env, cwd: stack.workspace });
   const headers = { "content-type": "application/json", ...authHeaders(stack) };
-  const added = await fetch(`${stack.url}/api/backends`, { method: "POST", headers, body: JSON.stringify({ kind: "opencode", label: "Second OpenCode", config: { baseUrl: server.url } }) });
+  const added = await fetch(`${stack.url}/api/backends`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ kind: "opencode", label: "Second OpenCode", config: { baseUrl: server.url } }),
+  });
   expect(added.status).toBe(201);
   const second = (await added.json()) as Backend;
   try {
-    await expect.poll(async () => ((await (await fetch(`${stack.url}/api/backends/${second.id}`, { headers })).json()) as Backend).status, { timeout: 45_000 }).toBe("ready");
-    const there = await fetch(`${stack.url}/api/backends/${second.id}/sessions`, { method: "POST", headers, body: JSON.stringify({ title: "Quarterly zebra migration" }) });
+    await expect
+      .poll(
+        async () =>
+          ((await (await fetch(`${stack.url}/api/backends/${second.id}`, { headers })).json()) as Backend).status,
+        { timeout: 45_000 },
+      )
+      .toBe("ready");
+    const there = await fetch(`${stack.url}/api/backends/${second.id}/sessions`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ title: "Quarterly zebra migration" }),
+    });
     expect(there.status).toBe(201);
     const target = (await there.json()) as Session;
     const here = await api.createSession("Local zebra notes");
@@ -42,7 +60,8 @@ test("the palette finds a session of any backend by part of its title and opens 
     const ids = await hits.evaluateAll((els) => els.map((e) => e.getAttribute("data-id")));
     expect(ids.sort()).toEqual([here.id, target.id].sort());
     const input = page.getByTestId("palette-input");
-    while ((await page.locator('[role="option"][aria-selected="true"]').getAttribute("data-id")) !== target.id) await input.press("ArrowDown");
+    while ((await page.locator('[role="option"][aria-selected="true"]').getAttribute("data-id")) !== target.id)
+      await input.press("ArrowDown");
     await input.press("Enter");
     await page.waitForURL(new RegExp(`/sessions/${second.id}/${target.id}$`));
     await expect(shell.palette).toBeHidden();
@@ -65,7 +84,9 @@ test("the palette finds a session of any backend by part of its title and opens 
     await expect(page.locator('[role="option"][aria-selected="true"]')).toContainText(`Switch to the ${next} theme`);
     await page.keyboard.press("Enter");
     await expect(page.locator("html")).toHaveAttribute("data-theme", next);
-    const colors = await page.locator('meta[name="theme-color"]').evaluateAll((ms) => ms.map((m) => m.getAttribute("content")));
+    const colors = await page
+      .locator('meta[name="theme-color"]')
+      .evaluateAll((ms) => ms.map((m) => m.getAttribute("content")));
     expect(colors.length).toBeGreaterThan(0);
     expect(new Set(colors)).toEqual(new Set([next === "light" ? "#ffffff" : "#14171c"]));
 
@@ -103,15 +124,28 @@ test("Tab reaches every control of the session page, each with a visible focus r
       const accent = getComputedStyle(probe).color;
       probe.remove();
       // A field without its own outline shows the focus on its frame: an accent border or a ring.
-      const bordered = [el, el.parentElement, el.parentElement?.parentElement].some((n) => n && (getComputedStyle(n).borderTopColor === accent || (n !== el && getComputedStyle(n).boxShadow !== "none")));
-      const ring = (cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== "none" || bordered;
+      const bordered = [el, el.parentElement, el.parentElement?.parentElement].some(
+        (n) =>
+          n &&
+          (getComputedStyle(n).borderTopColor === accent || (n !== el && getComputedStyle(n).boxShadow !== "none")),
+      );
+      const ring =
+        (cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== "none" || bordered;
       return { id: el.dataset.testid ?? el.getAttribute("aria-label") ?? el.tagName, ring };
     });
     if (!info) continue;
     expect(info.ring, `focus ring on ${info.id}`).toBe(true);
     seen.add(info.id);
   }
-  for (const id of ["sidebar-toggle", "session-search", "composer-input", "send", "session-menu", "share-button", "open-changes"]) {
+  for (const id of [
+    "sidebar-toggle",
+    "session-search",
+    "composer-input",
+    "send",
+    "session-menu",
+    "share-button",
+    "open-changes",
+  ]) {
     if (id === "send") continue; // disabled while the prompt is empty
     expect([...seen], id).toContain(id);
   }

@@ -10,7 +10,12 @@ const TURN = { timeout: 45_000 };
 
 /** Session tree and review (issue 4) on a real OpenCode driven by the scripted model. */
 test.describe("session tree and review", () => {
-  test("fork from a user message and from an assistant message; the tree shows both", async ({ page, api, stack, request }) => {
+  test("fork from a user message and from an assistant message; the tree shows both", async ({
+    page,
+    api,
+    stack,
+    request,
+  }) => {
     stack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
     const src = await api.createSession("fork source");
     const rp = new ReviewPage(page);
@@ -33,7 +38,14 @@ test.describe("session tree and review", () => {
     await rp.goto(stack.backendId, src.id);
     await rp.messageAction(rp.messages("assistant").last(), "fork-message");
     const fromAssistant = await rp.waitForOtherSession(src.id);
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer.", "user: second question", "assistant: Second answer."]);
+    await expect
+      .poll(() => rp.transcript())
+      .toEqual([
+        "user: first question",
+        "assistant: First answer.",
+        "user: second question",
+        "assistant: Second answer.",
+      ]);
     await expect(rp.input).toHaveValue("");
 
     // From the first assistant message: through it only (OpenCode gets the id of the message after it).
@@ -48,9 +60,15 @@ test.describe("session tree and review", () => {
     await expect(rp.treeNodes().first()).toHaveAttribute("data-session-id", src.id);
     await expect(rp.treeNodes().first()).toHaveAttribute("data-relation", "root");
     for (const id of [fromUser, fromAssistant, fromFirstAnswer]) {
-      await expect(page.locator(`[data-testid="tree-node"][data-session-id="${id}"]`)).toHaveAttribute("data-relation", "fork");
+      await expect(page.locator(`[data-testid="tree-node"][data-session-id="${id}"]`)).toHaveAttribute(
+        "data-relation",
+        "fork",
+      );
     }
-    await expect(page.locator(`[data-testid="tree-node"][data-session-id="${fromFirstAnswer}"]`)).toHaveAttribute("data-current", "true");
+    await expect(page.locator(`[data-testid="tree-node"][data-session-id="${fromFirstAnswer}"]`)).toHaveAttribute(
+      "data-current",
+      "true",
+    );
     await page.locator(`[data-testid="tree-node"][data-session-id="${src.id}"]`).click();
     await page.waitForURL((u) => u.pathname.endsWith(src.id));
     await expect(page.getByTestId("tree-count")).toHaveText("4");
@@ -60,7 +78,9 @@ test.describe("session tree and review", () => {
     expect(fork.forkedFrom?.sessionId).toBe(src.id);
     expect(fork.forkedFrom?.messageId).toMatch(/^msg_/);
     const tree = (await (await request.get(`${api.base(src.id)}/tree`)).json()) as SessionTree;
-    expect(tree.root.children.map((c) => c.session.id).sort()).toEqual([fromUser, fromAssistant, fromFirstAnswer].sort());
+    expect(tree.root.children.map((c) => c.session.id).sort()).toEqual(
+      [fromUser, fromAssistant, fromFirstAnswer].sort(),
+    );
 
     // Unknown message → 404, and nothing is created.
     const unknown = await request.post(`${api.base(src.id)}/fork`, { data: { messageId: "msg_doesnotexist000" } });
@@ -72,9 +92,16 @@ test.describe("session tree and review", () => {
     expect(badRevert.status()).toBe(404);
   });
 
-  test("revert after a write restores the file on disk, unrevert brings it back, the next prompt drops the turn", async ({ page, api, stack }) => {
+  test("revert after a write restores the file on disk, unrevert brings it back, the next prompt drops the turn", async ({
+    page,
+    api,
+    stack,
+  }) => {
     const file = path.join(stack.workspace, "revert-notes.txt");
-    stack.model.enqueue({ toolCalls: [{ name: "write", arguments: { filePath: file, content: "alpha\nbeta\ngamma\n" } }] }, { text: "Wrote the notes." });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "write", arguments: { filePath: file, content: "alpha\nbeta\ngamma\n" } }] },
+      { text: "Wrote the notes." },
+    );
     const s = await api.createSession("revert test");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
@@ -110,7 +137,11 @@ test.describe("session tree and review", () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
-  test("the review panel shows the file, status and counts of a turn, unified and split", async ({ page, api, stack }) => {
+  test("the review panel shows the file, status and counts of a turn, unified and split", async ({
+    page,
+    api,
+    stack,
+  }) => {
     const rel = "src/review-demo.ts";
     const file = path.join(stack.workspace, rel);
     const v1 = "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n";
@@ -142,7 +173,10 @@ test.describe("session tree and review", () => {
     // The chip of the first turn opens the panel at that turn: an added file, +3 −0.
     await chips.first().click();
     await expect(rp.panel).toBeVisible();
-    await expect(page.getByTestId("changes-view")).toHaveAttribute("data-scope", await chips.first().getAttribute("data-turn-id") ?? "");
+    await expect(page.getByTestId("changes-view")).toHaveAttribute(
+      "data-scope",
+      (await chips.first().getAttribute("data-turn-id")) ?? "",
+    );
     const added = rp.reviewFile(rel);
     await expect(added).toHaveAttribute("data-status", "added");
     await expect(added).toHaveAttribute("data-additions", "3");
@@ -176,8 +210,15 @@ test.describe("session tree and review", () => {
     await expect(page.getByTestId("open-changes")).toContainText("1");
 
     // A large file starts collapsed and renders when opened.
-    const big = Array.from({ length: 450 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
-    stack.model.enqueue({ toolCalls: [{ name: "write", arguments: { filePath: path.join(stack.workspace, "big-output.txt"), content: big } }] }, { text: "Wrote a big file." });
+    const big = `${Array.from({ length: 450 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+    stack.model.enqueue(
+      {
+        toolCalls: [
+          { name: "write", arguments: { filePath: path.join(stack.workspace, "big-output.txt"), content: big } },
+        ],
+      },
+      { text: "Wrote a big file." },
+    );
     await rp.prompt("write a big file");
     await expect(rp.assistantText().last()).toHaveText("Wrote a big file.", TURN);
     // Three turns changed files; the big one's output pushes the older chips off screen, where
@@ -197,7 +238,10 @@ test.describe("session tree and review", () => {
       { content: "Sketch the API", status: a, priority: "high" },
       { content: "Write the tests", status: b, priority: "medium" },
     ];
-    stack.model.enqueue({ toolCalls: [{ name: "todowrite", arguments: { todos: todos("in_progress", "pending") } }] }, { text: "Planned." });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "todowrite", arguments: { todos: todos("in_progress", "pending") } }] },
+      { text: "Planned." },
+    );
     const s = await api.createSession("plan test");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
@@ -212,7 +256,10 @@ test.describe("session tree and review", () => {
     await expect(items.nth(1)).toHaveAttribute("data-status", "pending");
     await expect(panel).toContainText("Now: Sketch the API");
 
-    stack.model.enqueue({ toolCalls: [{ name: "todowrite", arguments: { todos: todos("completed", "in_progress") } }] }, { text: "Progress." });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "todowrite", arguments: { todos: todos("completed", "in_progress") } }] },
+      { text: "Progress." },
+    );
     await rp.prompt("go on");
     await expect(items.nth(0)).toHaveAttribute("data-status", "completed");
     await expect(items.nth(1)).toHaveAttribute("data-status", "in_progress");
@@ -236,14 +283,25 @@ test.describe("session tree and review", () => {
     // show (OpenCode creates the summary message) a moment before that request reaches the model.
     await expect(rp.timeline.locator('[data-testid="message"][data-role="assistant"]').last()).toContainText("Summary");
     await expect
-      .poll(() => stack.model.requests.some((r) => r.tools.length === 0 && r.messages.some((m) => /summar/i.test(JSON.stringify(m.content ?? "")))), TURN)
+      .poll(
+        () =>
+          stack.model.requests.some(
+            (r) => r.tools.length === 0 && r.messages.some((m) => /summar/i.test(JSON.stringify(m.content ?? ""))),
+          ),
+        TURN,
+      )
       .toBe(true);
   });
 
   // Only in the /api run (the default project leaves out @api-only): OpenCode 1.18's /api has the
   // compact route but answers 503 "Session compact is not available yet", and an OpenCode 2 server
   // has no V1 summarize to fall back on. V1 compacts: "compact adds a marker to the timeline".
-  test("compact on a server that cannot: the console says why and offers it no more", { tag: "@api-only" }, async ({ page, api, stack, request }) => {
+  test("compact on a server that cannot: the console says why and offers it no more", { tag: "@api-only" }, async ({
+    page,
+    api,
+    stack,
+    request,
+  }) => {
     stack.model.enqueue({ text: "Here is a long answer worth compacting." });
     const s = await api.createSession("compact refused");
     const rp = new ReviewPage(page);
@@ -253,13 +311,17 @@ test.describe("session tree and review", () => {
     await rp.waitStatus("idle");
     const asked = stack.model.requests.length;
     await rp.menu("action-compact");
-    await expect(page.getByRole("alert").filter({ hasText: "compact" })).toHaveText("Local cannot compact a conversation: this OpenCode server's /api does not compact yet (OpenCode answered 503: Session compact is not available yet)");
+    await expect(page.getByRole("alert").filter({ hasText: "compact" })).toHaveText(
+      "Local cannot compact a conversation: this OpenCode server's /api does not compact yet (OpenCode answered 503: Session compact is not available yet)",
+    );
     // Nothing was compacted, and the action now says why it is not offered.
     await expect(page.getByTestId("compaction-marker")).toHaveCount(0);
     await page.getByTestId("session-menu").click();
     await expect(page.getByTestId("action-compact")).toHaveAttribute("aria-disabled", "true");
     await expect(page.getByTestId("action-compact")).toHaveAttribute("title", "Local cannot compact a conversation");
-    const backend = (await (await request.get(`${stack.url}/api/backends/${stack.backendId}`)).json()) as { capabilities: { compact: boolean; revert: boolean } };
+    const backend = (await (await request.get(`${stack.url}/api/backends/${stack.backendId}`)).json()) as {
+      capabilities: { compact: boolean; revert: boolean };
+    };
     expect(backend.capabilities).toMatchObject({ compact: false, revert: true });
     expect(stack.model.requests.length).toBe(asked);
   });

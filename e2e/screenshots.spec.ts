@@ -10,13 +10,25 @@ const out = (name: string) => path.join(import.meta.dirname, "..", "docs", "scre
 
 test("docs screenshots", async ({ page, api, stack, browser }) => {
   test.setTimeout(180_000);
-  for (const title of ["Refactor the session store", "Fix flaky login test", "Add dark mode to settings", "Investigate memory growth"]) await api.createSession(title);
+  for (const title of [
+    "Refactor the session store",
+    "Fix flaky login test",
+    "Add dark mode to settings",
+    "Investigate memory growth",
+  ])
+    await api.createSession(title);
   const s = await api.createSession("Summarize the build setup");
   stack.model.enqueue(
     {
-      reasoning: "The user wants to know how the project builds. I should look at package.json first, then summarize the scripts.",
+      reasoning:
+        "The user wants to know how the project builds. I should look at package.json first, then summarize the scripts.",
       text: "Let me check the scripts defined in the project.",
-      toolCalls: [{ name: "bash", arguments: { command: "git log --oneline | head -3 && ls", description: "Look at the repository" } }],
+      toolCalls: [
+        {
+          name: "bash",
+          arguments: { command: "git log --oneline | head -3 && ls", description: "Look at the repository" },
+        },
+      ],
     },
     {
       text: "The workspace is a fresh git repository with a single commit.\n\n## What I found\n\n- **README.md** is the only tracked file\n- there is no build configuration yet\n- the default branch has one commit\n\nTo add a build, start with:\n\n```bash\nnpm init -y\nnpm install --save-dev typescript\nnpx tsc --init\n```\n\nWant me to set that up?",
@@ -43,7 +55,18 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   });
 
   // Interrupts: a permission card and the inbox; a question form.
-  stack.model.enqueue({ text: "I need to clean the build output first.", toolCalls: [{ name: "bash", arguments: { command: "echo ask-rm -rf dist && rm -rf dist", description: "Remove old build output" } }] }, { text: "Cleaned." });
+  stack.model.enqueue(
+    {
+      text: "I need to clean the build output first.",
+      toolCalls: [
+        {
+          name: "bash",
+          arguments: { command: "echo ask-rm -rf dist && rm -rf dist", description: "Remove old build output" },
+        },
+      ],
+    },
+    { text: "Cleaned." },
+  );
   const p = await api.createSession("Clean and rebuild");
   await sp.goto(stack.backendId, p.id);
   await sp.prompt("Clean the build output and rebuild.");
@@ -59,8 +82,25 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
           name: "question",
           arguments: {
             questions: [
-              { question: "Which package manager should the project use?", header: "Tooling", options: [{ label: "npm", description: "ships with Node" }, { label: "pnpm", description: "fast, strict" }, { label: "bun", description: "all-in-one" }] },
-              { question: "Which checks should run in CI?", header: "CI", multiple: true, options: [{ label: "typecheck", description: "tsc --noEmit" }, { label: "unit", description: "vitest" }, { label: "e2e", description: "playwright" }] },
+              {
+                question: "Which package manager should the project use?",
+                header: "Tooling",
+                options: [
+                  { label: "npm", description: "ships with Node" },
+                  { label: "pnpm", description: "fast, strict" },
+                  { label: "bun", description: "all-in-one" },
+                ],
+              },
+              {
+                question: "Which checks should run in CI?",
+                header: "CI",
+                multiple: true,
+                options: [
+                  { label: "typecheck", description: "tsc --noEmit" },
+                  { label: "unit", description: "vitest" },
+                  { label: "e2e", description: "playwright" },
+                ],
+              },
             ],
           },
         },
@@ -238,7 +278,13 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
       text: "I'll start with the store and a legacy helper it replaces.",
       toolCalls: [
         { name: "write", arguments: { filePath: `${ws}/src/session-store.ts`, content: STORE_V1 } },
-        { name: "write", arguments: { filePath: `${ws}/src/legacy-fetch.ts`, content: "export const legacyFetch = (url: string) => fetch(url);\n" } },
+        {
+          name: "write",
+          arguments: {
+            filePath: `${ws}/src/legacy-fetch.ts`,
+            content: "export const legacyFetch = (url: string) => fetch(url);\n",
+          },
+        },
       ],
     },
     { text: "The store loads a snapshot and notifies its listeners." },
@@ -261,7 +307,9 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
         { name: "bash", arguments: { command: "rm src/legacy-fetch.ts", description: "Remove the legacy helper" } },
       ],
     },
-    { text: "Loads now retry with exponential backoff (up to five attempts), listeners are notified after each load, and the legacy helper is gone." },
+    {
+      text: "Loads now retry with exponential backoff (up to five attempts), listeners are notified after each load, and the legacy helper is gone.",
+    },
   );
   const rp = new ReviewPage(page);
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));

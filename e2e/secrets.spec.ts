@@ -39,12 +39,24 @@ test.describe("the console's secrets", () => {
     expect(out).toContain("OPENCODE_CONFIG_CONTENT=");
   });
 
-  test("a share and an export of tool output holding the console token and a backend password show neither, plain, base64 or URL-encoded", async ({ request, api, stack }) => {
+  test("a share and an export of tool output holding the console token and a backend password show neither, plain, base64 or URL-encoded", async ({
+    request,
+    api,
+    stack,
+  }) => {
     const password = await embeddedPassword(stack);
-    const forms = (s: string) => [s, Buffer.from(s).toString("base64"), encodeURIComponent(s), Buffer.from(`opencode:${s}`).toString("base64")];
+    const forms = (s: string) => [
+      s,
+      Buffer.from(s).toString("base64"),
+      encodeURIComponent(s),
+      Buffer.from(`opencode:${s}`).toString("base64"),
+    ];
     const printed = [...forms(stack.token), ...forms(password)];
     const command = ["cat <<'EOF'", ...printed.map((p, i) => `line ${i}: ${p}`), "EOF"].join("\n");
-    stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command, description: "Print some values" } }] }, { text: "Printed." });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command, description: "Print some values" } }] },
+      { text: "Printed." },
+    );
     const s = await api.createSession("secrets in output");
     await api.prompt(s.id, "print the values");
     await api.waitIdle(s.id);
@@ -59,14 +71,24 @@ test.describe("the console's secrets", () => {
     const markdown = await (await request.get(`${api.base(s.id)}/export?format=markdown`)).text();
     const encodedCore = (v: string) => Buffer.from(v).toString("base64").slice(4, 24);
     for (const [where, text] of Object.entries({ snap, page, exported, markdown })) {
-      for (const secret of [stack.token, password, encodeURIComponent(stack.token), encodeURIComponent(password), encodedCore(stack.token), encodedCore(password)]) {
+      for (const secret of [
+        stack.token,
+        password,
+        encodeURIComponent(stack.token),
+        encodeURIComponent(password),
+        encodedCore(stack.token),
+        encodedCore(password),
+      ]) {
         expect(text.includes(secret), `${where} holds ${secret.slice(0, 6)}…`).toBe(false);
       }
     }
     await request.delete(`${stack.url}/api/shares/${share.id}`);
   });
 
-  test("21 share streams from one address: the 21st is refused (429), another address still connects", async ({ api, stack }) => {
+  test("21 share streams from one address: the 21st is refused (429), another address still connects", async ({
+    api,
+    stack,
+  }) => {
     stack.model.enqueue({ text: "Streams." });
     const s = await api.createSession("share streams");
     await api.prompt(s.id, "hello");
@@ -80,7 +102,10 @@ test.describe("the console's secrets", () => {
     const open = async (ip: string) => {
       const c = new AbortController();
       controllers.push(c);
-      const res = await fetch(url, { headers: { "x-forwarded-for": ip, accept: "text/event-stream" }, signal: c.signal });
+      const res = await fetch(url, {
+        headers: { "x-forwarded-for": ip, accept: "text/event-stream" },
+        signal: c.signal,
+      });
       held.push(res);
       return res;
     };
@@ -88,10 +113,15 @@ test.describe("the console's secrets", () => {
       for (let i = 0; i < 20; i++) expect((await open("198.51.100.21")).status, `stream ${i + 1}`).toBe(200);
       const refused = await open("198.51.100.21");
       expect(refused.status).toBe(429);
-      expect(((await refused.json()) as { error: { code: string; message: string } }).error.message).toContain("Too many share streams are open from this address");
+      expect(((await refused.json()) as { error: { code: string; message: string } }).error.message).toContain(
+        "Too many share streams are open from this address",
+      );
       expect(refused.headers.get("retry-after")).not.toBeNull();
       // The share page's live stream counts against the same address too.
-      expect((await fetch(`${stack.url}/api/shares/public/live`, { headers: { "x-forwarded-for": "198.51.100.21" } })).status).toBe(429);
+      expect(
+        (await fetch(`${stack.url}/api/shares/public/live`, { headers: { "x-forwarded-for": "198.51.100.21" } }))
+          .status,
+      ).toBe(429);
       expect((await open("198.51.100.22")).status).toBe(200);
     } finally {
       for (const c of controllers) c.abort();
@@ -122,13 +152,17 @@ test.describe("the data folder", () => {
       const dataDir = path.join(xdgData, "switchboard");
       expect(consoleProcess.logs.join("\n")).toContain(`moved the console's data folder from ${old} to ${dataDir}`);
       expect(fs.existsSync(old)).toBe(false);
-      expect(fs.readFileSync(path.join(dataDir, "console-token"), "utf8").trim()).toBe("old-console-token-0123456789abcdef");
+      expect(fs.readFileSync(path.join(dataDir, "console-token"), "utf8").trim()).toBe(
+        "old-console-token-0123456789abcdef",
+      );
       const token = "old-console-token-0123456789abcdef";
       await waitForBackendReady(consoleProcess.url, token, 90_000);
       expect(fs.existsSync(path.join(dataDir, "switchboard.db"))).toBe(true);
       const inWorkspace = fs.readdirSync(workspace, { recursive: true }).map(String);
       expect(inWorkspace.filter((f) => /console-token|switchboard\.db|\.switchboard/.test(f))).toEqual([]);
-      const backends = (await (await fetch(`${consoleProcess.url}/api/backends`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: Backend[] };
+      const backends = (await (
+        await fetch(`${consoleProcess.url}/api/backends`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as { items: Backend[] };
       const backendId = backends.items[0]!.id;
       const create = (directory: string) =>
         fetch(`${consoleProcess.url}/api/backends/${backendId}/sessions`, {

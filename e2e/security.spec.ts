@@ -13,10 +13,16 @@ import { test, expect, authHeaders } from "./fixtures/stack";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const APP = path.join(ROOT, "app");
-const SAMPLE: Record<string, string> = { backendId: "local", sessionId: "ses_00000000000000000000000000", interruptId: "per_00000000000000000000000000" };
+const SAMPLE: Record<string, string> = {
+  backendId: "local",
+  sessionId: "ses_00000000000000000000000000",
+  interruptId: "per_00000000000000000000000000",
+};
 
 function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 /** The URL path of an app-router file's directory: route groups dropped, dynamic segments filled in. */
@@ -26,7 +32,7 @@ function urlOf(file: string): string {
     .split(path.sep)
     .filter((seg) => seg !== "" && !/^\(.*\)$/.test(seg))
     .map((seg) => seg.replace(/^\[(?:\.\.\.)?(\w+)\]$/, (_m, name: string) => SAMPLE[name] ?? "sample"));
-  return "/" + segs.join("/");
+  return `/${segs.join("/")}`;
 }
 
 /** Every `app/api/**\/route.ts` with the methods it exports. */
@@ -35,13 +41,17 @@ function apiRoutes(): { method: string; url: string }[] {
     .filter((f) => f.endsWith(`${path.sep}route.ts`))
     .flatMap((f) => {
       const src = fs.readFileSync(f, "utf8");
-      const methods = [...src.matchAll(/export\s+(?:const|async\s+function|function)\s+(GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]!);
+      const methods = [
+        ...src.matchAll(/export\s+(?:const|async\s+function|function)\s+(GET|POST|PUT|PATCH|DELETE)\b/g),
+      ].map((m) => m[1]!);
       return methods.map((method) => ({ method, url: urlOf(f) }));
     });
 }
 
 function pages(): string[] {
-  return walk(APP).filter((f) => /[/\\]page\.tsx$/.test(f)).map(urlOf);
+  return walk(APP)
+    .filter((f) => /[/\\]page\.tsx$/.test(f))
+    .map(urlOf);
 }
 
 const PUBLIC_API = new Set(["GET /api/health", "POST /api/auth/login"]);
@@ -49,9 +59,15 @@ const PUBLIC_PAGES = new Set(["/login"]);
 /** Share links answer to their own token (see shares.spec.ts), never to the console login. */
 const isShareRoute = (url: string) => url.startsWith("/api/shares/public/") || url.startsWith("/share/");
 /** Event streams never end: an open one is checked by its headers (below), not read to the end. */
-const isStream = (method: string, url: string) => method === "GET" && (url.endsWith("/events") || url.endsWith("/live"));
+const isStream = (method: string, url: string) =>
+  method === "GET" && (url.endsWith("/events") || url.endsWith("/live"));
 
-function call(ctx: APIRequestContext, method: string, url: string, headers: Record<string, string> = {}): Promise<APIResponse> {
+function call(
+  ctx: APIRequestContext,
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<APIResponse> {
   return ctx.fetch(url, { method, headers, maxRedirects: 0, ...(method === "GET" ? {} : { data: {} }) });
 }
 
@@ -65,11 +81,16 @@ function anonymousContext(browser: Browser, baseURL: string): Promise<BrowserCon
 }
 
 test.describe("authentication", () => {
-  test("every API route and page refuses a missing, wrong or forged credential; public ones stay open", async ({ playwright, stack }) => {
+  test("every API route and page refuses a missing, wrong or forged credential; public ones stay open", async ({
+    playwright,
+    stack,
+  }) => {
     const routes = apiRoutes();
     const pageUrls = pages();
     expect(routes.length, "routes found").toBeGreaterThanOrEqual(16);
-    expect(pageUrls).toEqual(expect.arrayContaining(["/", "/login", `/sessions/${SAMPLE.backendId}/${SAMPLE.sessionId}`]));
+    expect(pageUrls).toEqual(
+      expect.arrayContaining(["/", "/login", `/sessions/${SAMPLE.backendId}/${SAMPLE.sessionId}`]),
+    );
     const anon = await playwright.request.newContext({ baseURL: stack.url });
     try {
       const creds: [string, Record<string, string>][] = [
@@ -115,7 +136,10 @@ test.describe("authentication", () => {
       }
       // The right credential opens them (GET only: enough to show the gate is the credential).
       for (const { method, url } of routes.filter((r) => r.method === "GET" && !isStream(r.method, r.url))) {
-        expect((await call(anon, method, url, authHeaders(stack))).status(), `${method} ${url} with the token`).not.toBe(401);
+        expect(
+          (await call(anon, method, url, authHeaders(stack))).status(),
+          `${method} ${url} with the token`,
+        ).not.toBe(401);
       }
       // Reserved public prefixes and static assets need no login.
       expect((await anon.get("/share/not-a-token", { maxRedirects: 0 })).status()).not.toBe(307);
@@ -155,7 +179,9 @@ test.describe("authentication", () => {
       await page.getByTestId("logout").click();
       await expect(page).toHaveURL(/\/login/);
       expect((await ctx.cookies()).find((c) => c.name === "sb_session")).toBeUndefined();
-      const replay = await ctx.request.get(`${stack.url}/api/backends`, { headers: { cookie: `sb_session=${cookie!.value}` } });
+      const replay = await ctx.request.get(`${stack.url}/api/backends`, {
+        headers: { cookie: `sb_session=${cookie!.value}` },
+      });
       expect(replay.status()).toBe(401);
       await page.goto("/");
       await expect(page).toHaveURL(/\/login/);
@@ -202,13 +228,20 @@ test.describe("authentication", () => {
         const r = await anon.post("/api/auth/login", { data: { token: `guess-${i}` }, headers: from("198.51.100.77") });
         expect(r.status(), `attempt ${i + 1}`).toBe(401);
       }
-      const blocked = await anon.post("/api/auth/login", { data: { token: "guess-10" }, headers: from("198.51.100.77") });
+      const blocked = await anon.post("/api/auth/login", {
+        data: { token: "guess-10" },
+        headers: from("198.51.100.77"),
+      });
       expect(blocked.status()).toBe(429);
       expect(await errorCode(blocked)).toBe("rate_limited");
       expect(Number(blocked.headers()["retry-after"])).toBeGreaterThan(0);
       // Even the right token waits out the window from that address; another address is not affected.
-      expect((await anon.post("/api/auth/login", { data: { token: stack.token }, headers: from("198.51.100.77") })).status()).toBe(429);
-      expect((await anon.post("/api/auth/login", { data: { token: stack.token }, headers: from("198.51.100.78") })).status()).toBe(200);
+      expect(
+        (await anon.post("/api/auth/login", { data: { token: stack.token }, headers: from("198.51.100.77") })).status(),
+      ).toBe(429);
+      expect(
+        (await anon.post("/api/auth/login", { data: { token: stack.token }, headers: from("198.51.100.78") })).status(),
+      ).toBe(200);
     } finally {
       await anon.dispose();
     }
@@ -218,17 +251,38 @@ test.describe("authentication", () => {
 test.describe("hardening", () => {
   test("cross-site writes are refused with 403, same-origin ones pass", async ({ request, api, stack, page }) => {
     const url = api.base();
-    const evil = await request.post(url, { data: { title: "csrf-by-origin" }, headers: { origin: "http://evil.example" } });
+    const evil = await request.post(url, {
+      data: { title: "csrf-by-origin" },
+      headers: { origin: "http://evil.example" },
+    });
     expect(evil.status()).toBe(403);
     expect(await errorCode(evil)).toBe("forbidden");
     const port = new URL(stack.url).port;
-    const foreign: Record<string, string>[] = [{ "sec-fetch-site": "cross-site" }, { origin: `http://localhost:${port}` }, { origin: "null" }];
+    const foreign: Record<string, string>[] = [
+      { "sec-fetch-site": "cross-site" },
+      { origin: `http://localhost:${port}` },
+      { origin: "null" },
+    ];
     for (const headers of foreign) {
-      expect((await request.post(url, { data: { title: "csrf" }, headers })).status(), JSON.stringify(headers)).toBe(403);
+      expect((await request.post(url, { data: { title: "csrf" }, headers })).status(), JSON.stringify(headers)).toBe(
+        403,
+      );
     }
-    expect((await request.delete(`${url}/ses_whatever`, { headers: { origin: "http://evil.example" } })).status()).toBe(403);
-    expect((await request.post(`${stack.url}/api/auth/login`, { data: { token: stack.token }, headers: { origin: "http://evil.example" } })).status()).toBe(403);
-    const same = await request.post(url, { data: { title: "same-origin write" }, headers: { origin: stack.url, "sec-fetch-site": "same-origin" } });
+    expect((await request.delete(`${url}/ses_whatever`, { headers: { origin: "http://evil.example" } })).status()).toBe(
+      403,
+    );
+    expect(
+      (
+        await request.post(`${stack.url}/api/auth/login`, {
+          data: { token: stack.token },
+          headers: { origin: "http://evil.example" },
+        })
+      ).status(),
+    ).toBe(403);
+    const same = await request.post(url, {
+      data: { title: "same-origin write" },
+      headers: { origin: stack.url, "sec-fetch-site": "same-origin" },
+    });
     expect(same.status()).toBe(201);
     await request.delete(api.base(((await same.json()) as { id: string }).id));
 
@@ -243,7 +297,11 @@ test.describe("hardening", () => {
     expect(list.items.map((s) => s.title)).toEqual([]);
   });
 
-  test("bodies are bounded (413) and bodies and queries are validated (400 with issues)", async ({ request, api, stack }) => {
+  test("bodies are bounded (413) and bodies and queries are validated (400 with issues)", async ({
+    request,
+    api,
+    stack,
+  }) => {
     const big = await request.post(`${stack.url}/api/backends`, {
       data: JSON.stringify({ kind: "opencode", label: "x".repeat(1_100_000) }),
       headers: { "content-type": "application/json" },
@@ -267,7 +325,10 @@ test.describe("hardening", () => {
       ["unknown query on logs", request.get(`${stack.url}/api/backends/${stack.backendId}/logs?bogus=1`)],
       ["unknown query on redaction patterns", request.get(`${stack.url}/api/shares/patterns?bogus=1`)],
       ["body on share revoke", request.delete(`${stack.url}/api/shares/shr_unknown`, { data: { bogus: 1 } })],
-      ["body on pattern delete", request.delete(`${stack.url}/api/shares/patterns/pat_unknown`, { data: { bogus: 1 } })],
+      [
+        "body on pattern delete",
+        request.delete(`${stack.url}/api/shares/patterns/pat_unknown`, { data: { bogus: 1 } }),
+      ],
       ["unknown query on a POST with a valid body", request.post(`${api.base("ses_x")}/fork?bogus=1`, { data: {} })],
       ["unknown query next to known ones", request.get(`${api.base()}?limit=5&bogus=1`)],
       ["repeated query parameter", request.get(`${api.base()}?limit=5&limit=6`)],
@@ -278,12 +339,16 @@ test.describe("hardening", () => {
       const body = (await r.json()) as { error: { code: string; message: string; details?: { issues?: unknown[] } } };
       expect(body.error.code, label).toBe("bad_request");
       expect(body.error.message, label).not.toMatch(/\n\s+at /);
-      if (label !== "not JSON" && label !== "bad Last-Event-ID") expect(body.error.details?.issues?.length, label).toBeGreaterThan(0);
+      if (label !== "not JSON" && label !== "bad Last-Event-ID")
+        expect(body.error.details?.issues?.length, label).toBeGreaterThan(0);
     }
     // Body-less POSTs still take no body, or {}: validation lets them through to the lookup (an
     // unknown backend, so nothing is restarted) → 404. Routes without parameters answer without them.
     for (const init of [{}, { data: {} }]) {
-      for (const url of [`${stack.url}/api/backends/nope/sessions/ses_x/unrevert`, `${stack.url}/api/backends/nope/restart`]) {
+      for (const url of [
+        `${stack.url}/api/backends/nope/sessions/ses_x/unrevert`,
+        `${stack.url}/api/backends/nope/restart`,
+      ]) {
         const r = await request.post(url, init);
         expect(r.status(), `${url} ${JSON.stringify(init)}`).toBe(404);
         expect(await errorCode(r), `${url} ${JSON.stringify(init)}`).toBe("not_found");
@@ -298,7 +363,11 @@ test.describe("hardening", () => {
     }
   });
 
-  test("client directories must resolve inside the workspace roots, symlinks included (403)", async ({ request, api, stack }) => {
+  test("client directories must resolve inside the workspace roots, symlinks included (403)", async ({
+    request,
+    api,
+    stack,
+  }) => {
     const ws = stack.workspace;
     const outside = fs.realpathSync(os.tmpdir());
     fs.mkdirSync(path.join(ws, "inside-dir", "deeper"), { recursive: true });
@@ -306,18 +375,36 @@ test.describe("hardening", () => {
     fs.symlinkSync(path.join(ws, "inside-dir"), path.join(ws, "inside-link"));
     try {
       const create = (directory: string) => request.post(api.base(), { data: { title: "dir test", directory } });
-      for (const directory of [`${ws}/..`, "..", "../..", `${ws}/inside-dir/../../`, "/", "/etc", `${ws}/escape-link`, "escape-link", "escape-link/.", `${ws}-sibling`]) {
+      for (const directory of [
+        `${ws}/..`,
+        "..",
+        "../..",
+        `${ws}/inside-dir/../../`,
+        "/",
+        "/etc",
+        `${ws}/escape-link`,
+        "escape-link",
+        "escape-link/.",
+        `${ws}-sibling`,
+      ]) {
         const r = await create(directory);
         expect(r.status(), directory).toBe(403);
         expect(await errorCode(r), directory).toBe("forbidden");
-        expect(((await r.json()) as { error: { message: string } }).error.message, directory).not.toContain(outside === "/" ? "\0" : outside);
+        expect(((await r.json()) as { error: { message: string } }).error.message, directory).not.toContain(
+          outside === "/" ? "\0" : outside,
+        );
       }
       // The embedded-server directory of a new backend is held to the same rule.
-      const backend = await request.post(`${stack.url}/api/backends`, { data: { kind: "opencode", label: "outside", config: { directory: outside } } });
+      const backend = await request.post(`${stack.url}/api/backends`, {
+        data: { kind: "opencode", label: "outside", config: { directory: outside } },
+      });
       expect(backend.status()).toBe(403);
       // So is a stdio (ACP) agent's cwd, which the agent's sessions and file reads would be confined
       // to: outside by `..` and by a symlink → 403, missing inside → 400, and nothing is added.
-      const labels = async () => ((await (await request.get(`${stack.url}/api/backends`)).json()) as { items: { label: string }[] }).items.map((b) => b.label);
+      const labels = async () =>
+        ((await (await request.get(`${stack.url}/api/backends`)).json()) as { items: { label: string }[] }).items.map(
+          (b) => b.label,
+        );
       const before = await labels();
       for (const [cwd, status] of [
         [`${ws}/..`, 403],
@@ -327,10 +414,14 @@ test.describe("hardening", () => {
         ["/", 403],
         [`${ws}/no-such-dir`, 400],
       ] as const) {
-        const r = await request.post(`${stack.url}/api/backends`, { data: { kind: "acp", label: "acp cwd test", config: { command: ["node", "-e", "0"], cwd } } });
+        const r = await request.post(`${stack.url}/api/backends`, {
+          data: { kind: "acp", label: "acp cwd test", config: { command: ["node", "-e", "0"], cwd } },
+        });
         expect(r.status(), `cwd ${cwd}`).toBe(status);
         expect(await errorCode(r), `cwd ${cwd}`).toBe(status === 403 ? "forbidden" : "bad_request");
-        expect(((await r.json()) as { error: { message: string } }).error.message, `cwd ${cwd}`).not.toContain(outside === "/" ? "\0" : outside);
+        expect(((await r.json()) as { error: { message: string } }).error.message, `cwd ${cwd}`).not.toContain(
+          outside === "/" ? "\0" : outside,
+        );
       }
       const after = await labels();
       expect(after).toEqual(before);
@@ -387,7 +478,14 @@ test.describe("hardening", () => {
     const csp = h["content-security-policy"] ?? "";
     const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeTruthy();
-    for (const d of ["object-src 'none'", "base-uri 'none'", "img-src 'self' data:", "connect-src 'self'", "frame-ancestors 'none'", "'strict-dynamic'"]) {
+    for (const d of [
+      "object-src 'none'",
+      "base-uri 'none'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "'strict-dynamic'",
+    ]) {
       expect(csp).toContain(d);
     }
     expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);

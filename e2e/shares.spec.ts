@@ -6,7 +6,12 @@ import { SessionPage } from "./pages/session-page";
 // Fake secrets, shaped like real ones.
 const FAKE_KEY = "sk-proj-FAKEe2eKEY0123456789abcdefABCDEF0123";
 const KEY_BODY = "MIIEowIBAAKCAQEAfakeE2Ekey0123456789abcdefghijklmnop";
-const PRIVATE_KEY = ["-----BEGIN RSA PRIVATE KEY-----", KEY_BODY, "QWERTYUIOPasdfghjkl0123456789zxcvbnmFAKEFAKE", "-----END RSA PRIVATE KEY-----"].join("\n");
+const PRIVATE_KEY = [
+  "-----BEGIN RSA PRIVATE KEY-----",
+  KEY_BODY,
+  "QWERTYUIOPasdfghjkl0123456789zxcvbnmFAKEFAKE",
+  "-----END RSA PRIVATE KEY-----",
+].join("\n");
 const DB_LINE = "DATABASE_URL=postgres://u:p@h/db";
 const SECRETS_COMMAND = ["cat <<'EOF'", `OPENAI_API_KEY=${FAKE_KEY}`, PRIVATE_KEY, DB_LINE, "EOF"].join("\n");
 
@@ -17,12 +22,17 @@ async function freshViewer(browser: Browser): Promise<{ ctx: BrowserContext; pag
   const consoleRequests: string[] = [];
   page.on("request", (r) => {
     const u = new URL(r.url());
-    if (u.pathname.startsWith("/api/") && !u.pathname.startsWith("/api/shares/public/")) consoleRequests.push(u.pathname);
+    if (u.pathname.startsWith("/api/") && !u.pathname.startsWith("/api/shares/public/"))
+      consoleRequests.push(u.pathname);
   });
   return { ctx, page, consoleRequests };
 }
 
-async function createShare(stack: Stack, sessionId: string, opts: Partial<CreateShareBody> = {}): Promise<CreatedShare> {
+async function createShare(
+  stack: Stack,
+  sessionId: string,
+  opts: Partial<CreateShareBody> = {},
+): Promise<CreatedShare> {
   const r = await fetch(`${stack.url}/api/shares`, {
     method: "POST",
     headers: { "content-type": "application/json", ...authHeaders(stack) },
@@ -32,10 +42,19 @@ async function createShare(stack: Stack, sessionId: string, opts: Partial<Create
   return (await r.json()) as CreatedShare;
 }
 
-const shareText = (page: Page) => page.getByTestId("timeline").locator('[data-testid="message"][data-role="assistant"] [data-testid="block"][data-kind="text"]');
+const shareText = (page: Page) =>
+  page
+    .getByTestId("timeline")
+    .locator('[data-testid="message"][data-role="assistant"] [data-testid="block"][data-kind="text"]');
 
 test.describe("share links", () => {
-  test("a share created from the header opens in a browser that never logged in", async ({ page, api, stack, browser, request }) => {
+  test("a share created from the header opens in a browser that never logged in", async ({
+    page,
+    api,
+    stack,
+    browser,
+    request,
+  }) => {
     const reply = "The build uses tsc and vitest; nothing else is configured.";
     stack.model.enqueue({ text: reply });
     const s = await api.createSession("share from header");
@@ -75,14 +94,17 @@ test.describe("share links", () => {
     await expect(viewer.page.getByTestId("share-expiry")).toContainText(/Expires in (7 days|16[0-9] h)/);
     await expect(viewer.page.getByTestId("share-connection")).toHaveAttribute("data-state", "connected");
     // Read-only, and none of the console around it.
-    for (const id of ["composer-input", "sidebar", "share-button", "stop", "permission-card"]) await expect(viewer.page.getByTestId(id)).toHaveCount(0);
+    for (const id of ["composer-input", "sidebar", "share-button", "stop", "permission-card"])
+      await expect(viewer.page.getByTestId(id)).toHaveCount(0);
     expect(viewer.consoleRequests).toEqual([]);
     expect(await viewer.ctx.cookies()).toEqual([]);
     await viewer.ctx.close();
 
     // The management list shows it.
     await page.goto("/settings/shares");
-    await expect(page.locator('[data-testid="share-row"][data-state="active"]').filter({ hasText: "share from header" })).toHaveCount(1);
+    await expect(
+      page.locator('[data-testid="share-row"][data-state="active"]').filter({ hasText: "share from header" }),
+    ).toHaveCount(1);
   });
 
   test("a live share receives a new reply as it streams", async ({ api, stack, browser }) => {
@@ -93,15 +115,22 @@ test.describe("share links", () => {
     await expect(viewer.page.getByTestId("share-connection")).toHaveAttribute("data-state", "connected");
     await expect(viewer.page.getByTestId("empty-session")).toBeVisible();
 
-    const reply = "Streaming to a shared page: " + Array.from({ length: 16 }, (_, i) => `word${i}`).join(" ") + " — done.";
+    const reply = `Streaming to a shared page: ${Array.from({ length: 16 }, (_, i) => `word${i}`).join(" ")} — done.`;
     stack.model.enqueue({ text: reply, chunks: 16, delayMs: 150 });
     await api.prompt(s.id, "say something long");
-    await expect(viewer.page.getByTestId("timeline").locator('[data-testid="message"][data-role="user"]')).toContainText("say something long");
+    await expect(
+      viewer.page.getByTestId("timeline").locator('[data-testid="message"][data-role="user"]'),
+    ).toContainText("say something long");
     // Seen while it streams: a prefix of the reply, not all of it yet.
     await expect
       .poll(
         async () => {
-          const t = ((await shareText(viewer.page).last().textContent().catch(() => "")) ?? "").trim();
+          const t = (
+            (await shareText(viewer.page)
+              .last()
+              .textContent()
+              .catch(() => "")) ?? ""
+          ).trim();
           return t.length > 0 && t.length < reply.length && reply.startsWith(t);
         },
         { timeout: 20_000, intervals: [50] },
@@ -174,11 +203,23 @@ test.describe("share links", () => {
 
     // A tiny expiry, never opened in time.
     const quick = await createShare(stack, s.id, { expiresIn: 1 });
-    await expect.poll(async () => (await fetch(`${stack.url}/api/shares/public/${quick.token}/snapshot`)).status, { timeout: 15_000 }).toBe(410);
+    await expect
+      .poll(async () => (await fetch(`${stack.url}/api/shares/public/${quick.token}/snapshot`)).status, {
+        timeout: 15_000,
+      })
+      .toBe(410);
   });
 
-  test("secrets in a tool output are redacted on the share page, not in the console", async ({ page, api, stack, browser }) => {
-    stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: SECRETS_COMMAND, description: "Print the config" } }] }, { text: "That is the config." });
+  test("secrets in a tool output are redacted on the share page, not in the console", async ({
+    page,
+    api,
+    stack,
+    browser,
+  }) => {
+    stack.model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: SECRETS_COMMAND, description: "Print the config" } }] },
+      { text: "That is the config." },
+    );
     const s = await api.createSession("secrets");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
@@ -214,7 +255,7 @@ test.describe("share links", () => {
     await expect(out).toContainText("DATABASE_URL=[REDACTED:connection-string]");
     const pageHtml = await viewer.page.content();
     for (const secret of [FAKE_KEY, KEY_BODY, "postgres://u:p@h"]) expect(pageHtml).not.toContain(secret);
-    const snap = await (await fetch(url.replace("/share/", "/api/shares/public/") + "/snapshot")).text();
+    const snap = await (await fetch(`${url.replace("/share/", "/api/shares/public/")}/snapshot`)).text();
     for (const secret of [FAKE_KEY, KEY_BODY, "postgres://u:p@h"]) expect(snap).not.toContain(secret);
     // Nothing about the console or its backend either.
     expect(snap).not.toContain(stack.workspace);
@@ -267,7 +308,9 @@ test.describe("share links", () => {
     expect(share.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(share.url).toBe(`${stack.url}/share/${share.token}`);
     expect(share.state).toBe("active");
-    const list = (await (await request.get(`${stack.url}/api/shares?sessionId=${s.id}`)).json()) as { items: Record<string, unknown>[] };
+    const list = (await (await request.get(`${stack.url}/api/shares?sessionId=${s.id}`)).json()) as {
+      items: Record<string, unknown>[];
+    };
     expect(list.items.map((x) => x.id)).toEqual([share.id]);
     expect(list.items[0]).not.toHaveProperty("token");
     expect(JSON.stringify(list)).not.toContain(share.token);
@@ -287,14 +330,21 @@ test.describe("share links", () => {
     expect(gone.status()).toBe(404);
     expect((await gone.json()).error.code).toBe("not_found");
 
-    const badPattern = await request.post(`${stack.url}/api/shares/patterns`, { data: { label: "x", pattern: "(a+)+", regex: true } });
+    const badPattern = await request.post(`${stack.url}/api/shares/patterns`, {
+      data: { label: "x", pattern: "(a+)+", regex: true },
+    });
     expect(badPattern.status()).toBe(400);
     expect((await badPattern.json()).error.message).toContain("Nested quantifiers");
-    const pattern = await request.post(`${stack.url}/api/shares/patterns`, { data: { label: "Project codename", pattern: "bluebird" } });
+    const pattern = await request.post(`${stack.url}/api/shares/patterns`, {
+      data: { label: "Project codename", pattern: "bluebird" },
+    });
     expect(pattern.status()).toBe(201);
     const p = (await pattern.json()) as { id: string; kind: string };
     expect(p.kind).toBe("project-codename");
-    const settings = (await (await request.get(`${stack.url}/api/shares/patterns`)).json()) as { builtin: unknown[]; custom: { id: string }[] };
+    const settings = (await (await request.get(`${stack.url}/api/shares/patterns`)).json()) as {
+      builtin: unknown[];
+      custom: { id: string }[];
+    };
     expect(settings.custom.map((x) => x.id)).toContain(p.id);
     expect(settings.builtin.length).toBeGreaterThan(10);
     expect((await request.delete(`${stack.url}/api/shares/patterns/${p.id}`)).status()).toBe(200);
@@ -316,7 +366,9 @@ test.describe("share links", () => {
     await expect(row).toContainText("[REDACTED:internal-hosts]");
     const viewer = await freshViewer(browser);
     await viewer.page.goto(share.url);
-    await expect(shareText(viewer.page)).toHaveText(["The internal host is [REDACTED:internal-hosts], reachable from the VPN."]);
+    await expect(shareText(viewer.page)).toHaveText([
+      "The internal host is [REDACTED:internal-hosts], reachable from the VPN.",
+    ]);
     await viewer.ctx.close();
     await row.getByRole("button").click();
     await expect(row).toHaveCount(0);

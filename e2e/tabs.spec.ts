@@ -24,7 +24,9 @@ async function openTab(context: BrowserContext, stack: Stack, sessionId: string)
 }
 
 async function leaderIndex(tabs: SessionPage[]): Promise<number> {
-  const flags = await Promise.all(tabs.map((t) => (t.page.isClosed() ? Promise.resolve(null) : t.connection.getAttribute("data-leader"))));
+  const flags = await Promise.all(
+    tabs.map((t) => (t.page.isClosed() ? Promise.resolve(null) : t.connection.getAttribute("data-leader"))),
+  );
   return flags.indexOf("true");
 }
 
@@ -32,22 +34,30 @@ async function leaderIndex(tabs: SessionPage[]): Promise<number> {
 async function shownTranscript(sp: SessionPage): Promise<string[]> {
   return sp.timeline.locator('[data-testid="message"]').evaluateAll((nodes) =>
     nodes.map((n) => {
-      const texts = [...n.querySelectorAll('[data-testid="block"][data-kind="text"], [data-testid="user-text"]')].map((b) => (b.textContent ?? "").trim());
+      const texts = [...n.querySelectorAll('[data-testid="block"][data-kind="text"], [data-testid="user-text"]')].map(
+        (b) => (b.textContent ?? "").trim(),
+      );
       return `${n.getAttribute("data-role")}: ${texts.join(" | ")}`;
     }),
   );
 }
 
 function snapshotTranscript(s: Snapshot): string[] {
-  return s.messages.map((m) => `${m.role}: ${m.blocks.flatMap((b) => (b.kind === "text" ? [b.text.trim()] : [])).join(" | ")}`);
+  return s.messages.map(
+    (m) => `${m.role}: ${m.blocks.flatMap((b) => (b.kind === "text" ? [b.text.trim()] : [])).join(" | ")}`,
+  );
 }
 
-const slowReply = (tag: string) => Array.from({ length: 24 }, (_, i) => `${tag}-${i + 1}`).join(" ") + ` ${tag}-end.`;
+const slowReply = (tag: string) => `${Array.from({ length: 24 }, (_, i) => `${tag}-${i + 1}`).join(" ")} ${tag}-end.`;
 
 test.describe("many tabs in one browser", () => {
   test.setTimeout(300_000);
 
-  test("twelve tabs share one live stream; replies stream everywhere, the leader hands over without loss, a reloaded tab rejoins", async ({ context, api, stack }) => {
+  test("twelve tabs share one live stream; replies stream everywhere, the leader hands over without loss, a reloaded tab rejoins", async ({
+    context,
+    api,
+    stack,
+  }) => {
     const sessions = [];
     for (let i = 0; i < 11; i++) sessions.push(await api.createSession(`tab ${i}`));
 
@@ -108,13 +118,20 @@ test.describe("many tabs in one browser", () => {
     // Other requests never queue behind streams: with eleven tabs open a snapshot answers at once.
     const open = tabs.filter((t): t is SessionPage => Boolean(t) && !t.page.isClosed());
     expect(open).toHaveLength(11);
-    const status = await open[0]!.page.evaluate(async (path) => (await fetch(path)).status, `/api/backends/${stack.backendId}/sessions/${sessions[9]!.id}/snapshot`);
+    const status = await open[0]!.page.evaluate(
+      async (path) => (await fetch(path)).status,
+      `/api/backends/${stack.backendId}/sessions/${sessions[9]!.id}/snapshot`,
+    );
     expect(status).toBe(200);
     await expect.poll(async () => (await streamStats(stack)).open).toBeLessThanOrEqual(2);
     for (const t of open) await t.page.close();
   });
 
-  test("background tabs keep receiving: an interrupt raised while a tab is hidden reaches its inbox", async ({ context, api, stack }) => {
+  test("background tabs keep receiving: an interrupt raised while a tab is hidden reaches its inbox", async ({
+    context,
+    api,
+    stack,
+  }) => {
     const s = await api.createSession("hidden tab");
     const other = await api.createSession("front tab");
     const front = await openTab(context, stack, other.id);
@@ -125,18 +142,26 @@ test.describe("many tabs in one browser", () => {
       Object.defineProperty(document, "hidden", { value: true, configurable: true });
       document.dispatchEvent(new Event("visibilitychange"));
     });
-    stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo ask-from-hidden", description: "Ask" } }] }, { text: "Done." });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: "echo ask-from-hidden", description: "Ask" } }] },
+      { text: "Done." },
+    );
     await api.prompt(s.id, "run it");
     await expect(hidden.page.getByTestId("permission-card")).toBeVisible({ timeout: 30_000 });
     await expect(front.page.getByTestId("inbox-item")).toHaveCount(1, { timeout: 30_000 });
-    const r = await fetch(`${stack.url}/api/backends/${stack.backendId}/sessions/${s.id}/snapshot`, { headers: authHeaders(stack) });
+    const r = await fetch(`${stack.url}/api/backends/${stack.backendId}/sessions/${s.id}/snapshot`, {
+      headers: authHeaders(stack),
+    });
     const snap = (await r.json()) as Snapshot;
     const interrupt = snap.interrupts[0]!;
-    const answer = await fetch(`${stack.url}/api/backends/${stack.backendId}/sessions/${s.id}/interrupts/${interrupt.id}`, {
-      method: "POST",
-      headers: { ...authHeaders(stack), "content-type": "application/json" },
-      body: JSON.stringify({ decision: "reject" }),
-    });
+    const answer = await fetch(
+      `${stack.url}/api/backends/${stack.backendId}/sessions/${s.id}/interrupts/${interrupt.id}`,
+      {
+        method: "POST",
+        headers: { ...authHeaders(stack), "content-type": "application/json" },
+        body: JSON.stringify({ decision: "reject" }),
+      },
+    );
     expect(answer.status).toBeLessThan(300);
     await expect(front.page.getByTestId("inbox-item")).toHaveCount(0, { timeout: 30_000 });
     await front.page.close();
@@ -162,7 +187,10 @@ test.describe("many shared sessions in one browser", () => {
     }
     // Earlier share tests may have had this address blocked for unknown tokens (a one-minute window).
     await expect
-      .poll(async () => (await fetch(`${stack.url}/api/shares/public/${tokens[0]}/snapshot`)).status, { timeout: 90_000, intervals: [2_000] })
+      .poll(async () => (await fetch(`${stack.url}/api/shares/public/${tokens[0]}/snapshot`)).status, {
+        timeout: 90_000,
+        intervals: [2_000],
+      })
       .toBe(200);
     // A viewer without a login: a fresh context.
     const viewer = await browser.newContext();

@@ -3,7 +3,7 @@ import { SessionPage } from "./pages/session-page";
 
 test.describe("live timeline on a real OpenCode", () => {
   test("a text reply streams into the page", async ({ page, api, stack }) => {
-    const reply = "Streaming works. " + Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ") + " — the end.";
+    const reply = `Streaming works. ${Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ")} — the end.`;
     stack.model.enqueue({ text: reply, chunks: 14, delayMs: 120 });
     const s = await api.createSession("stream test");
     const sp = new SessionPage(page);
@@ -12,10 +12,13 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.messages("user").last()).toContainText("say something long");
     // Seen while still streaming: a prefix of the reply, not the whole of it.
     await expect
-      .poll(async () => {
-        const t = (await sp.assistantText().last().textContent()) ?? "";
-        return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-      }, { timeout: 15_000, intervals: [50] })
+      .poll(
+        async () => {
+          const t = (await sp.assistantText().last().textContent()) ?? "";
+          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+        },
+        { timeout: 15_000, intervals: [50] },
+      )
       .toBe(true);
     await expect(sp.assistantText().last()).toHaveText(reply);
     await sp.waitStatus("idle");
@@ -35,7 +38,10 @@ test.describe("live timeline on a real OpenCode", () => {
   });
 
   test("a bash tool call shows its command, output and exit code", async ({ page, api, stack }) => {
-    stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo hi-from-e2e", description: "Say hi" } }] }, { text: "The command printed hi-from-e2e." });
+    stack.model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: "echo hi-from-e2e", description: "Say hi" } }] },
+      { text: "The command printed hi-from-e2e." },
+    );
     const s = await api.createSession("bash test");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
@@ -49,7 +55,11 @@ test.describe("live timeline on a real OpenCode", () => {
   });
 
   test("Stop aborts a slow reply", async ({ page, api, stack }) => {
-    stack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+    stack.model.enqueue({
+      text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
+      chunks: 40,
+      delayMs: 250,
+    });
     const s = await api.createSession("abort test");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
@@ -81,7 +91,10 @@ test.describe("live timeline on a real OpenCode", () => {
     await sp.waitStatus("idle");
     // The page equals the backend's own history: no duplicated or missing text.
     const snap = await api.snapshot(s.id);
-    const texts = snap.messages.flatMap((m) => m.blocks).filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : ""));
+    const texts = snap.messages
+      .flatMap((m) => m.blocks)
+      .filter((b) => b.kind === "text")
+      .map((b) => (b.kind === "text" ? b.text : ""));
     expect(texts).toContain(reply);
   });
 
@@ -100,7 +113,7 @@ test.describe("live timeline on a real OpenCode", () => {
     await page.goto("/");
     const row = page.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`);
     await expect(row).toContainText("sidebar listed session");
-    stack.model.enqueue({ text: "slow " + "x ".repeat(20), chunks: 20, delayMs: 150 });
+    stack.model.enqueue({ text: `slow ${"x ".repeat(20)}`, chunks: 20, delayMs: 150 });
     await api.prompt(s.id, "work a bit");
     await expect(row).toHaveAttribute("data-status", "busy");
     await expect(row).toHaveAttribute("data-status", "idle", { timeout: 30_000 });
@@ -117,7 +130,9 @@ test.describe("live timeline on a real OpenCode", () => {
     for (let i = 0; i < 105; i++) ids.push((await api.createSession(`paged-list ${String(i).padStart(3, "0")}`)).id);
     try {
       await page.goto("/");
-      const searched = page.waitForResponse((r) => r.url().includes("/sessions?") && r.url().includes("search=paged-list"));
+      const searched = page.waitForResponse(
+        (r) => r.url().includes("/sessions?") && r.url().includes("search=paged-list"),
+      );
       await page.getByTestId("session-search").fill("paged-list");
       await searched;
       const rows = page.locator('[data-testid="session-row"]', { hasText: "paged-list" });
@@ -133,7 +148,7 @@ test.describe("live timeline on a real OpenCode", () => {
   });
 
   test("prompts typed while busy are queued and sent in order", async ({ page, api, stack }) => {
-    stack.model.enqueue({ text: "first reply " + "y ".repeat(60), chunks: 60, delayMs: 150 }, { text: "second reply" });
+    stack.model.enqueue({ text: `first reply ${"y ".repeat(60)}`, chunks: 60, delayMs: 150 }, { text: "second reply" });
     const s = await api.createSession("queue test");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
@@ -146,7 +161,12 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.messages("user")).toHaveCount(2);
   });
 
-  test("the page arrives with its newest messages in it, before any script runs, and the live timeline takes over", async ({ page, api, stack, browser }) => {
+  test("the page arrives with its newest messages in it, before any script runs, and the live timeline takes over", async ({
+    page,
+    api,
+    stack,
+    browser,
+  }) => {
     stack.model.enqueue({ text: "An answer the server renders." });
     const s = await api.createSession("server render");
     const sp = new SessionPage(page);
@@ -177,9 +197,16 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.assistantText().last()).toHaveText("And a live one.");
   });
 
-  test("code is highlighted: small blocks on the page, large ones in the highlight worker", async ({ page, api, stack }) => {
+  test("code is highlighted: small blocks on the page, large ones in the highlight worker", async ({
+    page,
+    api,
+    stack,
+  }) => {
     const small = "const answer: number = 42;";
-    const big = Array.from({ length: 160 }, (_, i) => `export function step${i}(input: string): number {\n  return input.length + ${i};\n}`).join("\n");
+    const big = Array.from(
+      { length: 160 },
+      (_, i) => `export function step${i}(input: string): number {\n  return input.length + ${i};\n}`,
+    ).join("\n");
     expect(big.length).toBeGreaterThan(4000);
     stack.model.enqueue({ text: `Small:\n\n\`\`\`ts\n${small}\n\`\`\`\n\nLarge:\n\n\`\`\`ts\n${big}\n\`\`\`\n` });
     const workers: string[] = [];

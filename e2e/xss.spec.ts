@@ -47,7 +47,9 @@ async function arm(page: Page): Promise<Tripwires> {
 async function expectNothingRan(page: Page, t: Tripwires) {
   const hits: string[] = [];
   for (const frame of page.frames()) {
-    hits.push(...(await frame.evaluate(() => (window as unknown as { __xssHits?: string[] }).__xssHits ?? []).catch(() => [])));
+    hits.push(
+      ...(await frame.evaluate(() => (window as unknown as { __xssHits?: string[] }).__xssHits ?? []).catch(() => [])),
+    );
   }
   expect(hits, "window.__xss was assigned").toEqual([]);
   expect(t.dialogs, "a dialog opened").toEqual([]);
@@ -58,9 +60,35 @@ async function expectNothingRan(page: Page, t: Tripwires) {
 async function injectedMarkup(page: Page, selectors: string[]): Promise<string[]> {
   return page.evaluate((sels) => {
     const DANGER = [
-      "script", "iframe", "frame", "frameset", "object", "embed", "img", "video", "audio", "source", "picture",
-      "form", "base", "meta", "link", "style", "math", "noscript", "template", "details", "textarea", "select",
-      "input:not([type=checkbox])", "svg a", "svg animate", "svg set", "svg foreignObject", "svg text", "svg use",
+      "script",
+      "iframe",
+      "frame",
+      "frameset",
+      "object",
+      "embed",
+      "img",
+      "video",
+      "audio",
+      "source",
+      "picture",
+      "form",
+      "base",
+      "meta",
+      "link",
+      "style",
+      "math",
+      "noscript",
+      "template",
+      "details",
+      "textarea",
+      "select",
+      "input:not([type=checkbox])",
+      "svg a",
+      "svg animate",
+      "svg set",
+      "svg foreignObject",
+      "svg text",
+      "svg use",
     ].join(",");
     const URL_ATTR = /^(href|src|action|formaction|xlink:href|data|srcdoc|background|poster)$/i;
     const out: string[] = [];
@@ -69,10 +97,13 @@ async function injectedMarkup(page: Page, selectors: string[]): Promise<string[]
         for (const el of Array.from(root.querySelectorAll(DANGER))) out.push(`element: ${el.outerHTML.slice(0, 160)}`);
         for (const el of [root, ...Array.from(root.querySelectorAll("*"))]) {
           for (const a of Array.from(el.attributes)) {
-            if (/^on/i.test(a.name)) out.push(`handler: <${el.tagName.toLowerCase()} ${a.name}="${a.value.slice(0, 80)}">`);
+            if (/^on/i.test(a.name))
+              out.push(`handler: <${el.tagName.toLowerCase()} ${a.name}="${a.value.slice(0, 80)}">`);
             if (a.name === "srcdoc") out.push(`srcdoc on ${el.tagName}`);
-            if (URL_ATTR.test(a.name) && !/^(https?:|mailto:|\/(?!\/)|#)/i.test(a.value.trim())) out.push(`url: <${el.tagName.toLowerCase()} ${a.name}="${a.value.slice(0, 80)}">`);
-            if (a.name === "style" && /javascript:|expression\(|url\(/i.test(a.value)) out.push(`style: ${a.value.slice(0, 80)}`);
+            if (URL_ATTR.test(a.name) && !/^(https?:|mailto:|\/(?!\/)|#)/i.test(a.value.trim()))
+              out.push(`url: <${el.tagName.toLowerCase()} ${a.name}="${a.value.slice(0, 80)}">`);
+            if (a.name === "style" && /javascript:|expression\(|url\(/i.test(a.value))
+              out.push(`style: ${a.value.slice(0, 80)}`);
           }
         }
       }
@@ -84,7 +115,9 @@ async function injectedMarkup(page: Page, selectors: string[]): Promise<string[]
 /** Payloads whose visible form is missing from `text`. */
 function missing(text: string, corpus: XssPayload[], markdown: boolean): string[] {
   const shown = norm(text);
-  return corpus.filter((p) => !shown.includes(norm(markdown ? (p.md ?? p.payload) : p.payload))).map((p) => `${p.id}: ${p.payload}`);
+  return corpus
+    .filter((p) => !shown.includes(norm(markdown ? (p.md ?? p.payload) : p.payload)))
+    .map((p) => `${p.id}: ${p.payload}`);
 }
 
 test.describe("untrusted content stays inert", () => {
@@ -98,7 +131,9 @@ test.describe("untrusted content stays inert", () => {
       div.innerHTML = `<img src="data:," onerror="window.__xss='self-test'"><a href="javascript:void 0">x</a>`;
       document.querySelector('[data-testid="timeline"]')!.appendChild(div);
     });
-    await expect.poll(() => page.evaluate(() => (window as unknown as { __xssHits: string[] }).__xssHits.length)).toBe(1);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { __xssHits: string[] }).__xssHits.length))
+      .toBe(1);
     const found = await injectedMarkup(page, ['[data-testid="timeline"]']);
     expect(found.some((f) => f.startsWith("element: <img"))).toBe(true);
     expect(found.some((f) => f.startsWith("handler:"))).toBe(true);
@@ -111,7 +146,7 @@ test.describe("untrusted content stays inert", () => {
     test.setTimeout(120_000);
     const t = await arm(page);
     const file = path.join(stack.workspace, "xss-corpus.txt");
-    fs.writeFileSync(file, XSS_CORPUS.map((p) => p.payload).join("\n") + "\n");
+    fs.writeFileSync(file, `${XSS_CORPUS.map((p) => p.payload).join("\n")}\n`);
     const s = await api.createSession("xss channels");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
@@ -125,7 +160,14 @@ test.describe("untrusted content stays inert", () => {
     const assistant = sp.messages("assistant").first();
     await expect(assistant.locator('[data-testid="block"][data-kind="text"]')).toContainText("window.__xss=47");
     expect(missing((await sp.messages("user").first().textContent()) ?? "", XSS_CORPUS, false), "prompt").toEqual([]);
-    expect(missing((await assistant.locator('[data-testid="block"][data-kind="text"]').textContent()) ?? "", XSS_CORPUS, true), "assistant text").toEqual([]);
+    expect(
+      missing(
+        (await assistant.locator('[data-testid="block"][data-kind="text"]').textContent()) ?? "",
+        XSS_CORPUS,
+        true,
+      ),
+      "assistant text",
+    ).toEqual([]);
     const reasoning = assistant.locator('[data-testid="block"][data-kind="reasoning"]');
     await sp.expand(reasoning);
     await expect(reasoning).toContainText("window.__xss=47");
@@ -145,7 +187,10 @@ test.describe("untrusted content stays inert", () => {
     await expect(sp.assistantText().last()).toHaveText("Both tools ran.", { timeout: 30_000 });
     const bash = sp.toolCards("bash").first();
     await expect(bash).toHaveAttribute("data-status", "completed");
-    expect(missing((await bash.getByTestId("tool-output").textContent()) ?? "", XSS_CORPUS, false), "bash output").toEqual([]);
+    expect(
+      missing((await bash.getByTestId("tool-output").textContent()) ?? "", XSS_CORPUS, false),
+      "bash output",
+    ).toEqual([]);
     const read = sp.toolCards("read").first();
     await expect(read).toHaveAttribute("data-status", "completed");
     await sp.expand(read);
@@ -155,7 +200,9 @@ test.describe("untrusted content stays inert", () => {
     expect(missing((await read.textContent()) ?? "", XSS_CORPUS, false), "file contents").toEqual([]);
 
     // 3. An error message from the provider (a scripted 400) made of the corpus.
-    stack.model.enqueue({ error: { status: 400, message: XSS_CORPUS.map((p) => p.payload).join("\n"), type: "invalid_request_error" } });
+    stack.model.enqueue({
+      error: { status: 400, message: XSS_CORPUS.map((p) => p.payload).join("\n"), type: "invalid_request_error" },
+    });
     await sp.prompt("fail with the corpus");
     const err = sp.timeline.getByTestId("message-error").last();
     await expect(err).toContainText("window.__xss=47", { timeout: 30_000 });
@@ -183,7 +230,13 @@ test.describe("untrusted content stays inert", () => {
         await sp.goto(stack.backendId, created[i]!);
         await expect(page.getByTestId("session-title")).toHaveText(XSS_CORPUS[i]!.payload);
       }
-      expect(await injectedMarkup(page, ['[data-testid="sidebar"] nav', '[data-testid="session-title"]', '[data-testid="timeline"]'])).toEqual([]);
+      expect(
+        await injectedMarkup(page, [
+          '[data-testid="sidebar"] nav',
+          '[data-testid="session-title"]',
+          '[data-testid="timeline"]',
+        ]),
+      ).toEqual([]);
       await expectNothingRan(page, t);
     } finally {
       await Promise.all(created.map((id) => request.delete(api.base(id))));

@@ -19,7 +19,7 @@ test.describe("zot", () => {
   });
 
   test("streams a reply", async ({ page, zotApi, zotStack }) => {
-    const reply = "Streamed by zot. " + Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ") + " — done.";
+    const reply = `Streamed by zot. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")} — done.`;
     zotStack.model.enqueue({ text: reply, chunks: 16, delayMs: 110 });
     const s = await zotApi.createSession("zot stream");
     const sp = new SessionPage(page);
@@ -27,10 +27,18 @@ test.describe("zot", () => {
     await sp.prompt("answer slowly");
     await expect(sp.messages("user").last()).toContainText("answer slowly");
     await expect
-      .poll(async () => {
-        const t = (await sp.assistantText().last().textContent().catch(() => "")) ?? "";
-        return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-      }, { timeout: 20_000, intervals: [50] })
+      .poll(
+        async () => {
+          const t =
+            (await sp
+              .assistantText()
+              .last()
+              .textContent()
+              .catch(() => "")) ?? "";
+          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+        },
+        { timeout: 20_000, intervals: [50] },
+      )
       .toBe(true);
     await expect(sp.assistantText().last()).toHaveText(reply);
     await sp.waitStatus("idle");
@@ -38,9 +46,16 @@ test.describe("zot", () => {
     await expect(page.getByTestId("usage")).toBeVisible();
   });
 
-  test("a bash tool call with its streamed output and exit code, and a file written in the session's directory", async ({ page, zotApi, zotStack }) => {
+  test("a bash tool call with its streamed output and exit code, and a file written in the session's directory", async ({
+    page,
+    zotApi,
+    zotStack,
+  }) => {
     zotStack.model.enqueue(
-      { text: "Running it.", toolCalls: [{ name: "bash", arguments: { command: "echo zot-e2e-marker && echo second line" } }] },
+      {
+        text: "Running it.",
+        toolCalls: [{ name: "bash", arguments: { command: "echo zot-e2e-marker && echo second line" } }],
+      },
       { toolCalls: [{ name: "write", arguments: { path: "zot-notes.md", content: "# Notes\n\nWritten by zot.\n" } }] },
       { text: "Both done." },
     );
@@ -63,7 +78,11 @@ test.describe("zot", () => {
   });
 
   test("Stop ends a slow turn (zot's abort)", async ({ page, zotApi, zotStack }) => {
-    zotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""), chunks: 40, delayMs: 250 });
+    zotStack.model.enqueue({
+      text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
+      chunks: 40,
+      delayMs: 250,
+    });
     const s = await zotApi.createSession("zot stop");
     const sp = new SessionPage(page);
     await sp.goto(ZOT_ID, s.id);
@@ -88,8 +107,12 @@ test.describe("zot", () => {
     const b = await zotApi.createSession("zot listed beta");
     await page.goto("/");
     const section = page.locator(`[data-testid="backend-section"][data-backend-id="${ZOT_ID}"]`);
-    await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toContainText("zot listed alpha");
-    await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toContainText("zot listed beta");
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toContainText(
+      "zot listed alpha",
+    );
+    await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toContainText(
+      "zot listed beta",
+    );
     await page.getByTestId("session-search").fill("zot listed beta");
     await expect(section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`)).toBeVisible();
     await expect(section.locator(`[data-testid="session-row"][data-session-id="${a.id}"]`)).toHaveCount(0);
@@ -98,7 +121,11 @@ test.describe("zot", () => {
     await expect(page.getByTestId("session-title")).toHaveText("zot listed beta");
   });
 
-  test("after a console restart the history is there, and the conversation goes on in a new process given the earlier turns", async ({ page, zotApi, zotStack }) => {
+  test("after a console restart the history is there, and the conversation goes on in a new process given the earlier turns", async ({
+    page,
+    zotApi,
+    zotStack,
+  }) => {
     zotStack.model.enqueue({ text: "Got it: the code word is periwinkle." });
     const s = await zotApi.createSession("zot restart");
     const sp = new SessionPage(page);
@@ -136,22 +163,36 @@ test.describe("zot", () => {
     }
   });
 
-  test("an `error` from zot in the middle of a reply is a notice, and the reply completes", async ({ page, zotApi, zotStack }) => {
+  test("an `error` from zot in the middle of a reply is a notice, and the reply completes", async ({
+    page,
+    zotApi,
+    zotStack,
+  }) => {
     zotStack.model.enqueue({ text: "The whole reply arrives despite the hiccup.", chunks: 6, delayMs: 40 });
     const s = await zotApi.createSession("zot non-fatal error");
     const sp = new SessionPage(page);
     await sp.goto(ZOT_ID, s.id);
     await sp.prompt("answer through a zot-nonfatal-error");
-    await expect(sp.assistantText().last()).toHaveText("The whole reply arrives despite the hiccup.", { timeout: 20_000 });
+    await expect(sp.assistantText().last()).toHaveText("The whole reply arrives despite the hiccup.", {
+      timeout: 20_000,
+    });
     await sp.waitStatus("idle");
     await expect(notices(sp).last()).toContainText("zot reported an error: provider rate limit: retrying the stream");
     await expect(sp.timeline.getByTestId("message-error")).toHaveCount(0);
   });
 
-  test("killing zot mid-turn shows the failure, and the next prompt works in a new process", async ({ page, zotApi, zotStack }) => {
+  test("killing zot mid-turn shows the failure, and the next prompt works in a new process", async ({
+    page,
+    zotApi,
+    zotStack,
+  }) => {
     const dir = path.join(zotStack.workspace, "crash-dir");
     fs.mkdirSync(dir, { recursive: true });
-    zotStack.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""), chunks: 40, delayMs: 250 });
+    zotStack.model.enqueue({
+      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
+      chunks: 40,
+      delayMs: 250,
+    });
     const s = await zotApi.createSession("zot crash", { directory: dir });
     const sp = new SessionPage(page);
     await sp.goto(ZOT_ID, s.id);
@@ -160,7 +201,9 @@ test.describe("zot", () => {
     const pid = zotStack.zotPid(dir);
     expect(pid, "the session's zot process").toBeTruthy();
     process.kill(pid!, "SIGKILL");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", { timeout: 15_000 });
+    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", {
+      timeout: 15_000,
+    });
     await sp.waitStatus("idle");
     const backend = await zotStack.backend(ZOT_ID);
     expect(backend.status).toBe("ready");
@@ -184,14 +227,19 @@ test.describe("zot", () => {
     await page.getByTestId("session-menu").click();
     await expect(page.getByTestId("action-fork")).toHaveAttribute("title", /zot cannot fork sessions/);
     await page.getByTestId("action-compact").click();
-    await expect(sp.timeline.getByTestId("compaction-marker")).toContainText("Conversation compacted", { timeout: 20_000 });
+    await expect(sp.timeline.getByTestId("compaction-marker")).toContainText("Conversation compacted", {
+      timeout: 20_000,
+    });
     await expect(sp.assistantText().last()).toContainText("The user asked");
     await sp.waitStatus("idle");
     zotStack.model.enqueue({ text: "Going on after the summary." });
     await sp.prompt("go on");
     await expect(sp.assistantText().last()).toHaveText("Going on after the summary.");
     // zot's own transcript is the summary now: the model sees it, not the earlier turn
-    const users = zotStack.model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => String(m.content));
+    const users = zotStack.model.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
+      .map((m) => String(m.content));
     expect(users[0]).toContain("Summary of the conversation so far");
     expect(users).not.toContain("say something to compact");
   });
@@ -207,16 +255,24 @@ test.describe("zot", () => {
     await sp.prompt("which model?");
     await expect(sp.assistantText().last()).toHaveText("Answered by the second model.");
     expect(zotStack.model.requests.at(-1)!.model).toBe("fake-model-2");
-    await expect.poll(async () => (await zotApi.snapshot(s.id)).session.model).toEqual({ provider: "openai", id: "fake-model-2" });
+    await expect
+      .poll(async () => (await zotApi.snapshot(s.id)).session.model)
+      .toEqual({ provider: "openai", id: "fake-model-2" });
   });
 });
 
 test.describe("zot settings", () => {
-  test("a wrong token is a clear start-up error; the working backend is ready, its secrets masked, the preset detected on PATH", async ({ page, zotApi, zotStack }) => {
+  test("a wrong token is a clear start-up error; the working backend is ready, its secrets masked, the preset detected on PATH", async ({
+    page,
+    zotApi,
+    zotStack,
+  }) => {
     await page.goto("/settings");
     const stale = page.locator(`[data-testid="backend-row"][data-backend-id="${STALE_ID}"]`);
     await expect(stale).toHaveAttribute("data-status", "down");
-    await expect(stale.getByTestId("backend-error")).toContainText('refused the console\'s ZOTCORE_RPC_TOKEN ("invalid token")');
+    await expect(stale.getByTestId("backend-error")).toContainText(
+      'refused the console\'s ZOTCORE_RPC_TOKEN ("invalid token")',
+    );
     await stale.getByTestId("backend-logs-toggle").click();
     await expect(stale.getByTestId("backend-logs")).toContainText("zot: rpc: bad auth token");
     const ok = page.locator(`[data-testid="backend-row"][data-backend-id="${ZOT_ID}"]`);
@@ -227,7 +283,10 @@ test.describe("zot settings", () => {
 
     // A prompt to the refused backend fails with the same reason in its timeline.
     const s = await zotApi.createSession("zot refused", { backendId: STALE_ID });
-    const r = await page.request.post(`/api/backends/${STALE_ID}/sessions/${s.id}/prompt`, { data: { parts: [{ type: "text", text: "hello?" }] }, headers: { origin: zotStack.url } });
+    const r = await page.request.post(`/api/backends/${STALE_ID}/sessions/${s.id}/prompt`, {
+      data: { parts: [{ type: "text", text: "hello?" }] },
+      headers: { origin: zotStack.url },
+    });
     expect(r.status()).toBe(202);
     const sp = new SessionPage(page);
     await page.goto(`/sessions/${STALE_ID}/${s.id}`);
@@ -242,8 +301,18 @@ test.describe("zot screenshots", () => {
   test("a zot session going on after a console restart, dark and light", async ({ page, zotApi, zotStack }) => {
     const out = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
     zotStack.model.enqueue(
-      { text: "Let me look at the repository first.", toolCalls: [{ name: "bash", arguments: { command: "git log --oneline | head -3 && ls" } }] },
-      { toolCalls: [{ name: "write", arguments: { path: "BUILD.md", content: "# Build\n\nNo build yet: the repository holds a README only.\n" } }] },
+      {
+        text: "Let me look at the repository first.",
+        toolCalls: [{ name: "bash", arguments: { command: "git log --oneline | head -3 && ls" } }],
+      },
+      {
+        toolCalls: [
+          {
+            name: "write",
+            arguments: { path: "BUILD.md", content: "# Build\n\nNo build yet: the repository holds a README only.\n" },
+          },
+        ],
+      },
       { text: "The repository has one commit and a README. I wrote **BUILD.md** with what I found." },
     );
     const s = await zotApi.createSession("Summarize the build setup");

@@ -3,7 +3,18 @@
  * validate with these, and the browser client uses the same types.
  */
 import { z } from "zod";
-import { AgentCardSummary, BackendKind, FileDiff, ModelRef, Session, Message, TimelineEvent, Todo, type Backend, type Interrupt } from "./model";
+import {
+  AgentCardSummary,
+  BackendKind,
+  FileDiff,
+  ModelRef,
+  Session,
+  Message,
+  TimelineEvent,
+  Todo,
+  type Backend,
+  type Interrupt,
+} from "./model";
 
 export const ErrorCode = z.enum([
   "bad_request",
@@ -106,7 +117,10 @@ export const PassEnv = z
     z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "An environment variable name (letters, digits, _)")
-      .refine((n) => !/^SWITCHBOARD_/i.test(n) && !/^OPENCODE_SERVER_(?:PASSWORD|USERNAME)$/i.test(n), "The console's own variables are never passed to an agent"),
+      .refine(
+        (n) => !/^SWITCHBOARD_/i.test(n) && !/^OPENCODE_SERVER_(?:PASSWORD|USERNAME)$/i.test(n),
+        "The console's own variables are never passed to an agent",
+      ),
   )
   .max(100);
 export type PassEnv = z.infer<typeof PassEnv>;
@@ -151,7 +165,9 @@ export const CopilotBackendConfig = StdioBackendConfig.extend({
   model: z.string().trim().min(1).max(200).optional(),
 }).strict();
 /** An A2A agent: its URL (http or https only) and the bearer token it wants (kept on the server). */
-export const A2aBackendConfig = z.object({ url: z.url({ protocol: /^https?$/ }).max(2000), token: z.string().max(4000).optional() }).strict();
+export const A2aBackendConfig = z
+  .object({ url: z.url({ protocol: /^https?$/ }).max(2000), token: z.string().max(4000).optional() })
+  .strict();
 
 /** `POST /api/a2a/card` — an A2A agent's card read by the server before the agent is added (docs/api.md). */
 export const A2aCardRequest = A2aBackendConfig;
@@ -173,8 +189,20 @@ export { BackendKind };
 
 /** `POST …/interrupts/:i` — exactly one of the four shapes (docs/api.md, "Interrupts"). */
 export const InterruptAnswer = z.union([
-  z.object({ decision: z.enum(["allow_once", "allow_always", "reject"]), message: z.string().trim().max(10_000).optional() }).strict(),
-  z.object({ answers: z.array(z.array(z.string().max(10_000)).max(50)).min(1).max(20) }).strict(),
+  z
+    .object({
+      decision: z.enum(["allow_once", "allow_always", "reject"]),
+      message: z.string().trim().max(10_000).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      answers: z
+        .array(z.array(z.string().max(10_000)).max(50))
+        .min(1)
+        .max(20),
+    })
+    .strict(),
   z.object({ dismiss: z.literal(true) }).strict(),
   z.object({ text: z.string().max(100_000) }).strict(),
   /** An input form (`Interrupt.input.schema`): accept with its values, or decline / cancel without. */
@@ -193,7 +221,9 @@ const messageId = z.string().trim().min(1).max(200);
 
 /** `POST …/fork` — from a message (user: the messages before it; assistant: through it) or whole. */
 /** `POST /api/backends/:id/auth`: an API key for one of the backend's model providers (`Backend.auth`). */
-export const ApiKeyBody = z.object({ provider: z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/), apiKey: z.string().trim().min(1).max(4000) }).strict();
+export const ApiKeyBody = z
+  .object({ provider: z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/), apiKey: z.string().trim().min(1).max(4000) })
+  .strict();
 export type ApiKeyBody = z.infer<typeof ApiKeyBody>;
 
 export const ForkBody = z.object({ messageId: messageId.optional() }).strict();
@@ -270,7 +300,14 @@ export const SHARE_EXPIRY_SECONDS: Record<Exclude<(typeof SHARE_EXPIRIES)[number
   "7d": 7 * 86_400,
 };
 /** A preset, or a number of seconds (at least 1 — tests use tiny expiries; at most a year). */
-export const ShareExpiry = z.union([z.enum(SHARE_EXPIRIES), z.number().int().min(1).max(365 * 86_400)]);
+export const ShareExpiry = z.union([
+  z.enum(SHARE_EXPIRIES),
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(365 * 86_400),
+]);
 export type ShareExpiry = z.infer<typeof ShareExpiry>;
 
 const ShareScopeFields = {
@@ -373,7 +410,10 @@ export const CreateRedactionPatternBody = z
 export type CreateRedactionPatternBody = z.infer<typeof CreateRedactionPatternBody>;
 
 export const BuiltinRedactionRule = z.object({ kind: z.string(), description: z.string() });
-export const RedactionSettings = z.object({ builtin: z.array(BuiltinRedactionRule), custom: z.array(RedactionPattern) });
+export const RedactionSettings = z.object({
+  builtin: z.array(BuiltinRedactionRule),
+  custom: z.array(RedactionPattern),
+});
 export type RedactionSettings = z.infer<typeof RedactionSettings>;
 
 /** What a share shows: redacted, scoped, without backend details or interrupts. */
@@ -434,7 +474,11 @@ export const BackendPreset = z.object({
 export type BackendPreset = z.infer<typeof BackendPreset>;
 
 /** `GET /api/backends/kinds` — the kinds this console can run, and how the settings page adds one. */
-export const BackendKindInfo = z.object({ kind: BackendKind, title: z.string(), form: z.enum(["command", "url", "none"]) });
+export const BackendKindInfo = z.object({
+  kind: BackendKind,
+  title: z.string(),
+  form: z.enum(["command", "url", "none"]),
+});
 export type BackendKindInfo = z.infer<typeof BackendKindInfo>;
 
 /** `GET /api/backends/:b/logs` — the stderr tail of a stdio agent. */
@@ -453,7 +497,14 @@ export const LiveSubscription = z.discriminatedUnion("type", [
   /** The cross-session channel (as `GET /api/events`); without a held cursor it starts with `hello`. */
   z.object({ type: z.literal("global"), after: LiveCursor }).strict(),
   /** A session's timeline events after `after` (or `stream.reset` when that seq is no longer held). */
-  z.object({ type: z.literal("session"), backendId: z.string().min(1).max(200), sessionId: z.string().min(1).max(500), after: LiveCursor }).strict(),
+  z
+    .object({
+      type: z.literal("session"),
+      backendId: z.string().min(1).max(200),
+      sessionId: z.string().min(1).max(500),
+      after: LiveCursor,
+    })
+    .strict(),
   /** A share's redacted events (as `GET /api/shares/public/:token/events`); needs only the token. */
   z.object({ type: z.literal("share"), token: z.string().min(1).max(200), after: LiveCursor }).strict(),
 ]);
@@ -462,7 +513,10 @@ export type LiveSubscription = z.infer<typeof LiveSubscription>;
 export const LiveSubscriptionsBody = z
   .object({ subscriptions: z.record(LiveKey, LiveSubscription) })
   .strict()
-  .refine((b) => Object.keys(b.subscriptions).length <= 256, { message: "At most 256 subscriptions per stream", path: ["subscriptions"] });
+  .refine((b) => Object.keys(b.subscriptions).length <= 256, {
+    message: "At most 256 subscriptions per stream",
+    path: ["subscriptions"],
+  });
 export type LiveSubscriptionsBody = z.infer<typeof LiveSubscriptionsBody>;
 export const LiveSubscriptionResult = z.union([
   z.object({ ok: z.literal(true) }),

@@ -2,9 +2,26 @@ import { describe, expect, it } from "vitest";
 import { exportFileName, fenceFor, sessionMarkdown } from "./export";
 import type { Message, Session } from "./model";
 
-const session: Session = { id: "ses_1", backendId: "b", title: "Fix the build", createdAt: 0, updatedAt: 0, status: "idle", directory: "/w", model: { provider: "fake", id: "fake-model" }, forkedFrom: { sessionId: "ses_0", messageId: "msg_9" } };
+const session: Session = {
+  id: "ses_1",
+  backendId: "b",
+  title: "Fix the build",
+  createdAt: 0,
+  updatedAt: 0,
+  status: "idle",
+  directory: "/w",
+  model: { provider: "fake", id: "fake-model" },
+  forkedFrom: { sessionId: "ses_0", messageId: "msg_9" },
+};
 const messages: Message[] = [
-  { id: "m1", sessionId: "ses_1", role: "user", createdAt: 0, blocks: [{ id: "p1", kind: "text", text: "Run the tests" }], diffs: [{ path: "a.ts", status: "modified", additions: 2, deletions: 1 }] },
+  {
+    id: "m1",
+    sessionId: "ses_1",
+    role: "user",
+    createdAt: 0,
+    blocks: [{ id: "p1", kind: "text", text: "Run the tests" }],
+    diffs: [{ path: "a.ts", status: "modified", additions: 2, deletions: 1 }],
+  },
   {
     id: "m2",
     sessionId: "ses_1",
@@ -14,7 +31,17 @@ const messages: Message[] = [
     usage: { inputTokens: 1200, outputTokens: 30, costUsd: 0.002 },
     blocks: [
       { id: "p2", kind: "reasoning", text: "Think first." },
-      { id: "p3", kind: "tool", callId: "c", tool: "bash", rawTool: "bash", status: "completed", input: { command: "npm test" }, output: "ok ``` fence\n", exitCode: 0 },
+      {
+        id: "p3",
+        kind: "tool",
+        callId: "c",
+        tool: "bash",
+        rawTool: "bash",
+        status: "completed",
+        input: { command: "npm test" },
+        output: "ok ``` fence\n",
+        exitCode: 0,
+      },
       { id: "p4", kind: "text", text: "All **green**." },
       { id: "p5", kind: "notice", level: "info", code: "compaction", text: "Conversation compacted" },
     ],
@@ -41,7 +68,9 @@ describe("Markdown export", () => {
   it("fences outgrow the content and file names are safe", () => {
     expect(fenceFor("plain")).toBe("```");
     expect(fenceFor("a ````` b")).toBe("``````");
-    expect(exportFileName({ title: "Fix: the ../../etc/passwd build!", id: "ses_1" }, "md")).toBe("Fix-the-etcpasswd-build.md");
+    expect(exportFileName({ title: "Fix: the ../../etc/passwd build!", id: "ses_1" }, "md")).toBe(
+      "Fix-the-etcpasswd-build.md",
+    );
     expect(exportFileName({ title: "???", id: "ses_1" }, "json")).toBe("ses_1.json");
   });
 });

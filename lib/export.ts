@@ -32,13 +32,22 @@ function usageLine(u: Usage): string {
 export function toolSubject(b: ToolBlock): string {
   const i = b.input;
   const pick = (k: string) => (typeof i[k] === "string" ? (i[k] as string) : undefined);
-  return pick("command") ?? pick("filePath") ?? pick("path") ?? pick("pattern") ?? pick("url") ?? pick("description") ?? b.title ?? "";
+  return (
+    pick("command") ??
+    pick("filePath") ??
+    pick("path") ??
+    pick("pattern") ??
+    pick("url") ??
+    pick("description") ??
+    b.title ??
+    ""
+  );
 }
 
 function toolMarkdown(b: ToolBlock): string {
   const subject = toolSubject(b);
   const status = b.exitCode !== undefined ? `${b.status}, exit ${b.exitCode}` : b.status;
-  const head = `**Tool \`${b.rawTool}\`**${subject ? ` — ${subject.includes("\n") ? subject.split("\n")[0] + " …" : subject}` : ""} _(${status})_`;
+  const head = `**Tool \`${b.rawTool}\`**${subject ? ` — ${subject.includes("\n") ? `${subject.split("\n")[0]} …` : subject}` : ""} _(${status})_`;
   const out: string[] = [head];
   if (b.tool === "write" && typeof b.input.content === "string") out.push(fenced(b.input.content));
   if (b.tool === "todo" && Array.isArray(b.input.todos)) {
@@ -73,11 +82,14 @@ function messageMarkdown(m: Message): string {
     const md = blockMarkdown(b);
     if (md) out.push(md);
   }
-  if (m.error) out.push(m.error.aborted ? "> _Stopped_" : `> **${m.error.name}**: ${m.error.message.replace(/\n/g, "\n> ")}`);
+  if (m.error)
+    out.push(m.error.aborted ? "> _Stopped_" : `> **${m.error.name}**: ${m.error.message.replace(/\n/g, "\n> ")}`);
   if (m.diffs?.length) {
     const a = m.diffs.reduce((n, d) => n + d.additions, 0);
     const d = m.diffs.reduce((n, x) => n + x.deletions, 0);
-    out.push(`_Changed ${m.diffs.length} file${m.diffs.length === 1 ? "" : "s"} (+${a} −${d}): ${m.diffs.map((x) => `\`${x.path}\``).join(", ")}_`);
+    out.push(
+      `_Changed ${m.diffs.length} file${m.diffs.length === 1 ? "" : "s"} (+${a} −${d}): ${m.diffs.map((x) => `\`${x.path}\``).join(", ")}_`,
+    );
   }
   if (m.usage && m.role === "assistant") out.push(`<sub>${usageLine(m.usage)}</sub>`);
   return out.join("\n\n");
@@ -85,17 +97,35 @@ function messageMarkdown(m: Message): string {
 
 const TODO_MARK: Record<string, string> = { completed: "[x]", in_progress: "[~]", cancelled: "[-]" };
 
-export function sessionMarkdown(session: Session, messages: Message[], todos: Todo[] = [], exportedAt = Date.now()): string {
+export function sessionMarkdown(
+  session: Session,
+  messages: Message[],
+  todos: Todo[] = [],
+  exportedAt = Date.now(),
+): string {
   const out: string[] = [`# ${session.title.replace(/\n/g, " ")}`];
-  const facts: string[] = [`- Session: \`${session.id}\``, `- Created: ${iso(session.createdAt)}`, `- Exported: ${iso(exportedAt)}`];
+  const facts: string[] = [
+    `- Session: \`${session.id}\``,
+    `- Created: ${iso(session.createdAt)}`,
+    `- Exported: ${iso(exportedAt)}`,
+  ];
   if (session.directory) facts.push(`- Directory: \`${session.directory}\``);
-  if (session.model) facts.push(`- Model: ${session.model.provider ? `${session.model.provider}/` : ""}${session.model.id}`);
-  if (session.forkedFrom) facts.push(`- Forked from \`${session.forkedFrom.sessionId}\`${session.forkedFrom.messageId ? ` at \`${session.forkedFrom.messageId}\`` : ""}`);
+  if (session.model)
+    facts.push(`- Model: ${session.model.provider ? `${session.model.provider}/` : ""}${session.model.id}`);
+  if (session.forkedFrom)
+    facts.push(
+      `- Forked from \`${session.forkedFrom.sessionId}\`${session.forkedFrom.messageId ? ` at \`${session.forkedFrom.messageId}\`` : ""}`,
+    );
   if (session.usage) facts.push(`- Usage: ${usageLine(session.usage)}`);
   out.push(facts.join("\n"));
-  if (todos.length) out.push(["## Plan", ...todos.map((t) => `- ${TODO_MARK[t.status] ?? "[ ]"} ${t.content}`)].join("\n\n").replace(/\n\n- /g, "\n- "));
+  if (todos.length)
+    out.push(
+      ["## Plan", ...todos.map((t) => `- ${TODO_MARK[t.status] ?? "[ ]"} ${t.content}`)]
+        .join("\n\n")
+        .replace(/\n\n- /g, "\n- "),
+    );
   for (const m of messages) out.push("---", messageMarkdown(m));
-  return out.join("\n\n") + "\n";
+  return `${out.join("\n\n")}\n`;
 }
 
 /** A file name for a download: the title reduced to safe characters. */

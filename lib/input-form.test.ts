@@ -28,8 +28,18 @@ describe("input forms", () => {
   });
 
   it("accepts values that fit", () => {
-    const r = checkInputValues(schema, { name: "sb", license: "MIT", stars: 3, ratio: 0.5, private: false, email: "a@b.io" });
-    expect(r).toEqual({ ok: true, values: { name: "sb", license: "MIT", stars: 3, ratio: 0.5, private: false, email: "a@b.io" } });
+    const r = checkInputValues(schema, {
+      name: "sb",
+      license: "MIT",
+      stars: 3,
+      ratio: 0.5,
+      private: false,
+      email: "a@b.io",
+    });
+    expect(r).toEqual({
+      ok: true,
+      values: { name: "sb", license: "MIT", stars: 3, ratio: 0.5, private: false, email: "a@b.io" },
+    });
   });
 
   it("names every field that does not fit", () => {

@@ -41,7 +41,16 @@ function stringSchema(f: InputField): z.ZodType<string> {
       if (fmt === "date") return DATE.test(v) && !Number.isNaN(Date.parse(v));
       return !Number.isNaN(Date.parse(v));
     },
-    { message: fmt === "email" ? "Not an email address" : fmt === "uri" ? "Not a URL" : fmt === "date" ? "Not a date (YYYY-MM-DD)" : "Not a date and time" },
+    {
+      message:
+        fmt === "email"
+          ? "Not an email address"
+          : fmt === "uri"
+            ? "Not a URL"
+            : fmt === "date"
+              ? "Not a date (YYYY-MM-DD)"
+              : "Not a date and time",
+    },
   );
 }
 
@@ -67,21 +76,26 @@ export function inputValuesSchema(schema: InputSchema): z.ZodType<InputValues> {
   const shape: Record<string, z.ZodType<InputValue | undefined>> = {};
   for (const { name, field, required } of formFields(schema)) {
     let s = fieldSchema(field);
-    if (required && field.type === "string") s = (s as z.ZodType<string>).refine((v) => v.trim() !== "", { message: "Required" });
+    if (required && field.type === "string")
+      s = (s as z.ZodType<string>).refine((v) => v.trim() !== "", { message: "Required" });
     shape[name] = required ? s : s.optional();
   }
   return z.object(shape).strict() as unknown as z.ZodType<InputValues>;
 }
 
 /** Validates a form's values: the values, or a message per field (and `_form` for unknown keys). */
-export function checkInputValues(schema: InputSchema, values: unknown): { ok: true; values: InputValues } | { ok: false; errors: Record<string, string> } {
+export function checkInputValues(
+  schema: InputSchema,
+  values: unknown,
+): { ok: true; values: InputValues } | { ok: false; errors: Record<string, string> } {
   const r = inputValuesSchema(schema).safeParse(values);
   if (r.success) return { ok: true, values: r.data };
   const errors: Record<string, string> = {};
   for (const issue of r.error.issues) {
     const key = issue.path.length > 0 ? String(issue.path[0]) : "_form";
     if (issue.code === "unrecognized_keys") errors._form ??= `Unknown field(s): ${issue.keys.join(", ")}`;
-    else if (issue.code === "invalid_type" && (typeof values !== "object" || values === null || !(key in values))) errors[key] ??= "Required";
+    else if (issue.code === "invalid_type" && (typeof values !== "object" || values === null || !(key in values)))
+      errors[key] ??= "Required";
     else errors[key] ??= issue.message;
   }
   return { ok: false, errors };

@@ -29,36 +29,49 @@ export function interruptLimitError(it: Interrupt, limits: InterruptLimits = INT
   if (size > limits.maxBytes) return `the request is ${kB(size)}; the console takes at most ${kB(limits.maxBytes)}`;
   const texts: [string, string | undefined][] = [["title", it.title]];
   const questions = it.questions ?? [];
-  if (questions.length > limits.maxQuestions) return `it asks ${questions.length} questions; the console takes at most ${limits.maxQuestions}`;
+  if (questions.length > limits.maxQuestions)
+    return `it asks ${questions.length} questions; the console takes at most ${limits.maxQuestions}`;
   for (const q of questions) {
-    if (q.options.length > limits.maxOptions) return `a question has ${q.options.length} options; the console takes at most ${limits.maxOptions}`;
+    if (q.options.length > limits.maxOptions)
+      return `a question has ${q.options.length} options; the console takes at most ${limits.maxOptions}`;
     texts.push(["question", q.question], ["header", q.header]);
     for (const o of q.options) texts.push(["option", o.label], ["option description", o.description]);
   }
   if (it.permission) {
-    if (it.permission.options.length > limits.maxOptions) return `it offers ${it.permission.options.length} choices; the console takes at most ${limits.maxOptions}`;
+    if (it.permission.options.length > limits.maxOptions)
+      return `it offers ${it.permission.options.length} choices; the console takes at most ${limits.maxOptions}`;
     for (const o of it.permission.options) texts.push(["choice", o.label]);
   }
   if (it.input) {
     texts.push(["prompt", it.input.prompt]);
     const fields = Object.entries(it.input.schema?.properties ?? {});
-    if (fields.length > limits.maxFields) return `the form has ${fields.length} fields; the console takes at most ${limits.maxFields}`;
+    if (fields.length > limits.maxFields)
+      return `the form has ${fields.length} fields; the console takes at most ${limits.maxFields}`;
     for (const [name, f] of fields) {
       const choices = Math.max(f.enum?.length ?? 0, f.enumNames?.length ?? 0);
-      if (choices > limits.maxOptions) return `the form's field "${name.slice(0, 60)}" has ${choices} choices; the console takes at most ${limits.maxOptions}`;
+      if (choices > limits.maxOptions)
+        return `the form's field "${name.slice(0, 60)}" has ${choices} choices; the console takes at most ${limits.maxOptions}`;
       texts.push(["field name", name], ["field title", f.title], ["field description", f.description]);
       for (const e of [...(f.enum ?? []), ...(f.enumNames ?? [])]) texts.push(["choice", e]);
     }
   }
   for (const [what, text] of texts) {
-    if (text !== undefined && text.length > limits.maxText) return `a ${what} is ${text.length.toLocaleString("en-US")} characters; the console takes at most ${limits.maxText.toLocaleString("en-US")}`;
+    if (text !== undefined && text.length > limits.maxText)
+      return `a ${what} is ${text.length.toLocaleString("en-US")} characters; the console takes at most ${limits.maxText.toLocaleString("en-US")}`;
   }
   return undefined;
 }
 
 /** The message the agent gets, and the session's notice says, for a refused request. */
 export function refusedInterruptMessage(it: Interrupt, reason: string): string {
-  const what = it.kind === "input" ? (it.input?.schema ? "form" : "request for input") : it.kind === "question" ? "question" : "permission request";
+  const what =
+    it.kind === "input"
+      ? it.input?.schema
+        ? "form"
+        : "request for input"
+      : it.kind === "question"
+        ? "question"
+        : "permission request";
   return `The console refused this ${what}: ${reason}. Nothing was shown to the user; ask again with less.`;
 }
 
@@ -72,7 +85,16 @@ export function refusedInterruptNotice(it: Interrupt, reason: string): TimelineE
   if (it.messageId) return [{ type: "block.updated", messageId: it.messageId, block }];
   const messageId = `${it.id}:refused`;
   return [
-    { type: "message.updated", message: { id: messageId, sessionId: it.sessionId, role: "assistant", createdAt: it.createdAt, completedAt: it.createdAt } },
+    {
+      type: "message.updated",
+      message: {
+        id: messageId,
+        sessionId: it.sessionId,
+        role: "assistant",
+        createdAt: it.createdAt,
+        completedAt: it.createdAt,
+      },
+    },
     { type: "block.updated", messageId, block },
   ];
 }

@@ -68,7 +68,9 @@ export const AgentCardSummary = z.object({
   streaming: z.boolean(),
   pushNotifications: z.boolean().optional(),
   skills: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().optional() })),
-  extensions: z.array(z.object({ uri: z.string(), required: z.boolean().optional(), description: z.string().optional() })),
+  extensions: z.array(
+    z.object({ uri: z.string(), required: z.boolean().optional(), description: z.string().optional() }),
+  ),
   /** Security schemes the card declares ("bearer", "apiKey" …). */
   auth: z.array(z.string()).optional(),
 });
@@ -88,7 +90,15 @@ export const BackendAuthMethod = z.object({
   description: z.string().optional(),
   type: z.enum(["agent", "env_var", "terminal"]),
   vars: z
-    .array(z.object({ name: z.string(), label: z.string().optional(), optional: z.boolean().optional(), secret: z.boolean().optional(), set: z.boolean() }))
+    .array(
+      z.object({
+        name: z.string(),
+        label: z.string().optional(),
+        optional: z.boolean().optional(),
+        secret: z.boolean().optional(),
+        set: z.boolean(),
+      }),
+    )
     .optional(),
   /** Where to get the credential. */
   link: z.string().optional(),
@@ -183,7 +193,9 @@ export type SessionOption = z.infer<typeof SessionOption>;
 export const SessionSettings = z.object({
   options: z.array(SessionOption),
   /** Slash commands the agent advertises. */
-  commands: z.array(z.object({ name: z.string(), description: z.string().optional(), hint: z.string().optional() })).optional(),
+  commands: z
+    .array(z.object({ name: z.string(), description: z.string().optional(), hint: z.string().optional() }))
+    .optional(),
 });
 export type SessionSettings = z.infer<typeof SessionSettings>;
 
@@ -299,13 +311,7 @@ export const NoticeBlock = z.object({
   /** What the notice marks, when the view treats it specially (`compaction` draws a divider). */
   code: z.enum(["compaction", "retry", "abort", "error"]).optional(),
 });
-export const Block = z.discriminatedUnion("kind", [
-  TextBlock,
-  ReasoningBlock,
-  ToolBlock,
-  FileBlock,
-  NoticeBlock,
-]);
+export const Block = z.discriminatedUnion("kind", [TextBlock, ReasoningBlock, ToolBlock, FileBlock, NoticeBlock]);
 export type TextBlock = z.infer<typeof TextBlock>;
 export type ReasoningBlock = z.infer<typeof ReasoningBlock>;
 export type ToolBlock = z.infer<typeof ToolBlock>;

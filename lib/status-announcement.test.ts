@@ -17,7 +17,9 @@ describe("phaseAnnouncement", () => {
   it("says each change once and nothing while the phase holds", () => {
     expect(phaseAnnouncement("idle", "working")).toBe("The agent is working");
     expect(phaseAnnouncement("working", "working")).toBeUndefined();
-    expect(phaseAnnouncement("working", "waiting", "Run rm -rf dist")).toBe("The agent is waiting for you: Run rm -rf dist");
+    expect(phaseAnnouncement("working", "waiting", "Run rm -rf dist")).toBe(
+      "The agent is waiting for you: Run rm -rf dist",
+    );
     expect(phaseAnnouncement("working", "idle")).toBe("The agent is done");
     expect(phaseAnnouncement("working", "failed", "rate limited")).toBe("The turn failed: rate limited");
   });

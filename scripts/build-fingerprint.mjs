@@ -8,7 +8,17 @@ import path from "node:path";
 /** Directories whose files go into the build. */
 export const SOURCE_DIRS = ["app", "components", "lib", "server", "public"];
 /** Single files that shape the build: configuration, dependencies, the proxy and instrumentation hooks. */
-export const SOURCE_FILES = ["package.json", "package-lock.json", "next.config.mjs", "next.config.js", "next.config.ts", "tsconfig.json", "postcss.config.mjs", "proxy.ts", "instrumentation.ts"];
+export const SOURCE_FILES = [
+  "package.json",
+  "package-lock.json",
+  "next.config.mjs",
+  "next.config.js",
+  "next.config.ts",
+  "tsconfig.json",
+  "postcss.config.mjs",
+  "proxy.ts",
+  "instrumentation.ts",
+];
 /** Where the hash of the last successful build is kept (Next wipes .next on a build; this is written after). */
 export const FINGERPRINT_FILE = path.join(".next", "switchboard-build-hash");
 
@@ -63,7 +73,9 @@ export function rebuildReason(root, current = buildFingerprint(root)) {
   }
   // The hash belongs to one build: a build made since by hand (`next build`) has another BUILD_ID.
   if (stored[1] !== buildId(root)) return "the build was not made by npm start, so what it was made from is unknown";
-  return stored[0] === current ? undefined : "the code, the dependencies or the configuration changed since the last build";
+  return stored[0] === current
+    ? undefined
+    : "the code, the dependencies or the configuration changed since the last build";
 }
 
 /** Records what the build now in .next was made from (after a successful build). */

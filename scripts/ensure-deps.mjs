@@ -24,5 +24,8 @@ if (!works(() => new (require("better-sqlite3"))(":memory:").close())) {
 const opencode = path.join(root, "node_modules", ".bin", "opencode");
 if (!works(() => execFileSync(opencode, ["--version"], { stdio: "pipe", timeout: 20_000 }))) {
   console.log("[switchboard] linking the opencode binary…");
-  spawnSync(process.execPath, ["postinstall.mjs"], { cwd: path.join(root, "node_modules", "opencode-ai"), stdio: "inherit" });
+  spawnSync(process.execPath, ["postinstall.mjs"], {
+    cwd: path.join(root, "node_modules", "opencode-ai"),
+    stdio: "inherit",
+  });
 }

@@ -14,12 +14,17 @@ const jobs = [
   { svg: "icon-maskable.svg", out: "apple-touch-icon.png", size: 180 },
 ];
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  args: ["--no-sandbox"],
+});
 try {
   for (const j of jobs) {
     const page = await browser.newPage({ viewport: { width: j.size, height: j.size } });
     const svg = fs.readFileSync(path.join(dir, j.svg), "utf8");
-    await page.setContent(`<html><body style="margin:0;background:transparent">${svg.replace("<svg ", `<svg width="${j.size}" height="${j.size}" `)}</body></html>`);
+    await page.setContent(
+      `<html><body style="margin:0;background:transparent">${svg.replace("<svg ", `<svg width="${j.size}" height="${j.size}" `)}</body></html>`,
+    );
     await page.screenshot({ path: path.join(dir, j.out), omitBackground: true });
     await page.close();
     console.log(`public/icons/${j.out}`);

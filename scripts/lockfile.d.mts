@@ -22,5 +22,8 @@ export function nameOf(key: string): string;
 export function unhashed(lock: Lock): { key: string; name: string; version: string; entry: LockEntry }[];
 export function isPinnedPlatformBinary(name: string, entry: LockEntry): boolean;
 export function registryIntegrity(name: string, version: string): Promise<string | undefined>;
-export function completeLock(lock: Lock, lookup?: IntegrityLookup): Promise<{ added: string[]; hashed: string[]; unservable: string[] }>;
+export function completeLock(
+  lock: Lock,
+  lookup?: IntegrityLookup,
+): Promise<{ added: string[]; hashed: string[]; unservable: string[] }>;
 export function checkLock(lock: Lock, lookup?: IntegrityLookup): Promise<{ problems: string[]; pinned: string[] }>;

@@ -21,7 +21,14 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-const OS = { darwin: "darwin", linux: "linux", windows: "win32", win32: "win32", freebsd: "freebsd", android: "android" };
+const OS = {
+  darwin: "darwin",
+  linux: "linux",
+  windows: "win32",
+  win32: "win32",
+  freebsd: "freebsd",
+  android: "android",
+};
 const CPU = ["arm64", "x64", "ia32", "arm", "wasm32"];
 const EXACT = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
@@ -31,7 +38,11 @@ export function platformOf(name) {
   const os = words.map((w) => OS[w]).find(Boolean);
   const cpu = words.find((w) => CPU.includes(w)) ?? (words.includes("arm") ? "arm" : undefined);
   if (!os || !cpu) return undefined;
-  return { os, cpu, libc: words.includes("musl") ? "musl" : os === "linux" && words.includes("gnu") ? "glibc" : undefined };
+  return {
+    os,
+    cpu,
+    libc: words.includes("musl") ? "musl" : os === "linux" && words.includes("gnu") ? "glibc" : undefined,
+  };
 }
 
 /** Optional dependencies declared by locked packages that have no entry of their own. */
@@ -66,7 +77,12 @@ export function unhashed(lock) {
 
 /** Another platform's optional binary, pinned to an exact version: the only entry allowed no hash, when the registry cannot serve it. */
 export function isPinnedPlatformBinary(name, entry) {
-  return entry.optional === true && platformOf(name) !== undefined && EXACT.test(entry.version ?? "") && Array.isArray(entry.os);
+  return (
+    entry.optional === true &&
+    platformOf(name) !== undefined &&
+    EXACT.test(entry.version ?? "") &&
+    Array.isArray(entry.os)
+  );
 }
 
 /**
@@ -77,8 +93,17 @@ export function registryIntegrity(name, version) {
   return new Promise((resolve, reject) => {
     execFile("npm", ["view", `${name}@${version}`, "dist.integrity"], { timeout: 60_000 }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout.trim() || undefined);
-      if (/E404|404 Not Found|is not in this registry|No match found/.test(`${stderr}${stdout}`)) return resolve(undefined);
-      reject(new Error(`npm view ${name}@${version} failed: ${String(stderr || err.message).trim().split("\n").slice(-3).join(" ")}`));
+      if (/E404|404 Not Found|is not in this registry|No match found/.test(`${stderr}${stdout}`))
+        return resolve(undefined);
+      reject(
+        new Error(
+          `npm view ${name}@${version} failed: ${String(stderr || err.message)
+            .trim()
+            .split("\n")
+            .slice(-3)
+            .join(" ")}`,
+        ),
+      );
     });
   });
 }
@@ -138,12 +163,18 @@ export async function completeLock(lock, lookup = registryIntegrity) {
  * platform binaries the registry cannot serve (`lookup` is asked only about those).
  */
 export async function checkLock(lock, lookup = registryIntegrity) {
-  const problems = missingOptional(lock).map((m) => `missing ${m.name}@${m.version} (optional dependency of ${m.by}): run \`node scripts/lockfile.mjs complete\``);
+  const problems = missingOptional(lock).map(
+    (m) =>
+      `missing ${m.name}@${m.version} (optional dependency of ${m.by}): run \`node scripts/lockfile.mjs complete\``,
+  );
   const pinned = [];
   const candidates = [];
   for (const u of unhashed(lock)) {
     if (isPinnedPlatformBinary(u.name, u.entry)) candidates.push(u);
-    else problems.push(`no integrity hash for ${u.key}${u.version ? `@${u.version}` : ""}, which is not a pinned platform binary`);
+    else
+      problems.push(
+        `no integrity hash for ${u.key}${u.version ? `@${u.version}` : ""}, which is not a pinned platform binary`,
+      );
   }
   const served = await mapLimit(candidates, 4, async (u) => {
     try {
@@ -155,7 +186,10 @@ export async function checkLock(lock, lookup = registryIntegrity) {
   candidates.forEach((u, i) => {
     const r = served[i];
     if (r.error) problems.push(`cannot tell whether the registry serves ${u.name}@${u.version}: ${r.error}`);
-    else if (r.integrity) problems.push(`no integrity hash for ${u.name}@${u.version}, which the registry serves: run \`node scripts/lockfile.mjs complete\``);
+    else if (r.integrity)
+      problems.push(
+        `no integrity hash for ${u.name}@${u.version}, which the registry serves: run \`node scripts/lockfile.mjs complete\``,
+      );
     else pinned.push(`${u.name}@${u.version}`);
   });
   return { problems, pinned };
@@ -174,7 +208,8 @@ if (isMain) {
   } else {
     const { problems, pinned } = await checkLock(lock);
     for (const p of problems) console.log(p);
-    if (pinned.length) console.log(`pinned by version only (the registry serves no hash; see docs/security.md): ${pinned.join(", ")}`);
+    if (pinned.length)
+      console.log(`pinned by version only (the registry serves no hash; see docs/security.md): ${pinned.join(", ")}`);
     process.exit(problems.length ? 1 : 0);
   }
 }

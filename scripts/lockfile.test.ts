@@ -1,7 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkLock, completeLock, isPinnedPlatformBinary, missingOptional, platformOf, unhashed, type IntegrityLookup, type Lock } from "./lockfile.mjs";
+import {
+  checkLock,
+  completeLock,
+  isPinnedPlatformBinary,
+  missingOptional,
+  platformOf,
+  unhashed,
+  type IntegrityLookup,
+  type Lock,
+} from "./lockfile.mjs";
 
 /** A registry that serves exactly these versions (no network in unit tests). */
 const registry =
@@ -9,9 +18,11 @@ const registry =
   async (name, version) =>
     served[`${name}@${version}`];
 /** The registry here: it serves every package of the lock except other platforms' opencode binaries. */
-const hereRegistry: IntegrityLookup = async (name) => (/^opencode-(?:darwin|windows|linux-arm64|linux-x64-(?:baseline-)?musl)/.test(name) ? undefined : "sha512-served");
+const hereRegistry: IntegrityLookup = async (name) =>
+  /^opencode-(?:darwin|windows|linux-arm64|linux-x64-(?:baseline-)?musl)/.test(name) ? undefined : "sha512-served";
 
-const committed = (): Lock => JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "..", "package-lock.json"), "utf8"));
+const committed = (): Lock =>
+  JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "..", "package-lock.json"), "utf8"));
 
 describe("package-lock.json", () => {
   it("has an entry for every platform's optional binary package, so `npm ci` works on Linux, macOS and Windows", () => {
@@ -31,8 +42,18 @@ describe("lockfile check", () => {
   const lock = (): Lock => ({
     packages: {
       "": { name: "x" },
-      "node_modules/tool": { version: "1.0.0", integrity: "sha512-tool", optionalDependencies: { "tool-linux-x64": "1.0.0", "tool-darwin-arm64": "1.0.0" } },
-      "node_modules/tool-linux-x64": { version: "1.0.0", os: ["linux"], cpu: ["x64"], optional: true, integrity: "sha512-keep" },
+      "node_modules/tool": {
+        version: "1.0.0",
+        integrity: "sha512-tool",
+        optionalDependencies: { "tool-linux-x64": "1.0.0", "tool-darwin-arm64": "1.0.0" },
+      },
+      "node_modules/tool-linux-x64": {
+        version: "1.0.0",
+        os: ["linux"],
+        cpu: ["x64"],
+        optional: true,
+        integrity: "sha512-keep",
+      },
       "node_modules/tool-darwin-arm64": { version: "1.0.0", os: ["darwin"], cpu: ["arm64"], optional: true },
       "node_modules/tool/node_modules/bundled": { version: "2.0.0", inBundle: true },
       "node_modules/linked": { link: true },
@@ -41,7 +62,9 @@ describe("lockfile check", () => {
 
   it("fails on a hashless entry that the registry can serve", async () => {
     const { problems } = await checkLock(lock(), registry({ "tool-darwin-arm64@1.0.0": "sha512-darwin" }));
-    expect(problems).toEqual(["no integrity hash for tool-darwin-arm64@1.0.0, which the registry serves: run `node scripts/lockfile.mjs complete`"]);
+    expect(problems).toEqual([
+      "no integrity hash for tool-darwin-arm64@1.0.0, which the registry serves: run `node scripts/lockfile.mjs complete`",
+    ]);
   });
 
   it("lets a pinned platform binary the registry cannot serve pass, and nothing else", async () => {
@@ -77,14 +100,41 @@ describe("lockfile completion", () => {
     const lock: Lock = {
       packages: {
         "": { name: "x" },
-        "node_modules/tool": { version: "1.0.0", optionalDependencies: { "tool-linux-x64": "1.0.0", "tool-darwin-arm64": "1.0.0", "tool-win32-x64": "1.0.0" } },
-        "node_modules/tool-linux-x64": { version: "1.0.0", os: ["linux"], cpu: ["x64"], optional: true, integrity: "sha512-keep" },
+        "node_modules/tool": {
+          version: "1.0.0",
+          optionalDependencies: { "tool-linux-x64": "1.0.0", "tool-darwin-arm64": "1.0.0", "tool-win32-x64": "1.0.0" },
+        },
+        "node_modules/tool-linux-x64": {
+          version: "1.0.0",
+          os: ["linux"],
+          cpu: ["x64"],
+          optional: true,
+          integrity: "sha512-keep",
+        },
       },
     };
-    const r = await completeLock(lock, registry({ "tool@1.0.0": "sha512-tool", "tool-darwin-arm64@1.0.0": "sha512-darwin" }));
-    expect(r).toEqual({ added: ["tool-darwin-arm64@1.0.0", "tool-win32-x64@1.0.0"], hashed: ["tool@1.0.0", "tool-darwin-arm64@1.0.0"], unservable: ["tool-win32-x64@1.0.0"] });
-    expect(lock.packages["node_modules/tool-darwin-arm64"]).toEqual({ version: "1.0.0", cpu: ["arm64"], optional: true, os: ["darwin"], integrity: "sha512-darwin" });
-    expect(lock.packages["node_modules/tool-win32-x64"]).toEqual({ version: "1.0.0", cpu: ["x64"], optional: true, os: ["win32"] });
+    const r = await completeLock(
+      lock,
+      registry({ "tool@1.0.0": "sha512-tool", "tool-darwin-arm64@1.0.0": "sha512-darwin" }),
+    );
+    expect(r).toEqual({
+      added: ["tool-darwin-arm64@1.0.0", "tool-win32-x64@1.0.0"],
+      hashed: ["tool@1.0.0", "tool-darwin-arm64@1.0.0"],
+      unservable: ["tool-win32-x64@1.0.0"],
+    });
+    expect(lock.packages["node_modules/tool-darwin-arm64"]).toEqual({
+      version: "1.0.0",
+      cpu: ["arm64"],
+      optional: true,
+      os: ["darwin"],
+      integrity: "sha512-darwin",
+    });
+    expect(lock.packages["node_modules/tool-win32-x64"]).toEqual({
+      version: "1.0.0",
+      cpu: ["x64"],
+      optional: true,
+      os: ["win32"],
+    });
     expect(lock.packages["node_modules/tool-linux-x64"]?.integrity).toBe("sha512-keep");
     expect(missingOptional(lock)).toEqual([]);
     expect(Object.keys(lock.packages)[0]).toBe("");

@@ -28,14 +28,20 @@ if (reason) {
 const workspace = path.resolve(process.env.SWITCHBOARD_WORKSPACE || process.env.INIT_CWD || process.cwd());
 console.log(`[switchboard] workspace: ${workspace}`);
 
-const child = spawn(next, ["start", "-H", host, "-p", port], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, SWITCHBOARD_WORKSPACE: workspace } });
+const child = spawn(next, ["start", "-H", host, "-p", port], {
+  cwd: root,
+  stdio: ["ignore", "pipe", "inherit"],
+  env: { ...process.env, SWITCHBOARD_WORKSPACE: workspace },
+});
 let announced = false;
 child.stdout.on("data", (d) => {
   process.stdout.write(d);
   if (!announced && /Ready|started server|Local:/i.test(String(d))) {
     announced = true;
     const shown = host === "0.0.0.0" ? "127.0.0.1" : host;
-    console.log(`\n  Switchboard is running at http://${shown}:${port} — log in with the token or the link printed below.\n`);
+    console.log(
+      `\n  Switchboard is running at http://${shown}:${port} — log in with the token or the link printed below.\n`,
+    );
   }
 });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));

@@ -32,7 +32,9 @@ fs.mkdirSync(outDir, { recursive: true });
 
 /** A busy loop in its own process: it takes a core for as long as the pass runs. */
 const hogProcs = Array.from({ length: hogs }, () => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
-const stopHogs = () => hogProcs.forEach((p) => p.kill("SIGKILL"));
+const stopHogs = () => {
+  for (const p of hogProcs) p.kill("SIGKILL");
+};
 process.on("exit", stopHogs);
 process.on("SIGINT", () => process.exit(130));
 
@@ -45,7 +47,10 @@ for (let i = 1; i <= runs; i++) {
   const started = Date.now();
   const code = await new Promise((resolve) => {
     const out = fs.openSync(log, "w");
-    const child = spawn(args[0], args.slice(1), { stdio: ["ignore", out, out], env: { ...process.env, CI: process.env.CI ?? "true" } });
+    const child = spawn(args[0], args.slice(1), {
+      stdio: ["ignore", out, out],
+      env: { ...process.env, CI: process.env.CI ?? "true" },
+    });
     child.on("exit", (c) => {
       fs.closeSync(out);
       resolve(c ?? 1);
@@ -54,7 +59,9 @@ for (let i = 1; i <= runs; i++) {
   const secs = ((Date.now() - started) / 1000).toFixed(0);
   if (code === 0) passed++;
   else failed++;
-  console.log(`[stress] run ${i}/${runs}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} in ${secs} s${hogs ? ` beside ${hogs} busy loop(s)` : ""} — ${path.relative(process.cwd(), log)}`);
+  console.log(
+    `[stress] run ${i}/${runs}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} in ${secs} s${hogs ? ` beside ${hogs} busy loop(s)` : ""} — ${path.relative(process.cwd(), log)}`,
+  );
 }
 stopHogs();
 console.log(`${passed} passed, ${failed} failed`);

@@ -17,7 +17,13 @@ export interface ConsoleConfig {
 }
 
 export function slug(label: string): string {
-  return label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "backend";
+  return (
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "backend"
+  );
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig {
@@ -46,7 +52,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig 
           baseUrl: env.OPENCODE_BASE_URL,
           ...(env.OPENCODE_SERVER_PASSWORD ? { password: env.OPENCODE_SERVER_PASSWORD } : {}),
           ...(env.OPENCODE_SERVER_USERNAME ? { username: env.OPENCODE_SERVER_USERNAME } : {}),
-          ...(env.OPENCODE_CONTRACT === "v1" || env.OPENCODE_CONTRACT === "api" || env.OPENCODE_CONTRACT === "auto" ? { contract: env.OPENCODE_CONTRACT } : {}),
+          ...(env.OPENCODE_CONTRACT === "v1" || env.OPENCODE_CONTRACT === "api" || env.OPENCODE_CONTRACT === "auto"
+            ? { contract: env.OPENCODE_CONTRACT }
+            : {}),
         },
       },
     });

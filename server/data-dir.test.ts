@@ -15,7 +15,9 @@ describe("the data folder", () => {
     expect(defaultDataDir({}, "linux", "/home/u")).toBe("/home/u/.local/share/switchboard");
     expect(defaultDataDir({ XDG_DATA_HOME: "relative" }, "linux", "/home/u")).toBe("/home/u/.local/share/switchboard");
     expect(defaultDataDir({}, "darwin", "/Users/u")).toBe("/Users/u/Library/Application Support/switchboard");
-    expect(defaultDataDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "win32", "C:\\Users\\u")).toBe("C:\\Users\\u\\AppData\\Local\\switchboard");
+    expect(defaultDataDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "win32", "C:\\Users\\u")).toBe(
+      "C:\\Users\\u\\AppData\\Local\\switchboard",
+    );
     expect(dataDirOf({ SWITCHBOARD_DATA_DIR: "/srv/sb" })).toBe("/srv/sb");
     expect(dataDirOf({ XDG_DATA_HOME: "/x/data" }).startsWith(process.cwd() + path.sep)).toBe(false);
   });
@@ -40,7 +42,9 @@ describe("the data folder", () => {
     fs.mkdirSync(path.join(base, "xdg2", "switchboard"), { recursive: true });
     fs.writeFileSync(path.join(base, "xdg2", "switchboard", "switchboard.db"), "");
     expect(migrateLegacyDataDir(env, cwd)).toEqual({ moved: false, reason: "target in use" });
-    expect(migrateLegacyDataDir({ ...env, SWITCHBOARD_DATA_DIR: path.join(base, "explicit") }, cwd)).toEqual({ moved: false });
+    expect(migrateLegacyDataDir({ ...env, SWITCHBOARD_DATA_DIR: path.join(base, "explicit") }, cwd)).toEqual({
+      moved: false,
+    });
     expect(fs.existsSync(path.join(cwd, ".switchboard"))).toBe(true);
   });
 });

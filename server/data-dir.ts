@@ -20,7 +20,11 @@ export const LEGACY_DATA_DIR = ".switchboard";
  * `~/.local/share/switchboard`) on Linux and the BSDs, `~/Library/Application Support/switchboard`
  * on macOS, `%LOCALAPPDATA%\switchboard` (else `%APPDATA%`) on Windows.
  */
-export function defaultDataDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): string {
+export function defaultDataDir(
+  env: Env = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = os.homedir(),
+): string {
   if (platform === "win32") {
     const base = env.LOCALAPPDATA || env.APPDATA || path.win32.join(home, "AppData", "Local");
     return path.win32.join(base, "switchboard");
@@ -32,7 +36,9 @@ export function defaultDataDir(env: Env = process.env, platform: NodeJS.Platform
 
 /** The console's data directory (absolute). Pure: nothing is created or moved. */
 export function dataDirOf(env: Env = process.env): string {
-  return env.SWITCHBOARD_DATA_DIR ? path.resolve(/*turbopackIgnore: true*/ env.SWITCHBOARD_DATA_DIR) : defaultDataDir(env);
+  return env.SWITCHBOARD_DATA_DIR
+    ? path.resolve(/*turbopackIgnore: true*/ env.SWITCHBOARD_DATA_DIR)
+    : defaultDataDir(env);
 }
 
 export type Migration = { moved: false; reason?: string } | { moved: true; from: string; to: string };
@@ -49,7 +55,9 @@ export function migrateLegacyDataDir(env: Env = process.env, cwd: string = proce
   const to = dataDirOf(env);
   if (path.resolve(from) === path.resolve(to)) return { moved: false };
   if (fs.existsSync(to) && fs.readdirSync(to).length > 0) {
-    log.warn(`found an old data folder at ${from}, but ${to} is already in use: the console uses ${to} and leaves ${from} alone (move what you need, then delete it; it may hold an old console token)`);
+    log.warn(
+      `found an old data folder at ${from}, but ${to} is already in use: the console uses ${to} and leaves ${from} alone (move what you need, then delete it; it may hold an old console token)`,
+    );
     return { moved: false, reason: "target in use" };
   }
   fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
@@ -62,6 +70,8 @@ export function migrateLegacyDataDir(env: Env = process.env, cwd: string = proce
     fs.rmSync(from, { recursive: true, force: true });
   }
   fs.chmodSync(to, 0o700);
-  log.info(`moved the console's data folder from ${from} to ${to} (the workspace is no place for the console token; set SWITCHBOARD_DATA_DIR to choose another)`);
+  log.info(
+    `moved the console's data folder from ${from} to ${to} (the workspace is no place for the console token; set SWITCHBOARD_DATA_DIR to choose another)`,
+  );
   return { moved: true, from, to };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import type { z } from "zod";
 import { EmptyBody, EmptyQuery, ListSessionsQuery } from "@/lib/api";
 import { isApiError } from "./errors";
 import { readBody, readQuery, route } from "./http";
@@ -12,7 +12,10 @@ function outcome<T>(fn: () => T): { status: number; issues?: { path: string; cod
     return { value: fn() };
   } catch (err) {
     if (!isApiError(err)) throw err;
-    return { status: err.status, issues: (err.details as { issues?: { path: string; code: string }[] } | undefined)?.issues };
+    return {
+      status: err.status,
+      issues: (err.details as { issues?: { path: string; code: string }[] } | undefined)?.issues,
+    };
   }
 }
 
@@ -26,7 +29,8 @@ async function bodyOutcome(init: RequestInit, schema: z.ZodType = EmptyBody, max
 }
 
 describe("readQuery", () => {
-  const q = (search: string, schema: z.ZodType = EmptyQuery) => outcome(() => readQuery(new Request(`${URL_BASE}${search}`), schema));
+  const q = (search: string, schema: z.ZodType = EmptyQuery) =>
+    outcome(() => readQuery(new Request(`${URL_BASE}${search}`), schema));
 
   it("accepts no query on a route that takes none, and refuses any parameter (400 with issues)", () => {
     expect(q("")).toEqual({ value: {} });
@@ -46,7 +50,10 @@ describe("readQuery", () => {
   });
 
   it("refuses a parameter given more than once", () => {
-    expect(q("?limit=1&limit=500", ListSessionsQuery)).toMatchObject({ status: 400, issues: [{ path: "limit", code: "duplicate_parameter" }] });
+    expect(q("?limit=1&limit=500", ListSessionsQuery)).toMatchObject({
+      status: 400,
+      issues: [{ path: "limit", code: "duplicate_parameter" }],
+    });
     expect(q("?a=1&a=2&b=1&b=2&a=3")).toMatchObject({ status: 400, issues: [{ path: "a" }, { path: "b" }] });
   });
 });
@@ -60,19 +67,24 @@ describe("readBody", () => {
     const unknown = await bodyOutcome({ body: JSON.stringify({ bogus: 1 }) });
     expect(unknown).toMatchObject({ status: 400 });
     expect((unknown as { issues?: unknown[] }).issues?.length).toBeGreaterThan(0);
-    for (const body of ["null", "[]", "1", '"x"']) expect(await bodyOutcome({ body }), body).toMatchObject({ status: 400 });
+    for (const body of ["null", "[]", "1", '"x"'])
+      expect(await bodyOutcome({ body }), body).toMatchObject({ status: 400 });
   });
 
   it("answers 400 for JSON that does not parse, and 413 past the limit, declared or not", async () => {
     expect(await bodyOutcome({ body: "{" })).toMatchObject({ status: 400 });
-    expect(await bodyOutcome({ body: JSON.stringify({ x: "y".repeat(200) }) }, EmptyBody, 100)).toMatchObject({ status: 413 });
+    expect(await bodyOutcome({ body: JSON.stringify({ x: "y".repeat(200) }) }, EmptyBody, 100)).toMatchObject({
+      status: 413,
+    });
     const stream = new ReadableStream<Uint8Array>({
       start(c) {
         for (let i = 0; i < 5; i++) c.enqueue(new TextEncoder().encode("x".repeat(50)));
         c.close();
       },
     });
-    expect(await bodyOutcome({ body: stream, duplex: "half" } as RequestInit, EmptyBody, 100)).toMatchObject({ status: 413 });
+    expect(await bodyOutcome({ body: stream, duplex: "half" } as RequestInit, EmptyBody, 100)).toMatchObject({
+      status: 413,
+    });
   });
 });
 

@@ -12,7 +12,13 @@ export function json(data: unknown, init?: ResponseInit): Response {
 
 export function errorResponse(err: unknown): Response {
   if (isApiError(err)) {
-    const body = { error: { code: err.code, message: redactSecrets(err.message), ...(err.details !== undefined ? { details: err.details } : {}) } };
+    const body = {
+      error: {
+        code: err.code,
+        message: redactSecrets(err.message),
+        ...(err.details !== undefined ? { details: err.details } : {}),
+      },
+    };
     const headers: Record<string, string> = {};
     const retryAfter = (err.details as { retryAfter?: unknown } | undefined)?.retryAfter;
     if (err.code === "rate_limited" && typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
@@ -39,7 +45,11 @@ export function route<P = Record<string, string>>(
 }
 
 /** Reads and validates a JSON body, enforcing the size limit (413) and the schema (400). */
-export async function readBody<S extends ZodType>(req: Request, schema: S, maxBytes = MAX_BODY_BYTES): Promise<z.infer<S>> {
+export async function readBody<S extends ZodType>(
+  req: Request,
+  schema: S,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<z.infer<S>> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new ApiError("payload_too_large", `Body exceeds ${maxBytes} bytes`);
   let text = "";
@@ -103,7 +113,8 @@ export function resumeCursor(req: Request, queryAfter?: number): number | undefi
   const header = req.headers.get("last-event-id");
   if (header === null || header.trim() === "") return queryAfter;
   const n = Number(header.trim());
-  if (!/^\d{1,16}$/.test(header.trim()) || !Number.isSafeInteger(n)) throw ApiError.badRequest("Last-Event-ID must be a non-negative integer");
+  if (!/^\d{1,16}$/.test(header.trim()) || !Number.isSafeInteger(n))
+    throw ApiError.badRequest("Last-Event-ID must be a non-negative integer");
   return n;
 }
 

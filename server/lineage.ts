@@ -25,7 +25,10 @@ export class Lineage {
     if (session.forkedFrom) return session;
     const f = this.store.getFork(backendId, session.id);
     if (!f) return session;
-    return { ...session, forkedFrom: { sessionId: f.sourceSessionId, ...(f.sourceMessageId ? { messageId: f.sourceMessageId } : {}) } };
+    return {
+      ...session,
+      forkedFrom: { sessionId: f.sourceSessionId, ...(f.sourceMessageId ? { messageId: f.sourceMessageId } : {}) },
+    };
   }
 
   /** Ids of the sessions forked from `sessionId`, oldest first. */

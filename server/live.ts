@@ -1,5 +1,11 @@
 import "server-only";
-import { LiveSubscriptionsBody, type GlobalHello, type LiveSubscription, type LiveSubscriptionResult, type LiveSubscriptionsResult } from "@/lib/api";
+import {
+  LiveSubscriptionsBody,
+  type GlobalHello,
+  type LiveSubscription,
+  type LiveSubscriptionResult,
+  type LiveSubscriptionsResult,
+} from "@/lib/api";
 import type { GlobalEvent } from "@/lib/model";
 import type { BackendRegistry } from "./backends/registry";
 import { ApiError, describeError, isApiError } from "./errors";
@@ -81,7 +87,8 @@ export async function setSubscriptions(
         return;
       }
       try {
-        if (spec.type !== "share" && ctx.scope !== "console") throw new ApiError("forbidden", "A share page's stream carries shares only");
+        if (spec.type !== "share" && ctx.scope !== "console")
+          throw new ApiError("forbidden", "A share page's stream carries shares only");
         if (spec.type === "global") {
           stream.add(key, fp, (sink) => hub.subscribeGlobal(sink, globalHello(backends), spec.after));
         } else if (spec.type === "session") {

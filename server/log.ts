@@ -6,7 +6,7 @@ const debugOn = process.env.SWITCHBOARD_LOG === "debug";
 
 function write(level: string, msg: string, fields?: Fields) {
   if (quiet) return;
-  const extra = fields && Object.keys(fields).length ? " " + JSON.stringify(fields) : "";
+  const extra = fields && Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : "";
   const line = `[switchboard] ${level} ${msg}${extra}`;
   if (level === "error" || level === "warn") console.error(line);
   else console.log(line);

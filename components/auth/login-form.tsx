@@ -87,7 +87,9 @@ export function LoginForm({ next }: { next: string }) {
       </button>
       <div className="w-full max-w-[380px]">
         <div className="mb-6 flex items-center justify-center gap-2.5">
-          <span className="grid size-8 place-items-center rounded-md bg-accent text-[15px] font-bold text-accent-fg">S</span>
+          <span className="grid size-8 place-items-center rounded-md bg-accent text-[15px] font-bold text-accent-fg">
+            S
+          </span>
           <span className="text-[17px] font-semibold tracking-tight text-fg">Switchboard</span>
         </div>
         <form
@@ -98,7 +100,8 @@ export function LoginForm({ next }: { next: string }) {
         >
           <h1 className="text-[15px] font-semibold text-fg">Log in to the console</h1>
           <p className="mt-1 text-[12.5px] leading-5 text-muted">
-            Use the token printed when the console started, or the value of <code className="font-mono text-[11.5px] text-fg">SWITCHBOARD_TOKEN</code>.
+            Use the token printed when the console started, or the value of{" "}
+            <code className="font-mono text-[11.5px] text-fg">SWITCHBOARD_TOKEN</code>.
           </p>
           {/* For password managers: the token is the password of a fixed "user". */}
           <input type="text" name="username" autoComplete="username" value="switchboard" readOnly hidden />
@@ -134,7 +137,12 @@ export function LoginForm({ next }: { next: string }) {
               className="min-w-0 flex-1 bg-transparent font-mono text-[13px] text-fg outline-none placeholder:font-sans placeholder:text-faint disabled:opacity-60"
             />
           </div>
-          <p id="login-error" role="alert" className="mt-2 min-h-[18px] text-[12px] leading-[18px] text-err" data-testid="login-error">
+          <p
+            id="login-error"
+            role="alert"
+            className="mt-2 min-h-[18px] text-[12px] leading-[18px] text-err"
+            data-testid="login-error"
+          >
             {status.kind === "error" ? status.message : ""}
           </p>
           <button

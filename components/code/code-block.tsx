@@ -10,39 +10,131 @@
  * each span (`color` = light, `--shiki-dark` = dark) and app/globals.css picks one per `data-theme`.
  */
 import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from "react";
-import type { Tok, TokLine } from "./highlighter";
+import type { TokLine } from "./highlighter";
 import { CopyButton } from "@/components/ui/copy-button";
 import { cx } from "@/components/ui/cx";
 
 /* ---------------------------------------------------------------------------------- languages */
 
 const EXT_LANG: Record<string, string> = {
-  ts: "typescript", mts: "typescript", cts: "typescript", tsx: "tsx",
-  js: "javascript", mjs: "javascript", cjs: "javascript", jsx: "jsx",
-  json: "json", jsonc: "jsonc", json5: "json5", jsonl: "json",
-  md: "markdown", markdown: "markdown", mdx: "mdx",
-  py: "python", pyi: "python", rb: "ruby", rs: "rust", go: "go", java: "java",
-  kt: "kotlin", kts: "kotlin", swift: "swift", scala: "scala", dart: "dart",
-  c: "c", h: "c", cc: "cpp", cpp: "cpp", cxx: "cpp", hpp: "cpp", hh: "cpp", m: "objective-c",
-  cs: "csharp", fs: "fsharp", php: "php", lua: "lua", r: "r", pl: "perl", jl: "julia",
-  ex: "elixir", exs: "elixir", erl: "erlang", hs: "haskell", clj: "clojure", ml: "ocaml",
-  zig: "zig", nim: "nim", v: "v", sol: "solidity",
-  sh: "bash", bash: "bash", zsh: "bash", fish: "fish", ps1: "powershell", bat: "bat", cmd: "bat",
-  yml: "yaml", yaml: "yaml", toml: "toml", ini: "ini", cfg: "ini", conf: "ini", env: "dotenv",
-  css: "css", scss: "scss", sass: "sass", less: "less",
-  html: "html", htm: "html", xml: "xml", svg: "xml", plist: "xml",
-  vue: "vue", svelte: "svelte", astro: "astro",
-  sql: "sql", graphql: "graphql", gql: "graphql", prisma: "prisma", proto: "proto",
-  tf: "hcl", hcl: "hcl", nix: "nix", diff: "diff", patch: "diff",
-  dockerfile: "docker", makefile: "make", mk: "make", cmake: "cmake", gradle: "groovy", groovy: "groovy",
-  tex: "latex", vim: "viml", el: "elisp", lisp: "lisp", scm: "scheme", rkt: "racket",
+  ts: "typescript",
+  mts: "typescript",
+  cts: "typescript",
+  tsx: "tsx",
+  js: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  jsx: "jsx",
+  json: "json",
+  jsonc: "jsonc",
+  json5: "json5",
+  jsonl: "json",
+  md: "markdown",
+  markdown: "markdown",
+  mdx: "mdx",
+  py: "python",
+  pyi: "python",
+  rb: "ruby",
+  rs: "rust",
+  go: "go",
+  java: "java",
+  kt: "kotlin",
+  kts: "kotlin",
+  swift: "swift",
+  scala: "scala",
+  dart: "dart",
+  c: "c",
+  h: "c",
+  cc: "cpp",
+  cpp: "cpp",
+  cxx: "cpp",
+  hpp: "cpp",
+  hh: "cpp",
+  m: "objective-c",
+  cs: "csharp",
+  fs: "fsharp",
+  php: "php",
+  lua: "lua",
+  r: "r",
+  pl: "perl",
+  jl: "julia",
+  ex: "elixir",
+  exs: "elixir",
+  erl: "erlang",
+  hs: "haskell",
+  clj: "clojure",
+  ml: "ocaml",
+  zig: "zig",
+  nim: "nim",
+  v: "v",
+  sol: "solidity",
+  sh: "bash",
+  bash: "bash",
+  zsh: "bash",
+  fish: "fish",
+  ps1: "powershell",
+  bat: "bat",
+  cmd: "bat",
+  yml: "yaml",
+  yaml: "yaml",
+  toml: "toml",
+  ini: "ini",
+  cfg: "ini",
+  conf: "ini",
+  env: "dotenv",
+  css: "css",
+  scss: "scss",
+  sass: "sass",
+  less: "less",
+  html: "html",
+  htm: "html",
+  xml: "xml",
+  svg: "xml",
+  plist: "xml",
+  vue: "vue",
+  svelte: "svelte",
+  astro: "astro",
+  sql: "sql",
+  graphql: "graphql",
+  gql: "graphql",
+  prisma: "prisma",
+  proto: "proto",
+  tf: "hcl",
+  hcl: "hcl",
+  nix: "nix",
+  diff: "diff",
+  patch: "diff",
+  dockerfile: "docker",
+  makefile: "make",
+  mk: "make",
+  cmake: "cmake",
+  gradle: "groovy",
+  groovy: "groovy",
+  tex: "latex",
+  vim: "viml",
+  el: "elisp",
+  lisp: "lisp",
+  scm: "scheme",
+  rkt: "racket",
 };
 
 const NAME_LANG: Record<string, string> = {
-  dockerfile: "docker", makefile: "make", gnumakefile: "make", "cmakelists.txt": "cmake",
-  gemfile: "ruby", rakefile: "ruby", justfile: "just", ".bashrc": "bash", ".zshrc": "bash",
-  ".profile": "bash", ".gitignore": "ignore", ".dockerignore": "ignore", ".npmrc": "ini",
-  ".editorconfig": "ini", "go.mod": "go", ".env": "dotenv",
+  dockerfile: "docker",
+  makefile: "make",
+  gnumakefile: "make",
+  "cmakelists.txt": "cmake",
+  gemfile: "ruby",
+  rakefile: "ruby",
+  justfile: "just",
+  ".bashrc": "bash",
+  ".zshrc": "bash",
+  ".profile": "bash",
+  ".gitignore": "ignore",
+  ".dockerignore": "ignore",
+  ".npmrc": "ini",
+  ".editorconfig": "ini",
+  "go.mod": "go",
+  ".env": "dotenv",
 };
 
 /** The shiki language for a file path, from its name or extension; undefined when unknown. */
@@ -60,15 +152,40 @@ export function guessLang(path: string | undefined): string | undefined {
 }
 
 const FENCE_ALIAS: Record<string, string> = {
-  sh: "bash", shell: "bash", zsh: "bash", console: "shellsession", shellsession: "shellsession",
-  ts: "typescript", js: "javascript", py: "python", rb: "ruby", rs: "rust", yml: "yaml",
-  md: "markdown", "c++": "cpp", "c#": "csharp", cs: "csharp", golang: "go", dockerfile: "docker",
-  text: "", txt: "", plain: "", plaintext: "", output: "", log: "", "": "",
+  sh: "bash",
+  shell: "bash",
+  zsh: "bash",
+  console: "shellsession",
+  shellsession: "shellsession",
+  ts: "typescript",
+  js: "javascript",
+  py: "python",
+  rb: "ruby",
+  rs: "rust",
+  yml: "yaml",
+  md: "markdown",
+  "c++": "cpp",
+  "c#": "csharp",
+  cs: "csharp",
+  golang: "go",
+  dockerfile: "docker",
+  text: "",
+  txt: "",
+  plain: "",
+  plaintext: "",
+  output: "",
+  log: "",
+  "": "",
 };
 
 function normalizeLang(lang: string | undefined): string | undefined {
   if (!lang) return undefined;
-  const l = lang.trim().toLowerCase().replace(/^language-/, "").split(/[\s{]/)[0] ?? "";
+  const l =
+    lang
+      .trim()
+      .toLowerCase()
+      .replace(/^language-/, "")
+      .split(/[\s{]/)[0] ?? "";
   if (l in FENCE_ALIAS) return FENCE_ALIAS[l] || undefined;
   return l || undefined;
 }
@@ -356,7 +473,13 @@ export const CodeBlock = memo(function CodeBlock({
                   {startLine + i}
                 </span>
               ) : null}
-              <span className={cx("shiki min-w-0 flex-1 pr-4", !showLineNumbers && "pl-3", wrap ? "whitespace-pre-wrap" : "whitespace-pre")}>
+              <span
+                className={cx(
+                  "shiki min-w-0 flex-1 pr-4",
+                  !showLineNumbers && "pl-3",
+                  wrap ? "whitespace-pre-wrap" : "whitespace-pre",
+                )}
+              >
                 {renderLine(line, tokensFor(hl, i, line)) || "\u200b"}
               </span>
             </div>

@@ -67,7 +67,10 @@ export function parseUnifiedDiff(patch: string): ParsedDiff {
         counted = false;
         oldNo = undefined;
         newNo = undefined;
-        const rest = line.replace(/^@@+\s?/, "").replace(/\s?@@+$/, "").trim();
+        const rest = line
+          .replace(/^@@+\s?/, "")
+          .replace(/\s?@@+$/, "")
+          .trim();
         rows.push({ kind: "hunk", text: line, context: rest });
       }
       inHunk = true;
@@ -257,7 +260,10 @@ export function diffFromStrings(path: string, before: string, after: string, con
   }
   if (out.length === 0) return "";
   const p = path || "file";
-  return [before === "" ? "--- /dev/null" : `--- a/${p}`, after === "" ? "+++ /dev/null" : `+++ b/${p}`, ...out].join("\n") + "\n";
+  return (
+    [before === "" ? "--- /dev/null" : `--- a/${p}`, after === "" ? "+++ /dev/null" : `+++ b/${p}`, ...out].join("\n") +
+    "\n"
+  );
 }
 
 /* ----------------------------------------------------------------------------------- component */
@@ -265,27 +271,74 @@ export function diffFromStrings(path: string, before: string, after: string, con
 type Hl = ReturnType<typeof useHighlight>;
 
 /** One side of a split row: number, sign and text, or an empty filler. */
-function SplitCell({ row, side, showNumbers, numW, hl }: { row: LineRow | undefined; side: "old" | "new"; showNumbers: boolean; numW: string; hl: Hl }) {
-  if (!row) return <div className={cx("min-w-0 bg-[repeating-linear-gradient(135deg,transparent_0_6px,var(--sb-raised)_6px_7px)]", side === "new" && "border-l border-border")} data-side={side} data-empty />;
+function SplitCell({
+  row,
+  side,
+  showNumbers,
+  numW,
+  hl,
+}: {
+  row: LineRow | undefined;
+  side: "old" | "new";
+  showNumbers: boolean;
+  numW: string;
+  hl: Hl;
+}) {
+  if (!row)
+    return (
+      <div
+        className={cx(
+          "min-w-0 bg-[repeating-linear-gradient(135deg,transparent_0_6px,var(--sb-raised)_6px_7px)]",
+          side === "new" && "border-l border-border",
+        )}
+        data-side={side}
+        data-empty
+      />
+    );
   const kind = row.kind;
   const no = side === "old" ? row.oldNo : row.newNo;
   const toks = side === "old" ? tokensFor(hl, row.oi ?? -1, row.text) : tokensFor(hl, row.ni ?? -1, row.text);
   return (
-    <div className={cx("flex min-w-0", ROW_BG[kind], side === "new" && "border-l border-border")} data-side={side} data-kind={kind}>
+    <div
+      className={cx("flex min-w-0", ROW_BG[kind], side === "new" && "border-l border-border")}
+      data-side={side}
+      data-kind={kind}
+    >
       {showNumbers ? (
-        <span className={cx("shrink-0 select-none pr-1 text-right", kind === "del" ? "text-del/70" : kind === "add" ? "text-add/70" : "text-faint/60")} style={{ width: numW }} aria-hidden>
+        <span
+          className={cx(
+            "shrink-0 select-none pr-1 text-right",
+            kind === "del" ? "text-del/70" : kind === "add" ? "text-add/70" : "text-faint/60",
+          )}
+          style={{ width: numW }}
+          aria-hidden
+        >
           {no}
         </span>
       ) : null}
       <span className={cx("w-5 shrink-0 select-none text-center", SIGN_FG[kind])} aria-hidden>
         {kind === "add" ? "+" : kind === "del" ? "−" : " "}
       </span>
-      <span className="shiki min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere]">{renderLine(row.text, toks) || "\u200b"}</span>
+      <span className="shiki min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere]">
+        {renderLine(row.text, toks) || "\u200b"}
+      </span>
     </div>
   );
 }
 
-function SplitBody({ rows, showNumbers, numW, oldHl, newHl }: { rows: ReturnType<typeof toSplitRows>; showNumbers: boolean; numW: string; oldHl: Hl; newHl: Hl }) {
+function SplitBody({
+  rows,
+  showNumbers,
+  numW,
+  oldHl,
+  newHl,
+}: {
+  rows: ReturnType<typeof toSplitRows>;
+  showNumbers: boolean;
+  numW: string;
+  oldHl: Hl;
+  newHl: Hl;
+}) {
   return (
     <div className="py-1 font-mono" data-layout="split">
       {rows.map((r, i) => {
@@ -293,14 +346,25 @@ function SplitBody({ rows, showNumbers, numW, oldHl, newHl }: { rows: ReturnType
           const prev = rows[i - 1];
           if (!r.context && (i === 0 || prev?.kind === "file")) return null;
           return (
-            <div key={i} className="my-0.5 flex h-[20px] select-none items-center whitespace-pre bg-raised/60 px-3 text-[11.5px] text-faint" title={r.text}>
+            <div
+              key={i}
+              className="my-0.5 flex h-[20px] select-none items-center whitespace-pre bg-raised/60 px-3 text-[11.5px] text-faint"
+              title={r.text}
+            >
               {r.context || "⋯"}
             </div>
           );
         }
         if (r.kind === "file" || r.kind === "note") {
           return (
-            <div key={i} className={cx("flex select-none whitespace-pre px-3 text-faint", r.kind === "file" && "mt-1 font-sans font-medium text-muted", r.kind === "note" && "text-[11.5px] italic")}>
+            <div
+              key={i}
+              className={cx(
+                "flex select-none whitespace-pre px-3 text-faint",
+                r.kind === "file" && "mt-1 font-sans font-medium text-muted",
+                r.kind === "note" && "text-[11.5px] italic",
+              )}
+            >
               {r.text}
             </div>
           );
@@ -317,7 +381,15 @@ function SplitBody({ rows, showNumbers, numW, oldHl, newHl }: { rows: ReturnType
   );
 }
 
-export function DiffStat({ additions, deletions, className }: { additions: number; deletions: number; className?: string }) {
+export function DiffStat({
+  additions,
+  deletions,
+  className,
+}: {
+  additions: number;
+  deletions: number;
+  className?: string;
+}) {
   return (
     <span className={cx("inline-flex shrink-0 items-center gap-1.5 font-mono text-[11.5px] tabular-nums", className)}>
       {additions > 0 || deletions === 0 ? <span className="text-add">+{additions}</span> : null}
@@ -388,13 +460,19 @@ export const DiffView = memo(function DiffView({
   return (
     <div
       ref={ref}
-      className={cx("min-w-0 overflow-hidden bg-sunken text-[12px] leading-[18px]", !bare && "rounded-md border border-border", className)}
+      className={cx(
+        "min-w-0 overflow-hidden bg-sunken text-[12px] leading-[18px]",
+        !bare && "rounded-md border border-border",
+        className,
+      )}
     >
       {header && path ? (
         <div className="flex h-8 items-center gap-2 border-b border-border bg-panel px-3 text-[12.5px]">
           <FilePath path={path} className="flex-1" />
           {headerExtra}
-          {parsed.additions + parsed.deletions > 0 ? <DiffStat additions={parsed.additions} deletions={parsed.deletions} /> : null}
+          {parsed.additions + parsed.deletions > 0 ? (
+            <DiffStat additions={parsed.additions} deletions={parsed.deletions} />
+          ) : null}
         </div>
       ) : null}
       {total === 0 ? (
@@ -434,22 +512,26 @@ export const DiffView = memo(function DiffView({
                 );
               }
               const toks =
-                r.kind === "del"
-                  ? tokensFor(oldHl, r.oi ?? -1, r.text)
-                  : tokensFor(newHl, r.ni ?? -1, r.text);
+                r.kind === "del" ? tokensFor(oldHl, r.oi ?? -1, r.text) : tokensFor(newHl, r.ni ?? -1, r.text);
               return (
                 <div key={i} className={cx("flex", ROW_BG[r.kind])}>
                   {showNumbers ? (
                     <>
                       <span
-                        className={cx("shrink-0 select-none pr-1 text-right", r.kind === "del" ? "text-del/70" : "text-faint/60")}
+                        className={cx(
+                          "shrink-0 select-none pr-1 text-right",
+                          r.kind === "del" ? "text-del/70" : "text-faint/60",
+                        )}
                         style={{ width: numW }}
                         aria-hidden
                       >
                         {r.kind === "add" ? "" : r.oldNo}
                       </span>
                       <span
-                        className={cx("shrink-0 select-none pr-1 text-right", r.kind === "add" ? "text-add/70" : "text-faint/60")}
+                        className={cx(
+                          "shrink-0 select-none pr-1 text-right",
+                          r.kind === "add" ? "text-add/70" : "text-faint/60",
+                        )}
                         style={{ width: numW }}
                         aria-hidden
                       >
@@ -460,7 +542,9 @@ export const DiffView = memo(function DiffView({
                   <span className={cx("w-6 shrink-0 select-none text-center", SIGN_FG[r.kind])} aria-hidden>
                     {r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}
                   </span>
-                  <span className="shiki min-w-0 flex-1 whitespace-pre pr-4">{renderLine(r.text, toks) || "\u200b"}</span>
+                  <span className="shiki min-w-0 flex-1 whitespace-pre pr-4">
+                    {renderLine(r.text, toks) || "\u200b"}
+                  </span>
                 </div>
               );
             })}

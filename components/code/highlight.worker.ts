@@ -11,7 +11,10 @@ interface Request {
   lang: string;
 }
 
-const scope = self as unknown as { onmessage: ((e: MessageEvent<Request>) => void) | null; postMessage(m: { id: number; lines: TokLine[] | null }): void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<Request>) => void) | null;
+  postMessage(m: { id: number; lines: TokLine[] | null }): void;
+};
 
 scope.onmessage = (e) => {
   const { id, code, lang } = e.data;

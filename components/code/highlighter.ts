@@ -18,20 +18,23 @@ export interface Tok {
 }
 export type TokLine = Tok[];
 
-let highlighterPromise: Promise<{ hl: HighlighterCore; langs: typeof import("shiki/langs").bundledLanguages }> | null = null;
+let highlighterPromise: Promise<{ hl: HighlighterCore; langs: typeof import("shiki/langs").bundledLanguages }> | null =
+  null;
 const langLoads = new Map<string, Promise<boolean>>();
 
 function getHighlighter() {
-  highlighterPromise ??= Promise.all([import("shiki/core"), import("shiki/engine/javascript"), import("shiki/langs")]).then(
-    async ([core, engine, { bundledLanguages }]) => {
-      const hl = await core.createHighlighterCore({
-        themes: [import("shiki/themes/github-light-high-contrast.mjs"), import("shiki/themes/github-dark.mjs")],
-        langs: [],
-        engine: engine.createJavaScriptRegexEngine({ forgiving: true }),
-      });
-      return { hl, langs: bundledLanguages };
-    },
-  );
+  highlighterPromise ??= Promise.all([
+    import("shiki/core"),
+    import("shiki/engine/javascript"),
+    import("shiki/langs"),
+  ]).then(async ([core, engine, { bundledLanguages }]) => {
+    const hl = await core.createHighlighterCore({
+      themes: [import("shiki/themes/github-light-high-contrast.mjs"), import("shiki/themes/github-dark.mjs")],
+      langs: [],
+      engine: engine.createJavaScriptRegexEngine({ forgiving: true }),
+    });
+    return { hl, langs: bundledLanguages };
+  });
   return highlighterPromise;
 }
 
@@ -72,7 +75,11 @@ export async function highlightTokens(code: string, lang: string): Promise<TokLi
       const bold = (fs & 2) !== 0;
       const prev = out[out.length - 1];
       // Merge neighbours with identical styling, and whitespace into anything.
-      if (prev && ((prev.light === light && prev.dark === dark && prev.italic === italic && prev.bold === bold) || /^\s+$/.test(t.content))) {
+      if (
+        prev &&
+        ((prev.light === light && prev.dark === dark && prev.italic === italic && prev.bold === bold) ||
+          /^\s+$/.test(t.content))
+      ) {
         prev.content += t.content;
       } else {
         out.push({ content: t.content, light, dark, italic: italic || undefined, bold: bold || undefined });

@@ -6,7 +6,18 @@ const text = (r: { text: string } | undefined) => r?.text;
 
 describe("split diff rows", () => {
   it("pairs deletions with the additions that follow, context on both sides", () => {
-    const patch = ["--- a/x.ts", "+++ b/x.ts", "@@ -1,5 +1,5 @@", " keep", "-old 1", "-old 2", "+new 1", " mid", "+only added", " end"].join("\n");
+    const patch = [
+      "--- a/x.ts",
+      "+++ b/x.ts",
+      "@@ -1,5 +1,5 @@",
+      " keep",
+      "-old 1",
+      "-old 2",
+      "+new 1",
+      " mid",
+      "+only added",
+      " end",
+    ].join("\n");
     const rows = toSplitRows(parseUnifiedDiff(patch).rows);
     const pairs = rows.filter((r) => r.kind === "pair");
     expect(pairs.map((r) => (r.kind === "pair" ? [text(r.left), text(r.right)] : null))).toEqual([
@@ -24,7 +35,8 @@ describe("split diff rows", () => {
   });
 
   it("an added file is all right side; OpenCode's Index header is skipped", () => {
-    const patch = "Index: hello.txt\n===================================================================\n--- hello.txt\t\n+++ hello.txt\t\n@@ -0,0 +1,2 @@\n+hello\n+world\n";
+    const patch =
+      "Index: hello.txt\n===================================================================\n--- hello.txt\t\n+++ hello.txt\t\n@@ -0,0 +1,2 @@\n+hello\n+world\n";
     const parsed = parseUnifiedDiff(patch);
     expect(parsed.additions).toBe(2);
     const pairs = toSplitRows(parsed.rows).filter((r) => r.kind === "pair");

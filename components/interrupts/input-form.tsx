@@ -47,7 +47,10 @@ export function InputForm({
     (first ?? root.current)?.focus();
   }, [autoFocus]);
 
-  const checked = useMemo(() => (schema ? checkInputValues(schema, valuesFromDraft(schema, draft)) : undefined), [schema, draft]);
+  const checked = useMemo(
+    () => (schema ? checkInputValues(schema, valuesFromDraft(schema, draft)) : undefined),
+    [schema, draft],
+  );
   const errors = checked && !checked.ok ? checked.errors : {};
   const canSubmit = schema ? checked?.ok === true : text.trim() !== "";
 
@@ -95,12 +98,27 @@ export function InputForm({
             const id = `${idBase}-${name}`;
             const err = touched ? errors[name] : undefined;
             return (
-              <div key={name} className={cx("min-w-0", field.type === "boolean" && "sm:col-span-2")} data-testid="input-field" data-name={name}>
+              <div
+                key={name}
+                className={cx("min-w-0", field.type === "boolean" && "sm:col-span-2")}
+                data-testid="input-field"
+                data-name={name}
+              >
                 {field.type === "boolean" ? (
                   <label htmlFor={id} className="flex cursor-pointer items-center gap-2 text-[12.5px] text-fg">
-                    <input id={id} type="checkbox" checked={draft[name] === true} onChange={(e) => set(name, e.target.checked)} className="accent-[var(--sb-accent)]" />
+                    <input
+                      id={id}
+                      type="checkbox"
+                      checked={draft[name] === true}
+                      onChange={(e) => set(name, e.target.checked)}
+                      className="accent-[var(--sb-accent)]"
+                    />
                     <span className="font-medium">{fieldLabel(name, field)}</span>
-                    {required && <span className="text-err" aria-hidden>*</span>}
+                    {required && (
+                      <span className="text-err" aria-hidden>
+                        *
+                      </span>
+                    )}
                   </label>
                 ) : (
                   <>
@@ -113,7 +131,14 @@ export function InputForm({
                       )}
                       {required && <span className="sr-only"> (required)</span>}
                     </label>
-                    <FieldControl id={id} field={field} value={typeof draft[name] === "string" ? (draft[name] as string) : ""} invalid={!!err} required={required} onChange={(v) => set(name, v)} />
+                    <FieldControl
+                      id={id}
+                      field={field}
+                      value={typeof draft[name] === "string" ? (draft[name] as string) : ""}
+                      invalid={!!err}
+                      required={required}
+                      onChange={(v) => set(name, v)}
+                    />
                   </>
                 )}
                 {field.description && <p className="mt-0.5 text-[11.5px] text-faint">{field.description}</p>}
@@ -140,24 +165,49 @@ export function InputForm({
       )}
       {touched && errors._form && <p className="mt-2 text-[11.5px] text-err">{errors._form}</p>}
       <div className="mt-3 flex flex-wrap items-center gap-2">
-        <button type="submit" disabled={sending} data-testid="input-submit" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
+        <button
+          type="submit"
+          disabled={sending}
+          data-testid="input-submit"
+          className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}
+        >
           Submit
         </button>
         {schema ? (
           <>
-            <button type="button" disabled={sending} onClick={() => void send({ action: "decline" })} data-testid="input-decline" className={cx(btn, "border-border text-muted hover:text-fg")}>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => void send({ action: "decline" })}
+              data-testid="input-decline"
+              className={cx(btn, "border-border text-muted hover:text-fg")}
+            >
               Decline
             </button>
-            <button type="button" disabled={sending} onClick={() => void send({ action: "cancel" })} data-testid="input-cancel" className={cx(btn, "border-transparent text-muted hover:text-fg")}>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => void send({ action: "cancel" })}
+              data-testid="input-cancel"
+              className={cx(btn, "border-transparent text-muted hover:text-fg")}
+            >
               Cancel
             </button>
           </>
         ) : (
-          <button type="button" disabled={sending} onClick={() => void send({ dismiss: true })} data-testid="input-dismiss" className={cx(btn, "border-border text-muted hover:text-fg")}>
+          <button
+            type="button"
+            disabled={sending}
+            onClick={() => void send({ dismiss: true })}
+            data-testid="input-dismiss"
+            className={cx(btn, "border-border text-muted hover:text-fg")}
+          >
             Dismiss
           </button>
         )}
-        <span className="text-[11.5px] text-faint">{sending ? "Sending…" : touched && !canSubmit ? "Fix the marked fields" : ""}</span>
+        <span className="text-[11.5px] text-faint">
+          {sending ? "Sending…" : touched && !canSubmit ? "Fix the marked fields" : ""}
+        </span>
       </div>
       {error && (
         <p className="mt-2 text-[12px] text-err" role="alert">
@@ -168,11 +218,32 @@ export function InputForm({
   );
 }
 
-function FieldControl({ id, field, value, invalid, required, onChange }: { id: string; field: InputField; value: string; invalid: boolean; required: boolean; onChange(v: string): void }) {
+function FieldControl({
+  id,
+  field,
+  value,
+  invalid,
+  required,
+  onChange,
+}: {
+  id: string;
+  field: InputField;
+  value: string;
+  invalid: boolean;
+  required: boolean;
+  onChange(v: string): void;
+}) {
   const border = invalid ? "border-err" : "border-border";
   if (field.type === "string" && field.enum && field.enum.length > 0) {
     return (
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={invalid} aria-required={required} className={cx(control, border)}>
+      <select
+        id={id}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-invalid={invalid}
+        aria-required={required}
+        className={cx(control, border)}
+      >
         <option value="">{required ? "Choose…" : "—"}</option>
         {field.enum.map((v, i) => (
           <option key={v} value={v}>
@@ -183,7 +254,15 @@ function FieldControl({ id, field, value, invalid, required, onChange }: { id: s
     );
   }
   const numeric = field.type === "number" || field.type === "integer";
-  const type = numeric ? "text" : field.format === "email" ? "email" : field.format === "uri" ? "url" : field.format === "date" ? "date" : "text";
+  const type = numeric
+    ? "text"
+    : field.format === "email"
+      ? "email"
+      : field.format === "uri"
+        ? "url"
+        : field.format === "date"
+          ? "date"
+          : "text";
   return (
     <input
       id={id}

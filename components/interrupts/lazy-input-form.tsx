@@ -11,7 +11,15 @@ const Form = lazy(() => import("./input-form").then((m) => ({ default: m.InputFo
 
 export function LazyInputForm(props: ComponentProps<typeof InputForm>) {
   return (
-    <Suspense fallback={<div className="h-24 rounded-lg border border-accent/45 bg-accent/[0.05]" aria-busy="true" aria-label="Loading the form" />}>
+    <Suspense
+      fallback={
+        <div
+          className="h-24 rounded-lg border border-accent/45 bg-accent/[0.05]"
+          aria-busy="true"
+          aria-label="Loading the form"
+        />
+      }
+    >
       <Form {...props} />
     </Suspense>
   );

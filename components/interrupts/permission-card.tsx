@@ -7,7 +7,8 @@ import { IconShield } from "../ui/icons";
 import { useAnswer } from "./use-answer";
 import { askedBySubagent } from "@/lib/timeline/selectors";
 
-const btn = "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12px] font-medium disabled:opacity-50 phone:h-[44px] phone:px-3.5 phone:text-[13px]";
+const btn =
+  "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12px] font-medium disabled:opacity-50 phone:h-[44px] phone:px-3.5 phone:text-[13px]";
 
 /**
  * A permission request inline in the timeline: what the agent wants to run or touch, and the
@@ -15,7 +16,17 @@ const btn = "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-
  * naming the backend's own action in `data-action`. Keys while focused: 1 allow once · 2 always
  * allow · 3 reject · 4 reject with feedback.
  */
-export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: { interrupt: Interrupt; backendId: string; sessionId: string; autoFocus?: boolean }) {
+export function PermissionCard({
+  interrupt,
+  backendId,
+  sessionId,
+  autoFocus,
+}: {
+  interrupt: Interrupt;
+  backendId: string;
+  sessionId: string;
+  autoFocus?: boolean;
+}) {
   const p = interrupt.permission;
   const { send, sending, error } = useAnswer(backendId, sessionId, interrupt.id);
   const [feedback, setFeedback] = useState<string | null>(null);
@@ -25,12 +36,14 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
   useEffect(() => {
     if (autoFocus) root.current?.focus({ preventScroll: false });
   }, [autoFocus]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focuses the feedback field when it opens, not on each keystroke
   useEffect(() => {
     if (feedback !== null) feedbackRef.current?.focus();
-  }, [feedback !== null]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [feedback !== null]);
 
   // Only the decisions the backend offers (Opal's `client/confirm` names its own actions); all when it lists none.
-  const offered = (kind: "allow_once" | "allow_always" | "reject") => !p?.options.length || p.options.some((o) => o.kind === kind);
+  const offered = (kind: "allow_once" | "allow_always" | "reject") =>
+    !p?.options.length || p.options.some((o) => o.kind === kind);
   const actionOf = (kind: "allow_once" | "allow_always" | "reject") => p?.options.find((o) => o.kind === kind)?.id;
   const onKey = (e: React.KeyboardEvent) => {
     if (e.target !== root.current || sending) return;
@@ -55,7 +68,11 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
       <div className="flex items-center gap-2 text-[12.5px]">
         <IconShield className="size-4 shrink-0 text-warn" />
         <span className="font-semibold text-fg">Permission needed</span>
-        {p && <span className="rounded border border-border bg-raised px-1.5 font-mono text-[11px] text-muted">{p.action}</span>}
+        {p && (
+          <span className="rounded border border-border bg-raised px-1.5 font-mono text-[11px] text-muted">
+            {p.action}
+          </span>
+        )}
         {askedBySubagent(interrupt) && <span className="text-[11px] text-faint">asked by a subagent</span>}
       </div>
       {p?.diff && p.path ? (
@@ -64,7 +81,10 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
       ) : (
         <div className="mt-2 space-y-1" data-testid="permission-subject">
           {subject.map((s) => (
-            <pre key={s} className="overflow-x-auto whitespace-pre-wrap break-all rounded-md border border-border bg-sunken px-2.5 py-1.5 font-mono text-[12px] text-fg">
+            <pre
+              key={s}
+              className="overflow-x-auto whitespace-pre-wrap break-all rounded-md border border-border bg-sunken px-2.5 py-1.5 font-mono text-[12px] text-fg"
+            >
               {s}
             </pre>
           ))}
@@ -78,23 +98,71 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
       {feedback === null ? (
         <div className="mt-3 flex flex-wrap items-center gap-2">
           {offered("allow_once") && (
-            <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_once" })} data-testid="permission-allow-once" data-action={actionOf("allow_once")} title="Allow it this time; ask again next time" aria-keyshortcuts="1" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
-              Allow once <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">1</kbd>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => void send({ decision: "allow_once" })}
+              data-testid="permission-allow-once"
+              data-action={actionOf("allow_once")}
+              title="Allow it this time; ask again next time"
+              aria-keyshortcuts="1"
+              className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}
+            >
+              Allow once{" "}
+              <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">
+                1
+              </kbd>
             </button>
           )}
           {offered("allow_always") && (
-            <button type="button" disabled={sending} onClick={() => void send({ decision: "allow_always" })} data-testid="permission-allow-always" data-action={actionOf("allow_always")} title="Allow it now and the same from now on without asking" aria-keyshortcuts="2" className={cx(btn, "border-border-strong bg-raised text-fg hover:bg-panel")}>
-              Always allow <kbd aria-hidden className="text-[10px] text-faint phone:hidden">2</kbd>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => void send({ decision: "allow_always" })}
+              data-testid="permission-allow-always"
+              data-action={actionOf("allow_always")}
+              title="Allow it now and the same from now on without asking"
+              aria-keyshortcuts="2"
+              className={cx(btn, "border-border-strong bg-raised text-fg hover:bg-panel")}
+            >
+              Always allow{" "}
+              <kbd aria-hidden className="text-[10px] text-faint phone:hidden">
+                2
+              </kbd>
             </button>
           )}
           {offered("reject") && (
-            <button type="button" disabled={sending} onClick={() => void send({ decision: "reject" })} data-testid="permission-reject" data-action={actionOf("reject")} title="Refuse it; the agent is told it may not" aria-keyshortcuts="3" className={cx(btn, "border-err/40 text-err hover:bg-err/10")}>
-              Reject <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">3</kbd>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => void send({ decision: "reject" })}
+              data-testid="permission-reject"
+              data-action={actionOf("reject")}
+              title="Refuse it; the agent is told it may not"
+              aria-keyshortcuts="3"
+              className={cx(btn, "border-err/40 text-err hover:bg-err/10")}
+            >
+              Reject{" "}
+              <kbd aria-hidden className="text-[10px] opacity-70 phone:hidden">
+                3
+              </kbd>
             </button>
           )}
           {offered("reject") && (
-            <button type="button" disabled={sending} onClick={() => setFeedback("")} data-testid="permission-feedback" data-action={actionOf("reject")} title="Refuse it and tell the agent what to do instead" aria-keyshortcuts="4" className={cx(btn, "border-transparent text-muted hover:text-fg")}>
-              Reject with feedback… <kbd aria-hidden className="text-[10px] text-faint phone:hidden">4</kbd>
+            <button
+              type="button"
+              disabled={sending}
+              onClick={() => setFeedback("")}
+              data-testid="permission-feedback"
+              data-action={actionOf("reject")}
+              title="Refuse it and tell the agent what to do instead"
+              aria-keyshortcuts="4"
+              className={cx(btn, "border-transparent text-muted hover:text-fg")}
+            >
+              Reject with feedback…{" "}
+              <kbd aria-hidden className="text-[10px] text-faint phone:hidden">
+                4
+              </kbd>
             </button>
           )}
           {sending && <span className="text-[12px] text-faint">Sending…</span>}
@@ -124,10 +192,19 @@ export function PermissionCard({ interrupt, backendId, sessionId, autoFocus }: {
             className="resize-none rounded-md border border-border-strong bg-sunken px-2.5 py-1.5 text-[13px] text-fg outline-none focus:border-accent"
           />
           <div className="flex gap-2">
-            <button type="submit" disabled={sending || !feedback.trim()} data-testid="permission-feedback-send" className={cx(btn, "border-err/40 bg-err/10 text-err hover:bg-err/20")}>
+            <button
+              type="submit"
+              disabled={sending || !feedback.trim()}
+              data-testid="permission-feedback-send"
+              className={cx(btn, "border-err/40 bg-err/10 text-err hover:bg-err/20")}
+            >
               Reject and send feedback
             </button>
-            <button type="button" onClick={() => setFeedback(null)} className={cx(btn, "border-transparent text-muted hover:text-fg")}>
+            <button
+              type="button"
+              onClick={() => setFeedback(null)}
+              className={cx(btn, "border-transparent text-muted hover:text-fg")}
+            >
               Cancel
             </button>
           </div>

@@ -6,13 +6,24 @@ import { IconHelp } from "../ui/icons";
 import { useAnswer } from "./use-answer";
 import { askedBySubagent } from "@/lib/timeline/selectors";
 
-const btn = "inline-flex h-7 items-center rounded-md border px-3 text-[12px] font-medium disabled:opacity-50 phone:h-[44px] phone:px-4 phone:text-[13px]";
+const btn =
+  "inline-flex h-7 items-center rounded-md border px-3 text-[12px] font-medium disabled:opacity-50 phone:h-[44px] phone:px-4 phone:text-[13px]";
 
 /**
  * One or more questions from the agent. Nothing is chosen by default and nothing is sent without
  * the user: Submit (or Enter) sends, Dismiss rejects. Keys 1–9 pick options of the active question.
  */
-export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { interrupt: Interrupt; backendId: string; sessionId: string; autoFocus?: boolean }) {
+export function QuestionForm({
+  interrupt,
+  backendId,
+  sessionId,
+  autoFocus,
+}: {
+  interrupt: Interrupt;
+  backendId: string;
+  sessionId: string;
+  autoFocus?: boolean;
+}) {
   const questions = interrupt.questions ?? [];
   const { send, sending, error } = useAnswer(backendId, sessionId, interrupt.id);
   const [picked, setPicked] = useState<string[][]>(() => questions.map(() => []));
@@ -77,12 +88,18 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
       }}
       data-testid="question-form"
       data-interrupt-id={interrupt.id}
-      aria-label={questions.length > 1 ? `The agent asks ${questions.length} questions` : `The agent asks: ${questions[0]?.question ?? interrupt.title}`}
+      aria-label={
+        questions.length > 1
+          ? `The agent asks ${questions.length} questions`
+          : `The agent asks: ${questions[0]?.question ?? interrupt.title}`
+      }
       className="rounded-lg border border-accent/45 bg-accent/[0.05] p-3 outline-none focus-visible:ring-2 focus-visible:ring-accent/50"
     >
       <div className="flex items-center gap-2 text-[12.5px]">
         <IconHelp className="size-4 shrink-0 text-accent" />
-        <span className="font-semibold text-fg">{questions.length > 1 ? `${questions.length} questions` : "Question"}</span>
+        <span className="font-semibold text-fg">
+          {questions.length > 1 ? `${questions.length} questions` : "Question"}
+        </span>
         {askedBySubagent(interrupt) && <span className="text-[11px] text-faint">asked by a subagent</span>}
       </div>
       <div className="mt-2 flex flex-col gap-3">
@@ -91,7 +108,11 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
           return (
             <fieldset key={qi} className="min-w-0" data-testid="question" onFocus={() => setActive(qi)}>
               <legend className="mb-1.5 text-[13px] text-fg">
-                {q.header && <span className="mr-2 rounded border border-border bg-raised px-1.5 py-px text-[11px] font-medium text-muted">{q.header}</span>}
+                {q.header && (
+                  <span className="mr-2 rounded border border-border bg-raised px-1.5 py-px text-[11px] font-medium text-muted">
+                    {q.header}
+                  </span>
+                )}
                 {q.question}
                 {q.multiple && <span className="ml-2 text-[11px] text-faint">choose any</span>}
               </legend>
@@ -108,12 +129,22 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
                         checked ? "border-accent/60 bg-accent/10" : "border-border bg-panel hover:border-border-strong",
                       )}
                     >
-                      <input type={q.multiple ? "checkbox" : "radio"} name={name} checked={checked} onChange={() => toggle(qi, o.label)} className="mt-0.5 accent-[var(--sb-accent)]" />
+                      <input
+                        type={q.multiple ? "checkbox" : "radio"}
+                        name={name}
+                        checked={checked}
+                        onChange={() => toggle(qi, o.label)}
+                        className="mt-0.5 accent-[var(--sb-accent)]"
+                      />
                       <span className="min-w-0 flex-1">
                         <span className="font-medium text-fg">{o.label}</span>
                         {o.description && <span className="ml-2 text-muted">{o.description}</span>}
                       </span>
-                      {active === qi && oi < 9 && <kbd aria-hidden className="text-[10px] text-faint phone:hidden">{oi + 1}</kbd>}
+                      {active === qi && oi < 9 && (
+                        <kbd aria-hidden className="text-[10px] text-faint phone:hidden">
+                          {oi + 1}
+                        </kbd>
+                      )}
                     </label>
                   );
                 })}
@@ -139,13 +170,28 @@ export function QuestionForm({ interrupt, backendId, sessionId, autoFocus }: { i
         })}
       </div>
       <div className="mt-3 flex items-center gap-2">
-        <button type="submit" disabled={!complete || sending} data-testid="question-submit" title="Send the answers to the agent" className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}>
+        <button
+          type="submit"
+          disabled={!complete || sending}
+          data-testid="question-submit"
+          title="Send the answers to the agent"
+          className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}
+        >
           Submit
         </button>
-        <button type="button" disabled={sending} onClick={() => void send({ dismiss: true })} data-testid="question-dismiss" title="Close the question without answering; the agent is told" className={cx(btn, "border-border text-muted hover:text-fg")}>
+        <button
+          type="button"
+          disabled={sending}
+          onClick={() => void send({ dismiss: true })}
+          data-testid="question-dismiss"
+          title="Close the question without answering; the agent is told"
+          className={cx(btn, "border-border text-muted hover:text-fg")}
+        >
           Dismiss
         </button>
-        <span className="text-[11.5px] text-faint">{sending ? "Sending…" : complete ? "Enter to submit" : "Answer every question to submit"}</span>
+        <span className="text-[11.5px] text-faint">
+          {sending ? "Sending…" : complete ? "Enter to submit" : "Answer every question to submit"}
+        </span>
       </div>
       {error && (
         <p className="mt-2 text-[12px] text-err" role="alert">

@@ -44,7 +44,14 @@ const STATUS: Record<FileDiff["status"], { letter: string; cls: string; label: s
 function StatusChip({ status }: { status: FileDiff["status"] }) {
   const s = STATUS[status];
   return (
-    <span className={cx("inline-grid size-[18px] shrink-0 place-items-center rounded border font-mono text-[10.5px] font-semibold", s.cls)} title={s.label} aria-label={s.label}>
+    <span
+      className={cx(
+        "inline-grid size-[18px] shrink-0 place-items-center rounded border font-mono text-[10.5px] font-semibold",
+        s.cls,
+      )}
+      title={s.label}
+      aria-label={s.label}
+    >
       {s.letter}
     </span>
   );
@@ -76,10 +83,21 @@ export interface ChangesViewProps {
  * status and +/− counts, a filter to find a file, and each file's diff — unified or side by side,
  * highlighted, large files collapsed until opened. Patches come from `GET …/diff?messageId`.
  */
-export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, diffUnavailable, directory, layout, onLayout: setLayout }: ChangesViewProps) {
+export function ChangesView({
+  backendId,
+  sessionId,
+  messages,
+  turnId,
+  onTurn,
+  diffUnavailable,
+  directory,
+  layout,
+  onLayout: setLayout,
+}: ChangesViewProps) {
   // Turns depend only on the list's shape (user messages and positions): a streaming reply keeps it.
   const shape = messagesShape(messages);
-  const all = useMemo(() => turns(messages), [shape]); // eslint-disable-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape; streaming deltas keep it
+  const all = useMemo(() => turns(messages), [shape]);
   const numbered = useMemo(() => new Map(all.map((t, i) => [t.user.id, i + 1])), [all]);
   const changed = useMemo(() => all.filter((t) => t.totals.files > 0), [all]);
   const scopeTurns = useMemo(() => (turnId ? changed.filter((t) => t.user.id === turnId) : changed), [changed, turnId]);
@@ -90,6 +108,7 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
   const [selected, setSelected] = useState<string>();
   const cards = useRef(new Map<string, HTMLElement>());
   // Another scope is a fresh look: no leftover filter or selection.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another turn in scope resets the filter and selection
   useEffect(() => {
     setFilter("");
     setSelected(undefined);
@@ -98,7 +117,8 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
   const results = useQueries({
     queries: scopeTurns.map((t) => ({
       queryKey: ["diff", backendId, sessionId, t.user.id, signature(t)],
-      queryFn: () => apiGet<DiffResult>(`${sessionPath(backendId, sessionId)}/diff?messageId=${encodeURIComponent(t.user.id)}`),
+      queryFn: () =>
+        apiGet<DiffResult>(`${sessionPath(backendId, sessionId)}/diff?messageId=${encodeURIComponent(t.user.id)}`),
       enabled: !diffUnavailable,
       staleTime: Infinity,
     })),
@@ -118,12 +138,20 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
   const pick = (path: string) => {
     setSelected(path);
     setOpened((o) => ({ ...o, [path]: true }));
-    requestAnimationFrame(() => cards.current.get(path)?.scrollIntoView({ block: "start", behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" }));
+    requestAnimationFrame(() =>
+      cards.current.get(path)?.scrollIntoView({
+        block: "start",
+        behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth",
+      }),
+    );
   };
 
   if (changed.length === 0) {
     return (
-      <div className="grid flex-1 place-items-center p-6 text-center text-[12.5px] text-faint" data-testid="changes-empty">
+      <div
+        className="grid flex-1 place-items-center p-6 text-center text-[12.5px] text-faint"
+        data-testid="changes-empty"
+      >
         No file changes in this session yet. When a turn writes or edits files, they show up here.
       </div>
     );
@@ -140,7 +168,9 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
             aria-label="Which changes"
             className="h-7 min-w-0 flex-1 truncate rounded-md border border-border bg-sunken px-2 text-[12px] text-fg outline-none focus:border-accent"
           >
-            <option value="">All changes · {changed.length} turn{changed.length === 1 ? "" : "s"}</option>
+            <option value="">
+              All changes · {changed.length} turn{changed.length === 1 ? "" : "s"}
+            </option>
             {changed.map((t) => (
               <option key={t.user.id} value={t.user.id}>
                 {turnLabel(t, numbered.get(t.user.id) ?? 0)}
@@ -156,7 +186,10 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
                 aria-pressed={layout === l}
                 data-testid={`diff-layout-${l}`}
                 title={l === "unified" ? "Unified" : "Side by side"}
-                className={cx("inline-flex h-6 items-center gap-1 rounded px-1.5 text-[11.5px]", layout === l ? "bg-raised text-fg" : "text-faint hover:text-fg")}
+                className={cx(
+                  "inline-flex h-6 items-center gap-1 rounded px-1.5 text-[11.5px]",
+                  layout === l ? "bg-raised text-fg" : "text-faint hover:text-fg",
+                )}
               >
                 {l === "unified" ? <IconRows size={12} /> : <IconColumns size={12} />}
                 {l === "unified" ? "Unified" : "Split"}
@@ -201,7 +234,10 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
                 data-additions={f.additions}
                 data-deletions={f.deletions}
                 aria-current={selected === f.path || undefined}
-                className={cx("flex h-7 w-full items-center gap-2 px-3 text-left text-[12.5px] hover:bg-raised", selected === f.path && "bg-raised")}
+                className={cx(
+                  "flex h-7 w-full items-center gap-2 px-3 text-left text-[12.5px] hover:bg-raised",
+                  selected === f.path && "bg-raised",
+                )}
               >
                 <StatusChip status={f.status} />
                 <FilePath path={f.path} {...(directory ? { base: directory } : {})} className="flex-1" />
@@ -209,7 +245,9 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
               </button>
             </li>
           ))}
-          {shown.length === 0 ? <li className="px-3 py-1.5 text-[12px] text-faint">No file matches “{filter}”.</li> : null}
+          {shown.length === 0 ? (
+            <li className="px-3 py-1.5 text-[12px] text-faint">No file matches “{filter}”.</li>
+          ) : null}
         </ul>
 
         {diffUnavailable ? <p className="px-3 py-2 text-[12px] text-faint">{diffUnavailable}</p> : null}
@@ -234,7 +272,10 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
                 data-testid="review-diff"
                 data-path={f.path}
                 data-open={open}
-                className={cx("scroll-mt-2 overflow-hidden rounded-md border bg-sunken", selected === f.path ? "border-accent/60" : "border-border")}
+                className={cx(
+                  "scroll-mt-2 overflow-hidden rounded-md border bg-sunken",
+                  selected === f.path ? "border-accent/60" : "border-border",
+                )}
               >
                 <button
                   type="button"
@@ -242,7 +283,10 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
                   aria-expanded={open}
                   className="flex h-8 w-full items-center gap-2 border-b border-border bg-panel px-2.5 text-left text-[12.5px]"
                 >
-                  <IconChevronRight size={12} className={cx("shrink-0 text-faint transition-transform", open && "rotate-90")} />
+                  <IconChevronRight
+                    size={12}
+                    className={cx("shrink-0 text-faint transition-transform", open && "rotate-90")}
+                  />
                   <StatusChip status={f.status} />
                   <FilePath path={f.path} {...(directory ? { base: directory } : {})} className="flex-1" />
                   <DiffStat additions={f.additions} deletions={f.deletions} />
@@ -263,10 +307,18 @@ export function ChangesView({ backendId, sessionId, messages, turnId, onTurn, di
                     {parts.map(({ id, diff }) => (
                       <div key={id}>
                         {parts.length > 1 ? (
-                          <div className="border-b border-border px-3 py-1 text-[11px] text-faint">{turnLabel(changed.find((t) => t.user.id === id)!, numbered.get(id) ?? 0)}</div>
+                          <div className="border-b border-border px-3 py-1 text-[11px] text-faint">
+                            {turnLabel(changed.find((t) => t.user.id === id)!, numbered.get(id) ?? 0)}
+                          </div>
                         ) : null}
                         {diff ? (
-                          <DiffView patch={diff.patch} path={f.path} layout={layout} bare emptyText={f.status === "deleted" ? "File deleted" : "No textual changes"} />
+                          <DiffView
+                            patch={diff.patch}
+                            path={f.path}
+                            layout={layout}
+                            bare
+                            emptyText={f.status === "deleted" ? "File deleted" : "No textual changes"}
+                          />
                         ) : diffUnavailable ? null : (
                           <div className="px-3 py-2 text-[12px] text-faint">Loading…</div>
                         )}

@@ -12,7 +12,11 @@ export type PanelTab = "changes" | "plan";
 
 export function todoProgress(todos: Todo[]): { done: number; total: number; active?: Todo } {
   const active = todos.find((t) => t.status === "in_progress");
-  return { done: todos.filter((t) => t.status === "completed").length, total: todos.length, ...(active ? { active } : {}) };
+  return {
+    done: todos.filter((t) => t.status === "completed").length,
+    total: todos.length,
+    ...(active ? { active } : {}),
+  };
 }
 
 /** The agent's plan: the todo list with statuses and progress, live from `todo.updated`. */
@@ -20,7 +24,11 @@ export function PlanView({ todos }: { todos: Todo[] }) {
   const { done, total, active } = todoProgress(todos);
   if (total === 0) {
     return (
-      <div className="grid flex-1 place-items-center p-6 text-center text-[12.5px] text-faint" data-testid="todo-panel" data-count={0}>
+      <div
+        className="grid flex-1 place-items-center p-6 text-center text-[12.5px] text-faint"
+        data-testid="todo-panel"
+        data-count={0}
+      >
         No plan yet. When the agent writes a todo list, it shows up here and follows its progress.
       </div>
     );
@@ -101,26 +109,33 @@ export function ReviewPanel({
     >
       <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2 phone:h-[48px]">
         <div role="tablist" aria-label="Review" className="flex items-center gap-1">
-        {tabs.map((t) => (
-          <button
-            key={t.id}
-            type="button"
-            role="tab"
-            aria-selected={tab === t.id}
-            onClick={() => onTab(t.id)}
-            data-testid={`panel-tab-${t.id}`}
-            className={cx(
-              "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px] phone:h-[36px] phone:text-[14px]",
-              tab === t.id ? "bg-raised font-medium text-fg" : "text-muted hover:text-fg",
-            )}
-          >
-            {t.icon}
-            {t.label}
-            {t.extra ? <span className="font-mono text-[11px] text-faint">{t.extra}</span> : null}
-          </button>
-        ))}
+          {tabs.map((t) => (
+            <button
+              key={t.id}
+              type="button"
+              role="tab"
+              aria-selected={tab === t.id}
+              onClick={() => onTab(t.id)}
+              data-testid={`panel-tab-${t.id}`}
+              className={cx(
+                "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px] phone:h-[36px] phone:text-[14px]",
+                tab === t.id ? "bg-raised font-medium text-fg" : "text-muted hover:text-fg",
+              )}
+            >
+              {t.icon}
+              {t.label}
+              {t.extra ? <span className="font-mono text-[11px] text-faint">{t.extra}</span> : null}
+            </button>
+          ))}
         </div>
-        <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]" title="Close (Esc)" aria-label="Close panel" data-testid="panel-close">
+        <button
+          type="button"
+          onClick={onClose}
+          className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]"
+          title="Close (Esc)"
+          aria-label="Close panel"
+          data-testid="panel-close"
+        >
           <IconX size={14} />
         </button>
       </div>

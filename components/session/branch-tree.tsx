@@ -20,13 +20,27 @@ const RELATION = {
   subagent: { icon: IconBot, label: "Subagent" },
 } as const;
 
-function Node({ node, backendId, currentId, depth, close }: { node: TreeNode; backendId: string; currentId: string; depth: number; close(): void }) {
+function Node({
+  node,
+  backendId,
+  currentId,
+  depth,
+  close,
+}: {
+  node: TreeNode;
+  backendId: string;
+  currentId: string;
+  depth: number;
+  close(): void;
+}) {
   const s = node.session;
   const current = s.id === currentId;
   const R = RELATION[node.relation];
   return (
     <li className="relative">
-      {depth > 0 ? <span className="absolute -left-2 top-[15px] phone:top-[22px] w-2 border-t border-border-strong" aria-hidden /> : null}
+      {depth > 0 ? (
+        <span className="absolute -left-2 top-[15px] phone:top-[22px] w-2 border-t border-border-strong" aria-hidden />
+      ) : null}
       <Link
         href={`/sessions/${encodeURIComponent(backendId)}/${encodeURIComponent(s.id)}`}
         onClick={close}
@@ -41,15 +55,30 @@ function Node({ node, backendId, currentId, depth, close }: { node: TreeNode; ba
           current ? "bg-accent/12 text-fg" : "text-muted hover:bg-raised hover:text-fg",
         )}
       >
-        <R.icon size={12} className={cx("shrink-0", node.relation === "fork" ? "text-accent" : node.relation === "subagent" ? "text-info" : "text-faint")} />
+        <R.icon
+          size={12}
+          className={cx(
+            "shrink-0",
+            node.relation === "fork" ? "text-accent" : node.relation === "subagent" ? "text-info" : "text-faint",
+          )}
+        />
         <span className={cx("min-w-0 flex-1 truncate", current && "font-medium")}>{s.title}</span>
         <SessionStatusGlyph status={s.status} />
-        <span className={cx("shrink-0 text-[11px] tabular-nums", current ? "text-muted" : "text-faint")}>{relativeTime(s.updatedAt)}</span>
+        <span className={cx("shrink-0 text-[11px] tabular-nums", current ? "text-muted" : "text-faint")}>
+          {relativeTime(s.updatedAt)}
+        </span>
       </Link>
       {node.children.length ? (
         <ul className="ml-[13px] border-l border-border-strong pl-2">
           {node.children.map((c) => (
-            <Node key={c.session.id} node={c} backendId={backendId} currentId={currentId} depth={depth + 1} close={close} />
+            <Node
+              key={c.session.id}
+              node={c}
+              backendId={backendId}
+              currentId={currentId}
+              depth={depth + 1}
+              close={close}
+            />
           ))}
         </ul>
       ) : null}
@@ -96,7 +125,11 @@ export function BranchTreeButton({
       label={
         <>
           <IconBranch size={14} />
-          {total > 1 ? <span className="tabular-nums" data-testid="tree-count">{total}</span> : null}
+          {total > 1 ? (
+            <span className="tabular-nums" data-testid="tree-count">
+              {total}
+            </span>
+          ) : null}
         </>
       }
     >
@@ -106,14 +139,24 @@ export function BranchTreeButton({
             Branches
             {q.isFetching ? <Spinner size={10} /> : null}
           </div>
-          {q.isError ? <p className="px-2 py-1 text-[12px] text-err">{q.error instanceof Error ? q.error.message : "Could not load the tree"}</p> : null}
+          {q.isError ? (
+            <p className="px-2 py-1 text-[12px] text-err">
+              {q.error instanceof Error ? q.error.message : "Could not load the tree"}
+            </p>
+          ) : null}
           {q.data ? (
             <ul className="max-h-[60vh] overflow-y-auto phone:max-h-none" aria-label="Session tree">
               <Node node={q.data.root} backendId={backendId} currentId={q.data.currentId} depth={0} close={close} />
             </ul>
           ) : null}
-          {q.data && total === 1 ? <p className="px-2 pb-1 pt-2 text-[11.5px] leading-4 text-faint">No branches yet. Fork from any message to try another path; subagent sessions appear here too.</p> : null}
-          {q.data?.truncated ? <p className="px-2 pt-1 text-[11px] text-faint">Large family: showing the first 200 sessions.</p> : null}
+          {q.data && total === 1 ? (
+            <p className="px-2 pb-1 pt-2 text-[11.5px] leading-4 text-faint">
+              No branches yet. Fork from any message to try another path; subagent sessions appear here too.
+            </p>
+          ) : null}
+          {q.data?.truncated ? (
+            <p className="px-2 pt-1 text-[11px] text-faint">Large family: showing the first 200 sessions.</p>
+          ) : null}
         </div>
       )}
     </Popover>

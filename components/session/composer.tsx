@@ -37,7 +37,9 @@ function commandMatches(text: string, commands: readonly Command[] | undefined):
   if (!m || !commands?.length) return [];
   const q = m[1]!.toLowerCase();
   const starts = commands.filter((c) => c.name.toLowerCase().startsWith(q));
-  const contains = q ? commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q)) : [];
+  const contains = q
+    ? commands.filter((c) => !c.name.toLowerCase().startsWith(q) && c.name.toLowerCase().includes(q))
+    : [];
   return [...starts, ...contains].slice(0, 8);
 }
 
@@ -62,7 +64,13 @@ function Picker({
   children: React.ReactNode;
 }) {
   return (
-    <label className={cx("relative inline-flex h-6 shrink-0 items-center gap-1 rounded-md pl-1.5 pr-5 text-[11.5px] has-[select:focus-visible]:ring-2 has-[select:focus-visible]:ring-accent/60", disabledReason ? "text-faint" : "text-muted hover:bg-raised hover:text-fg")} title={disabledReason ?? label}>
+    <label
+      className={cx(
+        "relative inline-flex h-6 shrink-0 items-center gap-1 rounded-md pl-1.5 pr-5 text-[11.5px] has-[select:focus-visible]:ring-2 has-[select:focus-visible]:ring-accent/60",
+        disabledReason ? "text-faint" : "text-muted hover:bg-raised hover:text-fg",
+      )}
+      title={disabledReason ?? label}
+    >
       <span className="shrink-0">{icon}</span>
       <select
         value={value}
@@ -173,6 +181,7 @@ export function Composer({
   };
 
   // Autosize up to ~10 lines without jumping.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-measures the box when the text changes
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -188,10 +197,21 @@ export function Composer({
         {queue.length > 0 && (
           <ul className="mb-2 flex flex-col gap-1" aria-label="Queued prompts">
             {queue.map((q, i) => (
-              <li key={q.id} data-testid="queued-prompt" className="flex items-center gap-2 rounded-md border border-dashed border-border-strong bg-sunken px-2 py-1 text-[12px] text-muted">
-                <span className="shrink-0 text-[10px] font-semibold uppercase tracking-wide text-faint">Queued {i + 1}</span>
+              <li
+                key={q.id}
+                data-testid="queued-prompt"
+                className="flex items-center gap-2 rounded-md border border-dashed border-border-strong bg-sunken px-2 py-1 text-[12px] text-muted"
+              >
+                <span className="shrink-0 text-[10px] font-semibold uppercase tracking-wide text-faint">
+                  Queued {i + 1}
+                </span>
                 <span className="min-w-0 flex-1 truncate">{q.text}</span>
-                <button type="button" className="grid size-5 place-items-center rounded hover:bg-raised hover:text-fg" title="Remove from queue" onClick={() => setQueue((all) => all.filter((x) => x.id !== q.id))}>
+                <button
+                  type="button"
+                  className="grid size-5 place-items-center rounded hover:bg-raised hover:text-fg"
+                  title="Remove from queue"
+                  onClick={() => setQueue((all) => all.filter((x) => x.id !== q.id))}
+                >
                   <IconX className="size-3" />
                 </button>
               </li>
@@ -203,7 +223,12 @@ export function Composer({
             {error}
           </p>
         )}
-        <div className={cx("relative flex items-end gap-2 rounded-lg border bg-sunken p-1.5 pl-3 focus-within:border-accent", disabledReason ? "border-border opacity-70" : "border-border-strong")}>
+        <div
+          className={cx(
+            "relative flex items-end gap-2 rounded-lg border bg-sunken p-1.5 pl-3 focus-within:border-accent",
+            disabledReason ? "border-border opacity-70" : "border-border-strong",
+          )}
+        >
           {matches.length > 0 ? (
             <ul
               role="listbox"
@@ -225,7 +250,10 @@ export function Composer({
                       complete(c);
                     }}
                     onMouseEnter={() => setCmdIndex(i)}
-                    className={cx("flex h-7 cursor-pointer items-center gap-2 px-3 text-[12.5px]", active ? "bg-raised text-fg" : "text-muted")}
+                    className={cx(
+                      "flex h-7 cursor-pointer items-center gap-2 px-3 text-[12.5px]",
+                      active ? "bg-raised text-fg" : "text-muted",
+                    )}
                   >
                     <span className="shrink-0 font-mono text-fg">/{c.name}</span>
                     {c.hint ? <span className="shrink-0 font-mono text-[11.5px] text-faint">{c.hint}</span> : null}
@@ -272,7 +300,9 @@ export function Composer({
               }
             }}
             rows={1}
-            placeholder={disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…")}
+            placeholder={
+              disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…")
+            }
             disabled={Boolean(disabledReason)}
             data-testid="composer-input"
             aria-label="Prompt"
@@ -305,48 +335,59 @@ export function Composer({
         </div>
         {/* Always there (pickers join it once the backend's lists arrive), so the composer's height does not change after the page loads. */}
         <div className="mt-1.5 flex h-6 min-w-0 items-center gap-1" data-testid="composer-options">
-            {agents && agents.length > 0 && onAgent ? (
-              <Picker icon={<IconBot size={12} />} value={agent ?? ""} onChange={onAgent} testId="agent-picker" label="Agent / mode for the next prompt" {...(agentReason ? { disabledReason: agentReason } : {})}>
-                {agents.map((a) => (
-                  <option key={a.id} value={a.id} title={a.description}>
-                    {a.label}
-                  </option>
-                ))}
-              </Picker>
-            ) : null}
-            {models && onModel ? (
-              <Picker
-                icon={<IconSparkle size={12} />}
-                value={model ? modelKey(model) : ""}
-                onChange={(v) => {
-                  const m = models.find((x) => modelKey(x) === v);
-                  if (m) onModel({ provider: m.provider, id: m.id });
-                }}
-                testId="model-picker"
-                label="Model for the next prompt"
-                {...(modelReason ? { disabledReason: modelReason } : {})}
-              >
-                {!model ? <option value="">Default model</option> : null}
-                {model && !models.some((m) => modelKey(m) === modelKey(model)) ? <option value={modelKey(model)}>{model.id}</option> : null}
-                {[...new Set(models.map((m) => m.providerLabel ?? m.provider))].map((group) => (
-                  <optgroup key={group} label={group}>
-                    {models
-                      .filter((m) => (m.providerLabel ?? m.provider) === group)
-                      .map((m) => (
-                        <option key={modelKey(m)} value={modelKey(m)}>
-                          {m.label}
-                        </option>
-                      ))}
-                  </optgroup>
-                ))}
-              </Picker>
-            ) : modelReason ? (
-              <span className="inline-flex h-6 items-center gap-1 px-1.5 text-[11.5px] text-faint" title={modelReason}>
-                <IconSparkle size={12} /> Model fixed
-              </span>
-            ) : null}
-            <span className="ml-auto hidden text-[11px] text-faint @lg:inline">Enter to send · Shift+Enter for a new line</span>
-          </div>
+          {agents && agents.length > 0 && onAgent ? (
+            <Picker
+              icon={<IconBot size={12} />}
+              value={agent ?? ""}
+              onChange={onAgent}
+              testId="agent-picker"
+              label="Agent / mode for the next prompt"
+              {...(agentReason ? { disabledReason: agentReason } : {})}
+            >
+              {agents.map((a) => (
+                <option key={a.id} value={a.id} title={a.description}>
+                  {a.label}
+                </option>
+              ))}
+            </Picker>
+          ) : null}
+          {models && onModel ? (
+            <Picker
+              icon={<IconSparkle size={12} />}
+              value={model ? modelKey(model) : ""}
+              onChange={(v) => {
+                const m = models.find((x) => modelKey(x) === v);
+                if (m) onModel({ provider: m.provider, id: m.id });
+              }}
+              testId="model-picker"
+              label="Model for the next prompt"
+              {...(modelReason ? { disabledReason: modelReason } : {})}
+            >
+              {!model ? <option value="">Default model</option> : null}
+              {model && !models.some((m) => modelKey(m) === modelKey(model)) ? (
+                <option value={modelKey(model)}>{model.id}</option>
+              ) : null}
+              {[...new Set(models.map((m) => m.providerLabel ?? m.provider))].map((group) => (
+                <optgroup key={group} label={group}>
+                  {models
+                    .filter((m) => (m.providerLabel ?? m.provider) === group)
+                    .map((m) => (
+                      <option key={modelKey(m)} value={modelKey(m)}>
+                        {m.label}
+                      </option>
+                    ))}
+                </optgroup>
+              ))}
+            </Picker>
+          ) : modelReason ? (
+            <span className="inline-flex h-6 items-center gap-1 px-1.5 text-[11.5px] text-faint" title={modelReason}>
+              <IconSparkle size={12} /> Model fixed
+            </span>
+          ) : null}
+          <span className="ml-auto hidden text-[11px] text-faint @lg:inline">
+            Enter to send · Shift+Enter for a new line
+          </span>
+        </div>
       </div>
     </div>
   );

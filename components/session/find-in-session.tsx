@@ -49,7 +49,14 @@ function supportsHighlights(): boolean {
   return typeof CSS !== "undefined" && "highlights" in CSS && typeof Highlight !== "undefined";
 }
 
-export function useFindInSession({ messages, hasOlder, loadingOlder, onLoadOlder, rowsRoot, root }: Options): FindState {
+export function useFindInSession({
+  messages,
+  hasOlder,
+  loadingOlder,
+  onLoadOlder,
+  rowsRoot,
+  root,
+}: Options): FindState {
   const [open, setOpen] = useState(false);
   const [query, setQueryState] = useState("");
   /** The current hit by identity (message + occurrence), so it survives pages prepended above. */
@@ -114,7 +121,10 @@ export function useFindInSession({ messages, hasOlder, loadingOlder, onLoadOlder
     const onKey = (e: globalThis.KeyboardEvent) => {
       if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey || e.key.toLowerCase() !== "f") return;
       const t = e.target;
-      const inside = t === document.body || t === document.documentElement || (t instanceof Node && Boolean(root.current?.contains(t)));
+      const inside =
+        t === document.body ||
+        t === document.documentElement ||
+        (t instanceof Node && Boolean(root.current?.contains(t)));
       if (!inside) return;
       e.preventDefault();
       setOpen(true);
@@ -208,17 +218,44 @@ export function FindBar({ find, onClose }: { find: FindState; onClose(): void })
         className="h-full min-w-0 flex-1 bg-transparent text-[13px] text-fg outline-none placeholder:text-faint"
         data-testid="find-input"
       />
-      <span className="flex shrink-0 items-center gap-1 text-[11.5px] tabular-nums text-muted" aria-live="polite" data-testid="find-status">
+      <span
+        className="flex shrink-0 items-center gap-1 text-[11.5px] tabular-nums text-muted"
+        aria-live="polite"
+        data-testid="find-status"
+      >
         {find.seeking ? <Spinner size={11} /> : null}
         {status}
       </span>
-      <button type="button" onClick={find.previous} disabled={!count && !find.seeking} aria-label="Previous match (older)" title="Previous (Shift+Enter)" className="grid size-7 place-items-center rounded text-muted hover:bg-panel hover:text-fg disabled:opacity-40" data-testid="find-previous">
+      <button
+        type="button"
+        onClick={find.previous}
+        disabled={!count && !find.seeking}
+        aria-label="Previous match (older)"
+        title="Previous (Shift+Enter)"
+        className="grid size-7 place-items-center rounded text-muted hover:bg-panel hover:text-fg disabled:opacity-40"
+        data-testid="find-previous"
+      >
         <IconChevronDown size={14} className="rotate-180" />
       </button>
-      <button type="button" onClick={find.next} disabled={!count} aria-label="Next match (newer)" title="Next (Enter)" className="grid size-7 place-items-center rounded text-muted hover:bg-panel hover:text-fg disabled:opacity-40" data-testid="find-next">
+      <button
+        type="button"
+        onClick={find.next}
+        disabled={!count}
+        aria-label="Next match (newer)"
+        title="Next (Enter)"
+        className="grid size-7 place-items-center rounded text-muted hover:bg-panel hover:text-fg disabled:opacity-40"
+        data-testid="find-next"
+      >
         <IconChevronDown size={14} />
       </button>
-      <button type="button" onClick={onClose} aria-label="Close find" title="Close (Esc)" className="grid size-7 place-items-center rounded text-muted hover:bg-panel hover:text-fg" data-testid="find-close">
+      <button
+        type="button"
+        onClick={onClose}
+        aria-label="Close find"
+        title="Close (Esc)"
+        className="grid size-7 place-items-center rounded text-muted hover:bg-panel hover:text-fg"
+        data-testid="find-close"
+      >
         <IconX size={13} />
       </button>
     </div>

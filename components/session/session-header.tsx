@@ -11,7 +11,18 @@ import { contextTokens, currentContext } from "@/lib/timeline/selectors";
 import type { PanelTab } from "../review/review-panel";
 import { todoProgress } from "../review/review-panel";
 import { cx } from "../ui/cx";
-import { IconBranch, IconDiff, IconDownload, IconFold, IconFolder, IconLink, IconListChecks, IconMore, IconPencil, IconTrash } from "../ui/icons";
+import {
+  IconBranch,
+  IconDiff,
+  IconDownload,
+  IconFold,
+  IconFolder,
+  IconLink,
+  IconListChecks,
+  IconMore,
+  IconPencil,
+  IconTrash,
+} from "../ui/icons";
 import { MenuItem, MenuSeparator, Popover } from "../ui/popover";
 import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { BranchTreeButton } from "./branch-tree";
@@ -24,7 +35,12 @@ export function linkState(connection: ConnectionState, backend: Backend | undefi
   return connection === "connected" ? "connected" : connection === "connecting" ? "connecting" : "reconnecting";
 }
 
-const LINK_TEXT: Record<LinkState, string> = { connecting: "Connecting…", connected: "Live", reconnecting: "Reconnecting…", down: "Backend down" };
+const LINK_TEXT: Record<LinkState, string> = {
+  connecting: "Connecting…",
+  connected: "Live",
+  reconnecting: "Reconnecting…",
+  down: "Backend down",
+};
 
 export function ConnectionIndicator({ state, detail }: { state: LinkState; detail?: string }) {
   // One tab of the browser holds the live connection and shares it with the others.
@@ -47,7 +63,18 @@ export function ConnectionIndicator({ state, detail }: { state: LinkState; detai
         state === "down" && "border-err/40 bg-err/10 text-err",
       )}
     >
-      <span className={cx("size-1.5 rounded-full", state === "connected" ? "bg-ok" : state === "connecting" ? "animate-pulse bg-muted" : state === "reconnecting" ? "bg-warn animate-pulse" : "bg-err")} />
+      <span
+        className={cx(
+          "size-1.5 rounded-full",
+          state === "connected"
+            ? "bg-ok"
+            : state === "connecting"
+              ? "animate-pulse bg-muted"
+              : state === "reconnecting"
+                ? "bg-warn animate-pulse"
+                : "bg-err",
+        )}
+      />
       {LINK_TEXT[state]}
     </button>
   );
@@ -70,7 +97,15 @@ const n = (v: number) => v.toLocaleString("en-US");
  * Tokens in/out, cache, cost and the context in use, for the session (with the last turn in the
  * details). The bar is the context window filled by the newest step.
  */
-export function UsageMeter({ session, messages, contextWindow: modelWindow }: { session: Session; messages: Message[]; contextWindow?: number }) {
+export function UsageMeter({
+  session,
+  messages,
+  contextWindow: modelWindow,
+}: {
+  session: Session;
+  messages: Message[];
+  contextWindow?: number;
+}) {
   const u = session.usage;
   const ctx = currentContext(messages);
   // A backend that reports the context itself (ACP `usage_update {used, size}`) is the most current
@@ -94,7 +129,10 @@ export function UsageMeter({ session, messages, contextWindow: modelWindow }: { 
           {pct !== undefined ? (
             <span className="flex items-center gap-1.5" data-testid="context-meter" data-percent={Math.round(pct)}>
               <span className="h-1.5 w-10 overflow-hidden rounded-full bg-raised">
-                <span className={cx("block h-full rounded-full", pct > 85 ? "bg-err" : pct > 60 ? "bg-warn" : "bg-accent")} style={{ width: `${Math.max(2, pct)}%` }} />
+                <span
+                  className={cx("block h-full rounded-full", pct > 85 ? "bg-err" : pct > 60 ? "bg-warn" : "bg-accent")}
+                  style={{ width: `${Math.max(2, pct)}%` }}
+                />
               </span>
               <span>{Math.round(pct)}%</span>
             </span>
@@ -121,7 +159,10 @@ export function UsageMeter({ session, messages, contextWindow: modelWindow }: { 
           <Row label="Window" value={contextWindow ? n(contextWindow) : "unknown"} />
           {pct !== undefined ? (
             <div className="mt-1.5 h-1.5 overflow-hidden rounded-full bg-raised">
-              <div className={cx("h-full rounded-full", pct > 85 ? "bg-err" : pct > 60 ? "bg-warn" : "bg-accent")} style={{ width: `${Math.max(1, pct)}%` }} />
+              <div
+                className={cx("h-full rounded-full", pct > 85 ? "bg-err" : pct > 60 ? "bg-warn" : "bg-accent")}
+                style={{ width: `${Math.max(1, pct)}%` }}
+              />
             </div>
           ) : null}
           {last ? (
@@ -140,7 +181,15 @@ export function UsageMeter({ session, messages, contextWindow: modelWindow }: { 
 
 /* -------------------------------------------------------------------------------------- title */
 
-function TitleEditor({ title, onSave, onCancel }: { title: string; onSave(t: string): Promise<void>; onCancel(): void }) {
+function TitleEditor({
+  title,
+  onSave,
+  onCancel,
+}: {
+  title: string;
+  onSave(t: string): Promise<void>;
+  onCancel(): void;
+}) {
   const [value, setValue] = useState(title);
   const [saving, setSaving] = useState(false);
   const ref = useRef<HTMLInputElement>(null);
@@ -244,7 +293,8 @@ export function SessionHeader({
     setWorking(what);
     void fn().finally(() => setWorking(undefined));
   };
-  const exportHref = (format: "md" | "json") => (session ? `${sessionPath(session.backendId, session.id)}/export?format=${format}` : undefined);
+  const exportHref = (format: "md" | "json") =>
+    session ? `${sessionPath(session.backendId, session.id)}/export?format=${format}` : undefined;
   const canRename = rename?.offered && !rename.disabledReason;
 
   return (
@@ -264,7 +314,10 @@ export function SessionHeader({
             />
           ) : (
             <h1
-              className={cx("truncate text-[14px] font-semibold", canRename && "cursor-text rounded px-0.5 -mx-0.5 hover:bg-raised")}
+              className={cx(
+                "truncate text-[14px] font-semibold",
+                canRename && "cursor-text rounded px-0.5 -mx-0.5 hover:bg-raised",
+              )}
               data-testid="session-title"
               title={canRename ? "Double-click to rename" : undefined}
               onDoubleClick={() => canRename && setEditing(true)}
@@ -341,29 +394,75 @@ export function SessionHeader({
           className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
         >
           <IconListChecks size={14} />
-          {total > 0 ? <span className="font-mono tabular-nums text-[11px]">{done}/{total}</span> : null}
+          {total > 0 ? (
+            <span className="font-mono tabular-nums text-[11px]">
+              {done}/{total}
+            </span>
+          ) : null}
         </button>
       ) : null}
       {session ? (
-        <Popover testId="session-menu" title="Session actions" label={<IconMore size={15} />} panelClassName="w-[230px] phone:w-[260px]" buttonRef={menuButton} buttonClassName="phone:h-[36px] phone:px-2.5">
+        <Popover
+          testId="session-menu"
+          title="Session actions"
+          label={<IconMore size={15} />}
+          panelClassName="w-[230px] phone:w-[260px]"
+          buttonRef={menuButton}
+          buttonClassName="phone:h-[36px] phone:px-2.5"
+        >
           {(close) => (
             <div role="menu">
               {/* On a phone the header keeps title, status and the live badge; the rest is here. */}
               {review?.offered !== false && onPanel ? (
-                <MenuItem icon={<IconDiff size={13} />} testId="menu-changes" className="wide:hidden" hint={changedFiles > 0 ? String(changedFiles) : undefined} onSelect={() => { close(); onPanel("changes"); }}>
+                <MenuItem
+                  icon={<IconDiff size={13} />}
+                  testId="menu-changes"
+                  className="wide:hidden"
+                  hint={changedFiles > 0 ? String(changedFiles) : undefined}
+                  onSelect={() => {
+                    close();
+                    onPanel("changes");
+                  }}
+                >
                   Review changes
                 </MenuItem>
               ) : null}
               {(plan?.offered !== false || total > 0) && onPanel ? (
-                <MenuItem icon={<IconListChecks size={13} />} testId="menu-plan" className="wide:hidden" hint={total > 0 ? `${done}/${total}` : undefined} onSelect={() => { close(); onPanel("plan"); }}>
+                <MenuItem
+                  icon={<IconListChecks size={13} />}
+                  testId="menu-plan"
+                  className="wide:hidden"
+                  hint={total > 0 ? `${done}/${total}` : undefined}
+                  onSelect={() => {
+                    close();
+                    onPanel("plan");
+                  }}
+                >
                   Plan
                 </MenuItem>
               ) : null}
-              <MenuItem icon={<IconBranch size={13} />} testId="menu-tree" className="wide:hidden" onSelect={() => { close(); setTreeOpen(true); }}>
+              <MenuItem
+                icon={<IconBranch size={13} />}
+                testId="menu-tree"
+                className="wide:hidden"
+                onSelect={() => {
+                  close();
+                  setTreeOpen(true);
+                }}
+              >
                 Branches
               </MenuItem>
               {onShare ? (
-                <MenuItem icon={<IconLink size={13} />} testId="menu-share" className="wide:hidden" {...(shareDisabled ? { disabledReason: "Loading…" } : {})} onSelect={() => { close(); onShare(); }}>
+                <MenuItem
+                  icon={<IconLink size={13} />}
+                  testId="menu-share"
+                  className="wide:hidden"
+                  {...(shareDisabled ? { disabledReason: "Loading…" } : {})}
+                  onSelect={() => {
+                    close();
+                    onShare();
+                  }}
+                >
                   Share…
                 </MenuItem>
               ) : null}
@@ -387,10 +486,12 @@ export function SessionHeader({
                   testId="action-fork"
                   {...(fork.disabledReason ? { disabledReason: fork.disabledReason } : {})}
                   hint={working === "fork" ? "…" : undefined}
-                  onSelect={() => run("fork", async () => {
-                    await fork.run();
-                    close();
-                  })}
+                  onSelect={() =>
+                    run("fork", async () => {
+                      await fork.run();
+                      close();
+                    })
+                  }
                 >
                   Fork session
                 </MenuItem>
@@ -401,19 +502,33 @@ export function SessionHeader({
                   testId="action-compact"
                   {...(compact.disabledReason ? { disabledReason: compact.disabledReason } : {})}
                   hint={working === "compact" ? "…" : undefined}
-                  onSelect={() => run("compact", async () => {
-                    close();
-                    await compact.run();
-                  })}
+                  onSelect={() =>
+                    run("compact", async () => {
+                      close();
+                      await compact.run();
+                    })
+                  }
                 >
                   Compact conversation
                 </MenuItem>
               ) : null}
               <MenuSeparator />
-              <MenuItem icon={<IconDownload size={13} />} testId="action-export-md" href={exportHref("md")} download onSelect={close}>
+              <MenuItem
+                icon={<IconDownload size={13} />}
+                testId="action-export-md"
+                href={exportHref("md")}
+                download
+                onSelect={close}
+              >
                 Export as Markdown
               </MenuItem>
-              <MenuItem icon={<IconDownload size={13} />} testId="action-export-json" href={exportHref("json")} download onSelect={close}>
+              <MenuItem
+                icon={<IconDownload size={13} />}
+                testId="action-export-json"
+                href={exportHref("json")}
+                download
+                onSelect={close}
+              >
                 Export as JSON
               </MenuItem>
               {remove?.offered ? (

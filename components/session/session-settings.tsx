@@ -31,7 +31,10 @@ export function SessionSettingsRow({ backendId, session }: { backendId: string; 
   };
 
   return (
-    <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-4 gap-y-1 border-b border-border bg-panel px-4 py-1 text-[12px]" data-testid="session-settings">
+    <div
+      className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-4 gap-y-1 border-b border-border bg-panel px-4 py-1 text-[12px]"
+      data-testid="session-settings"
+    >
       {options.map((o) => (
         <label key={o.id} className="inline-flex items-center gap-1.5 text-muted" title={o.description}>
           <span>{o.name}</span>
@@ -50,9 +53,14 @@ export function SessionSettingsRow({ backendId, session }: { backendId: string; 
               disabled={pending !== undefined}
               onChange={(e) => void change(o, e.target.value)}
               data-testid={`session-option-${o.id}`}
-              className={cx("h-6 max-w-[220px] rounded border border-border bg-sunken px-1.5 text-[12px] text-fg outline-none focus:border-accent", pending === o.id && "opacity-60")}
+              className={cx(
+                "h-6 max-w-[220px] rounded border border-border bg-sunken px-1.5 text-[12px] text-fg outline-none focus:border-accent",
+                pending === o.id && "opacity-60",
+              )}
             >
-              {!o.choices.some((c) => c.value === o.value) && <option value={String(o.value)}>{String(o.value)}</option>}
+              {!o.choices.some((c) => c.value === o.value) && (
+                <option value={String(o.value)}>{String(o.value)}</option>
+              )}
               {o.choices.map((c) => (
                 <option key={c.value} value={c.value} title={c.description}>
                   {c.name}

@@ -39,7 +39,17 @@ function errorText(err: unknown, fallback: string): string {
   return err instanceof Error && err.message ? err.message : fallback;
 }
 
-function RevertBanner({ count, onUnrevert, reason, deferred }: { count: number; onUnrevert(): Promise<void>; reason?: string; deferred?: boolean }) {
+function RevertBanner({
+  count,
+  onUnrevert,
+  reason,
+  deferred,
+}: {
+  count: number;
+  onUnrevert(): Promise<void>;
+  reason?: string;
+  deferred?: boolean;
+}) {
   const [working, setWorking] = useState(false);
   return (
     <div className="shrink-0 border-t border-warn/30 bg-warn/8 px-4 py-2" data-testid="revert-banner" role="status">
@@ -50,7 +60,8 @@ function RevertBanner({ count, onUnrevert, reason, deferred }: { count: number; 
             <>
               <span className="font-medium text-fg">Reverting to before this message.</span>{" "}
               <span className="text-muted">
-                The files and {count > 0 ? `${count} message${count === 1 ? "" : "s"}` : "the reverted messages"} are rewound when you send the next prompt.
+                The files and {count > 0 ? `${count} message${count === 1 ? "" : "s"}` : "the reverted messages"} are
+                rewound when you send the next prompt.
               </span>
             </>
           ) : (
@@ -82,7 +93,15 @@ function RevertBanner({ count, onUnrevert, reason, deferred }: { count: number; 
 }
 
 /** `initial`: the snapshot the server rendered the page with (app/(console)/sessions/…/page.tsx), when it had one in time. */
-export function SessionView({ backendId, sessionId, initial }: { backendId: string; sessionId: string; initial?: InitialSnapshot }) {
+export function SessionView({
+  backendId,
+  sessionId,
+  initial,
+}: {
+  backendId: string;
+  sessionId: string;
+  initial?: InitialSnapshot;
+}) {
   const { view, store } = useSessionStream(backendId, sessionId, initial);
   const hydrated = useHydrated();
   const live = useGlobalEvents();
@@ -133,17 +152,27 @@ export function SessionView({ backendId, sessionId, initial }: { backendId: stri
   // What the next prompt runs with: the user's pick, else what the last prompt used. Nothing is sent
   // otherwise, so the backend applies its own configured default (shown in the pickers).
   const sendModel: ModelRef | undefined = pickedModel ?? lastUser?.model ?? session?.model;
-  const sendAgent: string | undefined = pickedAgent ?? (lastUser?.agent && agents.data?.items.some((a) => a.id === lastUser.agent) ? lastUser.agent : undefined);
+  const sendAgent: string | undefined =
+    pickedAgent ??
+    (lastUser?.agent && agents.data?.items.some((a) => a.id === lastUser.agent) ? lastUser.agent : undefined);
   const model = sendModel ?? models.data?.default;
   const agent = sendAgent ?? agents.data?.default;
   const ctxModel = currentContext(messages)?.message.model ?? model;
-  const contextWindow = ctxModel ? models.data?.items.find((m) => m.id === ctxModel.id && (!ctxModel.provider || m.provider === ctxModel.provider))?.contextWindow : undefined;
+  const contextWindow = ctxModel
+    ? models.data?.items.find((m) => m.id === ctxModel.id && (!ctxModel.provider || m.provider === ctxModel.provider))
+        ?.contextWindow
+    : undefined;
   // Turns (and the files they changed) depend only on the list's shape: deltas keep the token.
   const shape = messagesShape(messages);
-  const changedFiles = useMemo(() => mergeChanges(turns(messages)).length, [shape]); // eslint-disable-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape; streaming deltas keep it
+  const changedFiles = useMemo(() => mergeChanges(turns(messages)).length, [shape]);
   const reverted = revertIndex(messages, session?.revert);
   // Only a pending revert makes this depend on the messages, so streaming does not re-render toolbars.
-  const revertedIds = useMemo(() => (reverted >= 0 ? new Set(messages.slice(reverted).map((m) => m.id)) : null), [reverted, reverted >= 0 ? messages : null]); // eslint-disable-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a pending revert makes this depend on the messages
+  const revertedIds = useMemo(
+    () => (reverted >= 0 ? new Set(messages.slice(reverted).map((m) => m.id)) : null),
+    [reverted, reverted >= 0 ? messages : null],
+  );
   // Subagent sessions the timeline knows of: the branch tree refreshes when one appears.
   // Re-derived only for the messages a frame changed (lib/timeline/incremental.ts).
   const subagents = useMemo(() => childSessionIds(messages).length, [messages]);
@@ -206,7 +235,8 @@ export function SessionView({ backendId, sessionId, initial }: { backendId: stri
 
   const actions = useMemo<MessageActionsValue>(() => {
     // Backends that fork whole sessions only (ACP) offer it in the session menu, not per message.
-    const forkReason = reasonFor("fork") ?? (can(backend, "forkMessages") ? undefined : capabilityReason(label, "forkMessages"));
+    const forkReason =
+      reasonFor("fork") ?? (can(backend, "forkMessages") ? undefined : capabilityReason(label, "forkMessages"));
     const revertReason = reasonFor("revert");
     return {
       fork: { offered: can(backend, "fork"), ...(forkReason ? { disabledReason: forkReason } : {}) },
@@ -254,8 +284,26 @@ export function SessionView({ backendId, sessionId, initial }: { backendId: stri
     if (!hasSession) return [];
     const group = "This session";
     return [
-      ...(canAbortNow ? [{ id: "stop", group, label: "Stop the running turn", keywords: "abort cancel interrupt", shortcut: "Esc", run: () => void abort().catch((err: unknown) => setActionError(errorText(err, "Could not stop"))) }] : []),
-      { id: "fork", group, label: "Fork this session", keywords: "branch copy", ...(paletteForkReason ? { disabledReason: paletteForkReason } : {}), run: () => void fork() },
+      ...(canAbortNow
+        ? [
+            {
+              id: "stop",
+              group,
+              label: "Stop the running turn",
+              keywords: "abort cancel interrupt",
+              shortcut: "Esc",
+              run: () => void abort().catch((err: unknown) => setActionError(errorText(err, "Could not stop"))),
+            },
+          ]
+        : []),
+      {
+        id: "fork",
+        group,
+        label: "Fork this session",
+        keywords: "branch copy",
+        ...(paletteForkReason ? { disabledReason: paletteForkReason } : {}),
+        run: () => void fork(),
+      },
       { id: "review", group, label: "Review changes", keywords: "diff files", run: () => setPanel({ tab: "changes" }) },
       { id: "plan", group, label: "Show the plan", keywords: "todo tasks", run: () => setPanel({ tab: "plan" }) },
       { id: "share", group, label: "Share this session", keywords: "link read-only", run: () => setSharing(true) },
@@ -267,7 +315,9 @@ export function SessionView({ backendId, sessionId, initial }: { backendId: stri
     return (
       <div className="grid flex-1 place-items-center p-8 text-center" data-testid="session-load-error">
         <div>
-          <h1 className="text-[15px] font-semibold">{view.loadError.status === 404 ? "Session not found" : "Cannot load this session"}</h1>
+          <h1 className="text-[15px] font-semibold">
+            {view.loadError.status === 404 ? "Session not found" : "Cannot load this session"}
+          </h1>
           <p className="mt-1 text-[13px] text-muted">{view.loadError.message}</p>
           {view.loadError.status !== 404 && <p className="mt-2 text-[12px] text-faint">Retrying…</p>}
         </div>
@@ -275,7 +325,11 @@ export function SessionView({ backendId, sessionId, initial }: { backendId: stri
     );
   }
 
-  const disabledReason = !view.loaded ? "Loading…" : link === "down" ? "The backend is down — waiting for it to come back" : undefined;
+  const disabledReason = !view.loaded
+    ? "Loading…"
+    : link === "down"
+      ? "The backend is down — waiting for it to come back"
+      : undefined;
   const renameReason = reasonFor("rename", false);
   const compactReason = reasonFor("compact") ?? (messages.length === 0 ? "Nothing to compact yet" : undefined);
   const deleteReason = reasonFor("delete", false);
@@ -325,21 +379,38 @@ export function SessionView({ backendId, sessionId, initial }: { backendId: stri
           ...(compactReason ? { disabledReason: compactReason } : {}),
           run: () =>
             guard("compact the conversation", async () => {
-              await apiSend("POST", `${path}/compact`, sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {});
+              await apiSend(
+                "POST",
+                `${path}/compact`,
+                sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {},
+              );
             }),
         }}
-        remove={{ offered: true, ...(deleteReason ? { disabledReason: deleteReason } : {}), run: () => setDeleting({ busy: false }) }}
+        remove={{
+          offered: true,
+          ...(deleteReason ? { disabledReason: deleteReason } : {}),
+          run: () => setDeleting({ busy: false }),
+        }}
         review={{ offered: true }}
         plan={{ offered: can(backend, "todos") }}
       />
       <SessionSettingsRow backendId={backendId} session={session} />
       {actionError ? (
-        <div role="alert" data-testid="action-error" className="flex shrink-0 items-center gap-2 border-b border-err/30 bg-err/8 px-4 py-1.5 text-[12.5px] text-err">
+        <div
+          role="alert"
+          data-testid="action-error"
+          className="flex shrink-0 items-center gap-2 border-b border-err/30 bg-err/8 px-4 py-1.5 text-[12.5px] text-err"
+        >
           <IconAlertCircle size={14} className="shrink-0" />
           <span className="min-w-0 flex-1 truncate" title={actionError}>
             {actionError}
           </span>
-          <button type="button" onClick={() => setActionError(undefined)} className="grid size-6 place-items-center rounded hover:bg-err/15" aria-label="Dismiss">
+          <button
+            type="button"
+            onClick={() => setActionError(undefined)}
+            className="grid size-6 place-items-center rounded hover:bg-err/15"
+            aria-label="Dismiss"
+          >
             <IconX size={12} />
           </button>
         </div>
@@ -375,7 +446,11 @@ export function SessionView({ backendId, sessionId, initial }: { backendId: stri
             onSend={send}
             onAbort={abort}
             {...(prefill ? { initialText: prefill } : {})}
-            {...(can(backend, "models") ? { models: models.data?.items ?? [], onModel: setPickedModel } : backend ? { modelReason: capabilityReason(label, "models") } : {})}
+            {...(can(backend, "models")
+              ? { models: models.data?.items ?? [], onModel: setPickedModel }
+              : backend
+                ? { modelReason: capabilityReason(label, "models") }
+                : {})}
             {...(model ? { model } : {})}
             {...(can(backend, "agents") ? { agents: agents.data?.items ?? [], onAgent: setPickedAgent } : {})}
             {...(agent ? { agent } : {})}

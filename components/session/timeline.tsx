@@ -61,7 +61,10 @@ function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionI
     for (let i = messages.length - 1; i >= 0 && !anchor; i--) {
       for (const b of messages[i]!.blocks) {
         if (b.kind !== "tool") continue;
-        if ((it.toolCallId && b.callId === it.toolCallId) || (it.sessionId !== sessionId && b.childSessionId === it.sessionId)) {
+        if (
+          (it.toolCallId && b.callId === it.toolCallId) ||
+          (it.sessionId !== sessionId && b.childSessionId === it.sessionId)
+        ) {
           anchor = messages[i]!.id;
           break;
         }
@@ -84,7 +87,17 @@ const NO_ANCHORS = { byMessage: new Map<string, Interrupt[]>(), loose: [] as Int
  * view; turns are derived once per change of the list's shape (`messagesShape`), not per frame.
  * Ctrl/Cmd+F opens find in session (./find-in-session.tsx), which sees unrendered rows too.
  */
-export function Timeline({ backendId, session, messages, interrupts, lastError, hasOlder, loadingOlder, onLoadOlder, onOpenChanges }: TimelineProps) {
+export function Timeline({
+  backendId,
+  session,
+  messages,
+  interrupts,
+  lastError,
+  hasOlder,
+  loadingOlder,
+  onLoadOlder,
+  onOpenChanges,
+}: TimelineProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const stuck = useRef(true);
@@ -112,6 +125,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
   const hydrated = useHydrated();
   const preview = !hydrated && messages.length > 0;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scrolls to the newest once, when hydration ends
   useLayoutEffect(() => {
     toBottom();
   }, [toBottom, hydrated]);
@@ -133,11 +147,11 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
   // Bring the current hit into view when it changes (not when rows are added around it).
   const target = find.current ? `${find.current.messageId}#${find.current.occurrence}` : undefined;
   const targetIndex = find.current?.index;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the hit changes, not when rows are added around it
   useEffect(() => {
     if (target === undefined || targetIndex === undefined) return;
     stuck.current = false;
     virtualizer.scrollToIndex(targetIndex + 1, { align: "center" });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [target]);
   const closeFind = () => {
     find.close();
@@ -146,6 +160,7 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
 
   // A page of older messages arrived while the reader is still at the top: keep loading (a
   // prepend anchored at the top fires no scroll event of its own).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a page of older messages arrives (the first id changes)
   useEffect(() => {
     const el = scroller.current;
     if (el && !loadingOlder && hasOlder && !stuck.current && el.scrollTop < 200) onLoadOlder();
@@ -184,24 +199,35 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
   const revert = session?.revert;
   const shape = messagesShape(messages);
   // Turns depend only on the list's shape (user messages and positions): deltas keep the token.
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape; streaming deltas keep it
   const turnEnds = useMemo(() => {
     const ends = new Map<number, Turn>();
     for (const t of turns(messages)) if (t.totals.files > 0) ends.set(t.end, t);
     return ends;
   }, [shape]);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape and the revert point
   const reverted = useMemo(() => revertIndex(messages, revert), [shape, revert]);
   const first = interrupts[0]?.id;
   const card = (it: Interrupt) => (
-    <InterruptCard key={it.id} interrupt={it} backendId={backendId} sessionId={session?.id ?? it.sessionId} autoFocus={it.id === first} />
+    <InterruptCard
+      key={it.id}
+      interrupt={it}
+      backendId={backendId}
+      sessionId={session?.id ?? it.sessionId}
+      autoFocus={it.id === first}
+    />
   );
 
   const row = (i: number, inPreview = false) => {
     if (i === 0) {
       return hasOlder ? (
         <div className="flex h-7 justify-center">
-          <button type="button" onClick={onLoadOlder} className="h-7 rounded-md px-3 text-[12px] text-muted hover:bg-raised" data-testid="load-older">
+          <button
+            type="button"
+            onClick={onLoadOlder}
+            className="h-7 rounded-md px-3 text-[12px] text-muted hover:bg-raised"
+            data-testid="load-older"
+          >
             {loadingOlder ? "Loading…" : "Load earlier messages"}
           </button>
         </div>
@@ -231,7 +257,9 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
           data-find-current={find.current?.messageId === m.id || undefined}
         >
           <MessageView message={m} streaming={busy && mi === lastAssistant} />
-          {turn && !(busy && mi === messages.length - 1) ? <TurnChanges turn={turn} {...(onOpenChanges ? { onOpen: onOpenChanges } : {})} /> : null}
+          {turn && !(busy && mi === messages.length - 1) ? (
+            <TurnChanges turn={turn} {...(onOpenChanges ? { onOpen: onOpenChanges } : {})} />
+          ) : null}
           {byMessage.get(m.id)?.map(card)}
         </div>
       </>
@@ -246,7 +274,10 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
         ref={scroller}
         tabIndex={-1}
         onScroll={onScroll}
-        className={cx("h-full outline-none [overflow-anchor:none]", preview ? "flex flex-col justify-end overflow-hidden" : "overflow-y-auto")}
+        className={cx(
+          "h-full outline-none [overflow-anchor:none]",
+          preview ? "flex flex-col justify-end overflow-hidden" : "overflow-y-auto",
+        )}
         data-testid="timeline"
         data-count={messages.length}
         data-has-older={hasOlder || undefined}
@@ -266,24 +297,28 @@ export function Timeline({ backendId, session, messages, interrupts, lastError, 
               ))}
             </div>
           ) : (
-          <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
-            {items.map((v) => (
-              <div
-                key={v.key}
-                ref={virtualizer.measureElement}
-                data-index={v.index}
-                className="absolute left-0 top-0 w-full pb-4"
-                style={{ transform: `translateY(${v.start}px)` }}
-              >
-                {row(v.index)}
-              </div>
-            ))}
-          </div>
+            <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+              {items.map((v) => (
+                <div
+                  key={v.key}
+                  ref={virtualizer.measureElement}
+                  data-index={v.index}
+                  className="absolute left-0 top-0 w-full pb-4"
+                  style={{ transform: `translateY(${v.start}px)` }}
+                >
+                  {row(v.index)}
+                </div>
+              ))}
+            </div>
           )}
           <div className="flex flex-col gap-4">
             {loose.map(card)}
             {lastError && !busy && (
-              <div role="alert" data-testid="session-error" className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err">
+              <div
+                role="alert"
+                data-testid="session-error"
+                className="flex items-start gap-2 rounded-md border border-err/40 bg-err/10 px-3 py-2 text-[12.5px] text-err"
+              >
                 <IconAlertCircle className="mt-0.5 size-4 shrink-0" />
                 <div className="min-w-0">
                   <div className="font-medium">{lastError.code ?? "Error"}</div>

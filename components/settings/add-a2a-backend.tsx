@@ -8,7 +8,8 @@ import { cx } from "../ui/cx";
 import { Spinner } from "../ui/spinner";
 import { AgentCardView } from "./agent-card-view";
 
-const input = "h-8 w-full rounded-md border border-border bg-sunken px-2.5 text-[13px] text-fg outline-none placeholder:text-faint focus:border-accent";
+const input =
+  "h-8 w-full rounded-md border border-border bg-sunken px-2.5 text-[13px] text-fg outline-none placeholder:text-faint focus:border-accent";
 const TOKEN_TEXT = {
   accepted: { text: "Token accepted", tone: "text-ok" },
   none: { text: "No token needed", tone: "text-ok" },
@@ -78,22 +79,51 @@ export function AddA2aBackend() {
     <form onSubmit={(e) => void save(e)} className="rounded-lg border border-border bg-panel p-4" data-testid="add-a2a">
       <div className="grid grid-cols-1 gap-3 md:grid-cols-2">
         <label className="flex flex-col gap-1 text-[12px] text-muted md:col-span-2">
-          Agent URL <span className="text-faint">its base URL (the card is read from /.well-known/agent-card.json) or the card&apos;s URL</span>
-          <input className={cx(input, "font-mono")} value={url} onChange={(e) => edited(setUrl)(e.target.value)} placeholder="http://127.0.0.1:8000" data-testid="a2a-url" spellCheck={false} />
+          Agent URL{" "}
+          <span className="text-faint">
+            its base URL (the card is read from /.well-known/agent-card.json) or the card&apos;s URL
+          </span>
+          <input
+            className={cx(input, "font-mono")}
+            value={url}
+            onChange={(e) => edited(setUrl)(e.target.value)}
+            placeholder="http://127.0.0.1:8000"
+            data-testid="a2a-url"
+            spellCheck={false}
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Bearer token <span className="text-faint">kept on the server, never shown again</span>
-          <input className={cx(input, "font-mono")} type="password" autoComplete="off" value={token} onChange={(e) => edited(setToken)(e.target.value)} placeholder="A2A_BEARER_TOKEN" data-testid="a2a-token" />
+          <input
+            className={cx(input, "font-mono")}
+            type="password"
+            autoComplete="off"
+            value={token}
+            onChange={(e) => edited(setToken)(e.target.value)}
+            placeholder="A2A_BEARER_TOKEN"
+            data-testid="a2a-token"
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Label <span className="text-faint">optional; default: the agent&apos;s name</span>
-          <input className={input} value={label} onChange={(e) => setLabel(e.target.value)} placeholder={preview?.card.name ?? "OpenCode A2A"} data-testid="a2a-label" maxLength={100} />
+          <input
+            className={input}
+            value={label}
+            onChange={(e) => setLabel(e.target.value)}
+            placeholder={preview?.card.name ?? "OpenCode A2A"}
+            data-testid="a2a-label"
+            maxLength={100}
+          />
         </label>
       </div>
       {preview && (
         <div className="mt-3 rounded-md border border-border bg-sunken px-3 py-2.5" data-testid="a2a-preview">
           <AgentCardView card={preview.card} />
-          <p className={cx("mt-2 text-[12px]", TOKEN_TEXT[preview.token].tone)} data-testid="a2a-token-status" data-token={preview.token}>
+          <p
+            className={cx("mt-2 text-[12px]", TOKEN_TEXT[preview.token].tone)}
+            data-testid="a2a-token-status"
+            data-token={preview.token}
+          >
             {TOKEN_TEXT[preview.token].text}
           </p>
         </div>

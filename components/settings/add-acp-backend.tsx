@@ -8,7 +8,8 @@ import { formatCommandLine, parseCommandLine, parseEnvLines } from "@/lib/comman
 import { cx } from "../ui/cx";
 import { Spinner } from "../ui/spinner";
 
-const input = "h-8 w-full rounded-md border border-border bg-sunken px-2.5 text-[13px] text-fg outline-none placeholder:text-faint focus:border-accent";
+const input =
+  "h-8 w-full rounded-md border border-border bg-sunken px-2.5 text-[13px] text-fg outline-none placeholder:text-faint focus:border-accent";
 
 /**
  * Add a stdio agent (an ACP agent, or any kind whose kind table entry adds it by command line): a
@@ -18,8 +19,14 @@ const input = "h-8 w-full rounded-md border border-border bg-sunken px-2.5 text-
  */
 export function AddAcpBackend() {
   const qc = useQueryClient();
-  const presets = useQuery({ queryKey: ["backend-presets"], queryFn: () => apiGet<{ items: BackendPreset[] }>("/api/backends/presets") });
-  const kinds = useQuery({ queryKey: ["backend-kinds"], queryFn: () => apiGet<{ items: BackendKindInfo[] }>("/api/backends/kinds") });
+  const presets = useQuery({
+    queryKey: ["backend-presets"],
+    queryFn: () => apiGet<{ items: BackendPreset[] }>("/api/backends/presets"),
+  });
+  const kinds = useQuery({
+    queryKey: ["backend-kinds"],
+    queryFn: () => apiGet<{ items: BackendKindInfo[] }>("/api/backends/kinds"),
+  });
   const commandKinds = (kinds.data?.items ?? []).filter((k) => k.form === "command");
   const [chosenKind, setKind] = useState<BackendKind>();
   const kind = chosenKind ?? commandKinds[0]?.kind;
@@ -85,7 +92,11 @@ export function AddAcpBackend() {
   };
 
   return (
-    <form onSubmit={(e) => void submit(e)} className="rounded-lg border border-border bg-panel p-4" data-testid="add-backend">
+    <form
+      onSubmit={(e) => void submit(e)}
+      className="rounded-lg border border-border bg-panel p-4"
+      data-testid="add-backend"
+    >
       <div className="flex flex-wrap items-center gap-2">
         <span className="text-[12px] text-faint">Presets</span>
         {(presets.data?.items ?? []).map((p) => (
@@ -95,10 +106,14 @@ export function AddAcpBackend() {
             onClick={() => applyPreset(p)}
             data-testid={`preset-${p.id}`}
             data-available={p.available}
-            title={p.available ? `${p.description}\nFound at ${p.path}` : `${p.description}\nNot installed on this machine`}
+            title={
+              p.available ? `${p.description}\nFound at ${p.path}` : `${p.description}\nNot installed on this machine`
+            }
             className={cx(
               "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12.5px]",
-              p.available ? "border-accent/40 bg-accent/10 text-accent hover:bg-accent/15" : "border-dashed border-border text-faint hover:text-muted",
+              p.available
+                ? "border-accent/40 bg-accent/10 text-accent hover:bg-accent/15"
+                : "border-dashed border-border text-faint hover:text-muted",
             )}
           >
             <span className={cx("size-1.5 rounded-full", p.available ? "bg-ok" : "bg-border-strong")} />
@@ -112,7 +127,12 @@ export function AddAcpBackend() {
         {commandKinds.length > 1 && (
           <label className="flex flex-col gap-1 text-[12px] text-muted md:col-span-2">
             Kind
-            <select className={input} value={kind} onChange={(e) => setKind(e.target.value as BackendKind)} data-testid="backend-kind">
+            <select
+              className={input}
+              value={kind}
+              onChange={(e) => setKind(e.target.value as BackendKind)}
+              data-testid="backend-kind"
+            >
               {commandKinds.map((k) => (
                 <option key={k.kind} value={k.kind}>
                   {k.title}
@@ -123,11 +143,25 @@ export function AddAcpBackend() {
         )}
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Label
-          <input className={input} value={label} onChange={(e) => setLabel(e.target.value)} placeholder="GitHub Copilot CLI" data-testid="backend-label" maxLength={100} />
+          <input
+            className={input}
+            value={label}
+            onChange={(e) => setLabel(e.target.value)}
+            placeholder="GitHub Copilot CLI"
+            data-testid="backend-label"
+            maxLength={100}
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Command line
-          <input className={cx(input, "font-mono")} value={command} onChange={(e) => setCommand(e.target.value)} placeholder="copilot --acp --no-auto-update" data-testid="backend-command" spellCheck={false} />
+          <input
+            className={cx(input, "font-mono")}
+            value={command}
+            onChange={(e) => setCommand(e.target.value)}
+            placeholder="copilot --acp --no-auto-update"
+            data-testid="backend-command"
+            spellCheck={false}
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Environment <span className="text-faint">KEY=value per line; stored on the server, shown only as ***</span>
@@ -142,7 +176,9 @@ export function AddAcpBackend() {
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Pass from the console&apos;s environment{" "}
-          <span className="text-faint">variable names, e.g. OPENAI_API_KEY; agents get only PATH, HOME, locale, XDG and proxy settings otherwise</span>
+          <span className="text-faint">
+            variable names, e.g. OPENAI_API_KEY; agents get only PATH, HOME, locale, XDG and proxy settings otherwise
+          </span>
           <input
             className={cx(input, "font-mono")}
             value={passEnv}
@@ -154,11 +190,23 @@ export function AddAcpBackend() {
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Working directory <span className="text-faint">optional; default: the console&apos;s workspace</span>
-          <input className={cx(input, "font-mono")} value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="/path/to/project" data-testid="backend-cwd" spellCheck={false} />
+          <input
+            className={cx(input, "font-mono")}
+            value={cwd}
+            onChange={(e) => setCwd(e.target.value)}
+            placeholder="/path/to/project"
+            data-testid="backend-cwd"
+            spellCheck={false}
+          />
         </label>
       </div>
       <div className="mt-3 flex items-center gap-3">
-        <button type="submit" disabled={saving || kinds.isLoading} data-testid="add-backend-submit" className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[13px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50">
+        <button
+          type="submit"
+          disabled={saving || kinds.isLoading}
+          data-testid="add-backend-submit"
+          className="inline-flex h-8 items-center gap-1.5 rounded-md bg-accent px-3 text-[13px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50"
+        >
           {saving && <Spinner size={11} />}
           Add agent
         </button>

@@ -41,7 +41,13 @@ export function ApiKeyForm({ backendId, providers }: { backendId: string; provid
     >
       <span className="text-faint">Providers</span>
       {providers.map((p) => (
-        <span key={p.id} data-testid="backend-provider" data-provider={p.id} data-ready={p.ready} className={p.ready ? "rounded bg-raised px-1 text-ok" : "rounded bg-raised px-1 text-muted"}>
+        <span
+          key={p.id}
+          data-testid="backend-provider"
+          data-provider={p.id}
+          data-ready={p.ready}
+          className={p.ready ? "rounded bg-raised px-1 text-ok" : "rounded bg-raised px-1 text-muted"}
+        >
           {p.name}
           {p.ready ? " ✓" : ""}
         </span>
@@ -75,7 +81,12 @@ export function ApiKeyForm({ backendId, providers }: { backendId: string; provid
         data-testid="backend-api-key"
         className="h-7 w-56 rounded-md border border-border bg-sunken px-2 font-mono text-fg outline-none placeholder:text-faint focus:border-accent"
       />
-      <button type="submit" disabled={busy || !key.trim()} data-testid="backend-api-key-save" className="h-7 rounded-md border border-border px-2.5 text-muted hover:bg-raised hover:text-fg disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={busy || !key.trim()}
+        data-testid="backend-api-key-save"
+        className="h-7 rounded-md border border-border px-2.5 text-muted hover:bg-raised hover:text-fg disabled:opacity-50"
+      >
         {busy ? "Saving…" : "Set key"}
       </button>
       {result && (

@@ -10,7 +10,15 @@ import { apiSend } from "@/lib/client/api-client";
  * their variables here: the values go to the server (`POST …/credentials`) and never come back — a
  * variable that has one shows as "set".
  */
-export function AuthMethods({ backendId, methods, needed }: { backendId: string; methods: BackendAuthMethod[]; needed: boolean }) {
+export function AuthMethods({
+  backendId,
+  methods,
+  needed,
+}: {
+  backendId: string;
+  methods: BackendAuthMethod[];
+  needed: boolean;
+}) {
   // Opens by itself when the backend needs a login; stays as the user left it after that.
   const [open, setOpen] = useState(needed);
   useEffect(() => {
@@ -18,14 +26,25 @@ export function AuthMethods({ backendId, methods, needed }: { backendId: string;
   }, [needed]);
   if (!methods.length) return null;
   return (
-    <details className="mt-2 rounded-md border border-border px-3 py-2 text-[12px]" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="auth-methods">
-      <summary className="cursor-pointer text-muted">Authentication ({methods.length} method{methods.length === 1 ? "" : "s"})</summary>
+    <details
+      className="mt-2 rounded-md border border-border px-3 py-2 text-[12px]"
+      open={open}
+      onToggle={(e) => setOpen(e.currentTarget.open)}
+      data-testid="auth-methods"
+    >
+      <summary className="cursor-pointer text-muted">
+        Authentication ({methods.length} method{methods.length === 1 ? "" : "s"})
+      </summary>
       <ul className="mt-2 space-y-2">
         {methods.map((m) => (
           <li key={m.id} data-testid="auth-method" data-method-id={m.id} data-type={m.type}>
             <div className="font-medium text-fg">
               {m.name}
-              {m.origin === "console" && <span className="ml-1.5 font-normal text-faint">(known to the console; the agent does not advertise it)</span>}
+              {m.origin === "console" && (
+                <span className="ml-1.5 font-normal text-faint">
+                  (known to the console; the agent does not advertise it)
+                </span>
+              )}
             </div>
             {m.description && <p className="text-muted">{m.description}</p>}
             {m.command && <p className="font-mono text-muted">Run in a terminal: {m.command}</p>}
@@ -42,7 +61,15 @@ export function AuthMethods({ backendId, methods, needed }: { backendId: string;
   );
 }
 
-function EnvVarForm({ backendId, method, vars }: { backendId: string; method: BackendAuthMethod; vars: NonNullable<BackendAuthMethod["vars"]> }) {
+function EnvVarForm({
+  backendId,
+  method,
+  vars,
+}: {
+  backendId: string;
+  method: BackendAuthMethod;
+  vars: NonNullable<BackendAuthMethod["vars"]>;
+}) {
   const qc = useQueryClient();
   const [values, setValues] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
@@ -54,7 +81,10 @@ function EnvVarForm({ backendId, method, vars }: { backendId: string; method: Ba
     setError(undefined);
     setSaved(false);
     try {
-      const body: BackendCredentialsBody = { methodId: method.id, vars: Object.fromEntries(vars.map((v) => [v.name, values[v.name] ?? ""]).filter(([, v]) => v !== "")) };
+      const body: BackendCredentialsBody = {
+        methodId: method.id,
+        vars: Object.fromEntries(vars.map((v) => [v.name, values[v.name] ?? ""]).filter(([, v]) => v !== "")),
+      };
       await apiSend("POST", `/api/backends/${encodeURIComponent(backendId)}/credentials`, body);
       setValues({});
       setSaved(true);
@@ -68,7 +98,10 @@ function EnvVarForm({ backendId, method, vars }: { backendId: string; method: Ba
   const clear = async (name: string) => {
     setError(undefined);
     try {
-      await apiSend("POST", `/api/backends/${encodeURIComponent(backendId)}/credentials`, { methodId: method.id, vars: { [name]: "" } } satisfies BackendCredentialsBody);
+      await apiSend("POST", `/api/backends/${encodeURIComponent(backendId)}/credentials`, {
+        methodId: method.id,
+        vars: { [name]: "" },
+      } satisfies BackendCredentialsBody);
       await qc.invalidateQueries({ queryKey: ["backends"] });
     } catch (err) {
       setError(err instanceof Error ? err.message : "Could not clear it");
@@ -108,14 +141,24 @@ function EnvVarForm({ backendId, method, vars }: { backendId: string; method: Ba
               className="h-7 w-64 rounded-md border border-border bg-sunken px-2 font-mono text-[12px] text-fg"
             />
             {v.set && (
-              <button type="button" onClick={() => void clear(v.name)} className="h-7 rounded-md px-2 text-muted hover:bg-raised" data-testid="auth-var-clear">
+              <button
+                type="button"
+                onClick={() => void clear(v.name)}
+                className="h-7 rounded-md px-2 text-muted hover:bg-raised"
+                data-testid="auth-var-clear"
+              >
                 Clear
               </button>
             )}
           </span>
         </label>
       ))}
-      <button type="submit" disabled={!ready || saving} data-testid="auth-save" className="h-7 rounded-md bg-accent px-2.5 font-medium text-accent-fg hover:opacity-90 disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={!ready || saving}
+        data-testid="auth-save"
+        className="h-7 rounded-md bg-accent px-2.5 font-medium text-accent-fg hover:opacity-90 disabled:opacity-50"
+      >
         {saving ? "Saving…" : "Save and restart"}
       </button>
       {saved && <span className="text-ok">Saved: the agent restarts with it.</span>}

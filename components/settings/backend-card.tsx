@@ -13,7 +13,12 @@ import { cx } from "../ui/cx";
 import { IconChevronRight } from "../ui/icons";
 
 const STATUS_TONE = { ready: "ok", connecting: "warn", down: "err", "auth-required": "warn" } as const;
-const STATUS_TEXT = { ready: "Ready", connecting: "Connecting…", down: "Down", "auth-required": "Needs login" } as const;
+const STATUS_TEXT = {
+  ready: "Ready",
+  connecting: "Connecting…",
+  down: "Down",
+  "auth-required": "Needs login",
+} as const;
 
 function Logs({ backendId }: { backendId: string }) {
   const q = useQuery({
@@ -72,7 +77,18 @@ export function BackendCard({ backend }: { backend: Backend }) {
   return (
     <li className="px-4 py-3" data-testid="backend-row" data-backend-id={b.id} data-status={b.status}>
       <div className="flex items-start gap-3">
-        <span className={cx("mt-1.5 size-2 shrink-0 rounded-full", b.status === "ready" ? "bg-ok" : b.status === "connecting" ? "animate-pulse bg-warn" : b.status === "auth-required" ? "bg-warn" : "bg-err")} />
+        <span
+          className={cx(
+            "mt-1.5 size-2 shrink-0 rounded-full",
+            b.status === "ready"
+              ? "bg-ok"
+              : b.status === "connecting"
+                ? "animate-pulse bg-warn"
+                : b.status === "auth-required"
+                  ? "bg-warn"
+                  : "bg-err",
+          )}
+        />
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-2">
             <span className="text-[13.5px] font-medium text-fg">{b.label}</span>
@@ -80,16 +96,38 @@ export function BackendCard({ backend }: { backend: Backend }) {
             <Badge tone={STATUS_TONE[b.status]} className="" title={b.error}>
               <span data-testid="backend-status">{STATUS_TEXT[b.status]}</span>
             </Badge>
-            {b.source && <Badge title={b.source === "env" ? "From SWITCHBOARD_BACKENDS" : b.source === "store" ? "Added in the console" : "Started by the console"}>{b.source === "env" ? "environment" : b.source === "store" ? "added here" : "embedded"}</Badge>}
+            {b.source && (
+              <Badge
+                title={
+                  b.source === "env"
+                    ? "From SWITCHBOARD_BACKENDS"
+                    : b.source === "store"
+                      ? "Added in the console"
+                      : "Started by the console"
+                }
+              >
+                {b.source === "env" ? "environment" : b.source === "store" ? "added here" : "embedded"}
+              </Badge>
+            )}
             {b.version && <span className="text-[11.5px] text-faint">v{b.version}</span>}
             {b.protocol && (
-              <span className="text-[11.5px] text-faint" data-testid="backend-protocol" title="The server contract the console speaks">
+              <span
+                className="text-[11.5px] text-faint"
+                data-testid="backend-protocol"
+                title="The server contract the console speaks"
+              >
                 {b.protocol}
               </span>
             )}
           </div>
           {b.error && (
-            <p className={cx("mt-1 text-[12px] [overflow-wrap:anywhere]", b.status === "auth-required" ? "text-warn" : "text-err")} data-testid="backend-error">
+            <p
+              className={cx(
+                "mt-1 text-[12px] [overflow-wrap:anywhere]",
+                b.status === "auth-required" ? "text-warn" : "text-err",
+              )}
+              data-testid="backend-error"
+            >
               {b.error}
             </p>
           )}
@@ -123,7 +161,9 @@ export function BackendCard({ backend }: { backend: Backend }) {
                     <dt className="text-faint">Process</dt>
                     <dd className="text-muted" data-testid="backend-process">
                       {b.process.pid !== undefined ? `pid ${b.process.pid}` : b.process.state}
-                      {b.process.restarts > 0 ? ` · ${b.process.restarts} restart${b.process.restarts === 1 ? "" : "s"}` : ""}
+                      {b.process.restarts > 0
+                        ? ` · ${b.process.restarts} restart${b.process.restarts === 1 ? "" : "s"}`
+                        : ""}
                       {b.process.lastExit ? ` · last exit: ${b.process.lastExit}` : ""}
                     </dd>
                   </>
@@ -160,7 +200,9 @@ export function BackendCard({ backend }: { backend: Backend }) {
           </dl>
           {b.agent && <AgentCardView card={b.agent} compact />}
           {b.auth && <ApiKeyForm backendId={b.id} providers={b.auth.providers} />}
-          {b.authMethods && <AuthMethods backendId={b.id} methods={b.authMethods} needed={b.status === "auth-required"} />}
+          {b.authMethods && (
+            <AuthMethods backendId={b.id} methods={b.authMethods} needed={b.status === "auth-required"} />
+          )}
         </div>
         <div className="flex shrink-0 items-center gap-1.5">
           {stdio && (
@@ -189,10 +231,20 @@ export function BackendCard({ backend }: { backend: Backend }) {
           )}
           {confirm ? (
             <>
-              <button type="button" onClick={() => void remove()} disabled={removing} data-testid="backend-remove-confirm" className="h-7 rounded-md bg-err px-2.5 text-[12px] font-medium text-white hover:opacity-90 disabled:opacity-50">
+              <button
+                type="button"
+                onClick={() => void remove()}
+                disabled={removing}
+                data-testid="backend-remove-confirm"
+                className="h-7 rounded-md bg-err px-2.5 text-[12px] font-medium text-white hover:opacity-90 disabled:opacity-50"
+              >
                 {removing ? "Removing…" : "Remove"}
               </button>
-              <button type="button" onClick={() => setConfirm(false)} className="h-7 rounded-md px-2 text-[12px] text-muted hover:bg-raised">
+              <button
+                type="button"
+                onClick={() => setConfirm(false)}
+                className="h-7 rounded-md px-2 text-[12px] text-muted hover:bg-raised"
+              >
                 Cancel
               </button>
             </>
@@ -202,7 +254,13 @@ export function BackendCard({ backend }: { backend: Backend }) {
               onClick={() => setConfirm(true)}
               disabled={!removable}
               data-testid="backend-remove"
-              title={removable ? "Remove this backend" : b.source === "env" ? "Configured in SWITCHBOARD_BACKENDS: remove it there" : "Started by the console"}
+              title={
+                removable
+                  ? "Remove this backend"
+                  : b.source === "env"
+                    ? "Configured in SWITCHBOARD_BACKENDS: remove it there"
+                    : "Started by the console"
+              }
               className="h-7 rounded-md border border-border px-2.5 text-[12px] text-muted hover:border-err/50 hover:text-err disabled:cursor-not-allowed disabled:opacity-40 disabled:hover:border-border disabled:hover:text-muted"
             >
               Remove…

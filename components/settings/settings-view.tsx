@@ -12,7 +12,11 @@ import { BackendCard } from "./backend-card";
 /** `/settings`: the configured backends (live status, stderr tail, remove) adding an ACP agent and an A2A agent. */
 export function SettingsView() {
   const live = useGlobalEvents();
-  const q = useQuery({ queryKey: ["backends"], queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"), refetchInterval: 5000 });
+  const q = useQuery({
+    queryKey: ["backends"],
+    queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"),
+    refetchInterval: 5000,
+  });
   // The list carries where each backend came from; the event stream carries its live state.
   const backends = useMemo(() => {
     const listed = q.data?.items ?? [];
@@ -31,20 +35,29 @@ export function SettingsView() {
       <div className="min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto w-full max-w-[860px] px-6 py-6 phone:px-3 phone:py-4">
           <h2 className="text-[11px] font-semibold uppercase tracking-wide text-faint">Backends</h2>
-          <ul className="mt-2 divide-y divide-border rounded-lg border border-border bg-panel" data-testid="backend-list">
+          <ul
+            className="mt-2 divide-y divide-border rounded-lg border border-border bg-panel"
+            data-testid="backend-list"
+          >
             {backends.map((b) => (
               <BackendCard key={b.id} backend={b} />
             ))}
-            {backends.length === 0 && <li className="px-4 py-3 text-[13px] text-faint">{q.isLoading ? "Loading…" : "No backends configured."}</li>}
+            {backends.length === 0 && (
+              <li className="px-4 py-3 text-[13px] text-faint">
+                {q.isLoading ? "Loading…" : "No backends configured."}
+              </li>
+            )}
           </ul>
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an ACP agent</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">
-            Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude, Codex and Gemini adapters. See docs/backends/acp.md.
+            Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude,
+            Codex and Gemini adapters. See docs/backends/acp.md.
           </p>
           <AddAcpBackend />
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an A2A agent</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">
-            Any A2A 0.3 agent over JSON-RPC, with opencode-a2a&apos;s sessions, models and interrupts when its card offers them. See docs/backends/a2a.md.
+            Any A2A 0.3 agent over JSON-RPC, with opencode-a2a&apos;s sessions, models and interrupts when its card
+            offers them. See docs/backends/a2a.md.
           </p>
           <AddA2aBackend />
         </div>

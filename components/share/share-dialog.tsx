@@ -1,7 +1,7 @@
 "use client";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from "react";
+import { useId, useMemo, useRef, useState, type ReactNode } from "react";
 import type { CreateShareBody, CreatedShare, ShareInfo, SharePreview, SharePreviewBody } from "@/lib/api";
 import type { Message } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
@@ -32,9 +32,23 @@ function messageLabel(m: Message, n: number): string {
   return `#${n} · ${who}: ${text.slice(0, 70) || "(no text)"}${text.length > 70 ? "…" : ""}`;
 }
 
-function Segmented<T extends string>({ value, options, onChange, name }: { value: T; options: readonly { id: NoInfer<T>; label: string }[]; onChange(v: NoInfer<T>): void; name: string }) {
+function Segmented<T extends string>({
+  value,
+  options,
+  onChange,
+  name,
+}: {
+  value: T;
+  options: readonly { id: NoInfer<T>; label: string }[];
+  onChange(v: NoInfer<T>): void;
+  name: string;
+}) {
   return (
-    <div className="inline-flex h-7 rounded-md border border-border bg-sunken p-0.5" role="radiogroup" aria-label={name}>
+    <div
+      className="inline-flex h-7 rounded-md border border-border bg-sunken p-0.5"
+      role="radiogroup"
+      aria-label={name}
+    >
       {options.map((o) => (
         <button
           key={o.id}
@@ -85,15 +99,33 @@ export function MarkedExcerpt({ text }: { text: string }) {
   );
 }
 
-function RedactionPreview({ preview, loading, error }: { preview: SharePreview | undefined; loading: boolean; error: string | undefined }) {
+function RedactionPreview({
+  preview,
+  loading,
+  error,
+}: {
+  preview: SharePreview | undefined;
+  loading: boolean;
+  error: string | undefined;
+}) {
   const r = preview?.redactions;
   return (
-    <section className="rounded-lg border border-border bg-sunken/60" data-testid="redaction-preview" data-total={r?.total ?? ""}>
+    <section
+      className="rounded-lg border border-border bg-sunken/60"
+      data-testid="redaction-preview"
+      data-total={r?.total ?? ""}
+    >
       <div className="border-b border-border px-3 py-2">
         <div className="flex h-5 items-center gap-2 whitespace-nowrap text-[12.5px]">
           <IconShield size={14} className={r && r.total > 0 ? "text-warn" : "text-ok"} />
           <span className="font-medium text-fg" data-testid="redaction-count">
-            {error ? "Cannot preview" : !r ? "Checking for secrets…" : r.total === 0 ? "No secrets found" : `${r.total} secret${r.total === 1 ? "" : "s"} will be redacted`}
+            {error
+              ? "Cannot preview"
+              : !r
+                ? "Checking for secrets…"
+                : r.total === 0
+                  ? "No secrets found"
+                  : `${r.total} secret${r.total === 1 ? "" : "s"} will be redacted`}
           </span>
           {r && r.occurrences > r.total && <span className="text-[11.5px] text-faint">in {r.occurrences} places</span>}
           {loading && <Spinner size={11} className="text-faint" />}
@@ -126,11 +158,14 @@ function RedactionPreview({ preview, loading, error }: { preview: SharePreview |
         </ul>
       ) : (
         <p className="px-3 py-2 text-[11.5px] text-faint">
-          {r ? "Nothing matched the redaction rules. Read the session before you share it: rules cannot catch everything." : "\u00a0"}
+          {r
+            ? "Nothing matched the redaction rules. Read the session before you share it: rules cannot catch everything."
+            : "\u00a0"}
         </p>
       )}
       <p className="border-t border-border px-3 py-1.5 text-[11px] text-faint">
-        Secrets are replaced on the server with a visible marker, like <code className="font-mono text-muted">[REDACTED:openai-key]</code>.{" "}
+        Secrets are replaced on the server with a visible marker, like{" "}
+        <code className="font-mono text-muted">[REDACTED:openai-key]</code>.{" "}
         <Link href="/settings/shares" className="text-muted underline underline-offset-2 hover:text-fg">
           Add your own patterns
         </Link>
@@ -165,7 +200,12 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
 
   const upToMessageId = scope === "upto" ? upTo : undefined;
   const upToIndex = upToMessageId ? messages.findIndex((m) => m.id === upToMessageId) : -1;
-  const previewBody: SharePreviewBody = { backendId, sessionId, includeToolOutput, ...(upToMessageId ? { upToMessageId } : {}) };
+  const previewBody: SharePreviewBody = {
+    backendId,
+    sessionId,
+    includeToolOutput,
+    ...(upToMessageId ? { upToMessageId } : {}),
+  };
   const preview = useQuery({
     queryKey: ["share-preview", previewBody, messages.length],
     queryFn: () => apiSend<SharePreview>("POST", "/api/shares/preview", previewBody),
@@ -174,20 +214,32 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
   });
   const existing = useQuery({
     queryKey: ["shares", backendId, sessionId],
-    queryFn: () => apiGet<{ items: ShareInfo[] }>(`/api/shares?state=active&backendId=${encodeURIComponent(backendId)}&sessionId=${encodeURIComponent(sessionId)}`),
+    queryFn: () =>
+      apiGet<{ items: ShareInfo[] }>(
+        `/api/shares?state=active&backendId=${encodeURIComponent(backendId)}&sessionId=${encodeURIComponent(sessionId)}`,
+      ),
   });
   const activeCount = existing.data?.items.length ?? 0;
 
   const expiresText = useMemo(() => {
     const e = EXPIRIES.find((x) => x.id === expiry)!;
-    return e.ms === null ? "with no expiry (until you revoke it)" : `for ${e.label} (until about ${absoluteTime(Date.now() + e.ms)})`;
+    return e.ms === null
+      ? "with no expiry (until you revoke it)"
+      : `for ${e.label} (until about ${absoluteTime(Date.now() + e.ms)})`;
   }, [expiry]);
 
   const create = async () => {
     setCreating(true);
     setError(undefined);
     try {
-      const body: CreateShareBody = { backendId, sessionId, live, includeToolOutput, expiresIn: expiry, ...(upToMessageId ? { upToMessageId } : {}) };
+      const body: CreateShareBody = {
+        backendId,
+        sessionId,
+        live,
+        includeToolOutput,
+        expiresIn: expiry,
+        ...(upToMessageId ? { upToMessageId } : {}),
+      };
       const res = await apiSend<CreatedShare>("POST", "/api/shares", body);
       setCreated(res);
       void qc.invalidateQueries({ queryKey: ["shares"] });
@@ -202,7 +254,10 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
   const previewError = preview.error instanceof Error ? preview.error.message : undefined;
 
   return (
-    <div className="fixed inset-0 z-50 grid place-items-center bg-black/55 p-4 phone:p-0" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+    <div
+      className="fixed inset-0 z-50 grid place-items-center bg-black/55 p-4 phone:p-0"
+      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+    >
       <div
         ref={panel}
         role="dialog"
@@ -218,7 +273,13 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
             Share session
           </h2>
           <span className="min-w-0 truncate text-[12.5px] text-faint">{title}</span>
-          <button type="button" onClick={onClose} className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]" aria-label="Close" data-testid="share-close">
+          <button
+            type="button"
+            onClick={onClose}
+            className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]"
+            aria-label="Close"
+            data-testid="share-close"
+          >
             <IconX size={14} />
           </button>
         </div>
@@ -235,19 +296,37 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                 className="h-8 min-w-0 flex-1 bg-transparent font-mono text-[12px] text-fg outline-none"
               />
               <CopyButton text={url} label="Copy link" className="size-7" />
-              <a href={url} target="_blank" rel="noopener noreferrer" className="grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg" title="Open" aria-label="Open the shared page">
+              <a
+                href={url}
+                target="_blank"
+                rel="noopener noreferrer"
+                className="grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg"
+                title="Open"
+                aria-label="Open the shared page"
+              >
                 <IconExternal size={13} />
               </a>
             </div>
             <p className="text-[11.5px] leading-[17px] text-faint">
-              Copy it now: the link is shown only once (only a hash of it is kept). {created.expiresAt ? `It expires ${absoluteTime(created.expiresAt)}.` : "It never expires."} Revoke it any time in{" "}
-              <Link href="/settings/shares" className="text-muted underline underline-offset-2 hover:text-fg" onClick={onClose}>
+              Copy it now: the link is shown only once (only a hash of it is kept).{" "}
+              {created.expiresAt ? `It expires ${absoluteTime(created.expiresAt)}.` : "It never expires."} Revoke it any
+              time in{" "}
+              <Link
+                href="/settings/shares"
+                className="text-muted underline underline-offset-2 hover:text-fg"
+                onClick={onClose}
+              >
                 Settings → Shares
               </Link>
               .
             </p>
             <div className="flex justify-end">
-              <button type="button" onClick={onClose} className="h-8 rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90" data-testid="share-done">
+              <button
+                type="button"
+                onClick={onClose}
+                className="h-8 rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90"
+                data-testid="share-done"
+              >
                 Done
               </button>
             </div>
@@ -296,7 +375,13 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                 </Row>
                 <Row label="Tool outputs" hint="Outputs, files, diffs">
                   <label className="inline-flex h-7 cursor-pointer items-center gap-2 text-[12.5px] text-fg">
-                    <input type="checkbox" checked={includeToolOutput} onChange={(e) => setIncludeToolOutput(e.target.checked)} data-testid="share-tool-output" className="size-3.5 accent-[var(--sb-accent)]" />
+                    <input
+                      type="checkbox"
+                      checked={includeToolOutput}
+                      onChange={(e) => setIncludeToolOutput(e.target.checked)}
+                      data-testid="share-tool-output"
+                      className="size-3.5 accent-[var(--sb-accent)]"
+                    />
                     Include tool outputs
                   </label>
                 </Row>
@@ -305,12 +390,22 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                 </Row>
               </div>
 
-              <p className="mb-3 mt-2 rounded-md border border-border bg-raised/50 px-3 py-2 text-[12.5px] leading-[19px] text-muted" data-testid="share-summary">
+              <p
+                className="mb-3 mt-2 rounded-md border border-border bg-raised/50 px-3 py-2 text-[12.5px] leading-[19px] text-muted"
+                data-testid="share-summary"
+              >
                 Anyone with the link can read{" "}
-                <b className="font-medium text-fg">{upToIndex >= 0 ? `the first ${upToIndex + 1} of ${messages.length} messages` : "the whole session"}</b>
+                <b className="font-medium text-fg">
+                  {upToIndex >= 0 ? `the first ${upToIndex + 1} of ${messages.length} messages` : "the whole session"}
+                </b>
                 {live ? (
                   <>
-                    , <b className="font-medium text-fg">{upToIndex >= 0 ? "and that last message as it finishes" : "including new messages as they arrive"}</b>
+                    ,{" "}
+                    <b className="font-medium text-fg">
+                      {upToIndex >= 0
+                        ? "and that last message as it finishes"
+                        : "including new messages as they arrive"}
+                    </b>
                   </>
                 ) : (
                   <>
@@ -318,30 +413,48 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
                     <b className="font-medium text-fg">as it is now</b> (a frozen snapshot)
                   </>
                 )}
-                , <b className="font-medium text-fg">{includeToolOutput ? "with tool outputs" : "without tool outputs"}</b>
-                {includeToolOutput ? "" : " (tool calls stay, their results are hidden)"}, {expiresText}. It is read-only: nobody can prompt, answer or stop the agent through it.
+                ,{" "}
+                <b className="font-medium text-fg">
+                  {includeToolOutput ? "with tool outputs" : "without tool outputs"}
+                </b>
+                {includeToolOutput ? "" : " (tool calls stay, their results are hidden)"}, {expiresText}. It is
+                read-only: nobody can prompt, answer or stop the agent through it.
                 {preview.data?.hasOlder ? " Older messages the console has not loaded are not included." : ""}
               </p>
 
               <RedactionPreview preview={preview.data} loading={preview.isFetching} error={previewError} />
               {preview.data && !includeToolOutput && preview.data.hiddenToolOutputs > 0 && (
-                <p className="mt-1.5 text-[11.5px] text-faint">{preview.data.hiddenToolOutputs} tool output{preview.data.hiddenToolOutputs === 1 ? "" : "s"} left out.</p>
+                <p className="mt-1.5 text-[11.5px] text-faint">
+                  {preview.data.hiddenToolOutputs} tool output{preview.data.hiddenToolOutputs === 1 ? "" : "s"} left
+                  out.
+                </p>
               )}
             </div>
             <div className="flex h-14 shrink-0 items-center gap-2 border-t border-border px-4">
               {activeCount > 0 ? (
-                <Link href="/settings/shares" className="text-[12px] text-faint hover:text-fg" data-testid="share-existing" onClick={onClose}>
+                <Link
+                  href="/settings/shares"
+                  className="text-[12px] text-faint hover:text-fg"
+                  data-testid="share-existing"
+                  onClick={onClose}
+                >
                   {activeCount} active link{activeCount === 1 ? "" : "s"} for this session
                 </Link>
               ) : (
-                <span className="text-[12px] text-faint phone:hidden">Served by this console; nothing is uploaded.</span>
+                <span className="text-[12px] text-faint phone:hidden">
+                  Served by this console; nothing is uploaded.
+                </span>
               )}
               {error && (
                 <span className="min-w-0 truncate text-[12px] text-err" role="alert">
                   {error}
                 </span>
               )}
-              <button type="button" onClick={onClose} className="ml-auto h-8 shrink-0 rounded-md px-3 text-[12.5px] text-muted hover:bg-raised hover:text-fg phone:h-[44px]">
+              <button
+                type="button"
+                onClick={onClose}
+                className="ml-auto h-8 shrink-0 rounded-md px-3 text-[12.5px] text-muted hover:bg-raised hover:text-fg phone:h-[44px]"
+              >
                 Cancel
               </button>
               <button
@@ -372,7 +485,12 @@ export function ShareButton({
   open: openProp,
   onOpenChange,
   className,
-}: Omit<ShareDialogProps, "onClose"> & { disabled?: boolean; open?: boolean; onOpenChange?(open: boolean): void; className?: string }) {
+}: Omit<ShareDialogProps, "onClose"> & {
+  disabled?: boolean;
+  open?: boolean;
+  onOpenChange?(open: boolean): void;
+  className?: string;
+}) {
   const [inner, setInner] = useState(false);
   const open = openProp ?? inner;
   const set = (v: boolean) => {
@@ -394,7 +512,15 @@ export function ShareButton({
       >
         <IconLink size={13} /> Share
       </button>
-      {open && <ShareDialog backendId={backendId} sessionId={sessionId} title={title} messages={messages} onClose={() => set(false)} />}
+      {open && (
+        <ShareDialog
+          backendId={backendId}
+          sessionId={sessionId}
+          title={title}
+          messages={messages}
+          onClose={() => set(false)}
+        />
+      )}
     </>
   );
 }

@@ -19,5 +19,9 @@ export function absoluteTime(ms: number): string {
 }
 
 export function scopeText(s: Pick<ShareInfo, "upToMessageId" | "live" | "includeToolOutput">): string {
-  return [s.upToMessageId ? "Up to a message" : "Whole session", s.live ? "live" : "snapshot", s.includeToolOutput ? "with tool outputs" : "without tool outputs"].join(" · ");
+  return [
+    s.upToMessageId ? "Up to a message" : "Whole session",
+    s.live ? "live" : "snapshot",
+    s.includeToolOutput ? "with tool outputs" : "without tool outputs",
+  ].join(" · ");
 }

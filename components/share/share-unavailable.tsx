@@ -20,9 +20,22 @@ export function reasonForStatus(status: number): UnavailableReason {
  * answers it (404, 410, 429, 503 — `data-status`), not necessarily the HTTP status of the page:
  * see docs/sharing.md.
  */
-export function ShareUnavailable({ status, reason = reasonForStatus(status), message }: { status: number; reason?: UnavailableReason; message: string }) {
+export function ShareUnavailable({
+  status,
+  reason = reasonForStatus(status),
+  message,
+}: {
+  status: number;
+  reason?: UnavailableReason;
+  message: string;
+}) {
   return (
-    <div className="grid min-h-dvh place-items-center px-6" data-testid="share-unavailable" data-status={status} data-reason={reason}>
+    <div
+      className="grid min-h-dvh place-items-center px-6"
+      data-testid="share-unavailable"
+      data-status={status}
+      data-reason={reason}
+    >
       <div className="max-w-sm text-center">
         <div className="mx-auto grid size-10 place-items-center rounded-full border border-border bg-panel text-faint">
           {reason === "expired" ? <IconClock size={18} /> : <IconBan size={18} />}

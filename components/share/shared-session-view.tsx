@@ -16,7 +16,10 @@ import { isBusy } from "@/lib/timeline/selectors";
 const GONE: Record<ShareEndReason, { title: string; text: string }> = {
   revoked: { title: "This share was revoked", text: "The person who shared this session has turned the link off." },
   expired: { title: "This share link has expired", text: "Ask the person who shared it for a new link." },
-  unavailable: { title: "This shared session is no longer available", text: "The session was deleted or its backend was removed." },
+  unavailable: {
+    title: "This shared session is no longer available",
+    text: "The session was deleted or its backend was removed.",
+  },
 };
 
 function Gone({ reason }: { reason: ShareEndReason }) {
@@ -38,7 +41,11 @@ function LiveChip({ live, connection, ended }: { live: boolean; connection: Conn
   if (ended) return null;
   if (!live) {
     return (
-      <span className="inline-flex h-6 items-center gap-1.5 rounded-full border border-border px-2 text-[11px] font-medium text-muted" data-testid="share-connection" data-state="snapshot">
+      <span
+        className="inline-flex h-6 items-center gap-1.5 rounded-full border border-border px-2 text-[11px] font-medium text-muted"
+        data-testid="share-connection"
+        data-state="snapshot"
+      >
         Snapshot
       </span>
     );
@@ -46,7 +53,10 @@ function LiveChip({ live, connection, ended }: { live: boolean; connection: Conn
   const ok = connection === "connected";
   return (
     <span
-      className={cx("inline-flex h-6 items-center gap-1.5 rounded-full border px-2 text-[11px] font-medium", ok ? "border-border text-muted" : "border-warn/40 bg-warn/10 text-warn")}
+      className={cx(
+        "inline-flex h-6 items-center gap-1.5 rounded-full border px-2 text-[11px] font-medium",
+        ok ? "border-border text-muted" : "border-warn/40 bg-warn/10 text-warn",
+      )}
       data-testid="share-connection"
       data-state={ok ? "connected" : "reconnecting"}
     >
@@ -85,6 +95,7 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
     window.addEventListener("scroll", onScroll, { passive: true });
     return () => window.removeEventListener("scroll", onScroll);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follows the newest message as messages arrive
   useEffect(() => {
     if (atBottom.current && !view.ended) window.scrollTo({ top: document.documentElement.scrollHeight });
   }, [messages, view.ended]);
@@ -98,17 +109,28 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
   }, []);
 
   return (
-    <div className="flex min-h-dvh flex-col" data-testid="share-view" data-live={share.live} data-ended={view.ended ?? ""}>
+    <div
+      className="flex min-h-dvh flex-col"
+      data-testid="share-view"
+      data-live={share.live}
+      data-ended={view.ended ?? ""}
+    >
       <header className="sticky top-0 z-10 border-b border-border bg-panel/95 backdrop-blur" data-testid="share-banner">
         <div className="mx-auto flex h-14 max-w-[912px] items-center gap-3 px-4">
-          <span className="grid size-6 shrink-0 place-items-center rounded bg-accent text-[12px] font-bold text-accent-fg" title="Switchboard">
+          <span
+            className="grid size-6 shrink-0 place-items-center rounded bg-accent text-[12px] font-bold text-accent-fg"
+            title="Switchboard"
+          >
             S
           </span>
           <div className="min-w-0 flex-1">
             <h1 className="truncate text-[14px] font-semibold" data-testid="share-title">
               {view.ended ? "Shared session" : session?.title || "Shared session"}
             </h1>
-            <div className="mt-0.5 flex min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11px] text-faint" data-testid="share-scope">
+            <div
+              className="mt-0.5 flex min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11px] text-faint"
+              data-testid="share-scope"
+            >
               <span className="inline-flex items-center gap-1">
                 <IconEye size={12} /> Read-only
               </span>
@@ -123,12 +145,19 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
                 </>
               )}
               <span className="text-border-strong">·</span>
-              <span data-testid="share-expiry" title={share.expiresAt ? `Until ${now ? absoluteTime(share.expiresAt) : ""}` : undefined}>
+              <span
+                data-testid="share-expiry"
+                title={share.expiresAt ? `Until ${now ? absoluteTime(share.expiresAt) : ""}` : undefined}
+              >
                 {now ? expiryText(share.expiresAt, now) : share.expiresAt === null ? "Never expires" : "\u00a0"}
               </span>
             </div>
           </div>
-          <Badge tone="neutral" className="hidden sm:inline-flex" title="Secrets such as API keys, tokens and private keys are replaced with [REDACTED:…] markers by the server.">
+          <Badge
+            tone="neutral"
+            className="hidden sm:inline-flex"
+            title="Secrets such as API keys, tokens and private keys are replaced with [REDACTED:…] markers by the server."
+          >
             <IconShield size={11} /> Secrets redacted
           </Badge>
           <LiveChip live={share.live} connection={view.connection} ended={Boolean(view.ended)} />
@@ -155,8 +184,14 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
           onClickCapture={() => setTimeout(() => setOpenTick((t) => t + 1), 0)}
         >
           <div className="flex flex-col gap-4 pb-6 pt-5">
-            {view.hasOlder && <p className="text-center text-[12px] text-faint">Earlier messages are not part of this share.</p>}
-            {messages.length === 0 && <p className="py-16 text-center text-[13px] text-faint" data-testid="empty-session">Nothing has been said in this session yet.</p>}
+            {view.hasOlder && (
+              <p className="text-center text-[12px] text-faint">Earlier messages are not part of this share.</p>
+            )}
+            {messages.length === 0 && (
+              <p className="py-16 text-center text-[13px] text-faint" data-testid="empty-session">
+                Nothing has been said in this session yet.
+              </p>
+            )}
             {messages.map((m, i) => (
               <div key={m.id} className="[contain-intrinsic-size:auto_120px] [content-visibility:auto]">
                 <MessageView message={m} streaming={busy && i === lastAssistant} />
@@ -174,7 +209,8 @@ export function SharedSessionView({ token, initial }: { token: string; initial: 
       )}
 
       <footer className="border-t border-border py-3 text-center text-[11.5px] text-faint">
-        Shared read-only from Switchboard. Secrets are replaced with <code className="font-mono text-muted">[REDACTED:…]</code> markers.
+        Shared read-only from Switchboard. Secrets are replaced with{" "}
+        <code className="font-mono text-muted">[REDACTED:…]</code> markers.
       </footer>
     </div>
   );

@@ -28,7 +28,11 @@ function SharesList() {
   const qc = useQueryClient();
   const now = useNow();
   const [showEnded, setShowEnded] = useState(false);
-  const q = useQuery({ queryKey: ["shares", "all"], queryFn: () => apiGet<{ items: ShareInfo[] }>("/api/shares?state=all"), refetchInterval: 30_000 });
+  const q = useQuery({
+    queryKey: ["shares", "all"],
+    queryFn: () => apiGet<{ items: ShareInfo[] }>("/api/shares?state=all"),
+    refetchInterval: 30_000,
+  });
   const revoke = useMutation({
     mutationFn: (id: string) => apiSend<ShareInfo>("DELETE", `/api/shares/${encodeURIComponent(id)}`),
     onSettled: () => qc.invalidateQueries({ queryKey: ["shares"] }),
@@ -44,7 +48,12 @@ function SharesList() {
         <h2 className="text-[13px] font-semibold">Share links</h2>
         <span className="text-[12px] text-faint">{q.isSuccess ? `${active.length} active` : ""}</span>
         {ended.length > 0 && (
-          <button type="button" onClick={() => setShowEnded((v) => !v)} className="ml-auto text-[12px] text-muted hover:text-fg" data-testid="shares-show-ended">
+          <button
+            type="button"
+            onClick={() => setShowEnded((v) => !v)}
+            className="ml-auto text-[12px] text-muted hover:text-fg"
+            data-testid="shares-show-ended"
+          >
             {showEnded ? "Hide ended" : `Show ended (${ended.length})`}
           </button>
         )}
@@ -71,17 +80,30 @@ function SharesList() {
             {q.isSuccess && rows.length === 0 && (
               <tr>
                 <td colSpan={5} className="h-16 px-3 text-center text-[12.5px] text-faint" data-testid="shares-empty">
-                  No active share links. Create one with <span className="text-muted">Share</span> in a session&apos;s header.
+                  No active share links. Create one with <span className="text-muted">Share</span> in a session&apos;s
+                  header.
                 </td>
               </tr>
             )}
             {rows.map((s) => (
-              <tr key={s.id} className={cx("h-11 border-b border-border last:border-0", s.state !== "active" && "text-faint")} data-testid="share-row" data-share-id={s.id} data-state={s.state}>
+              <tr
+                key={s.id}
+                className={cx("h-11 border-b border-border last:border-0", s.state !== "active" && "text-faint")}
+                data-testid="share-row"
+                data-share-id={s.id}
+                data-state={s.state}
+              >
                 <td className="truncate px-3">
-                  <Link href={`/sessions/${encodeURIComponent(s.backendId)}/${encodeURIComponent(s.sessionId)}`} className="font-medium text-fg hover:underline" title={s.sessionTitle}>
+                  <Link
+                    href={`/sessions/${encodeURIComponent(s.backendId)}/${encodeURIComponent(s.sessionId)}`}
+                    className="font-medium text-fg hover:underline"
+                    title={s.sessionTitle}
+                  >
                     {s.sessionTitle || s.sessionId}
                   </Link>
-                  <div className="truncate text-[11px] text-faint">Created {now ? relativeTime(s.createdAt, now) : ""}</div>
+                  <div className="truncate text-[11px] text-faint">
+                    Created {now ? relativeTime(s.createdAt, now) : ""}
+                  </div>
                 </td>
                 <td className="truncate px-3 text-muted" title={scopeText(s)}>
                   {scopeText(s)}
@@ -97,8 +119,13 @@ function SharesList() {
                     ""
                   )}
                 </td>
-                <td className="truncate px-3 text-muted" title={s.lastAccessAt ? absoluteTime(s.lastAccessAt) : undefined}>
-                  {s.lastAccessAt && now ? `${relativeTime(s.lastAccessAt, now)} · ${s.accessCount} view${s.accessCount === 1 ? "" : "s"}` : "Never"}
+                <td
+                  className="truncate px-3 text-muted"
+                  title={s.lastAccessAt ? absoluteTime(s.lastAccessAt) : undefined}
+                >
+                  {s.lastAccessAt && now
+                    ? `${relativeTime(s.lastAccessAt, now)} · ${s.accessCount} view${s.accessCount === 1 ? "" : "s"}`
+                    : "Never"}
                 </td>
                 <td className="px-3 text-right">
                   {s.state === "active" && (
@@ -125,7 +152,10 @@ function SharesList() {
 
 function Patterns() {
   const qc = useQueryClient();
-  const q = useQuery({ queryKey: ["redaction-settings"], queryFn: () => apiGet<RedactionSettings>("/api/shares/patterns") });
+  const q = useQuery({
+    queryKey: ["redaction-settings"],
+    queryFn: () => apiGet<RedactionSettings>("/api/shares/patterns"),
+  });
   const [label, setLabel] = useState("");
   const [pattern, setPattern] = useState("");
   const [regex, setRegex] = useState(false);
@@ -144,21 +174,30 @@ function Patterns() {
     onSettled: () => qc.invalidateQueries({ queryKey: ["redaction-settings"] }),
   });
   const custom = q.data?.custom ?? [];
-  const input = "h-8 rounded-md border border-border bg-sunken px-2 text-[12.5px] text-fg outline-none placeholder:text-faint focus:border-accent";
+  const input =
+    "h-8 rounded-md border border-border bg-sunken px-2 text-[12.5px] text-fg outline-none placeholder:text-faint focus:border-accent";
 
   return (
     <section>
       <div className="flex h-9 items-center gap-2">
         <h2 className="text-[13px] font-semibold">Redaction</h2>
-        <span className="text-[12px] text-faint">Applied by the server to everything a share shows, on top of the built-in rules.</span>
+        <span className="text-[12px] text-faint">
+          Applied by the server to everything a share shows, on top of the built-in rules.
+        </span>
       </div>
       <div className="rounded-lg border border-border bg-panel">
         <ul data-testid="patterns-list">
           {custom.length === 0 && <li className="px-3 py-3 text-[12.5px] text-faint">No patterns of your own yet.</li>}
           {custom.map((p) => (
-            <li key={p.id} className="flex h-10 items-center gap-3 border-b border-border px-3 text-[12.5px]" data-testid="pattern-row">
+            <li
+              key={p.id}
+              className="flex h-10 items-center gap-3 border-b border-border px-3 text-[12.5px]"
+              data-testid="pattern-row"
+            >
               <span className="w-40 shrink-0 truncate font-medium text-fg">{p.label}</span>
-              <code className="min-w-0 flex-1 truncate font-mono text-[12px] text-muted">{p.regex ? `/${p.pattern}/` : p.pattern}</code>
+              <code className="min-w-0 flex-1 truncate font-mono text-[12px] text-muted">
+                {p.regex ? `/${p.pattern}/` : p.pattern}
+              </code>
               <Badge mono tone="warn">
                 [REDACTED:{p.kind}]
               </Badge>
@@ -181,13 +220,38 @@ function Patterns() {
             if (label.trim() && pattern) add.mutate({ label: label.trim(), pattern, regex });
           }}
         >
-          <input value={label} onChange={(e) => setLabel(e.target.value)} placeholder="Label" maxLength={60} className={cx(input, "w-40")} data-testid="pattern-label" />
-          <input value={pattern} onChange={(e) => setPattern(e.target.value)} placeholder={regex ? "Regular expression, e.g. acme-[0-9]{6}" : "Text to hide, e.g. db.internal.acme.corp"} maxLength={300} className={cx(input, "min-w-0 flex-1 font-mono")} data-testid="pattern-value" />
+          <input
+            value={label}
+            onChange={(e) => setLabel(e.target.value)}
+            placeholder="Label"
+            maxLength={60}
+            className={cx(input, "w-40")}
+            data-testid="pattern-label"
+          />
+          <input
+            value={pattern}
+            onChange={(e) => setPattern(e.target.value)}
+            placeholder={regex ? "Regular expression, e.g. acme-[0-9]{6}" : "Text to hide, e.g. db.internal.acme.corp"}
+            maxLength={300}
+            className={cx(input, "min-w-0 flex-1 font-mono")}
+            data-testid="pattern-value"
+          />
           <label className="inline-flex h-8 items-center gap-1.5 text-[12px] text-muted">
-            <input type="checkbox" checked={regex} onChange={(e) => setRegex(e.target.checked)} className="size-3.5 accent-[var(--sb-accent)]" data-testid="pattern-regex" />
+            <input
+              type="checkbox"
+              checked={regex}
+              onChange={(e) => setRegex(e.target.checked)}
+              className="size-3.5 accent-[var(--sb-accent)]"
+              data-testid="pattern-regex"
+            />
             Regex
           </label>
-          <button type="submit" disabled={!label.trim() || !pattern || add.isPending} className="h-8 rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50" data-testid="pattern-add">
+          <button
+            type="submit"
+            disabled={!label.trim() || !pattern || add.isPending}
+            className="h-8 rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90 disabled:opacity-50"
+            data-testid="pattern-add"
+          >
             Add pattern
           </button>
           {add.error instanceof Error && (
@@ -197,7 +261,12 @@ function Patterns() {
           )}
         </form>
       </div>
-      <button type="button" onClick={() => setShowBuiltin((v) => !v)} className="mt-2 inline-flex items-center gap-1 text-[12px] text-muted hover:text-fg" aria-expanded={showBuiltin}>
+      <button
+        type="button"
+        onClick={() => setShowBuiltin((v) => !v)}
+        className="mt-2 inline-flex items-center gap-1 text-[12px] text-muted hover:text-fg"
+        aria-expanded={showBuiltin}
+      >
         <IconChevronRight size={12} className={cx("transition-transform", showBuiltin && "rotate-90")} />
         Built-in rules ({q.data?.builtin.length ?? "…"})
       </button>
@@ -224,7 +293,8 @@ export function SharesSettings() {
         <IconLink size={15} className="text-muted" />
         <h1 className="text-[14px] font-semibold">Shares</h1>
         <span className="ml-2 inline-flex min-w-0 items-center gap-1 truncate text-[12px] text-faint phone:hidden">
-          <IconShield size={12} /> Links are served by this console; revoking one closes it at once, open pages included.
+          <IconShield size={12} /> Links are served by this console; revoking one closes it at once, open pages
+          included.
         </span>
       </header>
       <div className="mx-auto flex max-w-[960px] flex-col gap-8 px-4 py-5">

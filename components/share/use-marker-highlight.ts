@@ -30,7 +30,7 @@ export function useMarkerHighlight(root: RefObject<HTMLElement | null>, deps: un
       CSS.highlights.set(NAME, new Highlight(...ranges));
     });
     return () => cancelAnimationFrame(frame);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // biome-ignore lint/correctness/useExhaustiveDependencies: the caller's deps decide when to repaint
   }, deps);
   useEffect(() => () => void (typeof CSS !== "undefined" && "highlights" in CSS && CSS.highlights.delete(NAME)), []);
 }

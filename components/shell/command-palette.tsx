@@ -14,7 +14,8 @@ import { Modal } from "../ui/modal";
 import { isTyping, setOverlay, useOverlay, useRegisteredCommands, type Command } from "./commands";
 import { SessionStatusGlyph } from "./status-dot";
 
-const sessionHref = (backendId: string, id: string) => `/sessions/${encodeURIComponent(backendId)}/${encodeURIComponent(id)}`;
+const sessionHref = (backendId: string, id: string) =>
+  `/sessions/${encodeURIComponent(backendId)}/${encodeURIComponent(id)}`;
 
 /** Every word of the query appears in the text (case-insensitive). */
 export function matches(query: string, text: string): boolean {
@@ -82,7 +83,10 @@ function Palette({ onClose }: { onClose(): void }) {
   const lists = useQueries({
     queries: ready.map((b) => ({
       queryKey: ["palette-sessions", b.id, debounced],
-      queryFn: () => apiGet<SessionPage>(`/api/backends/${encodeURIComponent(b.id)}/sessions?${new URLSearchParams({ limit: "8", ...(debounced ? { search: debounced } : {}) })}`),
+      queryFn: () =>
+        apiGet<SessionPage>(
+          `/api/backends/${encodeURIComponent(b.id)}/sessions?${new URLSearchParams({ limit: "8", ...(debounced ? { search: debounced } : {}) })}`,
+        ),
       staleTime: 5_000,
     })),
   });
@@ -93,6 +97,7 @@ function Palette({ onClose }: { onClose(): void }) {
     router.push(href);
   };
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rebuilt when the commands' inputs change; router and query client are stable
   const commands = useMemo<Command[]>(() => {
     const out: Command[] = [...registered];
     for (const b of live.backends) {
@@ -116,16 +121,35 @@ function Palette({ onClose }: { onClose(): void }) {
       });
     }
     out.push(
-      { id: "theme", group: "Actions", label: theme === "dark" ? "Switch to the light theme" : "Switch to the dark theme", keywords: "theme dark light appearance", run: () => setTheme() },
-      { id: "settings", group: "Go to", label: "Settings", keywords: "backends preferences", run: () => go("/settings") },
+      {
+        id: "theme",
+        group: "Actions",
+        label: theme === "dark" ? "Switch to the light theme" : "Switch to the dark theme",
+        keywords: "theme dark light appearance",
+        run: () => setTheme(),
+      },
+      {
+        id: "settings",
+        group: "Go to",
+        label: "Settings",
+        keywords: "backends preferences",
+        run: () => go("/settings"),
+      },
       { id: "shares", group: "Go to", label: "Shares", keywords: "links revoke", run: () => go("/settings/shares") },
       { id: "home", group: "Go to", label: "Home", keywords: "sessions overview", run: () => go("/") },
-      { id: "help", group: "Go to", label: "Keyboard shortcuts", keywords: "help keys", shortcut: "?", run: () => setOverlay("help") },
+      {
+        id: "help",
+        group: "Go to",
+        label: "Keyboard shortcuts",
+        keywords: "help keys",
+        shortcut: "?",
+        run: () => setOverlay("help"),
+      },
     );
     return out;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [registered, live.backends, theme]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on when each session list last changed
   const items = useMemo<Item[]>(() => {
     const sessions: Item[] = [];
     const multi = ready.length > 1;
@@ -146,12 +170,14 @@ function Palette({ onClose }: { onClose(): void }) {
     });
     sessions.sort((a, b) => (b.session?.updatedAt ?? 0) - (a.session?.updatedAt ?? 0));
     const q = query.trim();
-    const cmds = commands.filter((c) => !q || matches(q, `${c.label} ${c.keywords ?? ""}`)).map<Item>((c) => ({ ...c }));
+    const cmds = commands
+      .filter((c) => !q || matches(q, `${c.label} ${c.keywords ?? ""}`))
+      .map<Item>((c) => ({ ...c }));
     // Actions first while nothing is typed; sessions first once a title is being looked for.
     return q ? [...sessions.slice(0, 12), ...cmds] : [...cmds, ...sessions.slice(0, 8)];
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [lists.map((l) => l.dataUpdatedAt).join(","), commands, query]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new query or result count resets the selection
   useEffect(() => setActive(0), [query, items.length]);
   const current = items[Math.min(active, items.length - 1)];
 
@@ -186,7 +212,15 @@ function Palette({ onClose }: { onClose(): void }) {
     else groups.push({ group: it.group, entries: [{ it, i }] });
   });
   return (
-    <Modal title="Command palette" onClose={onClose} testId="command-palette" className="max-w-[580px]" placement="top" initialFocus={input} hideTitle>
+    <Modal
+      title="Command palette"
+      onClose={onClose}
+      testId="command-palette"
+      className="max-w-[580px]"
+      placement="top"
+      initialFocus={input}
+      hideTitle
+    >
       <div className="flex h-12 shrink-0 items-center gap-2.5 border-b border-border px-4">
         <IconSearch className="size-4 shrink-0 text-faint" />
         <input
@@ -205,7 +239,12 @@ function Palette({ onClose }: { onClose(): void }) {
           className="h-full min-w-0 flex-1 bg-transparent text-[14px] text-fg outline-none placeholder:text-faint phone:text-[16px]"
         />
         {loading ? <span className="text-[11px] text-faint">Searching…</span> : null}
-        <button type="button" onClick={onClose} className="rounded border border-border px-1.5 text-[11px] text-faint hover:text-fg phone:h-[36px] phone:px-2.5" aria-label="Esc: close the palette">
+        <button
+          type="button"
+          onClick={onClose}
+          className="rounded border border-border px-1.5 text-[11px] text-faint hover:text-fg phone:h-[36px] phone:px-2.5"
+          aria-label="Esc: close the palette"
+        >
           Esc
         </button>
       </div>
@@ -214,10 +253,19 @@ function Palette({ onClose }: { onClose(): void }) {
           {error}
         </p>
       ) : null}
-      <div id={listId} role="listbox" aria-label="Results" className="min-h-0 flex-1 overflow-y-auto p-1.5 wide:max-h-[min(440px,60vh)]" data-testid="palette-results">
+      <div
+        id={listId}
+        role="listbox"
+        aria-label="Results"
+        className="min-h-0 flex-1 overflow-y-auto p-1.5 wide:max-h-[min(440px,60vh)]"
+        data-testid="palette-results"
+      >
         {groups.map(({ group, entries }, gi) => (
           <div key={group} role="group" aria-labelledby={`${listId}-g${gi}`}>
-            <div id={`${listId}-g${gi}`} className="px-2.5 pb-1 pt-2 text-[10.5px] font-semibold uppercase tracking-wide text-faint">
+            <div
+              id={`${listId}-g${gi}`}
+              className="px-2.5 pb-1 pt-2 text-[10.5px] font-semibold uppercase tracking-wide text-faint"
+            >
               {group}
             </div>
             {entries.map(({ it, i }) => (
@@ -238,17 +286,30 @@ function Palette({ onClose }: { onClose(): void }) {
                   it.disabledReason && "cursor-not-allowed opacity-50",
                 )}
               >
-                {it.session ? <SessionStatusGlyph status={it.session.status} /> : <span className="size-3.5 shrink-0" />}
+                {it.session ? (
+                  <SessionStatusGlyph status={it.session.status} />
+                ) : (
+                  <span className="size-3.5 shrink-0" />
+                )}
                 <span className="min-w-0 flex-1 truncate">{it.label}</span>
                 {it.detail ? <span className="shrink-0 text-[11px] text-faint">{it.detail}</span> : null}
-                {it.shortcut ? <kbd className="shrink-0 rounded border border-border px-1 font-sans text-[10.5px] text-faint">{it.shortcut}</kbd> : null}
+                {it.shortcut ? (
+                  <kbd className="shrink-0 rounded border border-border px-1 font-sans text-[10.5px] text-faint">
+                    {it.shortcut}
+                  </kbd>
+                ) : null}
               </div>
             ))}
           </div>
         ))}
-        {items.length === 0 ? <p className="px-3 py-6 text-center text-[12.5px] text-faint">{loading ? "Searching…" : "Nothing matches"}</p> : null}
+        {items.length === 0 ? (
+          <p className="px-3 py-6 text-center text-[12.5px] text-faint">{loading ? "Searching…" : "Nothing matches"}</p>
+        ) : null}
       </div>
-      <div className="flex h-8 shrink-0 items-center gap-3 border-t border-border px-4 text-[11px] text-faint phone:hidden" aria-hidden>
+      <div
+        className="flex h-8 shrink-0 items-center gap-3 border-t border-border px-4 text-[11px] text-faint phone:hidden"
+        aria-hidden
+      >
         <span>↑↓ move</span>
         <span>Enter open</span>
         <span>Esc close</span>

@@ -40,7 +40,11 @@ export function useCommands(commands: Command[]) {
 }
 
 export function useRegisteredCommands(): Command[] {
-  return useSyncExternalStore(subscribe, () => flat, () => flat);
+  return useSyncExternalStore(
+    subscribe,
+    () => flat,
+    () => flat,
+  );
 }
 
 /** Which console-wide overlay is open: the palette or the shortcuts help (one at a time). */
@@ -67,5 +71,7 @@ export function useOverlay(): Overlay {
 /** Whether a key press lands in a text field (single-key shortcuts stay out of the way there). */
 export function isTyping(target: EventTarget | null): boolean {
   const t = target as HTMLElement | null;
-  return Boolean(t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable));
+  return Boolean(
+    t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable),
+  );
 }

@@ -21,18 +21,36 @@ export function HomeView() {
       <div className="mx-auto w-full max-w-[720px] p-8 phone:px-4 phone:py-6">
         <h2 className="text-[18px] font-semibold tracking-tight">Pick a session, or start one</h2>
         <p className="mt-1 text-[13px] text-muted">
-          Open a session in the sidebar to watch it live, or press <kbd className="rounded border border-border px-1 text-[11px]">Alt</kbd>+
-          <kbd className="rounded border border-border px-1 text-[11px]">N</kbd> for a new one. <kbd className="rounded border border-border px-1 text-[11px]">Ctrl</kbd>+
-          <kbd className="rounded border border-border px-1 text-[11px]">K</kbd> finds any session or action, <kbd className="rounded border border-border px-1 text-[11px]">?</kbd> lists the shortcuts.
+          Open a session in the sidebar to watch it live, or press{" "}
+          <kbd className="rounded border border-border px-1 text-[11px]">Alt</kbd>+
+          <kbd className="rounded border border-border px-1 text-[11px]">N</kbd> for a new one.{" "}
+          <kbd className="rounded border border-border px-1 text-[11px]">Ctrl</kbd>+
+          <kbd className="rounded border border-border px-1 text-[11px]">K</kbd> finds any session or action,{" "}
+          <kbd className="rounded border border-border px-1 text-[11px]">?</kbd> lists the shortcuts.
         </p>
         <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Backends</h2>
         <ul className="mt-2 divide-y divide-border rounded-lg border border-border bg-panel">
           {live.backends.map((b) => (
-            <li key={b.id} className="flex items-center gap-3 px-4 py-3" data-testid="backend-card" data-status={b.status}>
-              <span className={cx("size-2 rounded-full", b.status === "ready" ? "bg-ok" : b.status === "connecting" ? "bg-warn animate-pulse" : "bg-err")} />
+            <li
+              key={b.id}
+              className="flex items-center gap-3 px-4 py-3"
+              data-testid="backend-card"
+              data-status={b.status}
+            >
+              <span
+                className={cx(
+                  "size-2 rounded-full",
+                  b.status === "ready" ? "bg-ok" : b.status === "connecting" ? "bg-warn animate-pulse" : "bg-err",
+                )}
+              />
               <div className="min-w-0 flex-1">
                 <div className="text-[13px] font-medium">
-                  {b.label} <span className="font-normal text-faint">· {b.kind}{b.embedded ? " · embedded" : ""}{b.version ? ` · v${b.version}` : ""}</span>
+                  {b.label}{" "}
+                  <span className="font-normal text-faint">
+                    · {b.kind}
+                    {b.embedded ? " · embedded" : ""}
+                    {b.version ? ` · v${b.version}` : ""}
+                  </span>
                 </div>
                 <div className="truncate text-[12px] text-muted">{b.error ?? b.location ?? ""}</div>
               </div>

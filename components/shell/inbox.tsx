@@ -26,13 +26,19 @@ export function Inbox() {
     const t = setInterval(() => setNow(Date.now()), 15_000);
     return () => clearInterval(t);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshes the relative times when interrupts come or go
   useEffect(() => setNow(Date.now()), [interrupts.length]);
   if (interrupts.length === 0) return null;
   const items = [...interrupts].sort((a, b) => a.createdAt - b.createdAt);
   return (
-    <section className="mx-2 mb-2 rounded-lg border border-warn/40 bg-warn/[0.06]" data-testid="inbox" aria-labelledby="sb-inbox-title">
+    <section
+      className="mx-2 mb-2 rounded-lg border border-warn/40 bg-warn/[0.06]"
+      data-testid="inbox"
+      aria-labelledby="sb-inbox-title"
+    >
       <div className="flex h-7 items-center gap-2 px-2.5 text-[11px] font-semibold uppercase tracking-wide text-warn">
-        <h2 id="sb-inbox-title">Needs you</h2> <span className="rounded-full bg-warn px-1.5 text-[10px] leading-4 text-accent-fg">{items.length}</span>
+        <h2 id="sb-inbox-title">Needs you</h2>{" "}
+        <span className="rounded-full bg-warn px-1.5 text-[10px] leading-4 text-accent-fg">{items.length}</span>
         {notifications.state === "default" && (
           <button
             type="button"
@@ -55,7 +61,13 @@ export function Inbox() {
 
 /** What a permission can be answered with from the inbox: never "always" without seeing the card. */
 const QUICK_ANSWERS = [
-  { decision: "allow_once", label: "Allow once", testId: "inbox-allow", Icon: IconCheck, tone: "text-ok hover:bg-ok/15" },
+  {
+    decision: "allow_once",
+    label: "Allow once",
+    testId: "inbox-allow",
+    Icon: IconCheck,
+    tone: "text-ok hover:bg-ok/15",
+  },
   { decision: "reject", label: "Reject", testId: "inbox-reject", Icon: IconX, tone: "text-err hover:bg-err/15" },
 ] as const;
 
@@ -95,7 +107,10 @@ function InboxItem({ it, now }: { it: Interrupt & { backendId: string }; now: nu
                 data-testid={q.testId}
                 title={q.label}
                 aria-label={`${q.label}: ${it.title}`}
-                className={cx("grid size-5 shrink-0 place-items-center rounded disabled:opacity-40 phone:size-[44px] phone:border phone:border-border", q.tone)}
+                className={cx(
+                  "grid size-5 shrink-0 place-items-center rounded disabled:opacity-40 phone:size-[44px] phone:border phone:border-border",
+                  q.tone,
+                )}
               >
                 <q.Icon className="size-3.5 phone:size-4" />
               </button>

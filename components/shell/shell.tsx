@@ -31,7 +31,12 @@ interface ShellState {
   closeDrawer(): void;
 }
 
-const ShellContext = createContext<ShellState>({ phone: false, sidebarShown: true, toggleSidebar: () => {}, closeDrawer: () => {} });
+const ShellContext = createContext<ShellState>({
+  phone: false,
+  sidebarShown: true,
+  toggleSidebar: () => {},
+  closeDrawer: () => {},
+});
 
 export const useShell = () => useContext(ShellContext);
 
@@ -63,6 +68,7 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
   }, []);
 
   // A pick in the drawer navigates: the drawer closes.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a navigation closes the drawer
   useEffect(() => setDrawer(false), [pathname]);
   useEffect(() => {
     if (!phone) setDrawer(false);
@@ -85,7 +91,8 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
   // system's colour scheme that the `theme-color` metadata answers.
   const [theme] = useTheme();
   useEffect(() => {
-    for (const m of document.querySelectorAll<HTMLMetaElement>('meta[name="theme-color"]')) m.content = THEME_COLOR[theme];
+    for (const m of document.querySelectorAll<HTMLMetaElement>('meta[name="theme-color"]'))
+      m.content = THEME_COLOR[theme];
   }, [theme]);
 
   const closeDrawer = useCallback(() => setDrawer(false), []);
@@ -107,7 +114,10 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
   const drawerOpen = phone && drawer;
   useFocusTrap(drawerRef, { active: drawerOpen, onEscape: closeDrawer });
 
-  const value = useMemo<ShellState>(() => ({ phone, sidebarShown: phone ? drawer : !collapsed, toggleSidebar, closeDrawer }), [phone, drawer, collapsed, toggleSidebar, closeDrawer]);
+  const value = useMemo<ShellState>(
+    () => ({ phone, sidebarShown: phone ? drawer : !collapsed, toggleSidebar, closeDrawer }),
+    [phone, drawer, collapsed, toggleSidebar, closeDrawer],
+  );
 
   return (
     <ShellContext.Provider value={value}>
@@ -118,7 +128,14 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
         >
           Skip to content
         </a>
-        {drawerOpen ? <div className="fixed inset-0 z-40 bg-black/45 wide:hidden" aria-hidden onClick={closeDrawer} data-testid="drawer-backdrop" /> : null}
+        {drawerOpen ? (
+          <div
+            className="fixed inset-0 z-40 bg-black/45 wide:hidden"
+            aria-hidden
+            onClick={closeDrawer}
+            data-testid="drawer-backdrop"
+          />
+        ) : null}
         <div
           ref={drawerRef}
           id="sb-sidebar"
@@ -130,11 +147,20 @@ export function Shell({ sidebar, children }: { sidebar: ReactNode; children: Rea
             !drawer && "phone:hidden",
             collapsed && "wide:hidden",
           )}
-          style={drawerOpen ? { paddingTop: "env(safe-area-inset-top)", paddingBottom: "env(safe-area-inset-bottom)" } : undefined}
+          style={
+            drawerOpen
+              ? { paddingTop: "env(safe-area-inset-top)", paddingBottom: "env(safe-area-inset-bottom)" }
+              : undefined
+          }
         >
           {sidebar}
         </div>
-        <main id="main" tabIndex={-1} className="flex min-w-0 flex-1 flex-col outline-none" inert={drawerOpen || undefined}>
+        <main
+          id="main"
+          tabIndex={-1}
+          className="flex min-w-0 flex-1 flex-col outline-none"
+          inert={drawerOpen || undefined}
+        >
           {children}
         </main>
       </div>
@@ -155,7 +181,10 @@ export function SidebarToggle({ className }: { className?: string }) {
       aria-controls="sb-sidebar"
       aria-expanded={sidebarShown}
       data-testid="sidebar-toggle"
-      className={cx("-ml-1.5 grid size-[40px] shrink-0 place-items-center rounded-md text-muted hover:bg-raised hover:text-fg wide:size-7", className)}
+      className={cx(
+        "-ml-1.5 grid size-[40px] shrink-0 place-items-center rounded-md text-muted hover:bg-raised hover:text-fg wide:size-7",
+        className,
+      )}
     >
       <IconMenu size={18} className="wide:hidden" />
       <IconSidebar size={15} className="phone:hidden" />

@@ -16,6 +16,7 @@ function written(keys: string[]): string {
 describe("the shortcuts help and README.md", () => {
   it("README's keyboard paragraph names every shortcut the help sheet lists", () => {
     expect(paragraph.length).toBeGreaterThan(100);
-    for (const g of SHORTCUTS) for (const k of g.keys) expect(paragraph, `${k.keys.join("+")}: ${k.what}`).toContain(written(k.keys));
+    for (const g of SHORTCUTS)
+      for (const k of g.keys) expect(paragraph, `${k.keys.join("+")}: ${k.what}`).toContain(written(k.keys));
   });
 });

@@ -41,14 +41,22 @@ export function ShortcutsHelp() {
   const overlay = useOverlay();
   if (overlay !== "help") return null;
   return (
-    <Modal title="Keyboard shortcuts" onClose={() => setOverlay(null)} testId="shortcuts-help" className="max-w-[520px]">
+    <Modal
+      title="Keyboard shortcuts"
+      onClose={() => setOverlay(null)}
+      testId="shortcuts-help"
+      className="max-w-[520px]"
+    >
       <div className="min-h-0 flex-1 overflow-y-auto px-4 pb-4">
         {SHORTCUTS.map((g) => (
           <section key={g.group} aria-label={g.group}>
             <h3 className="pb-1 pt-4 text-[11px] font-semibold uppercase tracking-wide text-faint">{g.group}</h3>
             <dl className="divide-y divide-border">
               {g.keys.map((k) => (
-                <div key={`${g.group}:${k.keys.join("+")}:${k.what}`} className="flex items-center gap-3 py-1.5 text-[12.5px]">
+                <div
+                  key={`${g.group}:${k.keys.join("+")}:${k.what}`}
+                  className="flex items-center gap-3 py-1.5 text-[12.5px]"
+                >
                   <dt className="flex w-[104px] shrink-0 items-center gap-1">
                     {k.keys.map((key, i) =>
                       key === "–" ? (
@@ -56,7 +64,10 @@ export function ShortcutsHelp() {
                           –
                         </span>
                       ) : (
-                        <kbd key={i} className="rounded border border-border-strong bg-raised px-1.5 font-sans text-[11px] leading-5 text-fg">
+                        <kbd
+                          key={i}
+                          className="rounded border border-border-strong bg-raised px-1.5 font-sans text-[11px] leading-5 text-fg"
+                        >
                           {key}
                         </kbd>
                       ),

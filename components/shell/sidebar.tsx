@@ -12,7 +12,17 @@ import { useTheme } from "@/lib/hooks/use-theme";
 import { baseName, relativeTime } from "@/lib/format";
 import { cx } from "../ui/cx";
 import { useNotifications, type NotificationState } from "@/lib/hooks/use-notifications";
-import { IconBell, IconBellOff, IconBranch, IconFolder, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import {
+  IconBell,
+  IconBellOff,
+  IconBranch,
+  IconFolder,
+  IconLink,
+  IconLogOut,
+  IconMoon,
+  IconSearch,
+  IconSun,
+} from "../ui/icons";
 import { isTyping } from "./commands";
 import { Inbox } from "./inbox";
 import { useShell } from "./shell";
@@ -21,8 +31,14 @@ import { SessionStatusGlyph } from "./status-dot";
 import { interruptAnchor, reportedStatus } from "@/lib/timeline/selectors";
 
 function BackendDot({ backend }: { backend: Backend }) {
-  const tone = backend.status === "ready" ? "bg-ok" : backend.status === "connecting" ? "bg-warn animate-pulse" : "bg-err";
-  return <span className={cx("size-1.5 shrink-0 rounded-full", tone)} title={`${backend.label}: ${backend.status}${backend.error ? ` — ${backend.error}` : ""}`} />;
+  const tone =
+    backend.status === "ready" ? "bg-ok" : backend.status === "connecting" ? "bg-warn animate-pulse" : "bg-err";
+  return (
+    <span
+      className={cx("size-1.5 shrink-0 rounded-full", tone)}
+      title={`${backend.label}: ${backend.status}${backend.error ? ` — ${backend.error}` : ""}`}
+    />
+  );
 }
 
 /** Sessions per page of the sidebar's list. */
@@ -37,7 +53,15 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
-function BackendSessions({ backend, search, activeKey }: { backend: Backend; search: string; activeKey: string | undefined }) {
+function BackendSessions({
+  backend,
+  search,
+  activeKey,
+}: {
+  backend: Backend;
+  search: string;
+  activeKey: string | undefined;
+}) {
   const live = useGlobalEvents();
   const router = useRouter();
   const qc = useQueryClient();
@@ -65,7 +89,8 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
     for (const [k, s] of Object.entries(live.sessions)) {
       if (s.backendId !== backend.id || s.parentId) continue;
       if (!byId.has(s.id) && search && !s.title.toLowerCase().includes(search.toLowerCase())) continue;
-      if (k && (!byId.has(s.id) || byId.get(s.id)!.updatedAt <= s.updatedAt)) byId.set(s.id, { ...byId.get(s.id), ...s });
+      if (k && (!byId.has(s.id) || byId.get(s.id)!.updatedAt <= s.updatedAt))
+        byId.set(s.id, { ...byId.get(s.id), ...s });
     }
     const waiting = new Set(live.interrupts.filter((i) => i.backendId === backend.id).map(interruptAnchor));
     return [...byId.values()]
@@ -101,6 +126,7 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
     }
   };
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the key handler is rebound when the backend changes
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.altKey && (e.key === "n" || e.key === "N" || e.code === "KeyN")) {
@@ -110,7 +136,6 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [backend.id]);
 
   return (
@@ -133,10 +158,18 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
       </div>
       {createError && <p className="px-3 py-1 text-xs text-err">{createError}</p>}
       {backend.status !== "ready" && (
-        <p className="px-3 py-1 text-xs text-muted">{backend.status === "connecting" ? "Connecting…" : backend.error ?? "Backend is down"}</p>
+        <p className="px-3 py-1 text-xs text-muted">
+          {backend.status === "connecting" ? "Connecting…" : (backend.error ?? "Backend is down")}
+        </p>
       )}
-      {q.isError && <p className="px-3 py-1 text-xs text-err">{q.error instanceof Error ? q.error.message : "Could not list sessions"}</p>}
-      {q.isSuccess && sessions.length === 0 && <p className="px-3 py-1 text-xs text-faint">{search ? "No matching sessions" : "No sessions yet"}</p>}
+      {q.isError && (
+        <p className="px-3 py-1 text-xs text-err">
+          {q.error instanceof Error ? q.error.message : "Could not list sessions"}
+        </p>
+      )}
+      {q.isSuccess && sessions.length === 0 && (
+        <p className="px-3 py-1 text-xs text-faint">{search ? "No matching sessions" : "No sessions yet"}</p>
+      )}
       {groups.map(([dir, items]) => (
         <div key={dir} className="mt-1">
           {dir && (
@@ -165,7 +198,9 @@ function BackendSessions({ backend, search, activeKey }: { backend: Backend; sea
                     <SessionStatusGlyph status={s.status} />
                     <span className="min-w-0 flex-1 truncate">{s.title}</span>
                     {s.forkedFrom ? <IconBranch size={11} className="shrink-0 text-faint" title="Forked" /> : null}
-                    {s.updatedAt > 0 && <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>}
+                    {s.updatedAt > 0 && (
+                      <span className="shrink-0 text-[11px] tabular-nums text-faint">{relativeTime(s.updatedAt)}</span>
+                    )}
                   </Link>
                 </li>
               );
@@ -205,9 +240,16 @@ export function Sidebar() {
   const debounced = useDebounced(search.trim(), 250);
   const searchRef = useRef<HTMLInputElement>(null);
   const shell = useShell();
-  const fallback = useQuery({ queryKey: ["backends"], queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"), refetchInterval: live.connection === "connected" ? false : 5000 });
-  const backends = live.backends.length ? live.backends : fallback.data?.items ?? [];
-  const activeKey = params.backendId && params.sessionId ? sessionKey(decodeURIComponent(params.backendId), decodeURIComponent(params.sessionId)) : undefined;
+  const fallback = useQuery({
+    queryKey: ["backends"],
+    queryFn: () => apiGet<{ items: Backend[] }>("/api/backends"),
+    refetchInterval: live.connection === "connected" ? false : 5000,
+  });
+  const backends = live.backends.length ? live.backends : (fallback.data?.items ?? []);
+  const activeKey =
+    params.backendId && params.sessionId
+      ? sessionKey(decodeURIComponent(params.backendId), decodeURIComponent(params.sessionId))
+      : undefined;
 
   // `/` jumps to the search (Ctrl/Cmd+K opens the command palette: components/shell/command-palette.tsx).
   useEffect(() => {
@@ -231,17 +273,34 @@ export function Sidebar() {
   }, [shell]);
 
   return (
-    <aside className="flex h-full w-[272px] shrink-0 flex-col border-r border-border bg-panel phone:w-[min(86vw,320px)]" data-testid="sidebar" aria-label="Sessions">
+    <aside
+      className="flex h-full w-[272px] shrink-0 flex-col border-r border-border bg-panel phone:w-[min(86vw,320px)]"
+      data-testid="sidebar"
+      aria-label="Sessions"
+    >
       <div className="flex h-14 items-center gap-2 border-b border-border px-3">
         <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-fg">
-          <span className="grid size-5 place-items-center rounded bg-accent text-[11px] font-bold text-accent-fg">S</span>
+          <span className="grid size-5 place-items-center rounded bg-accent text-[11px] font-bold text-accent-fg">
+            S
+          </span>
           Switchboard
         </Link>
         <span
-          className={cx("ml-1 size-1.5 rounded-full", live.connection === "connected" ? "bg-ok" : "bg-warn animate-pulse")}
+          className={cx(
+            "ml-1 size-1.5 rounded-full",
+            live.connection === "connected" ? "bg-ok" : "bg-warn animate-pulse",
+          )}
           title={live.connection === "connected" ? "Live" : "Reconnecting…"}
         />
-        <Link href="/settings" className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]" title="Settings" aria-label="Settings" data-testid="settings-link"><IconGear size={15} /></Link>
+        <Link
+          href="/settings"
+          className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
+          title="Settings"
+          aria-label="Settings"
+          data-testid="settings-link"
+        >
+          <IconGear size={15} />
+        </Link>
         <NotifyToggle />
         <button
           type="button"
@@ -292,7 +351,10 @@ export function Sidebar() {
           href="/settings/shares"
           data-testid="nav-shares"
           aria-current={pathname === "/settings/shares" ? "page" : undefined}
-          className={cx("flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]", pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg")}
+          className={cx(
+            "flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]",
+            pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
+          )}
         >
           <IconLink className="size-3.5" /> Shares
         </Link>
@@ -313,7 +375,8 @@ function NotifyToggle() {
   const { state, toggle } = useNotifications();
   // The server renders "unsupported" (no Notification there): keep the button's slot, so the header's
   // icons do not move when the page hydrates (a click aimed at Settings would land on the bell).
-  if (state === "unsupported") return <span className="size-7 shrink-0 phone:size-[36px]" aria-hidden="true" data-testid="notify-slot" />;
+  if (state === "unsupported")
+    return <span className="size-7 shrink-0 phone:size-[36px]" aria-hidden="true" data-testid="notify-slot" />;
   return (
     <button
       type="button"

@@ -13,12 +13,17 @@ import { phaseAnnouncement, phaseOf, type Phase } from "@/lib/status-announcemen
 export function StatusAnnouncer() {
   const live = useGlobalEvents();
   const params = useParams<{ backendId?: string; sessionId?: string }>();
-  const key = params.backendId && params.sessionId ? sessionKey(decodeURIComponent(params.backendId), decodeURIComponent(params.sessionId)) : undefined;
+  const key =
+    params.backendId && params.sessionId
+      ? sessionKey(decodeURIComponent(params.backendId), decodeURIComponent(params.sessionId))
+      : undefined;
   const [message, setMessage] = useState("");
   const last = useRef<{ key: string | undefined; phase: Phase | undefined }>({ key: undefined, phase: undefined });
   const seen = useRef<Set<string> | null>(null);
 
-  const mine = key ? live.interrupts.filter((i) => sessionKey(i.backendId, i.ownerSessionId ?? i.sessionId) === key) : [];
+  const mine = key
+    ? live.interrupts.filter((i) => sessionKey(i.backendId, i.ownerSessionId ?? i.sessionId) === key)
+    : [];
   const st = key ? live.statuses[key] : undefined;
   const phase = phaseOf(st?.status, mine.length > 0);
   const detail = phase === "waiting" ? mine[0]?.title : phase === "failed" ? st?.detail : undefined;
@@ -42,7 +47,9 @@ export function StatusAnnouncer() {
       seen.current = ids;
       return;
     }
-    const fresh = live.interrupts.filter((i) => !seen.current!.has(i.id) && sessionKey(i.backendId, i.ownerSessionId ?? i.sessionId) !== key);
+    const fresh = live.interrupts.filter(
+      (i) => !seen.current!.has(i.id) && sessionKey(i.backendId, i.ownerSessionId ?? i.sessionId) !== key,
+    );
     seen.current = ids;
     if (fresh[0]) setMessage(`Another session needs you: ${fresh[0].title}`);
   }, [live.interrupts, live.connection, key]);

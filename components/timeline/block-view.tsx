@@ -33,6 +33,7 @@ export function FileView({ block }: { block: FileBlock }) {
     <div className="flex h-8 w-fit max-w-full items-center gap-2 rounded-lg border border-border bg-panel px-2.5 text-[12.5px]">
       {link?.kind === "data-image" ? (
         // Inline data: no network request is made.
+        // biome-ignore lint/performance/noImgElement: a data: URL thumbnail; next/image would send it through the optimizer
         <img src={link.href} alt="" className="size-5 shrink-0 rounded-sm border border-border object-cover" />
       ) : (
         <IconPaperclip size={13} className="shrink-0 text-faint" />

@@ -30,6 +30,7 @@ const SAFE_URL = /^(https?:|mailto:)/i;
 export function safeUrl(url: string): string | undefined {
   const u = url.trim();
   // Strip control characters / whitespace browsers ignore inside schemes ("java\tscript:").
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips
   const probe = u.replace(/[\u0000-\u0020\u007f]/g, "");
   if (!SAFE_URL.test(probe)) return undefined;
   try {
@@ -60,7 +61,9 @@ function remarkHtmlAsText() {
       for (let i = 0; i < kids.length; i++) {
         const c = kids[i]!;
         if (c.type === "html") {
-          kids[i] = flow ? { type: "paragraph", children: [{ type: "text", value: c.value ?? "" }] } : { type: "text", value: c.value ?? "" };
+          kids[i] = flow
+            ? { type: "paragraph", children: [{ type: "text", value: c.value ?? "" }] }
+            : { type: "text", value: c.value ?? "" };
         } else walk(c);
       }
     };
@@ -101,7 +104,10 @@ const COMPONENTS: Components = {
   a({ href, children, title }) {
     if (!href) {
       return (
-        <span className="text-muted underline decoration-dotted underline-offset-2" title="Link removed (unsafe or relative URL)">
+        <span
+          className="text-muted underline decoration-dotted underline-offset-2"
+          title="Link removed (unsafe or relative URL)"
+        >
           {children}
         </span>
       );
@@ -145,7 +151,13 @@ const COMPONENTS: Components = {
     // GFM task list items: a static, non-interactive checkbox.
     if (type !== "checkbox") return null;
     return (
-      <input type="checkbox" checked={Boolean(checked)} readOnly disabled className="mr-1.5 translate-y-[1px] accent-accent" />
+      <input
+        type="checkbox"
+        checked={Boolean(checked)}
+        readOnly
+        disabled
+        className="mr-1.5 translate-y-[1px] accent-accent"
+      />
     );
   },
 };

@@ -30,7 +30,21 @@ export interface MessageActionsValue {
  */
 export const MessageActionsContext = createContext<MessageActionsValue | null>(null);
 
-function ToolButton({ label, title, onClick, disabledReason, testId, children }: { label: string; title: string; onClick(): Promise<void>; disabledReason?: string; testId: string; children: React.ReactNode }) {
+function ToolButton({
+  label,
+  title,
+  onClick,
+  disabledReason,
+  testId,
+  children,
+}: {
+  label: string;
+  title: string;
+  onClick(): Promise<void>;
+  disabledReason?: string;
+  testId: string;
+  children: React.ReactNode;
+}) {
   const [running, setRunning] = useState(false);
   return (
     <button
@@ -78,7 +92,11 @@ export function MessageToolbar({ message, className }: { message: Message; class
       {ctx.fork.offered ? (
         <ToolButton
           label="Fork from here"
-          title={isUser ? "Fork: a new session with the messages before this one, this prompt ready to edit" : "Fork: a new session with the conversation up to here"}
+          title={
+            isUser
+              ? "Fork: a new session with the messages before this one, this prompt ready to edit"
+              : "Fork: a new session with the conversation up to here"
+          }
           testId="fork-message"
           onClick={() => ctx.onFork(message)}
           {...(ctx.fork.disabledReason ? { disabledReason: ctx.fork.disabledReason } : {})}

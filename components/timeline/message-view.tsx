@@ -13,7 +13,11 @@ import { contextTokens } from "@/lib/timeline/selectors";
 /** The divider a compaction leaves in the timeline: what came before was summarized. */
 export function CompactionMarker({ block }: { block: NoticeBlock }) {
   return (
-    <div className="flex w-full items-center gap-3 py-1 text-[11.5px] text-faint" data-testid="compaction-marker" role="status">
+    <div
+      className="flex w-full items-center gap-3 py-1 text-[11.5px] text-faint"
+      data-testid="compaction-marker"
+      role="status"
+    >
       <span className="h-px flex-1 bg-border" />
       <span className="inline-flex items-center gap-1.5">
         <IconFold size={12} />
@@ -39,14 +43,28 @@ function UserMessage({ message }: { message: Message }) {
   const long = text.split("\n").length > CLAMP_LINES || text.length > 1400;
   const [full, setFull] = useState(false);
   return (
-    <div className="group/msg flex flex-col items-end gap-1.5" data-testid="message" data-role="user" data-message-id={message.id}>
+    <div
+      className="group/msg flex flex-col items-end gap-1.5"
+      data-testid="message"
+      data-role="user"
+      data-message-id={message.id}
+    >
       {text ? (
         <div className="flex w-full items-start justify-end gap-1.5">
           <MessageToolbar message={message} className="mt-1" />
           <div className="max-w-[85%] rounded-xl rounded-br-[4px] border border-border bg-raised px-3.5 py-2 text-[13.5px] leading-[21px] text-fg">
-            <div className={cx("whitespace-pre-wrap [overflow-wrap:anywhere]", long && !full && "line-clamp-[14]")} data-testid="user-text">{text}</div>
+            <div
+              className={cx("whitespace-pre-wrap [overflow-wrap:anywhere]", long && !full && "line-clamp-[14]")}
+              data-testid="user-text"
+            >
+              {text}
+            </div>
             {long ? (
-              <button type="button" onClick={() => setFull((v) => !v)} className="mt-1 text-[12px] text-faint hover:text-fg">
+              <button
+                type="button"
+                onClick={() => setFull((v) => !v)}
+                className="mt-1 text-[12px] text-faint hover:text-fg"
+              >
                 {full ? "Show less" : "Show more"}
               </button>
             ) : null}
@@ -90,7 +108,12 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
   const cache = (u?.cacheReadTokens ?? 0) + (u?.cacheWriteTokens ?? 0);
   const took = message.completedAt !== undefined ? formatDuration(message.completedAt - message.createdAt) : "";
   const items: ReactNode[] = [];
-  if (message.model) items.push(<span key="m" className="truncate" title={[message.model.provider, message.model.id].filter(Boolean).join("/")}>{message.model.id}</span>);
+  if (message.model)
+    items.push(
+      <span key="m" className="truncate" title={[message.model.provider, message.model.id].filter(Boolean).join("/")}>
+        {message.model.id}
+      </span>,
+    );
   if (message.agent) items.push(<span key="a">{message.agent}</span>);
   if (u && !streaming) {
     items.push(
@@ -99,16 +122,29 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
         {cache > 0 ? ` · ${formatTokens(cache)} cache` : ""}
       </span>,
     );
-    if (u.costUsd && u.costUsd > 0) items.push(<span key="c" className="tabular-nums">{formatCost(u.costUsd)}</span>);
+    if (u.costUsd && u.costUsd > 0)
+      items.push(
+        <span key="c" className="tabular-nums">
+          {formatCost(u.costUsd)}
+        </span>,
+      );
   }
-  if (took && !streaming) items.push(<span key="d" className="tabular-nums">{took}</span>);
+  if (took && !streaming)
+    items.push(
+      <span key="d" className="tabular-nums">
+        {took}
+      </span>,
+    );
   // The model name alone: while streaming, "Working ·" carries its separator only when it shows.
   const onlyModel = items.length === 1 && Boolean(message.model);
   return (
     // A container, so a narrow timeline (beside the review panel) drops the model name rather than
     // squeezing it to a letter; each separator goes with the item before it.
     <div className="@container min-w-0">
-      <div className="flex h-6 min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11.5px] text-faint" data-testid="message-footer">
+      <div
+        className="flex h-6 min-w-0 items-center gap-1.5 overflow-hidden whitespace-nowrap text-[11.5px] text-faint"
+        data-testid="message-footer"
+      >
         {streaming ? (
           <span className="flex shrink-0 items-center gap-1.5 text-muted">
             <PulseDots className="text-accent" />
@@ -118,7 +154,13 @@ function Footer({ message, streaming }: { message: Message; streaming: boolean }
         ) : null}
         {items.map((it, i) => (
           // The model name may shrink (it truncates); counts and times keep their width.
-          <span key={i} className={cx("items-center gap-1.5", i === 0 && message.model ? "hidden min-w-0 @[24rem]:flex" : "flex shrink-0")}>
+          <span
+            key={i}
+            className={cx(
+              "items-center gap-1.5",
+              i === 0 && message.model ? "hidden min-w-0 @[24rem]:flex" : "flex shrink-0",
+            )}
+          >
             {streaming && onlyModel ? <Sep /> : null}
             {it}
             {i < items.length - 1 ? <Sep /> : null}
@@ -141,11 +183,17 @@ function ErrorView({ error }: { error: MessageError }) {
     );
   }
   return (
-    <div role="alert" data-testid="message-error" className="flex items-start gap-2 rounded-lg border border-err/30 bg-err/5 px-3 py-2 text-[12.5px] leading-[19px]">
+    <div
+      role="alert"
+      data-testid="message-error"
+      className="flex items-start gap-2 rounded-lg border border-err/30 bg-err/5 px-3 py-2 text-[12.5px] leading-[19px]"
+    >
       <IconAlertCircle size={14} className="mt-[2.5px] shrink-0 text-err" />
       <div className="min-w-0">
         <span className="font-medium text-err">{error.name}</span>
-        {error.message ? <span className="whitespace-pre-wrap text-fg/85 [overflow-wrap:anywhere]"> — {error.message}</span> : null}
+        {error.message ? (
+          <span className="whitespace-pre-wrap text-fg/85 [overflow-wrap:anywhere]"> — {error.message}</span>
+        ) : null}
       </div>
     </div>
   );
@@ -155,7 +203,12 @@ function AssistantMessage({ message, streaming }: { message: Message; streaming:
   const blocks = message.blocks;
   const last = blocks.length - 1;
   return (
-    <div className="group/msg flex min-w-0 flex-col gap-2.5" data-testid="message" data-role="assistant" data-message-id={message.id}>
+    <div
+      className="group/msg flex min-w-0 flex-col gap-2.5"
+      data-testid="message"
+      data-role="assistant"
+      data-message-id={message.id}
+    >
       {blocks.map((b, i) => (
         <BlockView key={b.id} block={b} streaming={streaming && i === last} />
       ))}
@@ -171,7 +224,12 @@ function SystemMessage({ message }: { message: Message }) {
     .map((b) => b.text)
     .join("\n\n");
   return (
-    <div className="whitespace-pre-wrap border-l-2 border-border-strong py-1 pl-3 text-[12.5px] text-muted" data-testid="message" data-role="system" data-message-id={message.id}>
+    <div
+      className="whitespace-pre-wrap border-l-2 border-border-strong py-1 pl-3 text-[12.5px] text-muted"
+      data-testid="message"
+      data-role="system"
+      data-message-id={message.id}
+    >
       {text}
     </div>
   );

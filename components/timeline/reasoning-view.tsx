@@ -31,7 +31,10 @@ export const ReasoningView = memo(function ReasoningView({
         onClick={() => setOpen((v) => !v)}
         className="group flex h-7 max-w-full items-center gap-1.5 rounded-md pr-2 text-[12.5px] text-faint hover:text-muted"
       >
-        <IconBrain size={14} className={cx("shrink-0", live && "animate-pulse text-accent motion-reduce:animate-none")} />
+        <IconBrain
+          size={14}
+          className={cx("shrink-0", live && "animate-pulse text-accent motion-reduce:animate-none")}
+        />
         {live ? (
           <span className="animate-pulse text-muted motion-reduce:animate-none">Thinking…</span>
         ) : (
@@ -44,7 +47,10 @@ export const ReasoningView = memo(function ReasoningView({
           </span>
         ) : null}
         {text ? (
-          <IconChevronRight size={12} className={cx("shrink-0 transition-transform duration-150", open && "rotate-90")} />
+          <IconChevronRight
+            size={12}
+            className={cx("shrink-0 transition-transform duration-150", open && "rotate-90")}
+          />
         ) : null}
       </button>
       {open && text ? (

@@ -77,7 +77,10 @@ export function ToolStatusBadge({ status }: { status: ToolStatus }) {
       <IconStop size={10} />
     ) : null;
   return (
-    <Badge tone={s.tone} className={status === "awaiting-approval" ? "animate-pulse motion-reduce:animate-none" : undefined}>
+    <Badge
+      tone={s.tone}
+      className={status === "awaiting-approval" ? "animate-pulse motion-reduce:animate-none" : undefined}
+    >
       {icon}
       {s.label}
     </Badge>
@@ -225,7 +228,11 @@ function summarize(b: ToolBlock): { summary: ReactNode; meta?: ReactNode } {
         const limit = inputNum(b, "limit");
         if (offset !== undefined || limit !== undefined) {
           const from = offset ?? 1;
-          meta = <span className="font-mono text-[11.5px] text-faint">{limit ? `L${from}–${from + limit - 1}` : `from L${from}`}</span>;
+          meta = (
+            <span className="font-mono text-[11.5px] text-faint">
+              {limit ? `L${from}–${from + limit - 1}` : `from L${from}`}
+            </span>
+          );
         }
       } else {
         const s = editStats(b);
@@ -252,7 +259,9 @@ function summarize(b: ToolBlock): { summary: ReactNode; meta?: ReactNode } {
               <FilePath path={files[0]!} />
             </span>
           ) : (
-            <span className="min-w-0 truncate text-fg">{files.length ? `${files.length} files` : (b.title ?? "patch")}</span>
+            <span className="min-w-0 truncate text-fg">
+              {files.length ? `${files.length} files` : (b.title ?? "patch")}
+            </span>
           ),
         meta: s ? <DiffStat {...s} /> : undefined,
       };
@@ -308,8 +317,14 @@ function summarize(b: ToolBlock): { summary: ReactNode; meta?: ReactNode } {
       const { done, total } = todoCounts(todos);
       const current = todos.find((t) => t.status === "in_progress");
       return {
-        summary: <span className="min-w-0 truncate text-muted">{current ? current.content : (b.title ?? "Updated list")}</span>,
-        meta: total ? <span className="font-mono text-[11.5px] text-faint">{done}/{total}</span> : undefined,
+        summary: (
+          <span className="min-w-0 truncate text-muted">{current ? current.content : (b.title ?? "Updated list")}</span>
+        ),
+        meta: total ? (
+          <span className="font-mono text-[11.5px] text-faint">
+            {done}/{total}
+          </span>
+        ) : undefined,
       };
     }
     case "question":
@@ -349,7 +364,10 @@ function Duration({ block }: { block: ToolBlock }) {
   const end = block.endedAt ?? (live ? (now ?? undefined) : undefined);
   if (end === undefined) return null;
   return (
-    <span className="min-w-12 shrink-0 whitespace-nowrap text-right font-mono text-[11px] tabular-nums text-faint" suppressHydrationWarning>
+    <span
+      className="min-w-12 shrink-0 whitespace-nowrap text-right font-mono text-[11px] tabular-nums text-faint"
+      suppressHydrationWarning
+    >
       {formatDuration(Math.max(0, end - block.startedAt))}
     </span>
   );
@@ -392,7 +410,8 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
   const { summary, meta } = summarize(block);
   const Body = BODY[block.tool];
   const attention = block.status === "awaiting-approval";
-  const failed = block.status === "error" || (block.status === "completed" && block.exitCode !== undefined && block.exitCode !== 0);
+  const failed =
+    block.status === "error" || (block.status === "completed" && block.exitCode !== undefined && block.exitCode !== 0);
 
   return (
     <div
@@ -420,7 +439,10 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
         {verb ? <span className="shrink-0 font-medium text-muted">{verb}</span> : null}
         <span className="flex min-w-0 flex-1 items-baseline gap-2">{summary}</span>
         {meta ? <span className="flex shrink-0 items-center">{meta}</span> : null}
-        {block.status === "completed" && block.tool === "bash" && block.exitCode !== undefined && block.exitCode !== 0 ? (
+        {block.status === "completed" &&
+        block.tool === "bash" &&
+        block.exitCode !== undefined &&
+        block.exitCode !== 0 ? (
           <ExitChip code={block.exitCode} />
         ) : (
           <ToolStatusBadge status={block.status} />
@@ -442,7 +464,11 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
           {attention ? (
             <div className="flex items-center gap-2 px-0.5 text-[12px] text-warn">
               <IconShield size={13} />
-              {block.tool === "question" ? "Waiting for your answer" : block.tool === "task" ? "The subagent is waiting for you" : "Waiting for approval"}
+              {block.tool === "question"
+                ? "Waiting for your answer"
+                : block.tool === "task"
+                  ? "The subagent is waiting for you"
+                  : "Waiting for approval"}
             </div>
           ) : null}
         </div>

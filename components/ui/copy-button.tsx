@@ -4,7 +4,15 @@ import { IconCheck, IconCopy } from "./icons";
 import { cx } from "./cx";
 
 /** Copies `text` to the clipboard; shows a check for a moment afterwards. */
-export function CopyButton({ text, className, label = "Copy" }: { text: string | (() => string); className?: string; label?: string }) {
+export function CopyButton({
+  text,
+  className,
+  label = "Copy",
+}: {
+  text: string | (() => string);
+  className?: string;
+  label?: string;
+}) {
   const [done, setDone] = useState(false);
   useEffect(() => {
     if (!done) return;

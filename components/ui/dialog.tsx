@@ -29,8 +29,18 @@ export function ConfirmDialog({
   const panel = useRef<HTMLDivElement>(null);
   useFocusTrap(panel, { onEscape: onCancel, initialFocus: cancelRef });
   return (
-    <div className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4" onMouseDown={(e) => e.target === e.currentTarget && onCancel()}>
-      <div ref={panel} role="alertdialog" aria-modal="true" aria-label={title} data-testid={testId} className="w-full max-w-[400px] rounded-xl border border-border-strong bg-panel p-4 shadow-2xl">
+    <div
+      className="fixed inset-0 z-50 grid place-items-center bg-black/40 p-4"
+      onMouseDown={(e) => e.target === e.currentTarget && onCancel()}
+    >
+      <div
+        ref={panel}
+        role="alertdialog"
+        aria-modal="true"
+        aria-label={title}
+        data-testid={testId}
+        className="w-full max-w-[400px] rounded-xl border border-border-strong bg-panel p-4 shadow-2xl"
+      >
         <h2 className="text-[14px] font-semibold">{title}</h2>
         {children ? <div className="mt-1.5 text-[12.5px] leading-5 text-muted">{children}</div> : null}
         {error ? (
@@ -39,7 +49,12 @@ export function ConfirmDialog({
           </p>
         ) : null}
         <div className="mt-4 flex justify-end gap-2">
-          <button ref={cancelRef} type="button" onClick={onCancel} className="h-8 rounded-md border border-border-strong px-3 phone:h-[44px] text-[12.5px] text-fg hover:bg-raised">
+          <button
+            ref={cancelRef}
+            type="button"
+            onClick={onCancel}
+            className="h-8 rounded-md border border-border-strong px-3 phone:h-[44px] text-[12.5px] text-fg hover:bg-raised"
+          >
             Cancel
           </button>
           <button

@@ -37,7 +37,10 @@ export function FilePath({
   const { dir, base: name } = splitPath(path);
   const d = shortDir(dir, base);
   return (
-    <span className={cx("flex min-w-0 items-baseline gap-1.5", mono && "font-mono text-[12px]", className)} title={path}>
+    <span
+      className={cx("flex min-w-0 items-baseline gap-1.5", mono && "font-mono text-[12px]", className)}
+      title={path}
+    >
       <span className="max-w-full shrink-0 truncate font-medium text-fg">{name || path}</span>
       {d ? <span className="min-w-0 truncate text-faint">{d}</span> : null}
     </span>

@@ -10,6 +10,7 @@ export interface IconProps extends Omit<SVGProps<SVGSVGElement>, "children"> {
 }
 
 function make(name: string, body: ReactNode) {
+  // biome-ignore lint/correctness/noComponentHookFactories: each icon is made once, at module load, never during a render
   function Icon({ size = 14, title, strokeWidth = 1.75, ...rest }: IconProps) {
     return (
       <svg
@@ -258,10 +259,7 @@ export const IconCircleX = make(
     <path d="m9.5 9.5 5 5M14.5 9.5l-5 5" />
   </>,
 );
-export const IconShield = make(
-  "IconShield",
-  <path d="M12 3 5 6v5.5c0 4.5 3 8 7 9.5 4-1.5 7-5 7-9.5V6z" />,
-);
+export const IconShield = make("IconShield", <path d="M12 3 5 6v5.5c0 4.5 3 8 7 9.5 4-1.5 7-5 7-9.5V6z" />);
 export const IconLogOut = make(
   "IconLogOut",
   <>

@@ -32,7 +32,10 @@ export function Modal({
   useFocusTrap(panel, { onEscape: onClose, ...(initialFocus ? { initialFocus } : {}) });
   return (
     <div
-      className={cx("fixed inset-0 z-[60] flex justify-center bg-black/50 p-4 phone:p-0", placement === "top" ? "items-start pt-[12vh] phone:pt-0" : "items-center")}
+      className={cx(
+        "fixed inset-0 z-[60] flex justify-center bg-black/50 p-4 phone:p-0",
+        placement === "top" ? "items-start pt-[12vh] phone:pt-0" : "items-center",
+      )}
       onMouseDown={(e) => e.target === e.currentTarget && onClose()}
     >
       <div
@@ -56,7 +59,13 @@ export function Modal({
             <h2 id={titleId} className="text-[14px] font-semibold">
               {title}
             </h2>
-            <button type="button" onClick={onClose} className="ml-auto grid size-[40px] place-items-center rounded text-faint hover:bg-raised hover:text-fg wide:size-7" aria-label="Close" data-testid={testId ? `${testId}-close` : undefined}>
+            <button
+              type="button"
+              onClick={onClose}
+              className="ml-auto grid size-[40px] place-items-center rounded text-faint hover:bg-raised hover:text-fg wide:size-7"
+              aria-label="Close"
+              data-testid={testId ? `${testId}-close` : undefined}
+            >
               <IconX size={14} />
             </button>
           </div>

@@ -107,7 +107,12 @@ export function Popover({
           {sheet ? (
             <div className="-mx-1 -mt-1 mb-1 flex h-12 shrink-0 items-center border-b border-border px-4 wide:hidden">
               <span className="text-[14px] font-semibold text-fg">{sheet}</span>
-              <button type="button" onClick={() => set(false)} className="ml-auto grid size-10 place-items-center rounded text-faint hover:bg-raised hover:text-fg" aria-label="Close">
+              <button
+                type="button"
+                onClick={() => set(false)}
+                className="ml-auto grid size-10 place-items-center rounded text-faint hover:bg-raised hover:text-fg"
+                aria-label="Close"
+              >
                 <IconX size={16} />
               </button>
             </div>

@@ -6,7 +6,9 @@ const FOCUSABLE =
 
 /** The elements Tab can reach inside `root`, in order (hidden ones left out). */
 export function focusables(root: HTMLElement): HTMLElement[] {
-  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest("[inert]") && (el.offsetWidth > 0 || el.offsetHeight > 0 || el.getClientRects().length > 0));
+  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => !el.closest("[inert]") && (el.offsetWidth > 0 || el.offsetHeight > 0 || el.getClientRects().length > 0),
+  );
 }
 
 /** Open traps, innermost last: only the innermost answers Tab and Escape. */
@@ -32,8 +34,9 @@ export function useFocusTrap(
     returnFocus?: RefObject<HTMLElement | null>;
   } = {},
 ) {
-  const escape = useRef(onEscape);
-  escape.current = onEscape;
+  const escapeRef = useRef(onEscape);
+  escapeRef.current = onEscape;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the refs are read when the trap activates
   useEffect(() => {
     if (!active) return;
     const id = Symbol("focus-trap");
@@ -49,10 +52,10 @@ export function useFocusTrap(
       if (stack[stack.length - 1] !== id) return;
       const el = ref.current;
       if (!el) return;
-      if (e.key === "Escape" && escape.current) {
+      if (e.key === "Escape" && escapeRef.current) {
         e.preventDefault();
         e.stopPropagation();
-        escape.current();
+        escapeRef.current();
         return;
       }
       if (e.key !== "Tab") return;
@@ -84,8 +87,8 @@ export function useFocusTrap(
       // Give the focus back unless the user already moved it somewhere else on purpose.
       const now = document.activeElement;
       const back = before?.isConnected && before.offsetParent !== null ? before : returnFocus?.current;
-      if (back && (!now || now === document.body || root?.contains(now) || !now.isConnected)) back.focus({ preventScroll: true });
+      if (back && (!now || now === document.body || root?.contains(now) || !now.isConnected))
+        back.focus({ preventScroll: true });
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [active]);
 }

@@ -18,7 +18,15 @@ export class ReviewPage extends SessionPage {
     await message.getByTestId(action).click();
   }
 
-  async menu(action: "action-rename" | "action-fork" | "action-compact" | "action-export-md" | "action-export-json" | "action-delete") {
+  async menu(
+    action:
+      | "action-rename"
+      | "action-fork"
+      | "action-compact"
+      | "action-export-md"
+      | "action-export-json"
+      | "action-delete",
+  ) {
     await this.page.getByTestId("session-menu").click();
     await this.page.getByTestId(action).click();
   }
@@ -36,7 +44,13 @@ export class ReviewPage extends SessionPage {
     const out: string[] = [];
     for (const m of await this.messages().all()) {
       const role = await m.getAttribute("data-role");
-      const text = role === "user" ? await m.getByTestId("user-text").textContent() : await m.locator('[data-testid="block"][data-kind="text"]').allTextContents().then((t) => t.join(" "));
+      const text =
+        role === "user"
+          ? await m.getByTestId("user-text").textContent()
+          : await m
+              .locator('[data-testid="block"][data-kind="text"]')
+              .allTextContents()
+              .then((t) => t.join(" "));
       out.push(`${role}: ${(text ?? "").trim()}`);
     }
     return out;

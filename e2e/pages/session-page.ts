@@ -32,7 +32,9 @@ export class SessionPage {
   }
 
   messages(role?: "user" | "assistant"): Locator {
-    return role ? this.timeline.locator(`[data-testid="message"][data-role="${role}"]`) : this.timeline.getByTestId("message");
+    return role
+      ? this.timeline.locator(`[data-testid="message"][data-role="${role}"]`)
+      : this.timeline.getByTestId("message");
   }
 
   assistantText(): Locator {
@@ -40,7 +42,9 @@ export class SessionPage {
   }
 
   toolCards(tool?: string): Locator {
-    return tool ? this.timeline.locator(`[data-testid="tool-card"][data-tool="${tool}"]`) : this.timeline.getByTestId("tool-card");
+    return tool
+      ? this.timeline.locator(`[data-testid="tool-card"][data-tool="${tool}"]`)
+      : this.timeline.getByTestId("tool-card");
   }
 
   /**
@@ -91,7 +95,9 @@ export class SessionPage {
     const seen: string[] = [];
     const step = async () =>
       this.timeline.evaluate((el) => {
-        const ids = [...el.querySelectorAll('[data-testid="turn-changes"]')].map((c) => c.getAttribute("data-turn-id") ?? "");
+        const ids = [...el.querySelectorAll('[data-testid="turn-changes"]')].map(
+          (c) => c.getAttribute("data-turn-id") ?? "",
+        );
         const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - 1;
         el.scrollTop += Math.max(100, el.clientHeight - 80);
         return { ids, atEnd };

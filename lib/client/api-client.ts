@@ -27,7 +27,7 @@ export function onUnauthorized(): void {
 async function parse<T>(res: Response): Promise<T> {
   if (res.status === 401) onUnauthorized();
   const text = await res.text();
-  let body: unknown = undefined;
+  let body: unknown;
   if (text) {
     try {
       body = JSON.parse(text);
@@ -37,7 +37,12 @@ async function parse<T>(res: Response): Promise<T> {
   }
   if (!res.ok) {
     const err = (body as ErrorBody | undefined)?.error;
-    throw new ApiClientError(res.status, err?.code ?? "internal", err?.message ?? `Request failed (${res.status})`, err?.details);
+    throw new ApiClientError(
+      res.status,
+      err?.code ?? "internal",
+      err?.message ?? `Request failed (${res.status})`,
+      err?.details,
+    );
   }
   return body as T;
 }

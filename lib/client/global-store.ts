@@ -24,7 +24,14 @@ export interface GlobalView {
 export const sessionKey = (backendId: string, sessionId: string) => `${backendId}/${sessionId}`;
 
 export class GlobalStore {
-  private view: GlobalView = { connection: "connecting", backends: [], statuses: {}, interrupts: [], sessions: {}, removed: {} };
+  private view: GlobalView = {
+    connection: "connecting",
+    backends: [],
+    statuses: {},
+    interrupts: [],
+    sessions: {},
+    removed: {},
+  };
   private listeners = new Set<() => void>();
   /** Called once per newly arrived interrupt (browser notifications). */
   private arrivals = new Set<(it: Interrupt & { backendId: string }) => void>();
@@ -136,15 +143,28 @@ export class GlobalStore {
       }
       case "session.removed": {
         const k = sessionKey(e.backendId, e.sessionId);
-        this.set({ removed: { ...v.removed, [k]: true }, interrupts: v.interrupts.filter((i) => !(i.backendId === e.backendId && i.sessionId === e.sessionId)) });
+        this.set({
+          removed: { ...v.removed, [k]: true },
+          interrupts: v.interrupts.filter((i) => !(i.backendId === e.backendId && i.sessionId === e.sessionId)),
+        });
         break;
       }
       case "session.status":
-        this.set({ statuses: { ...v.statuses, [sessionKey(e.backendId, e.sessionId)]: { status: e.status, ...(e.detail ? { detail: e.detail } : {}) } } });
+        this.set({
+          statuses: {
+            ...v.statuses,
+            [sessionKey(e.backendId, e.sessionId)]: { status: e.status, ...(e.detail ? { detail: e.detail } : {}) },
+          },
+        });
         break;
       case "interrupt.requested": {
         const fresh = !v.interrupts.some((i) => i.id === e.interrupt.id);
-        this.set({ interrupts: [...v.interrupts.filter((i) => i.id !== e.interrupt.id), { ...e.interrupt, backendId: e.backendId }] });
+        this.set({
+          interrupts: [
+            ...v.interrupts.filter((i) => i.id !== e.interrupt.id),
+            { ...e.interrupt, backendId: e.backendId },
+          ],
+        });
         if (fresh) for (const l of this.arrivals) l({ ...e.interrupt, backendId: e.backendId });
         break;
       }

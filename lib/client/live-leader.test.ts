@@ -7,8 +7,13 @@ import type { SseClientOptions } from "./sse-client";
 const A: LiveSpec = { type: "session", backendId: "b", sessionId: "a" };
 const B: LiveSpec = { type: "session", backendId: "b", sessionId: "b" };
 const G: LiveSpec = { type: "global" };
-const want = (spec: LiveSpec, cursor?: number) => ({ id: specId(spec), spec, ...(cursor !== undefined ? { cursor } : {}) });
-const ev = (seq: number) => JSON.stringify({ type: "block.delta", messageId: "m", blockId: "p", field: "text", delta: String(seq), seq });
+const want = (spec: LiveSpec, cursor?: number) => ({
+  id: specId(spec),
+  spec,
+  ...(cursor !== undefined ? { cursor } : {}),
+});
+const ev = (seq: number) =>
+  JSON.stringify({ type: "block.delta", messageId: "m", blockId: "p", field: "text", delta: String(seq), seq });
 
 function harness(takeover = false) {
   const emitted: LiveMessage[] = [];
@@ -38,14 +43,18 @@ function harness(takeover = false) {
   const ended = (key: string) => sse!.onEvent(JSON.stringify({ key }), undefined, "mux.closed");
   const keyOf = (spec: LiveSpec) => {
     const last = puts.at(-1)!.subs;
-    return Object.keys(last).find((k) => JSON.stringify({ ...last[k], after: undefined }) === JSON.stringify({ ...toSub(spec), after: undefined }))!;
+    return Object.keys(last).find(
+      (k) => JSON.stringify({ ...last[k], after: undefined }) === JSON.stringify({ ...toSub(spec), after: undefined }),
+    )!;
   };
   const frames = (to?: string) => emitted.flatMap((m) => (m.t === "frames" && m.to === to ? m.frames : []));
   return { leader, emitted, puts, open, frame, ended, keyOf, frames, answers, reconnects: () => reconnects };
 }
 
 function toSub(spec: LiveSpec): Record<string, unknown> {
-  return spec.type === "session" ? { type: "session", backendId: spec.backendId, sessionId: spec.sessionId } : { ...spec };
+  return spec.type === "session"
+    ? { type: "session", backendId: spec.backendId, sessionId: spec.sessionId }
+    : { ...spec };
 }
 
 const settle = () => vi.advanceTimersByTimeAsync(0);
@@ -122,7 +131,9 @@ describe("LiveLeader", () => {
     h.open("S2");
     await settle();
     expect(h.puts.at(-1)!.streamId).toBe("S2");
-    expect(Object.values(h.puts.at(-1)!.subs)).toEqual([{ type: "session", backendId: "b", sessionId: "a", after: 12 }]);
+    expect(Object.values(h.puts.at(-1)!.subs)).toEqual([
+      { type: "session", backendId: "b", sessionId: "a", after: 12 },
+    ]);
   });
 
   it("passes on a subscription the server ended or refused", async () => {

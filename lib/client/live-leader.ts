@@ -5,7 +5,7 @@
  * carries is replayed what it missed from a short per-subscription buffer, or told to reload.
  */
 import type { LiveSubscription, LiveSubscriptionsResult } from "../api";
-import { frameSeq, specId, type LiveMessage, type LiveSpec, type RelayedFrame, type WantedSub } from "./live-protocol";
+import { frameSeq, type LiveMessage, type LiveSpec, type RelayedFrame, type WantedSub } from "./live-protocol";
 import type { ConnectionState, SseClient, SseClientOptions } from "./sse-client";
 
 /** Per subscription, the newest frames are kept for tabs that join late (bounded). */
@@ -37,7 +37,10 @@ export interface LeaderDeps {
   emit(msg: LiveMessage): void;
   connect(opts: SseClientOptions): SseClient;
   /** `PUT /api/live/:streamId`; the status and, on 200, the body. */
-  put(streamId: string, subscriptions: Record<string, LiveSubscription>): Promise<{ status: number; body?: LiveSubscriptionsResult }>;
+  put(
+    streamId: string,
+    subscriptions: Record<string, LiveSubscription>,
+  ): Promise<{ status: number; body?: LiveSubscriptionsResult }>;
   now?: () => number;
 }
 
@@ -53,7 +56,8 @@ function toSubscription(spec: LiveSpec, after: number | undefined): LiveSubscrip
   }
 }
 
-const minCursor = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : Math.min(a, b));
+const minCursor = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? undefined : Math.min(a, b);
 
 export class LiveLeader {
   private wants = new Map<string, Map<string, WantedSub>>();
@@ -146,7 +150,17 @@ export class LiveLeader {
       const other = subs.get(sub.id);
       if (other) after = minCursor(after, other.cursor);
     }
-    const h: Held = { id: sub.id, key: `k${(this.nextKey++).toString(36)}`, spec: sub.spec, after, sent: false, floor: after, seen: undefined, buf: [], bufChars: 0 };
+    const h: Held = {
+      id: sub.id,
+      key: `k${(this.nextKey++).toString(36)}`,
+      spec: sub.spec,
+      after,
+      sent: false,
+      floor: after,
+      seen: undefined,
+      buf: [],
+      bufChars: 0,
+    };
     this.held.set(h.id, h);
     this.byKey.set(h.key, h);
   }

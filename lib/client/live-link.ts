@@ -134,7 +134,9 @@ export class LiveLink {
       this.becomeLeader(this.sawOtherTabs);
       return new Promise<void>(() => {});
     });
-    window.addEventListener("pagehide", () => this.channel?.postMessage({ t: "bye", tab: this.tab } satisfies LiveMessage));
+    window.addEventListener("pagehide", () =>
+      this.channel?.postMessage({ t: "bye", tab: this.tab } satisfies LiveMessage),
+    );
   }
 
   private becomeLeader(takeover: boolean) {
@@ -157,6 +159,7 @@ export class LiveLink {
     this.channel?.postMessage({ t: "leader", tab: this.tab } satisfies LiveMessage);
     const locks = navigator.locks;
     if (this.channel && locks) {
+      clearInterval(this.pruneTimer);
       this.pruneTimer = setInterval(() => {
         void locks.query().then((snapshot) => {
           const alive = new Set((snapshot.held ?? []).map((l) => l.name));

@@ -6,7 +6,10 @@
 import type { ConnectionState } from "./sse-client";
 
 /** What a tab follows live. */
-export type LiveSpec = { type: "global" } | { type: "session"; backendId: string; sessionId: string } | { type: "share"; token: string };
+export type LiveSpec =
+  | { type: "global" }
+  | { type: "session"; backendId: string; sessionId: string }
+  | { type: "share"; token: string };
 
 /** One tab's subscription as the leader sees it: the spec, and the seq the tab has applied up to. */
 export interface WantedSub {

@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { TimelineEvent, WireEvent } from "../model";
 import { SeqBatcher } from "./seq-batcher";
 
-const delta = (seq: number): WireEvent => ({ type: "block.delta", messageId: "m", blockId: "b", field: "text", delta: String(seq), seq }) as WireEvent;
+const delta = (seq: number): WireEvent =>
+  ({ type: "block.delta", messageId: "m", blockId: "b", field: "text", delta: String(seq), seq }) as WireEvent;
 
 describe("SeqBatcher", () => {
   it("applies each seq once, in one batch per tick, whatever a replay repeats", async () => {

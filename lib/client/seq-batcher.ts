@@ -44,7 +44,8 @@ export class SeqBatcher {
       this.pending = [];
       this.flush(coalesceDeltas(batch));
     };
-    if (typeof document !== "undefined" && !document.hidden && typeof requestAnimationFrame === "function") requestAnimationFrame(run);
+    if (typeof document !== "undefined" && !document.hidden && typeof requestAnimationFrame === "function")
+      requestAnimationFrame(run);
     else setTimeout(run, 50);
   }
 }

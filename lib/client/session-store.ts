@@ -33,7 +33,13 @@ export const PREVIEW_MESSAGES = 12;
 export type InitialSnapshot = Snapshot & { partial?: boolean };
 
 export class SessionStore {
-  private view: SessionView = { state: emptyState, loaded: false, connection: "connecting", hasOlder: false, loadingOlder: false };
+  private view: SessionView = {
+    state: emptyState,
+    loaded: false,
+    connection: "connecting",
+    hasOlder: false,
+    loadingOlder: false,
+  };
   private listeners = new Set<() => void>();
   private batcher = new SeqBatcher(0, (batch) => this.set({ state: applyAll(this.view.state, batch) }));
   private live: LiveSubscriptionHandle | undefined;
@@ -61,7 +67,12 @@ export class SessionStore {
       this.batcher.reset(snap.seq);
       // A partial snapshot's cursor would skip the messages it left out: no older page until the whole one is in.
       if (!partial) this.olderCursor = snap.olderCursor;
-      this.view = { ...this.view, state: stateFromSnapshot(snap), loaded: true, hasOlder: Boolean(partial || (snap.hasOlder && snap.olderCursor)) };
+      this.view = {
+        ...this.view,
+        state: stateFromSnapshot(snap),
+        loaded: true,
+        hasOlder: Boolean(partial || (snap.hasOlder && snap.olderCursor)),
+      };
     }
   }
 
@@ -131,7 +142,8 @@ export class SessionStore {
           this.live?.close();
           this.live = undefined;
           this.set({ loadError: { status, message }, connection: status === 404 ? "closed" : "reconnecting" });
-          if (status !== 404 && status !== 401 && !this.stopped) this.retryTimer = setTimeout(() => void this.load(), 2000);
+          if (status !== 404 && status !== 401 && !this.stopped)
+            this.retryTimer = setTimeout(() => void this.load(), 2000);
         },
       },
     );

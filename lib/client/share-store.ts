@@ -74,7 +74,8 @@ export class ShareStore {
     this.stopped = false;
     const link = liveLink("share");
     this.unwatchState = link.onState(() => {
-      if (this.live && !this.view.ended && this.view.connection !== link.getState()) this.set({ connection: link.getState() });
+      if (this.live && !this.view.ended && this.view.connection !== link.getState())
+        this.set({ connection: link.getState() });
     });
     if (!this.view.ended) this.connect();
   }
@@ -118,7 +119,10 @@ export class ShareStore {
 
   private async reload() {
     try {
-      const res = await fetch(sharePaths(this.token).snapshot, { cache: "no-store", headers: { accept: "application/json" } });
+      const res = await fetch(sharePaths(this.token).snapshot, {
+        cache: "no-store",
+        headers: { accept: "application/json" },
+      });
       if (this.stopped) return;
       if (res.status === 404 || res.status === 410) {
         this.end(res.status === 410 ? "expired" : "revoked");

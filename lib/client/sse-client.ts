@@ -51,7 +51,10 @@ export function connectSse(opts: SseClientOptions): SseClient {
         opts.onState?.(attempt === 0 ? "connecting" : "reconnecting");
         kick();
         const res = await fetch(opts.url, {
-          headers: { accept: "text/event-stream", ...(lastEventId !== undefined && opts.resume !== false ? { "last-event-id": lastEventId } : {}) },
+          headers: {
+            accept: "text/event-stream",
+            ...(lastEventId !== undefined && opts.resume !== false ? { "last-event-id": lastEventId } : {}),
+          },
           cache: "no-store",
           signal: ac.signal,
         });

@@ -6,7 +6,11 @@ import { SessionStore, type InitialSnapshot, type SessionView } from "../client/
  * Live state of one session: snapshot + resumable event stream, batched per animation frame.
  * `initial` is the snapshot the page was rendered with on the server, when it had one.
  */
-export function useSessionStream(backendId: string, sessionId: string, initial?: InitialSnapshot): { view: SessionView; store: SessionStore } {
+export function useSessionStream(
+  backendId: string,
+  sessionId: string,
+  initial?: InitialSnapshot,
+): { view: SessionView; store: SessionStore } {
   const [store] = useState(() => new SessionStore(backendId, sessionId, initial));
   useEffect(() => {
     store.start();

@@ -4,7 +4,8 @@ import { useCallback, useSyncExternalStore } from "react";
 export type Theme = "dark" | "light";
 
 const listeners = new Set<() => void>();
-const read = (): Theme => (typeof document !== "undefined" && document.documentElement.dataset.theme === "light" ? "light" : "dark");
+const read = (): Theme =>
+  typeof document !== "undefined" && document.documentElement.dataset.theme === "light" ? "light" : "dark";
 
 /** The colour theme, persisted in localStorage and applied to `<html data-theme>`. */
 export function useTheme(): [Theme, (t?: Theme) => void] {

@@ -41,7 +41,10 @@ class EventStream {
       const found = this.events.slice(from).find(predicate);
       if (found) return found;
       if (Date.now() > deadline) {
-        const seen = this.events.slice(from).map((event) => event.type).join(", ");
+        const seen = this.events
+          .slice(from)
+          .map((event) => event.type)
+          .join(", ");
         throw new Error(`timed out waiting for an event; saw: ${seen}`);
       }
       await new Promise<void>((resolve) => {

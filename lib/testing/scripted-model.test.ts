@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  startScriptedModel,
-  type RecordedRequest,
-  type ScriptedModel,
-} from "../../e2e/fixtures/scripted-model";
+import { startScriptedModel, type RecordedRequest, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
 
 interface ChunkDelta {
   role?: string;
@@ -122,7 +118,10 @@ describe("scripted model: streaming", () => {
     const res = await chat(agentRequest("x", { stream: false }));
     const body = (await res.json()) as {
       object: string;
-      choices: { message: { content: string; tool_calls: { function: { arguments: string } }[] }; finish_reason: string }[];
+      choices: {
+        message: { content: string; tool_calls: { function: { arguments: string } }[] };
+        finish_reason: string;
+      }[];
     };
     expect(body.object).toBe("chat.completion");
     expect(body.choices[0]?.message.content).toBe("plain");
@@ -152,7 +151,9 @@ describe("scripted model: turn selection", () => {
     const title = (await titleRes.json()) as { choices: { message: { content: string } }[] };
     expect(title.choices[0]?.message.content).toBe("Please fix the flaky login test");
 
-    const streamedTitle = await readStream(await chat({ messages: [{ role: "user", content: "hello world" }], stream: true }));
+    const streamedTitle = await readStream(
+      await chat({ messages: [{ role: "user", content: "hello world" }], stream: true }),
+    );
     expect(joined(streamedTitle.chunks, "content")).toBe("Hello world");
 
     const { chunks } = await readStream(await chat(agentRequest("hi")));
@@ -164,7 +165,10 @@ describe("scripted model: turn selection", () => {
     const res = await chat({
       messages: [
         { role: "system", content: "You are a context summarization agent. You are given a conversation." },
-        { role: "user", content: "Here is the conversation so far:\n\n<conversation>\n[User]: fix the bug\n\n[Assistant]: ok" },
+        {
+          role: "user",
+          content: "Here is the conversation so far:\n\n<conversation>\n[User]: fix the bug\n\n[Assistant]: ok",
+        },
       ],
       stream: false,
     });
@@ -204,7 +208,11 @@ describe("scripted model: turn selection", () => {
     const followUp = agentRequest("please use bash");
     const messages = followUp.messages as Record<string, unknown>[];
     messages.push(
-      { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "hello from switchboard\n" },
     );
     const summary = await readStream(await chat({ ...followUp, messages }));

@@ -17,7 +17,10 @@ function infoOf(m: Message) {
 export function diffStates(old: SessionState, fresh: SessionState): TimelineEvent[] {
   const out: TimelineEvent[] = [];
   if (fresh.session) {
-    if (!old.session || !same({ ...old.session, status: 0, statusDetail: 0 }, { ...fresh.session, status: 0, statusDetail: 0 })) {
+    if (
+      !old.session ||
+      !same({ ...old.session, status: 0, statusDetail: 0 }, { ...fresh.session, status: 0, statusDetail: 0 })
+    ) {
       out.push({ type: "session.updated", session: fresh.session });
     }
   }
@@ -46,13 +49,19 @@ export function diffStates(old: SessionState, fresh: SessionState): TimelineEven
   const freshInterrupts = new Set(fresh.interrupts.map((i) => i.id));
   const oldInterrupts = new Set(old.interrupts.map((i) => i.id));
   for (const i of old.interrupts) {
-    if (!freshInterrupts.has(i.id)) out.push({ type: "interrupt.resolved", interruptId: i.id, outcome: "resolved-elsewhere" });
+    if (!freshInterrupts.has(i.id))
+      out.push({ type: "interrupt.resolved", interruptId: i.id, outcome: "resolved-elsewhere" });
   }
   for (const i of fresh.interrupts) {
     if (!oldInterrupts.has(i.id)) out.push({ type: "interrupt.requested", interrupt: i });
   }
   if (!same(old.todos, fresh.todos)) out.push({ type: "todo.updated", todos: fresh.todos });
-  if (fresh.session && (!old.session || old.session.status !== fresh.session.status || old.session.statusDetail !== fresh.session.statusDetail)) {
+  if (
+    fresh.session &&
+    (!old.session ||
+      old.session.status !== fresh.session.status ||
+      old.session.statusDetail !== fresh.session.statusDetail)
+  ) {
     out.push({
       type: "session.status",
       status: reportedStatus(fresh.session.status),

@@ -25,7 +25,12 @@ function state(n: number): SessionState {
       blocks: i % 2 ? [{ id: `t${i}`, kind: "text", text: "x" }] : [{ id: `u${i}`, kind: "text", text: "hi" }],
     });
   }
-  return { session: { id: "s", backendId: "b", title: "t", createdAt: 0, updatedAt: 0, status: "busy" }, messages, interrupts: [], todos: [] };
+  return {
+    session: { id: "s", backendId: "b", title: "t", createdAt: 0, updatedAt: 0, status: "busy" },
+    messages,
+    interrupts: [],
+    todos: [],
+  };
 }
 
 describe("childSessionIds", () => {
@@ -56,7 +61,10 @@ describe("childSessionIds", () => {
     s = apply(s, { type: "message.removed", messageId: "m0009" });
     expect(childSessionIds(s.messages)).toEqual([]);
     expect(childSessionIds(before)).toEqual(["child-1"]);
-    s = apply(s, { type: "message.updated", message: { id: "m0100", sessionId: "s", role: "assistant", createdAt: 100 } });
+    s = apply(s, {
+      type: "message.updated",
+      message: { id: "m0100", sessionId: "s", role: "assistant", createdAt: 100 },
+    });
     s = apply(s, { type: "block.updated", messageId: "m0100", block: tool("k9", "child-9") });
     expect(childSessionIds(s.messages)).toEqual(["child-9"]);
   });

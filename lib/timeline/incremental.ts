@@ -29,7 +29,10 @@ export function childSessionIds(messages: readonly Message[]): string[] {
   const token = messagesShape(messages);
   let seen = seenByShape.get(token);
   if (!seen || seen.messages.length !== messages.length) {
-    seen = { messages: new Array<Message | undefined>(messages.length), ids: new Array<readonly string[]>(messages.length) };
+    seen = {
+      messages: new Array<Message | undefined>(messages.length),
+      ids: new Array<readonly string[]>(messages.length),
+    };
     seenByShape.set(token, seen);
   }
   const out = new Set<string>();

@@ -64,8 +64,12 @@ export function splitMarkdownBlocks(text: string): string[] {
  * of the second-to-last chunk is split again. Finished chunks keep their identity and text, so their
  * memoized rendering is reused.
  */
-export function splitIncremental(prev: { text: string; chunks: MarkdownChunk[] } | null, text: string): MarkdownChunk[] {
-  if (!prev || prev.chunks.length < 3 || text.length < prev.text.length || !text.startsWith(prev.text)) return splitChunks(text);
+export function splitIncremental(
+  prev: { text: string; chunks: MarkdownChunk[] } | null,
+  text: string,
+): MarkdownChunk[] {
+  if (!prev || prev.chunks.length < 3 || text.length < prev.text.length || !text.startsWith(prev.text))
+    return splitChunks(text);
   const keep = prev.chunks.slice(0, -2);
   const from = prev.chunks[prev.chunks.length - 2]!.start;
   return keep.concat(splitChunks(text.slice(from), from));

@@ -44,9 +44,27 @@ function mixedEvents(seed: number, count: number, n: number): TimelineEvent[] {
     const r = rnd(10);
     const mi = r < 6 ? n - 1 - rnd(3) : n - 5 + rnd(5); // the tail is never removed: no placeholders (they are stamped with the clock)
     if (r < 6) out.push(delta(mi, rnd(2) ? "a" : "b", `t${i} `));
-    else if (r === 6) out.push({ type: "message.updated", message: { id: `m${String(next).padStart(5, "0")}`, sessionId: "s1", role: "assistant", createdAt: next++ * 10 } });
-    else if (r === 7) out.push({ type: "message.updated", message: { id: `mx${i}`, sessionId: "s1", role: "assistant", createdAt: rnd(n) * 10 + 5 } });
-    else if (r === 8) out.push({ type: "block.updated", messageId: `m${String(mi).padStart(5, "0")}`, block: { id: `q${i}`, kind: "text", text: "new" } });
+    else if (r === 6)
+      out.push({
+        type: "message.updated",
+        message: {
+          id: `m${String(next).padStart(5, "0")}`,
+          sessionId: "s1",
+          role: "assistant",
+          createdAt: next++ * 10,
+        },
+      });
+    else if (r === 7)
+      out.push({
+        type: "message.updated",
+        message: { id: `mx${i}`, sessionId: "s1", role: "assistant", createdAt: rnd(n) * 10 + 5 },
+      });
+    else if (r === 8)
+      out.push({
+        type: "block.updated",
+        messageId: `m${String(mi).padStart(5, "0")}`,
+        block: { id: `q${i}`, kind: "text", text: "new" },
+      });
     else out.push({ type: "message.removed", messageId: `m${String(rnd(n - 5)).padStart(5, "0")}` });
   }
   return out;
@@ -84,7 +102,10 @@ describe("reducer batches", () => {
   it("finds messages by id after inserts and removals", () => {
     let s = longState(100);
     s = apply(s, { type: "message.removed", messageId: "m00010" });
-    s = apply(s, { type: "message.updated", message: { id: "m00004x", sessionId: "s1", role: "assistant", createdAt: 45 } });
+    s = apply(s, {
+      type: "message.updated",
+      message: { id: "m00004x", sessionId: "s1", role: "assistant", createdAt: 45 },
+    });
     for (const [i, m] of s.messages.entries()) expect(findMessageIndex(s.messages, m.id)).toBe(i);
     expect(findMessageIndex(s.messages, "m00010")).toBe(-1);
   });
@@ -96,7 +117,10 @@ describe("reducer batches", () => {
     expect(messagesShape(streamed.messages)).toBe(shape);
     const single = apply(streamed, delta(19, "a", "z"));
     expect(messagesShape(single.messages)).toBe(shape);
-    const added = applyAll(single, [delta(19, "a", "x"), { type: "message.updated", message: { id: "m99999", sessionId: "s1", role: "user", createdAt: 10_000 } }]);
+    const added = applyAll(single, [
+      delta(19, "a", "x"),
+      { type: "message.updated", message: { id: "m99999", sessionId: "s1", role: "user", createdAt: 10_000 } },
+    ]);
     expect(messagesShape(added.messages)).not.toBe(shape);
     const userEdit = apply(base, delta(18, "a", "typed"));
     expect(messagesShape(userEdit.messages)).not.toBe(shape);

@@ -33,13 +33,19 @@ describe("reducer", () => {
   it("upserts messages in chronological order", () => {
     const s = applyAll(base, [msg("m2", 20), msg("m1", 10), msg("m3", 30)]);
     expect(s.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
-    const again = apply(s, { type: "message.updated", message: { id: "m2", sessionId: "s1", role: "assistant", createdAt: 20, completedAt: 25 } });
+    const again = apply(s, {
+      type: "message.updated",
+      message: { id: "m2", sessionId: "s1", role: "assistant", createdAt: 20, completedAt: 25 },
+    });
     expect(again.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
     expect(again.messages[1]!.completedAt).toBe(25);
   });
 
   it("appends deltas and replaces on a full block update", () => {
-    let s = applyAll(base, [msg("m1", 1), { type: "block.updated", messageId: "m1", block: { id: "p1", kind: "text", text: "" } }]);
+    let s = applyAll(base, [
+      msg("m1", 1),
+      { type: "block.updated", messageId: "m1", block: { id: "p1", kind: "text", text: "" } },
+    ]);
     s = applyAll(s, [
       { type: "block.delta", messageId: "m1", blockId: "p1", field: "text", delta: "Hel" },
       { type: "block.delta", messageId: "m1", blockId: "p1", field: "text", delta: "lo" },
@@ -51,7 +57,11 @@ describe("reducer", () => {
   });
 
   it("keeps the identity of untouched messages (structural sharing)", () => {
-    const s = applyAll(base, [msg("m1", 1), msg("m2", 2), { type: "block.updated", messageId: "m2", block: { id: "p", kind: "text", text: "" } }]);
+    const s = applyAll(base, [
+      msg("m1", 1),
+      msg("m2", 2),
+      { type: "block.updated", messageId: "m2", block: { id: "p", kind: "text", text: "" } },
+    ]);
     const next = apply(s, { type: "block.delta", messageId: "m2", blockId: "p", field: "text", delta: "x" });
     expect(next.messages[0]).toBe(s.messages[0]);
     expect(next.messages[1]).not.toBe(s.messages[1]);
@@ -59,7 +69,11 @@ describe("reducer", () => {
   });
 
   it("shows a tool blocked on a permission as awaiting approval, then its outcome", () => {
-    let s = applyAll(base, [msg("m1", 1), { type: "session.status", status: "busy" }, { type: "block.updated", messageId: "m1", block: tool("running") }]);
+    let s = applyAll(base, [
+      msg("m1", 1),
+      { type: "session.status", status: "busy" },
+      { type: "block.updated", messageId: "m1", block: tool("running") },
+    ]);
     s = apply(s, { type: "interrupt.requested", interrupt: perm });
     expect((s.messages[0]!.blocks[0] as ToolBlock).status).toBe("awaiting-approval");
     expect(s.session!.status).toBe("waiting");
@@ -74,9 +88,25 @@ describe("reducer", () => {
   });
 
   it("shows a subagent's interrupt on the parent's task block", () => {
-    const task = tool("running", { id: "p-task", callId: "call-task", tool: "task", rawTool: "task", childSessionId: "child" });
-    let s = applyAll(base, [msg("m1", 1), { type: "session.status", status: "busy" }, { type: "block.updated", messageId: "m1", block: task }]);
-    const childPerm: Interrupt = { ...perm, id: "per-child", sessionId: "child", ownerSessionId: "s1", toolCallId: "call-in-child" };
+    const task = tool("running", {
+      id: "p-task",
+      callId: "call-task",
+      tool: "task",
+      rawTool: "task",
+      childSessionId: "child",
+    });
+    let s = applyAll(base, [
+      msg("m1", 1),
+      { type: "session.status", status: "busy" },
+      { type: "block.updated", messageId: "m1", block: task },
+    ]);
+    const childPerm: Interrupt = {
+      ...perm,
+      id: "per-child",
+      sessionId: "child",
+      ownerSessionId: "s1",
+      toolCallId: "call-in-child",
+    };
     s = apply(s, { type: "interrupt.requested", interrupt: childPerm });
     expect((s.messages[0]!.blocks[0] as ToolBlock).status).toBe("awaiting-approval");
     expect(s.session!.status).toBe("waiting");
@@ -86,12 +116,19 @@ describe("reducer", () => {
   });
 
   it("keeps the live status when a session.updated carries metadata only", () => {
-    const s = applyAll(base, [{ type: "session.status", status: "busy" }, { type: "session.updated", session: { ...session, title: "New", status: "idle" } }]);
+    const s = applyAll(base, [
+      { type: "session.status", status: "busy" },
+      { type: "session.updated", session: { ...session, title: "New", status: "idle" } },
+    ]);
     expect(s.session).toMatchObject({ title: "New", status: "busy" });
   });
 
   it("removes messages and blocks", () => {
-    let s = applyAll(base, [msg("m1", 1), msg("m2", 2), { type: "block.updated", messageId: "m1", block: { id: "p", kind: "text", text: "a" } }]);
+    let s = applyAll(base, [
+      msg("m1", 1),
+      msg("m2", 2),
+      { type: "block.updated", messageId: "m1", block: { id: "p", kind: "text", text: "a" } },
+    ]);
     s = apply(s, { type: "block.removed", messageId: "m1", blockId: "p" });
     expect(s.messages[0]!.blocks).toHaveLength(0);
     s = apply(s, { type: "message.removed", messageId: "m1" });
@@ -129,8 +166,14 @@ describe("diffStates (reconciliation)", () => {
   });
 
   it("removes what the backend dropped, resolves interrupts answered elsewhere", () => {
-    const withPerm = applyAll(old, [{ type: "block.updated", messageId: "m2", block: tool("running") }, { type: "interrupt.requested", interrupt: perm }]);
-    const fresh = applyAll(base, [msg("m1", 1, "user"), { type: "block.updated", messageId: "m1", block: { id: "u", kind: "text", text: "hi" } }]);
+    const withPerm = applyAll(old, [
+      { type: "block.updated", messageId: "m2", block: tool("running") },
+      { type: "interrupt.requested", interrupt: perm },
+    ]);
+    const fresh = applyAll(base, [
+      msg("m1", 1, "user"),
+      { type: "block.updated", messageId: "m1", block: { id: "u", kind: "text", text: "hi" } },
+    ]);
     const result = applyAll(withPerm, diffStates(withPerm, fresh));
     expect(result.messages.map((m) => m.id)).toEqual(["m1"]);
     expect(result.interrupts).toEqual([]);

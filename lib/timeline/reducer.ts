@@ -29,7 +29,9 @@ export interface SessionState {
 
 export const emptyState: SessionState = { session: null, messages: [], interrupts: [], todos: [] };
 
-export function stateFromSnapshot(s: Pick<Snapshot, "session" | "messages" | "interrupts" | "todos" | "lastError">): SessionState {
+export function stateFromSnapshot(
+  s: Pick<Snapshot, "session" | "messages" | "interrupts" | "todos" | "lastError">,
+): SessionState {
   return {
     session: s.session,
     messages: s.messages,
@@ -201,8 +203,8 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
             ...s,
             status: prev.status,
             ...(prev.statusDetail !== undefined ? { statusDetail: prev.statusDetail } : {}),
-            ...(s.usage ?? prev.usage ? { usage: s.usage ?? prev.usage } : {}),
-            ...(s.forkedFrom ?? prev.forkedFrom ? { forkedFrom: s.forkedFrom ?? prev.forkedFrom } : {}),
+            ...((s.usage ?? prev.usage) ? { usage: s.usage ?? prev.usage } : {}),
+            ...((s.forkedFrom ?? prev.forkedFrom) ? { forkedFrom: s.forkedFrom ?? prev.forkedFrom } : {}),
           }
         : withStatus(s, s.status, s.statusDetail, state.interrupts.length);
       return { ...state, session: merged };
@@ -238,7 +240,8 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
         mi = findMessageIndex(messages, event.messageId);
       }
       const m = messages[mi]!;
-      const block: Block = event.block.kind === "tool" ? approvalStatus(event.block, state.interrupts, state.session?.id) : event.block;
+      const block: Block =
+        event.block.kind === "tool" ? approvalStatus(event.block, state.interrupts, state.session?.id) : event.block;
       const bi = findBlockIndex(m.blocks, block.id);
       const created = messages !== state.messages;
       let blocks: Block[];
@@ -286,13 +289,16 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
       const interrupts = existing < 0 ? [...state.interrupts, it] : replaceAt(state.interrupts, existing, it);
       let messages = state.messages;
       const sid = state.session?.id;
-      {
-        messages = updateTools(messages, asks(it, sid), (b) =>
-          b.status === "running" || b.status === "pending" ? { ...b, status: "awaiting-approval" } : b,
-        );
-      }
+      messages = updateTools(messages, asks(it, sid), (b) =>
+        b.status === "running" || b.status === "pending" ? { ...b, status: "awaiting-approval" } : b,
+      );
       const session = state.session
-        ? withStatus(state.session, state.session.status === "idle" ? "busy" : state.session.status, state.session.statusDetail, interrupts.length)
+        ? withStatus(
+            state.session,
+            state.session.status === "idle" ? "busy" : state.session.status,
+            state.session.statusDetail,
+            interrupts.length,
+          )
         : null;
       return { ...state, interrupts, messages, session };
     }

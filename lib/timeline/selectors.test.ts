@@ -1,8 +1,30 @@
 import { describe, expect, it } from "vitest";
 import type { Interrupt, Message, SessionStatus, ToolBlock } from "../model";
-import { changeTotals, contextTokens, currentContext, interruptAnchor, interruptAsks, interruptBlocks, isBusy, isWaiting, mergeChanges, reportedStatus, shownStatus, turns, turnUsage, userText } from "./selectors";
+import {
+  changeTotals,
+  contextTokens,
+  currentContext,
+  interruptAnchor,
+  interruptAsks,
+  interruptBlocks,
+  isBusy,
+  isWaiting,
+  mergeChanges,
+  reportedStatus,
+  shownStatus,
+  turns,
+  turnUsage,
+  userText,
+} from "./selectors";
 
-const u = (id: string, text: string, diffs?: Message["diffs"]): Message => ({ id, sessionId: "s", role: "user", createdAt: 0, blocks: [{ id: `${id}t`, kind: "text", text }], ...(diffs ? { diffs } : {}) });
+const u = (id: string, text: string, diffs?: Message["diffs"]): Message => ({
+  id,
+  sessionId: "s",
+  role: "user",
+  createdAt: 0,
+  blocks: [{ id: `${id}t`, kind: "text", text }],
+  ...(diffs ? { diffs } : {}),
+});
 const a = (id: string, input = 0, output = 0, extra: Partial<NonNullable<Message["usage"]>> = {}): Message => ({
   id,
   sessionId: "s",
@@ -47,7 +69,14 @@ describe("turn selectors", () => {
 
   it("usage per turn sums its assistant messages; context is the newest step's", () => {
     const [t1] = turns(msgs);
-    expect(turnUsage(msgs, t1!)).toEqual({ inputTokens: 220, outputTokens: 15, reasoningTokens: 0, cacheReadTokens: 50, cacheWriteTokens: 0, costUsd: 0.01 });
+    expect(turnUsage(msgs, t1!)).toEqual({
+      inputTokens: 220,
+      outputTokens: 15,
+      reasoningTokens: 0,
+      cacheReadTokens: 50,
+      cacheWriteTokens: 0,
+      costUsd: 0.01,
+    });
     expect(turnUsage(msgs, { start: 6, end: 6 })).toBeUndefined();
     expect(contextTokens({ inputTokens: 10, outputTokens: 2, cacheReadTokens: 5, reasoningTokens: 1 })).toBe(18);
     expect(currentContext(msgs)).toMatchObject({ tokens: 207, message: { id: "m5" } });
@@ -57,7 +86,13 @@ describe("turn selectors", () => {
 
 describe("busy, waiting and where an interrupt shows", () => {
   it("derives busy and waiting from the status", () => {
-    expect(["busy", "retry", "waiting", "idle", "error"].map((s) => isBusy(s as SessionStatus))).toEqual([true, true, true, false, false]);
+    expect(["busy", "retry", "waiting", "idle", "error"].map((s) => isBusy(s as SessionStatus))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(isBusy(undefined)).toBe(false);
     expect(isWaiting("waiting")).toBe(true);
     expect(isWaiting("busy")).toBe(false);
@@ -80,7 +115,16 @@ describe("busy, waiting and where an interrupt shows", () => {
   });
 
   it("matches the tool an interrupt is about: the call that asked, or the task whose subagent asked", () => {
-    const tool = (callId: string, childSessionId?: string) => ({ id: callId, kind: "tool", callId, tool: "bash", status: "running", input: {}, ...(childSessionId ? { childSessionId } : {}) }) as ToolBlock;
+    const tool = (callId: string, childSessionId?: string) =>
+      ({
+        id: callId,
+        kind: "tool",
+        callId,
+        tool: "bash",
+        status: "running",
+        input: {},
+        ...(childSessionId ? { childSessionId } : {}),
+      }) as ToolBlock;
     const it = { id: "i", sessionId: "s1", kind: "permission", createdAt: 1, toolCallId: "c1" } as Interrupt;
     expect(interruptAsks(it, "s1")(tool("c1"))).toBe(true);
     expect(interruptAsks(it, "s1")(tool("c2"))).toBe(false);

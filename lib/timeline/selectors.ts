@@ -144,7 +144,8 @@ export function mergeChanges(list: readonly Turn[]): MergedChange[] {
         continue;
       }
       // Deleted last → deleted; added first and still there → added; anything else → modified.
-      const status: FileChange["status"] = c.status === "deleted" ? "deleted" : prev.status === "added" ? "added" : "modified";
+      const status: FileChange["status"] =
+        c.status === "deleted" ? "deleted" : prev.status === "added" ? "added" : "modified";
       byPath.set(c.path, {
         path: c.path,
         status,
@@ -159,14 +160,17 @@ export function mergeChanges(list: readonly Turn[]): MergedChange[] {
 
 /** Tokens in the model's context after a step: everything it read and wrote. */
 export function contextTokens(u: Usage): number {
-  return u.inputTokens + u.outputTokens + (u.reasoningTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0);
+  return (
+    u.inputTokens + u.outputTokens + (u.reasoningTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0)
+  );
 }
 
 /** The context in use now: that of the newest assistant message with usage (undefined before any). */
 export function currentContext(messages: readonly Message[]): { tokens: number; message: Message } | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    if (m.role === "assistant" && m.usage && (m.usage.inputTokens || m.usage.outputTokens)) return { tokens: m.usage.contextTokens ?? contextTokens(m.usage), message: m };
+    if (m.role === "assistant" && m.usage && (m.usage.inputTokens || m.usage.outputTokens))
+      return { tokens: m.usage.contextTokens ?? contextTokens(m.usage), message: m };
   }
   return undefined;
 }
@@ -176,7 +180,7 @@ export function turnUsage(messages: readonly Message[], turn: Pick<Turn, "start"
   let u: Usage | undefined;
   for (let i = turn.start; i <= turn.end; i++) {
     const m = messages[i];
-    if (!m || m.role !== "assistant" || !m.usage) continue;
+    if (m?.role !== "assistant" || !m.usage) continue;
     const x = m.usage;
     u = {
       inputTokens: (u?.inputTokens ?? 0) + x.inputTokens,

@@ -15,8 +15,10 @@ describe("where the console listens", () => {
   });
 
   it("tells loopback from the rest", () => {
-    for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "::ffff:127.0.0.1"]) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ["0.0.0.0", "::", "192.168.1.4", "10.0.0.5", "example.com", "128.0.0.1"]) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "::ffff:127.0.0.1"])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ["0.0.0.0", "::", "192.168.1.4", "10.0.0.5", "example.com", "128.0.0.1"])
+      expect(isLoopbackHost(h), h).toBe(false);
   });
 
   it("warns loudly beyond loopback, including a bare `next start` (all interfaces), and not on loopback", () => {

@@ -26,7 +26,10 @@ export function listenAddress(argv: readonly string[] = process.argv): { host?: 
 
 /** Only this machine can connect to it. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 
@@ -37,7 +40,10 @@ const isWildcard = (host: string) => ["0.0.0.0", "::", "[::]"].includes(host);
  * HOST as `scripts/start.mjs` passes it on; loopback for a wildcard. PORT is the port Next bound
  * (it sets PORT before the server code runs).
  */
-export function consoleOrigin(env: Readonly<Record<string, string | undefined>> = process.env, argv: readonly string[] = process.argv): string {
+export function consoleOrigin(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  argv: readonly string[] = process.argv,
+): string {
   const listen = listenAddress(argv);
   let host = (listen ? listen.host : env.HOST?.trim()) || "127.0.0.1";
   if (isWildcard(host)) host = "127.0.0.1";

@@ -3,7 +3,18 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isApiError } from "../errors";
-import { authenticate, clearedSessionCookie, clientAddress, isHttps, login, logout, readCookie, sessionCookie, SESSION_COOKIE, LOGIN_LIMIT } from "./console-auth";
+import {
+  authenticate,
+  clearedSessionCookie,
+  clientAddress,
+  isHttps,
+  login,
+  logout,
+  readCookie,
+  sessionCookie,
+  SESSION_COOKIE,
+  LOGIN_LIMIT,
+} from "./console-auth";
 
 const TOKEN = "unit-test-console-token-0123456789";
 let dir: string;

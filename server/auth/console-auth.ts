@@ -4,7 +4,14 @@ import { ApiError } from "../errors";
 import { bearerToken } from "./policy";
 import { FixedWindowLimiter } from "./rate-limit";
 import { registerSecret } from "./redact";
-import { mintSession, RevocationList, SESSION_COOKIE, SESSION_TTL_SECONDS, verifySession, type SessionValue } from "./session-cookie";
+import {
+  mintSession,
+  RevocationList,
+  SESSION_COOKIE,
+  SESSION_TTL_SECONDS,
+  verifySession,
+  type SessionValue,
+} from "./session-cookie";
 import { dataDirOf, deriveCookieKey, resolveConsoleToken, safeEqual, type ConsoleToken } from "./token";
 
 /** Failed logins allowed per client address, and over all addresses, per minute. */
@@ -84,14 +91,27 @@ export function logout(cookieValue: string | undefined): void {
 
 /** `Set-Cookie` for a login (Secure when the console is reached over HTTPS). */
 export function sessionCookie(value: string, opts: { secure: boolean; maxAge?: number }): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Strict", `Max-Age=${opts.maxAge ?? SESSION_TTL_SECONDS}`];
+  const parts = [
+    `${SESSION_COOKIE}=${value}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Strict",
+    `Max-Age=${opts.maxAge ?? SESSION_TTL_SECONDS}`,
+  ];
   if (opts.secure) parts.push("Secure");
   return parts.join("; ");
 }
 
 /** `Set-Cookie` that removes the login cookie. */
 export function clearedSessionCookie(opts: { secure: boolean }): string {
-  const parts = [`${SESSION_COOKIE}=`, "Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=0", "Expires=Thu, 01 Jan 1970 00:00:00 GMT"];
+  const parts = [
+    `${SESSION_COOKIE}=`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Strict",
+    "Max-Age=0",
+    "Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+  ];
   if (opts.secure) parts.push("Secure");
   return parts.join("; ");
 }

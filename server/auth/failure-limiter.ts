@@ -55,7 +55,10 @@ export class FailureLimiter {
 export function clientAddress(headers: Headers, trustedHops = 0): string {
   const xff = headers.get("x-forwarded-for");
   if (xff) {
-    const parts = xff.split(",").map((s) => s.trim()).filter(Boolean);
+    const parts = xff
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const pick = parts[Math.max(0, parts.length - 1 - trustedHops)];
     if (pick) return pick;
   }

@@ -6,7 +6,15 @@ import "server-only";
  */
 
 /** Exact paths that need no login. */
-const PUBLIC_EXACT = new Set(["/api/health", "/login", "/api/auth/login", "/icon.svg", "/favicon.ico", "/robots.txt", "/manifest.webmanifest"]);
+const PUBLIC_EXACT = new Set([
+  "/api/health",
+  "/login",
+  "/api/auth/login",
+  "/icon.svg",
+  "/favicon.ico",
+  "/robots.txt",
+  "/manifest.webmanifest",
+]);
 /** Path prefixes that need no login: Next's static assets, and the (token-protected) share routes. */
 const PUBLIC_PREFIXES = ["/_next/static/", "/share/", "/api/shares/public/", "/icons/"];
 
@@ -32,7 +40,11 @@ export function isMutating(method: string): boolean {
  * listed in `allowedOrigins`). Clients that send neither header (curl, scripts with a bearer token)
  * pass; browsers always send `Origin` on POST.
  */
-export function crossSiteReason(method: string, headers: Headers, allowedOrigins: readonly string[] = []): string | undefined {
+export function crossSiteReason(
+  method: string,
+  headers: Headers,
+  allowedOrigins: readonly string[] = [],
+): string | undefined {
   if (!isMutating(method)) return undefined;
   const site = headers.get("sec-fetch-site");
   if (site && site.toLowerCase() === "cross-site") return "cross-site request";
@@ -65,6 +77,7 @@ export function bearerToken(headers: Headers): string | undefined {
 export function safeNextPath(next: string | null | undefined): string {
   if (!next || next.length > 2000) return "/";
   if (!next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a redirect target with a control character is refused
   if (/[\u0000-\u001f\u007f]/.test(next)) return "/";
   try {
     const u = new URL(next, "http://console.invalid");
@@ -120,7 +133,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
   "X-Frame-Options": "DENY",
-  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), midi=(), display-capture=(), browsing-topics=()",
+  "Permissions-Policy":
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), midi=(), display-capture=(), browsing-topics=()",
   "Cross-Origin-Opener-Policy": "same-origin",
   "Cross-Origin-Resource-Policy": "same-origin",
 };

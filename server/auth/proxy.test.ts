@@ -27,7 +27,10 @@ afterAll(() => {
 
 const ORIGIN = "http://127.0.0.1:3000";
 function req(p: string, init: { method?: string; headers?: Record<string, string> } = {}) {
-  return new NextRequest(new URL(p, ORIGIN), { method: init.method ?? "GET", headers: { host: "127.0.0.1:3000", ...init.headers } });
+  return new NextRequest(new URL(p, ORIGIN), {
+    method: init.method ?? "GET",
+    headers: { host: "127.0.0.1:3000", ...init.headers },
+  });
 }
 
 describe("proxy", () => {
@@ -73,6 +76,13 @@ describe("proxy", () => {
     const r = proxy(req("/api/auth/login", { method: "POST", headers: { origin: "http://evil.example" } }));
     expect(r.status).toBe(403);
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe("forbidden");
-    expect(proxy(req("/api/backends", { method: "POST", headers: { "sec-fetch-site": "cross-site", authorization: `Bearer ${TOKEN}` } })).status).toBe(403);
+    expect(
+      proxy(
+        req("/api/backends", {
+          method: "POST",
+          headers: { "sec-fetch-site": "cross-site", authorization: `Bearer ${TOKEN}` },
+        }),
+      ).status,
+    ).toBe(403);
   });
 });

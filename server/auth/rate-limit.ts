@@ -15,9 +15,7 @@ export class FixedWindowLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
   private global = { count: 0, resetAt: 0 };
 
-  constructor(
-    private opts: { perKey: number; total: number; windowMs: number },
-  ) {}
+  constructor(private opts: { perKey: number; total: number; windowMs: number }) {}
 
   /** Would one more hit for `key` be allowed now? Does not count. */
   check(key: string, now = Date.now()): LimitDecision {

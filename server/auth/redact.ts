@@ -8,7 +8,10 @@ import { secretForms } from "./secret-forms";
  * header values), and removed by exact value — and in their base64 and URL-encoded forms — from
  * shares and exports (the share redactor's `exact` rule, server/auth/redactor.ts).
  */
-const g = globalThis as typeof globalThis & { __switchboardSecrets?: Set<string>; __switchboardSecretsVersion?: number };
+const g = globalThis as typeof globalThis & {
+  __switchboardSecrets?: Set<string>;
+  __switchboardSecretsVersion?: number;
+};
 const secrets = (g.__switchboardSecrets ??= new Set<string>());
 
 /** Shorter values are not registered: they would cut ordinary words out of text. */

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { BUILTIN_RULES, Redactor, entropy, excerpts, isSecretName, kindForLabel, markerFor, validateCustomPattern } from "./redactor";
+import {
+  BUILTIN_RULES,
+  Redactor,
+  entropy,
+  excerpts,
+  isSecretName,
+  kindForLabel,
+  markerFor,
+  validateCustomPattern,
+} from "./redactor";
 
 const redactor = new Redactor();
 const r = (s: string) => redactor.redact(s).text;
@@ -16,7 +25,8 @@ const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 const GOOGLE = "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q";
 const SLACK = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx";
 const STRIPE = "sk_live_51H8aBcDeFgHiJkLmNoPqRsTuV";
-const JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+const JWT =
+  "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
 const PRIVATE_KEY = `-----BEGIN RSA PRIVATE KEY-----
 MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2LKk8vTnP0yO1lbD1e5sZ0xbQ0K
 x8r1J3Jc2mW8bKpL9nQ5sT7uV0wX2yZ4aB6cD8eF0gH2iJ4kL6mN8oP0qR2sT4u
@@ -47,7 +57,9 @@ describe("provider keys", () => {
   });
 
   it("removes the whole key and nothing around it", () => {
-    expect(r(`export KEY_ID=1; curl -H 'x: y' --data ${OPENAI} done`)).toBe(`export KEY_ID=1; curl -H 'x: y' --data [REDACTED:openai-key] done`);
+    expect(r(`export KEY_ID=1; curl -H 'x: y' --data ${OPENAI} done`)).toBe(
+      `export KEY_ID=1; curl -H 'x: y' --data [REDACTED:openai-key] done`,
+    );
   });
 
   it("an Anthropic key is not reported as an OpenAI key", () => {
@@ -75,7 +87,9 @@ describe("credentials in headers and URLs", () => {
     expect(r(`Authorization: Bearer ${JWT}`)).toBe("Authorization: Bearer [REDACTED:jwt]");
   });
   it("JSON headers", () => {
-    expect(r(`{"Authorization": "Bearer 9f8e7d6c5b4a39281706f5e4"}`)).toBe(`{"Authorization": "Bearer [REDACTED:auth-header]"}`);
+    expect(r(`{"Authorization": "Bearer 9f8e7d6c5b4a39281706f5e4"}`)).toBe(
+      `{"Authorization": "Bearer [REDACTED:auth-header]"}`,
+    );
   });
   it("X-Api-Key and similar headers", () => {
     expect(r("-H 'X-Api-Key: 1a2b3c4d5e6f7a8b'")).toBe("-H 'X-Api-Key: [REDACTED:auth-header]'");
@@ -90,8 +104,12 @@ describe("credentials in headers and URLs", () => {
     );
   });
   it("connection strings with passwords", () => {
-    expect(r("connect to postgres://u:p@h/db now")).toBe("connect to postgres://u:[REDACTED:connection-string]@h/db now");
-    expect(r("mongodb+srv://admin:hunter2@cluster0.mongodb.net/test")).toBe("mongodb+srv://admin:[REDACTED:connection-string]@cluster0.mongodb.net/test");
+    expect(r("connect to postgres://u:p@h/db now")).toBe(
+      "connect to postgres://u:[REDACTED:connection-string]@h/db now",
+    );
+    expect(r("mongodb+srv://admin:hunter2@cluster0.mongodb.net/test")).toBe(
+      "mongodb+srv://admin:[REDACTED:connection-string]@cluster0.mongodb.net/test",
+    );
     expect(r("redis://default:pa@ss@cache:6379/0")).toBe("redis://default:[REDACTED:connection-string]@cache:6379/0");
   });
   it("curl -u user:password", () => {
@@ -112,18 +130,25 @@ describe("private keys", () => {
       const block = `-----BEGIN ${t}PRIVATE KEY-----\nAAAAB3NzaC1yc2EAAAADAQABAAABAQ\n-----END ${t}PRIVATE KEY-----`;
       expect(r(block)).toBe("[REDACTED:private-key]");
     }
-    expect(r("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF...\n-----END PGP PRIVATE KEY BLOCK-----")).toBe("[REDACTED:private-key]");
+    expect(r("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF...\n-----END PGP PRIVATE KEY BLOCK-----")).toBe(
+      "[REDACTED:private-key]",
+    );
   });
   it("a block cut off before its end (truncated output, a stream in progress)", () => {
-    expect(r("key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5v")).toBe("key:\n[REDACTED:private-key]");
+    expect(r("key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5v")).toBe(
+      "key:\n[REDACTED:private-key]",
+    );
   });
   it("a key escaped inside JSON", () => {
-    expect(r(`{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQ\\n-----END PRIVATE KEY-----\\n", "x": 1}`)).toBe(`{"private_key": "[REDACTED:private-key]\\n", "x": 1}`);
+    expect(r(`{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQ\\n-----END PRIVATE KEY-----\\n", "x": 1}`)).toBe(
+      `{"private_key": "[REDACTED:private-key]\\n", "x": 1}`,
+    );
   });
   it("public keys and certificates stay", () => {
     const pub = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----";
     expect(r(pub)).toBe(pub);
-    const cert = "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----";
+    const cert =
+      "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----";
     expect(r(cert)).toBe(cert);
   });
 });
@@ -168,9 +193,15 @@ describe("NAME=value lines", () => {
   });
 
   it("glued and short secret names in JSON, YAML and values", () => {
-    expect(r(`{"dbPassword": "hunter2", "user": "admin"}`)).toBe(`{"dbPassword": "[REDACTED:secret]", "user": "admin"}`);
+    expect(r(`{"dbPassword": "hunter2", "user": "admin"}`)).toBe(
+      `{"dbPassword": "[REDACTED:secret]", "user": "admin"}`,
+    );
     expect(r(`smtp:\n  pass: hunter2\n`)).toBe(`smtp:\n  pass: [REDACTED:secret]\n`);
-    expect(redactor.value({ PGPASSWORD: "hunter2", DB_PASS: "x", PGUSER: "postgres" })).toEqual({ PGPASSWORD: "[REDACTED:secret]", DB_PASS: "[REDACTED:secret]", PGUSER: "postgres" });
+    expect(redactor.value({ PGPASSWORD: "hunter2", DB_PASS: "x", PGUSER: "postgres" })).toEqual({
+      PGPASSWORD: "[REDACTED:secret]",
+      DB_PASS: "[REDACTED:secret]",
+      PGUSER: "postgres",
+    });
   });
 
   // A secret word at the start of a longer name names a setting about secrets; short words glued
@@ -214,15 +245,80 @@ describe("NAME=value lines", () => {
   });
 
   it("a .env file", () => {
-    const env = ["# settings", "NODE_ENV=production", "PORT=3000", "JWT_SECRET=change-me-please", "REDIS_URL=redis://cache:6379", "SMTP_PASSWORD=", "LOG_LEVEL=debug"].join("\n");
-    expect(r(env)).toBe(["# settings", "NODE_ENV=production", "PORT=3000", "JWT_SECRET=[REDACTED:secret]", "REDIS_URL=redis://cache:6379", "SMTP_PASSWORD=", "LOG_LEVEL=debug"].join("\n"));
+    const env = [
+      "# settings",
+      "NODE_ENV=production",
+      "PORT=3000",
+      "JWT_SECRET=change-me-please",
+      "REDIS_URL=redis://cache:6379",
+      "SMTP_PASSWORD=",
+      "LOG_LEVEL=debug",
+    ].join("\n");
+    expect(r(env)).toBe(
+      [
+        "# settings",
+        "NODE_ENV=production",
+        "PORT=3000",
+        "JWT_SECRET=[REDACTED:secret]",
+        "REDIS_URL=redis://cache:6379",
+        "SMTP_PASSWORD=",
+        "LOG_LEVEL=debug",
+      ].join("\n"),
+    );
   });
 
   it("secret-looking names", () => {
-    for (const n of ["API_KEY", "OPENAI_API_KEY", "aws_secret_access_key", "GH_TOKEN", "client_secret", "PASSWORD", "db-password", "DATABASE_URL", "--password", "X-Api-Key", "private_key", "SENTRY_DSN", "PGPASSWORD", "MYSQL_PWD", "SECRET_KEY_BASE", "DB_PASS", "PRIVATE_KEY", "CLIENT_SECRET", "newPassword", "openaiApiKey", "appSecret", "GITHUBTOKEN", "--pass"]) {
+    for (const n of [
+      "API_KEY",
+      "OPENAI_API_KEY",
+      "aws_secret_access_key",
+      "GH_TOKEN",
+      "client_secret",
+      "PASSWORD",
+      "db-password",
+      "DATABASE_URL",
+      "--password",
+      "X-Api-Key",
+      "private_key",
+      "SENTRY_DSN",
+      "PGPASSWORD",
+      "MYSQL_PWD",
+      "SECRET_KEY_BASE",
+      "DB_PASS",
+      "PRIVATE_KEY",
+      "CLIENT_SECRET",
+      "newPassword",
+      "openaiApiKey",
+      "appSecret",
+      "GITHUBTOKEN",
+      "--pass",
+    ]) {
       expect(isSecretName(n), n).toBe(true);
     }
-    for (const n of ["PWD", "OLDPWD", "KEY", "NODE_ENV", "MAX_TOKENS", "TOKENIZERS_PARALLELISM", "keyboard", "monkey", "PASSWORD_MIN_LENGTH", "token_count", "name", "path", "SECRET_SANTA", "SECRET_NAME", "passwordless", "PRIVATE_KEY_PATH", "PGPASSFILE", "BYPASS", "COMPASS", "PASSTHROUGH", "PASSPORT", "tokenCount"]) {
+    for (const n of [
+      "PWD",
+      "OLDPWD",
+      "KEY",
+      "NODE_ENV",
+      "MAX_TOKENS",
+      "TOKENIZERS_PARALLELISM",
+      "keyboard",
+      "monkey",
+      "PASSWORD_MIN_LENGTH",
+      "token_count",
+      "name",
+      "path",
+      "SECRET_SANTA",
+      "SECRET_NAME",
+      "passwordless",
+      "PRIVATE_KEY_PATH",
+      "PGPASSFILE",
+      "BYPASS",
+      "COMPASS",
+      "PASSTHROUGH",
+      "PASSPORT",
+      "tokenCount",
+    ]) {
       expect(isSecretName(n), n).toBe(false);
     }
   });
@@ -234,7 +330,12 @@ describe("generic high-entropy secrets", () => {
     expect(r("the token is 3kJ9xQ2mP7vL4nR8tY6w")).toBe("the token is [REDACTED:generic-secret]");
   });
   it("but not words after them", () => {
-    for (const s of ["the token is automatically refreshed", "the secret ingredient is love", "password authentication failed for user", "token usage: 1234"]) {
+    for (const s of [
+      "the token is automatically refreshed",
+      "the secret ingredient is love",
+      "password authentication failed for user",
+      "token usage: 1234",
+    ]) {
       expect(r(s)).toBe(s);
     }
   });
@@ -280,7 +381,9 @@ describe("must not redact", () => {
 
 describe("markers", () => {
   it("is idempotent: markers are never redacted again", () => {
-    const once = r(`OPENAI_API_KEY=${OPENAI}\nDATABASE_URL=postgres://u:p@h/db\n${PRIVATE_KEY}\nAuthorization: Bearer abc123def456ghi`);
+    const once = r(
+      `OPENAI_API_KEY=${OPENAI}\nDATABASE_URL=postgres://u:p@h/db\n${PRIVATE_KEY}\nAuthorization: Bearer abc123def456ghi`,
+    );
     expect(r(once)).toBe(once);
     expect(redactor.redact(once).findings).toEqual([]);
   });
@@ -296,13 +399,20 @@ describe("markers", () => {
 
   it("excerpts show the marker in context on one line", () => {
     const out = r(`line one\nexport PASSWORD=hunter2\nline three`);
-    expect(excerpts(out)).toEqual([{ kind: "secret", excerpt: "line one export PASSWORD=[REDACTED:secret] line three" }]);
+    expect(excerpts(out)).toEqual([
+      { kind: "secret", excerpt: "line one export PASSWORD=[REDACTED:secret] line three" },
+    ]);
   });
 });
 
 describe("values", () => {
   it("redacts every string, and whole values under secret-looking keys", () => {
-    const input = { command: `curl -H "Authorization: Bearer abc123def456ghi" x`, env: { API_KEY: "short", HOME: "/root", DEBUG: "true" }, n: 3, list: [`PASSWORD=x1`] };
+    const input = {
+      command: `curl -H "Authorization: Bearer abc123def456ghi" x`,
+      env: { API_KEY: "short", HOME: "/root", DEBUG: "true" },
+      n: 3,
+      list: [`PASSWORD=x1`],
+    };
     expect(redactor.value(input)).toEqual({
       command: `curl -H "Authorization: Bearer [REDACTED:auth-header]" x`,
       env: { API_KEY: "[REDACTED:secret]", HOME: "/root", DEBUG: "true" },
@@ -318,13 +428,18 @@ describe("custom patterns", () => {
       { id: "1", label: "Internal host", pattern: "db.internal.acme.corp", regex: false },
       { id: "2", label: "Employee IDs", pattern: "EMP-\\d{6}", regex: true },
     ]);
-    expect(custom.redact("connect db.internal.acme.corp as EMP-123456").text).toBe("connect [REDACTED:internal-host] as [REDACTED:employee-ids]");
+    expect(custom.redact("connect db.internal.acme.corp as EMP-123456").text).toBe(
+      "connect [REDACTED:internal-host] as [REDACTED:employee-ids]",
+    );
     // A literal is literal: the dots do not match other characters.
     expect(custom.redact("dbXinternalXacmeXcorp").text).toBe("dbXinternalXacmeXcorp");
   });
 
   it("run after the built-in rules and never cut a marker", () => {
-    const custom = new Redactor([{ id: "1", label: "proj", pattern: "proj", regex: false }, { id: "2", label: "redacted", pattern: "REDACTED", regex: false }]);
+    const custom = new Redactor([
+      { id: "1", label: "proj", pattern: "proj", regex: false },
+      { id: "2", label: "redacted", pattern: "REDACTED", regex: false },
+    ]);
     expect(custom.redact(`${OPENAI} proj`).text).toBe("[REDACTED:openai-key] [REDACTED:proj]");
   });
 
@@ -361,7 +476,7 @@ describe("cost", () => {
       "a-".repeat(200_000),
       "A".repeat(400_000),
       "x=".repeat(200_000),
-      "sk-" + "a".repeat(400_000),
+      `sk-${"a".repeat(400_000)}`,
       "-----BEGIN PRIVATE KEY-----".repeat(10_000),
       "eyJ".repeat(100_000),
       "token ".repeat(60_000),
@@ -407,7 +522,9 @@ describe("exact values the console holds", () => {
   });
   it("without the built-in rules only exact values go", () => {
     const only = new Redactor([], [token], { builtin: false });
-    expect(only.text(`API_KEY=sk-proj-abcdefghijklmnop1234 ${token}`)).toBe("API_KEY=sk-proj-abcdefghijklmnop1234 [REDACTED:console-secret]");
+    expect(only.text(`API_KEY=sk-proj-abcdefghijklmnop1234 ${token}`)).toBe(
+      "API_KEY=sk-proj-abcdefghijklmnop1234 [REDACTED:console-secret]",
+    );
     expect(only.value({ token: "plain" })).toEqual({ token: "plain" });
   });
 });

@@ -122,7 +122,8 @@ export function isSecretName(name: string): boolean {
 /** Values that are never secrets even under a secret-looking name. */
 const NOT_SECRET_VALUES = /^(?:true|false|null|nil|none|undefined|yes|no|on|off|\d{1,3})$/i;
 
-const DB_SCHEMES = /^(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|cockroachdb|clickhouse|jdbc:[a-z]+|oracle|couchdb|neo4j|nats)$/i;
+const DB_SCHEMES =
+  /^(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|cockroachdb|clickhouse|jdbc:[a-z]+|oracle|couchdb|neo4j|nats)$/i;
 
 /* ----------------------------------------------------------------------------- built-in rules */
 
@@ -130,59 +131,64 @@ const providerRules: RedactionRule[] = [
   {
     kind: "anthropic-key",
     description: "Anthropic API keys (sk-ant-…)",
-    re: rx(String.raw`(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}`),
+    re: rx(`(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}`),
   },
   {
     kind: "openai-key",
     description: "OpenAI API keys (sk-…, sk-proj-…, sk-svcacct-…)",
-    re: rx(String.raw`(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`),
+    re: rx(`(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`),
     accept: (s) => hasDigit(s) && /[A-Za-z].*[A-Za-z]/.test(s.slice(3)),
   },
   {
     kind: "github-token",
     description: "GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)",
-    re: rx(String.raw`(?<![A-Za-z0-9_])(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`),
+    re: rx(`(?<![A-Za-z0-9_])(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`),
   },
   {
     kind: "gitlab-token",
     description: "GitLab personal access tokens (glpat-…)",
-    re: rx(String.raw`(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}`),
+    re: rx(`(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}`),
   },
   {
     kind: "aws-access-key",
     description: "AWS access key ids (AKIA…, ASIA…)",
-    re: rx(String.raw`(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])`),
+    re: rx(`(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])`),
   },
   {
     kind: "aws-secret-key",
     description: "AWS secret access keys next to their name",
-    re: rx(String.raw`aws_?secret_?(?:access_?)?key["']?\s{0,5}[:=]\s{0,5}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, "i"),
+    re: rx(
+      String.raw`aws_?secret_?(?:access_?)?key["']?\s{0,5}[:=]\s{0,5}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+      "i",
+    ),
     group: 1,
   },
   {
     kind: "google-api-key",
     description: "Google API keys (AIza…)",
-    re: rx(String.raw`(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])`),
+    re: rx(`(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])`),
   },
   {
     kind: "slack-token",
     description: "Slack tokens (xoxb-, xoxp-, xoxa-, …) and webhook URLs",
-    re: rx(String.raw`(?<![A-Za-z0-9_-])(?:xox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{10,})`),
+    re: rx(
+      String.raw`(?<![A-Za-z0-9_-])(?:xox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{10,})`,
+    ),
   },
   {
     kind: "stripe-key",
     description: "Stripe secret and restricted keys (sk_live_, rk_live_, sk_test_), webhook secrets",
-    re: rx(String.raw`(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`),
+    re: rx(`(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`),
   },
   {
     kind: "npm-token",
     description: "npm access tokens (npm_…)",
-    re: rx(String.raw`(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])`),
+    re: rx(`(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])`),
   },
   {
     kind: "huggingface-token",
     description: "Hugging Face tokens (hf_…)",
-    re: rx(String.raw`(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}`),
+    re: rx(`(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}`),
     accept: (s) => hasDigit(s),
   },
   {
@@ -209,7 +215,8 @@ function providerKind(value: string): string | undefined {
 
 const secretValue = (v: string) => !NOT_SECRET_VALUES.test(v);
 /** A secret under a secret-looking name (the name is capture group `nameGroup`). */
-const namedSecret = (nameGroup: number) => (v: string, m: RegExpExecArray) => isSecretName(m[nameGroup] ?? "") && secretValue(v);
+const namedSecret = (nameGroup: number) => (v: string, m: RegExpExecArray) =>
+  isSecretName(m[nameGroup] ?? "") && secretValue(v);
 /** A credential-looking word: not a plain (capitalized) word of prose. */
 function credentialLike(s: string): boolean {
   if (s.length < 8 || !secretValue(s)) return false;
@@ -220,7 +227,9 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     kind: "private-key",
     description: "Private key blocks (-----BEGIN … PRIVATE KEY----- … -----END …), also when cut off",
-    re: rx(String.raw`-----BEGIN (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----|$(?![\s\S]))`),
+    re: rx(
+      String.raw`-----BEGIN (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----|$(?![\s\S]))`,
+    ),
   },
   {
     kind: "jwt",
@@ -240,7 +249,9 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     kind: "secret",
     description: `"name": "value" / name = 'value' where the name looks secret`,
-    re: rx(String.raw`(?<![A-Za-z0-9_.-])(["']?)(-{0,2}[A-Za-z_][A-Za-z0-9_.-]{0,100})\1[ \t]{0,10}[:=][ \t]{0,10}(["'])((?:(?!\3)[^\\\n]|\\.){1,4000})\3`),
+    re: rx(
+      String.raw`(?<![A-Za-z0-9_.-])(["']?)(-{0,2}[A-Za-z_][A-Za-z0-9_.-]{0,100})\1[ \t]{0,10}[:=][ \t]{0,10}(["'])((?:(?!\3)[^\\\n]|\\.){1,4000})\3`,
+    ),
     group: 4,
     accept: namedSecret(2),
     kindOf: providerKind,
@@ -248,7 +259,10 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     kind: "secret",
     description: "name: value (YAML, headers) where the name looks secret and the value is one word",
-    re: rx(String.raw`^[ \t]{0,40}(?:-[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]{0,100})[ \t]*:[ \t]+([^\s#"'][^\s#]*)[ \t]*$`, "m"),
+    re: rx(
+      String.raw`^[ \t]{0,40}(?:-[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]{0,100})[ \t]*:[ \t]+([^\s#"'][^\s#]*)[ \t]*$`,
+      "m",
+    ),
     group: 2,
     accept: namedSecret(1),
     kindOf: providerKind,
@@ -256,7 +270,10 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     kind: "url-credentials",
     description: "Passwords in URLs (https://user:pass@host, postgres://u:p@h/db)",
-    re: rx(String.raw`(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{1,20}):\/\/([^\s:/?#@"'<>]{1,200}):([^\s/?#"'<>]{1,500})@`, "i"),
+    re: rx(
+      String.raw`(?<![A-Za-z0-9+.-])([a-z][a-z0-9+.-]{1,20}):\/\/([^\s:/?#@"'<>]{1,200}):([^\s/?#"'<>]{1,500})@`,
+      "i",
+    ),
     group: 3,
     kindOf: (_s, m) => (DB_SCHEMES.test(m[1] ?? "") ? "connection-string" : undefined),
   },
@@ -285,8 +302,11 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
   {
     kind: "generic-secret",
-    description: "High-entropy values after token / api key / secret / password (\"token: 8f3a…\")",
-    re: rx(String.raw`(?<![A-Za-z0-9_-])(?:token|api[ _-]?key|apikey|secret|password|passwd)s?\b[ \t]{0,5}(?:is[ \t]+|[:=][ \t]{0,5})?["']?([A-Za-z0-9._~+/=-]{16,512})`, "i"),
+    description: 'High-entropy values after token / api key / secret / password ("token: 8f3a…")',
+    re: rx(
+      String.raw`(?<![A-Za-z0-9_-])(?:token|api[ _-]?key|apikey|secret|password|passwd)s?\b[ \t]{0,5}(?:is[ \t]+|[:=][ \t]{0,5})?["']?([A-Za-z0-9._~+/=-]{16,512})`,
+      "i",
+    ),
     group: 1,
     accept: (s) => looksRandom(s),
   },
@@ -324,7 +344,8 @@ export function kindForLabel(label: string): string {
  */
 export function validateCustomPattern(pattern: string, regex: boolean): string | undefined {
   if (!pattern.trim()) return "The pattern is empty";
-  if (pattern.length > MAX_CUSTOM_PATTERN_LENGTH) return `The pattern is longer than ${MAX_CUSTOM_PATTERN_LENGTH} characters`;
+  if (pattern.length > MAX_CUSTOM_PATTERN_LENGTH)
+    return `The pattern is longer than ${MAX_CUSTOM_PATTERN_LENGTH} characters`;
   if (!regex) return pattern.trim().length < 3 ? "A literal pattern needs at least 3 characters" : undefined;
   let re: RegExp;
   try {
@@ -334,7 +355,8 @@ export function validateCustomPattern(pattern: string, regex: boolean): string |
   }
   if (re.test("")) return "The pattern matches empty text";
   // A quantified group that itself contains a quantifier: catastrophic backtracking.
-  if (/\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/.test(pattern)) return "Nested quantifiers like (a+)+ are not allowed: they can take exponential time";
+  if (/\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/.test(pattern))
+    return "Nested quantifiers like (a+)+ are not allowed: they can take exponential time";
   if (/\\[1-9]/.test(pattern)) return "Back-references are not allowed";
   return undefined;
 }
@@ -359,11 +381,14 @@ export const CONSOLE_SECRET_KIND = "console-secret";
  * passwords and keys) and their encoded forms (`secretForms`), or undefined when there are none.
  */
 export function exactRule(secrets: readonly string[]): RedactionRule | undefined {
-  const forms = [...new Set(secrets.filter((x) => x.length >= 8).flatMap((x) => secretForms(x)))].sort((a, b) => b.length - a.length);
+  const forms = [...new Set(secrets.filter((x) => x.length >= 8).flatMap((x) => secretForms(x)))].sort(
+    (a, b) => b.length - a.length,
+  );
   if (!forms.length) return undefined;
   return {
     kind: CONSOLE_SECRET_KIND,
-    description: "The exact values of the secrets the console holds (its token, backend passwords, tokens and keys), also base64- and URL-encoded",
+    description:
+      "The exact values of the secrets the console holds (its token, backend passwords, tokens and keys), also base64- and URL-encoded",
     re: rx(forms.map(escapeRegExp).join("|")),
   };
 }
@@ -444,7 +469,11 @@ export class Redactor {
    * `custom`: the user's patterns. `secrets`: the exact values the console holds, removed first
    * (with their encoded forms), before any pattern sees the text.
    */
-  constructor(custom: readonly CustomPattern[] = [], secrets: readonly string[] = [], opts: { builtin?: boolean } = {}) {
+  constructor(
+    custom: readonly CustomPattern[] = [],
+    secrets: readonly string[] = [],
+    opts: { builtin?: boolean } = {},
+  ) {
     const compiled: RedactionRule[] = [];
     for (const p of custom) {
       try {
@@ -489,7 +518,14 @@ export class Redactor {
     if (Array.isArray(v)) return v.map((x) => this.value(x, sink, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      if (this.byKeyName && typeof x === "string" && x !== "" && isSecretName(k) && secretValue(x) && !x.startsWith(MARKER_PREFIX)) {
+      if (
+        this.byKeyName &&
+        typeof x === "string" &&
+        x !== "" &&
+        isSecretName(k) &&
+        secretValue(x) &&
+        !x.startsWith(MARKER_PREFIX)
+      ) {
         const kind = providerKind(x) ?? "secret";
         sink?.push({ kind, masked: mask(x), offset: 0, fingerprint: fingerprint(x) });
         out[k] = markerFor(kind);
@@ -506,7 +542,8 @@ export function excerpts(text: string, radius = 48): { kind: string; excerpt: st
   for (let m = MARKER_RE.exec(text); m; m = MARKER_RE.exec(text)) {
     const start = Math.max(0, m.index - radius);
     const end = Math.min(text.length, m.index + m[0].length + radius);
-    const excerpt = (start > 0 ? "…" : "") + text.slice(start, end).replace(/\s+/g, " ") + (end < text.length ? "…" : "");
+    const excerpt =
+      (start > 0 ? "…" : "") + text.slice(start, end).replace(/\s+/g, " ") + (end < text.length ? "…" : "");
     out.push({ kind: m[0].slice(MARKER_PREFIX.length, -1), excerpt });
   }
   return out;

@@ -12,9 +12,15 @@ describe("secretForms", () => {
     for (const prefix of ["", "a", "ab", "user:", "Authorization: x"]) {
       for (const suffix of ["", "\n", "!", "xyz"]) {
         const enc = Buffer.from(prefix + secret + suffix).toString("base64");
-        expect(forms.some((f) => enc.includes(f)), `${JSON.stringify(prefix)} … ${JSON.stringify(suffix)}`).toBe(true);
+        expect(
+          forms.some((f) => enc.includes(f)),
+          `${JSON.stringify(prefix)} … ${JSON.stringify(suffix)}`,
+        ).toBe(true);
         const url = Buffer.from(prefix + secret + suffix).toString("base64url");
-        expect(forms.some((f) => url.includes(f)), `base64url ${JSON.stringify(prefix)}`).toBe(true);
+        expect(
+          forms.some((f) => url.includes(f)),
+          `base64url ${JSON.stringify(prefix)}`,
+        ).toBe(true);
       }
     }
   });

@@ -21,10 +21,14 @@ describe("session cookie", () => {
     expect(verifySession(other, value, now)).toBeUndefined();
     const [v, id, exp, sig] = value.split(".") as [string, string, string, string];
     expect(verifySession(key, [v, id, String(Number(exp) + 1000), sig].join("."), now)).toBeUndefined();
-    expect(verifySession(key, [v, id.replace(/^./, (c) => (c === "A" ? "B" : "A")), exp, sig].join("."), now)).toBeUndefined();
-    expect(verifySession(key, [v, id, exp, sig.slice(0, -2) + (sig.endsWith("AA") ? "BB" : "AA")].join("."), now)).toBeUndefined();
+    expect(
+      verifySession(key, [v, id.replace(/^./, (c) => (c === "A" ? "B" : "A")), exp, sig].join("."), now),
+    ).toBeUndefined();
+    expect(
+      verifySession(key, [v, id, exp, sig.slice(0, -2) + (sig.endsWith("AA") ? "BB" : "AA")].join("."), now),
+    ).toBeUndefined();
     expect(verifySession(key, value, now + 61_000)).toBeUndefined();
-    for (const bad of ["", "v1", "v1...", "v2." + value.slice(3), value + ".x", "x".repeat(500)]) {
+    for (const bad of ["", "v1", "v1...", `v2.${value.slice(3)}`, `${value}.x`, "x".repeat(500)]) {
       expect(verifySession(key, bad, now)).toBeUndefined();
     }
     expect(verifySession(key, undefined, now)).toBeUndefined();

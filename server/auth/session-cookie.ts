@@ -19,7 +19,11 @@ export interface SessionValue {
 }
 
 /** A new signed cookie value for a fresh login. */
-export function mintSession(key: Buffer, nowMs = Date.now(), ttlSeconds = SESSION_TTL_SECONDS): { value: string; session: SessionValue } {
+export function mintSession(
+  key: Buffer,
+  nowMs = Date.now(),
+  ttlSeconds = SESSION_TTL_SECONDS,
+): { value: string; session: SessionValue } {
   const id = randomBytes(16).toString("base64url");
   const exp = Math.floor(nowMs / 1000) + ttlSeconds;
   const payload = `${VERSION}.${id}.${exp}`;
@@ -32,7 +36,8 @@ export function verifySession(key: Buffer, value: string | undefined, nowMs = Da
   const parts = value.split(".");
   if (parts.length !== 4 || parts[0] !== VERSION) return undefined;
   const [, id, expRaw, sig] = parts as [string, string, string, string];
-  if (!/^[A-Za-z0-9_-]{16,64}$/.test(id) || !/^\d{1,12}$/.test(expRaw) || !/^[A-Za-z0-9_-]{43}$/.test(sig)) return undefined;
+  if (!/^[A-Za-z0-9_-]{16,64}$/.test(id) || !/^\d{1,12}$/.test(expRaw) || !/^[A-Za-z0-9_-]{43}$/.test(sig))
+    return undefined;
   const expected = Buffer.from(sign(key, `${VERSION}.${id}.${expRaw}`), "base64url");
   const given = Buffer.from(sig, "base64url");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
@@ -75,7 +80,8 @@ export class RevocationList {
     try {
       const raw = JSON.parse(fs.readFileSync(this.file, "utf8")) as unknown;
       if (raw && typeof raw === "object") {
-        for (const [id, exp] of Object.entries(raw as Record<string, unknown>)) if (typeof exp === "number") this.ids.set(id, exp);
+        for (const [id, exp] of Object.entries(raw as Record<string, unknown>))
+          if (typeof exp === "number") this.ids.set(id, exp);
       }
     } catch {
       // none yet

@@ -34,7 +34,15 @@ describe("share tokens", () => {
   });
 
   it("reject malformed tokens before any lookup", () => {
-    for (const bad of ["", "abc", "x".repeat(42), "x".repeat(44), `${"a".repeat(42)}=`, `${"a".repeat(42)}/`, "../../api/backends"]) {
+    for (const bad of [
+      "",
+      "abc",
+      "x".repeat(42),
+      "x".repeat(44),
+      `${"a".repeat(42)}=`,
+      `${"a".repeat(42)}/`,
+      "../../api/backends",
+    ]) {
       expect(isWellFormedShareToken(bad), bad).toBe(false);
     }
   });

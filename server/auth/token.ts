@@ -33,7 +33,8 @@ export { dataDirOf } from "../data-dir";
 export function resolveConsoleToken(env: Readonly<Record<string, string | undefined>> = process.env): ConsoleToken {
   const fromEnv = env.SWITCHBOARD_TOKEN?.trim();
   if (fromEnv) {
-    if (fromEnv.length < MIN_TOKEN_LENGTH) throw new Error(`SWITCHBOARD_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
+    if (fromEnv.length < MIN_TOKEN_LENGTH)
+      throw new Error(`SWITCHBOARD_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
     return { token: fromEnv, source: "env" };
   }
   const dir = dataDirOf(env);
@@ -43,7 +44,7 @@ export function resolveConsoleToken(env: Readonly<Record<string, string | undefi
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const token = generateToken();
   try {
-    fs.writeFileSync(file, token + "\n", { flag: "wx", mode: 0o600 });
+    fs.writeFileSync(file, `${token}\n`, { flag: "wx", mode: 0o600 });
     return { token, source: "generated", file };
   } catch (err) {
     // Another process created it first: use theirs.

@@ -94,7 +94,11 @@ describe("workspace roots", () => {
   });
 
   it("tells an escape (403) from a missing directory (400)", async () => {
-    const err = async (dir: string) => resolveWorkspaceDir(dir, [ws]).then(() => undefined, (e: unknown) => e);
+    const err = async (dir: string) =>
+      resolveWorkspaceDir(dir, [ws]).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isOutsideRoots(await err("/etc"))).toBe(true);
     expect(isOutsideRoots(await err(path.join(ws, "missing")))).toBe(false);
     expect(isOutsideRoots(new Error("x"))).toBe(false);

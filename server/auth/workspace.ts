@@ -6,7 +6,11 @@ import { ApiError, isApiError } from "../errors";
 
 /** `SWITCHBOARD_WORKSPACE_ROOTS` (`:`-separated), else the workspace: absolute, realpath'd. */
 export function parseWorkspaceRoots(value: string | undefined, workspace: string): string[] {
-  const raw = value?.split(":").map((s) => s.trim()).filter(Boolean) ?? [];
+  const raw =
+    value
+      ?.split(":")
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [];
   const list = raw.length ? raw : [workspace];
   return [...new Set(list.map((r) => realpathOr(path.resolve(r))))];
 }
@@ -44,7 +48,8 @@ export async function resolveWorkspaceDir(input: string, roots: readonly string[
     throw ApiError.badRequest("Directory does not exist");
   }
   if (!roots.some((r) => isWithin(real, r))) throw outside();
-  if (isWithin(real, realpathOr(dataDirOf()))) throw new ApiError("forbidden", "Directory is inside the console's data folder (it holds the console token)");
+  if (isWithin(real, realpathOr(dataDirOf())))
+    throw new ApiError("forbidden", "Directory is inside the console's data folder (it holds the console token)");
   const st = await fs.promises.stat(real).catch(() => undefined);
   if (!st?.isDirectory()) throw ApiError.badRequest("Not a directory");
   return real;

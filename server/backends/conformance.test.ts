@@ -27,7 +27,10 @@ import { ZotAdapter } from "./zot/adapter";
 process.env.SWITCHBOARD_LOG ??= "silent";
 
 function modelControls(model: ScriptedModel) {
-  return { enqueue: (...t: Parameters<ScriptedModel["enqueue"]>) => model.enqueue(...t), resetModel: () => model.reset() };
+  return {
+    enqueue: (...t: Parameters<ScriptedModel["enqueue"]>) => model.enqueue(...t),
+    resetModel: () => model.reset(),
+  };
 }
 
 /**
@@ -36,42 +39,63 @@ function modelControls(model: ScriptedModel) {
  */
 function opencodeTarget(contract: "v1" | "api") {
   return async (): Promise<ConformanceTarget> => {
-  const model = await startScriptedModel();
-  // Bash runs unasked except the permission check's marker commands, so OpenCode asks like an ACP agent.
-  const home = await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } }, configFile: contract === "api" });
-  const workspace = await createWorkspace();
-  let server = await startOpencodeServer({ env: home.env, cwd: workspace });
-  const proxy = contract === "api" ? await startOpencodeApiProxy(() => server.url) : undefined;
-  const target: ConformanceTarget = {
-    ...modelControls(model),
-    asksPermission: true,
-    questionTurn: (q) => ({
-      toolCalls: [{ name: "question", arguments: { questions: [{ question: q.question, header: "Question", options: q.options.map((label) => ({ label, description: `Choose ${label}` })) }] } }],
-    }),
-    async killBackend() {
-      // OpenCode runs outside the console here: it is killed, then started again on its port.
-      const port = server.port;
-      server.kill("SIGKILL");
-      await server.stop();
-      server = await startOpencodeServer({ env: home.env, cwd: workspace, port });
-    },
-    async open(sink) {
-      // Through the proxy the adapter detects /api by itself (the setting stays "auto").
-      const a = new OpencodeAdapter({ id: "oc", label: "OpenCode", baseUrl: proxy?.url ?? server.url, directory: workspace }, sink);
-      await a.start();
-      for (let i = 0; i < 200 && a.info().status !== "ready"; i++) await new Promise((r) => setTimeout(r, 50));
-      if (contract === "api" && !a.info().protocol?.startsWith("/api")) throw new Error(`expected the /api contract, got ${a.info().protocol}`);
-      return a;
-    },
-    async close() {
-      await proxy?.close();
-      await server.stop();
-      await model.close();
-      await home.cleanup();
-      fs.rmSync(workspace, { recursive: true, force: true });
-    },
-  };
-  return target;
+    const model = await startScriptedModel();
+    // Bash runs unasked except the permission check's marker commands, so OpenCode asks like an ACP agent.
+    const home = await createOpencodeHome({
+      modelBaseUrl: model.url,
+      config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } },
+      configFile: contract === "api",
+    });
+    const workspace = await createWorkspace();
+    let server = await startOpencodeServer({ env: home.env, cwd: workspace });
+    const proxy = contract === "api" ? await startOpencodeApiProxy(() => server.url) : undefined;
+    const target: ConformanceTarget = {
+      ...modelControls(model),
+      asksPermission: true,
+      questionTurn: (q) => ({
+        toolCalls: [
+          {
+            name: "question",
+            arguments: {
+              questions: [
+                {
+                  question: q.question,
+                  header: "Question",
+                  options: q.options.map((label) => ({ label, description: `Choose ${label}` })),
+                },
+              ],
+            },
+          },
+        ],
+      }),
+      async killBackend() {
+        // OpenCode runs outside the console here: it is killed, then started again on its port.
+        const port = server.port;
+        server.kill("SIGKILL");
+        await server.stop();
+        server = await startOpencodeServer({ env: home.env, cwd: workspace, port });
+      },
+      async open(sink) {
+        // Through the proxy the adapter detects /api by itself (the setting stays "auto").
+        const a = new OpencodeAdapter(
+          { id: "oc", label: "OpenCode", baseUrl: proxy?.url ?? server.url, directory: workspace },
+          sink,
+        );
+        await a.start();
+        for (let i = 0; i < 200 && a.info().status !== "ready"; i++) await new Promise((r) => setTimeout(r, 50));
+        if (contract === "api" && !a.info().protocol?.startsWith("/api"))
+          throw new Error(`expected the /api contract, got ${a.info().protocol}`);
+        return a;
+      },
+      async close() {
+        await proxy?.close();
+        await server.stop();
+        await model.close();
+        await home.cleanup();
+        fs.rmSync(workspace, { recursive: true, force: true });
+      },
+    };
+    return target;
   };
 }
 
@@ -92,7 +116,10 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
         (adapter as AcpAdapter).killProcess("SIGKILL");
       },
       async open(sink) {
-        const a = new AcpAdapter({ id: "acp", label: "ACP agent", command: agent.command, env: agent.env, cwd: workspace, workspace, store }, sink);
+        const a = new AcpAdapter(
+          { id: "acp", label: "ACP agent", command: agent.command, env: agent.env, cwd: workspace, workspace, store },
+          sink,
+        );
         await a.start();
         await a.ready(60_000);
         return a;
@@ -119,9 +146,17 @@ function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0") {
     const token = `conformance-${mode}-token`;
     const data = fs.mkdtempSync(path.join(os.tmpdir(), "sb-a2a-conformance-"));
     const store = new SqliteStore(path.join(data, "switchboard.db"));
-    const home = mode === "opencode" ? await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } } }) : undefined;
+    const home =
+      mode === "opencode"
+        ? await createOpencodeHome({
+            modelBaseUrl: model.url,
+            config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } },
+          })
+        : undefined;
     let oc = home ? await startOpencodeServer({ env: home.env, cwd: workspace }) : undefined;
-    const agent = oc ? opencodeBridge({ opencodeUrl: oc.url, directory: workspace, version }) : plainAgent({ modelUrl: model.url });
+    const agent = oc
+      ? opencodeBridge({ opencodeUrl: oc.url, directory: workspace, version })
+      : plainAgent({ modelUrl: model.url });
     const server = await startA2aServer({ agent, token, version });
     return {
       ...modelControls(model),
@@ -130,7 +165,20 @@ function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0") {
       ...(mode === "opencode"
         ? {
             questionTurn: (q: { question: string; options: string[] }) => ({
-              toolCalls: [{ name: "question", arguments: { questions: [{ question: q.question, header: "Question", options: q.options.map((label) => ({ label, description: `Choose ${label}` })) }] } }],
+              toolCalls: [
+                {
+                  name: "question",
+                  arguments: {
+                    questions: [
+                      {
+                        question: q.question,
+                        header: "Question",
+                        options: q.options.map((label) => ({ label, description: `Choose ${label}` })),
+                      },
+                    ],
+                  },
+                },
+              ],
             }),
           }
         : {}),
@@ -144,7 +192,17 @@ function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0") {
         await server.restart();
       },
       async open(sink) {
-        const a = new A2aAdapter({ id: "a2a", label: mode === "opencode" ? "OpenCode A2A" : "Plain agent", url: server.url, token, store, healthMs: 1000 }, sink);
+        const a = new A2aAdapter(
+          {
+            id: "a2a",
+            label: mode === "opencode" ? "OpenCode A2A" : "Plain agent",
+            url: server.url,
+            token,
+            store,
+            healthMs: 1000,
+          },
+          sink,
+        );
         await a.start();
         for (let i = 0; i < 400 && a.info().status !== "ready"; i++) await new Promise((r) => setTimeout(r, 50));
         return a;
@@ -168,8 +226,14 @@ conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve, A2A 0.3)",
 conformanceSuite("A2A adapter (plain A2A agent, A2A 1.0)", a2aTarget("plain"));
 conformanceSuite("A2A adapter (plain A2A agent, A2A 0.3)", a2aTarget("plain", "0.3"));
 
-conformanceSuite("ACP adapter (copilot --acp)", acpTarget((url) => copilotAgent({ modelBaseUrl: url })));
-conformanceSuite("ACP adapter (opencode acp)", acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })));
+conformanceSuite(
+  "ACP adapter (copilot --acp)",
+  acpTarget((url) => copilotAgent({ modelBaseUrl: url })),
+);
+conformanceSuite(
+  "ACP adapter (opencode acp)",
+  acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })),
+);
 
 conformanceSuite("Copilot headless adapter (copilot --headless --stdio)", async (): Promise<ConformanceTarget> => {
   const model = await startScriptedModel();
@@ -178,12 +242,17 @@ conformanceSuite("Copilot headless adapter (copilot --headless --stdio)", async 
   return {
     ...modelControls(model),
     asksPermission: true,
-    questionTurn: (q) => ({ toolCalls: [{ name: "ask_user", arguments: { question: q.question, choices: q.options, allow_freeform: true } }] }),
+    questionTurn: (q) => ({
+      toolCalls: [{ name: "ask_user", arguments: { question: q.question, choices: q.options, allow_freeform: true } }],
+    }),
     async killBackend(adapter) {
       (adapter as CopilotAdapter).killProcess("SIGKILL");
     },
     async open(sink) {
-      const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace }, sink);
+      const a = new CopilotAdapter(
+        { id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace },
+        sink,
+      );
       await a.start();
       await a.ready(60_000);
       return a;
@@ -211,7 +280,10 @@ conformanceSuite("zot adapter (fake zot rpc)", async () => {
     },
     async open(sink) {
       const command = [zot, "rpc", "--provider", "openai", "--base-url", model.url, "--model", "fake-model"];
-      const a = new ZotAdapter({ id: "zot", label: "zot", command, env: { OPENAI_API_KEY: "sk-scripted" }, cwd: workspace, workspace, store }, sink);
+      const a = new ZotAdapter(
+        { id: "zot", label: "zot", command, env: { OPENAI_API_KEY: "sk-scripted" }, cwd: workspace, workspace, store },
+        sink,
+      );
       await a.start();
       await a.ready(60_000);
       return a;
@@ -235,12 +307,26 @@ conformanceSuite("Opal adapter (fake opal-server)", async () => {
     ...modelControls(model),
     // Opal's tools run unasked on main (client/confirm is declared, not sent).
     asksPermission: false,
-    questionTurn: (q) => ({ toolCalls: [{ name: "ask_user", arguments: { question: q.question, choices: q.options } }] }),
+    questionTurn: (q) => ({
+      toolCalls: [{ name: "ask_user", arguments: { question: q.question, choices: q.options } }],
+    }),
     async killBackend(adapter) {
       (adapter as OpalAdapter).killProcess("SIGKILL");
     },
     async open(sink) {
-      const a = new OpalAdapter({ id: "opal", label: "Opal", command: [opal], env: { OPAL_HOME: dataDir, OPAL_MODEL_URL: model.url }, cwd: workspace, workspace, store, restart: { initialMs: 100, maxMs: 1000 } }, sink);
+      const a = new OpalAdapter(
+        {
+          id: "opal",
+          label: "Opal",
+          command: [opal],
+          env: { OPAL_HOME: dataDir, OPAL_MODEL_URL: model.url },
+          cwd: workspace,
+          workspace,
+          store,
+          restart: { initialMs: 100, maxMs: 1000 },
+        },
+        sink,
+      );
       await a.start();
       await a.ready(60_000);
       return a;

@@ -16,7 +16,13 @@
  * adapter emitted passes the canonical schema (`TimelineEvent` in lib/model.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TimelineEvent as TimelineEventSchema, type Backend, type Message, type TimelineEvent, type ToolBlock } from "@/lib/model";
+import {
+  TimelineEvent as TimelineEventSchema,
+  type Backend,
+  type Message,
+  type TimelineEvent,
+  type ToolBlock,
+} from "@/lib/model";
 import type { CapabilityName } from "@/lib/capabilities";
 import { capability } from "../capability";
 import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
@@ -78,16 +84,26 @@ class TeeSink implements EventSink {
 const assistantText = (messages: Message[]) =>
   messages
     .filter((m) => m.role === "assistant")
-    .map((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")).join(""))
+    .map((m) =>
+      m.blocks
+        .filter((b) => b.kind === "text")
+        .map((b) => (b.kind === "text" ? b.text : ""))
+        .join(""),
+    )
     .join("\n");
 const userText = (messages: Message[]) =>
   messages
     .filter((m) => m.role === "user")
     .flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
-const toolBlocks = (messages: Message[]) => messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
+const toolBlocks = (messages: Message[]) =>
+  messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
 
 /** Registers the suite for one target (call at the top level of a test file). */
-export function conformanceSuite(name: string, setup: () => Promise<ConformanceTarget>, opts: { timeoutMs?: number } = {}) {
+export function conformanceSuite(
+  name: string,
+  setup: () => Promise<ConformanceTarget>,
+  opts: { timeoutMs?: number } = {},
+) {
   describe(`conformance: ${name}`, { timeout: opts.timeoutMs ?? 60_000 }, () => {
     let target: ConformanceTarget;
     let adapter: BackendAdapter;
@@ -145,11 +161,20 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       const from = sink.events.length;
       await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: prompt }] });
       await until(
-        () => sink.events.slice(from).some((e) => e.sessionId === channel.sessionId && e.event.type === "session.status" && e.event.status !== "idle") && channel.state.session?.status === "idle",
+        () =>
+          sink.events
+            .slice(from)
+            .some(
+              (e) =>
+                e.sessionId === channel.sessionId && e.event.type === "session.status" && e.event.status !== "idle",
+            ) && channel.state.session?.status === "idle",
         `the turn "${prompt}" to end`,
         ms,
       );
-      return sink.events.slice(from).filter((e) => e.sessionId === channel.sessionId).map((e) => e.event);
+      return sink.events
+        .slice(from)
+        .filter((e) => e.sessionId === channel.sessionId)
+        .map((e) => e.event);
     }
 
     it("creates a session it can read back, load and list", async () => {
@@ -163,7 +188,7 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
 
     it("streams a reply and ends the turn idle", async () => {
       target.resetModel();
-      const reply = "Conformance reply: " + Array.from({ length: 12 }, (_, i) => `w${i}`).join(" ") + ".";
+      const reply = `Conformance reply: ${Array.from({ length: 12 }, (_, i) => `w${i}`).join(" ")}.`;
       target.enqueue({ text: reply, chunks: 8, delayMs: 40 });
       const { channel } = await newSession("conformance stream");
       const events = await runTurn(channel, "say the conformance reply");
@@ -176,7 +201,14 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
     it("shows a tool call with its output", async (ctx) => {
       if (target.toolCalls === false) ctx.skip(true, "the protocol has no tool calls");
       target.resetModel();
-      target.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo conformance-tool-output", description: "Print a marker" } }] }, { text: "The tool ran." });
+      target.enqueue(
+        {
+          toolCalls: [
+            { name: "bash", arguments: { command: "echo conformance-tool-output", description: "Print a marker" } },
+          ],
+        },
+        { text: "The tool ran." },
+      );
       const { channel } = await newSession("conformance tool");
       const stop = approveWhileRunning(channel);
       try {
@@ -202,7 +234,11 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       await until(() => channel.state.session?.status === "idle", "idle after abort", 20_000);
       expect(assistantText(channel.state.messages)).not.toContain("slow39");
       // the stopped message says so (some backends report it just after going idle)
-      await until(() => channel.state.messages.filter((m) => m.role === "assistant").at(-1)?.error?.aborted, "the turn to be marked stopped", 10_000);
+      await until(
+        () => channel.state.messages.filter((m) => m.role === "assistant").at(-1)?.error?.aborted,
+        "the turn to be marked stopped",
+        10_000,
+      );
     });
 
     it("keeps the history across a reload (a new adapter instance)", async () => {
@@ -229,7 +265,9 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       if (!adapter.answerInterrupt) ctx.skip(true, "declared, but this adapter cannot answer interrupts yet");
       if (!target.asksPermission) ctx.skip(true, "the target is not configured to ask for permission");
       target.resetModel();
-      const bash = (marker: string): ScriptedTurn => ({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }] });
+      const bash = (marker: string): ScriptedTurn => ({
+        toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
+      });
       target.enqueue(bash("allowed-marker"), { text: "Allowed and done." });
       const { channel } = await newSession("conformance permission");
       await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "run the allowed command" }] });
@@ -242,13 +280,18 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       await until(() => channel.state.session?.status === "idle", "the allowed turn to end");
       expect(toolBlocks(channel.state.messages).at(-1)).toMatchObject({ status: "completed" });
       expect(toolBlocks(channel.state.messages).at(-1)!.output ?? "").toContain("allowed-marker");
-      await expect(adapter.answerInterrupt!(channel.sessionId, it.id, { decision: "allow_once" })).rejects.toSatisfy((e: unknown) => isApiError(e) && (e.code === "conflict" || e.code === "not_found"));
+      await expect(adapter.answerInterrupt!(channel.sessionId, it.id, { decision: "allow_once" })).rejects.toSatisfy(
+        (e: unknown) => isApiError(e) && (e.code === "conflict" || e.code === "not_found"),
+      );
 
       target.enqueue(bash("rejected-marker"), { text: "Fine, not running it." });
       await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "run the rejected command" }] });
       it = await until(() => channel.state.interrupts[0], "a second permission request");
       await adapter.answerInterrupt!(channel.sessionId, it.id, { decision: "reject" });
-      await until(() => channel.state.session?.status === "idle" && channel.state.interrupts.length === 0, "the rejected turn to end");
+      await until(
+        () => channel.state.session?.status === "idle" && channel.state.interrupts.length === 0,
+        "the rejected turn to end",
+      );
       const rejected = toolBlocks(channel.state.messages).at(-1)!;
       expect(["denied", "error", "cancelled"]).toContain(rejected.status);
       expect(rejected.output ?? "").not.toContain("rejected-marker\n");
@@ -284,11 +327,17 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
         expect(() => capability(adapter, "rename", adapter.renameSession)).toThrow();
         return;
       }
-      const renamed = await capability(adapter, "rename", adapter.renameSession)(channel.sessionId, "conformance renamed");
+      const renamed = await capability(
+        adapter,
+        "rename",
+        adapter.renameSession,
+      )(channel.sessionId, "conformance renamed");
       expect(renamed.title).toBe("conformance renamed");
       expect((await adapter.getSession(channel.sessionId)).title).toBe("conformance renamed");
       await until(() => channel.state.session?.title === "conformance renamed", "the rename to reach the hub");
-      const listed = (await adapter.listSessions({ limit: 200, search: "conformance renamed" })).items.find((s) => s.id === channel.sessionId);
+      const listed = (await adapter.listSessions({ limit: 200, search: "conformance renamed" })).items.find(
+        (s) => s.id === channel.sessionId,
+      );
       expect(listed?.title).toBe("conformance renamed");
     });
 
@@ -334,7 +383,10 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
         agents: adapter.agents,
         children: adapter.children,
       };
-      for (const [cap, fn] of Object.entries(gated) as [CapabilityName, ((...args: never[]) => unknown) | undefined][]) {
+      for (const [cap, fn] of Object.entries(gated) as [
+        CapabilityName,
+        ((...args: never[]) => unknown) | undefined,
+      ][]) {
         if (caps[cap] === true) {
           expect(fn, `${cap} is declared, so the adapter implements it`).toBeTypeOf("function");
           continue;
@@ -353,7 +405,10 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       if (caps.agents) expect(Array.isArray((await capability(adapter, "agents", adapter.agents)()).items)).toBe(true);
       if (caps.diff) expect(Array.isArray(await capability(adapter, "diff", adapter.diff)(session.id))).toBe(true);
       if (caps.children) expect(await capability(adapter, "children", adapter.children)(session.id)).toEqual([]);
-      if (caps.search) expect((await adapter.listSessions({ limit: 200, search: "conformance capabilities" })).items.map((s) => s.id)).toContain(session.id);
+      if (caps.search)
+        expect(
+          (await adapter.listSessions({ limit: 200, search: "conformance capabilities" })).items.map((s) => s.id),
+        ).toContain(session.id);
       if (caps.abort) await capability(adapter, "abort", adapter.abort)(session.id); // nothing running: a no-op, not an error
       if (caps.directories) {
         const dir = session.directory;
@@ -371,7 +426,9 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
         target.enqueue({ text: "Something to revert." });
         await runTurn(channel, "make something to revert");
         const user = channel.state.messages.find((m) => m.role === "user")!;
-        expect((await capability(adapter, "revert", adapter.revert)(session.id, user.id)).revert?.messageId).toBe(user.id);
+        expect((await capability(adapter, "revert", adapter.revert)(session.id, user.id)).revert?.messageId).toBe(
+          user.id,
+        );
         expect((await capability(adapter, "revert", adapter.unrevert)(session.id)).revert).toBeUndefined();
       }
     });
@@ -402,7 +459,11 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       await until(() => first.length >= 4, "a few events before the disconnect");
       off();
       const lastSeen = first.at(-1)!.seq;
-      await until(() => channel.state.session?.status === "idle" && assistantText(channel.state.messages).includes(words.at(-1)!), "the turn to end while disconnected", 45_000);
+      await until(
+        () => channel.state.session?.status === "idle" && assistantText(channel.state.messages).includes(words.at(-1)!),
+        "the turn to end while disconnected",
+        45_000,
+      );
       const second: typeof frames = [];
       off = channel.subscribe(subscriber(second), lastSeen);
       off();
@@ -412,24 +473,35 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       expect(frames.some((f) => f.event.type === "stream.reset")).toBe(false);
       // And applying them to the state at the start gives the hub's state.
       const { applyAll } = await import("@/lib/timeline/reducer");
-      const rebuilt = applyAll(startState, frames.map((f) => f.event));
+      const rebuilt = applyAll(
+        startState,
+        frames.map((f) => f.event),
+      );
       expect(rebuilt.messages).toEqual(channel.state.messages);
     });
 
     it("round-trips a question interrupt where declared", async (ctx) => {
       if (!adapter.info().capabilities.interrupts.question) ctx.skip(true, "no question interrupts declared");
-      if (!target.questionTurn || !adapter.answerInterrupt) ctx.skip(true, "declared, but the target cannot make its model ask");
+      if (!target.questionTurn || !adapter.answerInterrupt)
+        ctx.skip(true, "declared, but the target cannot make its model ask");
       target.resetModel();
-      target.enqueue(target.questionTurn!({ question: "Which conformance color?", options: ["red", "blue"] }), { text: "Blue it is, conformantly." });
+      target.enqueue(target.questionTurn!({ question: "Which conformance color?", options: ["red", "blue"] }), {
+        text: "Blue it is, conformantly.",
+      });
       const { channel } = await newSession("conformance question");
       await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "ask me a color" }] });
       const it = await until(() => channel.state.interrupts.find((i) => i.kind === "question"), "a question");
       expect(it.questions?.[0]?.question).toBe("Which conformance color?");
       expect(channel.state.session!.status).toBe("waiting");
       // An answer that does not fit is a 400, not a crash.
-      await expect(adapter.answerInterrupt!(channel.sessionId, it.id, { answers: [] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+      await expect(adapter.answerInterrupt!(channel.sessionId, it.id, { answers: [] })).rejects.toSatisfy(
+        (e: unknown) => isApiError(e) && e.status === 400,
+      );
       await adapter.answerInterrupt!(channel.sessionId, it.id, { answers: [["blue"]] });
-      await until(() => channel.state.session?.status === "idle" && channel.state.interrupts.length === 0, "the answered turn to end");
+      await until(
+        () => channel.state.session?.status === "idle" && channel.state.interrupts.length === 0,
+        "the answered turn to end",
+      );
       expect(assistantText(channel.state.messages)).toContain("Blue it is, conformantly.");
     });
 
@@ -444,8 +516,13 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
       await until(() => assistantText(channel.state.messages).includes("x3"), "text before the crash", 60_000);
       await target.killBackend(adapter);
       // The turn ends, and says why: an error on the session or on its last reply.
-      const crashed = () => channel.state.lastError ?? channel.state.messages.filter((m) => m.role === "assistant").at(-1)?.error;
-      await until(() => channel.state.session?.status === "idle" && crashed(), "the turn to end with a visible error", 60_000);
+      const crashed = () =>
+        channel.state.lastError ?? channel.state.messages.filter((m) => m.role === "assistant").at(-1)?.error;
+      await until(
+        () => channel.state.session?.status === "idle" && crashed(),
+        "the turn to end with a visible error",
+        60_000,
+      );
       expect(assistantText(channel.state.messages)).not.toContain(words.at(-1));
       await until(() => adapter.info().status === "ready", "the backend to be back", 60_000);
       target.resetModel();
@@ -457,8 +534,12 @@ export function conformanceSuite(name: string, setup: () => Promise<ConformanceT
 
     it("answers 404 for an unknown session", async () => {
       const unknown = "ses_0000000000000000000000conf";
-      await expect(adapter.getSession(unknown)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.code === "not_found");
-      await expect(adapter.loadSession(unknown)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.code === "not_found");
+      await expect(adapter.getSession(unknown)).rejects.toSatisfy(
+        (e: unknown) => isApiError(e) && e.code === "not_found",
+      );
+      await expect(adapter.loadSession(unknown)).rejects.toSatisfy(
+        (e: unknown) => isApiError(e) && e.code === "not_found",
+      );
     });
 
     it("emitted only events that pass the canonical schema", () => {

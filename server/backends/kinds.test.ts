@@ -24,8 +24,16 @@ afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
 describe("the kind table", () => {
   it("confines the directories of a backend sent by a browser: a stdio agent's cwd and an embedded OpenCode's directory", async () => {
-    const acp = (cwd?: string): BackendDefinition => ({ kind: "acp", label: "agent", config: { command: ["node", "-e", "0"], ...(cwd !== undefined ? { cwd } : {}) } });
-    const opencode = (directory?: string): BackendDefinition => ({ kind: "opencode", label: "oc", config: { ...(directory !== undefined ? { directory } : {}) } });
+    const acp = (cwd?: string): BackendDefinition => ({
+      kind: "acp",
+      label: "agent",
+      config: { command: ["node", "-e", "0"], ...(cwd !== undefined ? { cwd } : {}) },
+    });
+    const opencode = (directory?: string): BackendDefinition => ({
+      kind: "opencode",
+      label: "oc",
+      config: { ...(directory !== undefined ? { directory } : {}) },
+    });
     const cwdOf = async (def: BackendDefinition): Promise<number | string | undefined> => {
       try {
         const out = await confineBackendDirs(def, [ws]);
@@ -36,7 +44,16 @@ describe("the kind table", () => {
       }
     };
     // Outside: by an absolute path, by "..", by a symlink, relative or not → 403.
-    for (const dir of ["/", "/etc", path.join(ws, ".."), "..", path.join(ws, "escape"), "escape", `${ws}/escape/..`, path.join(base, "ws-sibling")]) {
+    for (const dir of [
+      "/",
+      "/etc",
+      path.join(ws, ".."),
+      "..",
+      path.join(ws, "escape"),
+      "escape",
+      `${ws}/escape/..`,
+      path.join(base, "ws-sibling"),
+    ]) {
       expect(await cwdOf(acp(dir)), `acp cwd ${dir}`).toBe(403);
       expect(await cwdOf(opencode(dir)), `opencode directory ${dir}`).toBe(403);
     }
@@ -53,13 +70,23 @@ describe("the kind table", () => {
     const a2a: BackendDefinition = { kind: "a2a", label: "remote", config: { url: "https://agent.example/a2a" } };
     expect(await confineBackendDirs(a2a, [ws])).toEqual(a2a);
     // The rest of the definition is kept as it was.
-    const full: BackendDefinition = { kind: "acp", label: "agent", config: { command: ["agent", "--acp"], env: { A: "1" }, cwd: "sub" } };
-    expect(await confineBackendDirs(full, [ws])).toEqual({ ...full, config: { ...full.config, cwd: path.join(ws, "sub") } });
+    const full: BackendDefinition = {
+      kind: "acp",
+      label: "agent",
+      config: { command: ["agent", "--acp"], env: { A: "1" }, cwd: "sub" },
+    };
+    expect(await confineBackendDirs(full, [ws])).toEqual({
+      ...full,
+      config: { ...full.config, cwd: path.join(ws, "sub") },
+    });
   });
 
-
   it("has an entry for every kind of the model, and answers 400 for another", () => {
-    expect(kindEntries().map((k) => k.kind).sort()).toEqual([...BACKEND_KINDS].sort());
+    expect(
+      kindEntries()
+        .map((k) => k.kind)
+        .sort(),
+    ).toEqual([...BACKEND_KINDS].sort());
     expect(kindEntry("acp").form).toBe("command");
     let status: number | undefined;
     try {
@@ -71,7 +98,14 @@ describe("the kind table", () => {
   });
 
   it("validates a config with the kind's schema before creating the adapter", () => {
-    const ctx = { id: "x", label: "x", source: "store" as const, workspace: ws, store: undefined as never, sink: undefined as never };
+    const ctx = {
+      id: "x",
+      label: "x",
+      source: "store" as const,
+      workspace: ws,
+      store: undefined as never,
+      sink: undefined as never,
+    };
     expect(() => kindEntry("acp").create({ command: [] }, ctx)).toThrow(/Invalid acp backend config/);
   });
 
@@ -80,6 +114,7 @@ describe("the kind table", () => {
     expect(presets.map((p) => p.id)).toEqual(expect.arrayContaining(["copilot", "opencode-acp", "zot"]));
     for (const p of presets) expect(p.available).toBe(p.path !== undefined);
     // the vendors' ACP agents are devDependencies: detected in node_modules/.bin
-    for (const id of ["codex", "claude-code", "gemini"]) expect(presets.find((p) => p.id === id)).toMatchObject({ kind: "acp", available: true });
+    for (const id of ["codex", "claude-code", "gemini"])
+      expect(presets.find((p) => p.id === id)).toMatchObject({ kind: "acp", available: true });
   });
 });

@@ -30,7 +30,11 @@ export class BackendRegistry {
       try {
         this.add(id, def, source);
       } catch (err) {
-        log.warn("skipping a backend this console cannot run", { id, kind: def.kind, error: err instanceof Error ? err.message : String(err) });
+        log.warn("skipping a backend this console cannot run", {
+          id,
+          kind: def.kind,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     };
     // The operator's own (SWITCHBOARD_BACKENDS, OPENCODE_BASE_URL): trusted, may run anywhere.
@@ -54,7 +58,10 @@ export class BackendRegistry {
       return await confineBackendDirs(def, this.config.workspaceRoots);
     } catch (err) {
       if (!isOutsideRoots(err)) return def;
-      log.warn("not starting a stored backend: its directory is outside the workspace roots (SWITCHBOARD_WORKSPACE_ROOTS)", { id, kind: def.kind });
+      log.warn(
+        "not starting a stored backend: its directory is outside the workspace roots (SWITCHBOARD_WORKSPACE_ROOTS)",
+        { id, kind: def.kind },
+      );
       return undefined;
     }
   }
@@ -70,13 +77,20 @@ export class BackendRegistry {
   }
 
   pendingInterrupts(): (Interrupt & { backendId: string })[] {
-    return [...this.adapters.values()].flatMap((a) => withinBounds(a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })));
+    return [...this.adapters.values()].flatMap((a) =>
+      withinBounds(a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })),
+    );
   }
 
   /** Asks every backend that can to re-read its pending requests (failures are logged, never thrown). */
   refreshInterrupts(): void {
     for (const a of this.adapters.values()) {
-      void a.refreshInterrupts?.().catch((err: unknown) => log.warn("could not refresh pending requests", { backend: a.id, error: err instanceof Error ? err.message : String(err) }));
+      void a.refreshInterrupts?.().catch((err: unknown) =>
+        log.warn("could not refresh pending requests", {
+          backend: a.id,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
     }
   }
 
@@ -98,7 +112,8 @@ export class BackendRegistry {
     kindEntry(def.kind); // 400 for a kind this console cannot run
     let id = slug(def.label);
     // "presets" and "kinds" are routes (GET /api/backends/presets, /kinds), not backends
-    while (this.adapters.has(id) || id === "presets" || id === "kinds") id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
+    while (this.adapters.has(id) || id === "presets" || id === "kinds")
+      id = `${slug(def.label)}-${randomBytes(2).toString("hex")}`;
     const adapter = this.add(id, def, "store");
     this.store.putBackend({ id, def, createdAt: Date.now() });
     this.hub.backendChanged(adapter.info());
@@ -107,7 +122,8 @@ export class BackendRegistry {
 
   async remove(id: string): Promise<void> {
     const a = this.require(id);
-    if (this.sources.get(id) === "env") throw ApiError.conflict(`Backend ${id} comes from the environment; remove it there`);
+    if (this.sources.get(id) === "env")
+      throw ApiError.conflict(`Backend ${id} comes from the environment; remove it there`);
     this.adapters.delete(id);
     this.sources.delete(id);
     this.store.deleteBackend(id);
@@ -125,7 +141,14 @@ export class BackendRegistry {
     // The embedded backend is the console's own: as trusted as the operator's.
     const ctxSource = source === "embedded" ? "env" : source;
     registerBackendSecrets(def);
-    const adapter = kindEntry(def.kind).create(def.config, { id, label: def.label, source: ctxSource, workspace: this.config.workspace, store: this.store, sink: this.hub });
+    const adapter = kindEntry(def.kind).create(def.config, {
+      id,
+      label: def.label,
+      source: ctxSource,
+      workspace: this.config.workspace,
+      store: this.store,
+      sink: this.hub,
+    });
     this.adapters.set(id, adapter);
     this.sources.set(id, source);
     adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));

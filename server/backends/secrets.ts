@@ -24,7 +24,10 @@ export function definitionSecrets(def: BackendDefinition): { held: string[]; pas
     passEnv?: string[];
   };
   const present = (xs: (string | undefined)[]) => xs.filter((s): s is string => typeof s === "string" && s.length > 0);
-  return { held: present([c.password, c.token, c.provider?.apiKey, ...secretVariables(c.env)]), passed: present(secretVariables(passThrough(c.passEnv))) };
+  return {
+    held: present([c.password, c.token, c.provider?.apiKey, ...secretVariables(c.env)]),
+    passed: present(secretVariables(passThrough(c.passEnv))),
+  };
 }
 
 /**

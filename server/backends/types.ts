@@ -45,13 +45,20 @@ export interface BackendAdapter {
   info(): Backend;
   start(): Promise<void>;
   stop(): Promise<void>;
-  listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }>;
+  listSessions(q: {
+    search?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: Session[]; nextCursor?: string }>;
   createSession(input: CreateSessionBody): Promise<Session>;
   getSession(sessionId: string): Promise<Session>;
   renameSession?(sessionId: string, title: string): Promise<Session>;
   deleteSession?(sessionId: string): Promise<void>;
   loadSession(sessionId: string): Promise<LoadedSession>;
-  loadMessages?(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }>;
+  loadMessages?(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }>;
   prompt(sessionId: string, body: PromptBody): Promise<void>;
   abort?(sessionId: string): Promise<void>;
   models?(): Promise<{ items: ModelInfo[]; default?: ModelRef }>;

@@ -14,7 +14,14 @@ function slowBackend() {
     async loadSession(): Promise<LoadedSession> {
       loads++;
       await gate;
-      return { session, messages: [{ id: "m1", sessionId: "s", role: "user", createdAt: 1, blocks: [{ id: "p", kind: "text", text: "hello" }] }], interrupts: [], todos: [] };
+      return {
+        session,
+        messages: [
+          { id: "m1", sessionId: "s", role: "user", createdAt: 1, blocks: [{ id: "p", kind: "text", text: "hello" }] },
+        ],
+        interrupts: [],
+        todos: [],
+      };
     },
   } as unknown as BackendAdapter;
   return { adapter, release, loads: () => loads };
@@ -61,7 +68,13 @@ describe("Hub interrupt bounds", () => {
       createdAt: 1,
       title: "Form",
       messageId: "m1",
-      input: { prompt: "Fill", schema: { type: "object" as const, properties: { blob: { type: "string" as const, description: "x".repeat(5 * 1024 * 1024) } } } },
+      input: {
+        prompt: "Fill",
+        schema: {
+          type: "object" as const,
+          properties: { blob: { type: "string" as const, description: "x".repeat(5 * 1024 * 1024) } },
+        },
+      },
     };
     hub.publish("b", "s", { type: "interrupt.requested", interrupt: huge });
     const snap = ch.snapshot();

@@ -48,12 +48,18 @@ export class Hub implements EventSink {
     if (eventIn.type === "interrupt.requested") {
       const reason = interruptLimitError(eventIn.interrupt);
       if (reason) {
-        log.warn("dropped an interrupt over the console's bounds", { backendId, sessionId, kind: eventIn.interrupt.kind, reason });
+        log.warn("dropped an interrupt over the console's bounds", {
+          backendId,
+          sessionId,
+          kind: eventIn.interrupt.kind,
+          reason,
+        });
         for (const e of refusedInterruptNotice(eventIn.interrupt, reason)) this.publish(backendId, sessionId, e);
         return;
       }
     }
-    const event: TimelineEvent = eventIn.type === "session.updated" ? { ...eventIn, session: this.decorate(backendId, eventIn.session) } : eventIn;
+    const event: TimelineEvent =
+      eventIn.type === "session.updated" ? { ...eventIn, session: this.decorate(backendId, eventIn.session) } : eventIn;
     const k = key(backendId, sessionId);
     const ch = this.channels.get(k);
     if (ch) ch.publish(event);
@@ -74,7 +80,14 @@ export class Hub implements EventSink {
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession): void {
     const ch = this.channels.get(key(backendId, sessionId));
     if (!ch) return;
-    const events = diffStates(ch.state, stateFromSnapshot({ ...fresh, interrupts: withinBounds(fresh.interrupts), session: this.decorate(backendId, fresh.session) }));
+    const events = diffStates(
+      ch.state,
+      stateFromSnapshot({
+        ...fresh,
+        interrupts: withinBounds(fresh.interrupts),
+        session: this.decorate(backendId, fresh.session),
+      }),
+    );
     if (events.length) log.info("reconciled session", { backendId, sessionId, events: events.length });
     for (const e of events) this.publish(backendId, sessionId, e);
   }
@@ -155,7 +168,10 @@ export class Hub implements EventSink {
 
   subscribeGlobal(sink: SseSink, hello: GlobalEvent, after?: number): () => void {
     const first = this.globalLog.firstSeq;
-    const held = after !== undefined && after <= this.globalSeq && (after === this.globalSeq || (first !== undefined && after >= first - 1));
+    const held =
+      after !== undefined &&
+      after <= this.globalSeq &&
+      (after === this.globalSeq || (first !== undefined && after >= first - 1));
     if (held) {
       for (const e of this.globalLog.after(after!)) sink.write(e.frame);
     } else {
@@ -188,14 +204,26 @@ export class Hub implements EventSink {
         break;
       case "session.status": {
         const status = ch?.state.session?.status ?? e.status;
-        this.emitGlobal({ type: "session.status", backendId, sessionId, status, ...(e.detail ? { detail: e.detail } : {}) });
+        this.emitGlobal({
+          type: "session.status",
+          backendId,
+          sessionId,
+          status,
+          ...(e.detail ? { detail: e.detail } : {}),
+        });
         break;
       }
       case "interrupt.requested":
         this.emitGlobal({ type: "interrupt.requested", backendId, interrupt: e.interrupt });
         break;
       case "interrupt.resolved":
-        this.emitGlobal({ type: "interrupt.resolved", backendId, sessionId, interruptId: e.interruptId, outcome: e.outcome });
+        this.emitGlobal({
+          type: "interrupt.resolved",
+          backendId,
+          sessionId,
+          interruptId: e.interruptId,
+          outcome: e.outcome,
+        });
         break;
       default:
         break;

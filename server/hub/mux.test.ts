@@ -7,7 +7,13 @@ import { SessionChannel } from "./session-channel";
 import type { SseSink } from "./sse";
 
 const session: Session = { id: "s", backendId: "b", title: "T", createdAt: 1, updatedAt: 1, status: "idle" };
-const delta = (i: number) => ({ type: "block.delta" as const, messageId: "m", blockId: "p", field: "text" as const, delta: String(i) });
+const delta = (i: number) => ({
+  type: "block.delta" as const,
+  messageId: "m",
+  blockId: "p",
+  field: "text" as const,
+  delta: String(i),
+});
 
 /** A sink that parses what it is written as SSE, as the browser does. */
 function browser(limit = Infinity) {
@@ -38,7 +44,9 @@ function browser(limit = Infinity) {
 }
 
 function channel() {
-  return new SessionChannel("b", "s", stateFromSnapshot({ session, messages: [], interrupts: [], todos: [] }), { seqBase: 100 });
+  return new SessionChannel("b", "s", stateFromSnapshot({ session, messages: [], interrupts: [], todos: [] }), {
+    seqBase: 100,
+  });
 }
 
 describe("MuxStream", () => {
@@ -47,7 +55,12 @@ describe("MuxStream", () => {
     const stream = new MuxStream(b.sink);
     expect(b.frames[0]).toEqual({ event: "mux.open", id: undefined, data: JSON.stringify({ streamId: stream.id }) });
     const one = channel();
-    const two = new SessionChannel("b", "t", stateFromSnapshot({ session: { ...session, id: "t" }, messages: [], interrupts: [], todos: [] }), { seqBase: 500 });
+    const two = new SessionChannel(
+      "b",
+      "t",
+      stateFromSnapshot({ session: { ...session, id: "t" }, messages: [], interrupts: [], todos: [] }),
+      { seqBase: 500 },
+    );
     stream.add("k1", "one", (sink) => one.subscribe(sink, 100));
     stream.add("k2", "two", (sink) => two.subscribe(sink, 500));
     one.publish(delta(1));

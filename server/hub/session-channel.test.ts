@@ -33,7 +33,13 @@ function sink(limit = Infinity, replayBudget?: number): SseSink & { events: Wire
   };
 }
 
-const text = (i: number) => ({ type: "block.delta" as const, messageId: "m", blockId: "p", field: "text" as const, delta: String(i) });
+const text = (i: number) => ({
+  type: "block.delta" as const,
+  messageId: "m",
+  blockId: "p",
+  field: "text" as const,
+  delta: String(i),
+});
 
 describe("RingLog", () => {
   it("keeps the newest items and finds those after a seq", () => {
@@ -113,7 +119,9 @@ describe("SessionChannel", () => {
     const start: SessionState = {
       ...emptyState,
       session,
-      messages: [{ id: "m", sessionId: "s", role: "assistant", createdAt: 1, blocks: [{ id: "p", kind: "text", text: "" }] }],
+      messages: [
+        { id: "m", sessionId: "s", role: "assistant", createdAt: 1, blocks: [{ id: "p", kind: "text", text: "" }] },
+      ],
     };
     const ch = new SessionChannel("b", "s", start, { seqBase: 0 });
     let expected = start;

@@ -113,7 +113,9 @@ export class SessionChannel {
       for (const e of backlog) bytes += (e.frame ??= encodeFrame(e.seq, e.event)).byteLength;
       if (!held || bytes > (sink.replayBudget ?? Infinity)) {
         // Not held, or more than the subscriber may owe: the client reloads the snapshot instead.
-        const reason = held ? "too far behind to replay; reload the snapshot" : "history no longer held; reload the snapshot";
+        const reason = held
+          ? "too far behind to replay; reload the snapshot"
+          : "history no longer held; reload the snapshot";
         const reset: WireEvent = { type: "stream.reset", reason, seq: this.seq };
         sink.write(encodeFrame(this.seq, reset));
       } else {
@@ -136,7 +138,8 @@ export class SessionChannel {
     if (after !== undefined && after !== this.seq) {
       const first = this.log.firstSeq;
       const held = after <= this.seq && (first === undefined ? after === this.seq : after >= first - 1);
-      if (!held) listener.event({ type: "stream.reset", reason: "history no longer held; reload the snapshot", seq: this.seq });
+      if (!held)
+        listener.event({ type: "stream.reset", reason: "history no longer held; reload the snapshot", seq: this.seq });
       else for (const e of this.log.after(after)) listener.event(e.event);
     }
     this.listeners.add(listener);

@@ -3,7 +3,14 @@ import { encodeFrame, sseResponse, type SseSink } from "./sse";
 
 function open(maxQueueBytes: number) {
   let sink: SseSink | undefined;
-  const res = sseResponse({ maxQueueBytes, heartbeatMs: 60_000, open: (s) => ((sink = s), () => {}) });
+  const res = sseResponse({
+    maxQueueBytes,
+    heartbeatMs: 60_000,
+    open: (s) => {
+      sink = s;
+      return () => {};
+    },
+  });
   return { sink: sink!, reader: res.body!.getReader() };
 }
 
@@ -45,7 +52,14 @@ describe("sseResponse idle end", () => {
   it("ends a stream that carried nothing but heartbeats for idleMs, and runs its cleanup", async () => {
     let sink: SseSink | undefined;
     let cleaned = false;
-    const res = sseResponse({ heartbeatMs: 5, idleMs: 20, open: (s) => ((sink = s), () => void (cleaned = true)) });
+    const res = sseResponse({
+      heartbeatMs: 5,
+      idleMs: 20,
+      open: (s) => {
+        sink = s;
+        return () => void (cleaned = true);
+      },
+    });
     const reader = res.body!.getReader();
     sink!.write(frame(10));
     for (let r = await reader.read(); !r.done; r = await reader.read());
@@ -55,7 +69,13 @@ describe("sseResponse idle end", () => {
 
   it("keeps a stream open without idleMs", async () => {
     let sink: SseSink | undefined;
-    const res = sseResponse({ heartbeatMs: 5, open: (s) => ((sink = s), () => {}) });
+    const res = sseResponse({
+      heartbeatMs: 5,
+      open: (s) => {
+        sink = s;
+        return () => {};
+      },
+    });
     const reader = res.body!.getReader();
     let heartbeats = 0;
     const text = new TextDecoder();

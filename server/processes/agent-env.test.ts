@@ -41,7 +41,9 @@ describe("agentEnvironment", () => {
   });
 
   it("adds the names SWITCHBOARD_PASS_ENV lists, never the console's own", () => {
-    const env = agentEnvironment({ parent: { ...parent, SWITCHBOARD_PASS_ENV: "OPENAI_API_KEY, SWITCHBOARD_TOKEN OPENCODE_SERVER_PASSWORD" } });
+    const env = agentEnvironment({
+      parent: { ...parent, SWITCHBOARD_PASS_ENV: "OPENAI_API_KEY, SWITCHBOARD_TOKEN OPENCODE_SERVER_PASSWORD" },
+    });
     expect(env.OPENAI_API_KEY).toBe(parent.OPENAI_API_KEY);
     expect(env.ANTHROPIC_API_KEY).toBeUndefined();
     expect(Object.keys(env).filter((k) => k.startsWith("SWITCHBOARD_"))).toEqual([]);
@@ -57,7 +59,14 @@ describe("agentEnvironment", () => {
 
   it("never lets an agent inherit a value the console withholds, under any name", () => {
     withholdFromAgents("withheld-value-123456");
-    const env = agentEnvironment({ parent: { ...parent, LC_SNEAKY: "withheld-value-123456", SWITCHBOARD_PASS_ENV: "COPY", COPY: "withheld-value-123456" } });
+    const env = agentEnvironment({
+      parent: {
+        ...parent,
+        LC_SNEAKY: "withheld-value-123456",
+        SWITCHBOARD_PASS_ENV: "COPY",
+        COPY: "withheld-value-123456",
+      },
+    });
     expect(Object.values(env)).not.toContain("withheld-value-123456");
     expect(passThrough(["COPY"], { COPY: "withheld-value-123456" })).toEqual({});
     // a backend's own config may still set it (it is that backend's own)
@@ -67,7 +76,9 @@ describe("agentEnvironment", () => {
 
 describe("pass-through names", () => {
   it("reads a backend's passEnv from the console's environment, skipping the console's own", () => {
-    expect(passThrough(["OPENAI_API_KEY", "SWITCHBOARD_TOKEN", "MISSING", "OPENCODE_SERVER_PASSWORD"], parent)).toEqual({ OPENAI_API_KEY: parent.OPENAI_API_KEY });
+    expect(passThrough(["OPENAI_API_KEY", "SWITCHBOARD_TOKEN", "MISSING", "OPENCODE_SERVER_PASSWORD"], parent)).toEqual(
+      { OPENAI_API_KEY: parent.OPENAI_API_KEY },
+    );
   });
   it("parses SWITCHBOARD_PASS_ENV", () => {
     expect(parsePassEnv("A_KEY, B:C  SWITCHBOARD_X bad-name")).toEqual(["A_KEY", "B", "C"]);
@@ -78,7 +89,13 @@ describe("pass-through names", () => {
 
 describe("embedded OpenCode", () => {
   it("gets OpenCode's own settings, not the remote server's credentials", () => {
-    const env = embeddedOpencodeEnv({ ...parent, OPENCODE_CONFIG_CONTENT: "{}", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_BASE_URL: "http://remote", OPENCODE_SERVER_USERNAME: "u" });
+    const env = embeddedOpencodeEnv({
+      ...parent,
+      OPENCODE_CONFIG_CONTENT: "{}",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_BASE_URL: "http://remote",
+      OPENCODE_SERVER_USERNAME: "u",
+    });
     expect(env).toEqual({ OPENCODE_CONFIG_CONTENT: "{}", OPENCODE_DISABLE_AUTOUPDATE: "1" });
   });
 });

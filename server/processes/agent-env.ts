@@ -137,7 +137,11 @@ export function agentEnvironment(opts: AgentEnvOptions = {}): Record<string, str
     }
     out[k] = v;
   }
-  if (dropped.length) log.warn("not passing variables that hold the console's own secrets to an agent", { name: opts.name, variables: dropped });
+  if (dropped.length)
+    log.warn("not passing variables that hold the console's own secrets to an agent", {
+      name: opts.name,
+      variables: dropped,
+    });
   return out;
 }
 
@@ -145,7 +149,10 @@ export function agentEnvironment(opts: AgentEnvOptions = {}): Record<string, str
  * The values of `names` in the console's environment, for a backend's `passEnv` (names the console
  * may not pass, and values it withholds, are skipped).
  */
-export function passThrough(names: readonly string[] | undefined, parent: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+export function passThrough(
+  names: readonly string[] | undefined,
+  parent: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const n of names ?? []) {
     const v = parent[n];

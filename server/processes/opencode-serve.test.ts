@@ -42,7 +42,11 @@ http.createServer((req, res) => { res.writeHead(req.url === "/global/health" ? 2
 `,
     { mode: 0o755 },
   );
-  return { bin, runs: () => Number(fs.readFileSync(counter, "utf8")), firstPid: () => Number(fs.readFileSync(pidFile, "utf8")) };
+  return {
+    bin,
+    runs: () => Number(fs.readFileSync(counter, "utf8")),
+    firstPid: () => Number(fs.readFileSync(pidFile, "utf8")),
+  };
 }
 
 describe("EmbeddedOpencode", () => {
@@ -70,7 +74,16 @@ describe("EmbeddedOpencode", () => {
     expect(runs()).toBe(2);
     expect((await fetch(`${url}/global/health`)).status).toBe(200);
     // The hung first process is gone, not left behind.
-    await expect.poll(() => { try { process.kill(firstPid(), 0); return "alive"; } catch { return "gone"; } }).toBe("gone");
+    await expect
+      .poll(() => {
+        try {
+          process.kill(firstPid(), 0);
+          return "alive";
+        } catch {
+          return "gone";
+        }
+      })
+      .toBe("gone");
     await oc.stop();
   });
 });

@@ -32,10 +32,18 @@ export function opencodeBinary(): string {
  * the user configures OpenCode. Not the credentials of the server `OPENCODE_BASE_URL` names, nor
  * that URL. Everything else comes from the agent allow-list (./agent-env.ts).
  */
-export function embeddedOpencodeEnv(parent: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+export function embeddedOpencodeEnv(
+  parent: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(parent)) {
-    if (v === undefined || !k.startsWith("OPENCODE_") || k === "OPENCODE_BASE_URL" || CONSOLE_CREDENTIAL_NAMES.includes(k)) continue;
+    if (
+      v === undefined ||
+      !k.startsWith("OPENCODE_") ||
+      k === "OPENCODE_BASE_URL" ||
+      CONSOLE_CREDENTIAL_NAMES.includes(k)
+    )
+      continue;
     out[k] = v;
   }
   return out;
@@ -70,7 +78,8 @@ export class EmbeddedOpencode {
       command: () => [bin, "serve", "--port", String(this.port), "--hostname", "127.0.0.1", "--print-logs"],
       beforeSpawn: async () => {
         // The binary is run, not bundled: nothing for the build to trace.
-        if (!fs.existsSync(/*turbopackIgnore: true*/ bin)) throw new Error(`opencode binary not found at ${bin} (run npm install)`);
+        if (!fs.existsSync(/*turbopackIgnore: true*/ bin))
+          throw new Error(`opencode binary not found at ${bin} (run npm install)`);
         if (!this.port || !(await portIsFree(this.port))) this.port = await freePort();
         this.url = undefined;
         this.opts.onState?.("starting");
@@ -115,7 +124,10 @@ export class EmbeddedOpencode {
     const gen = (this.gen = p.generation);
     const listenMs = this.opts.timeouts?.listenMs ?? 30_000;
     let found: string | undefined;
-    const timer = setTimeout(() => this.fail(gen, `opencode did not print its listening line within ${listenMs / 1000} s`), listenMs);
+    const timer = setTimeout(
+      () => this.fail(gen, `opencode did not print its listening line within ${listenMs / 1000} s`),
+      listenMs,
+    );
     timer.unref?.();
     void p.stdin.close().catch(() => undefined);
     const reader = p.stdout.getReader();
@@ -172,21 +184,32 @@ export class EmbeddedOpencode {
     this.url = undefined;
     if (this.failed.delete(e.generation) || e.restartInMs === undefined) return;
     if (wasReady) {
-      log.warn("embedded opencode died; restarting", { code: e.code, signal: e.signal, stderr: this.sup.logs().slice(-3) });
+      log.warn("embedded opencode died; restarting", {
+        code: e.code,
+        signal: e.signal,
+        stderr: this.sup.logs().slice(-3),
+      });
       this.opts.onState?.("down", `opencode exited (${e.signal ?? `code ${e.code}`})`);
       return;
     }
-    const tail = this.sup.logs().filter((l) => !l.startsWith("[switchboard]")).slice(-5).join(" | ");
+    const tail = this.sup
+      .logs()
+      .filter((l) => !l.startsWith("[switchboard]"))
+      .slice(-5)
+      .join(" | ");
     this.report(e.error ?? `opencode exited with code ${e.code} before listening: ${tail}`);
   }
 
   private async probe(url: string): Promise<void> {
-    const auth = "Basic " + Buffer.from(`${this.username}:${this.password}`).toString("base64");
+    const auth = `Basic ${Buffer.from(`${this.username}:${this.password}`).toString("base64")}`;
     const healthMs = this.opts.timeouts?.healthMs ?? 20_000;
     const deadline = Date.now() + healthMs;
     while (Date.now() < deadline) {
       try {
-        const r = await fetch(`${url}/global/health`, { headers: { authorization: auth }, signal: AbortSignal.timeout(1000) });
+        const r = await fetch(`${url}/global/health`, {
+          headers: { authorization: auth },
+          signal: AbortSignal.timeout(1000),
+        });
         if (r.ok) return;
       } catch {
         // not ready yet

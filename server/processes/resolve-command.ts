@@ -22,13 +22,19 @@ function isExecutable(file: string): boolean {
  * Resolves a command name the way a shell would (PATH), then in the console's `node_modules/.bin`.
  * A name with a slash is resolved against `cwd`. Returns undefined when nothing executable exists.
  */
-export function resolveCommand(name: string, opts: { cwd?: string; pathEnv?: string; extraDirs?: string[] } = {}): string | undefined {
+export function resolveCommand(
+  name: string,
+  opts: { cwd?: string; pathEnv?: string; extraDirs?: string[] } = {},
+): string | undefined {
   if (!name) return undefined;
   if (name.includes("/")) {
     const abs = path.resolve(opts.cwd ?? process.cwd(), name);
     return isExecutable(abs) ? abs : undefined;
   }
-  const dirs = [...(opts.pathEnv ?? process.env.PATH ?? "").split(path.delimiter).filter(Boolean), ...(opts.extraDirs ?? [projectBinDir()])];
+  const dirs = [
+    ...(opts.pathEnv ?? process.env.PATH ?? "").split(path.delimiter).filter(Boolean),
+    ...(opts.extraDirs ?? [projectBinDir()]),
+  ];
   for (const dir of dirs) {
     const candidate = path.join(dir, name);
     if (isExecutable(candidate)) return candidate;

@@ -118,7 +118,12 @@ describe("ProcessSupervisor", () => {
 
   it("reports a command that does not exist and keeps retrying", async () => {
     const exits: ProcessExit[] = [];
-    const sup = new ProcessSupervisor({ name: "missing", command: ["definitely-not-a-command-xyz"], restart: { initialMs: 20, maxMs: 40 }, onExit: (e) => exits.push(e) });
+    const sup = new ProcessSupervisor({
+      name: "missing",
+      command: ["definitely-not-a-command-xyz"],
+      restart: { initialMs: 20, maxMs: 40 },
+      onExit: (e) => exits.push(e),
+    });
     sups.push(sup);
     sup.start();
     await until(() => exits.length >= 2);

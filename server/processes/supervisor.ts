@@ -197,7 +197,7 @@ export class ProcessSupervisor {
   }
 
   private push(line: string) {
-    this.ring.push(line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) + "…" : line);
+    this.ring.push(line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line);
     const cap = this.opts.stderrLines ?? 300;
     if (this.ring.length > cap) this.ring.splice(0, this.ring.length - cap);
   }
@@ -205,7 +205,11 @@ export class ProcessSupervisor {
   /** A frame the stdout framing (or a protocol peer reading stdout) could not use. */
   skipped(reason: string, preview: string): void {
     this.push(`[stdout skipped: ${reason}] ${preview}`);
-    log.warn("skipped a malformed line from an agent", { name: this.opts.name, reason, preview: preview.slice(0, 120) });
+    log.warn("skipped a malformed line from an agent", {
+      name: this.opts.name,
+      reason,
+      preview: preview.slice(0, 120),
+    });
   }
 
   private onStderr(chunk: string) {
@@ -223,7 +227,10 @@ export class ProcessSupervisor {
     const generation = ++this.generation;
     this._state = generation === 1 ? "starting" : "restarting";
     const before = this.opts.beforeSpawn;
-    if (!before) return this.spawnNow(generation);
+    if (!before) {
+      this.spawnNow(generation);
+      return;
+    }
     this.preparing = true;
     before().then(
       () => {
@@ -242,7 +249,12 @@ export class ProcessSupervisor {
   private spawnNow(generation: number): void {
     const [cmd, ...args] = typeof this.opts.command === "function" ? this.opts.command() : this.opts.command;
     const env: Record<string, string> = agentEnvironment({ own: this.opts.env ?? {}, name: this.opts.name });
-    const resolved = cmd ? resolveCommand(cmd, { ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}), ...(env.PATH ? { pathEnv: env.PATH } : {}) }) : undefined;
+    const resolved = cmd
+      ? resolveCommand(cmd, {
+          ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
+          ...(env.PATH ? { pathEnv: env.PATH } : {}),
+        })
+      : undefined;
     if (!resolved) {
       const error = `command not found: ${cmd ?? "(empty)"} (looked in PATH and node_modules/.bin)`;
       this.note(error);
@@ -288,32 +300,49 @@ export class ProcessSupervisor {
     child.stdout!.on("error", () => {});
 
     const rawOut = Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>;
-    const stdout = this.opts.framing ? rawOut.pipeThrough(this.opts.framing((reason, preview) => this.skipped(reason, preview))) : rawOut;
+    const stdout = this.opts.framing
+      ? rawOut.pipeThrough(this.opts.framing((reason, preview) => this.skipped(reason, preview)))
+      : rawOut;
     const stdin = Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>;
     try {
       this.opts.onSpawn?.({ generation, pid: child.pid, stdin, stdout });
     } catch (err) {
-      log.error("onSpawn handler failed", { name: this.opts.name, error: err instanceof Error ? err.message : String(err) });
+      log.error("onSpawn handler failed", {
+        name: this.opts.name,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
   private handleExit(generation: number, code: number | null, signal: NodeJS.Signals | null, error?: string) {
     const uptimeMs = this.startedAt ? Date.now() - this.startedAt : 0;
     if (uptimeMs > HEALTHY_AFTER_MS) this.attempt = 0;
-    const description = error ? `failed to start: ${error}` : signal ? `killed by ${signal}` : `exited with code ${code}`;
+    const description = error
+      ? `failed to start: ${error}`
+      : signal
+        ? `killed by ${signal}`
+        : `exited with code ${code}`;
     const exit: ProcessExit = { generation, code, signal, uptimeMs, description, ...(error ? { error } : {}) };
     if (this.partialErr) {
       this.push(this.partialErr);
       this.partialErr = "";
     }
     if (!this.stopping && this.opts.restart !== false) {
-      const initial = (this.opts.restart && this.opts.restart.initialMs) ?? 500;
-      const max = (this.opts.restart && this.opts.restart.maxMs) ?? 30_000;
+      const initial = this.opts.restart?.initialMs ?? 500;
+      const max = this.opts.restart?.maxMs ?? 30_000;
       exit.restartInMs = Math.min(max, initial * 2 ** this.attempt++);
     }
     this.lastExit = exit;
     this.note(`${description}${exit.restartInMs !== undefined ? `; restarting in ${exit.restartInMs} ms` : ""}`);
-    if (!this.stopping) log.warn("agent process ended", { name: this.opts.name, generation, code, signal, error, restartInMs: exit.restartInMs });
+    if (!this.stopping)
+      log.warn("agent process ended", {
+        name: this.opts.name,
+        generation,
+        code,
+        signal,
+        error,
+        restartInMs: exit.restartInMs,
+      });
     if (exit.restartInMs !== undefined) {
       this._state = "restarting";
       this.restartTimer = setTimeout(() => {
@@ -329,7 +358,10 @@ export class ProcessSupervisor {
     try {
       this.opts.onExit?.(exit);
     } catch (err) {
-      log.error("onExit handler failed", { name: this.opts.name, error: err instanceof Error ? err.message : String(err) });
+      log.error("onExit handler failed", {
+        name: this.opts.name,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 }

@@ -9,7 +9,12 @@ import { log } from "../log";
 type Deps = Pick<ConsoleApp, "backends" | "hub" | "lineage">;
 
 /** Fork a session (from a message, or whole), record the lineage, and announce the new session. */
-export async function forkSession(app: Deps, backendId: string, sessionId: string, messageId?: string): Promise<Session> {
+export async function forkSession(
+  app: Deps,
+  backendId: string,
+  sessionId: string,
+  messageId?: string,
+): Promise<Session> {
   const adapter = app.backends.require(backendId);
   const fork = capability(adapter, "fork", adapter.fork);
   const created = await fork(sessionId, messageId);
@@ -54,7 +59,8 @@ export async function sessionTree(app: Deps, backendId: string, sessionId: strin
     root = parent;
   }
 
-  const children = adapter.info().capabilities.children === true && adapter.children ? adapter.children.bind(adapter) : undefined;
+  const children =
+    adapter.info().capabilities.children === true && adapter.children ? adapter.children.bind(adapter) : undefined;
   let count = 1;
   let truncated = false;
   const placed = new Set([root.id]);
@@ -73,7 +79,10 @@ export async function sessionTree(app: Deps, backendId: string, sessionId: strin
           kids.push({ s: d, relation: "subagent" });
         }
       } catch (err) {
-        log.warn("could not list child sessions", { sessionId: session.id, error: err instanceof Error ? err.message : String(err) });
+        log.warn("could not list child sessions", {
+          sessionId: session.id,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }
     for (const id of app.lineage.forksOf(backendId, session.id)) {

@@ -10,7 +10,11 @@ const PAGE = 200;
 const MAX_PAGES = 50;
 
 /** The whole session from its backend: the newest page, then older pages until the start. */
-export async function loadWholeSession(app: Pick<ConsoleApp, "backends" | "lineage">, backendId: string, sessionId: string): Promise<SessionExport> {
+export async function loadWholeSession(
+  app: Pick<ConsoleApp, "backends" | "lineage">,
+  backendId: string,
+  sessionId: string,
+): Promise<SessionExport> {
   const adapter = app.backends.require(backendId);
   const loaded = await adapter.loadSession(sessionId);
   let messages: Message[] = loaded.messages;
@@ -21,7 +25,12 @@ export async function loadWholeSession(app: Pick<ConsoleApp, "backends" | "linea
     messages = [...page.items.filter((m) => !known.has(m.id)), ...messages];
     cursor = page.nextCursor;
   }
-  return { session: app.lineage.decorate(backendId, loaded.session), messages, todos: loaded.todos, exportedAt: Date.now() };
+  return {
+    session: app.lineage.decorate(backendId, loaded.session),
+    messages,
+    todos: loaded.todos,
+    exportedAt: Date.now(),
+  };
 }
 
 /**
@@ -35,10 +44,18 @@ export function withoutConsoleSecrets(data: SessionExport, secrets: readonly str
 }
 
 /** The export as a download response (`Content-Disposition: attachment`). */
-export async function exportResponse(app: Pick<ConsoleApp, "backends" | "lineage">, backendId: string, sessionId: string, format: ExportFormat): Promise<Response> {
+export async function exportResponse(
+  app: Pick<ConsoleApp, "backends" | "lineage">,
+  backendId: string,
+  sessionId: string,
+  format: ExportFormat,
+): Promise<Response> {
   const data = withoutConsoleSecrets(await loadWholeSession(app, backendId, sessionId));
   const name = exportFileName(data.session, format);
-  const body = format === "json" ? JSON.stringify(data, null, 2) : sessionMarkdown(data.session, data.messages, data.todos, data.exportedAt);
+  const body =
+    format === "json"
+      ? JSON.stringify(data, null, 2)
+      : sessionMarkdown(data.session, data.messages, data.todos, data.exportedAt);
   return new Response(body, {
     headers: {
       "content-type": format === "json" ? "application/json; charset=utf-8" : "text/markdown; charset=utf-8",

@@ -53,7 +53,15 @@ class StubAdapter implements BackendAdapter {
   async stop() {}
   add(title: string, messages: [string, "user" | "assistant", string][] = [], parentId?: string): Session {
     const id = `ses_${this.id}${++this.n}`;
-    const session: Session = { id, backendId: this.id, title, createdAt: this.n, updatedAt: this.n, status: "idle", ...(parentId ? { parentId } : {}) };
+    const session: Session = {
+      id,
+      backendId: this.id,
+      title,
+      createdAt: this.n,
+      updatedAt: this.n,
+      status: "idle",
+      ...(parentId ? { parentId } : {}),
+    };
     this.sessions.set(id, { session, messages: messages.map(([mid, role, text], i) => msg(mid, id, role, text, i)) });
     return session;
   }
@@ -73,7 +81,12 @@ class StubAdapter implements BackendAdapter {
   }
   async loadSession(id: string): Promise<LoadedSession> {
     const s = this.need(id);
-    return { session: s.session, messages: s.messages, interrupts: [], todos: [{ content: "Ship it", status: "in_progress" }] };
+    return {
+      session: s.session,
+      messages: s.messages,
+      interrupts: [],
+      todos: [{ content: "Ship it", status: "in_progress" }],
+    };
   }
   async prompt() {}
   async revert(id: string): Promise<Session> {
@@ -88,7 +101,9 @@ class StubAdapter implements BackendAdapter {
       upTo = src.messages[i]!.role === "user" ? i : i + 1;
     }
     const s = this.add(`${src.session.title} (fork)`);
-    this.need(s.id).messages = src.messages.slice(0, upTo).map((m) => ({ ...m, id: `${m.id}-f${this.n}`, sessionId: s.id }));
+    this.need(s.id).messages = src.messages
+      .slice(0, upTo)
+      .map((m) => ({ ...m, id: `${m.id}-f${this.n}`, sessionId: s.id }));
     return s;
   }
   async children(id: string): Promise<Session[]> {
@@ -96,7 +111,15 @@ class StubAdapter implements BackendAdapter {
   }
 }
 
-const FULL: Capabilities = { ...NONE, fork: true, revert: true, diff: false, children: true, rename: true, delete: true };
+const FULL: Capabilities = {
+  ...NONE,
+  fork: true,
+  revert: true,
+  diff: false,
+  children: true,
+  rename: true,
+  delete: true,
+};
 const bare = new StubAdapter("bare", "Bare Agent", NONE);
 const rich = new StubAdapter("rich", "Rich Agent", FULL);
 const adapters = new Map<string, BackendAdapter>([
@@ -111,7 +134,10 @@ let hub: Hub;
 beforeAll(() => {
   store = new SqliteStore(":memory:");
   const lineage = new Lineage(store);
-  hub = new Hub((id) => adapters.get(id), (b, s) => lineage.decorate(b, s));
+  hub = new Hub(
+    (id) => adapters.get(id),
+    (b, s) => lineage.decorate(b, s),
+  );
   const backends = {
     require(id: string) {
       const a = adapters.get(id);
@@ -138,7 +164,11 @@ afterAll(() => {
 
 const ctx = <P>(params: P) => ({ params: Promise.resolve(params) });
 const post = (body?: unknown) =>
-  new Request("http://x/api", { method: "POST", headers: { "content-type": "application/json" }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  new Request("http://x/api", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
 const get = (url = "http://x/api") => new Request(url);
 
 describe("capabilities gate the routes", () => {
@@ -211,7 +241,12 @@ describe("fork, lineage and the tree", () => {
     expect(r1.status).toBe(201);
     const f1 = (await r1.json()) as Session;
     expect(f1.forkedFrom).toEqual({ sessionId: src.id, messageId: "msg_3" });
-    expect(rich.sessions.get(f1.id)!.messages.map((m) => { const b = m.blocks[0]; return b?.kind === "text" ? b.text : ""; })).toEqual(["first", "one"]);
+    expect(
+      rich.sessions.get(f1.id)!.messages.map((m) => {
+        const b = m.blocks[0];
+        return b?.kind === "text" ? b.text : "";
+      }),
+    ).toEqual(["first", "one"]);
 
     const r2 = await fork.POST(post({ messageId: "msg_4" }), ctx(p));
     const f2 = (await r2.json()) as Session;
@@ -230,11 +265,15 @@ describe("fork, lineage and the tree", () => {
     const read = (await (await one.GET(get(), ctx({ backendId: "rich", sessionId: f1.id }))).json()) as Session;
     expect(read.forkedFrom?.sessionId).toBe(src.id);
     const list = await import("@/app/api/backends/[backendId]/sessions/route");
-    const items = ((await (await list.GET(get("http://x/api?limit=50"), ctx({ backendId: "rich" }))).json()) as { items: Session[] }).items;
+    const items = (
+      (await (await list.GET(get("http://x/api?limit=50"), ctx({ backendId: "rich" }))).json()) as { items: Session[] }
+    ).items;
     expect(items.find((s) => s.id === f2.id)?.forkedFrom?.sessionId).toBe(src.id);
     // And on the snapshot.
     const snap = await import("@/app/api/backends/[backendId]/sessions/[sessionId]/snapshot/route");
-    const sn = (await (await snap.GET(get(), ctx({ backendId: "rich", sessionId: f3.id }))).json()) as { session: Session };
+    const sn = (await (await snap.GET(get(), ctx({ backendId: "rich", sessionId: f3.id }))).json()) as {
+      session: Session;
+    };
     expect(sn.session.forkedFrom?.sessionId).toBe(f2.id);
 
     // The tree, asked from the deepest fork, starts at the source and holds everything.

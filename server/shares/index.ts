@@ -5,7 +5,10 @@ import { ApiError } from "../errors";
 import { ShareService } from "./service";
 import { StreamQuota } from "./stream-quota";
 
-const g = globalThis as typeof globalThis & { __switchboardShares?: ShareService; __switchboardShareQuota?: StreamQuota };
+const g = globalThis as typeof globalThis & {
+  __switchboardShares?: ShareService;
+  __switchboardShareQuota?: StreamQuota;
+};
 
 /** Public share streams open at once over all clients. */
 export const SHARE_STREAMS_TOTAL = 1000;
@@ -43,7 +46,10 @@ export function requestOrigin(req: Request): string {
 
 /** The quota of public share streams: `SWITCHBOARD_SHARE_STREAMS_PER_CLIENT` per address (20), 1,000 in all. */
 export function shareStreamQuota(): StreamQuota {
-  return (g.__switchboardShareQuota ??= new StreamQuota(intEnv("SWITCHBOARD_SHARE_STREAMS_PER_CLIENT", 20), SHARE_STREAMS_TOTAL));
+  return (g.__switchboardShareQuota ??= new StreamQuota(
+    intEnv("SWITCHBOARD_SHARE_STREAMS_PER_CLIENT", 20),
+    SHARE_STREAMS_TOTAL,
+  ));
 }
 
 /** How long a public share stream may carry nothing but heartbeats before it is ended (`SWITCHBOARD_SHARE_STREAM_IDLE_MS`, 30 minutes). */
@@ -57,7 +63,9 @@ export function acquireShareStream(headers: Headers): () => void {
   if (r.ok) return r.release;
   throw new ApiError(
     "rate_limited",
-    r.scope === "client" ? "Too many share streams are open from this address: close some share pages" : "Too many share streams are open: try again later",
+    r.scope === "client"
+      ? "Too many share streams are open from this address: close some share pages"
+      : "Too many share streams are open: try again later",
     { retryAfterSeconds: 5 },
   );
 }

@@ -61,8 +61,13 @@ export async function loadSharedPage(token: string, headers: Headers): Promise<S
     return { ok: true, snapshot };
   } catch (err) {
     if (isApiError(err)) {
-      const status = err.code === "gone" ? 410 : err.code === "rate_limited" ? 429 : err.code === "backend_down" ? 503 : 404;
-      return { ok: false, status, message: status === 404 ? "This share link does not exist or was revoked." : err.message };
+      const status =
+        err.code === "gone" ? 410 : err.code === "rate_limited" ? 429 : err.code === "backend_down" ? 503 : 404;
+      return {
+        ok: false,
+        status,
+        message: status === 404 ? "This share link does not exist or was revoked." : err.message,
+      };
     }
     return { ok: false, status: 503, message: "The shared session is temporarily unavailable." };
   }

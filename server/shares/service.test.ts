@@ -13,10 +13,24 @@ import { SqliteStore } from "../store/sqlite-store";
 import { ShareService } from "./service";
 
 const KEY = "sk-proj-Ab3dEf6hIj9kLmN0pQr2StU5vWx8Yz1aBcD4eFg7HiJ";
-const session: Session = { id: "ses_1", backendId: "local", title: "Deploy", createdAt: 1, updatedAt: 1, status: "idle" };
+const session: Session = {
+  id: "ses_1",
+  backendId: "local",
+  title: "Deploy",
+  createdAt: 1,
+  updatedAt: 1,
+  status: "idle",
+};
 const messages: Message[] = [
   { id: "m1", sessionId: "ses_1", role: "user", createdAt: 10, blocks: [{ id: "p1", kind: "text", text: "show me" }] },
-  { id: "m2", sessionId: "ses_1", role: "assistant", createdAt: 20, completedAt: 21, blocks: [{ id: "p2", kind: "text", text: `OPENAI_API_KEY=${KEY}` }] },
+  {
+    id: "m2",
+    sessionId: "ses_1",
+    role: "assistant",
+    createdAt: 20,
+    completedAt: 21,
+    blocks: [{ id: "p2", kind: "text", text: `OPENAI_API_KEY=${KEY}` }],
+  },
 ];
 
 function setup() {
@@ -31,7 +45,10 @@ function setup() {
     },
   } as unknown as BackendAdapter;
   const hub = new Hub((id) => (id === "local" ? adapter : undefined));
-  const backends = { get: (id: string) => (id === "local" ? adapter : undefined), require: (id: string) => adapter ?? id } as unknown as BackendRegistry;
+  const backends = {
+    get: (id: string) => (id === "local" ? adapter : undefined),
+    require: (id: string) => adapter ?? id,
+  } as unknown as BackendRegistry;
   let now = 1_000_000;
   const clock = { now: () => now, advance: (ms: number) => (now += ms) };
   const svc = new ShareService(store, hub, backends, { now: clock.now, failureLimit: 5, failureWindowMs: 60_000 });
@@ -49,7 +66,8 @@ afterEach(() => {
   fs.rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-const body = (over: Partial<CreateShareBody> = {}) => CreateShareBody.parse({ backendId: "local", sessionId: "ses_1", ...over });
+const body = (over: Partial<CreateShareBody> = {}) =>
+  CreateShareBody.parse({ backendId: "local", sessionId: "ses_1", ...over });
 
 function statusOf(fn: () => unknown): number | undefined {
   try {
@@ -61,7 +79,10 @@ function statusOf(fn: () => unknown): number | undefined {
 }
 
 /** Reads SSE frames from a Response until `stop` says so (or the stream ends). */
-async function frames(res: Response, stop: (events: ShareStreamEvent[]) => boolean): Promise<{ events: ShareStreamEvent[]; ended: boolean }> {
+async function frames(
+  res: Response,
+  stop: (events: ShareStreamEvent[]) => boolean,
+): Promise<{ events: ShareStreamEvent[]; ended: boolean }> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buf = "";
@@ -105,7 +126,8 @@ describe("share service", () => {
 
   it("unknown tokens answer 404, then 429 for that address only", async () => {
     const { token } = await ctx.svc.create(body(), "");
-    for (let i = 0; i < 5; i++) expect(statusOf(() => ctx.svc.resolve(`nope${i}`.padEnd(43, "x"), "attacker"))).toBe(404);
+    for (let i = 0; i < 5; i++)
+      expect(statusOf(() => ctx.svc.resolve(`nope${i}`.padEnd(43, "x"), "attacker"))).toBe(404);
     expect(statusOf(() => ctx.svc.resolve("x".repeat(43), "attacker"))).toBe(429);
     // Even a valid token: a blocked address learns nothing about which tokens exist.
     expect(statusOf(() => ctx.svc.resolve(token, "attacker"))).toBe(429);
@@ -122,7 +144,12 @@ describe("share service", () => {
     expect(statusOf(() => ctx.svc.resolve(b.token, "ip"))).toBeUndefined();
     ctx.clock.advance(5_000);
     expect(statusOf(() => ctx.svc.resolve(b.token, "ip"))).toBe(410);
-    expect(ctx.svc.list({ state: "all" }).map((s) => s.state).sort()).toEqual(["expired", "revoked"]);
+    expect(
+      ctx.svc
+        .list({ state: "all" })
+        .map((s) => s.state)
+        .sort(),
+    ).toEqual(["expired", "revoked"]);
     expect(ctx.svc.list({ state: "active" })).toEqual([]);
   });
 
@@ -145,11 +172,20 @@ describe("share service", () => {
     const snap = await ctx.svc.snapshot(share);
     const res = await ctx.svc.stream(share, snap.seq, new AbortController().signal);
     const reading = frames(res, (ev) => ev.some((e) => e.type === "block.updated"));
-    ctx.hub.publish("local", "ses_1", { type: "message.updated", message: { id: "m3", sessionId: "ses_1", role: "assistant", createdAt: 30, completedAt: 31 } });
-    ctx.hub.publish("local", "ses_1", { type: "block.updated", messageId: "m3", block: { id: "p3", kind: "text", text: `again GH_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a` } });
+    ctx.hub.publish("local", "ses_1", {
+      type: "message.updated",
+      message: { id: "m3", sessionId: "ses_1", role: "assistant", createdAt: 30, completedAt: 31 },
+    });
+    ctx.hub.publish("local", "ses_1", {
+      type: "block.updated",
+      messageId: "m3",
+      block: { id: "p3", kind: "text", text: `again GH_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a` },
+    });
     const { events } = await reading;
     const block = events.find((e) => e.type === "block.updated");
-    expect(block?.type === "block.updated" && block.block.kind === "text" && block.block.text).toBe("again GH_TOKEN=[REDACTED:github-token]");
+    expect(block?.type === "block.updated" && block.block.kind === "text" && block.block.text).toBe(
+      "again GH_TOKEN=[REDACTED:github-token]",
+    );
     for (const e of events) if ("seq" in e) expect(e.seq).toBeGreaterThan(snap.seq);
   });
 
@@ -157,13 +193,20 @@ describe("share service", () => {
     const created = await ctx.svc.create(body({ live: false }), "");
     const share = ctx.svc.resolve(created.token, "ip");
     const before = await ctx.svc.snapshot(share);
-    ctx.hub.publish("local", "ses_1", { type: "message.updated", message: { id: "m3", sessionId: "ses_1", role: "user", createdAt: 30 } });
+    ctx.hub.publish("local", "ses_1", {
+      type: "message.updated",
+      message: { id: "m3", sessionId: "ses_1", role: "user", createdAt: 30 },
+    });
     const after = await ctx.svc.snapshot(share);
     expect(after).toEqual(before);
     expect(after.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
     const res = await ctx.svc.stream(share, undefined, new AbortController().signal);
     const reading = frames(res, () => false);
-    ctx.hub.publish("local", "ses_1", { type: "block.updated", messageId: "m3", block: { id: "p3", kind: "text", text: "later" } });
+    ctx.hub.publish("local", "ses_1", {
+      type: "block.updated",
+      messageId: "m3",
+      block: { id: "p3", kind: "text", text: "later" },
+    });
     ctx.svc.revoke(created.id);
     const { events } = await reading;
     expect(events).toEqual([{ type: "share.ended", reason: "revoked" }]);

@@ -79,7 +79,14 @@ function meta(s: StoredShare): ShareMeta {
 }
 
 function patternOut(p: StoredRedactionPattern): RedactionPattern {
-  return { id: p.id, label: p.label, pattern: p.pattern, regex: p.regex, kind: kindForLabel(p.label), createdAt: p.createdAt };
+  return {
+    id: p.id,
+    label: p.label,
+    pattern: p.pattern,
+    regex: p.regex,
+    kind: kindForLabel(p.label),
+    createdAt: p.createdAt,
+  };
 }
 
 /** An open share stream: one viewer's SSE connection. */
@@ -113,7 +120,10 @@ class ShareStream {
       this.end("expired");
       return;
     }
-    this.expiryTimer = setTimeout(() => (this.now() >= at ? this.end("expired") : this.armExpiry()), Math.min(wait, MAX_TIMER_MS));
+    this.expiryTimer = setTimeout(
+      () => (this.now() >= at ? this.end("expired") : this.armExpiry()),
+      Math.min(wait, MAX_TIMER_MS),
+    );
     this.expiryTimer.unref?.();
   }
 
@@ -200,7 +210,9 @@ export class ShareService {
     return this.redactor;
   }
 
-  private renderer(s: Pick<StoredShare, "id" | "upToMessageId" | "upToCreatedAt" | "includeToolOutput">): ShareRenderer {
+  private renderer(
+    s: Pick<StoredShare, "id" | "upToMessageId" | "upToCreatedAt" | "includeToolOutput">,
+  ): ShareRenderer {
     let r = this.renderers.get(s.id);
     if (!r) {
       r = new ShareRenderer(
@@ -222,7 +234,10 @@ export class ShareService {
     return this.hub.open(backendId, sessionId);
   }
 
-  private scopeOf(ch: SessionChannel, upToMessageId: string | undefined): { upToMessageId?: string; upToCreatedAt?: number } {
+  private scopeOf(
+    ch: SessionChannel,
+    upToMessageId: string | undefined,
+  ): { upToMessageId?: string; upToCreatedAt?: number } {
     if (upToMessageId === undefined) return {};
     const m = ch.state.messages.find((x) => x.id === upToMessageId);
     if (!m) throw ApiError.badRequest(`Message ${upToMessageId} is not in this session`);
@@ -234,9 +249,17 @@ export class ShareService {
   async preview(body: SharePreviewBody): Promise<SharePreview> {
     const ch = await this.channel(body.backendId, body.sessionId);
     const scope = this.scopeOf(ch, body.upToMessageId);
-    const renderer = new ShareRenderer({ includeToolOutput: body.includeToolOutput, ...scope }, () => this.currentRedactor());
+    const renderer = new ShareRenderer({ includeToolOutput: body.includeToolOutput, ...scope }, () =>
+      this.currentRedactor(),
+    );
     const p = previewRedactions(renderer, ch.state);
-    return { messages: p.messages, toolCalls: p.toolCalls, hiddenToolOutputs: p.hiddenToolOutputs, hasOlder: ch.olderCursor !== undefined, redactions: p.summary };
+    return {
+      messages: p.messages,
+      toolCalls: p.toolCalls,
+      hiddenToolOutputs: p.hiddenToolOutputs,
+      hasOlder: ch.olderCursor !== undefined,
+      redactions: p.summary,
+    };
   }
 
   async create(body: CreateShareBody, origin: string): Promise<CreatedShare> {
@@ -244,7 +267,12 @@ export class ShareService {
     if (!ch.state.session) throw ApiError.notFound(`Unknown session: ${body.sessionId}`);
     const scope = this.scopeOf(ch, body.upToMessageId);
     const now = this.now();
-    const seconds = body.expiresIn === "never" ? null : typeof body.expiresIn === "number" ? body.expiresIn : SHARE_EXPIRY_SECONDS[body.expiresIn];
+    const seconds =
+      body.expiresIn === "never"
+        ? null
+        : typeof body.expiresIn === "number"
+          ? body.expiresIn
+          : SHARE_EXPIRY_SECONDS[body.expiresIn];
     const token = newShareToken();
     const share: StoredShare = {
       id: newShareId(),
@@ -262,12 +290,20 @@ export class ShareService {
     let frozen: string | undefined;
     if (!share.live) {
       // Frozen now: what is stored is already redacted and scoped; nothing after this moment is served.
-      const snap = this.renderer(share).snapshot(ch.state, ch.seq, ch.olderCursor !== undefined, meta(share), { frozen: true });
+      const snap = this.renderer(share).snapshot(ch.state, ch.seq, ch.olderCursor !== undefined, meta(share), {
+        frozen: true,
+      });
       frozen = JSON.stringify(snap);
-      if (frozen.length > MAX_FROZEN_BYTES) throw new ApiError("payload_too_large", "This session is too large to freeze; share it live instead");
+      if (frozen.length > MAX_FROZEN_BYTES)
+        throw new ApiError("payload_too_large", "This session is too large to freeze; share it live instead");
     }
     this.store.insertShare(share, frozen);
-    log.info("share created", { id: share.id, backendId: share.backendId, sessionId: share.sessionId, live: share.live });
+    log.info("share created", {
+      id: share.id,
+      backendId: share.backendId,
+      sessionId: share.sessionId,
+      live: share.live,
+    });
     const path = `/share/${token}`;
     return { ...info(share, now), token, path, url: `${origin}${path}` };
   }
@@ -276,7 +312,11 @@ export class ShareService {
     const now = this.now();
     return this.store
       .listShares()
-      .filter((s) => (q.backendId === undefined || s.backendId === q.backendId) && (q.sessionId === undefined || s.sessionId === q.sessionId))
+      .filter(
+        (s) =>
+          (q.backendId === undefined || s.backendId === q.backendId) &&
+          (q.sessionId === undefined || s.sessionId === q.sessionId),
+      )
       .map((s) => info(s, now))
       .filter((s) => q.state === "all" || s.state === q.state);
   }
@@ -309,7 +349,13 @@ export class ShareService {
   addPattern(body: CreateRedactionPatternBody): RedactionPattern {
     const err = validateCustomPattern(body.pattern, body.regex);
     if (err) throw ApiError.badRequest(err, { issues: [{ path: "pattern", message: err, code: "custom" }] });
-    const p: StoredRedactionPattern = { id: `rdp_${randomBytes(9).toString("base64url")}`, label: body.label, pattern: body.pattern, regex: body.regex, createdAt: this.now() };
+    const p: StoredRedactionPattern = {
+      id: `rdp_${randomBytes(9).toString("base64url")}`,
+      label: body.label,
+      pattern: body.pattern,
+      regex: body.regex,
+      createdAt: this.now(),
+    };
     this.store.insertRedactionPattern(p);
     this.reloadPatterns();
     return patternOut(p);
@@ -333,7 +379,10 @@ export class ShareService {
    */
   resolve(token: string, client: string): StoredShare {
     const wait = this.limiter.blockedFor(client);
-    if (wait > 0) throw new ApiError("rate_limited", "Too many requests for unknown share links; try again later", { retryAfterSeconds: wait });
+    if (wait > 0)
+      throw new ApiError("rate_limited", "Too many requests for unknown share links; try again later", {
+        retryAfterSeconds: wait,
+      });
     const share = isWellFormedShareToken(token) ? this.store.shareByTokenHash(hashShareToken(token)) : undefined;
     if (!share) {
       this.limiter.fail(client);
@@ -366,7 +415,12 @@ export class ShareService {
   }
 
   /** The share's own SSE: redacted, scoped events for a live share; only its end for a frozen one. */
-  async stream(share: StoredShare, after: number | undefined, signal: AbortSignal, opts: { idleMs?: number; onEnd?: () => void } = {}): Promise<Response> {
+  async stream(
+    share: StoredShare,
+    after: number | undefined,
+    signal: AbortSignal,
+    opts: { idleMs?: number; onEnd?: () => void } = {},
+  ): Promise<Response> {
     const attach = await this.attacher(share, after);
     return sseResponse({
       signal,
@@ -413,7 +467,8 @@ export class ShareService {
       if (!ch.state.session) throw ApiError.notFound("gone");
       return ch;
     } catch (err) {
-      if (isApiError(err) && err.code === "not_found") throw ApiError.notFound("This shared session is no longer available");
+      if (isApiError(err) && err.code === "not_found")
+        throw ApiError.notFound("This shared session is no longer available");
       log.warn("share: session unavailable", { id: share.id, error: describeError(err) });
       throw ApiError.down("The shared session is temporarily unavailable");
     }

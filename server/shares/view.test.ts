@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { ShareStreamEvent } from "@/lib/api";
 import type { Message, Session, TimelineEvent, ToolBlock, WireEvent } from "@/lib/model";
-import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { apply, type SessionState } from "@/lib/timeline/reducer";
 import { Redactor } from "../auth/redactor";
-import { ShareEventFilter, ShareRenderer, holdBackTail, inScope, lineExcerpt, previewRedactions, type ShareScope } from "./view";
+import {
+  ShareEventFilter,
+  ShareRenderer,
+  holdBackTail,
+  inScope,
+  lineExcerpt,
+  previewRedactions,
+  type ShareScope,
+} from "./view";
 
 const KEY = "sk-proj-Ab3dEf6hIj9kLmN0pQr2StU5vWx8Yz1aBcD4eFg7HiJ";
 const redactor = new Redactor();
@@ -32,7 +40,13 @@ const bash: ToolBlock = {
   exitCode: 0,
 };
 
-function msg(id: string, createdAt: number, role: Message["role"], blocks: Message["blocks"], extra: Partial<Message> = {}): Message {
+function msg(
+  id: string,
+  createdAt: number,
+  role: Message["role"],
+  blocks: Message["blocks"],
+  extra: Partial<Message> = {},
+): Message {
   return { id, sessionId: "ses_1", role, createdAt, blocks, ...extra };
 }
 
@@ -52,7 +66,8 @@ function baseState(): SessionState {
 }
 
 const meta = { live: true, includeToolOutput: true, createdAt: 1, expiresAt: null };
-const renderer = (scope: Partial<ShareScope> = {}) => new ShareRenderer({ includeToolOutput: true, ...scope }, () => redactor);
+const renderer = (scope: Partial<ShareScope> = {}) =>
+  new ShareRenderer({ includeToolOutput: true, ...scope }, () => redactor);
 
 describe("scope", () => {
   it("orders like the reducer: (createdAt, id), inclusive", () => {
@@ -82,7 +97,8 @@ describe("snapshot", () => {
     expect(json).not.toContain("postgres://u:p@");
     expect(json).toContain("[REDACTED:openai-key]");
     expect(json).toContain("DATABASE_URL=[REDACTED:connection-string]");
-    for (const leak of ["secret-project", "ECONNREFUSED", "10.0.0.5", "rm -rf /", "secret plan", '"local"']) expect(json).not.toContain(leak);
+    for (const leak of ["secret-project", "ECONNREFUSED", "10.0.0.5", "rm -rf /", "secret plan", '"local"'])
+      expect(json).not.toContain(leak);
     expect(snap.session.backendId).toBe("share");
     expect(snap.session.directory).toBeUndefined();
     expect(snap.messages).toHaveLength(4);
@@ -103,9 +119,21 @@ describe("snapshot", () => {
 
   it("without tool outputs: no output, error, diff or file contents, but the call itself", () => {
     const state = baseState();
-    const write: ToolBlock = { ...bash, id: "p_w", callId: "c2", tool: "write", rawTool: "write", input: { filePath: "/x/.env", content: "SECRET=1" }, output: "wrote", diff: [{ path: "/x/.env", status: "added", additions: 1, deletions: 0, patch: "+SECRET=1" }] };
+    const write: ToolBlock = {
+      ...bash,
+      id: "p_w",
+      callId: "c2",
+      tool: "write",
+      rawTool: "write",
+      input: { filePath: "/x/.env", content: "SECRET=1" },
+      output: "wrote",
+      diff: [{ path: "/x/.env", status: "added", additions: 1, deletions: 0, patch: "+SECRET=1" }],
+    };
     state.messages[1] = { ...state.messages[1]!, blocks: [...state.messages[1]!.blocks, write] };
-    const snap = renderer({ includeToolOutput: false }).snapshot(state, 1, false, { ...meta, includeToolOutput: false });
+    const snap = renderer({ includeToolOutput: false }).snapshot(state, 1, false, {
+      ...meta,
+      includeToolOutput: false,
+    });
     const tools = snap.messages[1]!.blocks.filter((b): b is ToolBlock => b.kind === "tool");
     expect(tools[0]!.output).toBeUndefined();
     expect(tools[0]!.input.command).toBe("echo OPENAI_API_KEY=[REDACTED:openai-key]");
@@ -122,14 +150,23 @@ describe("snapshot", () => {
       { id: "f3", kind: "file", name: "a.txt", mime: "text/plain", url: "file:///home/alice/a.txt" },
       { id: "f4", kind: "file", name: "doc", mime: "text/html", url: "https://bob:pw@example.com/doc" },
     ]);
-    const files = renderer().snapshot(state, 1, false, meta).messages[0]!.blocks.map((b) => (b.kind === "file" ? b.url : ""));
-    expect(files).toEqual(["data:image/png;base64,AAAA", "", "", "https://bob:[REDACTED:url-credentials]@example.com/doc"]);
+    const files = renderer()
+      .snapshot(state, 1, false, meta)
+      .messages[0]!.blocks.map((b) => (b.kind === "file" ? b.url : ""));
+    expect(files).toEqual([
+      "data:image/png;base64,AAAA",
+      "",
+      "",
+      "https://bob:[REDACTED:url-credentials]@example.com/doc",
+    ]);
   });
 
   it("a growing reply shows no half-typed word", () => {
     const state = baseState();
     state.session = { ...session, status: "busy" };
-    state.messages.push(msg("m5", 50, "assistant", [{ id: "p5", kind: "text", text: `The key is ${KEY.slice(0, 12)}` }]));
+    state.messages.push(
+      msg("m5", 50, "assistant", [{ id: "p5", kind: "text", text: `The key is ${KEY.slice(0, 12)}` }]),
+    );
     const snap = renderer().snapshot(state, 1, false, meta);
     const last = snap.messages[4]!.blocks[0]!;
     expect(last.kind === "text" && last.text).toBe("The key is ");
@@ -188,12 +225,23 @@ function harness(scope: Partial<ShareScope> = {}, initial: SessionState = baseSt
     sent.push(...filter.push({ ...e, seq: ++seq } as WireEvent));
   };
   const flush = () => sent.push(...filter.flush());
-  return { push, flush, sent, get state() {
-    return state;
-  } };
+  return {
+    push,
+    flush,
+    sent,
+    get state() {
+      return state;
+    },
+  };
 }
 
-const delta = (messageId: string, blockId: string, d: string, field: "text" | "output" = "text"): TimelineEvent => ({ type: "block.delta", messageId, blockId, field, delta: d });
+const delta = (messageId: string, blockId: string, d: string, field: "text" | "output" = "text"): TimelineEvent => ({
+  type: "block.delta",
+  messageId,
+  blockId,
+  field,
+  delta: d,
+});
 
 describe("share stream", () => {
   it("never sends a key split across deltas, not even a prefix of it", () => {
@@ -210,11 +258,18 @@ describe("share stream", () => {
     expect(wire).not.toContain("Ab3dEf6h");
     expect(h.sent.some((e) => e.type === "block.delta")).toBe(false);
     const last = h.sent.filter((e) => e.type === "block.updated").at(-1);
-    expect(last?.type === "block.updated" && last.block.kind === "text" && last.block.text).toBe("Use OPENAI_API_KEY=[REDACTED:openai-key] ");
+    expect(last?.type === "block.updated" && last.block.kind === "text" && last.block.text).toBe(
+      "Use OPENAI_API_KEY=[REDACTED:openai-key] ",
+    );
     // The turn ends: the whole text, tail included, goes out.
-    h.push({ type: "message.updated", message: { id: "m5", sessionId: "ses_1", role: "assistant", createdAt: 50, completedAt: 60 } });
+    h.push({
+      type: "message.updated",
+      message: { id: "m5", sessionId: "ses_1", role: "assistant", createdAt: 50, completedAt: 60 },
+    });
     const final = h.sent.filter((e) => e.type === "block.updated").at(-1);
-    expect(final?.type === "block.updated" && final.block.kind === "text" && final.block.text).toBe("Use OPENAI_API_KEY=[REDACTED:openai-key] now.");
+    expect(final?.type === "block.updated" && final.block.kind === "text" && final.block.text).toBe(
+      "Use OPENAI_API_KEY=[REDACTED:openai-key] now.",
+    );
   });
 
   it("coalesces deltas and keeps seqs growing on the wire", () => {
@@ -250,7 +305,10 @@ describe("share stream", () => {
     h.push({ type: "block.updated", messageId: "m9", block: { id: "p9", kind: "text", text: "later" } });
     h.push(delta("m9", "p9", " more"));
     h.push({ type: "block.updated", messageId: "m4", block: { id: "p4", kind: "text", text: "Deploying. Done." } });
-    h.push({ type: "interrupt.requested", interrupt: { id: "i2", sessionId: "ses_1", kind: "permission", createdAt: 1, title: "x" } });
+    h.push({
+      type: "interrupt.requested",
+      interrupt: { id: "i2", sessionId: "ses_1", kind: "permission", createdAt: 1, title: "x" },
+    });
     h.push({ type: "todo.updated", todos: [] });
     h.push({ type: "error", message: "backend at 10.0.0.5 down" });
     h.push({ type: "usage.updated", usage: { inputTokens: 1, outputTokens: 1 } });

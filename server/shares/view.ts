@@ -35,9 +35,23 @@ export function holdBackTail(text: string): string {
   return text.replace(/\S+$/, "");
 }
 
-
 /** Input fields that carry file contents or patches: left out with the tool outputs. */
-const CONTENT_KEYS = new Set(["content", "contents", "text", "oldString", "newString", "old_string", "new_string", "patch", "patchText", "patch_text", "diff", "edits", "data", "body"]);
+const CONTENT_KEYS = new Set([
+  "content",
+  "contents",
+  "text",
+  "oldString",
+  "newString",
+  "old_string",
+  "new_string",
+  "patch",
+  "patchText",
+  "patch_text",
+  "diff",
+  "edits",
+  "data",
+  "body",
+]);
 
 function inputWithoutContents(input: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -104,7 +118,12 @@ export class ShareRenderer {
     if (m.agent) out.agent = m.agent;
     if (m.usage) out.usage = m.usage;
     if (m.summary) out.summary = m.summary;
-    if (m.error) out.error = { name: m.error.name, message: this.text(m.error.message, sink), ...(m.error.aborted ? { aborted: true } : {}) };
+    if (m.error)
+      out.error = {
+        name: m.error.name,
+        message: this.text(m.error.message, sink),
+        ...(m.error.aborted ? { aborted: true } : {}),
+      };
     return out;
   }
 
@@ -185,7 +204,13 @@ export class ShareRenderer {
     return last && last.completedAt === undefined ? shown : "idle";
   }
 
-  snapshot(state: SessionState, seq: number, hasOlder: boolean, share: ShareMeta, opts: { frozen?: boolean } = {}): SharedSnapshot {
+  snapshot(
+    state: SessionState,
+    seq: number,
+    hasOlder: boolean,
+    share: ShareMeta,
+    opts: { frozen?: boolean } = {},
+  ): SharedSnapshot {
     if (!state.session) throw new Error("session not loaded");
     const messages = state.messages.filter((m) => inScope(this.scope, m)).map((m) => this.message(state, m));
     return {
@@ -249,7 +274,8 @@ function sharedTexts(m: Message, includeToolOutput: boolean): { where: string; t
       case "tool": {
         const input = includeToolOutput ? b.input : inputWithoutContents(b.input);
         for (const [k, v] of Object.entries(input)) {
-          if (typeof v === "string") out.push({ where: b.tool === "bash" && k === "command" ? "bash command" : `${b.tool} input`, text: v });
+          if (typeof v === "string")
+            out.push({ where: b.tool === "bash" && k === "command" ? "bash command" : `${b.tool} input`, text: v });
           else if (v && typeof v === "object") out.push({ where: `${b.tool} input`, text: JSON.stringify(v, null, 1) });
         }
         if (includeToolOutput) {
@@ -306,7 +332,12 @@ export function previewRedactions(
   }
   const byKind: Record<string, number> = {};
   for (const kind of distinct.values()) byKind[kind] = (byKind[kind] ?? 0) + 1;
-  return { summary: { total: distinct.size, occurrences, byKind, examples }, messages: messages.length, toolCalls, hiddenToolOutputs };
+  return {
+    summary: { total: distinct.size, occurrences, byKind, examples },
+    messages: messages.length,
+    toolCalls,
+    hiddenToolOutputs,
+  };
 }
 
 /* ---------------------------------------------------------------------------- event filter */
@@ -327,7 +358,11 @@ export class ShareEventFilter {
     private state: () => SessionState,
   ) {
     if (renderer.scope.upToMessageId !== undefined) {
-      this.known = new Set(state().messages.filter((m) => inScope(renderer.scope, m)).map((m) => m.id));
+      this.known = new Set(
+        state()
+          .messages.filter((m) => inScope(renderer.scope, m))
+          .map((m) => m.id),
+      );
     }
   }
 
@@ -350,13 +385,23 @@ export class ShareEventFilter {
     const b = m.blocks.find((x) => x.id === blockId);
     if (!b) return undefined;
     const state = this.state();
-    return { type: "block.updated", messageId: m.id, block: this.renderer.block(b, this.renderer.growing(state, m, b)), seq };
+    return {
+      type: "block.updated",
+      messageId: m.id,
+      block: this.renderer.block(b, this.renderer.growing(state, m, b)),
+      seq,
+    };
   }
 
   /** Every block of a message, settled (its held-back tails released). */
   private wholeMessage(m: Message, seq: number): ShareStreamEvent[] {
     const state = this.state();
-    return m.blocks.map((b) => ({ type: "block.updated" as const, messageId: m.id, block: this.renderer.block(b, this.renderer.growing(state, m, b)), seq }));
+    return m.blocks.map((b) => ({
+      type: "block.updated" as const,
+      messageId: m.id,
+      block: this.renderer.block(b, this.renderer.growing(state, m, b)),
+      seq,
+    }));
   }
 
   /** The coalesced block updates, oldest first. */
@@ -376,7 +421,8 @@ export class ShareEventFilter {
   /** The events to send now for one hub event. */
   push(e: WireEvent): ShareStreamEvent[] {
     if (e.type === "block.delta") {
-      if (this.scoped(e.messageId)) this.dirty.set(`${e.messageId}\u0000${e.blockId}`, { messageId: e.messageId, blockId: e.blockId, seq: e.seq });
+      if (this.scoped(e.messageId))
+        this.dirty.set(`${e.messageId}\u0000${e.blockId}`, { messageId: e.messageId, blockId: e.blockId, seq: e.seq });
       return [];
     }
     if (e.type === "block.updated") this.dirty.delete(`${e.messageId}\u0000${e.block.id}`);
@@ -385,13 +431,20 @@ export class ShareEventFilter {
     const state = this.state();
     switch (e.type) {
       case "session.updated":
-        if (state.session) out.push({ type: "session.updated", session: this.renderer.session(state.session, this.renderer.status(state)), seq });
+        if (state.session)
+          out.push({
+            type: "session.updated",
+            session: this.renderer.session(state.session, this.renderer.status(state)),
+            seq,
+          });
         break;
       case "session.status": {
         const status = this.renderer.status(state);
         if (!isBusy(status)) {
           // The turn ended: release the tails held back from the last message in scope.
-          const last = [...state.messages].reverse().find((m) => m.role === "assistant" && inScope(this.renderer.scope, m));
+          const last = [...state.messages]
+            .reverse()
+            .find((m) => m.role === "assistant" && inScope(this.renderer.scope, m));
           if (last) out.push(...this.wholeMessage(last, seq));
         }
         out.push({ type: "session.status", status, seq });
@@ -416,7 +469,8 @@ export class ShareEventFilter {
         break;
       }
       case "block.removed":
-        if (this.scoped(e.messageId)) out.push({ type: "block.removed", messageId: e.messageId, blockId: e.blockId, seq });
+        if (this.scoped(e.messageId))
+          out.push({ type: "block.removed", messageId: e.messageId, blockId: e.blockId, seq });
         break;
       case "usage.updated":
         if (this.renderer.scope.upToMessageId === undefined) out.push({ type: "usage.updated", usage: e.usage, seq });

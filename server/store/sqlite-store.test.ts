@@ -9,7 +9,14 @@ import { SqliteStore } from "./sqlite-store";
 const session: Session = { id: "s1", backendId: "b1", title: "Hello", createdAt: 1, updatedAt: 2, status: "idle" };
 const messages: Message[] = [
   { id: "m1", sessionId: "s1", role: "user", createdAt: 1, blocks: [{ id: "m1-b0", kind: "text", text: "hi" }] },
-  { id: "m2", sessionId: "s1", role: "assistant", createdAt: 2, completedAt: 3, blocks: [{ id: "m2-b1", kind: "text", text: "hello" }] },
+  {
+    id: "m2",
+    sessionId: "s1",
+    role: "assistant",
+    createdAt: 2,
+    completedAt: 3,
+    blocks: [{ id: "m2-b1", kind: "text", text: "hello" }],
+  },
 ];
 
 describe("SqliteStore transcripts (migration 2)", () => {
@@ -20,7 +27,11 @@ describe("SqliteStore transcripts (migration 2)", () => {
     v1.exec(`CREATE TABLE backends (id TEXT PRIMARY KEY, definition TEXT NOT NULL, created_at INTEGER NOT NULL);
              CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
              PRAGMA user_version = 1;`);
-    v1.prepare("INSERT INTO backends VALUES (?, ?, ?)").run("x", JSON.stringify({ kind: "opencode", label: "X", config: {} }), 1);
+    v1.prepare("INSERT INTO backends VALUES (?, ?, ?)").run(
+      "x",
+      JSON.stringify({ kind: "opencode", label: "X", config: {} }),
+      1,
+    );
     v1.close();
     const store = new SqliteStore(file);
     expect(store.listBackends().map((b) => b.id)).toEqual(["x"]);
@@ -35,13 +46,30 @@ describe("SqliteStore transcripts (migration 2)", () => {
   it("stores, lists (without messages), updates and deletes transcripts", () => {
     const store = new SqliteStore(":memory:");
     store.putTranscript({ backendId: "b1", sessionId: "s1", session, messages, updatedAt: 2 });
-    store.putTranscript({ backendId: "b1", sessionId: "s2", session: { ...session, id: "s2" }, agentSessionId: "agent-2", updatedAt: 5 });
-    store.putTranscript({ backendId: "b2", sessionId: "s3", session: { ...session, id: "s3", backendId: "b2" }, updatedAt: 9 });
+    store.putTranscript({
+      backendId: "b1",
+      sessionId: "s2",
+      session: { ...session, id: "s2" },
+      agentSessionId: "agent-2",
+      updatedAt: 5,
+    });
+    store.putTranscript({
+      backendId: "b2",
+      sessionId: "s3",
+      session: { ...session, id: "s3", backendId: "b2" },
+      updatedAt: 9,
+    });
     const list = store.listTranscripts("b1");
     expect(list.map((t) => t.sessionId)).toEqual(["s2", "s1"]);
     expect(list[1]!.messages).toBeUndefined();
     expect(list[0]!.agentSessionId).toBe("agent-2");
-    store.putTranscript({ backendId: "b1", sessionId: "s1", session: { ...session, title: "Renamed" }, messages: messages.slice(0, 1), updatedAt: 10 });
+    store.putTranscript({
+      backendId: "b1",
+      sessionId: "s1",
+      session: { ...session, title: "Renamed" },
+      messages: messages.slice(0, 1),
+      updatedAt: 10,
+    });
     expect(store.getTranscript("b1", "s1")).toMatchObject({ session: { title: "Renamed" }, messages: [{ id: "m1" }] });
     store.deleteTranscript("b1", "s1");
     expect(store.getTranscript("b1", "s1")).toBeUndefined();

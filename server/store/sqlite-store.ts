@@ -200,7 +200,9 @@ export class SqliteStore implements Store {
 
   putBackend(b: StoredBackend): void {
     this.db
-      .prepare("INSERT INTO backends (id, definition, created_at) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET definition = excluded.definition")
+      .prepare(
+        "INSERT INTO backends (id, definition, created_at) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET definition = excluded.definition",
+      )
       .run(b.id, JSON.stringify(b.def), b.createdAt);
   }
 
@@ -238,7 +240,9 @@ export class SqliteStore implements Store {
   }
 
   shareByTokenHash(hash: string): StoredShare | undefined {
-    const row = this.db.prepare(`SELECT ${SHARE_COLUMNS} FROM shares WHERE token_hash = ?`).get(hash) as ShareRow | undefined;
+    const row = this.db.prepare(`SELECT ${SHARE_COLUMNS} FROM shares WHERE token_hash = ?`).get(hash) as
+      | ShareRow
+      | undefined;
     return row ? shareFromRow(row) : undefined;
   }
 
@@ -248,12 +252,18 @@ export class SqliteStore implements Store {
   }
 
   frozenSnapshot(id: string): string | undefined {
-    const row = this.db.prepare("SELECT frozen_snapshot FROM shares WHERE id = ?").get(id) as { frozen_snapshot: string | null } | undefined;
+    const row = this.db.prepare("SELECT frozen_snapshot FROM shares WHERE id = ?").get(id) as
+      | { frozen_snapshot: string | null }
+      | undefined;
     return row?.frozen_snapshot ?? undefined;
   }
 
   revokeShare(id: string, at: number): boolean {
-    return this.db.prepare("UPDATE shares SET revoked_at = ?, frozen_snapshot = NULL WHERE id = ? AND revoked_at IS NULL").run(at, id).changes > 0;
+    return (
+      this.db
+        .prepare("UPDATE shares SET revoked_at = ?, frozen_snapshot = NULL WHERE id = ? AND revoked_at IS NULL")
+        .run(at, id).changes > 0
+    );
   }
 
   dropFrozenSnapshot(id: string): void {
@@ -261,18 +271,28 @@ export class SqliteStore implements Store {
   }
 
   touchShare(id: string, at: number, count: number): void {
-    this.db.prepare("UPDATE shares SET last_access_at = ?, access_count = access_count + ? WHERE id = ?").run(at, count, id);
+    this.db
+      .prepare("UPDATE shares SET last_access_at = ?, access_count = access_count + ? WHERE id = ?")
+      .run(at, count, id);
   }
 
   listRedactionPatterns(): StoredRedactionPattern[] {
-    const rows = this.db.prepare("SELECT id, label, pattern, is_regex, created_at FROM redaction_patterns ORDER BY created_at").all() as {
+    const rows = this.db
+      .prepare("SELECT id, label, pattern, is_regex, created_at FROM redaction_patterns ORDER BY created_at")
+      .all() as {
       id: string;
       label: string;
       pattern: string;
       is_regex: number;
       created_at: number;
     }[];
-    return rows.map((r) => ({ id: r.id, label: r.label, pattern: r.pattern, regex: r.is_regex === 1, createdAt: r.created_at }));
+    return rows.map((r) => ({
+      id: r.id,
+      label: r.label,
+      pattern: r.pattern,
+      regex: r.is_regex === 1,
+      createdAt: r.created_at,
+    }));
   }
 
   insertRedactionPattern(p: StoredRedactionPattern): void {
@@ -291,7 +311,9 @@ export class SqliteStore implements Store {
   }
 
   setMeta(key: string, value: string): void {
-    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+    this.db
+      .prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .run(key, value);
   }
 
   putFork(f: ForkRecord): void {
@@ -304,29 +326,39 @@ export class SqliteStore implements Store {
   }
 
   getFork(backendId: string, sessionId: string): ForkRecord | undefined {
-    const row = this.db.prepare("SELECT * FROM session_forks WHERE backend_id = ? AND session_id = ?").get(backendId, sessionId) as ForkRow | undefined;
+    const row = this.db
+      .prepare("SELECT * FROM session_forks WHERE backend_id = ? AND session_id = ?")
+      .get(backendId, sessionId) as ForkRow | undefined;
     return row ? toFork(row) : undefined;
   }
 
   listForks(backendId: string, sourceSessionId: string): ForkRecord[] {
     const rows = this.db
-      .prepare("SELECT * FROM session_forks WHERE backend_id = ? AND source_session_id = ? ORDER BY created_at, session_id")
+      .prepare(
+        "SELECT * FROM session_forks WHERE backend_id = ? AND source_session_id = ? ORDER BY created_at, session_id",
+      )
       .all(backendId, sourceSessionId) as ForkRow[];
     return rows.map(toFork);
   }
 
   deleteFork(backendId: string, sessionId: string): void {
-    this.db.prepare("DELETE FROM session_forks WHERE backend_id = ? AND (session_id = ? OR source_session_id = ?)").run(backendId, sessionId, sessionId);
+    this.db
+      .prepare("DELETE FROM session_forks WHERE backend_id = ? AND (session_id = ? OR source_session_id = ?)")
+      .run(backendId, sessionId, sessionId);
   }
 
   getTranscript(backendId: string, sessionId: string): StoredTranscript | undefined {
-    const row = this.db.prepare("SELECT * FROM transcripts WHERE backend_id = ? AND session_id = ?").get(backendId, sessionId) as TranscriptRow | undefined;
+    const row = this.db
+      .prepare("SELECT * FROM transcripts WHERE backend_id = ? AND session_id = ?")
+      .get(backendId, sessionId) as TranscriptRow | undefined;
     return row ? toTranscript(row) : undefined;
   }
 
   listTranscripts(backendId: string, limit = 1000): StoredTranscript[] {
     const rows = this.db
-      .prepare("SELECT backend_id, session_id, session, todos, agent_session_id, updated_at FROM transcripts WHERE backend_id = ? ORDER BY updated_at DESC LIMIT ?")
+      .prepare(
+        "SELECT backend_id, session_id, session, todos, agent_session_id, updated_at FROM transcripts WHERE backend_id = ? ORDER BY updated_at DESC LIMIT ?",
+      )
       .all(backendId, limit) as TranscriptRow[];
     return rows.flatMap((r) => toTranscript(r) ?? []);
   }

@@ -24,7 +24,10 @@ function tool(partial: Partial<ToolBlock> & Pick<ToolBlock, "tool" | "status" | 
     callId: id("call"),
     rawTool: partial.tool === "todo" ? "todowrite" : partial.tool,
     startedAt: T0,
-    endedAt: partial.status === "running" || partial.status === "pending" || partial.status === "awaiting-approval" ? undefined : T0 + 840,
+    endedAt:
+      partial.status === "running" || partial.status === "pending" || partial.status === "awaiting-approval"
+        ? undefined
+        : T0 + 840,
     ...partial,
   };
 }
@@ -163,7 +166,10 @@ Require stack:
     at Module._load (node:internal/modules/cjs/loader:986:27)
 npm ERR! Test failed.  See above for more details.`;
 
-const RUNNING_OUTPUT = Array.from({ length: 18 }, (_, i) => `[build] compiled chunk ${String(i + 1).padStart(2, "0")}/40  app/(session)/page-${i}.js`).join("\n");
+const RUNNING_OUTPUT = Array.from(
+  { length: 18 },
+  (_, i) => `[build] compiled chunk ${String(i + 1).padStart(2, "0")}/40  app/(session)/page-${i}.js`,
+).join("\n");
 
 const conversation: Message[] = [
   {
@@ -177,7 +183,13 @@ const conversation: Message[] = [
         kind: "text",
         text: "The live timeline stops updating after my laptop wakes from sleep. Can you find out why and fix it?\n\nIt comes back if I reload.",
       },
-      { id: "u2", kind: "file", name: "screenshot.png", mime: "image/png", url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNkYPj/n4GBgYGJgQEKAEcSAgeJ0pBxAAAAAElFTkSuQmCC" },
+      {
+        id: "u2",
+        kind: "file",
+        name: "screenshot.png",
+        mime: "image/png",
+        url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNkYPj/n4GBgYGJgQEKAEcSAgeJ0pBxAAAAAElFTkSuQmCC",
+      },
     ],
   },
   {
@@ -188,7 +200,13 @@ const conversation: Message[] = [
     completedAt: T0 + 48_200,
     model: { provider: "anthropic", id: "claude-sonnet-4-5" },
     agent: "build",
-    usage: { inputTokens: 18_342, outputTokens: 1_204, cacheReadTokens: 12_800, cacheWriteTokens: 2_100, costUsd: 0.0734 },
+    usage: {
+      inputTokens: 18_342,
+      outputTokens: 1_204,
+      cacheReadTokens: 12_800,
+      cacheWriteTokens: 2_100,
+      costUsd: 0.0734,
+    },
     blocks: [
       {
         id: "r1",
@@ -197,9 +215,26 @@ const conversation: Message[] = [
         startedAt: T0 + 1000,
         endedAt: T0 + 4200,
       },
-      tool({ tool: "grep", status: "completed", input: { pattern: "useEventStream", path: ROOT, include: "*.{ts,tsx}" }, output: GREP_OUTPUT, title: "useEventStream" }),
-      tool({ tool: "read", status: "completed", input: { filePath: `${ROOT}/lib/timeline/apply.ts` }, output: READ_OUTPUT, title: "lib/timeline/apply.ts" }),
-      tool({ tool: "glob", status: "completed", input: { pattern: "components/timeline/*.tsx", path: ROOT }, output: GLOB_OUTPUT }),
+      tool({
+        tool: "grep",
+        status: "completed",
+        input: { pattern: "useEventStream", path: ROOT, include: "*.{ts,tsx}" },
+        output: GREP_OUTPUT,
+        title: "useEventStream",
+      }),
+      tool({
+        tool: "read",
+        status: "completed",
+        input: { filePath: `${ROOT}/lib/timeline/apply.ts` },
+        output: READ_OUTPUT,
+        title: "lib/timeline/apply.ts",
+      }),
+      tool({
+        tool: "glob",
+        status: "completed",
+        input: { pattern: "components/timeline/*.tsx", path: ROOT },
+        output: GLOB_OUTPUT,
+      }),
       tool({ tool: "list", status: "completed", input: { path: `${ROOT}/lib` }, output: LIST_OUTPUT }),
       tool({
         tool: "edit",
@@ -243,7 +278,11 @@ const conversation: Message[] = [
 ];
 
 const toolStates: ToolBlock[] = [
-  tool({ tool: "bash", status: "pending", input: { command: "git status --short", description: "Check the working tree" } }),
+  tool({
+    tool: "bash",
+    status: "pending",
+    input: { command: "git status --short", description: "Check the working tree" },
+  }),
   tool({
     tool: "bash",
     status: "running",
@@ -283,13 +322,19 @@ const toolStates: ToolBlock[] = [
     input: { filePath: `${ROOT}/lib/hooks/use-reconnect.ts` },
     error: `File not found: ${ROOT}/lib/hooks/use-reconnect.ts\n\nDid you mean one of these?\n${ROOT}/lib/hooks/use-event-stream.ts`,
   }),
-  tool({ tool: "read", status: "running", input: { filePath: `${ROOT}/package.json`, offset: 1, limit: 40 }, startedAt: Date.now() - 1_200 }),
+  tool({
+    tool: "read",
+    status: "running",
+    input: { filePath: `${ROOT}/package.json`, offset: 1, limit: 40 },
+    startedAt: Date.now() - 1_200,
+  }),
   tool({
     tool: "task",
     status: "completed",
     input: {
       description: "Audit other SSE consumers",
-      prompt: "Find every place in the codebase that consumes the server-sent event stream and check whether it handles reconnects and cursor resumption. Report file paths and a one-line verdict for each.",
+      prompt:
+        "Find every place in the codebase that consumes the server-sent event stream and check whether it handles reconnects and cursor resumption. Report file paths and a one-line verdict for each.",
       subagent_type: "explore",
     },
     output:
@@ -300,7 +345,11 @@ const toolStates: ToolBlock[] = [
   tool({
     tool: "task",
     status: "running",
-    input: { description: "Write the E2E test", prompt: "Add a Playwright test that simulates sleep/wake.", subagent_type: "general" },
+    input: {
+      description: "Write the E2E test",
+      prompt: "Add a Playwright test that simulates sleep/wake.",
+      subagent_type: "general",
+    },
     startedAt: Date.now() - 4_000,
   }),
   tool({
@@ -318,20 +367,22 @@ const toolStates: ToolBlock[] = [
         },
       ],
     },
-    output: 'User has answered your questions: "Where should the connection state appear?"="Session header". You can now continue with the user\'s answers in mind.',
+    output:
+      'User has answered your questions: "Where should the connection state appear?"="Session header". You can now continue with the user\'s answers in mind.',
   }),
   tool({
     tool: "webfetch",
     status: "completed",
     input: { url: "https://developer.mozilla.org/en-US/docs/Web/API/EventSource", format: "markdown" },
-    output: "# EventSource\n\nThe EventSource interface is web content's interface to server-sent events.\n\n<script>alert('not executed')</script>",
+    output:
+      "# EventSource\n\nThe EventSource interface is web content's interface to server-sent events.\n\n<script>alert('not executed')</script>",
   }),
   tool({
     tool: "patch",
     status: "completed",
     input: {
       patchText:
-        "*** Begin Patch\n*** Update File: lib/hooks/next-delay.ts\n@@ export function nextDelay\n-  return Math.min(cap, base * 2 ** attempt);\n+  const exp = Math.min(cap, base * 2 ** attempt);\n+  return Math.floor(Math.random() * exp);\n*** Delete File: lib/hooks/backoff.ts\n*** Add File: lib/hooks/next-delay.test.ts\n+import { expect, test } from \"vitest\";\n+import { nextDelay } from \"./next-delay\";\n+\n+test(\"caps the delay\", () => expect(nextDelay(20)).toBeLessThan(10_000));\n*** End Patch",
+        '*** Begin Patch\n*** Update File: lib/hooks/next-delay.ts\n@@ export function nextDelay\n-  return Math.min(cap, base * 2 ** attempt);\n+  const exp = Math.min(cap, base * 2 ** attempt);\n+  return Math.floor(Math.random() * exp);\n*** Delete File: lib/hooks/backoff.ts\n*** Add File: lib/hooks/next-delay.test.ts\n+import { expect, test } from "vitest";\n+import { nextDelay } from "./next-delay";\n+\n+test("caps the delay", () => expect(nextDelay(20)).toBeLessThan(10_000));\n*** End Patch',
     },
     output: "Success. Updated the following files:\nM lib/hooks/next-delay.ts\nA lib/hooks/next-delay.test.ts",
   }),
@@ -345,7 +396,8 @@ const toolStates: ToolBlock[] = [
         status: "modified",
         additions: 2,
         deletions: 1,
-        patch: "--- a/lib/hooks/use-event-stream.ts\n+++ b/lib/hooks/use-event-stream.ts\n@@ -54,7 +54,8 @@ export function useEventStream(sessionId: string, opts: StreamOptions) {\n     if (cancelled) return;\n     setStatus(\"offline\");\n-    const delay = Math.min(30_000, 500 * 2 ** attempt);\n+    const delay = nextDelay(attempt);\n+    setStatus(\"connecting\");\n     attempt++;\n     timer = setTimeout(connect, delay);\n   };\n",
+        patch:
+          '--- a/lib/hooks/use-event-stream.ts\n+++ b/lib/hooks/use-event-stream.ts\n@@ -54,7 +54,8 @@ export function useEventStream(sessionId: string, opts: StreamOptions) {\n     if (cancelled) return;\n     setStatus("offline");\n-    const delay = Math.min(30_000, 500 * 2 ** attempt);\n+    const delay = nextDelay(attempt);\n+    setStatus("connecting");\n     attempt++;\n     timer = setTimeout(connect, delay);\n   };\n',
       },
     ],
   }),
@@ -363,7 +415,13 @@ const notices: Block[] = [
   { id: "n1", kind: "notice", level: "info", text: "Conversation compacted" },
   { id: "n2", kind: "notice", level: "warn", text: "Retrying: 529 Overloaded — next attempt in 8s (attempt 2 of 5)" },
   { id: "n3", kind: "notice", level: "error", text: "The backend closed the stream unexpectedly." },
-  { id: "f1", kind: "file", name: "build-log.txt", mime: "text/plain", url: "https://example.com/artifacts/build-log.txt" },
+  {
+    id: "f1",
+    kind: "file",
+    name: "build-log.txt",
+    mime: "text/plain",
+    url: "https://example.com/artifacts/build-log.txt",
+  },
   { id: "f2", kind: "file", name: "evil.html", mime: "text/html", url: "javascript:alert(1)" },
 ];
 
@@ -384,7 +442,10 @@ const errorMessages: Message[] = [
     completedAt: T0 + 2_300,
     model: { provider: "openai", id: "gpt-5" },
     blocks: [{ id: "e1t", kind: "text", text: "Let me check the hub logs." }],
-    error: { name: "APIError", message: "429 Too Many Requests: rate limit reached for requests per minute. Try again in 20s." },
+    error: {
+      name: "APIError",
+      message: "429 Too Many Requests: rate limit reached for requests per minute. Try again in 20s.",
+    },
   },
   {
     id: "e2",
@@ -405,9 +466,7 @@ const errorMessages: Message[] = [
     role: "assistant",
     createdAt: T0,
     model: { provider: "anthropic", id: "claude-sonnet-4-5" },
-    blocks: [
-      { id: "e3r", kind: "reasoning", text: "Looking at the reducer to see whether deltas", startedAt: T0 },
-    ],
+    blocks: [{ id: "e3r", kind: "reasoning", text: "Looking at the reducer to see whether deltas", startedAt: T0 }],
   },
   {
     id: "x1",
@@ -425,7 +484,13 @@ const errorMessages: Message[] = [
         output: '<html><body onload="alert(3)"><script>alert(4)</script></body></html>',
         exitCode: 0,
       }),
-      { id: "x1f", kind: "file", name: "<img src=x onerror=alert(5)>.svg", mime: "image/svg+xml", url: "data:image/svg+xml,<svg onload=alert(6)>" },
+      {
+        id: "x1f",
+        kind: "file",
+        name: "<img src=x onerror=alert(5)>.svg",
+        mime: "image/svg+xml",
+        url: "data:image/svg+xml,<svg onload=alert(6)>",
+      },
     ],
   },
 ];
@@ -435,7 +500,13 @@ const userLong: Message = {
   sessionId: "s1",
   role: "user",
   createdAt: T0,
-  blocks: [{ id: "ult", kind: "text", text: "Small follow-up: please keep the public API of `useEventStream` unchanged,\nand don't touch   the   spacing   in   this   line.\n\n    indented text stays as typed\n<b>not bold</b>" }],
+  blocks: [
+    {
+      id: "ult",
+      kind: "text",
+      text: "Small follow-up: please keep the public API of `useEventStream` unchanged,\nand don't touch   the   spacing   in   this   line.\n\n    indented text stays as typed\n<b>not bold</b>",
+    },
+  ],
 };
 
 /* ---------------------------------------------------------------------------------- streaming */
@@ -443,6 +514,7 @@ const userLong: Message = {
 function useStreamingDemo(active: boolean): { message: Message; streaming: boolean } {
   const [n, setN] = useState(0);
   const total = MARKDOWN.length;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: restarts the demo when its text changes
   useEffect(() => {
     if (!active) return;
     setN(0);
@@ -575,8 +647,20 @@ export function Gallery() {
 
         <Section title="Code primitives">
           <CodeBlock code={TS_FILE} lang="ts" showLineNumbers />
-          <CodeBlock code={Array.from({ length: 60 }, (_, i) => `line ${i + 1}: ${"lorem ipsum ".repeat(i % 7)}`).join("\n")} maxLines={8} showLineNumbers />
-          <DiffView patch={diffFromStrings("lib/hooks/next-delay.ts", TS_FILE, TS_FILE.replace("block.text + delta", "block.text.concat(delta)").replace("nonnegative()", "min(0)"))} path="lib/hooks/next-delay.ts" header />
+          <CodeBlock
+            code={Array.from({ length: 60 }, (_, i) => `line ${i + 1}: ${"lorem ipsum ".repeat(i % 7)}`).join("\n")}
+            maxLines={8}
+            showLineNumbers
+          />
+          <DiffView
+            patch={diffFromStrings(
+              "lib/hooks/next-delay.ts",
+              TS_FILE,
+              TS_FILE.replace("block.text + delta", "block.text.concat(delta)").replace("nonnegative()", "min(0)"),
+            )}
+            path="lib/hooks/next-delay.ts"
+            header
+          />
         </Section>
       </main>
     </div>

@@ -13,8 +13,10 @@ export function GoneReasonProvider({ reason, children }: { reason: GoneReason; c
 }
 
 const MESSAGES: Record<GoneReason, string> = {
-  expired: "The person who shared this session set the link to stop working after a while, and that time has passed. Ask them for a new link.",
-  "not-found": "It was revoked, the session it showed is gone, or the link is not complete. Ask the person who shared it for a new link.",
+  expired:
+    "The person who shared this session set the link to stop working after a while, and that time has passed. Ask them for a new link.",
+  "not-found":
+    "It was revoked, the session it showed is gone, or the link is not complete. Ask the person who shared it for a new link.",
 };
 
 /** The not-found page of a share: HTTP 404 either way, but an expired link says so (`data-reason`). */

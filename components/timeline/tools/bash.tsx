@@ -14,7 +14,10 @@ export function ExitChip({ code }: { code: number }) {
 }
 
 export function bashCommand(block: ToolBlock): string {
-  return inputStr(block, "command", "cmd", "script") ?? (Array.isArray(block.input.command) ? block.input.command.join(" ") : "");
+  return (
+    inputStr(block, "command", "cmd", "script") ??
+    (Array.isArray(block.input.command) ? block.input.command.join(" ") : "")
+  );
 }
 
 /** `$ command`, then the streamed output (following the tail while it runs) and the exit code. */

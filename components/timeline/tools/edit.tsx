@@ -5,7 +5,8 @@ import { DiffView, diffFromStrings, parseUnifiedDiff } from "@/components/code/d
 import { Badge } from "@/components/ui/badge";
 import { OutputPre, inputStr, isRecord, stripReminders, toolPath } from "./shared";
 
-const GENERIC_OK = /^(?:(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?($|\s+Updated the following files:)|(applied \d+ edit\(s\)|wrote \d+ bytes) to [^\n]+$)/i;
+const GENERIC_OK =
+  /^(?:(Wrote file successfully|Edit applied successfully|File written successfully|Success)\.?($|\s+Updated the following files:)|(applied \d+ edit\(s\)|wrote \d+ bytes) to [^\n]+$)/i;
 
 /** Tool output worth showing next to a diff (e.g. diagnostics), not the routine "success" line. */
 function ExtraOutput({ block }: { block: ToolBlock }) {
@@ -50,7 +51,8 @@ export function editPairs(block: ToolBlock): Array<{ before: string; after: stri
   };
   const edits = block.input.edits;
   if (Array.isArray(edits) && edits.length > 0) {
-    const first = (e: Record<string, unknown>, ...keys: string[]) => keys.map((k) => e[k]).find((v): v is string => typeof v === "string") ?? "";
+    const first = (e: Record<string, unknown>, ...keys: string[]) =>
+      keys.map((k) => e[k]).find((v): v is string => typeof v === "string") ?? "";
     return edits.filter(isRecord).map((e) => ({
       before: first(e, "oldString", "old_string", "oldText"),
       after: first(e, "newString", "new_string", "newText"),
@@ -147,7 +149,13 @@ export function splitPatchByFile(text: string): Array<{ path: string; status: Fi
     const mark = /^\*\*\* (Add|Update|Delete) File: (.+)$/.exec(line);
     const git = /^diff --git a\/(.+?) b\/(.+)$/.exec(line);
     if (mark || git) {
-      const status: FileDiff["status"] = mark ? (mark[1] === "Add" ? "added" : mark[1] === "Delete" ? "deleted" : "modified") : "modified";
+      const status: FileDiff["status"] = mark
+        ? mark[1] === "Add"
+          ? "added"
+          : mark[1] === "Delete"
+            ? "deleted"
+            : "modified"
+        : "modified";
       cur = { path: (mark ? mark[2] : git![2])!.trim(), status, lines: [] };
       out.push(cur);
       continue;

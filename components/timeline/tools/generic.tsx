@@ -62,7 +62,9 @@ function questions(block: ToolBlock): Q[] {
     header: typeof q.header === "string" ? q.header : undefined,
     question: typeof q.question === "string" ? q.question : "",
     options: Array.isArray(q.options)
-      ? q.options.map((o) => (isRecord(o) && typeof o.label === "string" ? o.label : typeof o === "string" ? o : "")).filter(Boolean)
+      ? q.options
+          .map((o) => (isRecord(o) && typeof o.label === "string" ? o.label : typeof o === "string" ? o : ""))
+          .filter(Boolean)
       : [],
   }));
 }
@@ -91,7 +93,9 @@ export function QuestionBody({ block }: { block: ToolBlock }) {
         const picked = a ? a.split(/,\s*/) : [];
         return (
           <div key={i} className="flex flex-col gap-1">
-            {q.header ? <div className="text-[10.5px] font-medium uppercase tracking-wide text-faint">{q.header}</div> : null}
+            {q.header ? (
+              <div className="text-[10.5px] font-medium uppercase tracking-wide text-faint">{q.header}</div>
+            ) : null}
             <div className="text-[13px] text-fg">{q.question}</div>
             {q.options.length > 0 ? (
               <div className="flex flex-wrap gap-1">

@@ -17,7 +17,11 @@ export function ReadBody({ block }: { block: ToolBlock }) {
         <Frame className="max-h-72 overflow-y-auto py-1">
           {parsed.entries.map((e, i) => (
             <div key={i} className="flex h-[22px] items-center gap-2 px-3 text-[12.5px]">
-              {e.endsWith("/") ? <IconFolder size={13} className="shrink-0 text-faint" /> : <span className="w-[13px]" />}
+              {e.endsWith("/") ? (
+                <IconFolder size={13} className="shrink-0 text-faint" />
+              ) : (
+                <span className="w-[13px]" />
+              )}
               <FilePath path={e} />
             </div>
           ))}
@@ -29,7 +33,14 @@ export function ReadBody({ block }: { block: ToolBlock }) {
   if (parsed.text === "") return <QuietLine>{parsed.note ?? "Empty file"}</QuietLine>;
   return (
     <div className="flex flex-col gap-1">
-      <CodeBlock code={parsed.text} lang={guessLang(path)} showLineNumbers startLine={parsed.startLine} maxLines={24} label="" />
+      <CodeBlock
+        code={parsed.text}
+        lang={guessLang(path)}
+        showLineNumbers
+        startLine={parsed.startLine}
+        maxLines={24}
+        label=""
+      />
       {parsed.note ? <QuietLine>{parsed.note}</QuietLine> : null}
     </div>
   );

@@ -58,7 +58,14 @@ export function GrepBody({ block }: { block: ToolBlock }) {
   const parsed = useMemo(() => (block.output ? parseGrepOutput(block.output) : null), [block.output]);
   if (!block.output) return null;
   const text = stripReminders(block.output).trim();
-  if (!parsed) return /^No (files|matches) found/i.test(text) ? <QuietLine>No matches</QuietLine> : <Frame><OutputPre text={text} /></Frame>;
+  if (!parsed)
+    return /^No (files|matches) found/i.test(text) ? (
+      <QuietLine>No matches</QuietLine>
+    ) : (
+      <Frame>
+        <OutputPre text={text} />
+      </Frame>
+    );
   return (
     <div className="flex flex-col gap-1">
       <Frame className="max-h-80 overflow-y-auto py-1">
@@ -96,7 +103,8 @@ export function GlobBody({ block }: { block: ToolBlock }) {
     .filter(Boolean);
   const notes = lines.filter((l) => NOTE_LINE.test(l)).map((l) => l.slice(1, -1));
   const paths = lines.filter((l) => !NOTE_LINE.test(l));
-  if (paths.length === 0 || (paths.length === 1 && /^No files found/i.test(paths[0]!))) return <QuietLine>No files found</QuietLine>;
+  if (paths.length === 0 || (paths.length === 1 && /^No files found/i.test(paths[0]!)))
+    return <QuietLine>No files found</QuietLine>;
   return (
     <div className="flex flex-col gap-1">
       <Frame className="max-h-72 overflow-y-auto py-1">

@@ -35,7 +35,7 @@ export function toolPath(block: ToolBlock): string | undefined {
 /* ----------------------------------------------------------------------------------- output */
 
 // CSI / OSC escape sequences (colours, cursor moves, hyperlinks).
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences start with ESC and BEL
 const ANSI_RE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 
 /** Terminal output as plain text: escape codes removed, carriage-return overwrites applied. */
@@ -119,6 +119,7 @@ export function parseReadOutput(raw: string): ReadOutput {
 export function useStickToBottom<T extends HTMLElement>(content: unknown, active: boolean) {
   const ref = useRef<T>(null);
   const stuck = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: sticks to the bottom whenever the content changes
   useLayoutEffect(() => {
     const el = ref.current;
     if (el && active && stuck.current) el.scrollTop = el.scrollHeight;
@@ -160,7 +161,9 @@ export function OutputPre({
         className,
       )}
     >
-      {hidden > 0 ? <span className="text-faint">{`… ${hidden.toLocaleString("en-US")} earlier characters not shown\n`}</span> : null}
+      {hidden > 0 ? (
+        <span className="text-faint">{`… ${hidden.toLocaleString("en-US")} earlier characters not shown\n`}</span>
+      ) : null}
       {shown}
     </pre>
   );
@@ -168,12 +171,16 @@ export function OutputPre({
 
 /** A sunken frame for tool content. */
 export function Frame({ children, className }: { children: ReactNode; className?: string }) {
-  return <div className={cx("min-w-0 overflow-hidden rounded-md border border-border bg-sunken", className)}>{children}</div>;
+  return (
+    <div className={cx("min-w-0 overflow-hidden rounded-md border border-border bg-sunken", className)}>{children}</div>
+  );
 }
 
 /** A small uppercase section label inside a tool body. */
 export function Label({ children, className }: { children: ReactNode; className?: string }) {
-  return <div className={cx("mb-1 text-[10.5px] font-medium uppercase tracking-wide text-faint", className)}>{children}</div>;
+  return (
+    <div className={cx("mb-1 text-[10.5px] font-medium uppercase tracking-wide text-faint", className)}>{children}</div>
+  );
 }
 
 /** Text a tool reported about itself that is not worth more than a quiet line. */

@@ -28,7 +28,11 @@ export function TaskBody({ block }: { block: ToolBlock }) {
         <div className="rounded-md border border-border bg-sunken px-3 py-2 text-[12.5px] leading-[19px] text-muted">
           <div className={full ? "whitespace-pre-wrap" : "line-clamp-3 whitespace-pre-wrap"}>{prompt}</div>
           {long ? (
-            <button type="button" onClick={() => setFull((v) => !v)} className="mt-1 text-[11.5px] text-faint hover:text-fg">
+            <button
+              type="button"
+              onClick={() => setFull((v) => !v)}
+              className="mt-1 text-[11.5px] text-faint hover:text-fg"
+            >
               {full ? "Show less" : "Show full prompt"}
             </button>
           ) : null}

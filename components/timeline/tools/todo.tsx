@@ -44,7 +44,12 @@ export function TodoList({ todos }: { todos: Todo[] }) {
   return (
     <ul className="flex flex-col gap-0.5">
       {todos.map((t, i) => (
-        <li key={i} className="flex items-start gap-2 text-[13px] leading-[20px]" data-testid="todo-item" data-status={t.status}>
+        <li
+          key={i}
+          className="flex items-start gap-2 text-[13px] leading-[20px]"
+          data-testid="todo-item"
+          data-status={t.status}
+        >
           <span className="mt-[3px] shrink-0">
             <Glyph status={t.status} />
           </span>
@@ -59,7 +64,9 @@ export function TodoList({ todos }: { todos: Todo[] }) {
           >
             {t.content}
           </span>
-          {t.priority === "high" && (t.status === "pending" || t.status === "in_progress") ? <span className="mt-px shrink-0 text-[11px] text-warn">high</span> : null}
+          {t.priority === "high" && (t.status === "pending" || t.status === "in_progress") ? (
+            <span className="mt-px shrink-0 text-[11px] text-warn">high</span>
+          ) : null}
         </li>
       ))}
     </ul>

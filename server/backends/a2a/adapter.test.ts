@@ -78,28 +78,46 @@ describe("A2A adapter: an agent that does not stream", { timeout: 60_000 }, () =
     const s = await adapter.createSession({ title: "send only" });
     const ch = await hub.open("send", s.id);
     await adapter.prompt(s.id, { parts: [{ type: "text", text: "hello" }] });
-    await until(() => textOf(ch.state.messages).includes("Sent, not streamed.") && ch.state.session?.status === "idle", "the reply", 30_000);
+    await until(
+      () => textOf(ch.state.messages).includes("Sent, not streamed.") && ch.state.session?.status === "idle",
+      "the reply",
+      30_000,
+    );
 
-    model.enqueue({ toolCalls: [{ name: "ask_user", arguments: { question: "Which file?" } }] }, { text: "Reading notes.md." });
+    model.enqueue(
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Which file?" } }] },
+      { text: "Reading notes.md." },
+    );
     await adapter.prompt(s.id, { parts: [{ type: "text", text: "read a file" }] });
     const it = await until(() => ch.state.interrupts.find((i) => i.kind === "input"), "the input request", 30_000);
     expect(it.input?.prompt).toContain("Which file?");
     expect(ch.state.session?.status).toBe("waiting");
     await adapter.answerInterrupt(s.id, it.id, { text: "notes.md" });
-    await until(() => textOf(ch.state.messages).includes("Reading notes.md.") && ch.state.session?.status === "idle", "the answered turn", 30_000);
+    await until(
+      () => textOf(ch.state.messages).includes("Reading notes.md.") && ch.state.session?.status === "idle",
+      "the answered turn",
+      30_000,
+    );
     expect(ch.state.interrupts).toEqual([]);
   });
 
   it("an auth-required answer reaches the agent but only a mask reaches the timeline, the store and an export", async () => {
     const secret = "hunter2-very-secret-credential";
-    model.enqueue({ toolCalls: [{ name: "request_auth", arguments: { prompt: "Paste your API key" } }] }, { text: "Signed in." });
+    model.enqueue(
+      { toolCalls: [{ name: "request_auth", arguments: { prompt: "Paste your API key" } }] },
+      { text: "Signed in." },
+    );
     const s = await adapter.createSession({ title: "auth" });
     const ch = await hub.open("send", s.id);
     await adapter.prompt(s.id, { parts: [{ type: "text", text: "sign me in" }] });
     const it = await until(() => ch.state.interrupts.find((i) => i.kind === "input"), "the auth request", 30_000);
     expect(it.input?.sensitive).toBe(true);
     await adapter.answerInterrupt(s.id, it.id, { text: secret });
-    await until(() => textOf(ch.state.messages).includes("Signed in.") && ch.state.session?.status === "idle", "the answered turn", 30_000);
+    await until(
+      () => textOf(ch.state.messages).includes("Signed in.") && ch.state.session?.status === "idle",
+      "the answered turn",
+      30_000,
+    );
     // the agent got it (as the tool's result the model saw) …
     expect(JSON.stringify(model.requests.at(-1)?.messages)).toContain(secret);
     // … the console kept only the mask
@@ -107,7 +125,8 @@ describe("A2A adapter: an agent that does not stream", { timeout: 60_000 }, () =
     expect(JSON.stringify(ch.state.messages)).toContain("sensitive answer");
     expect(JSON.stringify(store.listTranscripts("send"))).not.toContain(secret);
     expect(JSON.stringify((await adapter.loadSession(s.id)).messages)).not.toContain(secret);
-    for (const f of fs.readdirSync(data)) expect(fs.readFileSync(path.join(data, f)).includes(Buffer.from(secret)), f).toBe(false);
+    for (const f of fs.readdirSync(data))
+      expect(fs.readFileSync(path.join(data, f)).includes(Buffer.from(secret)), f).toBe(false);
   });
 });
 
@@ -126,7 +145,10 @@ describe("A2A adapter: an opencode-a2a interrupt answered after it expired", { t
   beforeAll(async () => {
     model = await startScriptedModel();
     workspace = await createWorkspace();
-    home = await createOpencodeHome({ modelBaseUrl: model.url, config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } } });
+    home = await createOpencodeHome({
+      modelBaseUrl: model.url,
+      config: { permission: { bash: { "*": "allow", "echo *marker": "ask" } } },
+    });
     oc = await startOpencodeServer({ env: home.env, cwd: workspace });
     bridge = opencodeBridge({ opencodeUrl: oc.url, directory: workspace, interruptTtlSeconds: 1 });
     server = await startA2aServer({ agent: bridge, token: "t-oc" });
@@ -153,17 +175,32 @@ describe("A2A adapter: an opencode-a2a interrupt answered after it expired", { t
   });
 
   it("answers 410, resolves the interrupt as expired and says so in the timeline", async () => {
-    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo expiry-marker", description: "Print it" } }] }, { text: "Done." });
+    model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: "echo expiry-marker", description: "Print it" } }] },
+      { text: "Done." },
+    );
     const s = await adapter.createSession({ title: "expiry" });
     const ch = await hub.open("oc", s.id);
     await adapter.prompt(s.id, { parts: [{ type: "text", text: "run the marker" }] });
-    const it = await until(() => ch.state.interrupts.find((i) => i.kind === "permission"), "a permission request", 30_000);
+    const it = await until(
+      () => ch.state.interrupts.find((i) => i.kind === "permission"),
+      "a permission request",
+      30_000,
+    );
     // the binding lives 1 s; the bridge keeps a tombstone after it
-    await until(() => bridge.bindings().every((b) => b.expires_at * 1000 < Date.now()), "the binding to expire", 10_000);
-    await expect(adapter.answerInterrupt(s.id, it.id, { decision: "allow_once" })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 410);
+    await until(
+      () => bridge.bindings().every((b) => b.expires_at * 1000 < Date.now()),
+      "the binding to expire",
+      10_000,
+    );
+    await expect(adapter.answerInterrupt(s.id, it.id, { decision: "allow_once" })).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && e.status === 410,
+    );
     await until(() => ch.state.interrupts.length === 0, "the interrupt to be resolved");
     const notices = ch.state.messages.flatMap((m) => m.blocks).filter((b) => b.kind === "notice");
-    expect(notices.map((b) => (b.kind === "notice" ? b.text : "")).join("\n")).toContain("expired before it was answered");
+    expect(notices.map((b) => (b.kind === "notice" ? b.text : "")).join("\n")).toContain(
+      "expired before it was answered",
+    );
     await adapter.abort(s.id);
     await until(() => ch.state.session?.status === "idle", "the turn to stop", 20_000);
   });

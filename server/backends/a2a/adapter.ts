@@ -1,6 +1,15 @@
 import "server-only";
 import type { CreateSessionBody, InterruptAnswer, ModelInfo, PromptBody } from "@/lib/api";
-import type { Backend, BackendStatus, Capabilities, Interrupt, Message, ModelRef, Session, TimelineEvent } from "@/lib/model";
+import type {
+  Backend,
+  BackendStatus,
+  Capabilities,
+  Interrupt,
+  Message,
+  ModelRef,
+  Session,
+  TimelineEvent,
+} from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { Store } from "../../store/store";
@@ -8,7 +17,7 @@ import { InterruptBook } from "../shared/interrupts";
 import { pageMessages } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
-import { fetchAgentCard, OPENCODE_METHODS, summarizeCard } from "./card";
+import { fetchAgentCard, OPENCODE_METHODS } from "./card";
 import { A2aConnection, authFetch, isAuthError, mapA2aError, rpcFailure } from "./client";
 import { historyWindow } from "./listings";
 import { toInterrupt, type Profile } from "./normalize";
@@ -31,7 +40,6 @@ export interface A2aAdapterOptions {
 
 const HEALTH_MS = 10_000;
 const CONNECT_WAIT_MS = 15_000;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * A2A agents (docs/backends/a2a.md): any A2A 0.3 agent over JSON-RPC with `@a2a-js/sdk`, and the
@@ -63,7 +71,12 @@ export class A2aAdapter implements BackendAdapter {
   ) {
     this.id = opts.id;
     this.transcripts = new TranscriptStore(opts.store, opts.id);
-    this.sessions = new A2aSessions({ backendId: opts.id, transcripts: this.transcripts, sink, profile: () => this.profile() });
+    this.sessions = new A2aSessions({
+      backendId: opts.id,
+      transcripts: this.transcripts,
+      sink,
+      profile: () => this.profile(),
+    });
     this.interrupts = new InterruptBook<void>({ idPrefix: "a2a", emit: (sid, events) => this.emitTo(sid, events) });
     this.turns = new A2aTurns({
       backendId: opts.id,
@@ -180,13 +193,21 @@ export class A2aAdapter implements BackendAdapter {
         this.conn = c;
         this.opts.store.setMeta(`a2a-profile:${this.id}`, c.profile.kind);
         attempt = 0;
-        log.info("A2A agent ready", { backend: this.id, agent: c.card.name, version: c.card.version, profile: c.profile.kind });
+        log.info("A2A agent ready", {
+          backend: this.id,
+          agent: c.card.name,
+          version: c.card.version,
+          profile: c.profile.kind,
+        });
         this.setStatus("ready");
         if (c.profile.kind === "opencode") void this.refreshInterrupts().catch(() => undefined);
       } catch (err) {
         if (this.stopped) return;
         const auth = isAuthError(err);
-        this.setStatus(auth ? "auth-required" : "down", auth ? this.authMessage() : mapA2aError(err, "be reached", this.opts.label).message);
+        this.setStatus(
+          auth ? "auth-required" : "down",
+          auth ? this.authMessage() : mapA2aError(err, "be reached", this.opts.label).message,
+        );
         await this.nap(auth ? 30_000 : Math.min(15_000, 500 * 2 ** attempt++));
       }
     }
@@ -267,20 +288,28 @@ export class A2aAdapter implements BackendAdapter {
     return this.sessions.get(sessionId, this.exists);
   }
 
-  async listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }> {
+  async listSessions(q: {
+    search?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: Session[]; nextCursor?: string }> {
     const ops = this.status === "ready" ? this.ops() : undefined;
     if (ops?.can(OPENCODE_METHODS.sessions)) {
       try {
         this.sessions.listed = new Map((await ops.sessions()).map((s) => [s.id, s]));
       } catch (err) {
-        log.warn("opencode.sessions.list failed; listing the kept sessions", { backend: this.id, error: describeError(err) });
+        log.warn("opencode.sessions.list failed; listing the kept sessions", {
+          backend: this.id,
+          error: describeError(err),
+        });
       }
     }
     return this.sessions.list(q);
   }
 
   async createSession(input: CreateSessionBody): Promise<Session> {
-    if (input.directory) throw ApiError.badRequest(`${this.opts.label} runs in its own workspace; a session directory cannot be chosen`);
+    if (input.directory)
+      throw ApiError.badRequest(`${this.opts.label} runs in its own workspace; a session directory cannot be chosen`);
     const rt = this.sessions.create(input.title);
     return this.sessions.sessionOf(rt);
   }
@@ -319,20 +348,42 @@ export class A2aAdapter implements BackendAdapter {
         messages = historyWindow(withTimes(page.items, rt.session.createdAt), kept);
         olderCursor = page.nextCursor;
       } catch (err) {
-        if (rpcFailure(err)?.type === "SESSION_NOT_FOUND" && kept.length === 0) throw ApiError.notFound(`Unknown session: ${sessionId}`);
-        log.warn("could not read the session's history; showing the kept transcript", { backend: this.id, error: describeError(err) });
+        if (rpcFailure(err)?.type === "SESSION_NOT_FOUND" && kept.length === 0)
+          throw ApiError.notFound(`Unknown session: ${sessionId}`);
+        log.warn("could not read the session's history; showing the kept transcript", {
+          backend: this.id,
+          error: describeError(err),
+        });
       }
     }
-    return { session: this.sessions.sessionOf(rt), messages, interrupts: this.interrupts.list(rt.id), todos: [], ...(olderCursor ? { olderCursor } : {}) };
+    return {
+      session: this.sessions.sessionOf(rt),
+      messages,
+      interrupts: this.interrupts.list(rt.id),
+      todos: [],
+      ...(olderCursor ? { olderCursor } : {}),
+    };
   }
 
-  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+  async loadMessages(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     const rt = await this.runtime(sessionId);
     if (this.profile() === "opencode" && rt.ocSession) {
       const kept = this.sessions.messagesOf(rt);
-      const page = await this.call("read the history", async (c) => new OpencodeOps(c, this.id).history(rt.ocSession!, rt.id, { limit: q.limit, ...(q.before ? { before: q.before } : {}) }, []));
-      const base = q.before ? cursorTime(q.before) ?? rt.session.createdAt : rt.session.createdAt;
-      const items = historyWindow(withTimes(page.items, base - page.items.length - 1), kept).filter((m) => page.items.some((p) => p.id === m.id));
+      const page = await this.call("read the history", async (c) =>
+        new OpencodeOps(c, this.id).history(
+          rt.ocSession!,
+          rt.id,
+          { limit: q.limit, ...(q.before ? { before: q.before } : {}) },
+          [],
+        ),
+      );
+      const base = q.before ? (cursorTime(q.before) ?? rt.session.createdAt) : rt.session.createdAt;
+      const items = historyWindow(withTimes(page.items, base - page.items.length - 1), kept).filter((m) =>
+        page.items.some((p) => p.id === m.id),
+      );
       return { items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     }
     return pageMessages(this.sessions.messagesOf(rt), q);
@@ -375,10 +426,17 @@ export class A2aAdapter implements BackendAdapter {
     const rt = await this.runtime(p.sessionId);
     if (p.interrupt.kind === "input") {
       if ("dismiss" in answer) return this.turns.abort(rt);
-      if (!("text" in answer) || !answer.text.trim()) throw ApiError.badRequest("The agent asks for input: answer with {text} (or {dismiss: true} to cancel the task)");
+      if (!("text" in answer) || !answer.text.trim())
+        throw ApiError.badRequest(
+          "The agent asks for input: answer with {text} (or {dismiss: true} to cancel the task)",
+        );
       // An `auth-required` answer is a secret: it reaches the agent, never the store, an export or a share.
       try {
-        return await this.turns.start(rt, { parts: [{ type: "text", text: answer.text }] }, { sensitive: p.interrupt.input?.sensitive === true });
+        return await this.turns.start(
+          rt,
+          { parts: [{ type: "text", text: answer.text }] },
+          { sensitive: p.interrupt.input?.sensitive === true },
+        );
       } catch (err) {
         throw mapA2aError(err, "send the answer", this.opts.label);
       }
@@ -391,7 +449,8 @@ export class A2aAdapter implements BackendAdapter {
       } catch (err) {
         const type = rpcFailure(err)?.type;
         if (type === "INTERRUPT_REQUEST_EXPIRED") this.expired(rt, interruptId);
-        else if (type === "INTERRUPT_REQUEST_NOT_FOUND") this.interrupts.settle(interruptId, "resolved-elsewhere", undefined);
+        else if (type === "INTERRUPT_REQUEST_NOT_FOUND")
+          this.interrupts.settle(interruptId, "resolved-elsewhere", undefined);
         throw err;
       }
     });
@@ -405,7 +464,10 @@ export class A2aAdapter implements BackendAdapter {
     const p = this.interrupts.get(interruptId);
     if (!p) return;
     this.interrupts.settle(interruptId, "expired", undefined);
-    this.turns.notice(rt, `${p.interrupt.kind === "question" ? "A question" : "A permission request"} expired before it was answered: ${p.interrupt.title}`);
+    this.turns.notice(
+      rt,
+      `${p.interrupt.kind === "question" ? "A question" : "A permission request"} expired before it was answered: ${p.interrupt.title}`,
+    );
   }
 
   /**
@@ -428,13 +490,22 @@ export class A2aAdapter implements BackendAdapter {
         if (!rt) continue;
         const requestId = item.ask.requestId;
         const id = this.requests.get(requestId) ?? this.interrupts.newId();
-        const { interrupt } = this.interrupts.raise({ sessionId: rt.id, interrupt: toInterrupt(rt.norm, item.ask, id, now), key: requestId, epoch: 0, respond: () => undefined });
+        const { interrupt } = this.interrupts.raise({
+          sessionId: rt.id,
+          interrupt: toInterrupt(rt.norm, item.ask, id, now),
+          key: requestId,
+          epoch: 0,
+          respond: () => undefined,
+        });
         this.requests.set(requestId, interrupt.id);
         if (item.expiresAt !== undefined && !this.expiryTimers.has(interrupt.id)) {
-          const t = setTimeout(() => {
-            this.expiryTimers.delete(interrupt.id);
-            this.expired(rt, interrupt.id);
-          }, Math.min(item.expiresAt - now, 2 ** 31 - 1));
+          const t = setTimeout(
+            () => {
+              this.expiryTimers.delete(interrupt.id);
+              this.expired(rt, interrupt.id);
+            },
+            Math.min(item.expiresAt - now, 2 ** 31 - 1),
+          );
           t.unref?.();
           this.expiryTimers.set(interrupt.id, t);
         }
@@ -444,7 +515,8 @@ export class A2aAdapter implements BackendAdapter {
         const key = this.interrupts.get(it.id)?.key;
         const rt = this.sessions.known(it.sessionId);
         // A live stream resolves its own; the others are gone when the agent no longer lists them.
-        if (key && !listed.has(key) && !(rt?.turn && !rt.turn.done && !rt.watching)) this.interrupts.settle(it.id, "resolved-elsewhere", undefined);
+        if (key && !listed.has(key) && !(rt?.turn && !rt.turn.done && !rt.watching))
+          this.interrupts.settle(it.id, "resolved-elsewhere", undefined);
       }
     })().finally(() => (this.refreshing = undefined));
     return this.refreshing;

@@ -61,12 +61,15 @@ const card = (url: string) => ({
 describe("bounds against a hostile agent", { timeout: 30_000 }, () => {
   it("a 5 MB card is refused while it streams in", async () => {
     let written: Promise<number> | undefined;
-    const url = await serve((req, res) => {
+    const url = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.write('{"name":"big","description":"');
       written = flood(res, Buffer.alloc(64 * 1024, "a"), 5 * 1024 * 1024);
     });
-    await expect(previewAgent(url, "t")).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 502 && /agent card/.test(e.message) && /larger than 1024 KiB/.test(e.message));
+    await expect(previewAgent(url, "t")).rejects.toSatisfy(
+      (e: unknown) =>
+        isApiError(e) && e.status === 502 && /agent card/.test(e.message) && /larger than 1024 KiB/.test(e.message),
+    );
     const bytes = await written!;
     expect(bytes).toBeLessThan(5 * 1024 * 1024);
     expect(bytes).toBeLessThan(MAX_CARD_BYTES + 4 * 1024 * 1024);
@@ -75,7 +78,10 @@ describe("bounds against a hostile agent", { timeout: 30_000 }, () => {
   it("an endless SSE line ends the stream with a clear error", async () => {
     let written: Promise<number> | undefined;
     const url = await serve((req, res) => {
-      if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(card(`http://${req.headers.host}/`)));
+      if (req.method === "GET")
+        return void res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(card(`http://${req.headers.host}/`)));
       req.resume();
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write("data: ");
@@ -83,7 +89,21 @@ describe("bounds against a hostile agent", { timeout: 30_000 }, () => {
     });
     const conn = await A2aConnection.open(url, "t");
     expect(conn.reached.version).toBe("1.0");
-    const params = { tenant: "", message: { messageId: "m", contextId: "", taskId: "", role: 1, parts: [], metadata: undefined, extensions: [], referenceTaskIds: [] }, configuration: undefined, metadata: undefined };
+    const params = {
+      tenant: "",
+      message: {
+        messageId: "m",
+        contextId: "",
+        taskId: "",
+        role: 1,
+        parts: [],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    };
     let error: unknown;
     try {
       for await (const _ of conn.stream(params, AbortSignal.timeout(20_000))) void _;
@@ -99,12 +119,15 @@ describe("bounds against a hostile agent", { timeout: 30_000 }, () => {
 
   it("a redirecting agent is refused, and the token never follows the redirect", async () => {
     let elsewhere = 0;
-    const other = await serve((req, res) => {
+    const other = await serve((_req, res) => {
       elsewhere++;
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
     const url = await serve((req, res) => {
-      if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(card(`http://${req.headers.host}/`)));
+      if (req.method === "GET")
+        return void res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(card(`http://${req.headers.host}/`)));
       req.resume();
       res.writeHead(307, { location: `${other}/` }).end();
     });
@@ -115,8 +138,12 @@ describe("bounds against a hostile agent", { timeout: 30_000 }, () => {
     expect(mapped.message).toMatch(/redirect \(HTTP 307\)/);
     await expect(conn.call("opencode.sessions.list", {})).rejects.toBeDefined();
     // a redirecting card too
-    const cardRedirect = await serve((req, res) => void res.writeHead(302, { location: `${other}/.well-known/agent-card.json` }).end());
-    await expect(previewAgent(cardRedirect, "secret-token")).rejects.toSatisfy((e: unknown) => isApiError(e) && /redirect/.test(e.message));
+    const cardRedirect = await serve(
+      (_req, res) => void res.writeHead(302, { location: `${other}/.well-known/agent-card.json` }).end(),
+    );
+    await expect(previewAgent(cardRedirect, "secret-token")).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && /redirect/.test(e.message),
+    );
     expect(elsewhere).toBe(0);
   });
 });

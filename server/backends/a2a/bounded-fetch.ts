@@ -59,7 +59,11 @@ export function limitBytes(body: ReadableStream<Uint8Array>, max: number, what: 
 }
 
 /** An SSE body whose lines are at most `maxLine` bytes and whose events at most `maxEvent` bytes. */
-export function limitSse(body: ReadableStream<Uint8Array>, maxLine: number, maxEvent: number): ReadableStream<Uint8Array> {
+export function limitSse(
+  body: ReadableStream<Uint8Array>,
+  maxLine: number,
+  maxEvent: number,
+): ReadableStream<Uint8Array> {
   let line = 0;
   let event = 0;
   let lastCr = false;
@@ -80,8 +84,16 @@ export function limitSse(body: ReadableStream<Uint8Array>, maxLine: number, maxE
           lastCr = false;
           line++;
           event++;
-          if (line > maxLine) return ctl.error(new A2aLimitError(`The agent's event stream sent a line longer than ${Math.round(maxLine / 1024)} KiB`));
-          if (event > maxEvent) return ctl.error(new A2aLimitError(`The agent's event stream sent an event larger than ${Math.round(maxEvent / 1024)} KiB`));
+          if (line > maxLine)
+            return ctl.error(
+              new A2aLimitError(`The agent's event stream sent a line longer than ${Math.round(maxLine / 1024)} KiB`),
+            );
+          if (event > maxEvent)
+            return ctl.error(
+              new A2aLimitError(
+                `The agent's event stream sent an event larger than ${Math.round(maxEvent / 1024)} KiB`,
+              ),
+            );
         }
         ctl.enqueue(chunk);
       },
@@ -106,14 +118,18 @@ function bounded(res: Response, o: BoundedFetchOptions): Response {
 export function boundedFetch(o: BoundedFetchOptions = {}): typeof fetch {
   return async (input, init) => {
     const headers = new Headers(input instanceof Request ? input.headers : undefined);
-    new Headers(init?.headers).forEach((v, k) => headers.set(k, v));
+    new Headers(init?.headers).forEach((v, k) => {
+      headers.set(k, v);
+    });
     if (o.token) headers.set("authorization", `Bearer ${o.token}`);
     const version = o.version?.();
     if (version && !headers.has("a2a-version")) headers.set("A2A-Version", version);
     const res = await fetch(input, { ...init, headers, redirect: "manual" });
     if (res.status >= 300 && res.status < 400 && res.headers.has("location")) {
       await res.body?.cancel().catch(() => undefined);
-      throw new A2aLimitError(`The agent answered with a redirect (HTTP ${res.status}), which the console does not follow`);
+      throw new A2aLimitError(
+        `The agent answered with a redirect (HTTP ${res.status}), which the console does not follow`,
+      );
     }
     if (res.status === 401 || res.status === 403) {
       await res.body?.cancel().catch(() => undefined);

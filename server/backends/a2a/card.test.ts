@@ -18,7 +18,11 @@ const legacyCard = (uris: string[], params: Record<string, Record<string, unknow
 });
 
 /** A 1.0 card with the given extension URIs. */
-const card10 = (uris: string[], params: Record<string, Record<string, unknown>> = {}, extra: Record<string, unknown> = {}) => ({
+const card10 = (
+  uris: string[],
+  params: Record<string, Record<string, unknown>> = {},
+  extra: Record<string, unknown> = {},
+) => ({
   name: "OpenCode A2A",
   version: "1",
   supportedInterfaces: [
@@ -37,18 +41,36 @@ describe("the opencode-a2a profile from the card", () => {
     expect(extensionKey(`${SPEC}opencode-session-query-v1`)).toBe("session-query/v1");
     expect(extensionKey(`${SPEC}shared-interactive-interrupt-v1`)).toBe("interactive-interrupt/v1");
     // other people's URIs are not opencode-a2a's
-    expect(extensionKey("https://example.com/docs/extension-specifications.md#shared-session-binding-v1")).toBeUndefined();
+    expect(
+      extensionKey("https://example.com/docs/extension-specifications.md#shared-session-binding-v1"),
+    ).toBeUndefined();
     expect(extensionKey("urn:example:session-query/v1")).toBeUndefined();
     expect(extensionKey("not a uri")).toBeUndefined();
   });
 
   it("is recognised with the old urn: URIs (a 0.3 card) and with the specification URLs (a 1.0 card)", () => {
-    const old = detectProfile(parseAgentCard(legacyCard(["urn:opencode-a2a:session-query/v1", "urn:opencode-a2a:provider-discovery/v1", "urn:a2a:interactive-interrupt/v1"])));
+    const old = detectProfile(
+      parseAgentCard(
+        legacyCard([
+          "urn:opencode-a2a:session-query/v1",
+          "urn:opencode-a2a:provider-discovery/v1",
+          "urn:a2a:interactive-interrupt/v1",
+        ]),
+      ),
+    );
     expect(old.kind).toBe("opencode");
     expect(supports(old, "opencode.sessions.list")).toBe(true);
     expect(supports(old, "opencode.models.list")).toBe(true);
     expect(supports(old, "a2a.interrupt.permission.reply")).toBe(true);
-    const fresh = detectProfile(parseAgentCard(card10([`${SPEC}opencode-session-query-v1`, `${SPEC}opencode-provider-discovery-v1`, `${SPEC}shared-interactive-interrupt-v1`])));
+    const fresh = detectProfile(
+      parseAgentCard(
+        card10([
+          `${SPEC}opencode-session-query-v1`,
+          `${SPEC}opencode-provider-discovery-v1`,
+          `${SPEC}shared-interactive-interrupt-v1`,
+        ]),
+      ),
+    );
     expect(fresh.kind).toBe("opencode");
     expect(supports(fresh, "opencode.sessions.messages.list")).toBe(true);
     expect(supports(fresh, "a2a.interrupt.question.reply")).toBe(true);
@@ -57,11 +79,19 @@ describe("the opencode-a2a profile from the card", () => {
 
   it("is recognised by its compatibility profile id in either form, and the wire contract is the runtime truth", () => {
     for (const uri of ["urn:a2a:compatibility-profile/v1", `${SPEC}shared-compatibility-profile-v1`]) {
-      const p = detectProfile(parseAgentCard(card10([uri], { [uri]: { profile_id: "opencode-a2a-single-tenant-coding-v1" } })));
+      const p = detectProfile(
+        parseAgentCard(card10([uri], { [uri]: { profile_id: "opencode-a2a-single-tenant-coding-v1" } })),
+      );
       expect(p.kind).toBe("opencode");
     }
     const wire = `${SPEC}shared-wire-contract-v1`;
-    const p = detectProfile(parseAgentCard(card10([`${SPEC}opencode-session-query-v1`, wire], { [wire]: { all_jsonrpc_methods: ["opencode.sessions.list"] } })));
+    const p = detectProfile(
+      parseAgentCard(
+        card10([`${SPEC}opencode-session-query-v1`, wire], {
+          [wire]: { all_jsonrpc_methods: ["opencode.sessions.list"] },
+        }),
+      ),
+    );
     expect(supports(p, "opencode.sessions.list")).toBe(true);
     expect(supports(p, "opencode.sessions.messages.list")).toBe(false);
     expect(detectProfile(parseAgentCard(card10(["urn:example:thing/v1"]))).kind).toBe("generic");
@@ -78,6 +108,8 @@ describe("the opencode-a2a profile from the card", () => {
 
   it("refuses what is not a card, naming the problem", () => {
     expect(() => parseAgentCard({ name: "x" })).toThrow(/not an A2A agent card/);
-    expect(() => parseAgentCard({ name: "", supportedInterfaces: [{ url: "http://x", protocolBinding: "JSONRPC" }] })).toThrow(/name/);
+    expect(() =>
+      parseAgentCard({ name: "", supportedInterfaces: [{ url: "http://x", protocolBinding: "JSONRPC" }] }),
+    ).toThrow(/name/);
   });
 });

@@ -53,13 +53,28 @@ export function extensionKey(uri: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (!/^https?:$/.test(u.protocol) || !/opencode-a2a/i.test(u.pathname) || !/extension-specifications/i.test(u.pathname)) return undefined;
+  if (
+    !/^https?:$/.test(u.protocol) ||
+    !/opencode-a2a/i.test(u.pathname) ||
+    !/extension-specifications/i.test(u.pathname)
+  )
+    return undefined;
   const m = /^#(?:shared-|opencode-|a2a-)?([a-z0-9-]+?)-v(\d+)$/i.exec(u.hash);
   return m ? `${m[1]!.toLowerCase()}/v${m[2]}` : undefined;
 }
 
-const Extension = z.looseObject({ uri: z.string().max(2000), required: z.boolean().optional(), description: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() });
-const Interface = z.looseObject({ url: z.string().min(1).max(2000), protocolBinding: z.string().max(50), protocolVersion: z.string().max(50).default(""), tenant: z.string().max(500).default("") });
+const Extension = z.looseObject({
+  uri: z.string().max(2000),
+  required: z.boolean().optional(),
+  description: z.string().optional(),
+  params: z.record(z.string(), z.unknown()).optional(),
+});
+const Interface = z.looseObject({
+  url: z.string().min(1).max(2000),
+  protocolBinding: z.string().max(50),
+  protocolVersion: z.string().max(50).default(""),
+  tenant: z.string().max(500).default(""),
+});
 
 /**
  * The part of an agent card (A2A 1.0, as the SDK's resolver makes it of a 1.0 or a 0.3 card) the
@@ -81,7 +96,17 @@ export const AgentCardSchema = z.looseObject({
     .default({ extensions: [] }),
   defaultInputModes: z.array(z.string()).default(["text/plain"]),
   defaultOutputModes: z.array(z.string()).default(["text/plain"]),
-  skills: z.array(z.looseObject({ id: z.string(), name: z.string(), description: z.string().optional(), tags: z.array(z.string()).optional() })).max(500).default([]),
+  skills: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        name: z.string(),
+        description: z.string().optional(),
+        tags: z.array(z.string()).optional(),
+      }),
+    )
+    .max(500)
+    .default([]),
   securitySchemes: z.record(z.string(), z.unknown()).default({}),
   securityRequirements: z.array(z.unknown()).default([]),
   signatures: z.array(z.unknown()).default([]),
@@ -100,14 +125,21 @@ export function parseAgentCard(raw: unknown): AgentCard {
   const r = AgentCardSchema.safeParse(normalized);
   if (!r.success) {
     const first = r.error.issues[0];
-    throw ApiError.upstream(`The agent card is not an A2A agent card${first ? ` (${first.path.join(".") || "card"}: ${first.message})` : ""}`, { issues: r.error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })) });
+    throw ApiError.upstream(
+      `The agent card is not an A2A agent card${first ? ` (${first.path.join(".") || "card"}: ${first.message})` : ""}`,
+      { issues: r.error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })) },
+    );
   }
   return r.data as unknown as AgentCard;
 }
 
 /** The protocol version the console speaks to an agent: 1.0 when any interface offers it, else the card's (0.3). */
 export function negotiatedVersion(card: AgentCard): "1.0" | "0.3" {
-  return card.supportedInterfaces.some((i) => i.protocolVersion.trim() === "" ? false : !/^0\./.test(i.protocolVersion.trim())) ? "1.0" : "0.3";
+  return card.supportedInterfaces.some((i) =>
+    i.protocolVersion.trim() === "" ? false : !/^0\./.test(i.protocolVersion.trim()),
+  )
+    ? "1.0"
+    : "0.3";
 }
 
 /** What the console knows of an agent from its card. */
@@ -121,7 +153,9 @@ export interface AgentProfile {
 }
 
 function extensionParams(card: AgentCard, key: string): Record<string, unknown> | undefined {
-  return card.capabilities?.extensions?.find((e) => extensionKey(e.uri) === key)?.params as Record<string, unknown> | undefined;
+  return card.capabilities?.extensions?.find((e) => extensionKey(e.uri) === key)?.params as
+    | Record<string, unknown>
+    | undefined;
 }
 
 /**
@@ -133,36 +167,57 @@ export function detectProfile(card: AgentCard): AgentProfile {
   const extensions = new Set((card.capabilities?.extensions ?? []).flatMap((e) => extensionKey(e.uri) ?? []));
   const profile = extensionParams(card, EXT.compatibilityProfile);
   const profileId = profile?.profile_id ?? (profile?.profile as Record<string, unknown> | undefined)?.profile_id;
-  const opencode = extensions.has(EXT.sessionQuery) || (typeof profileId === "string" && profileId.startsWith("opencode-a2a"));
+  const opencode =
+    extensions.has(EXT.sessionQuery) || (typeof profileId === "string" && profileId.startsWith("opencode-a2a"));
   const wire = extensionParams(card, EXT.wireContract)?.all_jsonrpc_methods;
   const methods = Array.isArray(wire) ? new Set(wire.filter((m): m is string => typeof m === "string")) : undefined;
-  return { kind: opencode ? "opencode" : "generic", extensions, streaming: card.capabilities?.streaming === true, ...(methods ? { methods } : {}) };
+  return {
+    kind: opencode ? "opencode" : "generic",
+    extensions,
+    streaming: card.capabilities?.streaming === true,
+    ...(methods ? { methods } : {}),
+  };
 }
 
 /** Whether the agent answers `method`: by its wire contract, else by the extension that brings it. */
 export function supports(p: AgentProfile, method: string): boolean {
   if (p.methods) return p.methods.has(method);
   if (p.kind !== "opencode") return false;
-  if (method === OPENCODE_METHODS.sessions || method === OPENCODE_METHODS.messages) return p.extensions.has(EXT.sessionQuery);
-  if (method === OPENCODE_METHODS.models || method === OPENCODE_METHODS.providers) return p.extensions.has(EXT.providerDiscovery);
-  if (method === OPENCODE_METHODS.permissions || method === OPENCODE_METHODS.questions) return p.extensions.has(EXT.interruptRecovery);
+  if (method === OPENCODE_METHODS.sessions || method === OPENCODE_METHODS.messages)
+    return p.extensions.has(EXT.sessionQuery);
+  if (method === OPENCODE_METHODS.models || method === OPENCODE_METHODS.providers)
+    return p.extensions.has(EXT.providerDiscovery);
+  if (method === OPENCODE_METHODS.permissions || method === OPENCODE_METHODS.questions)
+    return p.extensions.has(EXT.interruptRecovery);
   if (method.startsWith("a2a.interrupt.")) return p.extensions.has(EXT.interactiveInterrupt);
   return false;
 }
 
 /** Whether the public card says an authenticated extended card exists (1.0 `capabilities.extendedAgentCard`, 0.3 `supportsAuthenticatedExtendedCard`). */
 export function hasExtendedCard(card: AgentCard): boolean {
-  return card.capabilities?.extendedAgentCard === true || (card as unknown as { supportsAuthenticatedExtendedCard?: unknown }).supportsAuthenticatedExtendedCard === true;
+  return (
+    card.capabilities?.extendedAgentCard === true ||
+    (card as unknown as { supportsAuthenticatedExtendedCard?: unknown }).supportsAuthenticatedExtendedCard === true
+  );
 }
 
 /** The card as the settings page shows it. */
-export function summarizeCard(card: AgentCard, reached?: { url: string; transport: string; version: string }): AgentCardSummary {
+export function summarizeCard(
+  card: AgentCard,
+  reached?: { url: string; transport: string; version: string },
+): AgentCardSummary {
   const profile = detectProfile(card);
   const auth = Object.values(card.securitySchemes ?? {}).map((s) => {
-    const o = s as { type?: string; scheme?: string; httpAuthSecurityScheme?: { scheme?: string }; scheme$case?: string };
+    const o = s as {
+      type?: string;
+      scheme?: string;
+      httpAuthSecurityScheme?: { scheme?: string };
+      scheme$case?: string;
+    };
     const http = o.httpAuthSecurityScheme?.scheme ?? (o.type === "http" ? o.scheme : undefined);
     const proto = (s as { scheme?: { $case?: string; value?: { scheme?: string } } }).scheme;
-    if (proto && typeof proto === "object" && proto.$case === "httpAuthSecurityScheme") return (proto.value?.scheme ?? "http").toLowerCase();
+    if (proto && typeof proto === "object" && proto.$case === "httpAuthSecurityScheme")
+      return (proto.value?.scheme ?? "http").toLowerCase();
     if (proto && typeof proto === "object" && proto.$case) return proto.$case.replace(/SecurityScheme$/, "");
     return http ? http.toLowerCase() : (o.type ?? "unknown");
   });
@@ -176,9 +231,19 @@ export function summarizeCard(card: AgentCard, reached?: { url: string; transpor
     ...(reached ? { transport: reached.transport } : {}),
     ...(profile.kind === "opencode" ? { profile: "opencode-a2a" } : {}),
     streaming: profile.streaming,
-    ...(card.capabilities?.pushNotifications !== undefined ? { pushNotifications: card.capabilities.pushNotifications } : {}),
-    skills: (card.skills ?? []).slice(0, 50).map((s) => ({ id: s.id, name: clip(s.name, 200)!, ...(s.description ? { description: clip(s.description, 500)! } : {}) })),
-    extensions: (card.capabilities?.extensions ?? []).slice(0, 50).map((e) => ({ uri: e.uri, ...(e.required !== undefined ? { required: e.required } : {}), ...(e.description ? { description: clip(e.description, 500)! } : {}) })),
+    ...(card.capabilities?.pushNotifications !== undefined
+      ? { pushNotifications: card.capabilities.pushNotifications }
+      : {}),
+    skills: (card.skills ?? []).slice(0, 50).map((s) => ({
+      id: s.id,
+      name: clip(s.name, 200)!,
+      ...(s.description ? { description: clip(s.description, 500)! } : {}),
+    })),
+    extensions: (card.capabilities?.extensions ?? []).slice(0, 50).map((e) => ({
+      uri: e.uri,
+      ...(e.required !== undefined ? { required: e.required } : {}),
+      ...(e.description ? { description: clip(e.description, 500)! } : {}),
+    })),
     ...(auth.length ? { auth } : {}),
   };
 }
@@ -188,7 +253,11 @@ export function cardUrls(agentUrl: string): string[] {
   const u = new URL(agentUrl);
   if (u.pathname.endsWith(".json")) return [u.toString()];
   const base = u.toString().endsWith("/") ? u.toString() : `${u.toString()}/`;
-  const urls = [new URL(".well-known/agent-card.json", base).toString(), new URL("/.well-known/agent-card.json", base).toString(), new URL(".well-known/agent.json", base).toString()];
+  const urls = [
+    new URL(".well-known/agent-card.json", base).toString(),
+    new URL("/.well-known/agent-card.json", base).toString(),
+    new URL(".well-known/agent.json", base).toString(),
+  ];
   return [...new Set(urls)];
 }
 
@@ -208,7 +277,8 @@ export async function fetchAgentCard(agentUrl: string, fetchImpl: typeof fetch):
     try {
       res = await fetchImpl(url, { headers: { accept: "application/json" }, signal });
     } catch (err) {
-      if (err instanceof A2aLimitError) throw ApiError.upstream(`The agent card at ${url} could not be read: ${err.message}`);
+      if (err instanceof A2aLimitError)
+        throw ApiError.upstream(`The agent card at ${url} could not be read: ${err.message}`);
       if ((err as Error)?.name === "A2aAuthError") throw err;
       throw ApiError.upstream(`Could not reach the agent at ${new URL(url).origin}: ${describeError(err)}`);
     }

@@ -10,7 +10,10 @@ describe("previewAgent (POST /api/a2a/card)", () => {
 
   beforeAll(async () => {
     // The card is read without a model: the plain agent's model URL is never called here.
-    server = await startA2aServer({ agent: plainAgent({ modelUrl: "http://127.0.0.1:9/v1", name: "Preview agent" }), token });
+    server = await startA2aServer({
+      agent: plainAgent({ modelUrl: "http://127.0.0.1:9/v1", name: "Preview agent" }),
+      token,
+    });
   });
   afterAll(async () => {
     await server.stop();
@@ -30,6 +33,8 @@ describe("previewAgent (POST /api/a2a/card)", () => {
   });
 
   it("an unreachable agent is an upstream error that says so", async () => {
-    await expect(previewAgent("http://127.0.0.1:9/", token)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 502 && /Could not reach the agent/.test(e.message));
+    await expect(previewAgent("http://127.0.0.1:9/", token)).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && e.status === 502 && /Could not reach the agent/.test(e.message),
+    );
   });
 });

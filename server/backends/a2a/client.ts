@@ -1,11 +1,25 @@
 import "server-only";
 import type { AgentCard, SendMessageRequest } from "@a2a-js/sdk";
-import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type Client, type Transport } from "@a2a-js/sdk/client";
+import {
+  ClientFactory,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+  type Transport,
+} from "@a2a-js/sdk/client";
 import { ApiError, describeError, isApiError } from "../../errors";
 import { arr, isObj, obj, str } from "../shared/values";
 import type { A2aCardPreview } from "@/lib/api";
 import { A2aAuthError, A2aLimitError, boundedFetch } from "./bounded-fetch";
-import { detectProfile, fetchAgentCard, hasExtendedCard, negotiatedVersion, parseAgentCard, summarizeCard, type AgentProfile } from "./card";
+import {
+  detectProfile,
+  fetchAgentCard,
+  hasExtendedCard,
+  negotiatedVersion,
+  parseAgentCard,
+  summarizeCard,
+  type AgentProfile,
+} from "./card";
 import { toFrame } from "./frames";
 
 export { A2aAuthError, A2aLimitError } from "./bounded-fetch";
@@ -43,10 +57,18 @@ function errorData(raw: unknown): { type?: string; data: Record<string, unknown>
  */
 export function rpcFailure(err: unknown): RpcFailure | undefined {
   for (let e: unknown = err, i = 0; e && i < 4; e = (e as { cause?: unknown }).cause, i++) {
-    const o = e as { envelopeCode?: unknown; data?: unknown; message?: unknown; reason?: unknown; metadata?: unknown; errorResponse?: unknown };
+    const o = e as {
+      envelopeCode?: unknown;
+      data?: unknown;
+      message?: unknown;
+      reason?: unknown;
+      metadata?: unknown;
+      errorResponse?: unknown;
+    };
     const res = obj(o.errorResponse);
     const inner = obj(res.error);
-    const code = typeof o.envelopeCode === "number" ? o.envelopeCode : typeof inner.code === "number" ? inner.code : undefined;
+    const code =
+      typeof o.envelopeCode === "number" ? o.envelopeCode : typeof inner.code === "number" ? inner.code : undefined;
     if (code === undefined) continue;
     const { type, data } = errorData(o.data ?? inner.data);
     const sdkReason = typeof o.reason === "string" && o.reason ? o.reason : undefined;
@@ -83,7 +105,8 @@ export function isTaskNotFound(err: unknown): boolean {
  */
 export function mapA2aError(err: unknown, what: string, label: string): ApiError {
   if (isApiError(err)) return err;
-  if (isAuthError(err)) return ApiError.upstream(`${label} refused the console's token (check the token in the backend's settings)`);
+  if (isAuthError(err))
+    return ApiError.upstream(`${label} refused the console's token (check the token in the backend's settings)`);
   const limit = limitError(err);
   if (limit) return ApiError.upstream(`${label} could not ${what}: ${limit.message}`);
   const f = rpcFailure(err);
@@ -105,7 +128,10 @@ export function mapA2aError(err: unknown, what: string, label: string): ApiError
       return ApiError.down(say);
     case "UPSTREAM_HTTP_ERROR":
     case "UPSTREAM_PAYLOAD_ERROR":
-      return ApiError.upstream(say, { type: f.type, ...(f.data.upstream_status !== undefined ? { upstreamStatus: f.data.upstream_status } : {}) });
+      return ApiError.upstream(say, {
+        type: f.type,
+        ...(f.data.upstream_status !== undefined ? { upstreamStatus: f.data.upstream_status } : {}),
+      });
     default:
       break;
   }
@@ -171,8 +197,14 @@ export class A2aConnection {
     let card = pinInterfaces(url, await fetchAgentCard(url, fetchImpl));
     version = negotiatedVersion(card);
     // The SDK's client reads the extended card when the 1.0 flag says so (a 0.3 card's flag is another field).
-    if (hasExtendedCard(card)) card = { ...card, capabilities: { extensions: [], ...card.capabilities, extendedAgentCard: true } };
-    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }), new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })] });
+    if (hasExtendedCard(card))
+      card = { ...card, capabilities: { extensions: [], ...card.capabilities, extendedAgentCard: true } };
+    const factory = new ClientFactory({
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }),
+        new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } }),
+      ],
+    });
     let client = await factory.createFromAgentCard(card);
     if (hasExtendedCard(card)) {
       // The detailed contract (opencode-a2a: its provider-private extensions) is on the extended card.
@@ -182,16 +214,20 @@ export class A2aConnection {
         client = await factory.createFromAgentCard(card);
       } catch (err) {
         if (isAuthError(err)) throw err;
-        if (limitError(err)) throw ApiError.upstream(`The agent's extended card could not be read: ${limitError(err)!.message}`);
+        if (limitError(err))
+          throw ApiError.upstream(`The agent's extended card could not be read: ${limitError(err)!.message}`);
         // Without it the public card is what the console knows.
       }
     }
     const transport = client.transport.protocolName;
-    const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding.toUpperCase() === "JSONRPC" && (version === "0.3" || !/^0\./.test(i.protocolVersion)));
+    const jsonRpc = card.supportedInterfaces.find(
+      (i) => i.protocolBinding.toUpperCase() === "JSONRPC" && (version === "0.3" || !/^0\./.test(i.protocolVersion)),
+    );
     // Extension methods are plain JSON-RPC calls in both versions: the SDK's 1.0 JSON-RPC transport
     // carries them (with the negotiated `A2A-Version` from the fetch).
     const rpc = jsonRpc ? await new JsonRpcTransportFactory({ fetchImpl }).create(jsonRpc.url, card) : undefined;
-    const endpoint = card.supportedInterfaces.find((i) => i.protocolBinding.toUpperCase() === transport.toUpperCase())?.url ?? url;
+    const endpoint =
+      card.supportedInterfaces.find((i) => i.protocolBinding.toUpperCase() === transport.toUpperCase())?.url ?? url;
     return new A2aConnection(card, client, rpc, { url: endpoint, transport, version });
   }
 
@@ -206,7 +242,18 @@ export class A2aConnection {
 
   /** `SendMessage` without waiting (`returnImmediately`): the task comes back at once, then it is polled. */
   async send(params: SendMessageRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const res = await this.client.sendMessage({ ...params, configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, ...params.configuration, returnImmediately: true } }, { signal: AbortSignal.any([signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]) });
+    const res = await this.client.sendMessage(
+      {
+        ...params,
+        configuration: {
+          acceptedOutputModes: [],
+          taskPushNotificationConfig: undefined,
+          ...params.configuration,
+          returnImmediately: true,
+        },
+      },
+      { signal: AbortSignal.any([signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]) },
+    );
     return toFrame(res);
   }
 
@@ -215,16 +262,30 @@ export class A2aConnection {
   }
 
   async getTask(taskId: string): Promise<Record<string, unknown>> {
-    return toFrame(await this.client.getTask({ tenant: "", id: taskId, historyLength: 0 }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }));
+    return toFrame(
+      await this.client.getTask(
+        { tenant: "", id: taskId, historyLength: 0 },
+        { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+      ),
+    );
   }
 
   async cancelTask(taskId: string): Promise<Record<string, unknown>> {
-    return toFrame(await this.client.cancelTask({ tenant: "", id: taskId, metadata: undefined }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }));
+    return toFrame(
+      await this.client.cancelTask(
+        { tenant: "", id: taskId, metadata: undefined },
+        { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+      ),
+    );
   }
 
   /** An extension method (`opencode.*`, `a2a.interrupt.*`): its result, or the SDK's error. */
   async call(method: string, params: Record<string, unknown>): Promise<unknown> {
-    const rpc = this.rpc as (Transport & { callExtensionMethod?: (m: string, p: unknown, o?: { signal?: AbortSignal }) => Promise<unknown> }) | undefined;
+    const rpc = this.rpc as
+      | (Transport & {
+          callExtensionMethod?: (m: string, p: unknown, o?: { signal?: AbortSignal }) => Promise<unknown>;
+        })
+      | undefined;
     if (!rpc?.callExtensionMethod) throw ApiError.conflict(`The agent offers no JSON-RPC interface for ${method}`);
     const res = await rpc.callExtensionMethod(method, params, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
     return obj(res).result;

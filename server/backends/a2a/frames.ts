@@ -31,7 +31,17 @@ export function toPart(p: unknown): Obj {
   const o = obj(p);
   if (typeof o.kind === "string") return o;
   const content = obj(o.content);
-  const which = str(content.$case) ?? (typeof o.text === "string" ? "text" : "data" in o ? "data" : typeof o.url === "string" ? "url" : "raw" in o ? "raw" : undefined);
+  const which =
+    str(content.$case) ??
+    (typeof o.text === "string"
+      ? "text"
+      : "data" in o
+        ? "data"
+        : typeof o.url === "string"
+          ? "url"
+          : "raw" in o
+            ? "raw"
+            : undefined);
   const value = content.$case !== undefined ? content.value : which ? o[which] : undefined;
   const name = str(o.filename) || undefined;
   const mimeType = str(o.mediaType) || undefined;
@@ -42,7 +52,11 @@ export function toPart(p: unknown): Obj {
     case "data":
       return { kind: "data", data: value ?? null, ...meta };
     case "url":
-      return { kind: "file", file: { uri: str(value) ?? "", ...(name ? { name } : {}), ...(mimeType ? { mimeType } : {}) }, ...meta };
+      return {
+        kind: "file",
+        file: { uri: str(value) ?? "", ...(name ? { name } : {}), ...(mimeType ? { mimeType } : {}) },
+        ...meta,
+      };
     case "raw": {
       const bytes = value instanceof Uint8Array ? Buffer.from(value).toString("base64") : (str(value) ?? "");
       return { kind: "file", file: { bytes, ...(name ? { name } : {}), ...(mimeType ? { mimeType } : {}) }, ...meta };
@@ -68,12 +82,21 @@ function toMessage(m: unknown): Obj {
 
 function toStatus(s: unknown): Obj {
   const o = obj(s);
-  return { state: stateName(o.state), ...(isObj(o.message) ? { message: toMessage(o.message) } : {}), ...(str(o.timestamp) ? { timestamp: o.timestamp } : {}) };
+  return {
+    state: stateName(o.state),
+    ...(isObj(o.message) ? { message: toMessage(o.message) } : {}),
+    ...(str(o.timestamp) ? { timestamp: o.timestamp } : {}),
+  };
 }
 
 function toArtifact(a: unknown): Obj {
   const o = obj(a);
-  return { artifactId: str(o.artifactId) ?? "", ...(str(o.name) ? { name: o.name } : {}), parts: arr(o.parts).map(toPart), ...(isObj(o.metadata) ? { metadata: o.metadata } : {}) };
+  return {
+    artifactId: str(o.artifactId) ?? "",
+    ...(str(o.name) ? { name: o.name } : {}),
+    parts: arr(o.parts).map(toPart),
+    ...(isObj(o.metadata) ? { metadata: o.metadata } : {}),
+  };
 }
 
 const TERMINAL = new Set(["completed", "failed", "canceled", "rejected"]);
@@ -82,16 +105,38 @@ function fromCase(kind: string, value: unknown): Obj {
   const v = obj(value);
   switch (kind) {
     case "task":
-      return { kind: "task", id: str(v.id) ?? "", contextId: str(v.contextId) ?? "", status: toStatus(v.status), artifacts: arr(v.artifacts).map(toArtifact), ...(isObj(v.metadata) ? { metadata: v.metadata } : {}) };
+      return {
+        kind: "task",
+        id: str(v.id) ?? "",
+        contextId: str(v.contextId) ?? "",
+        status: toStatus(v.status),
+        artifacts: arr(v.artifacts).map(toArtifact),
+        ...(isObj(v.metadata) ? { metadata: v.metadata } : {}),
+      };
     case "message":
       return toMessage(v);
     case "statusUpdate": {
       const status = toStatus(v.status);
       // 1.0 has no `final`: a terminal state is the end of the stream.
-      return { kind: "status-update", taskId: str(v.taskId) ?? "", contextId: str(v.contextId) ?? "", status, final: TERMINAL.has(String(status.state)), ...(isObj(v.metadata) ? { metadata: v.metadata } : {}) };
+      return {
+        kind: "status-update",
+        taskId: str(v.taskId) ?? "",
+        contextId: str(v.contextId) ?? "",
+        status,
+        final: TERMINAL.has(String(status.state)),
+        ...(isObj(v.metadata) ? { metadata: v.metadata } : {}),
+      };
     }
     case "artifactUpdate":
-      return { kind: "artifact-update", taskId: str(v.taskId) ?? "", contextId: str(v.contextId) ?? "", artifact: toArtifact(v.artifact), append: v.append === true, lastChunk: v.lastChunk === true, ...(isObj(v.metadata) ? { metadata: v.metadata } : {}) };
+      return {
+        kind: "artifact-update",
+        taskId: str(v.taskId) ?? "",
+        contextId: str(v.contextId) ?? "",
+        artifact: toArtifact(v.artifact),
+        append: v.append === true,
+        lastChunk: v.lastChunk === true,
+        ...(isObj(v.metadata) ? { metadata: v.metadata } : {}),
+      };
     default:
       return {};
   }
@@ -106,7 +151,8 @@ export function toFrame(v: unknown): Obj {
   if (typeof o.kind === "string") return o; // already a 0.3 frame
   const payload = obj(o.payload);
   if (typeof payload.$case === "string") return fromCase(payload.$case, payload.value);
-  for (const k of ["task", "message", "statusUpdate", "artifactUpdate"] as const) if (isObj(o[k])) return fromCase(k, o[k]);
+  for (const k of ["task", "message", "statusUpdate", "artifactUpdate"] as const)
+    if (isObj(o[k])) return fromCase(k, o[k]);
   if (typeof o.messageId === "string" && Array.isArray(o.parts)) return toMessage(o);
   if (typeof o.id === "string" && "status" in o) return fromCase("task", o);
   return {};

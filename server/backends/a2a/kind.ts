@@ -11,5 +11,15 @@ export const a2aKind = defineKind({
   config: A2aBackendConfig,
   directories: [],
   create: (config, ctx) =>
-    new A2aAdapter({ id: ctx.id, label: ctx.label, url: config.url, ...(config.token ? { token: config.token } : {}), store: ctx.store, source: ctx.source }, ctx.sink),
+    new A2aAdapter(
+      {
+        id: ctx.id,
+        label: ctx.label,
+        url: config.url,
+        ...(config.token ? { token: config.token } : {}),
+        store: ctx.store,
+        source: ctx.source,
+      },
+      ctx.sink,
+    ),
 });

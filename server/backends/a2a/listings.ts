@@ -9,7 +9,9 @@ import { arr, num, obj, str } from "../shared/values";
 import { interruptAsk, partsText, type InterruptAsk } from "./normalize";
 
 /** An item of `opencode.permissions.list` / `opencode.questions.list` as an ask (undefined when unusable). */
-export function recoveredAsk(item: unknown): { ask: InterruptAsk; sessionId: string; taskId?: string; expiresAt?: number } | undefined {
+export function recoveredAsk(
+  item: unknown,
+): { ask: InterruptAsk; sessionId: string; taskId?: string; expiresAt?: number } | undefined {
   const o = obj(item);
   const requestId = str(o.request_id);
   const sessionId = str(o.session_id);
@@ -62,7 +64,13 @@ export function historyMessages(items: unknown, sessionId: string, baseTime: num
     const text = partsText(m.parts);
     // 0.3 `user`, 1.0 `ROLE_USER`.
     const role = m.role === "user" || m.role === "ROLE_USER" ? "user" : "assistant";
-    out.push({ id, sessionId, role, createdAt: baseTime + i, blocks: text.trim() ? [{ id: `${id}:text`, kind: "text", text }] : [] });
+    out.push({
+      id,
+      sessionId,
+      role,
+      createdAt: baseTime + i,
+      blocks: text.trim() ? [{ id: `${id}:text`, kind: "text", text }] : [],
+    });
   });
   return out;
 }
@@ -79,25 +87,36 @@ export function mergeHistory(history: readonly Message[], kept: readonly Message
     if (!k) return { m: h, kept: false };
     if (h.blocks.length === 0) return { m: k, kept: true };
     const listed = h.blocks[0]?.kind === "text" ? h.blocks[0].text : "";
-    const shown = k.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")).join("");
+    const shown = k.blocks
+      .filter((b) => b.kind === "text")
+      .map((b) => (b.kind === "text" ? b.text : ""))
+      .join("");
     if (!listed || shown === listed) return { m: k, kept: true };
     // Keep the kept text blocks' ids (the first one takes the listed text) so a reconcile updates in place.
     const firstText = k.blocks.findIndex((b) => b.kind === "text");
-    const blocks: Block[] = firstText < 0 ? [...k.blocks, { id: `${h.id}:text`, kind: "text", text: listed }] : k.blocks.flatMap((b, i): Block[] => (b.kind !== "text" ? [b] : i === firstText ? [{ ...b, text: listed }] : []));
+    const blocks: Block[] =
+      firstText < 0
+        ? [...k.blocks, { id: `${h.id}:text`, kind: "text", text: listed }]
+        : k.blocks.flatMap((b, i): Block[] =>
+            b.kind !== "text" ? [b] : i === firstText ? [{ ...b, text: listed }] : [],
+          );
     return { m: { ...k, blocks }, kept: true };
   });
   // Empty listed messages (a tool step) the console did not see have nothing to show.
-  for (let i = merged.length - 1; i >= 0; i--) if (!merged[i]!.kept && merged[i]!.m.blocks.length === 0) merged.splice(i, 1);
+  for (let i = merged.length - 1; i >= 0; i--)
+    if (!merged[i]!.kept && merged[i]!.m.blocks.length === 0) merged.splice(i, 1);
   // Kept messages keep their times; listed ones are placed between them, in the listing's order.
   const out = merged.map((x) => x.m);
   for (let i = 0; i < out.length; i++) {
     if (merged[i]!.kept) continue;
     const prev = out[i - 1]?.createdAt;
     const nextKept = merged.findIndex((x, j) => j > i && x.kept);
-    const at = prev !== undefined ? prev + 1 : nextKept >= 0 ? out[nextKept]!.createdAt - (nextKept - i) : out[i]!.createdAt;
+    const at =
+      prev !== undefined ? prev + 1 : nextKept >= 0 ? out[nextKept]!.createdAt - (nextKept - i) : out[i]!.createdAt;
     out[i] = { ...out[i]!, createdAt: at };
   }
-  for (let i = 1; i < out.length; i++) if (out[i]!.createdAt <= out[i - 1]!.createdAt) out[i] = { ...out[i]!, createdAt: out[i - 1]!.createdAt + 1 };
+  for (let i = 1; i < out.length; i++)
+    if (out[i]!.createdAt <= out[i - 1]!.createdAt) out[i] = { ...out[i]!, createdAt: out[i - 1]!.createdAt + 1 };
   return out;
 }
 
@@ -130,7 +149,11 @@ export function adoptListedIds(history: readonly Message[], kept: readonly Messa
     const to = renamed.get(m.id);
     if (to) {
       const firstText = m.blocks.findIndex((b) => b.kind === "text");
-      return { ...m, id: to, blocks: m.blocks.map((b, i): Block => ({ ...b, id: i === firstText ? `${to}:text` : `${to}:${i}` })) };
+      return {
+        ...m,
+        id: to,
+        blocks: m.blocks.map((b, i): Block => ({ ...b, id: i === firstText ? `${to}:text` : `${to}:${i}` })),
+      };
     }
     const parent = m.parentId ? renamed.get(m.parentId) : undefined;
     return parent ? { ...m, parentId: parent } : m;
@@ -152,5 +175,8 @@ export function historyWindow(history: readonly Message[], kept: readonly Messag
   const oldest = onPage.length ? Math.min(...onPage) : Number.NEGATIVE_INFINITY;
   const unlisted = adopted.filter((m) => !have.has(m.id) && m.createdAt >= oldest);
   if (unlisted.length === 0) return merged;
-  return [...merged, ...unlisted].map((m, i) => ({ m, i })).sort((a, b) => a.m.createdAt - b.m.createdAt || a.i - b.i).map((x) => x.m);
+  return [...merged, ...unlisted]
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => a.m.createdAt - b.m.createdAt || a.i - b.i)
+    .map((x) => x.m);
 }

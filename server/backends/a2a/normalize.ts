@@ -17,15 +17,45 @@
  *   interrupts; the final status carries usage and the session binding.
  */
 import type { PromptPart } from "@/lib/api";
-import type { Block, Interrupt, MessageError, MessageInfo, ModelRef, Question, TimelineEvent, ToolBlock, ToolStatus, Usage } from "@/lib/model";
+import type {
+  Block,
+  Interrupt,
+  MessageError,
+  MessageInfo,
+  ModelRef,
+  Question,
+  TimelineEvent,
+  ToolBlock,
+  ToolStatus,
+  Usage,
+} from "@/lib/model";
 import { canonicalTool } from "../shared/tool-names";
 import { arr, isObj, num, obj, str, type Obj } from "../shared/values";
 
 export type Profile = "generic" | "opencode";
 
 /** A2A 0.3 task states (`TaskState`), plus what an unrecognized value becomes. */
-export type TaskState = "submitted" | "working" | "input-required" | "completed" | "canceled" | "failed" | "rejected" | "auth-required" | "unknown";
-const STATES: readonly TaskState[] = ["submitted", "working", "input-required", "completed", "canceled", "failed", "rejected", "auth-required", "unknown"];
+export type TaskState =
+  | "submitted"
+  | "working"
+  | "input-required"
+  | "completed"
+  | "canceled"
+  | "failed"
+  | "rejected"
+  | "auth-required"
+  | "unknown";
+const STATES: readonly TaskState[] = [
+  "submitted",
+  "working",
+  "input-required",
+  "completed",
+  "canceled",
+  "failed",
+  "rejected",
+  "auth-required",
+  "unknown",
+];
 const TERMINAL: ReadonlySet<TaskState> = new Set(["completed", "canceled", "failed", "rejected", "unknown"]);
 /** States in which the task waits for the user's next message on the same task. */
 const PAUSED: ReadonlySet<TaskState> = new Set(["input-required", "auth-required"]);
@@ -36,7 +66,11 @@ export const isPaused = (s: TaskState) => PAUSED.has(s);
 export function taskState(v: unknown): TaskState {
   const s = str(v);
   // Protobuf-JSON spellings (TASK_STATE_CANCELLED …) from agents that mix dialects.
-  const norm = s?.replace(/^TASK_STATE_/, "").toLowerCase().replace(/_/g, "-").replace("cancelled", "canceled");
+  const norm = s
+    ?.replace(/^TASK_STATE_/, "")
+    .toLowerCase()
+    .replace(/_/g, "-")
+    .replace("cancelled", "canceled");
   return STATES.find((x) => x === norm) ?? "unknown";
 }
 
@@ -136,7 +170,18 @@ const emptyResult = (): FrameResult => ({ events: [], asked: [], resolved: [] })
 /* ------------------------------------------------------------------------------ turns */
 
 /** The user's message of a new turn (or of an answer to a paused one), and the turn's state. */
-export function beginTurn(n: SessionNorm, t: { userMessageId: string; assistantId: string; parts: readonly PromptPart[]; model?: ModelRef; now: number; taskId?: string; contextId?: string }): TimelineEvent[] {
+export function beginTurn(
+  n: SessionNorm,
+  t: {
+    userMessageId: string;
+    assistantId: string;
+    parts: readonly PromptPart[];
+    model?: ModelRef;
+    now: number;
+    taskId?: string;
+    contextId?: string;
+  },
+): TimelineEvent[] {
   const createdAt = tick(n, t.now);
   const prev = n.turn;
   n.turn = {
@@ -156,12 +201,24 @@ export function beginTurn(n: SessionNorm, t: { userMessageId: string; assistantI
     usageByMessage: prev && !prev.done ? prev.usageByMessage : new Map(),
     done: false,
   };
-  const info: MessageInfo = { id: t.userMessageId, sessionId: n.sessionId, role: "user", createdAt, ...(t.model ? { model: t.model } : {}) };
+  const info: MessageInfo = {
+    id: t.userMessageId,
+    sessionId: n.sessionId,
+    role: "user",
+    createdAt,
+    ...(t.model ? { model: t.model } : {}),
+  };
   const events: TimelineEvent[] = [{ type: "message.updated", message: info }];
   t.parts.forEach((p, i) => {
     const id = `${t.userMessageId}:${i}`;
-    if (p.type === "text") events.push({ type: "block.updated", messageId: info.id, block: { id, kind: "text", text: p.text } });
-    else events.push({ type: "block.updated", messageId: info.id, block: { id, kind: "file", name: p.filename ?? "file", mime: p.mime, url: p.url } });
+    if (p.type === "text")
+      events.push({ type: "block.updated", messageId: info.id, block: { id, kind: "text", text: p.text } });
+    else
+      events.push({
+        type: "block.updated",
+        messageId: info.id,
+        block: { id, kind: "file", name: p.filename ?? "file", mime: p.mime, url: p.url },
+      });
   });
   return events;
 }
@@ -169,19 +226,39 @@ export function beginTurn(n: SessionNorm, t: { userMessageId: string; assistantI
 function ensureAssistant(n: SessionNorm, turn: TurnState, id: string, now: number): TimelineEvent[] {
   if (n.profile === "opencode") {
     if (turn.messages.has(id)) return [];
-    const info: MessageInfo = { id, sessionId: n.sessionId, role: "assistant", createdAt: tick(n, now), parentId: turn.userMessageId, ...(turn.model ? { model: turn.model } : {}) };
+    const info: MessageInfo = {
+      id,
+      sessionId: n.sessionId,
+      role: "assistant",
+      createdAt: tick(n, now),
+      parentId: turn.userMessageId,
+      ...(turn.model ? { model: turn.model } : {}),
+    };
     turn.messages.set(id, info);
     return [{ type: "message.updated", message: info }];
   }
   if (turn.assistantShown) return [];
   turn.assistantShown = true;
   turn.assistantCreatedAt = tick(n, now);
-  const info: MessageInfo = { id, sessionId: n.sessionId, role: "assistant", createdAt: turn.assistantCreatedAt, parentId: turn.userMessageId, ...(turn.model ? { model: turn.model } : {}) };
+  const info: MessageInfo = {
+    id,
+    sessionId: n.sessionId,
+    role: "assistant",
+    createdAt: turn.assistantCreatedAt,
+    parentId: turn.userMessageId,
+    ...(turn.model ? { model: turn.model } : {}),
+  };
   return [{ type: "message.updated", message: info }];
 }
 
 /** Text shown in `blockId` becomes `text`: a delta when it extends what is shown, else a replacement. */
-function setText(turn: TurnState, messageId: string, blockId: string, kind: "text" | "reasoning", text: string): TimelineEvent[] {
+function setText(
+  turn: TurnState,
+  messageId: string,
+  blockId: string,
+  kind: "text" | "reasoning",
+  text: string,
+): TimelineEvent[] {
   const shown = turn.texts.get(blockId);
   turn.texts.set(blockId, text);
   turn.blockMessage.set(blockId, messageId);
@@ -192,7 +269,13 @@ function setText(turn: TurnState, messageId: string, blockId: string, kind: "tex
   return [{ type: "block.updated", messageId, block: { id: blockId, kind, text } }];
 }
 
-function appendText(turn: TurnState, messageId: string, blockId: string, kind: "text" | "reasoning", delta: string): TimelineEvent[] {
+function appendText(
+  turn: TurnState,
+  messageId: string,
+  blockId: string,
+  kind: "text" | "reasoning",
+  delta: string,
+): TimelineEvent[] {
   return setText(turn, messageId, blockId, kind, (turn.texts.get(blockId) ?? "") + delta);
 }
 
@@ -215,12 +298,15 @@ function dataText(data: unknown): string {
   } catch {
     json = "(unreadable data)";
   }
-  return json.length > MAX_DATA_TEXT ? `${json.slice(0, MAX_DATA_TEXT)}\n… (${json.length - MAX_DATA_TEXT} more characters)` : json;
+  return json.length > MAX_DATA_TEXT
+    ? `${json.slice(0, MAX_DATA_TEXT)}\n… (${json.length - MAX_DATA_TEXT} more characters)`
+    : json;
 }
 
 /** A non-text part as a block: a file link or a notice; never markup. */
 function partBlock(part: Obj, id: string): Block | undefined {
-  if (part.kind === "data") return { id, kind: "notice", level: "info", text: `Data from the agent:\n${dataText(part.data)}` };
+  if (part.kind === "data")
+    return { id, kind: "notice", level: "info", text: `Data from the agent:\n${dataText(part.data)}` };
   if (part.kind === "file") {
     const f = obj(part.file);
     const name = str(f.name) ?? "file";
@@ -228,8 +314,14 @@ function partBlock(part: Obj, id: string): Block | undefined {
     const uri = str(f.uri);
     if (uri && /^https?:\/\//i.test(uri)) return { id, kind: "file", name, mime, url: uri };
     const bytes = str(f.bytes);
-    if (bytes && bytes.length * 0.75 <= MAX_INLINE_FILE && /^[A-Za-z0-9+/=\s]*$/.test(bytes)) return { id, kind: "file", name, mime, url: `data:${mime};base64,${bytes.replace(/\s+/g, "")}` };
-    return { id, kind: "notice", level: "info", text: `The agent sent a file (${name}, ${mime}) that cannot be shown here.` };
+    if (bytes && bytes.length * 0.75 <= MAX_INLINE_FILE && /^[A-Za-z0-9+/=\s]*$/.test(bytes))
+      return { id, kind: "file", name, mime, url: `data:${mime};base64,${bytes.replace(/\s+/g, "")}` };
+    return {
+      id,
+      kind: "notice",
+      level: "info",
+      text: `The agent sent a file (${name}, ${mime}) that cannot be shown here.`,
+    };
   }
   return undefined;
 }
@@ -239,7 +331,13 @@ function partBlock(part: Obj, id: string): Block | undefined {
  * parts continue the ones already shown (a text part extends the last text block); without, they
  * replace them (blocks no longer used are removed).
  */
-function showParts(turn: TurnState, messageId: string, prefix: string, parts: unknown[], append: boolean): TimelineEvent[] {
+function showParts(
+  turn: TurnState,
+  messageId: string,
+  prefix: string,
+  parts: unknown[],
+  append: boolean,
+): TimelineEvent[] {
   const view = turn.artifacts.get(prefix) ?? { blocks: [] };
   const events: TimelineEvent[] = [];
   const old = view.blocks;
@@ -247,7 +345,8 @@ function showParts(turn: TurnState, messageId: string, prefix: string, parts: un
   const texts = new Map<string, string>();
   for (const raw of parts) {
     const part = obj(raw);
-    const text = (part.kind === "text" || part.kind === undefined) && typeof part.text === "string" ? part.text : undefined;
+    const text =
+      (part.kind === "text" || part.kind === undefined) && typeof part.text === "string" ? part.text : undefined;
     const last = blocks.at(-1);
     if (text !== undefined) {
       // Adjacent text parts (and a text chunk appended to a text part) are one block.
@@ -286,7 +385,12 @@ function showParts(turn: TurnState, messageId: string, prefix: string, parts: un
  * Applies one stream item (`task`, `message`, `status-update`, `artifact-update`) of the running
  * turn. Frames of another task than the turn's (after it is known) are ignored.
  */
-export function applyFrame(n: SessionNorm, frame: unknown, now: number, opts: { snapshotEnds?: boolean } = {}): FrameResult {
+export function applyFrame(
+  n: SessionNorm,
+  frame: unknown,
+  now: number,
+  opts: { snapshotEnds?: boolean } = {},
+): FrameResult {
   const f = obj(frame);
   const turn = n.turn;
   if (!turn || turn.done) return emptyResult();
@@ -334,16 +438,35 @@ function applyArtifact(n: SessionNorm, turn: TurnState, f: Obj, now: number, r: 
   const artifactId = str(artifact.artifactId) ?? "artifact";
   const parts = arr(artifact.parts);
   const stream = obj(obj(obj(artifact.metadata).shared).stream);
-  if (n.profile === "opencode" && (isObj(obj(artifact.metadata).shared) || artifactId.endsWith(":error") || artifactId.endsWith(":stream"))) {
+  if (
+    n.profile === "opencode" &&
+    (isObj(obj(artifact.metadata).shared) || artifactId.endsWith(":error") || artifactId.endsWith(":stream"))
+  ) {
     applyOpencodeChunk(n, turn, artifactId, parts, stream, now, r);
     return;
   }
   r.events.push(...ensureAssistant(n, turn, turn.assistantId, now));
   // `append` absent or false: the artifact (re)starts with these parts.
-  r.events.push(...showParts(turn, turn.assistantId, `art:${artifactId}`, parts, f.append === true && turn.artifacts.has(`art:${artifactId}`)));
+  r.events.push(
+    ...showParts(
+      turn,
+      turn.assistantId,
+      `art:${artifactId}`,
+      parts,
+      f.append === true && turn.artifacts.has(`art:${artifactId}`),
+    ),
+  );
 }
 
-function applyOpencodeChunk(n: SessionNorm, turn: TurnState, artifactId: string, parts: unknown[], stream: Obj, now: number, r: FrameResult) {
+function applyOpencodeChunk(
+  n: SessionNorm,
+  turn: TurnState,
+  artifactId: string,
+  parts: unknown[],
+  stream: Obj,
+  now: number,
+  r: FrameResult,
+) {
   if (artifactId.endsWith(":error")) {
     turn.errorText = partsText(parts) || turn.errorText;
     return;
@@ -377,7 +500,12 @@ function applyOpencodeChunk(n: SessionNorm, turn: TurnState, artifactId: string,
   else r.events.push(...appendText(turn, messageId, blockId, blockType, text));
 }
 
-const TOOL_STATUS: Record<string, ToolStatus> = { pending: "pending", running: "running", completed: "completed", error: "error" };
+const TOOL_STATUS: Record<string, ToolStatus> = {
+  pending: "pending",
+  running: "running",
+  completed: "completed",
+  error: "error",
+};
 
 /** A `tool_call` snapshot `{call_id, tool, status, title, subtitle, input, output, error}` as a tool block. */
 function toolSnapshot(d: Obj, messageId: string, index: number, now: number, known: Map<string, ToolBlock>): ToolBlock {
@@ -386,7 +514,12 @@ function toolSnapshot(d: Obj, messageId: string, index: number, now: number, kno
   const rawTool = str(d.tool) ?? prev?.rawTool ?? "tool";
   const status = TOOL_STATUS[str(d.status) ?? ""] ?? prev?.status ?? "running";
   const input = isObj(d.input) ? d.input : (prev?.input ?? {});
-  const output = typeof d.output === "string" ? d.output : d.output !== undefined && d.output !== null ? dataText(d.output) : prev?.output;
+  const output =
+    typeof d.output === "string"
+      ? d.output
+      : d.output !== undefined && d.output !== null
+        ? dataText(d.output)
+        : prev?.output;
   const error = typeof d.error === "string" ? d.error : prev?.error;
   const title = str(d.title) ?? str(d.subtitle) ?? prev?.title;
   const exit = num(obj(obj(d.metadata)).exit);
@@ -408,7 +541,15 @@ function toolSnapshot(d: Obj, messageId: string, index: number, now: number, kno
   };
 }
 
-function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, final: boolean, now: number, r: FrameResult) {
+function applyStatus(
+  n: SessionNorm,
+  turn: TurnState,
+  status: Obj,
+  meta: Obj,
+  final: boolean,
+  now: number,
+  r: FrameResult,
+) {
   // An update without a state says nothing about where the task is (a malformed frame).
   const state = typeof status.state === "string" ? taskState(status.state) : "working";
   turn.lastState = state;
@@ -442,7 +583,11 @@ function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, fi
       // (826cff1, execution/upstream_error_translator.py) — a failure to show as such, not a pause.
       const errorType = str(obj(obj(meta.opencode).error).type) ?? "UPSTREAM_UNAUTHORIZED";
       const text = turn.errorText ?? partsText(obj(status.message).parts);
-      r.end = { state: "failed", message: text || "OpenCode's model provider needs authentication (check its credentials on the OpenCode side).", errorType };
+      r.end = {
+        state: "failed",
+        message: text || "OpenCode's model provider needs authentication (check its credentials on the OpenCode side).",
+        errorType,
+      };
       return;
     }
     // A paused OpenCode task (`input-required` with an interrupt) goes on by itself once it is answered.
@@ -452,18 +597,26 @@ function applyStatus(n: SessionNorm, turn: TurnState, status: Obj, meta: Obj, fi
   const messageText = partsText(message.parts);
   if (n.profile === "generic" && isObj(status.message) && message.role !== "user" && arr(message.parts).length > 0) {
     r.events.push(...ensureAssistant(n, turn, turn.assistantId, now));
-    r.events.push(...showParts(turn, turn.assistantId, `status:${str(message.messageId) ?? state}`, arr(message.parts), false));
+    r.events.push(
+      ...showParts(turn, turn.assistantId, `status:${str(message.messageId) ?? state}`, arr(message.parts), false),
+    );
   }
   if (isTerminal(state) && (final || n.profile === "generic")) {
     const opencodeError = obj(obj(meta.opencode).error);
     const errorType = str(opencodeError.type);
-    r.end = { state, ...(messageText || turn.errorText ? { message: turn.errorText ?? messageText } : {}), ...(errorType ? { errorType } : {}) };
+    r.end = {
+      state,
+      ...(messageText || turn.errorText ? { message: turn.errorText ?? messageText } : {}),
+      ...(errorType ? { errorType } : {}),
+    };
     return;
   }
   if (isPaused(state) && n.profile === "generic") {
     const taskId = turn.taskId;
     const auth = state === "auth-required";
-    const prompt = messageText || (auth ? "The agent needs you to authenticate before it can go on." : "The agent needs more input to go on.");
+    const prompt =
+      messageText ||
+      (auth ? "The agent needs you to authenticate before it can go on." : "The agent needs more input to go on.");
     if (taskId) r.asked.push({ kind: "input", taskId, prompt, auth });
     r.end = { state, message: prompt };
   }
@@ -489,9 +642,23 @@ function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: F
   if (!ends) {
     const sid = str(obj(obj(obj(task.metadata).shared).session).id);
     if (sid) r.binding = { sessionId: sid };
-    if (n.profile === "generic" && isObj(status.message) && obj(status.message).role !== "user" && arr(obj(status.message).parts).length > 0 && !isPaused(state)) {
+    if (
+      n.profile === "generic" &&
+      isObj(status.message) &&
+      obj(status.message).role !== "user" &&
+      arr(obj(status.message).parts).length > 0 &&
+      !isPaused(state)
+    ) {
       r.events.push(...ensureAssistant(n, turn, turn.assistantId, now));
-      r.events.push(...showParts(turn, turn.assistantId, `status:${str(obj(status.message).messageId) ?? state}`, arr(obj(status.message).parts), false));
+      r.events.push(
+        ...showParts(
+          turn,
+          turn.assistantId,
+          `status:${str(obj(status.message).messageId) ?? state}`,
+          arr(obj(status.message).parts),
+          false,
+        ),
+      );
     }
     return;
   }
@@ -504,7 +671,13 @@ function applyTask(n: SessionNorm, turn: TurnState, task: Obj, now: number, r: F
 
 export function interruptAsk(requestId: string, type: string | undefined, details: Obj): InterruptAsk | undefined {
   if (type === "permission") {
-    return { kind: "permission", requestId, permission: str(details.permission) ?? "permission", patterns: arr(details.patterns).filter((p): p is string => typeof p === "string"), details };
+    return {
+      kind: "permission",
+      requestId,
+      permission: str(details.permission) ?? "permission",
+      patterns: arr(details.patterns).filter((p): p is string => typeof p === "string"),
+      details,
+    };
   }
   if (type === "question") {
     const questions: Question[] = arr(details.questions).map((q) => {
@@ -580,7 +753,11 @@ export function endTurn(n: SessionNorm, end: TurnEnd, now: number): TimelineEven
   const events: TimelineEvent[] = [];
   let error: MessageError | undefined;
   if (end.state === "canceled") error = { name: "TaskCanceled", message: "Stopped.", aborted: true };
-  else if (END_ERROR[end.state]) error = { name: end.errorType ?? END_ERROR[end.state]!.name, message: end.message?.trim() || END_ERROR[end.state]!.text };
+  else if (END_ERROR[end.state])
+    error = {
+      name: end.errorType ?? END_ERROR[end.state]!.name,
+      message: end.message?.trim() || END_ERROR[end.state]!.text,
+    };
   const last = lastAssistant(n, turn);
   if (error && !last) events.push(...ensureAssistant(n, turn, turn.assistantId, now));
   const target = lastAssistant(n, turn);
@@ -588,7 +765,12 @@ export function endTurn(n: SessionNorm, end: TurnEnd, now: number): TimelineEven
   const completedAt = Math.max(now, target.createdAt);
   for (const info of n.profile === "opencode" ? turn.messages.values() : [target]) {
     const isLast = info.id === target.id;
-    const next: MessageInfo = { ...info, completedAt, ...(isLast && turn.usage ? { usage: turn.usage } : {}), ...(isLast && error ? { error } : {}) };
+    const next: MessageInfo = {
+      ...info,
+      completedAt,
+      ...(isLast && turn.usage ? { usage: turn.usage } : {}),
+      ...(isLast && error ? { error } : {}),
+    };
     if (n.profile === "opencode") turn.messages.set(info.id, next);
     events.push({ type: "message.updated", message: next });
   }
@@ -606,7 +788,14 @@ export function endTurn(n: SessionNorm, end: TurnEnd, now: number): TimelineEven
 function lastAssistant(n: SessionNorm, turn: TurnState): MessageInfo | undefined {
   if (n.profile === "opencode") return [...turn.messages.values()].at(-1);
   if (!turn.assistantShown) return undefined;
-  return { id: turn.assistantId, sessionId: n.sessionId, role: "assistant", createdAt: turn.assistantCreatedAt, parentId: turn.userMessageId, ...(turn.model ? { model: turn.model } : {}) };
+  return {
+    id: turn.assistantId,
+    sessionId: n.sessionId,
+    role: "assistant",
+    createdAt: turn.assistantCreatedAt,
+    parentId: turn.userMessageId,
+    ...(turn.model ? { model: turn.model } : {}),
+  };
 }
 
 /** Fails the running turn for a reason of the console's (the transport, a lost task). */
@@ -617,7 +806,13 @@ export function failTurn(n: SessionNorm, error: { name: string; message: string 
 }
 
 /** A notice on the turn's last assistant message (or a new one). */
-export function turnNotice(n: SessionNorm, id: string, level: "info" | "warn" | "error", text: string, now: number): TimelineEvent[] {
+export function turnNotice(
+  n: SessionNorm,
+  id: string,
+  level: "info" | "warn" | "error",
+  text: string,
+  now: number,
+): TimelineEvent[] {
   const turn = n.turn;
   if (!turn) return [];
   const events: TimelineEvent[] = [];
@@ -645,7 +840,9 @@ export function toInterrupt(n: SessionNorm, ask: InterruptAsk, id: string, now: 
   const base = { id, sessionId: n.sessionId, createdAt: now, ...(messageId ? { messageId } : {}) };
   if (ask.kind === "permission") {
     const command = str(ask.details.command) ?? ask.patterns[0];
-    const running = turn ? [...turn.tools.values()].filter((t) => t.status === "running" || t.status === "pending") : [];
+    const running = turn
+      ? [...turn.tools.values()].filter((t) => t.status === "running" || t.status === "pending")
+      : [];
     const tool = running.find((t) => t.rawTool === ask.permission) ?? (running.length === 1 ? running[0] : undefined);
     return {
       ...base,
@@ -655,6 +852,12 @@ export function toInterrupt(n: SessionNorm, ask: InterruptAsk, id: string, now: 
       permission: { action: ask.permission, patterns: ask.patterns, options: PERMISSION_OPTIONS },
     };
   }
-  if (ask.kind === "question") return { ...base, kind: "question", title: ask.questions[0]?.question ?? "Question", questions: ask.questions };
-  return { ...base, kind: "input", title: ask.auth ? "Authentication needed" : "The agent asks", input: { prompt: ask.prompt, ...(ask.auth ? { sensitive: true } : {}) } };
+  if (ask.kind === "question")
+    return { ...base, kind: "question", title: ask.questions[0]?.question ?? "Question", questions: ask.questions };
+  return {
+    ...base,
+    kind: "input",
+    title: ask.auth ? "Authentication needed" : "The agent asks",
+    input: { prompt: ask.prompt, ...(ask.auth ? { sensitive: true } : {}) },
+  };
 }

@@ -42,9 +42,20 @@ export class OpencodeOps {
    * A page of the history of `ocSession` (`opencode.sessions.messages.list`, cursor paged), merged
    * with the messages the console saw live (`kept`): ids are OpenCode's on both sides.
    */
-  async history(ocSession: string, sessionId: string, q: { limit: number; before?: string }, kept: readonly Message[]): Promise<{ items: Message[]; nextCursor?: string }> {
+  async history(
+    ocSession: string,
+    sessionId: string,
+    q: { limit: number; before?: string },
+    kept: readonly Message[],
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     // opencode-a2a refuses pages over 100 (826cff1, contracts/extensions.py SESSION_QUERY_MAX_LIMIT).
-    const res = obj(await this.conn.call(M.messages, { session_id: ocSession, limit: Math.max(1, Math.min(q.limit, MAX_HISTORY_PAGE)), ...(q.before ? { before: q.before } : {}) }));
+    const res = obj(
+      await this.conn.call(M.messages, {
+        session_id: ocSession,
+        limit: Math.max(1, Math.min(q.limit, MAX_HISTORY_PAGE)),
+        ...(q.before ? { before: q.before } : {}),
+      }),
+    );
     const listed = historyMessages(res.items, sessionId, 0);
     const items = mergeHistory(listed, kept);
     const cursor = str(res.next_cursor);
@@ -71,7 +82,15 @@ export class OpencodeOps {
       if (!provider || !id || m.connected === false || (connected && !connected.has(provider))) return [];
       if (m.default === true && !dflt) dflt = { provider, id };
       const window = num(m.context_window);
-      return [{ provider, id, label: str(m.name) ?? id, ...(m.default === true ? { isDefault: true } : {}), ...(window ? { contextWindow: window } : {}) }];
+      return [
+        {
+          provider,
+          id,
+          label: str(m.name) ?? id,
+          ...(m.default === true ? { isDefault: true } : {}),
+          ...(window ? { contextWindow: window } : {}),
+        },
+      ];
     });
     if (!dflt) {
       const byProvider = obj(res.default_by_provider);
@@ -83,7 +102,9 @@ export class OpencodeOps {
 
   /** Pending permissions and questions of this caller (`opencode.permissions.list`, `opencode.questions.list`). */
   async pending(): Promise<{ ask: InterruptAsk; sessionId: string; taskId?: string; expiresAt?: number }[]> {
-    const lists = await Promise.all([M.permissions, M.questions].filter((m) => this.can(m)).map((m) => this.conn.call(m, {})));
+    const lists = await Promise.all(
+      [M.permissions, M.questions].filter((m) => this.can(m)).map((m) => this.conn.call(m, {})),
+    );
     return lists.flatMap((l) =>
       arr(obj(l).items).flatMap((item) => {
         const r = recoveredAsk(item);
@@ -99,9 +120,15 @@ export class OpencodeOps {
         await this.conn.call(M.permissionReply, { request_id: requestId, reply: "reject" });
         return "reject";
       }
-      if (!("decision" in answer)) throw ApiError.badRequest("A permission request is answered with {decision} or {dismiss: true}");
-      const reply = answer.decision === "allow_once" ? "once" : answer.decision === "allow_always" ? "always" : "reject";
-      await this.conn.call(M.permissionReply, { request_id: requestId, reply, ...(answer.message ? { message: answer.message } : {}) });
+      if (!("decision" in answer))
+        throw ApiError.badRequest("A permission request is answered with {decision} or {dismiss: true}");
+      const reply =
+        answer.decision === "allow_once" ? "once" : answer.decision === "allow_always" ? "always" : "reject";
+      await this.conn.call(M.permissionReply, {
+        request_id: requestId,
+        reply,
+        ...(answer.message ? { message: answer.message } : {}),
+      });
       return answer.decision;
     }
     if ("dismiss" in answer) {

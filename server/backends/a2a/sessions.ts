@@ -79,13 +79,22 @@ export class A2aSessions {
   ofAgent(agentId: string): Runtime | undefined {
     const rt = this.byAgent.get(agentId);
     if (rt) return rt;
-    const kept = this.ctx.transcripts.list().find((t) => t.agentSessionId === agentId || (t.sessionId === agentId && this.ctx.profile() === "opencode"));
+    const kept = this.ctx.transcripts
+      .list()
+      .find((t) => t.agentSessionId === agentId || (t.sessionId === agentId && this.ctx.profile() === "opencode"));
     return kept ? this.fromStore(kept.sessionId) : undefined;
   }
 
   create(title?: string): Runtime {
     const now = Date.now();
-    const session: Session = { id: newId(), backendId: this.ctx.backendId, title: title || DEFAULT_TITLE, createdAt: now, updatedAt: now, status: "idle" };
+    const session: Session = {
+      id: newId(),
+      backendId: this.ctx.backendId,
+      title: title || DEFAULT_TITLE,
+      createdAt: now,
+      updatedAt: now,
+      status: "idle",
+    };
     const rt = this.register(session, { titleLocked: Boolean(title) });
     this.persist(rt, []);
     return rt;
@@ -106,7 +115,14 @@ export class A2aSessions {
 
   private register(session: Session, opts: { titleLocked: boolean; agentId?: string }): Runtime {
     const profile = this.ctx.profile();
-    const rt: Runtime = { id: session.id, norm: newSessionNorm(session.id, profile), session, titleLocked: opts.titleLocked, queued: [], ...(session.usage ? { usage: session.usage } : {}) };
+    const rt: Runtime = {
+      id: session.id,
+      norm: newSessionNorm(session.id, profile),
+      session,
+      titleLocked: opts.titleLocked,
+      queued: [],
+      ...(session.usage ? { usage: session.usage } : {}),
+    };
     if (opts.agentId) {
       if (profile === "opencode") rt.ocSession = opts.agentId;
       else rt.contextId = opts.agentId;
@@ -123,7 +139,13 @@ export class A2aSessions {
     if (!t) return undefined;
     const agentId = t.agentSessionId ?? (this.ctx.profile() === "opencode" && !id.startsWith("a2a_") ? id : undefined);
     const listedTitle = agentId ? this.listed.get(agentId)?.title : undefined;
-    return this.register({ ...t.session, status: "idle" }, { titleLocked: t.session.title !== DEFAULT_TITLE && t.session.title !== listedTitle, ...(agentId ? { agentId } : {}) });
+    return this.register(
+      { ...t.session, status: "idle" },
+      {
+        titleLocked: t.session.title !== DEFAULT_TITLE && t.session.title !== listedTitle,
+        ...(agentId ? { agentId } : {}),
+      },
+    );
   }
 
   /**
@@ -136,7 +158,10 @@ export class A2aSessions {
     if (this.ctx.profile() === "opencode" && exists && !id.startsWith("a2a_")) {
       const s = this.listed.get(id) ?? (await exists(id));
       if (s) {
-        const made = this.register({ ...s, backendId: this.ctx.backendId, status: "idle" }, { titleLocked: false, agentId: id });
+        const made = this.register(
+          { ...s, backendId: this.ctx.backendId, status: "idle" },
+          { titleLocked: false, agentId: id },
+        );
         this.persist(made);
         return made;
       }
@@ -166,7 +191,12 @@ export class A2aSessions {
   /** Keeps the session and (from the hub's state) its transcript. */
   persist(rt: Runtime, messages: Message[] = this.messagesOf(rt)) {
     const agentSessionId = this.ctx.profile() === "opencode" ? rt.ocSession : rt.contextId;
-    this.ctx.transcripts.save({ session: this.sessionOf(rt), messages, todos: [], ...(agentSessionId ? { agentSessionId } : {}) });
+    this.ctx.transcripts.save({
+      session: this.sessionOf(rt),
+      messages,
+      todos: [],
+      ...(agentSessionId ? { agentSessionId } : {}),
+    });
   }
 
   /** Every session: the kept ones, the live ones, and (opencode-a2a) the listed ones not bound to a kept one. */
@@ -184,7 +214,16 @@ export class A2aSessions {
     for (const [id, s] of this.listed) {
       if (bound.has(id) && !byId.has(id)) continue;
       const mine = byId.get(id);
-      byId.set(id, mine ? { ...mine, title: this.runtimes.get(id)?.titleLocked || mine.title !== DEFAULT_TITLE ? mine.title : s.title, updatedAt: Math.max(mine.updatedAt, s.updatedAt) } : s);
+      byId.set(
+        id,
+        mine
+          ? {
+              ...mine,
+              title: this.runtimes.get(id)?.titleLocked || mine.title !== DEFAULT_TITLE ? mine.title : s.title,
+              updatedAt: Math.max(mine.updatedAt, s.updatedAt),
+            }
+          : s,
+      );
     }
     return pageSessions([...byId.values()], q);
   }

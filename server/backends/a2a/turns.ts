@@ -8,7 +8,16 @@ import { log } from "../../log";
 import type { InterruptBook } from "../shared/interrupts";
 import type { EventSink } from "../types";
 import { isAuthError, isTaskNotFound, mapA2aError, rpcFailure, type A2aConnection } from "./client";
-import { applyFrame, beginTurn, endTurn, failTurn, toInterrupt, turnNotice, type FrameResult, type TurnEnd } from "./normalize";
+import {
+  applyFrame,
+  beginTurn,
+  endTurn,
+  failTurn,
+  toInterrupt,
+  turnNotice,
+  type FrameResult,
+  type TurnEnd,
+} from "./normalize";
 import { DEFAULT_TITLE, type A2aSessions, type RunningTurn, type Runtime } from "./sessions";
 
 /** How long the agent may take to confirm a cancel before the turn is ended here. */
@@ -54,10 +63,17 @@ export interface TurnContext {
 /** A prompt's parts as A2A 1.0 parts (data URLs as raw bytes; the SDK writes 0.3 file parts for a 0.3 agent). */
 export function toA2aParts(parts: readonly PromptPart[]): Part[] {
   return parts.map((p): Part => {
-    if (p.type === "text") return { content: { $case: "text", value: p.text }, metadata: undefined, filename: "", mediaType: "" };
+    if (p.type === "text")
+      return { content: { $case: "text", value: p.text }, metadata: undefined, filename: "", mediaType: "" };
     const m = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(p.url);
     const filename = p.filename ?? "file";
-    if (m) return { content: { $case: "raw", value: m[2] ? Buffer.from(m[3]!, "base64") : Buffer.from(decodeURIComponent(m[3]!)) }, metadata: undefined, filename, mediaType: p.mime };
+    if (m)
+      return {
+        content: { $case: "raw", value: m[2] ? Buffer.from(m[3]!, "base64") : Buffer.from(decodeURIComponent(m[3]!)) },
+        metadata: undefined,
+        filename,
+        mediaType: p.mime,
+      };
     return { content: { $case: "url", value: p.url }, metadata: undefined, filename, mediaType: p.mime };
   });
 }
@@ -66,10 +82,18 @@ function addUsage(prev: Usage | undefined, u: Usage): Usage {
   return {
     inputTokens: (prev?.inputTokens ?? 0) + u.inputTokens,
     outputTokens: (prev?.outputTokens ?? 0) + u.outputTokens,
-    ...(u.reasoningTokens || prev?.reasoningTokens ? { reasoningTokens: (prev?.reasoningTokens ?? 0) + (u.reasoningTokens ?? 0) } : {}),
-    ...(u.cacheReadTokens || prev?.cacheReadTokens ? { cacheReadTokens: (prev?.cacheReadTokens ?? 0) + (u.cacheReadTokens ?? 0) } : {}),
-    ...(u.cacheWriteTokens || prev?.cacheWriteTokens ? { cacheWriteTokens: (prev?.cacheWriteTokens ?? 0) + (u.cacheWriteTokens ?? 0) } : {}),
-    ...(u.costUsd !== undefined || prev?.costUsd !== undefined ? { costUsd: (prev?.costUsd ?? 0) + (u.costUsd ?? 0) } : {}),
+    ...(u.reasoningTokens || prev?.reasoningTokens
+      ? { reasoningTokens: (prev?.reasoningTokens ?? 0) + (u.reasoningTokens ?? 0) }
+      : {}),
+    ...(u.cacheReadTokens || prev?.cacheReadTokens
+      ? { cacheReadTokens: (prev?.cacheReadTokens ?? 0) + (u.cacheReadTokens ?? 0) }
+      : {}),
+    ...(u.cacheWriteTokens || prev?.cacheWriteTokens
+      ? { cacheWriteTokens: (prev?.cacheWriteTokens ?? 0) + (u.cacheWriteTokens ?? 0) }
+      : {}),
+    ...(u.costUsd !== undefined || prev?.costUsd !== undefined
+      ? { costUsd: (prev?.costUsd ?? 0) + (u.costUsd ?? 0) }
+      : {}),
     contextTokens: u.contextTokens ?? u.inputTokens + u.outputTokens,
   };
 }
@@ -106,17 +130,37 @@ export class A2aTurns {
     const now = Date.now();
     const a2aParts = opts.sensitive ? body.parts : undefined;
     const shown: PromptPart[] = opts.sensitive ? [{ type: "text", text: SENSITIVE_MASK }] : body.parts;
-    const events: TimelineEvent[] = beginTurn(rt.norm, { userMessageId, assistantId: `a_${randomUUID()}`, parts: shown, now, ...(body.model ? { model: body.model } : {}), ...(paused ? { taskId: paused.taskId } : {}) });
+    const events: TimelineEvent[] = beginTurn(rt.norm, {
+      userMessageId,
+      assistantId: `a_${randomUUID()}`,
+      parts: shown,
+      now,
+      ...(body.model ? { model: body.model } : {}),
+      ...(paused ? { taskId: paused.taskId } : {}),
+    });
     const firstText = shown.find((p): p is Extract<PromptPart, { type: "text" }> => p.type === "text")?.text;
     if (!paused && rt.session.title === DEFAULT_TITLE && !rt.titleLocked && firstText) {
       rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80), updatedAt: now };
       events.push({ type: "session.updated", session: this.ctx.sessions.sessionOf(rt) });
     }
-    const turn: RunningTurn = { ac: new AbortController(), done: false, stopping: false, recovered: false, ...(paused ? { taskId: paused.taskId } : {}) };
+    const turn: RunningTurn = {
+      ac: new AbortController(),
+      done: false,
+      stopping: false,
+      recovered: false,
+      ...(paused ? { taskId: paused.taskId } : {}),
+    };
     rt.turn = turn;
     rt.session = { ...rt.session, updatedAt: now };
     this.ctx.emit(rt, [...events, { type: "session.status", status: "busy" }]);
-    const metadata = opencode ? { shared: { ...(rt.ocSession ? { session: { id: rt.ocSession } } : {}), ...(body.model?.provider ? { model: { providerID: body.model.provider, modelID: body.model.id } } : {}) } } : undefined;
+    const metadata = opencode
+      ? {
+          shared: {
+            ...(rt.ocSession ? { session: { id: rt.ocSession } } : {}),
+            ...(body.model?.provider ? { model: { providerID: body.model.provider, modelID: body.model.id } } : {}),
+          },
+        }
+      : undefined;
     const params: SendMessageRequest = {
       tenant: "",
       message: {
@@ -130,7 +174,11 @@ export class A2aTurns {
         extensions: [],
         referenceTaskIds: [],
       },
-      configuration: { acceptedOutputModes: ["text/plain", "text/markdown", "application/json"], taskPushNotificationConfig: undefined, returnImmediately: false },
+      configuration: {
+        acceptedOutputModes: ["text/plain", "text/markdown", "application/json"],
+        taskPushNotificationConfig: undefined,
+        returnImmediately: false,
+      },
       metadata,
     };
     void this.run(rt, turn, c, params);
@@ -152,18 +200,34 @@ export class A2aTurns {
       if (turn.ac.signal.aborted && turn.stopping) return;
       if (isAuthError(err)) {
         this.ctx.authFailed();
-        return this.fail(rt, turn, { name: "AuthRequired", message: mapA2aError(err, "run the prompt", this.ctx.label).message });
+        return this.fail(rt, turn, {
+          name: "AuthRequired",
+          message: mapA2aError(err, "run the prompt", this.ctx.label).message,
+        });
       }
       // The agent refused the message (a JSON-RPC error before the task began): say why.
-      if (rpcFailure(err) && !turn.taskId) return this.fail(rt, turn, { name: rpcFailure(err)!.type ?? "AgentError", message: mapA2aError(err, "run the prompt", this.ctx.label).message });
-      log.warn("A2A stream dropped; following the task", { backend: this.ctx.backendId, task: turn.taskId, error: describeError(err) });
+      if (rpcFailure(err) && !turn.taskId)
+        return this.fail(rt, turn, {
+          name: rpcFailure(err)!.type ?? "AgentError",
+          message: mapA2aError(err, "run the prompt", this.ctx.label).message,
+        });
+      log.warn("A2A stream dropped; following the task", {
+        backend: this.ctx.backendId,
+        task: turn.taskId,
+        error: describeError(err),
+      });
       if (!rpcFailure(err)) this.ctx.unreachable(err);
     }
     if (!turn.done) await this.recover(rt, turn);
   }
 
   /** Applies a stream; true when the turn ended (or paused). */
-  private async consume(rt: Runtime, turn: RunningTurn, stream: AsyncIterable<unknown>, seen?: { frames: number }): Promise<boolean> {
+  private async consume(
+    rt: Runtime,
+    turn: RunningTurn,
+    stream: AsyncIterable<unknown>,
+    seen?: { frames: number },
+  ): Promise<boolean> {
     // A Task in a stream is a snapshot (a resumed task's first frame still says `input-required`):
     // only a status update — terminal, interrupted or final — ends the turn, or the stream closing.
     for await (const ev of stream) {
@@ -180,7 +244,10 @@ export class A2aTurns {
     try {
       r = applyFrame(rt.norm, ev, Date.now(), { snapshotEnds });
     } catch (err) {
-      log.warn("skipped an A2A frame that could not be applied", { backend: this.ctx.backendId, error: describeError(err) });
+      log.warn("skipped an A2A frame that could not be applied", {
+        backend: this.ctx.backendId,
+        error: describeError(err),
+      });
       return false;
     }
     if (r.taskId) turn.taskId = r.taskId;
@@ -209,7 +276,13 @@ export class A2aTurns {
     const id = (ask.kind === "input" ? undefined : this.ctx.interruptOf(ask.requestId)) ?? this.ctx.interrupts.newId();
     const interrupt = toInterrupt(rt.norm, ask, id, Date.now());
     const key = ask.kind === "input" ? `input:${ask.taskId}` : ask.requestId;
-    const { interrupt: raised } = this.ctx.interrupts.raise({ sessionId: rt.id, interrupt, key, epoch: 0, respond: () => undefined });
+    const { interrupt: raised } = this.ctx.interrupts.raise({
+      sessionId: rt.id,
+      interrupt,
+      key,
+      epoch: 0,
+      respond: () => undefined,
+    });
     if (ask.kind === "input") rt.paused = { taskId: ask.taskId, interruptId: raised.id };
     else this.ctx.rememberRequest(ask.requestId, raised.id);
   }
@@ -234,7 +307,12 @@ export class A2aTurns {
     }
     if (rt.norm.profile === "opencode" && rt.ocSession) {
       // The agent's history has the messages under OpenCode's ids (and the text a dropped stream missed).
-      await this.ctx.resync(rt).catch((err: unknown) => log.warn("could not read the history after a turn", { backend: this.ctx.backendId, error: describeError(err) }));
+      await this.ctx.resync(rt).catch((err: unknown) =>
+        log.warn("could not read the history after a turn", {
+          backend: this.ctx.backendId,
+          error: describeError(err),
+        }),
+      );
     }
     this.idle(rt, turn);
   }
@@ -245,7 +323,12 @@ export class A2aTurns {
     this.ctx.emit(rt, [{ type: "session.status", status: rt.paused ? "busy" : "idle" }]);
     this.ctx.sessions.persist(rt);
     const next = rt.queued.shift();
-    if (next) this.start(rt, next).catch((err: unknown) => this.ctx.emit(rt, [{ type: "error", message: mapA2aError(err, "run the queued prompt", this.ctx.label).message }]));
+    if (next)
+      this.start(rt, next).catch((err: unknown) =>
+        this.ctx.emit(rt, [
+          { type: "error", message: mapA2aError(err, "run the queued prompt", this.ctx.label).message },
+        ]),
+      );
   }
 
   private fail(rt: Runtime, turn: RunningTurn, error: { name: string; message: string }) {
@@ -317,9 +400,16 @@ export class A2aTurns {
         if (isTaskNotFound(err)) break;
         if (isAuthError(err)) {
           this.ctx.authFailed();
-          return this.fail(rt, turn, { name: "AuthRequired", message: mapA2aError(err, "follow the task", this.ctx.label).message });
+          return this.fail(rt, turn, {
+            name: "AuthRequired",
+            message: mapA2aError(err, "follow the task", this.ctx.label).message,
+          });
         }
-        log.info("resubscribing to an A2A task failed; retrying", { backend: this.ctx.backendId, task: turn.taskId, error: describeError(err) });
+        log.info("resubscribing to an A2A task failed; retrying", {
+          backend: this.ctx.backendId,
+          task: turn.taskId,
+          error: describeError(err),
+        });
       }
     }
     if (!turn.done) this.lost(rt, turn);
@@ -327,10 +417,17 @@ export class A2aTurns {
 
   private lost(rt: Runtime, turn: RunningTurn) {
     if (rt.norm.profile === "opencode" && rt.ocSession) {
-      void this.watch(rt, turn, `${this.ctx.label} lost this task (it restarted mid-turn): live updates stopped. What the agent's history holds is shown.`);
+      void this.watch(
+        rt,
+        turn,
+        `${this.ctx.label} lost this task (it restarted mid-turn): live updates stopped. What the agent's history holds is shown.`,
+      );
       return;
     }
-    this.fail(rt, turn, { name: "TaskLost", message: `${this.ctx.label} no longer runs this task (it may have restarted); its answer was lost. Send the prompt again to go on.` });
+    this.fail(rt, turn, {
+      name: "TaskLost",
+      message: `${this.ctx.label} no longer runs this task (it may have restarted); its answer was lost. Send the prompt again to go on.`,
+    });
   }
 
   /**
@@ -347,7 +444,11 @@ export class A2aTurns {
       try {
         await this.ctx.refreshInterrupts();
         await this.ctx.resync(rt);
-        const sig = JSON.stringify(this.ctx.sessions.messagesOf(rt).map((m) => [m.id, m.blocks.map((b) => ("text" in b ? b.text.length : b.kind === "tool" ? b.status : 0))]));
+        const sig = JSON.stringify(
+          this.ctx.sessions
+            .messagesOf(rt)
+            .map((m) => [m.id, m.blocks.map((b) => ("text" in b ? b.text.length : b.kind === "tool" ? b.status : 0))]),
+        );
         const waiting = this.ctx.interrupts.list(rt.id).length > 0;
         if (sig === last && !waiting) quiet++;
         else quiet = 0;
@@ -362,11 +463,19 @@ export class A2aTurns {
     // The lost task is over for the console: the next prompt starts a new one (see beginTurn).
     if (rt.norm.turn) rt.norm.turn.done = true;
     if (!lostMessage) return this.idle(rt, turn);
-    const lastAssistant = this.ctx.sessions.messagesOf(rt).filter((m) => m.role === "assistant").at(-1);
+    const lastAssistant = this.ctx.sessions
+      .messagesOf(rt)
+      .filter((m) => m.role === "assistant")
+      .at(-1);
     const message = lostMessage;
     if (lastAssistant) {
       const { blocks: _blocks, ...info } = lastAssistant;
-      this.ctx.emit(rt, [{ type: "message.updated", message: { ...info, completedAt: info.completedAt ?? Date.now(), error: { name: "TaskLost", message } } }]);
+      this.ctx.emit(rt, [
+        {
+          type: "message.updated",
+          message: { ...info, completedAt: info.completedAt ?? Date.now(), error: { name: "TaskLost", message } },
+        },
+      ]);
     } else {
       this.ctx.emit(rt, failTurn(rt.norm, { name: "TaskLost", message }, Date.now()));
     }
@@ -423,7 +532,11 @@ export class A2aTurns {
       // Without a stream (message/send agents), the canceled task ends the turn.
       if (!c.streaming) await this.frame(rt, turn, task);
     } catch (err) {
-      log.info("the agent did not cancel the task; stopping it here", { backend: this.ctx.backendId, task: turn.taskId, error: describeError(err) });
+      log.info("the agent did not cancel the task; stopping it here", {
+        backend: this.ctx.backendId,
+        task: turn.taskId,
+        error: describeError(err),
+      });
       stopHere();
     }
   }

@@ -39,7 +39,8 @@ class RecordingSink implements EventSink {
   /** Like the hub: a session's state starts from the adapter's snapshot when it is first opened. */
   adapter: AcpAdapter | undefined;
   async openSession(_b: string, id: string) {
-    if (!this.states.has(id) && this.adapter) this.states.set(id, stateFromSnapshot(await this.adapter.loadSession(id)));
+    if (!this.states.has(id) && this.adapter)
+      this.states.set(id, stateFromSnapshot(await this.adapter.loadSession(id)));
   }
   state(id: string): SessionState {
     return this.states.get(id) ?? emptyState;
@@ -72,7 +73,11 @@ afterEach(async () => {
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-function make(opts: Partial<AcpAdapterOptions> & { env?: Record<string, string> } = {}, sink = new RecordingSink(), store = new SqliteStore(":memory:")) {
+function make(
+  opts: Partial<AcpAdapterOptions> & { env?: Record<string, string> } = {},
+  sink = new RecordingSink(),
+  store = new SqliteStore(":memory:"),
+) {
   const adapter = new AcpAdapter(
     {
       id: "fake",
@@ -84,7 +89,11 @@ function make(opts: Partial<AcpAdapterOptions> & { env?: Record<string, string> 
       restart: { initialMs: 100, maxMs: 400 },
       cancelGraceMs: 500,
       ...opts,
-      env: { FAKE_STATE: path.join(root, `state-${Math.random().toString(36).slice(2)}.json`), SECRET_TOKEN: "s3cr3t", ...opts.env },
+      env: {
+        FAKE_STATE: path.join(root, `state-${Math.random().toString(36).slice(2)}.json`),
+        SECRET_TOKEN: "s3cr3t",
+        ...opts.env,
+      },
     },
     sink,
   );
@@ -103,7 +112,14 @@ async function started(opts: Parameters<typeof make>[0] = {}, sink?: RecordingSi
 async function turn(adapter: AcpAdapter, sink: RecordingSink, s: Session, prompt: string) {
   const before = sink.events.length;
   await adapter.prompt(s.id, { parts: [{ type: "text", text: prompt }] });
-  await until(() => sink.events.slice(before).some((e) => e.sessionId === s.id && e.event.type === "session.status" && e.event.status === "idle"), `turn "${prompt}"`, 15_000);
+  await until(
+    () =>
+      sink.events
+        .slice(before)
+        .some((e) => e.sessionId === s.id && e.event.type === "session.status" && e.event.status === "idle"),
+    `turn "${prompt}"`,
+    15_000,
+  );
   return sink.state(s.id);
 }
 
@@ -111,9 +127,20 @@ describe("AcpAdapter (fake agent)", () => {
   it("starts the agent, declares its capabilities and never shows env values", async () => {
     const { adapter } = await started();
     const info = adapter.info();
-    expect(info).toMatchObject({ kind: "acp", status: "ready", version: "9.9.9", config: { env: { SECRET_TOKEN: "***" } } });
+    expect(info).toMatchObject({
+      kind: "acp",
+      status: "ready",
+      version: "9.9.9",
+      config: { env: { SECRET_TOKEN: "***" } },
+    });
     expect(JSON.stringify(info)).not.toContain("s3cr3t");
-    expect(info.capabilities).toMatchObject({ fork: false, revert: false, abort: true, history: true, interrupts: { permission: true, question: false } });
+    expect(info.capabilities).toMatchObject({
+      fork: false,
+      revert: false,
+      abort: true,
+      history: true,
+      interrupts: { permission: true, question: false },
+    });
     expect(info.process).toMatchObject({ state: "running", restarts: 0 });
   });
 
@@ -163,18 +190,26 @@ describe("AcpAdapter (fake agent)", () => {
     const s = await adapter.createSession({ title: "perm" });
     await adapter.prompt(s.id, { parts: [{ type: "text", text: "perm" }] });
     let it = await until(() => sink.state(s.id).interrupts[0]);
-    expect(it.permission!.options.map((o) => `${o.id}:${o.kind}`)).toEqual(["yes:allow_once", "always:allow_always", "no:reject"]);
+    expect(it.permission!.options.map((o) => `${o.id}:${o.kind}`)).toEqual([
+      "yes:allow_once",
+      "always:allow_always",
+      "no:reject",
+    ]);
     expect(it.permission!.patterns).toEqual(["echo fake"]);
     expect(sink.state(s.id).session!.status).toBe("waiting");
     expect(tools(sink.state(s.id))[0]!.status).toBe("awaiting-approval");
     await adapter.answerInterrupt(s.id, it.id, { decision: "allow_once" });
     await until(() => text(sink.state(s.id)) === "Ran it (yes)." && sink.state(s.id).session!.status === "idle");
     expect(tools(sink.state(s.id))[0]).toMatchObject({ status: "completed", output: "fake\n", exitCode: 0 });
-    await expect(adapter.answerInterrupt(s.id, it.id, { decision: "allow_once" })).rejects.toMatchObject({ code: "conflict" });
+    await expect(adapter.answerInterrupt(s.id, it.id, { decision: "allow_once" })).rejects.toMatchObject({
+      code: "conflict",
+    });
 
     await adapter.prompt(s.id, { parts: [{ type: "text", text: "perm" }] });
     it = await until(() => sink.state(s.id).interrupts[0]);
-    await expect(adapter.answerInterrupt(s.id, it.id, { answers: [["x"]] })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(adapter.answerInterrupt(s.id, it.id, { answers: [["x"]] })).rejects.toMatchObject({
+      code: "bad_request",
+    });
     await adapter.answerInterrupt(s.id, it.id, { decision: "reject", message: "no thanks" });
     await until(() => text(sink.state(s.id)) === "Not allowed, fine.");
     expect(tools(sink.state(s.id)).at(-1)).toMatchObject({ status: "denied" });
@@ -183,8 +218,12 @@ describe("AcpAdapter (fake agent)", () => {
     it = await until(() => sink.state(s.id).interrupts[0]);
     await adapter.answerInterrupt(s.id, it.id, { dismiss: true });
     await until(() => sink.state(s.id).session!.status === "idle");
-    expect(sink.events.some((e) => e.event.type === "interrupt.resolved" && e.event.outcome === "cancelled")).toBe(true);
-    await expect(adapter.answerInterrupt(s.id, "perm_nope", { dismiss: true })).rejects.toMatchObject({ code: "not_found" });
+    expect(sink.events.some((e) => e.event.type === "interrupt.resolved" && e.event.outcome === "cancelled")).toBe(
+      true,
+    );
+    await expect(adapter.answerInterrupt(s.id, "perm_nope", { dismiss: true })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 
   it("abort cancels the turn (and answers a pending permission cancelled); an agent ignoring cancel is ended locally", async () => {
@@ -208,7 +247,9 @@ describe("AcpAdapter (fake agent)", () => {
   it("serves fs/read_text_file and fs/write_text_file only inside the session's directory", async () => {
     const { adapter, sink } = await started();
     const s = await adapter.createSession({});
-    expect((await turn(adapter, sink, s, `read ${path.join(workspace, "note.txt")}`)) && text(sink.state(s.id))).toBe("content: line1\nline2\nline3\n");
+    expect((await turn(adapter, sink, s, `read ${path.join(workspace, "note.txt")}`)) && text(sink.state(s.id))).toBe(
+      "content: line1\nline2\nline3\n",
+    );
     await turn(adapter, sink, s, `read ${path.join(root, "secret.txt")}`);
     expect(text(sink.state(s.id))).toMatch(/^read failed: .*outside/);
     await turn(adapter, sink, s, `read ${path.join(workspace, "link-out.txt")}`);
@@ -233,7 +274,12 @@ describe("AcpAdapter (fake agent)", () => {
     expect(sink.state(s.id).lastError?.message).toContain("exited with code 3");
     expect(sink.backends.some((b) => b.status === "down" && b.error?.includes("exited with code 3"))).toBe(true);
     await until(() => adapter.info().status === "ready" && adapter.pid !== pid);
-    await until(() => sink.state(s.id).messages.at(-1)!.blocks.some((b) => b.kind === "notice" && b.level === "info" && b.text.includes("restarted")));
+    await until(() =>
+      sink
+        .state(s.id)
+        .messages.at(-1)!
+        .blocks.some((b) => b.kind === "notice" && b.level === "info" && b.text.includes("restarted")),
+    );
     const state = await turn(adapter, sink, s, "hello");
     expect(text(state)).toBe("Hello from the fake agent.");
     expect(adapter.info().process!.restarts).toBe(1);
@@ -273,7 +319,9 @@ describe("AcpAdapter (fake agent)", () => {
     await turn(first.adapter, first.sink, s, "hello");
     await first.adapter.stop();
     const second = await started({ env: { FAKE_NO_LOAD: "1" } }, new RecordingSink(), store);
-    expect((await second.adapter.listSessions({ limit: 10 })).items.map((x) => x.title)).toEqual(["kept by the console"]);
+    expect((await second.adapter.listSessions({ limit: 10 })).items.map((x) => x.title)).toEqual([
+      "kept by the console",
+    ]);
     const loaded = await second.adapter.loadSession(s.id);
     expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(loaded.messages[1]!.blocks).toMatchObject([{ kind: "text", text: "Hello from the fake agent." }]);
@@ -290,7 +338,10 @@ describe("AcpAdapter (fake agent)", () => {
     const { adapter } = await started({ env: { FAKE_AUTH: "1" } });
     const err = await adapter.createSession({}).catch((e: unknown) => e);
     expect(isApiError(err) && err.code).toBe("backend_down");
-    expect(adapter.info()).toMatchObject({ status: "auth-required", error: expect.stringContaining("Run `fake login` in a terminal") });
+    expect(adapter.info()).toMatchObject({
+      status: "auth-required",
+      error: expect.stringContaining("Run `fake login` in a terminal"),
+    });
   });
 
   it("an env_var method: auth-required with its methods until a value is entered, then authenticate and ready; the value stays on the server", async () => {
@@ -302,13 +353,24 @@ describe("AcpAdapter (fake agent)", () => {
     expect(info.error).toContain("Use FAKE_KEY");
     expect(info.authMethods).toEqual([
       { id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal", type: "agent" },
-      { id: "fake-key", name: "Use FAKE_KEY", description: "Set FAKE_KEY", type: "env_var", vars: [{ name: "FAKE_KEY", set: false }] },
+      {
+        id: "fake-key",
+        name: "Use FAKE_KEY",
+        description: "Set FAKE_KEY",
+        type: "env_var",
+        vars: [{ name: "FAKE_KEY", set: false }],
+      },
     ]);
     await expect(adapter.setCredentials("fake-key", { OTHER: "x" })).rejects.toMatchObject({ code: "bad_request" });
-    await expect(adapter.setCredentials("fake-login", { FAKE_KEY: "x" })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(adapter.setCredentials("fake-login", { FAKE_KEY: "x" })).rejects.toMatchObject({
+      code: "bad_request",
+    });
 
     await adapter.setCredentials("fake-key", { FAKE_KEY: "bad" });
-    await until(() => adapter.info().status === "auth-required" && (adapter.info().process?.restarts ?? 0) >= 1, "a refused key");
+    await until(
+      () => adapter.info().status === "auth-required" && (adapter.info().process?.restarts ?? 0) >= 1,
+      "a refused key",
+    );
     expect(adapter.info().error).toContain("FAKE_KEY was refused");
 
     await adapter.setCredentials("fake-key", { FAKE_KEY: "sk-secret-value" });
@@ -338,7 +400,10 @@ describe("AcpAdapter (fake agent)", () => {
   it("exposes config options and modes as session settings and changes them", async () => {
     const { adapter, sink } = await started();
     const s = await adapter.createSession({});
-    expect(s.settings!.options.map((o) => `${o.id}:${o.type}:${String(o.value)}`)).toEqual(["model:select:fake/a", "yolo:boolean:false"]);
+    expect(s.settings!.options.map((o) => `${o.id}:${o.type}:${String(o.value)}`)).toEqual([
+      "model:select:fake/a",
+      "yolo:boolean:false",
+    ]);
     expect(s.model).toEqual({ provider: "fake", id: "a" });
     let next = await adapter.setSessionOption(s.id, "model", "fake/b");
     expect(next.model).toEqual({ provider: "fake", id: "b" });
@@ -374,6 +439,8 @@ describe("AcpAdapter (fake agent)", () => {
     await adapter.start();
     await until(() => adapter.info().status === "down");
     expect(adapter.info().error).toContain("command not found: no-such-agent-binary-xyz");
-    await expect(adapter.createSession({})).rejects.toSatisfy((e: unknown) => isApiError(e) && e.code === "backend_down");
+    await expect(adapter.createSession({})).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && e.code === "backend_down",
+    );
   });
 });

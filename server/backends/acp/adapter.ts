@@ -15,7 +15,11 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { methods as unstableMethods, type ForkSessionRequest, type ForkSessionResponse } from "@agentclientprotocol/sdk/unstable";
+import {
+  methods as unstableMethods,
+  type ForkSessionRequest,
+  type ForkSessionResponse,
+} from "@agentclientprotocol/sdk/unstable";
 import type { CreateSessionBody, InterruptAnswer, PromptBody, PromptPart } from "@/lib/api";
 import type { Backend, BackendStatus, Capabilities, Message, MessageInfo, Session, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
@@ -30,7 +34,16 @@ import { pageMessages } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { z } from "zod";
-import { authHelp, describeAuthMethods, mergeCredentials, readAuthMethods, satisfiedMethod, shouldProbe, withKnownMethods, type AuthMethodInfo } from "./auth";
+import {
+  authHelp,
+  describeAuthMethods,
+  mergeCredentials,
+  readAuthMethods,
+  satisfiedMethod,
+  shouldProbe,
+  withKnownMethods,
+  type AuthMethodInfo,
+} from "./auth";
 import { agentMessage, mapAcpError, rpcCode } from "./errors";
 import {
   appendNotice,
@@ -43,7 +56,15 @@ import {
   permissionRequest,
   renameSession,
 } from "./normalize";
-import { AcpSessions, DEFAULT_TITLE, REQUEST_TIMEOUT_MS, drainIncoming, type Conn, type Runtime, type Turn } from "./sessions";
+import {
+  AcpSessions,
+  DEFAULT_TITLE,
+  REQUEST_TIMEOUT_MS,
+  drainIncoming,
+  type Conn,
+  type Runtime,
+  type Turn,
+} from "./sessions";
 
 export interface AcpAdapterOptions {
   id: string;
@@ -67,7 +88,15 @@ export interface AcpAdapterOptions {
 }
 
 /** `session/update` kinds that carry conversation history (what a replay consists of). */
-const REPLAYED_UPDATES = new Set(["user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "usage_update"]);
+const REPLAYED_UPDATES = new Set([
+  "user_message_chunk",
+  "agent_message_chunk",
+  "agent_thought_chunk",
+  "tool_call",
+  "tool_call_update",
+  "plan",
+  "usage_update",
+]);
 const CANCEL_GRACE_MS = 10_000;
 const CANCELLED: RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
 
@@ -108,7 +137,10 @@ export class AcpAdapter implements BackendAdapter {
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
     this.transcripts = new TranscriptStore(opts.store, opts.id);
     this.env = { ...(opts.env ?? {}), ...this.storedCredentials() };
-    this.interrupts = new InterruptBook({ idPrefix: "perm", emit: (sessionId, events) => this.emitTo(sessionId, events) });
+    this.interrupts = new InterruptBook({
+      idPrefix: "perm",
+      emit: (sessionId, events) => this.emitTo(sessionId, events),
+    });
     this.proc = new AgentProcess<ClientConnection>({
       name: `${opts.id} (${opts.command[0] ?? "?"})`,
       label: opts.label,
@@ -123,7 +155,10 @@ export class AcpAdapter implements BackendAdapter {
       connect: (p) => this.connect(p),
       handshake: (conn, gen) => this.handshake(conn, gen),
       close: (conn) => conn.close(),
-      onStatus: (status, error) => (status === "ready" && this.authBlocked ? this.setStatus("auth-required", this.authBlocked) : this.setStatus(status, error)),
+      onStatus: (status, error) =>
+        status === "ready" && this.authBlocked
+          ? this.setStatus("auth-required", this.authBlocked)
+          : this.setStatus(status, error),
       onReady: (_live, notice) => notice && this.announceRestart(notice),
       onExit: (exit, turnError) => this.onExit(exit.generation, turnError),
     });
@@ -175,7 +210,11 @@ export class AcpAdapter implements BackendAdapter {
       location: this.opts.command.join(" "),
       ...(this.agentInfo?.version ? { version: this.agentInfo.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
-      config: { command: this.opts.command, ...(masked ? { env: masked } : {}), ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}) },
+      config: {
+        command: this.opts.command,
+        ...(masked ? { env: masked } : {}),
+        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
+      },
       ...(this.authMethods.length ? { authMethods: describeAuthMethods(this.authMethods, this.env) } : {}),
       process: this.proc.processInfo(),
     };
@@ -213,7 +252,14 @@ export class AcpAdapter implements BackendAdapter {
     const gen = p.generation;
     const app = client({ name: "switchboard" })
       .onRequest(methods.client.session.requestPermission, (ctx) => this.onPermission(gen, ctx.params, ctx.signal))
-      .onRequest(methods.client.fs.readTextFile, async (ctx) => ({ content: await this.readTextFile(ctx.params.sessionId, ctx.params.path, ctx.params.line ?? undefined, ctx.params.limit ?? undefined) }))
+      .onRequest(methods.client.fs.readTextFile, async (ctx) => ({
+        content: await this.readTextFile(
+          ctx.params.sessionId,
+          ctx.params.path,
+          ctx.params.line ?? undefined,
+          ctx.params.limit ?? undefined,
+        ),
+      }))
       .onRequest(methods.client.fs.writeTextFile, async (ctx) => {
         await this.writeTextFile(ctx.params.sessionId, ctx.params.path, ctx.params.content);
         return {};
@@ -222,7 +268,14 @@ export class AcpAdapter implements BackendAdapter {
     const stream = ndJsonStream(p.stdin, p.stdout);
     const tap = new TransformStream<AnyMessage, AnyMessage>({
       transform: (m, c) => {
-        if (!this.rawInit.has(gen) && "result" in m && m.result && typeof m.result === "object" && "protocolVersion" in m.result) this.rawInit.set(gen, m.result);
+        if (
+          !this.rawInit.has(gen) &&
+          "result" in m &&
+          m.result &&
+          typeof m.result === "object" &&
+          "protocolVersion" in m.result
+        )
+          this.rawInit.set(gen, m.result);
         c.enqueue(m);
       },
     });
@@ -247,7 +300,13 @@ export class AcpAdapter implements BackendAdapter {
     this.rawInit.delete(gen);
     this.spare = undefined;
     this.authBlocked = await this.checkAuth(conn, gen);
-    log.info("ACP agent ready", { backend: this.id, agent: this.agentInfo?.name, version: this.agentInfo?.version, generation: gen, ...(this.authBlocked ? { auth: "required" } : {}) });
+    log.info("ACP agent ready", {
+      backend: this.id,
+      agent: this.agentInfo?.name,
+      version: this.agentInfo?.version,
+      generation: gen,
+      ...(this.authBlocked ? { auth: "required" } : {}),
+    });
   }
 
   /**
@@ -261,7 +320,11 @@ export class AcpAdapter implements BackendAdapter {
     if (method) {
       if (method.origin !== "agent") return undefined;
       try {
-        await withTimeout(conn.agent.request(methods.agent.authenticate, { methodId: method.id }), REQUEST_TIMEOUT_MS, "authenticate");
+        await withTimeout(
+          conn.agent.request(methods.agent.authenticate, { methodId: method.id }),
+          REQUEST_TIMEOUT_MS,
+          "authenticate",
+        );
         return undefined;
       } catch (err) {
         log.warn("ACP authenticate failed", { backend: this.id, method: method.id, error: agentMessage(err) });
@@ -270,12 +333,20 @@ export class AcpAdapter implements BackendAdapter {
     }
     if (!shouldProbe(this.authMethods, this.env)) return undefined;
     try {
-      const res = await withTimeout(conn.agent.request(methods.agent.session.new, { cwd: this.defaultCwd, mcpServers: [] }), REQUEST_TIMEOUT_MS, "session/new");
+      const res = await withTimeout(
+        conn.agent.request(methods.agent.session.new, { cwd: this.defaultCwd, mcpServers: [] }),
+        REQUEST_TIMEOUT_MS,
+        "session/new",
+      );
       this.spare = { gen, cwd: this.defaultCwd, res };
       return undefined;
     } catch (err) {
       let help: string | undefined;
-      mapAcpError(err, "create a session", { label: this.opts.label, authMethods: this.authMethods, onAuthRequired: (h) => (help = h) });
+      mapAcpError(err, "create a session", {
+        label: this.opts.label,
+        authMethods: this.authMethods,
+        onAuthRequired: (h) => (help = h),
+      });
       return help;
     }
   }
@@ -289,7 +360,8 @@ export class AcpAdapter implements BackendAdapter {
   }
 
   forget(): void {
-    if (this.opts.store.getMeta(credentialsKey(this.id)) !== undefined) this.opts.store.setMeta(credentialsKey(this.id), "{}");
+    if (this.opts.store.getMeta(credentialsKey(this.id)) !== undefined)
+      this.opts.store.setMeta(credentialsKey(this.id), "{}");
   }
 
   async setCredentials(methodId: string, vars: Record<string, string>): Promise<void> {
@@ -328,7 +400,11 @@ export class AcpAdapter implements BackendAdapter {
   }
 
   private mapError(err: unknown, what: string): ApiError {
-    return mapAcpError(err, what, { label: this.opts.label, authMethods: this.authMethods, onAuthRequired: (help) => this.setStatus("auth-required", help) });
+    return mapAcpError(err, what, {
+      label: this.opts.label,
+      authMethods: this.authMethods,
+      onAuthRequired: (help) => this.setStatus("auth-required", help),
+    });
   }
 
   private async call<T>(what: string, fn: (c: Conn) => Promise<T>): Promise<T> {
@@ -374,8 +450,14 @@ export class AcpAdapter implements BackendAdapter {
 
   /* ------------------------------------------------------------------ sessions */
 
-  async listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }> {
-    return this.sessions.list(q, (err) => log.warn("session/list failed", { backend: this.id, error: describeError(err) }));
+  async listSessions(q: {
+    search?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: Session[]; nextCursor?: string }> {
+    return this.sessions.list(q, (err) =>
+      log.warn("session/list failed", { backend: this.id, error: describeError(err) }),
+    );
   }
 
   async createSession(input: CreateSessionBody): Promise<Session> {
@@ -385,10 +467,23 @@ export class AcpAdapter implements BackendAdapter {
     const res =
       spare && spare.gen === this.proc.current?.gen && spare.cwd === cwd
         ? spare.res
-        : await this.call("create a session", (c) => c.conn.agent.request(methods.agent.session.new, { cwd, mcpServers: [] }));
+        : await this.call("create a session", (c) =>
+            c.conn.agent.request(methods.agent.session.new, { cwd, mcpServers: [] }),
+          );
     const now = Date.now();
-    const session: Session = { id: res.sessionId, backendId: this.id, title: input.title ?? DEFAULT_TITLE, directory: cwd, createdAt: now, updatedAt: now, status: "idle" };
-    const rt = this.sessions.create(session, cwd, { liveGen: this.proc.current?.gen ?? 0, titleLocked: Boolean(input.title) });
+    const session: Session = {
+      id: res.sessionId,
+      backendId: this.id,
+      title: input.title ?? DEFAULT_TITLE,
+      directory: cwd,
+      createdAt: now,
+      updatedAt: now,
+      status: "idle",
+    };
+    const rt = this.sessions.create(session, cwd, {
+      liveGen: this.proc.current?.gen ?? 0,
+      titleLocked: Boolean(input.title),
+    });
     this.sessions.register(rt);
     this.emit(rt, applySessionSetup(rt.norm, res));
     this.sessions.persist(rt, { messages: [], todos: [] });
@@ -407,9 +502,12 @@ export class AcpAdapter implements BackendAdapter {
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    if (!this.agentCaps.sessionCapabilities?.delete) throw ApiError.conflict(`${this.opts.label} cannot delete sessions`);
+    if (!this.agentCaps.sessionCapabilities?.delete)
+      throw ApiError.conflict(`${this.opts.label} cannot delete sessions`);
     const rt = await this.sessions.get(sessionId);
-    await this.call("delete the session", (c) => c.conn.agent.request(methods.agent.session.delete, { sessionId: rt.agentId }));
+    await this.call("delete the session", (c) =>
+      c.conn.agent.request(methods.agent.session.delete, { sessionId: rt.agentId }),
+    );
     this.sessions.forget(rt);
     this.transcripts.delete(rt.id);
   }
@@ -430,13 +528,17 @@ export class AcpAdapter implements BackendAdapter {
     const rt = await this.sessions.get(sessionId);
     const transcript = this.sessions.transcriptOf(rt) ?? { messages: [], todos: [] };
     if (messageId !== undefined) {
-      if (!transcript.messages.some((m) => m.id === messageId)) throw ApiError.notFound(`Unknown message: ${messageId}`);
-      if (transcript.messages.at(-1)?.id !== messageId) throw ApiError.conflict(`${this.opts.label} can fork only a whole session, not from an earlier message`);
+      if (!transcript.messages.some((m) => m.id === messageId))
+        throw ApiError.notFound(`Unknown message: ${messageId}`);
+      if (transcript.messages.at(-1)?.id !== messageId)
+        throw ApiError.conflict(`${this.opts.label} can fork only a whole session, not from an earlier message`);
     }
     if (rt.turn && !rt.turn.done) throw ApiError.conflict("Wait for the running turn to end before forking");
     await this.sessions.attach(rt);
     const params: ForkSessionRequest = { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] };
-    const res = await this.call("fork the session", (c) => c.conn.agent.request<ForkSessionResponse>(unstableMethods.agent.session.fork, params));
+    const res = await this.call("fork the session", (c) =>
+      c.conn.agent.request<ForkSessionResponse>(unstableMethods.agent.session.fork, params),
+    );
     // Agents may replay the history into the new session (opencode acp does, like session/load):
     // the console shows its own copy instead, so the replayed turns are dropped; commands, modes and
     // the like still apply.
@@ -444,7 +546,16 @@ export class AcpAdapter implements BackendAdapter {
     this.sessions.dropEarly(res.sessionId, (n) => REPLAYED_UPDATES.has(n.update.sessionUpdate));
     const now = Date.now();
     const usage = rt.norm.usage;
-    const session: Session = { id: res.sessionId, backendId: this.id, title: `${rt.norm.session.title} (fork)`, directory: rt.cwd, createdAt: now, updatedAt: now, status: "idle", ...(usage ? { usage } : {}) };
+    const session: Session = {
+      id: res.sessionId,
+      backendId: this.id,
+      title: `${rt.norm.session.title} (fork)`,
+      directory: rt.cwd,
+      createdAt: now,
+      updatedAt: now,
+      status: "idle",
+      ...(usage ? { usage } : {}),
+    };
     const fork = this.sessions.create(session, rt.cwd, { liveGen: this.proc.current?.gen ?? 0 });
     this.sessions.register(fork);
     this.emit(fork, applySessionSetup(fork.norm, res));
@@ -455,11 +566,19 @@ export class AcpAdapter implements BackendAdapter {
   async loadSession(sessionId: string): Promise<LoadedSession> {
     const rt = await this.sessions.get(sessionId);
     const t = this.sessions.transcriptOf(rt);
-    return { session: this.sessions.sessionOf(rt), messages: t?.messages ?? [], interrupts: this.interrupts.list(rt.id), todos: t?.todos ?? [] };
+    return {
+      session: this.sessions.sessionOf(rt),
+      messages: t?.messages ?? [],
+      interrupts: this.interrupts.list(rt.id),
+      todos: t?.todos ?? [],
+    };
   }
 
   /** Pages through the transcript the console keeps (the hub's state, else the store). */
-  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+  async loadMessages(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     const rt = await this.sessions.get(sessionId);
     return pageMessages(this.sessions.transcriptOf(rt)?.messages ?? [], q);
   }
@@ -473,15 +592,27 @@ export class AcpAdapter implements BackendAdapter {
     const rt = await this.sessions.get(sessionId);
     const opt = rt.norm.session.settings?.options.find((o) => o.id === id);
     if (!opt) throw ApiError.notFound(`Unknown session option: ${id}`);
-    if (opt.type === "select" && (typeof value !== "string" || !opt.choices.some((c) => c.value === value))) throw ApiError.badRequest(`Not a choice of ${opt.name}: ${String(value)}`);
-    if (opt.type === "boolean" && typeof value !== "boolean") throw ApiError.badRequest(`${opt.name} takes true or false`);
+    if (opt.type === "select" && (typeof value !== "string" || !opt.choices.some((c) => c.value === value)))
+      throw ApiError.badRequest(`Not a choice of ${opt.name}: ${String(value)}`);
+    if (opt.type === "boolean" && typeof value !== "boolean")
+      throw ApiError.badRequest(`${opt.name} takes true or false`);
     await this.sessions.attach(rt);
     if (opt.source === "mode") {
-      await this.call("switch the mode", (c) => c.conn.agent.request(methods.agent.session.setMode, { sessionId: rt.agentId, modeId: String(value) }));
-      this.emit(rt, applyUpdate(rt.norm, { sessionUpdate: "current_mode_update", currentModeId: String(value) }, Date.now()));
+      await this.call("switch the mode", (c) =>
+        c.conn.agent.request(methods.agent.session.setMode, { sessionId: rt.agentId, modeId: String(value) }),
+      );
+      this.emit(
+        rt,
+        applyUpdate(rt.norm, { sessionUpdate: "current_mode_update", currentModeId: String(value) }, Date.now()),
+      );
     } else {
-      const params = typeof value === "boolean" ? { sessionId: rt.agentId, configId: id, type: "boolean" as const, value } : { sessionId: rt.agentId, configId: id, value };
-      const res = await this.call("change the option", (c) => c.conn.agent.request(methods.agent.session.setConfigOption, params));
+      const params =
+        typeof value === "boolean"
+          ? { sessionId: rt.agentId, configId: id, type: "boolean" as const, value }
+          : { sessionId: rt.agentId, configId: id, value };
+      const res = await this.call("change the option", (c) =>
+        c.conn.agent.request(methods.agent.session.setConfigOption, params),
+      );
       this.emit(rt, applySessionSetup(rt.norm, res));
     }
     this.sessions.persist(rt);
@@ -519,9 +650,21 @@ export class AcpAdapter implements BackendAdapter {
     const events = [...t.events, { type: "session.status", status: "busy" } as TimelineEvent];
     if (firstText && rt.norm.session.title === DEFAULT_TITLE) {
       // a provisional title until the agent names the session
-      events.push(...applyUpdate(rt.norm, { sessionUpdate: "session_info_update", title: firstText.replace(/\s+/g, " ").trim().slice(0, 80) }, now));
+      events.push(
+        ...applyUpdate(
+          rt.norm,
+          { sessionUpdate: "session_info_update", title: firstText.replace(/\s+/g, " ").trim().slice(0, 80) },
+          now,
+        ),
+      );
     }
-    const info: MessageInfo = { id: t.assistantId, sessionId: rt.id, role: "assistant", createdAt: now + 1, ...(rt.norm.session.model ? { model: rt.norm.session.model } : {}) };
+    const info: MessageInfo = {
+      id: t.assistantId,
+      sessionId: rt.id,
+      role: "assistant",
+      createdAt: now + 1,
+      ...(rt.norm.session.model ? { model: rt.norm.session.model } : {}),
+    };
     const turn: Turn = { info, gen: c.gen, done: false };
     rt.turn = turn;
     this.emit(rt, events);
@@ -538,7 +681,10 @@ export class AcpAdapter implements BackendAdapter {
         if (rpcCode(err) === undefined) await this.proc.waitExit(turn.gen, 3000);
         if (turn.done) return;
         const mapped = this.mapError(err, "run the prompt");
-        this.failRunningTurn(rt, turn, { name: mapped.code === "backend_down" ? "AgentUnavailable" : "AgentError", message: mapped.message });
+        this.failRunningTurn(rt, turn, {
+          name: mapped.code === "backend_down" ? "AgentUnavailable" : "AgentError",
+          message: mapped.message,
+        });
       });
   }
 
@@ -552,7 +698,10 @@ export class AcpAdapter implements BackendAdapter {
   private finishTurn(rt: Runtime, turn: Turn, result: unknown) {
     if (turn.done) return;
     this.endOfTurn(rt, turn);
-    this.emit(rt, [...endTurn(rt.norm, turn.info.id, turn.info, result, Date.now()), { type: "session.status", status: "idle" }]);
+    this.emit(rt, [
+      ...endTurn(rt.norm, turn.info.id, turn.info, result, Date.now()),
+      { type: "session.status", status: "idle" },
+    ]);
     this.sessions.persist(rt);
     this.next(rt);
   }
@@ -560,7 +709,11 @@ export class AcpAdapter implements BackendAdapter {
   private failRunningTurn(rt: Runtime, turn: Turn, error: { name: string; message: string }) {
     if (turn.done) return;
     this.endOfTurn(rt, turn);
-    this.emit(rt, [...failTurn(rt.norm, turn.info.id, turn.info, error, Date.now()), { type: "error", message: error.message, code: error.name }, { type: "session.status", status: "idle" }]);
+    this.emit(rt, [
+      ...failTurn(rt.norm, turn.info.id, turn.info, error, Date.now()),
+      { type: "error", message: error.message, code: error.name },
+      { type: "session.status", status: "idle" },
+    ]);
     this.sessions.persist(rt);
     this.next(rt);
   }
@@ -568,7 +721,8 @@ export class AcpAdapter implements BackendAdapter {
   private next(rt: Runtime) {
     const body = rt.queued.shift();
     if (!body) return;
-    this.sessions.attach(rt)
+    this.sessions
+      .attach(rt)
       .then((c) => this.startTurn(rt, c, body))
       .catch((err: unknown) => {
         this.emit(rt, [{ type: "error", message: this.mapError(err, "run the queued prompt").message }]);
@@ -584,7 +738,8 @@ export class AcpAdapter implements BackendAdapter {
     // ACP: after session/cancel, pending permission requests are answered "cancelled".
     this.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
     const c = this.proc.current;
-    if (c && c.gen === turn.gen) await c.conn.agent.notify(methods.agent.session.cancel, { sessionId: rt.agentId }).catch(() => undefined);
+    if (c && c.gen === turn.gen)
+      await c.conn.agent.notify(methods.agent.session.cancel, { sessionId: rt.agentId }).catch(() => undefined);
     // An agent that ignores the cancel must not leave the session busy forever.
     turn.cancelTimer ??= setTimeout(() => {
       if (!turn.done) this.finishTurn(rt, turn, { stopReason: "cancelled" });
@@ -594,7 +749,11 @@ export class AcpAdapter implements BackendAdapter {
 
   /* ------------------------------------------------------------------ permissions */
 
-  private onPermission(gen: number, params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+  private onPermission(
+    gen: number,
+    params: RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<RequestPermissionResponse> {
     const rt = this.sessions.ofAgent(params.sessionId);
     if (!rt || this.proc.stopping) return Promise.resolve(CANCELLED);
     // Request ids start at 0 and repeat after a restart: interrupt ids are our own.
@@ -606,7 +765,13 @@ export class AcpAdapter implements BackendAdapter {
     }
     return new Promise<RequestPermissionResponse>((resolve, reject) => {
       const refuse = (message: string) => reject(new Error(message));
-      if (this.interrupts.raise({ sessionId: rt.id, interrupt: r.interrupt, epoch: gen, respond: resolve, refuse }, r.events).refused) return;
+      if (
+        this.interrupts.raise(
+          { sessionId: rt.id, interrupt: r.interrupt, epoch: gen, respond: resolve, refuse },
+          r.events,
+        ).refused
+      )
+        return;
       signal.addEventListener("abort", () => this.interrupts.settle(id, "cancelled", CANCELLED), { once: true });
     });
   }
@@ -617,10 +782,12 @@ export class AcpAdapter implements BackendAdapter {
       this.interrupts.settle(interruptId, "cancelled", CANCELLED);
       return;
     }
-    if (!("decision" in answer)) throw ApiError.badRequest("A permission request is answered with {decision} or {dismiss: true}");
+    if (!("decision" in answer))
+      throw ApiError.badRequest("A permission request is answered with {decision} or {dismiss: true}");
     const option = p.interrupt.permission?.options.find((o) => o.kind === answer.decision);
     if (!option) throw ApiError.badRequest(`This request offers no "${answer.decision}" option`);
-    if (answer.message) log.info("ACP cannot pass a message with a permission answer; it is dropped", { backend: this.id });
+    if (answer.message)
+      log.info("ACP cannot pass a message with a permission answer; it is dropped", { backend: this.id });
     const rt = this.sessions.known(p.sessionId);
     if (rt && answer.decision === "reject" && p.interrupt.toolCallId) markRejected(rt.norm, p.interrupt.toolCallId);
     this.interrupts.settle(interruptId, answer.decision, { outcome: { outcome: "selected", optionId: option.id } });
@@ -636,7 +803,9 @@ export class AcpAdapter implements BackendAdapter {
       return await confinePath(rt.cwd, p, forWrite);
     } catch (err) {
       if (!(err instanceof ConfinedPathError)) throw err;
-      throw err.reason === "not-found" ? RequestError.resourceNotFound(err.path) : RequestError.invalidParams({ path: p }, err.message);
+      throw err.reason === "not-found"
+        ? RequestError.resourceNotFound(err.path)
+        : RequestError.invalidParams({ path: p }, err.message);
     }
   }
 

@@ -66,7 +66,15 @@ function fromRaw(m: RawAuthMethod): AuthMethodInfo {
     name: m.name,
     ...(m.description ? { description: m.description } : {}),
     type,
-    vars: type === "env_var" ? (m.vars ?? []).map((v) => ({ name: v.name, ...(v.label ? { label: v.label } : {}), ...(v.optional ? { optional: true } : {}), ...(v.secret === false ? { secret: false } : {}) })) : [],
+    vars:
+      type === "env_var"
+        ? (m.vars ?? []).map((v) => ({
+            name: v.name,
+            ...(v.label ? { label: v.label } : {}),
+            ...(v.optional ? { optional: true } : {}),
+            ...(v.secret === false ? { secret: false } : {}),
+          }))
+        : [],
     ...(m.link ? { link: m.link } : {}),
     ...(command ? { command } : {}),
     origin: "agent",
@@ -114,7 +122,9 @@ const hasValue = (env: Record<string, string>, name: string) => (env[name] ?? ""
 
 /** The first `env_var` method whose required variables all have a value in `env`. */
 export function satisfiedMethod(methods: AuthMethodInfo[], env: Record<string, string>): AuthMethodInfo | undefined {
-  return methods.find((m) => m.type === "env_var" && m.vars.length > 0 && m.vars.every((v) => v.optional || hasValue(env, v.name)));
+  return methods.find(
+    (m) => m.type === "env_var" && m.vars.length > 0 && m.vars.every((v) => v.optional || hasValue(env, v.name)),
+  );
 }
 
 /**
@@ -151,7 +161,10 @@ export function authHelp(methods: AuthMethodInfo[]): string {
 }
 
 /** The values of `vars` merged into `current` (an empty value removes the variable). */
-export function mergeCredentials(current: Record<string, string>, vars: Record<string, string>): Record<string, string> {
+export function mergeCredentials(
+  current: Record<string, string>,
+  vars: Record<string, string>,
+): Record<string, string> {
   const next = { ...current };
   for (const [k, v] of Object.entries(vars)) {
     if (v.trim() === "") delete next[k];

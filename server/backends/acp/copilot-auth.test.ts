@@ -23,12 +23,25 @@ it("shows copilot without a login as auth-required, with its instructions", asyn
       label: "Copilot",
       command: [COPILOT_BIN, "--acp", "--no-auto-update"],
       // no BYOK provider and no token: GitHub auth is needed
-      env: { HOME: home, COPILOT_HOME: path.join(home, ".copilot"), GH_TOKEN: "", GITHUB_TOKEN: "", COPILOT_GITHUB_TOKEN: "" },
+      env: {
+        HOME: home,
+        COPILOT_HOME: path.join(home, ".copilot"),
+        GH_TOKEN: "",
+        GITHUB_TOKEN: "",
+        COPILOT_GITHUB_TOKEN: "",
+      },
       cwd: home,
       workspace: home,
       store: new SqliteStore(":memory:"),
     },
-    { publish() {}, backendChanged: (b) => changes.push(b), openSessions: () => [], reconcile() {}, sessionState: () => undefined, openSession: async () => {} },
+    {
+      publish() {},
+      backendChanged: (b) => changes.push(b),
+      openSessions: () => [],
+      reconcile() {},
+      sessionState: () => undefined,
+      openSession: async () => {},
+    },
   );
   try {
     await adapter.start();

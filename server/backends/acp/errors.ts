@@ -44,7 +44,11 @@ export function agentMessage(err: unknown): string {
  * Maps an agent error to the console's error shape. "Authentication required" (-32000) calls
  * `onAuthRequired` with the login help, so the backend shows as auth-required.
  */
-export function mapAcpError(err: unknown, what: string, ctx: { label: string; authMethods: AuthMethodInfo[]; onAuthRequired(help: string): void }): ApiError {
+export function mapAcpError(
+  err: unknown,
+  what: string,
+  ctx: { label: string; authMethods: AuthMethodInfo[]; onAuthRequired(help: string): void },
+): ApiError {
   if (isApiError(err)) return err;
   const code = rpcCode(err);
   const msg = agentMessage(err);

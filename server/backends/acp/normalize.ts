@@ -63,7 +63,10 @@ export interface AcpSessionState {
   replayClock?: number;
 }
 
-export function newSessionState(session: Session, opts: { titleLocked?: boolean; replayFrom?: number } = {}): AcpSessionState {
+export function newSessionState(
+  session: Session,
+  opts: { titleLocked?: boolean; replayFrom?: number } = {},
+): AcpSessionState {
   return {
     session,
     tools: new Map(),
@@ -105,12 +108,22 @@ function selectChoices(options: unknown): SessionOption["choices"] {
       for (const g of x.options) {
         const y = obj(g);
         const value = str(y.value);
-        if (value !== undefined) out.push({ value, name: group ? `${group}: ${str(y.name) ?? value}` : str(y.name) ?? value, ...(str(y.description) ? { description: str(y.description)! } : {}) });
+        if (value !== undefined)
+          out.push({
+            value,
+            name: group ? `${group}: ${str(y.name) ?? value}` : (str(y.name) ?? value),
+            ...(str(y.description) ? { description: str(y.description)! } : {}),
+          });
       }
       continue;
     }
     const value = str(x.value);
-    if (value !== undefined) out.push({ value, name: str(x.name) ?? value, ...(str(x.description) ? { description: str(x.description)! } : {}) });
+    if (value !== undefined)
+      out.push({
+        value,
+        name: str(x.name) ?? value,
+        ...(str(x.description) ? { description: str(x.description)! } : {}),
+      });
   }
   return out;
 }
@@ -145,7 +158,9 @@ function toModes(raw: unknown): AcpSessionState["modes"] | undefined {
   const available = arr(m.availableModes).flatMap((x) => {
     const o = obj(x);
     const id = str(o.id);
-    return id ? [{ id, name: str(o.name) ?? id, ...(str(o.description) ? { description: str(o.description)! } : {}) }] : [];
+    return id
+      ? [{ id, name: str(o.name) ?? id, ...(str(o.description) ? { description: str(o.description)! } : {}) }]
+      : [];
   });
   return { current, available };
 }
@@ -161,7 +176,11 @@ export function settingsOf(state: AcpSessionState): SessionSettings {
       category: "mode",
       type: "select",
       value: state.modes.current,
-      choices: state.modes.available.map((m) => ({ value: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })),
+      choices: state.modes.available.map((m) => ({
+        value: m.id,
+        name: m.name,
+        ...(m.description ? { description: m.description } : {}),
+      })),
     });
   }
   return { options, ...(state.commands ? { commands: state.commands } : {}) };
@@ -228,7 +247,9 @@ function ensureAssistant(state: AcpSessionState, now: number): { id: string; eve
 
 function turnId(state: AcpSessionState, now: number): string {
   state.turns++;
-  return state.replayClock !== undefined ? `r${state.turns.toString(36).padStart(3, "0")}` : `t${now.toString(36)}${state.turns.toString(36)}`;
+  return state.replayClock !== undefined
+    ? `r${state.turns.toString(36).padStart(3, "0")}`
+    : `t${now.toString(36)}${state.turns.toString(36)}`;
 }
 
 /** Closes the open text/reasoning block: one last full update (reasoning gets its end time). */
@@ -239,7 +260,13 @@ function closeOpen(state: AcpSessionState, now: number): TimelineEvent[] {
   const block: Block =
     o.kind === "text"
       ? { id: o.id, kind: "text", text: o.text }
-      : { id: o.id, kind: "reasoning", text: o.text, startedAt: o.startedAt, ...(state.replayClock === undefined ? { endedAt: now } : {}) };
+      : {
+          id: o.id,
+          kind: "reasoning",
+          text: o.text,
+          startedAt: o.startedAt,
+          ...(state.replayClock === undefined ? { endedAt: now } : {}),
+        };
   return [{ type: "block.updated", messageId: o.messageId, block }];
 }
 
@@ -251,7 +278,12 @@ function chunk(state: AcpSessionState, kind: "text" | "reasoning", u: Obj, now: 
   const a = ensureAssistant(state, now);
   events.push(...a.events);
   const o = state.open;
-  if (o && o.kind === kind && o.messageId === a.id && (o.agentMessageId === undefined || agentMessageId === undefined || o.agentMessageId === agentMessageId)) {
+  if (
+    o &&
+    o.kind === kind &&
+    o.messageId === a.id &&
+    (o.agentMessageId === undefined || agentMessageId === undefined || o.agentMessageId === agentMessageId)
+  ) {
     o.text += text;
     events.push({ type: "block.delta", messageId: a.id, blockId: o.id, field: "text", delta: text });
     return events;
@@ -273,7 +305,10 @@ function userChunk(state: AcpSessionState, u: Obj, now: number): TimelineEvent[]
   if (text === undefined) return [];
   const agentMessageId = str(u.messageId);
   const cur = state.user;
-  if (cur && (cur.agentMessageId === undefined || agentMessageId === undefined || cur.agentMessageId === agentMessageId)) {
+  if (
+    cur &&
+    (cur.agentMessageId === undefined || agentMessageId === undefined || cur.agentMessageId === agentMessageId)
+  ) {
     cur.text += text;
     return [{ type: "block.delta", messageId: cur.id, blockId: cur.blockId, field: "text", delta: text }];
   }
@@ -282,7 +317,10 @@ function userChunk(state: AcpSessionState, u: Obj, now: number): TimelineEvent[]
   const id = `${agentMessageId ?? turnId(state, now)}-u`;
   const blockId = `${id}-b0`;
   state.user = { id, blockId, text, ...(agentMessageId ? { agentMessageId } : {}) };
-  events.push({ type: "message.updated", message: { id, sessionId: state.session.id, role: "user", createdAt: clock(state, now) } });
+  events.push({
+    type: "message.updated",
+    message: { id, sessionId: state.session.id, role: "user", createdAt: clock(state, now) },
+  });
   events.push({ type: "block.updated", messageId: id, block: { id: blockId, kind: "text", text } });
   return events;
 }
@@ -317,7 +355,13 @@ function toolEvents(state: AcpSessionState, u: Obj, now: number): TimelineEvent[
     next.output.startsWith(prev.output) &&
     JSON.stringify({ ...next, output: "" }) === JSON.stringify({ ...prev, output: "" });
   if (onlyOutputGrew) {
-    events.push({ type: "block.delta", messageId, blockId: next.id, field: "output", delta: next.output!.slice(prev.output!.length) });
+    events.push({
+      type: "block.delta",
+      messageId,
+      blockId: next.id,
+      field: "output",
+      delta: next.output!.slice(prev.output!.length),
+    });
   } else {
     events.push({ type: "block.updated", messageId, block: next });
   }
@@ -330,11 +374,20 @@ function toolEvents(state: AcpSessionState, u: Obj, now: number): TimelineEvent[
 
 /* ------------------------------------------------------------------------------ updates */
 
-function noticeBlock(state: AcpSessionState, level: "info" | "warn" | "error", text: string, now: number): TimelineEvent[] {
+function noticeBlock(
+  state: AcpSessionState,
+  level: "info" | "warn" | "error",
+  text: string,
+  now: number,
+): TimelineEvent[] {
   const events: TimelineEvent[] = [...closeOpen(state, now)];
   const a = ensureAssistant(state, now);
   events.push(...a.events);
-  events.push({ type: "block.updated", messageId: a.id, block: { id: nextBlockId(state, a.id), kind: "notice", level, text } });
+  events.push({
+    type: "block.updated",
+    messageId: a.id,
+    block: { id: nextBlockId(state, a.id), kind: "notice", level, text },
+  });
   return events;
 }
 
@@ -360,14 +413,24 @@ export function applyUpdate(state: AcpSessionState, update: unknown, now: number
         const o = obj(c);
         const name = str(o.name);
         const hint = str(obj(o.input).hint);
-        return name ? [{ name, ...(str(o.description) ? { description: str(o.description)!.slice(0, 300) } : {}), ...(hint ? { hint } : {}) }] : [];
+        return name
+          ? [
+              {
+                name,
+                ...(str(o.description) ? { description: str(o.description)!.slice(0, 300) } : {}),
+                ...(hint ? { hint } : {}),
+              },
+            ]
+          : [];
       });
       return sessionChanged(state);
     case "current_mode_update": {
       const id = str(u.currentModeId);
       if (!id) return [];
       if (state.modes) state.modes = { ...state.modes, current: id };
-      state.config = state.config.map((o) => (o.category === "mode" && o.type === "select" && o.choices.some((c) => c.value === id) ? { ...o, value: id } : o));
+      state.config = state.config.map((o) =>
+        o.category === "mode" && o.type === "select" && o.choices.some((c) => c.value === id) ? { ...o, value: id } : o,
+      );
       return sessionChanged(state);
     }
     case "config_option_update":
@@ -390,7 +453,8 @@ export function applyUpdate(state: AcpSessionState, update: unknown, now: number
       const usage: Usage = { inputTokens: 0, outputTokens: 0, ...state.usage };
       if (used !== undefined) usage.contextTokens = used;
       if (size !== undefined) usage.contextWindow = size;
-      if (num(cost.amount) !== undefined && (str(cost.currency) ?? "USD").toUpperCase() === "USD") usage.costUsd = num(cost.amount)!;
+      if (num(cost.amount) !== undefined && (str(cost.currency) ?? "USD").toUpperCase() === "USD")
+        usage.costUsd = num(cost.amount)!;
       state.usage = usage;
       return [{ type: "usage.updated", usage }];
     }
@@ -403,7 +467,8 @@ export function applyUpdate(state: AcpSessionState, update: unknown, now: number
     case "compaction_update": {
       const status = str(u.status);
       if (status === "completed") return noticeBlock(state, "info", "Context compacted", now);
-      if (status === "failed") return noticeBlock(state, "warn", `Compaction failed${str(u.error) ? `: ${str(u.error)}` : ""}`, now);
+      if (status === "failed")
+        return noticeBlock(state, "warn", `Compaction failed${str(u.error) ? `: ${str(u.error)}` : ""}`, now);
       return [];
     }
     default:
@@ -414,21 +479,35 @@ export function applyUpdate(state: AcpSessionState, update: unknown, now: number
 /* ------------------------------------------------------------------------------ turns */
 
 function promptBlocks(parts: PromptPart[], messageId: string): Block[] {
-  return parts.map((p, i): Block =>
-    p.type === "text"
-      ? { id: `${messageId}-b${i}`, kind: "text", text: p.text }
-      : { id: `${messageId}-b${i}`, kind: "file", name: p.filename ?? "file", mime: p.mime, url: p.url.startsWith("data:") ? `data:${p.mime};base64,…` : p.url },
+  return parts.map(
+    (p, i): Block =>
+      p.type === "text"
+        ? { id: `${messageId}-b${i}`, kind: "text", text: p.text }
+        : {
+            id: `${messageId}-b${i}`,
+            kind: "file",
+            name: p.filename ?? "file",
+            mime: p.mime,
+            url: p.url.startsWith("data:") ? `data:${p.mime};base64,…` : p.url,
+          },
   );
 }
 
 /** A prompt starts: the user message and the (empty) assistant message of the turn. */
-export function beginTurn(state: AcpSessionState, parts: PromptPart[], now: number): { userId: string; assistantId: string; events: TimelineEvent[] } {
+export function beginTurn(
+  state: AcpSessionState,
+  parts: PromptPart[],
+  now: number,
+): { userId: string; assistantId: string; events: TimelineEvent[] } {
   const events: TimelineEvent[] = [...closeOpen(state, now)];
   state.user = undefined;
   const base = turnId(state, now);
   const userId = `${base}-u`;
   const assistantId = `${base}-a`;
-  events.push({ type: "message.updated", message: { id: userId, sessionId: state.session.id, role: "user", createdAt: now } });
+  events.push({
+    type: "message.updated",
+    message: { id: userId, sessionId: state.session.id, role: "user", createdAt: now },
+  });
   for (const block of promptBlocks(parts, userId)) events.push({ type: "block.updated", messageId: userId, block });
   state.assistant = { id: assistantId };
   // +1 ms keeps the assistant after the user message when both are ordered by time.
@@ -460,7 +539,13 @@ const STOP_ERRORS: Record<string, MessageError> = {
   refusal: { name: "Refusal", message: "The agent refused to continue" },
 };
 
-function finalizeTools(state: AcpSessionState, messageId: string, status: ToolStatus, now: number, error?: string): TimelineEvent[] {
+function finalizeTools(
+  state: AcpSessionState,
+  messageId: string,
+  status: ToolStatus,
+  now: number,
+  error?: string,
+): TimelineEvent[] {
   const events: TimelineEvent[] = [];
   for (const [callId, t] of state.tools) {
     if (t.messageId !== messageId) continue;
@@ -474,7 +559,13 @@ function finalizeTools(state: AcpSessionState, messageId: string, status: ToolSt
 }
 
 /** `session/prompt` returned: close the blocks, record usage, mark the turn's end (and why it stopped). */
-export function endTurn(state: AcpSessionState, messageId: string, info: MessageInfo, result: unknown, now: number): TimelineEvent[] {
+export function endTurn(
+  state: AcpSessionState,
+  messageId: string,
+  info: MessageInfo,
+  result: unknown,
+  now: number,
+): TimelineEvent[] {
   const r = obj(result);
   const stopReason = str(r.stopReason) ?? "end_turn";
   const events: TimelineEvent[] = [...closeOpen(state, now)];
@@ -502,18 +593,40 @@ export function endTurn(state: AcpSessionState, messageId: string, info: Message
 }
 
 /** The turn failed (agent error, or the process died): running tools fail, a notice says why. */
-export function failTurn(state: AcpSessionState, messageId: string, info: MessageInfo, error: MessageError, now: number): TimelineEvent[] {
+export function failTurn(
+  state: AcpSessionState,
+  messageId: string,
+  info: MessageInfo,
+  error: MessageError,
+  now: number,
+): TimelineEvent[] {
   const events: TimelineEvent[] = [...closeOpen(state, now)];
   events.push(...finalizeTools(state, messageId, "error", now, error.message));
-  events.push({ type: "block.updated", messageId, block: { id: nextBlockId(state, messageId), kind: "notice", level: "error", text: `${error.name}: ${error.message}` } });
+  events.push({
+    type: "block.updated",
+    messageId,
+    block: {
+      id: nextBlockId(state, messageId),
+      kind: "notice",
+      level: "error",
+      text: `${error.name}: ${error.message}`,
+    },
+  });
   events.push({ type: "message.updated", message: { ...info, completedAt: now, error } });
   if (state.assistant?.id === messageId) state.assistant = undefined;
   return events;
 }
 
 /** A notice appended to a given message (e.g. "the agent was restarted" after a failed turn). */
-export function appendNotice(state: AcpSessionState, messageId: string, level: "info" | "warn" | "error", text: string): TimelineEvent[] {
-  return [{ type: "block.updated", messageId, block: { id: nextBlockId(state, messageId), kind: "notice", level, text } }];
+export function appendNotice(
+  state: AcpSessionState,
+  messageId: string,
+  level: "info" | "warn" | "error",
+  text: string,
+): TimelineEvent[] {
+  return [
+    { type: "block.updated", messageId, block: { id: nextBlockId(state, messageId), kind: "notice", level, text } },
+  ];
 }
 
 /* ------------------------------------------------------------------------------ permissions */
@@ -562,7 +675,11 @@ export function permissionRequest(
     title: str(toolCall.title) ?? "Permission requested",
     ...(callId ? { toolCallId: callId } : {}),
     ...(messageId ? { messageId } : {}),
-    permission: { action: kind ?? "tool", patterns: patternsOf({ ...input, ...obj(toolCall.rawInput) }, toolCall.locations), options },
+    permission: {
+      action: kind ?? "tool",
+      patterns: patternsOf({ ...input, ...obj(toolCall.rawInput) }, toolCall.locations),
+      options,
+    },
   };
   events.push({ type: "interrupt.requested", interrupt });
   return { interrupt, events };

@@ -7,7 +7,8 @@ export const ACP_PRESETS: PresetTemplate[] = [
     id: "copilot",
     kind: "acp",
     label: "GitHub Copilot CLI",
-    description: "copilot --acp (npm @github/copilot). Log in with `copilot login`, or set COPILOT_PROVIDER_BASE_URL and COPILOT_MODEL for your own model.",
+    description:
+      "copilot --acp (npm @github/copilot). Log in with `copilot login`, or set COPILOT_PROVIDER_BASE_URL and COPILOT_MODEL for your own model.",
     command: ["copilot", "--acp", "--no-auto-update"],
   },
   {
@@ -21,21 +22,24 @@ export const ACP_PRESETS: PresetTemplate[] = [
     id: "codex",
     kind: "acp",
     label: "Codex",
-    description: "codex-acp (npm @zed-industries/codex-acp). Sign in with ChatGPT, or enter OPENAI_API_KEY / CODEX_API_KEY in Settings once it is added.",
+    description:
+      "codex-acp (npm @zed-industries/codex-acp). Sign in with ChatGPT, or enter OPENAI_API_KEY / CODEX_API_KEY in Settings once it is added.",
     command: ["codex-acp"],
   },
   {
     id: "claude-code",
     kind: "acp",
     label: "Claude Code",
-    description: "claude-code-acp (npm @zed-industries/claude-code-acp). Log in with `claude /login`, or enter ANTHROPIC_API_KEY in Settings once it is added.",
+    description:
+      "claude-code-acp (npm @zed-industries/claude-code-acp). Log in with `claude /login`, or enter ANTHROPIC_API_KEY in Settings once it is added.",
     command: ["claude-code-acp"],
   },
   {
     id: "gemini",
     kind: "acp",
     label: "Gemini CLI",
-    description: "gemini --experimental-acp (npm @google/gemini-cli). Log in with Google, or enter GEMINI_API_KEY in Settings once it is added.",
+    description:
+      "gemini --experimental-acp (npm @google/gemini-cli). Log in with Google, or enter GEMINI_API_KEY in Settings once it is added.",
     command: ["gemini", "--experimental-acp"],
   },
 ];

@@ -1,5 +1,10 @@
 import "server-only";
-import { methods, type AgentCapabilities, type ClientConnection, type SessionNotification } from "@agentclientprotocol/sdk";
+import {
+  methods,
+  type AgentCapabilities,
+  type ClientConnection,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
 import type { PromptBody } from "@/lib/api";
 import type { Message, MessageInfo, Session, TimelineEvent, Todo } from "@/lib/model";
 import { applyAll, emptyState } from "@/lib/timeline/reducer";
@@ -9,7 +14,14 @@ import { pageSessions } from "../shared/session-list";
 import type { TranscriptStore } from "../shared/transcripts";
 import type { EventSink } from "../types";
 import { isAlreadyLoaded } from "./errors";
-import { appendNotice, applySessionSetup, applyUpdate, endReplay, newSessionState, type AcpSessionState } from "./normalize";
+import {
+  appendNotice,
+  applySessionSetup,
+  applyUpdate,
+  endReplay,
+  newSessionState,
+  type AcpSessionState,
+} from "./normalize";
 
 export const DEFAULT_TITLE = "New session";
 export const REQUEST_TIMEOUT_MS = 60_000;
@@ -165,7 +177,9 @@ export class AcpSessions {
     const { proc, transcripts } = this.ctx;
     const stored = transcripts.get(sessionId);
     if (!stored && !proc.current) await proc.whenReady();
-    let meta: { session: Session; cwd: string } | undefined = stored ? { session: stored.session, cwd: stored.session.directory ?? this.ctx.defaultCwd } : this.listedMeta(sessionId);
+    let meta: { session: Session; cwd: string } | undefined = stored
+      ? { session: stored.session, cwd: stored.session.directory ?? this.ctx.defaultCwd }
+      : this.listedMeta(sessionId);
     if (!meta && this.ctx.agentCaps().sessionCapabilities?.list) {
       await this.refreshListed().catch(() => undefined);
       meta = this.listedMeta(sessionId);
@@ -173,7 +187,9 @@ export class AcpSessions {
     if (!meta) throw ApiError.notFound(`Unknown session: ${sessionId}`);
     // Whether the agent replays history is known only once it is up (unless the console has the transcript).
     if (!stored?.messages) await proc.whenReady();
-    const titleLocked = Boolean(stored && stored.session.title !== DEFAULT_TITLE && stored.session.title !== this.listed.get(sessionId)?.title);
+    const titleLocked = Boolean(
+      stored && stored.session.title !== DEFAULT_TITLE && stored.session.title !== this.listed.get(sessionId)?.title,
+    );
     const agentId = stored?.agentSessionId;
     const rt = this.create(meta.session, meta.cwd, { liveGen: 0, titleLocked, ...(agentId ? { agentId } : {}) });
     if (stored?.messages || this.ctx.agentCaps().loadSession !== true) {
@@ -188,7 +204,11 @@ export class AcpSessions {
     let transcript: Transcript = { messages: [], todos: [] };
     try {
       const c = await proc.whenReady();
-      const res = await withTimeout(c.conn.agent.request(methods.agent.session.load, { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] }), REQUEST_TIMEOUT_MS, "session/load");
+      const res = await withTimeout(
+        c.conn.agent.request(methods.agent.session.load, { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] }),
+        REQUEST_TIMEOUT_MS,
+        "session/load",
+      );
       await drainIncoming();
       const replay = rt.replay;
       const events = [...replay.events, ...endReplay(replay.norm), ...applySessionSetup(replay.norm, res)];
@@ -217,16 +237,33 @@ export class AcpSessions {
     const l = this.listed.get(sessionId);
     if (!l) return undefined;
     const t = l.updatedAt ?? Date.now();
-    return { cwd: l.cwd, session: { id: sessionId, backendId: this.ctx.backendId, title: l.title ?? DEFAULT_TITLE, directory: l.cwd, createdAt: t, updatedAt: t, status: "idle" } };
+    return {
+      cwd: l.cwd,
+      session: {
+        id: sessionId,
+        backendId: this.ctx.backendId,
+        title: l.title ?? DEFAULT_TITLE,
+        directory: l.cwd,
+        createdAt: t,
+        updatedAt: t,
+        status: "idle",
+      },
+    };
   }
 
   private async refreshListed(maxPages = 5): Promise<void> {
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const res = await this.ctx.call("list sessions", (c) => c.conn.agent.request(methods.agent.session.list, cursor ? { cursor } : {}));
+      const res = await this.ctx.call("list sessions", (c) =>
+        c.conn.agent.request(methods.agent.session.list, cursor ? { cursor } : {}),
+      );
       for (const s of res.sessions ?? []) {
         const updated = s.updatedAt ? Date.parse(s.updatedAt) : NaN;
-        this.listed.set(s.sessionId, { cwd: s.cwd, ...(s.title ? { title: s.title } : {}), ...(Number.isFinite(updated) ? { updatedAt: updated } : {}) });
+        this.listed.set(s.sessionId, {
+          cwd: s.cwd,
+          ...(s.title ? { title: s.title } : {}),
+          ...(Number.isFinite(updated) ? { updatedAt: updated } : {}),
+        });
       }
       cursor = res.nextCursor ?? undefined;
       if (!cursor) break;
@@ -252,12 +289,20 @@ export class AcpSessions {
     const params = { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] };
     try {
       if (caps.sessionCapabilities?.resume) {
-        const res = await withTimeout(c.conn.agent.request(methods.agent.session.resume, params), REQUEST_TIMEOUT_MS, "session/resume");
+        const res = await withTimeout(
+          c.conn.agent.request(methods.agent.session.resume, params),
+          REQUEST_TIMEOUT_MS,
+          "session/resume",
+        );
         this.ctx.emit(rt, applySessionSetup(rt.norm, res));
       } else if (caps.loadSession) {
         rt.replay = { norm: newSessionState(rt.norm.session), events: [], discard: true };
         try {
-          const res = await withTimeout(c.conn.agent.request(methods.agent.session.load, params), REQUEST_TIMEOUT_MS, "session/load");
+          const res = await withTimeout(
+            c.conn.agent.request(methods.agent.session.load, params),
+            REQUEST_TIMEOUT_MS,
+            "session/load",
+          );
           await drainIncoming();
           rt.replay = undefined;
           this.ctx.emit(rt, applySessionSetup(rt.norm, res));
@@ -267,13 +312,26 @@ export class AcpSessions {
           rt.replay = undefined;
         }
       } else {
-        const res = await withTimeout(c.conn.agent.request(methods.agent.session.new, { cwd: rt.cwd, mcpServers: [] }), REQUEST_TIMEOUT_MS, "session/new");
+        const res = await withTimeout(
+          c.conn.agent.request(methods.agent.session.new, { cwd: rt.cwd, mcpServers: [] }),
+          REQUEST_TIMEOUT_MS,
+          "session/new",
+        );
         this.byAgent.delete(rt.agentId);
         rt.agentId = res.sessionId;
         this.byAgent.set(rt.agentId, rt);
         this.ctx.emit(rt, applySessionSetup(rt.norm, res));
         const last = this.transcriptOf(rt)?.messages.at(-1);
-        if (last) this.ctx.emit(rt, appendNotice(rt.norm, last.id, "warn", "This agent cannot restore sessions: the conversation continues in a new agent session, without the earlier messages in its context."));
+        if (last)
+          this.ctx.emit(
+            rt,
+            appendNotice(
+              rt.norm,
+              last.id,
+              "warn",
+              "This agent cannot restore sessions: the conversation continues in a new agent session, without the earlier messages in its context.",
+            ),
+          );
       }
       rt.liveGen = c.gen;
       this.persist(rt);
@@ -283,8 +341,12 @@ export class AcpSessions {
   }
 
   /** The agent's listed sessions, the kept ones and the live ones, newest first. */
-  async list(q: { search?: string; limit: number; cursor?: string }, onListError: (err: unknown) => void): Promise<{ items: Session[]; nextCursor?: string }> {
-    if (this.ctx.agentCaps().sessionCapabilities?.list && this.ctx.proc.current) await this.refreshListed().catch(onListError);
+  async list(
+    q: { search?: string; limit: number; cursor?: string },
+    onListError: (err: unknown) => void,
+  ): Promise<{ items: Session[]; nextCursor?: string }> {
+    if (this.ctx.agentCaps().sessionCapabilities?.list && this.ctx.proc.current)
+      await this.refreshListed().catch(onListError);
     const byId = new Map<string, Session>();
     for (const [id] of this.listed) {
       const m = this.listedMeta(id);
@@ -293,7 +355,12 @@ export class AcpSessions {
     for (const t of this.ctx.transcripts.list()) {
       const l = this.listed.get(t.sessionId);
       const title = t.session.title === DEFAULT_TITLE && l?.title ? l.title : t.session.title;
-      byId.set(t.sessionId, { ...t.session, title, updatedAt: Math.max(t.session.updatedAt, l?.updatedAt ?? 0), status: "idle" });
+      byId.set(t.sessionId, {
+        ...t.session,
+        title,
+        updatedAt: Math.max(t.session.updatedAt, l?.updatedAt ?? 0),
+        status: "idle",
+      });
     }
     for (const rt of this.runtimes.values()) {
       const prev = byId.get(rt.id);

@@ -24,9 +24,13 @@ export function contentText(content: unknown): string | undefined {
   }
 }
 
-
 /** OpenCode's names and the aliases ACP agents use in their titles. */
-const TITLE_TOOLS: Readonly<Record<string, ToolName>> = { ...TOOL_NAMES, view: "read", create: "write", fetch: "webfetch" };
+const TITLE_TOOLS: Readonly<Record<string, ToolName>> = {
+  ...TOOL_NAMES,
+  view: "read",
+  create: "write",
+  fetch: "webfetch",
+};
 
 /** ACP `ToolKind` (plus, for kind `other`, the agent's tool name in the title) → canonical tool. */
 export function toolNameOf(kind: string | undefined, title: string | undefined): ToolName {
@@ -62,7 +66,10 @@ function toolStatusOf(status: string | undefined, prev: ToolStatus, errorText: s
     case "completed":
       return "completed";
     case "failed":
-      return errorText && /rejected permission|permission denied|user (rejected|denied)|denied by the user/i.test(errorText) ? "denied" : "error";
+      return errorText &&
+        /rejected permission|permission denied|user (rejected|denied)|denied by the user/i.test(errorText)
+        ? "denied"
+        : "error";
     default:
       return prev;
   }
@@ -84,7 +91,11 @@ function toolContent(content: unknown): ToolContent {
       const t = contentText(c.content);
       if (t !== undefined) texts.push(t);
     } else if (c.type === "diff" && str(c.path) && typeof c.newText === "string") {
-      diff = { path: str(c.path)!, newText: c.newText, ...(typeof c.oldText === "string" ? { oldText: c.oldText } : {}) };
+      diff = {
+        path: str(c.path)!,
+        newText: c.newText,
+        ...(typeof c.oldText === "string" ? { oldText: c.oldText } : {}),
+      };
     }
   }
   return { ...(texts.length ? { text: texts.join("\n") } : {}), ...(diff ? { diff } : {}) };
@@ -94,7 +105,15 @@ function rawOutputText(raw: unknown): string | undefined {
   if (typeof raw === "string") return raw;
   const r = obj(raw);
   // Codex sends its exec end event: `aggregated_output` (stdout and stderr), `formatted_output`, `stdout`.
-  return str(r.output) ?? str(r.aggregated_output) ?? str(r.formatted_output) ?? str(r.stdout) ?? str(r.content) ?? str(r.error) ?? str(r.message);
+  return (
+    str(r.output) ??
+    str(r.aggregated_output) ??
+    str(r.formatted_output) ??
+    str(r.stdout) ??
+    str(r.content) ??
+    str(r.error) ??
+    str(r.message)
+  );
 }
 
 function exitCodeOf(raw: unknown, text: string | undefined): number | undefined {
@@ -111,18 +130,24 @@ function exitCodeOf(raw: unknown, text: string | undefined): number | undefined 
 }
 
 /** Merges a `tool_call` / `tool_call_update` (absent fields keep their value) into a canonical block. */
-export function mergeTool(prev: ToolBlock | undefined, u: Obj, messageId: string, now: number, rejected = false): ToolBlock {
+export function mergeTool(
+  prev: ToolBlock | undefined,
+  u: Obj,
+  messageId: string,
+  now: number,
+  rejected = false,
+): ToolBlock {
   const callId = str(u.toolCallId) ?? prev?.callId ?? "tool";
   const kind = str(u.kind);
   const title = str(u.title);
-  let b: ToolBlock = prev
+  const b: ToolBlock = prev
     ? { ...prev }
     : {
         id: `${messageId}-tool-${callId}`,
         kind: "tool",
         callId,
         tool: toolNameOf(kind, title),
-        rawTool: kind && kind !== "other" ? kind : title ?? "other",
+        rawTool: kind && kind !== "other" ? kind : (title ?? "other"),
         status: "pending",
         input: {},
         startedAt: now,
@@ -140,8 +165,13 @@ export function mergeTool(prev: ToolBlock | undefined, u: Obj, messageId: string
   if (exit !== undefined) b.exitCode = exit;
   if (content?.diff) {
     const d = content.diff;
-    b.input = { filePath: d.path, ...b.input, ...(d.oldText !== undefined ? { oldString: d.oldText, newString: d.newText } : { content: d.newText }) };
-    if (b.tool === "other" || b.tool === "edit") b.tool = d.oldText === undefined || d.oldText === "" ? "write" : "edit";
+    b.input = {
+      filePath: d.path,
+      ...b.input,
+      ...(d.oldText !== undefined ? { oldString: d.oldText, newString: d.newText } : { content: d.newText }),
+    };
+    if (b.tool === "other" || b.tool === "edit")
+      b.tool = d.oldText === undefined || d.oldText === "" ? "write" : "edit";
   }
   let status = toolStatusOf(str(u.status), b.status, text);
   const code = str(obj(u.rawOutput).code);
@@ -157,7 +187,8 @@ export function mergeTool(prev: ToolBlock | undefined, u: Obj, messageId: string
   // Locations are the best input we have for tools that carry no rawInput.
   if (Object.keys(b.input).length === 0) {
     const loc = obj(arr(u.locations)[0]);
-    if (str(loc.path)) b.input = { path: str(loc.path)!, ...(num(loc.line) !== undefined ? { line: num(loc.line)! } : {}) };
+    if (str(loc.path))
+      b.input = { path: str(loc.path)!, ...(num(loc.line) !== undefined ? { line: num(loc.line)! } : {}) };
   }
   return b;
 }
@@ -167,7 +198,9 @@ export function toTodos(raw: unknown): Todo[] | undefined {
   return raw.flatMap((t) => {
     const o = obj(t);
     const content = str(o.content);
-    return content ? [{ content, status: str(o.status) ?? "pending", ...(str(o.priority) ? { priority: str(o.priority)! } : {}) }] : [];
+    return content
+      ? [{ content, status: str(o.status) ?? "pending", ...(str(o.priority) ? { priority: str(o.priority)! } : {}) }]
+      : [];
   });
 }
 
@@ -178,7 +211,8 @@ export function patternsOf(input: Obj, locations: unknown): string[] {
   const cmd = input.command;
   if (typeof cmd === "string") out.push(cmd);
   else if (Array.isArray(cmd)) out.push(cmd.filter((c) => typeof c === "string").join(" "));
-  for (const k of ["path", "filePath", "file_path", "url", "pattern"]) if (typeof input[k] === "string") out.push(input[k] as string);
+  for (const k of ["path", "filePath", "file_path", "url", "pattern"])
+    if (typeof input[k] === "string") out.push(input[k] as string);
   for (const l of arr(locations)) if (str(obj(l).path)) out.push(str(obj(l).path)!);
   return [...new Set(out)];
 }
@@ -188,4 +222,3 @@ export function optionKind(kind: string | undefined): "allow_once" | "allow_alwa
   if (kind === "reject_once" || kind === "reject_always") return "reject";
   return undefined;
 }
-

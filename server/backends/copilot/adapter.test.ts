@@ -57,7 +57,10 @@ describe("Copilot headless adapter on the real CLI", () => {
   it("without a login and without a provider, the backend is auth-required and says what to run", async () => {
     const { provider: _provider, model: _model, ...config } = cli.config;
     const sink = new RecordingSink();
-    const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...config, cwd: workspace, workspace }, sink);
+    const a = new CopilotAdapter(
+      { id: "copilot", label: "Copilot headless", ...config, cwd: workspace, workspace },
+      sink,
+    );
     try {
       await a.start();
       await until(() => a.info().status === "auth-required", "the backend to be auth-required", 60_000);
@@ -72,7 +75,10 @@ describe("Copilot headless adapter on the real CLI", () => {
 
   it("keeps a reasoning effort and a mode per session, and compacts the conversation with a visible divider", async () => {
     const sink = new RecordingSink();
-    const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace }, sink);
+    const a = new CopilotAdapter(
+      { id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace },
+      sink,
+    );
     try {
       await a.start();
       await a.ready(60_000);
@@ -90,10 +96,20 @@ describe("Copilot headless adapter on the real CLI", () => {
 
       model.enqueue({ text: "The first answer, worth keeping in a summary." });
       await a.prompt(s.id, { parts: [{ type: "text", text: "say something to compact" }] });
-      await until(() => sink.state(s.id).session?.status === "idle" && sink.state(s.id).messages.some((m) => m.role === "assistant"), "the turn to end", 60_000);
+      await until(
+        () =>
+          sink.state(s.id).session?.status === "idle" && sink.state(s.id).messages.some((m) => m.role === "assistant"),
+        "the turn to end",
+        60_000,
+      );
       model.enqueue({ text: "<overview>The user asked for something to compact; the assistant answered.</overview>" });
       await a.compact(s.id);
-      await until(() => sink.state(s.id).messages.some((m) => m.blocks.some((b) => b.kind === "notice" && b.code === "compaction")), "the compaction divider", 120_000);
+      await until(
+        () =>
+          sink.state(s.id).messages.some((m) => m.blocks.some((b) => b.kind === "notice" && b.code === "compaction")),
+        "the compaction divider",
+        120_000,
+      );
     } finally {
       await a.stop();
     }
@@ -101,24 +117,55 @@ describe("Copilot headless adapter on the real CLI", () => {
 
   it("a slash command goes through the CLI's queue and runs (command.queued → invoke → respondToQueuedCommand)", async () => {
     const sink = new RecordingSink();
-    const a = new CopilotAdapter({ id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace }, sink);
+    const a = new CopilotAdapter(
+      { id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace },
+      sink,
+    );
     try {
       await a.start();
       await a.ready(60_000);
       const s = await a.createSession({});
       const requests = model.requests.length;
       await a.prompt(s.id, { parts: [{ type: "text", text: "/session" }] });
-      await until(() => sink.state(s.id).messages.some((m) => m.role === "assistant" && m.blocks.some((blk) => blk.kind === "text" && blk.text.includes("Session Info"))), "the command's output", 60_000);
-      expect(sink.state(s.id).messages.find((m) => m.role === "user")!.blocks[0]).toMatchObject({ kind: "text", text: "/session" });
+      await until(
+        () =>
+          sink
+            .state(s.id)
+            .messages.some(
+              (m) =>
+                m.role === "assistant" &&
+                m.blocks.some((blk) => blk.kind === "text" && blk.text.includes("Session Info")),
+            ),
+        "the command's output",
+        60_000,
+      );
+      expect(sink.state(s.id).messages.find((m) => m.role === "user")!.blocks[0]).toMatchObject({
+        kind: "text",
+        text: "/session",
+      });
       // A command is not a prompt: the model was not asked.
       expect(model.requests.length).toBe(requests);
       // The queue goes on: a second command runs too.
       await a.prompt(s.id, { parts: [{ type: "text", text: "/usage" }] });
-      await until(() => sink.state(s.id).messages.some((m) => m.blocks.some((blk) => blk.kind === "text" && blk.text.includes("Session Usage"))), "the second command's output", 60_000);
+      await until(
+        () =>
+          sink
+            .state(s.id)
+            .messages.some((m) => m.blocks.some((blk) => blk.kind === "text" && blk.text.includes("Session Usage"))),
+        "the second command's output",
+        60_000,
+      );
       // An unknown slash word is an ordinary prompt.
       model.enqueue({ text: "Not a command." });
       await a.prompt(s.id, { parts: [{ type: "text", text: "/not-a-command here" }] });
-      await until(() => sink.state(s.id).messages.some((m) => m.blocks.some((blk) => blk.kind === "text" && blk.text === "Not a command.")), "the model's reply", 60_000);
+      await until(
+        () =>
+          sink
+            .state(s.id)
+            .messages.some((m) => m.blocks.some((blk) => blk.kind === "text" && blk.text === "Not a command.")),
+        "the model's reply",
+        60_000,
+      );
     } finally {
       await a.stop();
     }

@@ -1,7 +1,17 @@
 import "server-only";
 import path from "node:path";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
-import type { Backend, BackendStatus, Capabilities, Interrupt, Message, ModelRef, Session, SessionOption, TimelineEvent } from "@/lib/model";
+import type {
+  Backend,
+  BackendStatus,
+  Capabilities,
+  Interrupt,
+  Message,
+  ModelRef,
+  Session,
+  SessionOption,
+  TimelineEvent,
+} from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { SupervisedProcess } from "../../processes/supervisor";
@@ -14,7 +24,13 @@ import { JsonRpcError, JsonRpcPeer } from "../shared/json-rpc";
 import { pageMessages, pageSessions } from "../shared/session-list";
 import { obj, str } from "../shared/values";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
-import { CopilotTimeline, historyMessages, parseSessionEvent, permissionInterrupt, questionInterrupt } from "./normalize";
+import {
+  CopilotTimeline,
+  historyMessages,
+  parseSessionEvent,
+  permissionInterrupt,
+  questionInterrupt,
+} from "./normalize";
 import {
   AuthStatus,
   CommandInvocation,
@@ -90,7 +106,11 @@ export function headlessCommand(command: readonly string[]): string[] {
 }
 
 /** What the adapter sends back for a pending interrupt (see `CopilotAdapter.answerInterrupt`). */
-type Reply = { kind: "sent" } | { kind: "cancel" } | { kind: "question"; answer: string; wasFreeform: boolean } | { kind: "dismissed" };
+type Reply =
+  | { kind: "sent" }
+  | { kind: "cancel" }
+  | { kind: "question"; answer: string; wasFreeform: boolean }
+  | { kind: "dismissed" };
 
 interface Runtime {
   id: string;
@@ -152,7 +172,10 @@ export class CopilotAdapter implements BackendAdapter {
     this.id = opts.id;
     this.command = headlessCommand(opts.command);
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
-    this.interrupts = new InterruptBook<Reply>({ idPrefix: "cp", emit: (sessionId, events) => this.publish(sessionId, events) });
+    this.interrupts = new InterruptBook<Reply>({
+      idPrefix: "cp",
+      emit: (sessionId, events) => this.publish(sessionId, events),
+    });
     this.proc = new AgentProcess<JsonRpcPeer>({
       name: `${opts.id} (copilot headless)`,
       label: opts.label,
@@ -195,7 +218,9 @@ export class CopilotAdapter implements BackendAdapter {
     const masked = this.opts.env ? Object.fromEntries(Object.keys(this.opts.env).map((k) => [k, "***"])) : undefined;
     const p = this.opts.provider;
     // The provider's URL and key stay on the server: only its kind and the model are shown.
-    const where = p ? `${this.command.join(" ")} · own ${p.type} provider · ${this.opts.model ?? "gpt-4.1"}` : this.command.join(" ");
+    const where = p
+      ? `${this.command.join(" ")} · own ${p.type} provider · ${this.opts.model ?? "gpt-4.1"}`
+      : this.command.join(" ");
     return {
       id: this.id,
       kind: "copilot",
@@ -206,7 +231,11 @@ export class CopilotAdapter implements BackendAdapter {
       location: where,
       ...(this.version ? { version: this.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
-      config: { command: this.command, ...(masked ? { env: masked } : {}), ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}) },
+      config: {
+        command: this.command,
+        ...(masked ? { env: masked } : {}),
+        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
+      },
       process: this.proc.processInfo(),
     };
   }
@@ -279,8 +308,15 @@ export class CopilotAdapter implements BackendAdapter {
   }
 
   private async handshake(peer: JsonRpcPeer) {
-    const pong = parseResult(PingResult, await peer.request("ping", { message: "switchboard" }, { timeoutMs: 30_000 }), "ping");
-    if ((pong.protocolVersion ?? 0) < SDK_PROTOCOL_VERSION) throw new Error(`the CLI speaks protocol ${pong.protocolVersion ?? "?"}; ${SDK_PROTOCOL_VERSION} or newer is needed (update @github/copilot)`);
+    const pong = parseResult(
+      PingResult,
+      await peer.request("ping", { message: "switchboard" }, { timeoutMs: 30_000 }),
+      "ping",
+    );
+    if ((pong.protocolVersion ?? 0) < SDK_PROTOCOL_VERSION)
+      throw new Error(
+        `the CLI speaks protocol ${pong.protocolVersion ?? "?"}; ${SDK_PROTOCOL_VERSION} or newer is needed (update @github/copilot)`,
+      );
     const st = parseResult(StatusResult, await peer.request("status.get", {}), "status.get");
     this.version = st.version;
     const auth = parseResult(AuthStatus, await peer.request("auth.getStatus", {}), "auth.getStatus");
@@ -288,7 +324,12 @@ export class CopilotAdapter implements BackendAdapter {
     this.authMessage = auth.statusMessage;
     // A new process knows no session yet: each is resumed on first use.
     for (const rt of this.runtimes.values()) rt.gen = undefined;
-    log.info("Copilot headless ready", { backend: this.id, version: this.version, loggedIn: this.loggedIn, byok: Boolean(this.opts.provider) });
+    log.info("Copilot headless ready", {
+      backend: this.id,
+      version: this.version,
+      loggedIn: this.loggedIn,
+      byok: Boolean(this.opts.provider),
+    });
   }
 
   private async peer(): Promise<{ gen: number; conn: JsonRpcPeer }> {
@@ -312,17 +353,41 @@ export class CopilotAdapter implements BackendAdapter {
       if (rt.gen !== gen) continue;
       rt.gen = undefined;
       if (!rt.tl.busy) continue;
-      const events = rt.tl.apply({ id: `exit-${gen}-${Date.now()}`, type: "session.error", timestamp: Date.now(), data: { errorType: "AgentExited", message: turnError }, ephemeral: true });
-      const failed = events.find((e): e is Extract<TimelineEvent, { type: "message.updated" }> => e.type === "message.updated" && Boolean(e.message.error));
+      const events = rt.tl.apply({
+        id: `exit-${gen}-${Date.now()}`,
+        type: "session.error",
+        timestamp: Date.now(),
+        data: { errorType: "AgentExited", message: turnError },
+        ephemeral: true,
+      });
+      const failed = events.find(
+        (e): e is Extract<TimelineEvent, { type: "message.updated" }> =>
+          e.type === "message.updated" && Boolean(e.message.error),
+      );
       rt.crashedMessageId = failed?.message.id;
-      this.publish(rt.id, [...events, ...rt.tl.apply({ id: `exit-idle-${gen}`, type: "session.idle", timestamp: Date.now(), data: {}, ephemeral: true })]);
+      this.publish(rt.id, [
+        ...events,
+        ...rt.tl.apply({
+          id: `exit-idle-${gen}`,
+          type: "session.idle",
+          timestamp: Date.now(),
+          data: {},
+          ephemeral: true,
+        }),
+      ]);
     }
   }
 
   private announceRestart(notice: string) {
     for (const rt of this.runtimes.values()) {
       if (!rt.crashedMessageId) continue;
-      this.publish(rt.id, [{ type: "block.updated", messageId: rt.crashedMessageId, block: { id: `${rt.crashedMessageId}:restart`, kind: "notice", level: "info", text: notice } }]);
+      this.publish(rt.id, [
+        {
+          type: "block.updated",
+          messageId: rt.crashedMessageId,
+          block: { id: `${rt.crashedMessageId}:restart`, kind: "notice", level: "info", text: notice },
+        },
+      ]);
       rt.crashedMessageId = undefined;
     }
   }
@@ -347,7 +412,9 @@ export class CopilotAdapter implements BackendAdapter {
         return;
       }
       if ((p.event.type === "command.queued" || p.event.type === "command.execute") && cur) {
-        void (p.event.type === "command.queued" ? this.runQueuedCommand(rt, cur.conn, p.event.data) : this.answerCommandExecute(rt, cur.conn, p.event.data));
+        void (p.event.type === "command.queued"
+          ? this.runQueuedCommand(rt, cur.conn, p.event.data)
+          : this.answerCommandExecute(rt, cur.conn, p.event.data));
         return;
       }
       if (p.event.type === "session.idle" && rt.abortTimer) {
@@ -369,7 +436,11 @@ export class CopilotAdapter implements BackendAdapter {
       }
       this.flush(rt.id, out);
     } catch (err) {
-      log.warn("skipped a Copilot event that could not be applied", { backend: this.id, type: p.event.type, error: describeError(err) });
+      log.warn("skipped a Copilot event that could not be applied", {
+        backend: this.id,
+        type: p.event.type,
+        error: describeError(err),
+      });
     }
   }
 
@@ -381,7 +452,11 @@ export class CopilotAdapter implements BackendAdapter {
    * queue stalls. Best effort: an older CLI without the method queues nothing to us.
    */
   private async registerInterest(conn: JsonRpcPeer, sessionId: string) {
-    await conn.request("session.eventLog.registerInterest", { sessionId, eventType: "command.queued" }).catch((err: unknown) => log.warn("could not register interest in queued commands", { backend: this.id, error: describeError(err) }));
+    await conn
+      .request("session.eventLog.registerInterest", { sessionId, eventType: "command.queued" })
+      .catch((err: unknown) =>
+        log.warn("could not register interest in queued commands", { backend: this.id, error: describeError(err) }),
+      );
   }
 
   /** A prompt that is one of the session's slash commands (`/name args`, built in or a client's). */
@@ -390,10 +465,19 @@ export class CopilotAdapter implements BackendAdapter {
     if (!m) return false;
     if (!rt.commands) {
       try {
-        const list = parseResult(CommandList, await conn.request("session.commands.list", { sessionId: rt.id }), "session.commands.list");
-        rt.commands = new Set(list.commands.flatMap((cmd) => [cmd.name, ...(cmd.aliases ?? [])].map((n) => n.toLowerCase())));
+        const list = parseResult(
+          CommandList,
+          await conn.request("session.commands.list", { sessionId: rt.id }),
+          "session.commands.list",
+        );
+        rt.commands = new Set(
+          list.commands.flatMap((cmd) => [cmd.name, ...(cmd.aliases ?? [])].map((n) => n.toLowerCase())),
+        );
       } catch (err) {
-        log.warn("session.commands.list failed: the prompt goes to the model", { backend: this.id, error: describeError(err) });
+        log.warn("session.commands.list failed: the prompt goes to the model", {
+          backend: this.id,
+          error: describeError(err),
+        });
         return false;
       }
     }
@@ -411,16 +495,42 @@ export class CopilotAdapter implements BackendAdapter {
     try {
       await conn.request("session.commands.enqueue", { sessionId: rt.id, command: text.trim() });
     } catch (err) {
-      this.commandReply(rt, `${id}:r`, [{ kind: "notice", level: "error", text: `Copilot did not take ${text.trim().split(/\s/)[0]}: ${describeError(err)}` }], true);
+      this.commandReply(
+        rt,
+        `${id}:r`,
+        [
+          {
+            kind: "notice",
+            level: "error",
+            text: `Copilot did not take ${text.trim().split(/\s/)[0]}: ${describeError(err)}`,
+          },
+        ],
+        true,
+      );
       throw mapRpcError(err, "queue the command", this.opts.label);
     }
   }
 
   /** A command's output as an assistant message (a command runs no model turn). */
-  private commandReply(rt: Runtime, id: string, blocks: ({ kind: "text"; text: string } | { kind: "notice"; level: "info" | "error"; text: string })[], failed = false) {
+  private commandReply(
+    rt: Runtime,
+    id: string,
+    blocks: ({ kind: "text"; text: string } | { kind: "notice"; level: "info" | "error"; text: string })[],
+    failed = false,
+  ) {
     const now = Date.now();
     this.publish(rt.id, [
-      { type: "message.updated", message: { id, sessionId: rt.id, role: "assistant", createdAt: now, completedAt: now, ...(failed ? { error: { name: "CommandFailed", message: "The command failed" } } : {}) } },
+      {
+        type: "message.updated",
+        message: {
+          id,
+          sessionId: rt.id,
+          role: "assistant",
+          createdAt: now,
+          completedAt: now,
+          ...(failed ? { error: { name: "CommandFailed", message: "The command failed" } } : {}),
+        },
+      },
       ...blocks.map((b, i) => ({ type: "block.updated" as const, messageId: id, block: { id: `${id}:${i}`, ...b } })),
     ]);
   }
@@ -439,24 +549,68 @@ export class CopilotAdapter implements BackendAdapter {
     let handled = false;
     try {
       if (!m) throw new Error(`not a command: ${command}`);
-      const res = parseResult(CommandInvocation, await conn.request("session.commands.invoke", { sessionId: rt.id, name: m[1], ...(m[2] ? { input: m[2] } : {}) }, { timeoutMs: 120_000 }), "session.commands.invoke");
+      const res = parseResult(
+        CommandInvocation,
+        await conn.request(
+          "session.commands.invoke",
+          { sessionId: rt.id, name: m[1], ...(m[2] ? { input: m[2] } : {}) },
+          { timeoutMs: 120_000 },
+        ),
+        "session.commands.invoke",
+      );
       handled = true;
       if (res.kind === "agent-prompt" && res.prompt) {
-        this.commandReply(rt, id, [{ kind: "notice", level: "info", text: res.notice ?? `/${m[1]} asks the agent: ${res.displayPrompt ?? res.prompt}` }]);
-        await conn.request("session.send", { sessionId: rt.id, prompt: res.prompt, ...(rt.tl.busy ? { mode: "enqueue" } : {}) });
+        this.commandReply(rt, id, [
+          {
+            kind: "notice",
+            level: "info",
+            text: res.notice ?? `/${m[1]} asks the agent: ${res.displayPrompt ?? res.prompt}`,
+          },
+        ]);
+        await conn.request("session.send", {
+          sessionId: rt.id,
+          prompt: res.prompt,
+          ...(rt.tl.busy ? { mode: "enqueue" } : {}),
+        });
       } else if (res.kind === "text" && res.text) this.commandReply(rt, id, [{ kind: "text", text: res.text }]);
-      else this.commandReply(rt, id, [{ kind: "notice", level: "info", text: res.message ?? res.text ?? `Ran /${m[1]}` }]);
+      else
+        this.commandReply(rt, id, [{ kind: "notice", level: "info", text: res.message ?? res.text ?? `Ran /${m[1]}` }]);
     } catch (err) {
-      this.commandReply(rt, id, [{ kind: "notice", level: "error", text: `${command || "The command"} failed: ${err instanceof JsonRpcError ? err.message : describeError(err)}` }], true);
+      this.commandReply(
+        rt,
+        id,
+        [
+          {
+            kind: "notice",
+            level: "error",
+            text: `${command || "The command"} failed: ${err instanceof JsonRpcError ? err.message : describeError(err)}`,
+          },
+        ],
+        true,
+      );
     }
-    await conn.request("session.commands.respondToQueuedCommand", { sessionId: rt.id, requestId: req.data.requestId, result: { handled } }).catch((err: unknown) => log.warn("respondToQueuedCommand failed", { backend: this.id, error: describeError(err) }));
+    await conn
+      .request("session.commands.respondToQueuedCommand", {
+        sessionId: rt.id,
+        requestId: req.data.requestId,
+        result: { handled },
+      })
+      .catch((err: unknown) =>
+        log.warn("respondToQueuedCommand failed", { backend: this.id, error: describeError(err) }),
+      );
   }
 
   /** `command.execute`: a command registered by a client; the console registers none, so one reaching it is answered as unknown (never left pending). */
   private async answerCommandExecute(rt: Runtime, conn: JsonRpcPeer, data: unknown) {
     const req = CommandRequest.safeParse(data);
     if (!req.success) return;
-    await conn.request("session.commands.handlePendingCommand", { sessionId: rt.id, requestId: req.data.requestId, error: `Switchboard has no command /${req.data.commandName ?? "?"}` }).catch(() => undefined);
+    await conn
+      .request("session.commands.handlePendingCommand", {
+        sessionId: rt.id,
+        requestId: req.data.requestId,
+        error: `Switchboard has no command /${req.data.commandName ?? "?"}`,
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -483,7 +637,14 @@ export class CopilotAdapter implements BackendAdapter {
       // Another client's session (this console registers its own before it publishes anything).
       if (this.creating > 0 || !metadata) return;
       const at = (t?: string) => (t && Number.isFinite(Date.parse(t)) ? Date.parse(t) : Date.now());
-      const session: Session = { id: sessionId, backendId: this.id, title: metadata.summary?.trim() || DEFAULT_TITLE, createdAt: at(metadata.startTime), updatedAt: at(metadata.modifiedTime), status: "idle" };
+      const session: Session = {
+        id: sessionId,
+        backendId: this.id,
+        title: metadata.summary?.trim() || DEFAULT_TITLE,
+        createdAt: at(metadata.startTime),
+        updatedAt: at(metadata.modifiedTime),
+        status: "idle",
+      };
       this.publish(sessionId, [{ type: "session.updated", session }]);
       return;
     }
@@ -493,7 +654,12 @@ export class CopilotAdapter implements BackendAdapter {
       rt.reloadTimer = undefined;
       void this.loadSession(sessionId)
         .then((fresh) => this.sink.reconcile(this.id, sessionId, fresh))
-        .catch((err: unknown) => log.warn("could not reload a session another client changed", { backend: this.id, error: describeError(err) }));
+        .catch((err: unknown) =>
+          log.warn("could not reload a session another client changed", {
+            backend: this.id,
+            error: describeError(err),
+          }),
+        );
     }, 300);
     rt.reloadTimer.unref?.();
   }
@@ -505,7 +671,9 @@ export class CopilotAdapter implements BackendAdapter {
   private questionAlreadyWaiting(rt: Runtime, it: Interrupt): boolean {
     if (it.kind !== "question") return false;
     const text = it.questions?.[0]?.question;
-    return this.interrupts.list(rt.id).some((i) => i.kind === "question" && this.questionWaits.has(i.id) && i.questions?.[0]?.question === text);
+    return this.interrupts
+      .list(rt.id)
+      .some((i) => i.kind === "question" && this.questionWaits.has(i.id) && i.questions?.[0]?.question === text);
   }
 
   /** Raises an interrupt; the message the CLI was given when it is over the console's bounds. */
@@ -540,9 +708,19 @@ export class CopilotAdapter implements BackendAdapter {
     if (!c || c.gen !== gen) return;
     const call =
       it.kind === "permission"
-        ? c.conn.request("session.permissions.handlePendingPermissionRequest", { sessionId: rt.id, requestId: it.id.replace(/^perm_/, ""), result: { kind: "reject", feedback: message } })
-        : c.conn.request("session.ui.handlePendingElicitation", { sessionId: rt.id, requestId: it.id.replace(/^form_/, ""), result: { action: "cancel" } });
-    void call.catch((err: unknown) => log.warn("could not answer a refused request", { backend: this.id, error: describeError(err) }));
+        ? c.conn.request("session.permissions.handlePendingPermissionRequest", {
+            sessionId: rt.id,
+            requestId: it.id.replace(/^perm_/, ""),
+            result: { kind: "reject", feedback: message },
+          })
+        : c.conn.request("session.ui.handlePendingElicitation", {
+            sessionId: rt.id,
+            requestId: it.id.replace(/^form_/, ""),
+            result: { action: "cancel" },
+          });
+    void call.catch((err: unknown) =>
+      log.warn("could not answer a refused request", { backend: this.id, error: describeError(err) }),
+    );
   }
 
   /**
@@ -550,7 +728,11 @@ export class CopilotAdapter implements BackendAdapter {
    * itself was raised from its `user_input.requested` event just before; the answer given to it is
    * this request's result.
    */
-  private onUserInput(gen: number, params: unknown, signal: AbortSignal): Promise<{ answer: string; wasFreeform: boolean }> {
+  private onUserInput(
+    gen: number,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<{ answer: string; wasFreeform: boolean }> {
     const p = obj(params);
     const rt = this.runtimes.get(str(p.sessionId) ?? "");
     if (!rt) return Promise.reject(new JsonRpcError(-32602, "Unknown session"));
@@ -560,7 +742,9 @@ export class CopilotAdapter implements BackendAdapter {
       this.refusedQuestions.delete(question);
       return Promise.reject(new JsonRpcError(-32000, refusedBefore));
     }
-    let it = this.interrupts.list(rt.id).find((i) => i.kind === "question" && i.questions?.[0]?.question === question && !this.questionWaits.has(i.id));
+    let it = this.interrupts
+      .list(rt.id)
+      .find((i) => i.kind === "question" && i.questions?.[0]?.question === question && !this.questionWaits.has(i.id));
     if (!it) {
       const made = questionInterrupt(rt.id, this.interrupts.newId(), p, Date.now());
       if (!made) return Promise.reject(new JsonRpcError(-32602, "A question is needed"));
@@ -576,7 +760,13 @@ export class CopilotAdapter implements BackendAdapter {
       const finish = (reply: Reply) => {
         this.questionWaits.delete(id);
         if (reply.kind === "question") resolve({ answer: reply.answer, wasFreeform: reply.wasFreeform });
-        else reject(new JsonRpcError(-32000, reply.kind === "dismissed" ? "The user dismissed the question" : "The question was cancelled"));
+        else
+          reject(
+            new JsonRpcError(
+              -32000,
+              reply.kind === "dismissed" ? "The user dismissed the question" : "The question was cancelled",
+            ),
+          );
       };
       const early = this.earlyReplies.get(id);
       if (early) {
@@ -585,7 +775,11 @@ export class CopilotAdapter implements BackendAdapter {
         return;
       }
       this.questionWaits.set(id, { resolve: finish });
-      signal.addEventListener("abort", () => this.interrupts.settle(id, "cancelled", { kind: "cancel" }) || finish({ kind: "cancel" }), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => this.interrupts.settle(id, "cancelled", { kind: "cancel" }) || finish({ kind: "cancel" }),
+        { once: true },
+      );
     });
   }
 
@@ -596,7 +790,16 @@ export class CopilotAdapter implements BackendAdapter {
     const p = this.opts.provider;
     return {
       ...(model ? { model } : {}),
-      ...(p ? { provider: { type: p.type, baseUrl: p.baseUrl, ...(p.apiKey ? { apiKey: p.apiKey } : {}), ...(p.wireApi ? { wireApi: p.wireApi } : {}) } } : {}),
+      ...(p
+        ? {
+            provider: {
+              type: p.type,
+              baseUrl: p.baseUrl,
+              ...(p.apiKey ? { apiKey: p.apiKey } : {}),
+              ...(p.wireApi ? { wireApi: p.wireApi } : {}),
+            },
+          }
+        : {}),
       streaming: true,
       requestPermission: true,
       requestUserInput: true,
@@ -619,14 +822,23 @@ export class CopilotAdapter implements BackendAdapter {
       if (model) rt.settings.model = model;
       if (info.modelState?.reasoningEffort) rt.settings.reasoningEffort = info.modelState.reasoningEffort;
       if (info.mode) rt.settings.mode = info.mode;
-      rt.tl.session = { ...rt.tl.session, ...(model ? { model: { id: model } } : {}), settings: { options: this.options(rt) } };
+      rt.tl.session = {
+        ...rt.tl.session,
+        ...(model ? { model: { id: model } } : {}),
+        settings: { options: this.options(rt) },
+      };
     }
     return rt;
   }
 
   private sessionOf(rt: Runtime): Session {
     const s = rt.tl.session;
-    return { ...s, status: rt.tl.busy ? "busy" : "idle", ...(rt.localTitle ? { title: rt.localTitle } : {}), ...(rt.revert ? { revert: { messageId: rt.revert.messageId, deferred: true } } : {}) };
+    return {
+      ...s,
+      status: rt.tl.busy ? "busy" : "idle",
+      ...(rt.localTitle ? { title: rt.localTitle } : {}),
+      ...(rt.revert ? { revert: { messageId: rt.revert.messageId, deferred: true } } : {}),
+    };
   }
 
   private fromMetadata(m: SessionMetadata): Session {
@@ -644,7 +856,11 @@ export class CopilotAdapter implements BackendAdapter {
     };
   }
 
-  async listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }> {
+  async listSessions(q: {
+    search?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: Session[]; nextCursor?: string }> {
     const res = parseResult(SessionList, await this.call("list sessions", "session.list", {}), "session.list");
     const all: Session[] = [];
     const listed = new Set<string>();
@@ -654,7 +870,9 @@ export class CopilotAdapter implements BackendAdapter {
       listed.add(m.data.sessionId);
       const known = this.runtimes.get(m.data.sessionId);
       const fresh = this.fromMetadata(m.data);
-      all.push(known ? { ...this.sessionOf(known), updatedAt: Math.max(fresh.updatedAt, known.tl.session.updatedAt) } : fresh);
+      all.push(
+        known ? { ...this.sessionOf(known), updatedAt: Math.max(fresh.updatedAt, known.tl.session.updatedAt) } : fresh,
+      );
     }
     // The CLI lists a session once it has a message: new, empty ones are known here only.
     for (const rt of this.runtimes.values()) if (!listed.has(rt.id)) all.push(this.sessionOf(rt));
@@ -667,14 +885,26 @@ export class CopilotAdapter implements BackendAdapter {
     let info: SessionInfo;
     this.creating++;
     try {
-      info = parseResult(SessionInfo, await c.conn.request("session.create", this.sessionParams(cwd)), "session.create");
+      info = parseResult(
+        SessionInfo,
+        await c.conn.request("session.create", this.sessionParams(cwd)),
+        "session.create",
+      );
     } catch (err) {
       throw mapRpcError(err, "create a session", this.opts.label);
     } finally {
       this.creating--;
     }
     const now = Date.now();
-    const session: Session = { id: info.sessionId, backendId: this.id, title: input.title?.trim() || DEFAULT_TITLE, directory: cwd, createdAt: now, updatedAt: now, status: "idle" };
+    const session: Session = {
+      id: info.sessionId,
+      backendId: this.id,
+      title: input.title?.trim() || DEFAULT_TITLE,
+      directory: cwd,
+      createdAt: now,
+      updatedAt: now,
+      status: "idle",
+    };
     const rt = this.runtime(session, info);
     rt.gen = c.gen;
     await this.registerInterest(c.conn, rt.id);
@@ -689,7 +919,11 @@ export class CopilotAdapter implements BackendAdapter {
     if (rt) return rt;
     let meta: SessionMetadata | undefined;
     try {
-      const res = parseResult(MetadataResult, await this.call("read the session", "session.getMetadata", { sessionId }), "session.getMetadata");
+      const res = parseResult(
+        MetadataResult,
+        await this.call("read the session", "session.getMetadata", { sessionId }),
+        "session.getMetadata",
+      );
       const m = SessionMetadata.safeParse(res.session);
       meta = m.success ? m.data : undefined;
     } catch (err) {
@@ -708,7 +942,10 @@ export class CopilotAdapter implements BackendAdapter {
       if (!rt.attaching) {
         rt.attaching = (async () => {
           try {
-            const res = await c.conn.request("session.resume", { sessionId: rt.id, ...this.sessionParams(rt.tl.session.directory) });
+            const res = await c.conn.request("session.resume", {
+              sessionId: rt.id,
+              ...this.sessionParams(rt.tl.session.directory),
+            });
             const info = parseResult(SessionInfo, res, "session.resume");
             this.runtime(rt.tl.session, info);
             rt.gen = c.gen;
@@ -751,8 +988,13 @@ export class CopilotAdapter implements BackendAdapter {
   async deleteSession(sessionId: string): Promise<void> {
     const rt = await this.known(sessionId);
     if (rt.tl.busy) throw ApiError.conflict("Stop the running turn before deleting the session");
-    const res = parseResult(SuccessResult, await this.call("delete the session", "session.delete", { sessionId }), "session.delete");
-    if (!res.success) throw ApiError.upstream(`${this.opts.label} could not delete the session${res.error ? `: ${res.error}` : ""}`);
+    const res = parseResult(
+      SuccessResult,
+      await this.call("delete the session", "session.delete", { sessionId }),
+      "session.delete",
+    );
+    if (!res.success)
+      throw ApiError.upstream(`${this.opts.label} could not delete the session${res.error ? `: ${res.error}` : ""}`);
     this.interrupts.expire((p) => p.sessionId === sessionId, { kind: "cancel" });
     this.runtimes.delete(sessionId);
   }
@@ -760,9 +1002,13 @@ export class CopilotAdapter implements BackendAdapter {
   /** The whole history, from the CLI's persisted events. */
   private async history(rt: Runtime): Promise<Message[]> {
     const c = await this.attach(rt);
-    let res;
+    let res: MessagesResult;
     try {
-      res = parseResult(MessagesResult, await c.conn.request("session.getMessages", { sessionId: rt.id }), "session.getMessages");
+      res = parseResult(
+        MessagesResult,
+        await c.conn.request("session.getMessages", { sessionId: rt.id }),
+        "session.getMessages",
+      );
     } catch (err) {
       throw mapRpcError(err, "read the history", this.opts.label);
     }
@@ -776,10 +1022,19 @@ export class CopilotAdapter implements BackendAdapter {
     const rt = await this.known(sessionId);
     const messages = await this.history(rt);
     const page = pageMessages(messages, { limit: 100 });
-    return { session: this.sessionOf(rt), messages: page.items, interrupts: this.interrupts.list(rt.id), todos: [], ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}) };
+    return {
+      session: this.sessionOf(rt),
+      messages: page.items,
+      interrupts: this.interrupts.list(rt.id),
+      todos: [],
+      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
+    };
   }
 
-  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+  async loadMessages(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     const rt = await this.known(sessionId);
     return pageMessages(await this.history(rt), q);
   }
@@ -799,7 +1054,19 @@ export class CopilotAdapter implements BackendAdapter {
     const models = [...new Set([model, this.opts.model].filter((m): m is string => Boolean(m)))];
     const effort = rt.settings.reasoningEffort ?? "default";
     return [
-      ...(model ? [{ id: "model", name: "Model", category: "model", source: "config" as const, type: "select" as const, value: model, choices: models.map((m) => ({ value: m, name: m })) }] : []),
+      ...(model
+        ? [
+            {
+              id: "model",
+              name: "Model",
+              category: "model",
+              source: "config" as const,
+              type: "select" as const,
+              value: model,
+              choices: models.map((m) => ({ value: m, name: m })),
+            },
+          ]
+        : []),
       {
         id: "reasoningEffort",
         name: "Reasoning effort",
@@ -807,9 +1074,23 @@ export class CopilotAdapter implements BackendAdapter {
         source: "config",
         type: "select",
         value: effort,
-        choices: [...(effort === "default" ? [{ value: "default", name: "Default" }] : []), ...REASONING_EFFORTS.map((e) => ({ value: e, name: e === "xhigh" ? "Extra high" : e[0]!.toUpperCase() + e.slice(1) }))],
+        choices: [
+          ...(effort === "default" ? [{ value: "default", name: "Default" }] : []),
+          ...REASONING_EFFORTS.map((e) => ({
+            value: e,
+            name: e === "xhigh" ? "Extra high" : e[0]!.toUpperCase() + e.slice(1),
+          })),
+        ],
       },
-      { id: "mode", name: "Mode", category: "mode", source: "mode", type: "select", value: rt.settings.mode, choices: MODES },
+      {
+        id: "mode",
+        name: "Mode",
+        category: "mode",
+        source: "mode",
+        type: "select",
+        value: rt.settings.mode,
+        choices: MODES,
+      },
     ];
   }
 
@@ -832,11 +1113,14 @@ export class CopilotAdapter implements BackendAdapter {
     if (optionId === "model") {
       await this.switchModel(rt, value);
     } else if (optionId === "reasoningEffort") {
-      if (!(REASONING_EFFORTS as readonly string[]).includes(value)) throw ApiError.badRequest(`Not a reasoning effort: ${value}`);
+      if (!(REASONING_EFFORTS as readonly string[]).includes(value))
+        throw ApiError.badRequest(`Not a reasoning effort: ${value}`);
       const c = await this.attach(rt);
-      await c.conn.request("session.model.setReasoningEffort", { sessionId: rt.id, reasoningEffort: value }).catch((err: unknown) => {
-        throw mapRpcError(err, "change the reasoning effort", this.opts.label);
-      });
+      await c.conn
+        .request("session.model.setReasoningEffort", { sessionId: rt.id, reasoningEffort: value })
+        .catch((err: unknown) => {
+          throw mapRpcError(err, "change the reasoning effort", this.opts.label);
+        });
       rt.settings.reasoningEffort = value;
     } else {
       if (!MODES.some((m) => m.value === value)) throw ApiError.badRequest(`Not a mode: ${value}`);
@@ -859,7 +1143,13 @@ export class CopilotAdapter implements BackendAdapter {
     if (!this.opts.provider && this.loggedIn) {
       try {
         const res = parseResult(ModelsResult, await this.call("list models", "models.list", {}), "models.list");
-        const items = (res.models ?? []).map((m) => ({ provider, providerLabel: "GitHub Copilot", id: m.id, label: m.name ?? m.id, ...(m.id === configured ? { isDefault: true } : {}) }));
+        const items = (res.models ?? []).map((m) => ({
+          provider,
+          providerLabel: "GitHub Copilot",
+          id: m.id,
+          label: m.name ?? m.id,
+          ...(m.id === configured ? { isDefault: true } : {}),
+        }));
         if (items.length) return { items, ...(configured ? { default: { provider, id: configured } } : {}) };
       } catch (err) {
         log.warn("models.list failed; offering the configured model", { backend: this.id, error: describeError(err) });
@@ -873,7 +1163,8 @@ export class CopilotAdapter implements BackendAdapter {
 
   async prompt(sessionId: string, body: PromptBody): Promise<void> {
     const rt = await this.known(sessionId);
-    if (body.parts.some((p) => p.type !== "text")) throw ApiError.badRequest(`${this.opts.label} takes text prompts here (no attachments)`);
+    if (body.parts.some((p) => p.type !== "text"))
+      throw ApiError.badRequest(`${this.opts.label} takes text prompts here (no attachments)`);
     const text = body.parts.map((p) => (p.type === "text" ? p.text : "")).join("\n\n");
     // The hub materializes the turn even when no browser watches (the sidebar's status, the inbox).
     await this.sink.openSession?.(this.id, rt.id);
@@ -888,7 +1179,15 @@ export class CopilotAdapter implements BackendAdapter {
     }
     try {
       // While a turn runs, Copilot queues the prompt itself ("enqueue").
-      parseResult(SendResult, await c.conn.request("session.send", { sessionId: rt.id, prompt: text, ...(wasBusy ? { mode: "enqueue" } : {}) }), "session.send");
+      parseResult(
+        SendResult,
+        await c.conn.request("session.send", {
+          sessionId: rt.id,
+          prompt: text,
+          ...(wasBusy ? { mode: "enqueue" } : {}),
+        }),
+        "session.send",
+      );
     } catch (err) {
       if (!wasBusy) {
         rt.tl.busy = false;
@@ -902,14 +1201,20 @@ export class CopilotAdapter implements BackendAdapter {
     const rt = await this.known(sessionId);
     if (!rt.tl.busy) return;
     const c = this.proc.current;
-    if (c && rt.gen === c.gen) await c.conn.request("session.abort", { sessionId: rt.id }).catch((err: unknown) => log.warn("session.abort failed", { backend: this.id, error: describeError(err) }));
+    if (c && rt.gen === c.gen)
+      await c.conn
+        .request("session.abort", { sessionId: rt.id })
+        .catch((err: unknown) => log.warn("session.abort failed", { backend: this.id, error: describeError(err) }));
     // A CLI that ignores the abort must not leave the session busy forever.
     rt.abortTimer ??= setTimeout(() => {
       rt.abortTimer = undefined;
       if (!rt.tl.busy) return;
       const now = Date.now();
       this.interrupts.expire((p) => p.sessionId === rt.id, { kind: "cancel" });
-      this.publish(rt.id, [...rt.tl.apply({ id: `abort-${now}`, type: "abort", timestamp: now, data: {}, ephemeral: true }), ...rt.tl.apply({ id: `abort-idle-${now}`, type: "session.idle", timestamp: now, data: {}, ephemeral: true })]);
+      this.publish(rt.id, [
+        ...rt.tl.apply({ id: `abort-${now}`, type: "abort", timestamp: now, data: {}, ephemeral: true }),
+        ...rt.tl.apply({ id: `abort-idle-${now}`, type: "session.idle", timestamp: now, data: {}, ephemeral: true }),
+      ]);
     }, this.opts.abortGraceMs ?? ABORT_GRACE_MS);
     rt.abortTimer.unref?.();
   }
@@ -918,13 +1223,20 @@ export class CopilotAdapter implements BackendAdapter {
     const rt = await this.known(sessionId);
     if (rt.tl.busy) throw ApiError.conflict("Wait for the running turn to end before compacting");
     const c = await this.attach(rt);
-    let res;
+    let res: SuccessResult;
     try {
-      res = parseResult(SuccessResult, await c.conn.request("session.history.compact", { sessionId: rt.id }, { timeoutMs: 180_000 }), "session.history.compact");
+      res = parseResult(
+        SuccessResult,
+        await c.conn.request("session.history.compact", { sessionId: rt.id }, { timeoutMs: 180_000 }),
+        "session.history.compact",
+      );
     } catch (err) {
       throw mapRpcError(err, "compact the conversation", this.opts.label);
     }
-    if (!res.success) throw ApiError.upstream(`${this.opts.label} could not compact the conversation${res.error ? `: ${res.error}` : ""}`);
+    if (!res.success)
+      throw ApiError.upstream(
+        `${this.opts.label} could not compact the conversation${res.error ? `: ${res.error}` : ""}`,
+      );
   }
 
   /* ------------------------------------------------------------------ revert (rewind points) */
@@ -938,14 +1250,31 @@ export class CopilotAdapter implements BackendAdapter {
     const rt = await this.known(sessionId);
     if (rt.tl.busy) throw ApiError.conflict("Wait for the running turn to end before reverting");
     const c = await this.attach(rt);
-    const points = parseResult(RewindPoints, await c.conn.request("session.history.listRewindPoints", { sessionId: rt.id }).catch((err: unknown) => { throw mapRpcError(err, "list the rewind points", this.opts.label); }), "listRewindPoints");
+    const points = parseResult(
+      RewindPoints,
+      await c.conn.request("session.history.listRewindPoints", { sessionId: rt.id }).catch((err: unknown) => {
+        throw mapRpcError(err, "list the rewind points", this.opts.label);
+      }),
+      "listRewindPoints",
+    );
     if (!points.points.some((p) => p.eventId === messageId)) {
       const history = await this.history(rt);
       if (!history.some((m) => m.id === messageId)) throw ApiError.notFound(`Unknown message: ${messageId}`);
-      throw ApiError.conflict(`${this.opts.label} rewinds to one of your prompts: revert from a prompt, not from a reply`);
+      throw ApiError.conflict(
+        `${this.opts.label} rewinds to one of your prompts: revert from a prompt, not from a reply`,
+      );
     }
-    const preview = parseResult(RewindPreview, await c.conn.request("session.history.previewRewind", { sessionId: rt.id, eventId: messageId }).catch((err: unknown) => { throw mapRpcError(err, "preview the rewind", this.opts.label); }), "previewRewind");
-    if (!preview.available) throw ApiError.conflict(`${this.opts.label} cannot rewind here${preview.reason ? ` (${preview.reason})` : ""}`);
+    const preview = parseResult(
+      RewindPreview,
+      await c.conn
+        .request("session.history.previewRewind", { sessionId: rt.id, eventId: messageId })
+        .catch((err: unknown) => {
+          throw mapRpcError(err, "preview the rewind", this.opts.label);
+        }),
+      "previewRewind",
+    );
+    if (!preview.available)
+      throw ApiError.conflict(`${this.opts.label} cannot rewind here${preview.reason ? ` (${preview.reason})` : ""}`);
     rt.revert = { messageId };
     const s = this.sessionOf(rt);
     this.publish(rt.id, [{ type: "session.updated", session: s }]);
@@ -965,13 +1294,24 @@ export class CopilotAdapter implements BackendAdapter {
     const point = rt.revert;
     if (!point) return;
     const c = await this.attach(rt);
-    let res;
+    let res: RewindResult;
     try {
-      res = parseResult(RewindResult, await c.conn.request("session.history.rewind", { sessionId: rt.id, eventId: point.messageId, mode: "conversation-and-files" }, { timeoutMs: 120_000 }), "rewind");
+      res = parseResult(
+        RewindResult,
+        await c.conn.request(
+          "session.history.rewind",
+          { sessionId: rt.id, eventId: point.messageId, mode: "conversation-and-files" },
+          { timeoutMs: 120_000 },
+        ),
+        "rewind",
+      );
     } catch (err) {
       throw mapRpcError(err, "rewind the session", this.opts.label);
     }
-    if (res.outcome !== "success") throw ApiError.conflict(`${this.opts.label} could not rewind: ${res.outcome}${res.error ? ` (${res.error})` : ""}`);
+    if (res.outcome !== "success")
+      throw ApiError.conflict(
+        `${this.opts.label} could not rewind: ${res.outcome}${res.error ? ` (${res.error})` : ""}`,
+      );
     rt.revert = undefined;
     this.publish(rt.id, [{ type: "session.updated", session: this.sessionOf(rt) }]);
     // The dropped messages leave the timeline (the hub diffs the fresh history against its state).
@@ -990,15 +1330,27 @@ export class CopilotAdapter implements BackendAdapter {
     if (!c) return;
     for (const rt of this.runtimes.values()) {
       if (rt.gen !== c.gen) continue;
-      const res = parseResult(PendingPermissions, await c.conn.request("session.permissions.pendingRequests", { sessionId: rt.id }), "pendingRequests");
+      const res = parseResult(
+        PendingPermissions,
+        await c.conn.request("session.permissions.pendingRequests", { sessionId: rt.id }),
+        "pendingRequests",
+      );
       const open = new Set<string>();
       for (const item of res.items) {
-        const it = permissionInterrupt(rt.id, { id: item.requestId, type: "permission.requested", timestamp: Date.now(), data: { requestId: item.requestId, promptRequest: item.request }, ephemeral: false });
+        const it = permissionInterrupt(rt.id, {
+          id: item.requestId,
+          type: "permission.requested",
+          timestamp: Date.now(),
+          data: { requestId: item.requestId, promptRequest: item.request },
+          ephemeral: false,
+        });
         if (!it) continue;
         open.add(it.id);
         if (!this.interrupts.get(it.id)) this.raise(rt, it, c.gen);
       }
-      for (const it of this.interrupts.list(rt.id)) if (it.kind === "permission" && !open.has(it.id)) this.interrupts.settle(it.id, "answered elsewhere", { kind: "sent" });
+      for (const it of this.interrupts.list(rt.id))
+        if (it.kind === "permission" && !open.has(it.id))
+          this.interrupts.settle(it.id, "answered elsewhere", { kind: "sent" });
     }
   }
 
@@ -1019,7 +1371,11 @@ export class CopilotAdapter implements BackendAdapter {
       const picked = questionAnswers(it, answer)[0]!;
       const value = picked.join(", ");
       const options = it.questions?.[0]?.options.map((o) => o.label) ?? [];
-      this.interrupts.settle(interruptId, "answered", { kind: "question", answer: value, wasFreeform: !picked.every((x) => options.includes(x)) });
+      this.interrupts.settle(interruptId, "answered", {
+        kind: "question",
+        answer: value,
+        wasFreeform: !picked.every((x) => options.includes(x)),
+      });
       return;
     }
     if (it.kind === "permission") {
@@ -1031,11 +1387,25 @@ export class CopilotAdapter implements BackendAdapter {
         outcome = "reject";
       } else if ("decision" in answer) {
         const option = it.permission?.options.find((o) => o.kind === answer.decision);
-        if (!option) throw ApiError.badRequest(answer.decision === "allow_always" ? "Copilot offers no session-wide approval for this request: allow it once" : `This request offers no "${answer.decision}" option`);
-        result = answer.decision === "reject" ? { kind: "reject", ...(answer.message ? { feedback: answer.message } : {}) } : { kind: option.id };
+        if (!option)
+          throw ApiError.badRequest(
+            answer.decision === "allow_always"
+              ? "Copilot offers no session-wide approval for this request: allow it once"
+              : `This request offers no "${answer.decision}" option`,
+          );
+        result =
+          answer.decision === "reject"
+            ? { kind: "reject", ...(answer.message ? { feedback: answer.message } : {}) }
+            : { kind: option.id };
         outcome = answer.decision;
       } else throw ApiError.badRequest("A permission request is answered with {decision, message?} or {dismiss: true}");
-      await this.sendAnswer(c.conn, interruptId, "session.permissions.handlePendingPermissionRequest", { sessionId: rt.id, requestId, result }, outcome);
+      await this.sendAnswer(
+        c.conn,
+        interruptId,
+        "session.permissions.handlePendingPermissionRequest",
+        { sessionId: rt.id, requestId, result },
+        outcome,
+      );
       return;
     }
     // An input form (MCP elicitation).
@@ -1043,16 +1413,24 @@ export class CopilotAdapter implements BackendAdapter {
     let result: Record<string, unknown>;
     if ("dismiss" in answer) result = { action: "cancel" };
     else if ("action" in answer) {
-      if (answer.action === "accept" && it.input?.schema && !answer.values) throw ApiError.badRequest("Accepting a form takes its values");
-      result = answer.action === "accept" ? { action: "accept", content: answer.values ?? {} } : { action: answer.action };
+      if (answer.action === "accept" && it.input?.schema && !answer.values)
+        throw ApiError.badRequest("Accepting a form takes its values");
+      result =
+        answer.action === "accept" ? { action: "accept", content: answer.values ?? {} } : { action: answer.action };
     } else if ("text" in answer && !it.input?.schema) result = { action: "accept", content: {} };
     else throw ApiError.badRequest("A form is answered with {action: accept|decline|cancel, values?}");
-    await this.sendAnswer(c.conn, interruptId, "session.ui.handlePendingElicitation", { sessionId: rt.id, requestId, result }, String(result.action));
+    await this.sendAnswer(
+      c.conn,
+      interruptId,
+      "session.ui.handlePendingElicitation",
+      { sessionId: rt.id, requestId, result },
+      String(result.action),
+    );
   }
 
   /** Sends an answer the CLI confirms with `{success}`; false means someone else answered first (409). */
   private async sendAnswer(conn: JsonRpcPeer, interruptId: string, method: string, params: unknown, outcome: string) {
-    let res;
+    let res: SuccessResult;
     try {
       res = parseResult(SuccessResult, await conn.request(method, params), method);
     } catch (err) {

@@ -11,7 +11,14 @@ import { describe, expect, it } from "vitest";
 import { TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { checkInputValues } from "@/lib/input-form";
-import { CopilotTimeline, historyMessages, parseEvent, parseSessionEvent, shellOutput, toInputSchema } from "./normalize";
+import {
+  CopilotTimeline,
+  historyMessages,
+  parseEvent,
+  parseSessionEvent,
+  shellOutput,
+  toInputSchema,
+} from "./normalize";
 
 const fixture = (name: string) => path.join(import.meta.dirname, "fixtures", name);
 
@@ -52,7 +59,9 @@ function replay(name: string): { state: SessionState; events: TimelineEvent[]; t
 }
 
 const text = (s: SessionState, role: "user" | "assistant") =>
-  s.messages.filter((m) => m.role === role).map((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])).join(""));
+  s.messages
+    .filter((m) => m.role === role)
+    .map((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])).join(""));
 const tools = (s: SessionState) => s.messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
 
 function invalidEvents(events: TimelineEvent[]) {
@@ -91,7 +100,10 @@ describe("Copilot headless mapping: no login (capture)", () => {
     const { state, events } = replay("headless-noauth.jsonl");
     const failed = state.messages.filter((m) => m.role === "assistant");
     expect(failed).toHaveLength(1);
-    expect(failed[0]!.error).toMatchObject({ name: "query", message: expect.stringContaining("No GitHub OAuth token") });
+    expect(failed[0]!.error).toMatchObject({
+      name: "query",
+      message: expect.stringContaining("No GitHub OAuth token"),
+    });
     expect(state.session?.status).toBe("idle");
     expect(invalidEvents(events)).toEqual([]);
   });
@@ -103,7 +115,17 @@ describe("Copilot headless mapping: tools, permissions, questions, forms (record
   const resolved = events.flatMap((e) => (e.type === "interrupt.resolved" ? [e] : []));
 
   it("keeps one user message per prompt and shows reasoning by reasoningId", () => {
-    expect(text(state, "user")).toEqual(["hello there", "run bash one", "run bash two", "ask me", "register the project", "write file", "edit notes", "view notes", "slow one"]);
+    expect(text(state, "user")).toEqual([
+      "hello there",
+      "run bash one",
+      "run bash two",
+      "ask me",
+      "register the project",
+      "write file",
+      "edit notes",
+      "view notes",
+      "slow one",
+    ]);
     const first = state.messages.find((m) => m.role === "assistant")!;
     expect(first.blocks.map((b) => b.kind)).toEqual(["reasoning", "text"]);
     expect(first.blocks[0]).toMatchObject({ kind: "reasoning", text: "Thinking about greeting." });
@@ -112,10 +134,20 @@ describe("Copilot headless mapping: tools, permissions, questions, forms (record
 
   it("maps a bash call with its permission, output and exit code", () => {
     const bash = tools(state).find((t) => t.callId === "call_fake_2_0")!;
-    expect(bash).toMatchObject({ tool: "bash", rawTool: "bash", status: "completed", output: "hi-from-bash", exitCode: 0 });
+    expect(bash).toMatchObject({
+      tool: "bash",
+      rawTool: "bash",
+      status: "completed",
+      output: "hi-from-bash",
+      exitCode: 0,
+    });
     expect(bash.input).toMatchObject({ command: "echo hi-from-bash", description: "Say hi" });
     const perm = requested.find((i) => i.toolCallId === "call_fake_2_0")!;
-    expect(perm).toMatchObject({ kind: "permission", title: "Run echo hi-from-bash", permission: { action: "bash", patterns: ["echo hi-from-bash"] } });
+    expect(perm).toMatchObject({
+      kind: "permission",
+      title: "Run echo hi-from-bash",
+      permission: { action: "bash", patterns: ["echo hi-from-bash"] },
+    });
     // a shell command offers no session-wide approval here
     expect(perm.permission!.options.map((o) => o.kind)).toEqual(["allow_once", "reject"]);
     expect(resolved.find((r) => r.interruptId === perm.id)?.outcome).toBe("allow_once");
@@ -132,9 +164,15 @@ describe("Copilot headless mapping: tools, permissions, questions, forms (record
   it("raises ask_user as a question with its choices and free text", () => {
     const q = requested.find((i) => i.kind === "question")!;
     expect(q.id).toMatch(/^ask_/);
-    expect(q.questions).toEqual([{ question: "Which color?", options: [{ label: "red" }, { label: "green" }], custom: true }]);
+    expect(q.questions).toEqual([
+      { question: "Which color?", options: [{ label: "red" }, { label: "green" }], custom: true },
+    ]);
     expect(resolved.find((r) => r.interruptId === q.id)?.outcome).toBe("answered");
-    expect(tools(state).find((t) => t.rawTool === "ask_user")).toMatchObject({ tool: "question", status: "completed", output: "User responded: blue, obviously" });
+    expect(tools(state).find((t) => t.rawTool === "ask_user")).toMatchObject({
+      tool: "question",
+      status: "completed",
+      output: "User responded: blue, obviously",
+    });
   });
 
   it("raises an MCP elicitation as an input form generated from its schema", () => {
@@ -145,18 +183,27 @@ describe("Copilot headless mapping: tools, permissions, questions, forms (record
       type: "object",
       properties: {
         name: { type: "string", title: "Project name", description: "Lowercase, no spaces", minLength: 2 },
-        license: { type: "string", title: "License", enum: ["MIT", "Apache-2.0", "GPL-3.0"], enumNames: ["MIT", "Apache 2.0", "GPL 3.0"] },
+        license: {
+          type: "string",
+          title: "License",
+          enum: ["MIT", "Apache-2.0", "GPL-3.0"],
+          enumNames: ["MIT", "Apache 2.0", "GPL 3.0"],
+        },
         stars: { type: "integer", title: "Stars", minimum: 0, maximum: 5 },
         private: { type: "boolean", title: "Private", default: false },
       },
       required: ["name", "license"],
     });
     // What the probe answered fits the generated form.
-    expect(checkInputValues(form.input!.schema!, { name: "demo", license: "MIT", stars: 3, private: true }).ok).toBe(true);
+    expect(checkInputValues(form.input!.schema!, { name: "demo", license: "MIT", stars: 3, private: true }).ok).toBe(
+      true,
+    );
     expect(resolved.find((r) => r.interruptId === form.id)?.outcome).toBe("accept");
     const mcp = tools(state).find((t) => t.rawTool === "forms-register_project")!;
     expect(mcp).toMatchObject({ tool: "other", title: "Register a project", status: "completed" });
-    expect(requested.find((i) => i.toolCallId === mcp.callId && i.kind === "permission")?.title).toBe("Use Register a project (forms)");
+    expect(requested.find((i) => i.toolCallId === mcp.callId && i.kind === "permission")?.title).toBe(
+      "Use Register a project (forms)",
+    );
   });
 
   it("maps create, edit and view onto the canonical write, edit and read tools", () => {
@@ -164,12 +211,20 @@ describe("Copilot headless mapping: tools, permissions, questions, forms (record
     expect(create).toMatchObject({ tool: "write", status: "completed" });
     expect(create.input).toMatchObject({ filePath: expect.stringMatching(/hello\.txt$/), content: "hello\n" });
     const perm = requested.find((i) => i.toolCallId === create.callId)!;
-    expect(perm.permission).toMatchObject({ action: "edit", path: expect.stringMatching(/hello\.txt$/), diff: expect.stringContaining("+hello") });
+    expect(perm.permission).toMatchObject({
+      action: "edit",
+      path: expect.stringMatching(/hello\.txt$/),
+      diff: expect.stringContaining("+hello"),
+    });
     expect(perm.permission!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject"]);
     // the CLI reports a session-wide approval as plain "approved"
     expect(resolved.find((r) => r.interruptId === perm.id)?.outcome).toMatch(/^allow_/);
     const edit = tools(state).find((t) => t.rawTool === "edit")!;
-    expect(edit.input).toMatchObject({ filePath: expect.stringMatching(/notes\.txt$/), oldString: "original", newString: "changed" });
+    expect(edit.input).toMatchObject({
+      filePath: expect.stringMatching(/notes\.txt$/),
+      oldString: "original",
+      newString: "changed",
+    });
     expect(tools(state).find((t) => t.rawTool === "view")).toMatchObject({ tool: "read", output: "changed\n" });
   });
 
@@ -195,18 +250,45 @@ describe("Copilot headless history (session.getMessages)", () => {
   it("gives the same message ids and texts as the live stream", () => {
     const { messages } = historyMessages(session(sid), read("get-messages.json"));
     const users = messages.filter((m) => m.role === "user");
-    expect(users.map((m) => m.blocks[0]?.kind === "text" && m.blocks[0].text)).toEqual(["hello there", "run bash one", "run bash two", "ask me", "register the project", "write file", "edit notes", "view notes"]);
+    expect(users.map((m) => m.blocks[0]?.kind === "text" && m.blocks[0].text)).toEqual([
+      "hello there",
+      "run bash one",
+      "run bash two",
+      "ask me",
+      "register the project",
+      "write file",
+      "edit notes",
+      "view notes",
+    ]);
     const liveIds = live.messages.map((m) => m.id);
     for (const m of messages) expect(liveIds).toContain(m.id);
     // reasoning comes back from the final message's reasoningText, in the same block
     const first = messages.find((m) => m.role === "assistant")!;
-    expect(first.blocks[0]).toMatchObject({ id: live.messages.find((m) => m.role === "assistant")!.blocks[0]!.id, kind: "reasoning", text: "Thinking about greeting." });
-    expect(tools({ ...emptyState, messages }).map((t) => t.status)).toEqual(["completed", "denied", "completed", "completed", "completed", "completed", "completed"]);
+    expect(first.blocks[0]).toMatchObject({
+      id: live.messages.find((m) => m.role === "assistant")!.blocks[0]!.id,
+      kind: "reasoning",
+      text: "Thinking about greeting.",
+    });
+    expect(tools({ ...emptyState, messages }).map((t) => t.status)).toEqual([
+      "completed",
+      "denied",
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+    ]);
   });
 
   it("after a rewind, holds only what came before the rewound prompt", () => {
     const { messages } = historyMessages(session(sid), read("get-messages-after-rewind.json"));
-    expect(text({ ...emptyState, messages }, "user")).toEqual(["hello there", "run bash one", "run bash two", "ask me", "register the project"]);
+    expect(text({ ...emptyState, messages }, "user")).toEqual([
+      "hello there",
+      "run bash one",
+      "run bash two",
+      "ask me",
+      "register the project",
+    ]);
   });
 });
 
@@ -220,7 +302,11 @@ describe("Copilot headless mapping: defensive", () => {
       { id: "1", type: "tool.execution_complete", data: { toolCallId: "nope" } },
       { id: "2", type: "assistant.message_delta", data: { messageId: 5 } },
       { id: "3", type: "permission.requested", data: { permissionRequest: "x" } },
-      { id: "4", type: "elicitation.requested", data: { requestId: "r", requestedSchema: { properties: { a: { type: "array" } } } } },
+      {
+        id: "4",
+        type: "elicitation.requested",
+        data: { requestId: "r", requestedSchema: { properties: { a: { type: "array" } } } },
+      },
       { id: "5", type: "something.new", data: { whatever: true } },
       { id: "6", type: "tool.execution_start", data: null },
       { id: "7", type: "session.usage_info", data: { currentTokens: "lots" } },
@@ -229,7 +315,9 @@ describe("Copilot headless mapping: defensive", () => {
     const out = junk.flatMap((j) => tl.apply(parseEvent(j)!));
     expect(out.filter((e) => e.type !== "interrupt.requested")).toEqual([]);
     // an elicitation whose fields cannot be filled in here is still asked, as a plain prompt
-    expect(out.find((e) => e.type === "interrupt.requested")).toMatchObject({ interrupt: { kind: "input", input: { prompt: "" } } });
+    expect(out.find((e) => e.type === "interrupt.requested")).toMatchObject({
+      interrupt: { kind: "input", input: { prompt: "" } },
+    });
   });
 
   it("converts titled enums, keeps only fields it can render, and strips the shell marker", () => {
@@ -237,7 +325,13 @@ describe("Copilot headless mapping: defensive", () => {
       toInputSchema({
         type: "object",
         properties: {
-          size: { type: "string", oneOf: [{ const: "s", title: "Small" }, { const: "l", title: "Large" }] },
+          size: {
+            type: "string",
+            oneOf: [
+              { const: "s", title: "Small" },
+              { const: "l", title: "Large" },
+            ],
+          },
           tags: { type: "array", items: { type: "string" } },
           when: { type: "string", format: "date" },
         },
@@ -245,7 +339,10 @@ describe("Copilot headless mapping: defensive", () => {
       }),
     ).toEqual({
       type: "object",
-      properties: { size: { type: "string", enum: ["s", "l"], enumNames: ["Small", "Large"] }, when: { type: "string", format: "date" } },
+      properties: {
+        size: { type: "string", enum: ["s", "l"], enumNames: ["Small", "Large"] },
+        when: { type: "string", format: "date" },
+      },
       required: ["size"],
     });
     expect(toInputSchema({ properties: { x: { type: "object" } } })).toBeUndefined();

@@ -13,7 +13,21 @@
  *
  * Protocol notes: docs/backends/copilot.md; fixtures: ./fixtures (real transcripts of the CLI).
  */
-import type { Block, InputField, InputSchema, Interrupt, Message, MessageError, MessageInfo, Session, TimelineEvent, ToolBlock, ToolName, ToolStatus, Usage } from "@/lib/model";
+import type {
+  Block,
+  InputField,
+  InputSchema,
+  Interrupt,
+  Message,
+  MessageError,
+  MessageInfo,
+  Session,
+  TimelineEvent,
+  ToolBlock,
+  ToolName,
+  ToolStatus,
+  Usage,
+} from "@/lib/model";
 import { applyAll, emptyState } from "@/lib/timeline/reducer";
 import { canonicalTool, TOOL_NAMES } from "../shared/tool-names";
 import { arr, isObj, num, obj, str, type Obj } from "../shared/values";
@@ -37,7 +51,14 @@ export function parseEvent(raw: unknown): CopilotEvent | undefined {
   if (!id || !type) return undefined;
   const ts = Date.parse(str(raw.timestamp) ?? "");
   const agentId = str(raw.agentId);
-  return { id, type, timestamp: Number.isFinite(ts) ? ts : 0, data: obj(raw.data), ephemeral: raw.ephemeral === true, ...(agentId ? { agentId } : {}) };
+  return {
+    id,
+    type,
+    timestamp: Number.isFinite(ts) ? ts : 0,
+    data: obj(raw.data),
+    ephemeral: raw.ephemeral === true,
+    ...(agentId ? { agentId } : {}),
+  };
 }
 
 /** The `{sessionId, event}` of a `session.event` notification. */
@@ -77,7 +98,11 @@ export function toolInput(tool: ToolName, args: unknown): Record<string, unknown
     case "read":
       return path ? { ...a, filePath: path } : a;
     case "write":
-      return { ...a, ...(path ? { filePath: path } : {}), ...(str(a.file_text) !== undefined ? { content: str(a.file_text) } : {}) };
+      return {
+        ...a,
+        ...(path ? { filePath: path } : {}),
+        ...(str(a.file_text) !== undefined ? { content: str(a.file_text) } : {}),
+      };
     case "edit":
       return {
         ...a,
@@ -201,7 +226,9 @@ export function permissionInterrupt(sessionId: string, ev: CopilotEvent): Interr
       patterns,
       options: [
         { id: "approve-once", label: "Allow once", kind: "allow_once" },
-        ...(session ? [{ id: "approve-for-session", label: "Allow for this session", kind: "allow_always" as const }] : []),
+        ...(session
+          ? [{ id: "approve-for-session", label: "Allow for this session", kind: "allow_always" as const }]
+          : []),
         { id: "reject", label: "Reject", kind: "reject" },
       ],
       ...(path ? { path } : {}),
@@ -224,7 +251,13 @@ export function questionInterrupt(sessionId: string, id: string, data: Obj, crea
     createdAt,
     title: clip(question),
     // Copilot's ask_user takes one answer: a choice, or free text when allowed (the default).
-    questions: [{ question, options: choices.map((label) => ({ label })), custom: data.allowFreeform !== false || choices.length === 0 }],
+    questions: [
+      {
+        question,
+        options: choices.map((label) => ({ label })),
+        custom: data.allowFreeform !== false || choices.length === 0,
+      },
+    ],
   };
 }
 
@@ -252,7 +285,9 @@ export function toInputSchema(raw: unknown): InputSchema | undefined {
     if (description) f.description = description;
     if (type === "string") {
       const en = arr(p.enum).filter((x): x is string => typeof x === "string");
-      const oneOf = arr(p.oneOf).map(obj).filter((o) => typeof o.const === "string");
+      const oneOf = arr(p.oneOf)
+        .map(obj)
+        .filter((o) => typeof o.const === "string");
       if (en.length > 0) {
         f.enum = en;
         const names = arr(p.enumNames).filter((x): x is string => typeof x === "string");
@@ -274,7 +309,12 @@ export function toInputSchema(raw: unknown): InputSchema | undefined {
       if (maximum !== undefined) f.maximum = maximum;
     }
     const def = p.default;
-    if ((type === "boolean" && typeof def === "boolean") || (type === "string" && typeof def === "string") || ((type === "number" || type === "integer") && typeof def === "number")) f.default = def;
+    if (
+      (type === "boolean" && typeof def === "boolean") ||
+      (type === "string" && typeof def === "string") ||
+      ((type === "number" || type === "integer") && typeof def === "number")
+    )
+      f.default = def;
     properties[name] = f;
   }
   if (Object.keys(properties).length === 0) return undefined;
@@ -382,7 +422,10 @@ export class CopilotTimeline {
         const m = this.ensureAssistant(ev);
         if (!id || this.texts.has(id)) return m.events;
         this.texts.set(id, { messageId: m.info.id, text: "" });
-        return [...m.events, { type: "block.updated", messageId: m.info.id, block: { id: `text:${id}`, kind: "text", text: "" } }];
+        return [
+          ...m.events,
+          { type: "block.updated", messageId: m.info.id, block: { id: `text:${id}`, kind: "text", text: "" } },
+        ];
       }
       case "assistant.message_delta": {
         const id = str(d.messageId);
@@ -392,7 +435,10 @@ export class CopilotTimeline {
         if (!t) {
           const m = this.ensureAssistant(ev);
           this.texts.set(id, { messageId: m.info.id, text: delta });
-          return [...m.events, { type: "block.updated", messageId: m.info.id, block: { id: `text:${id}`, kind: "text", text: delta } }];
+          return [
+            ...m.events,
+            { type: "block.updated", messageId: m.info.id, block: { id: `text:${id}`, kind: "text", text: delta } },
+          ];
         }
         t.text += delta;
         return [{ type: "block.delta", messageId: t.messageId, blockId: `text:${id}`, field: "text", delta }];
@@ -433,7 +479,9 @@ export class CopilotTimeline {
         const requestId = str(d.requestId);
         if (!requestId) return [];
         const kind = str(obj(d.result).kind) ?? "answered";
-        return [{ type: "interrupt.resolved", interruptId: `perm_${requestId}`, outcome: PERMISSION_OUTCOMES[kind] ?? kind }];
+        return [
+          { type: "interrupt.resolved", interruptId: `perm_${requestId}`, outcome: PERMISSION_OUTCOMES[kind] ?? kind },
+        ];
       }
       case "user_input.requested": {
         const requestId = str(d.requestId);
@@ -485,7 +533,17 @@ export class CopilotTimeline {
     ];
     for (const [i, a] of arr(ev.data.attachments).map(obj).entries()) {
       const name = str(a.displayName) ?? str(a.path) ?? str(a.type) ?? "attachment";
-      events.push({ type: "block.updated", messageId: ev.id, block: { id: `${ev.id}:file:${i}`, kind: "file", name, mime: str(a.mimeType) ?? "application/octet-stream", url: str(a.path) ?? "" } });
+      events.push({
+        type: "block.updated",
+        messageId: ev.id,
+        block: {
+          id: `${ev.id}:file:${i}`,
+          kind: "file",
+          name,
+          mime: str(a.mimeType) ?? "application/octet-stream",
+          url: str(a.path) ?? "",
+        },
+      });
     }
     if (!this.busy) {
       this.busy = true;
@@ -586,13 +644,20 @@ export class CopilotTimeline {
     const reasoningText = str(d.reasoningText);
     const hasReasoning = [...this.reasoning.values()].some((r) => r.messageId === m.info.id);
     if (reasoningText && !hasReasoning) {
-      const block = { ...this.reasoningBlock(m.info.id, `msg:${id ?? ev.id}`, reasoningText, ev.timestamp), endedAt: ev.timestamp };
+      const block = {
+        ...this.reasoningBlock(m.info.id, `msg:${id ?? ev.id}`, reasoningText, ev.timestamp),
+        endedAt: ev.timestamp,
+      };
       this.reasoning.set(`msg:${id ?? ev.id}`, { messageId: m.info.id, block });
       events.push({ type: "block.updated", messageId: m.info.id, block });
     }
     if (id && (content || this.texts.has(id))) {
       this.texts.set(id, { messageId: m.info.id, text: content });
-      events.push({ type: "block.updated", messageId: m.info.id, block: { id: `text:${id}`, kind: "text", text: content } });
+      events.push({
+        type: "block.updated",
+        messageId: m.info.id,
+        block: { id: `text:${id}`, kind: "text", text: content },
+      });
     }
     return events;
   }
@@ -694,11 +759,24 @@ export class CopilotTimeline {
   private compaction(ev: CopilotEvent): TimelineEvent[] {
     if (ev.data.success !== true) return [];
     const removed = num(ev.data.messagesRemoved);
-    const info: MessageInfo = { id: ev.id, sessionId: this.session.id, role: "system", createdAt: ev.timestamp, completedAt: ev.timestamp, summary: true };
-    const text = removed ? `Conversation compacted (${removed} message${removed === 1 ? "" : "s"} summarized)` : "Conversation compacted";
+    const info: MessageInfo = {
+      id: ev.id,
+      sessionId: this.session.id,
+      role: "system",
+      createdAt: ev.timestamp,
+      completedAt: ev.timestamp,
+      summary: true,
+    };
+    const text = removed
+      ? `Conversation compacted (${removed} message${removed === 1 ? "" : "s"} summarized)`
+      : "Conversation compacted";
     return [
       { type: "message.updated", message: info },
-      { type: "block.updated", messageId: ev.id, block: { id: `${ev.id}:notice`, kind: "notice", level: "info", code: "compaction", text } },
+      {
+        type: "block.updated",
+        messageId: ev.id,
+        block: { id: `${ev.id}:notice`, kind: "notice", level: "info", code: "compaction", text },
+      },
     ];
   }
 
@@ -711,7 +789,13 @@ export class CopilotTimeline {
       events.push(...opened.events);
       target = opened.info;
     }
-    events.push(...this.setAssistantInfo({ ...target, error, completedAt: target.completedAt ?? Math.max(ev.timestamp, target.createdAt) }));
+    events.push(
+      ...this.setAssistantInfo({
+        ...target,
+        error,
+        completedAt: target.completedAt ?? Math.max(ev.timestamp, target.createdAt),
+      }),
+    );
     if (this.assistant?.id === target.id) this.assistant = undefined;
     events.push(...this.endTools(ev.timestamp, error.aborted ? "cancelled" : "error"));
     return events;
@@ -721,7 +805,8 @@ export class CopilotTimeline {
   private endTools(at: number, status: ToolStatus): TimelineEvent[] {
     const events: TimelineEvent[] = [];
     for (const t of this.tools.values()) {
-      if (t.block.status !== "running" && t.block.status !== "pending" && t.block.status !== "awaiting-approval") continue;
+      if (t.block.status !== "running" && t.block.status !== "pending" && t.block.status !== "awaiting-approval")
+        continue;
       events.push(...this.setTool(t, { ...t.block, status, endedAt: Math.max(at, t.block.startedAt ?? 0) }));
     }
     return events;
@@ -744,14 +829,19 @@ export class CopilotTimeline {
  * out (pending ones are read from the CLI's own list); an interaction the history ends in the
  * middle of is closed.
  */
-export function historyMessages(session: Session, rawEvents: readonly unknown[]): { messages: Message[]; session: Session } {
+export function historyMessages(
+  session: Session,
+  rawEvents: readonly unknown[],
+): { messages: Message[]; session: Session } {
   const tl = new CopilotTimeline(session);
   const events: TimelineEvent[] = [{ type: "session.updated", session }];
   for (const raw of rawEvents) {
     const ev = parseEvent(raw);
-    if (ev) events.push(...tl.apply(ev).filter((e) => e.type !== "interrupt.requested" && e.type !== "interrupt.resolved"));
+    if (ev)
+      events.push(...tl.apply(ev).filter((e) => e.type !== "interrupt.requested" && e.type !== "interrupt.resolved"));
   }
-  if (tl.busy) events.push(...tl.apply({ id: "history-end", type: "session.idle", timestamp: 0, data: {}, ephemeral: true }));
+  if (tl.busy)
+    events.push(...tl.apply({ id: "history-end", type: "session.idle", timestamp: 0, data: {}, ephemeral: true }));
   const state = applyAll(emptyState, events);
   return { messages: state.messages, session: { ...tl.session, status: "idle" } };
 }

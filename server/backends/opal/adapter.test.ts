@@ -46,10 +46,26 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-async function started(opts: Partial<OpalAdapterOptions> = {}, env: Record<string, string> = {}, store = new SqliteStore(":memory:")) {
+async function started(
+  opts: Partial<OpalAdapterOptions> = {},
+  env: Record<string, string> = {},
+  store = new SqliteStore(":memory:"),
+) {
   let adapter: OpalAdapter | undefined;
   const hub = new Hub((id) => (adapter && id === adapter.id ? adapter : undefined));
-  adapter = new OpalAdapter({ id: "opal", label: "Opal", command: [OPAL], env: { OPAL_HOME: home, OPAL_MODEL_URL: model.url, ...env }, cwd: workspace, workspace, store, ...opts }, hub);
+  adapter = new OpalAdapter(
+    {
+      id: "opal",
+      label: "Opal",
+      command: [OPAL],
+      env: { OPAL_HOME: home, OPAL_MODEL_URL: model.url, ...env },
+      cwd: workspace,
+      workspace,
+      store,
+      ...opts,
+    },
+    hub,
+  );
   running.push({ adapter, hub });
   await adapter.start();
   await adapter.ready();
@@ -57,14 +73,23 @@ async function started(opts: Partial<OpalAdapterOptions> = {}, env: Record<strin
 }
 
 const replies = (messages: Message[]) => messages.filter((m) => m.role === "assistant");
-const tools = (messages: Message[]) => messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
-const texts = (messages: Message[], role: "user" | "assistant") => messages.filter((m) => m.role === role).map((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])).join(""));
+const tools = (messages: Message[]) =>
+  messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
+const texts = (messages: Message[], role: "user" | "assistant") =>
+  messages
+    .filter((m) => m.role === role)
+    .map((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])).join(""));
 
 async function session(r: { adapter: OpalAdapter; hub: Hub }) {
   const s = await r.adapter.createSession({ title: "t" });
   return { s, ch: await r.hub.open("opal", s.id) };
 }
-const idle = (ch: Awaited<ReturnType<Hub["open"]>>) => until(() => ch.state.session?.status === "idle" && replies(ch.state.messages).at(-1)?.completedAt, "the turn to end", 20_000);
+const idle = (ch: Awaited<ReturnType<Hub["open"]>>) =>
+  until(
+    () => ch.state.session?.status === "idle" && replies(ch.state.messages).at(-1)?.completedAt,
+    "the turn to end",
+    20_000,
+  );
 
 describe("Opal adapter", () => {
   it("client/confirm is a permission card whose buttons are its actions; allow_session and deny are sent back by name", async () => {
@@ -73,14 +98,20 @@ describe("Opal adapter", () => {
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "run it" }] });
     const it = await until(() => ch.state.interrupts[0], "a confirmation");
-    expect(it).toMatchObject({ kind: "permission", title: "Run command?", permission: { patterns: ["echo confirmed-run"] } });
+    expect(it).toMatchObject({
+      kind: "permission",
+      title: "Run command?",
+      permission: { patterns: ["echo confirmed-run"] },
+    });
     expect(it.permission!.options).toEqual([
       { id: "allow", label: "Allow", kind: "allow_once" },
       { id: "allow_session", label: "Allow session", kind: "allow_always" },
       { id: "deny", label: "Deny", kind: "reject" },
     ]);
     expect(ch.state.session!.status).toBe("waiting");
-    await expect(r.adapter.answerInterrupt(s.id, it.id, { answers: [["x"]] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+    await expect(r.adapter.answerInterrupt(s.id, it.id, { answers: [["x"]] })).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && e.status === 400,
+    );
     await r.adapter.answerInterrupt(s.id, it.id, { decision: "allow_always" });
     await idle(ch);
     expect(tools(ch.state.messages)[0]).toMatchObject({ tool: "bash", status: "completed", output: "confirmed-run\n" });
@@ -93,7 +124,10 @@ describe("Opal adapter", () => {
 
   it("client/input is the input form; a sensitive answer reaches Opal but is never in the console's record", async () => {
     const r = await started({}, { FAKE_OPAL_INPUT: "1" });
-    model.enqueue({ toolCalls: [{ name: "write_file", arguments: { path: "secret.txt", content: "" } }] }, { text: "Stored." });
+    model.enqueue(
+      { toolCalls: [{ name: "write_file", arguments: { path: "secret.txt", content: "" } }] },
+      { text: "Stored." },
+    );
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "store the secret" }] });
     const it = await until(() => ch.state.interrupts[0], "an input request");
@@ -108,7 +142,20 @@ describe("Opal adapter", () => {
   it("a sub-agent is a child session under the parent's tool card; tasks become the plan", async () => {
     const r = await started();
     model.enqueue(
-      { toolCalls: [{ name: "tasks", arguments: { action: "batch", ops: [{ action: "insert", label: "Scout the repo" }, { action: "insert", label: "Report" }] } }] },
+      {
+        toolCalls: [
+          {
+            name: "tasks",
+            arguments: {
+              action: "batch",
+              ops: [
+                { action: "insert", label: "Scout the repo" },
+                { action: "insert", label: "Report" },
+              ],
+            },
+          },
+        ],
+      },
       { toolCalls: [{ name: "sub_agent", arguments: { prompt: "look around", label: "scout" } }] },
       { reasoning: "Looking.", text: "Found two files." },
       { text: "The scout is back." },
@@ -124,12 +171,16 @@ describe("Opal adapter", () => {
     expect(task).toMatchObject({ tool: "task", status: "completed", output: "Found two files." });
     expect(task.childSessionId).toBeTruthy();
     const kids = await r.adapter.children(s.id);
-    expect(kids).toEqual([expect.objectContaining({ id: task.childSessionId, parentId: s.id, title: "look around", status: "idle" })]);
+    expect(kids).toEqual([
+      expect.objectContaining({ id: task.childSessionId, parentId: s.id, title: "look around", status: "idle" }),
+    ]);
     const child = await r.adapter.loadSession(task.childSessionId!);
     expect(texts(child.messages, "user")).toEqual(["look around"]);
     expect(texts(child.messages, "assistant")).toEqual(["Found two files."]);
     expect(child.messages[1]!.blocks[0]).toMatchObject({ kind: "reasoning", text: "Looking." });
-    await expect(r.adapter.prompt(task.childSessionId!, { parts: [{ type: "text", text: "hi" }] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 409);
+    await expect(r.adapter.prompt(task.childSessionId!, { parts: [{ type: "text", text: "hi" }] })).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && e.status === 409,
+    );
   });
 
   it("a sub-agent's question is raised at the parent (its owner) and answered through it", async () => {
@@ -149,7 +200,9 @@ describe("Opal adapter", () => {
     await r.adapter.answerInterrupt(s.id, it.id, { answers: [["spaces"]] });
     await idle(ch);
     expect(ch.state.interrupts).toEqual([]);
-    expect(texts((await r.adapter.loadSession(task.childSessionId!)).messages, "assistant")).toEqual(["The user said spaces."]);
+    expect(texts((await r.adapter.loadSession(task.childSessionId!)).messages, "assistant")).toEqual([
+      "The user said spaces.",
+    ]);
   });
 
   it("a branch from an earlier message: the new session goes on from there, the old path stays visible and refuses prompts", async () => {
@@ -176,22 +229,38 @@ describe("Opal adapter", () => {
     expect(JSON.stringify(last.messages)).not.toContain("Second answer.");
     expect(JSON.stringify(last.messages)).toContain("First answer.");
     // The old console session keeps what it showed, and says where the conversation went.
-    expect(texts((await r.adapter.loadSession(s.id)).messages, "assistant")).toEqual(["First answer.", "Second answer."]);
-    await expect(r.adapter.prompt(s.id, { parts: [{ type: "text", text: "x" }] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 409);
+    expect(texts((await r.adapter.loadSession(s.id)).messages, "assistant")).toEqual([
+      "First answer.",
+      "Second answer.",
+    ]);
+    await expect(r.adapter.prompt(s.id, { parts: [{ type: "text", text: "x" }] })).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && e.status === 409,
+    );
   });
 
   it("a prompt sent while busy is queued by Opal and shown as queued, then applied", async () => {
     const r = await started();
-    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo slept" } }] }, { text: "Slept." }, { text: "Took the note." });
+    model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo slept" } }] },
+      { text: "Slept." },
+      { text: "Took the note." },
+    );
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "sleep a bit" }] });
     await until(() => tools(ch.state.messages).length > 0, "the tool to start");
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "also note this" }] });
     await idle(ch);
     const notices = ch.state.messages.flatMap((m) => m.blocks).flatMap((b) => (b.kind === "notice" ? [b.text] : []));
-    expect(notices).toEqual(expect.arrayContaining(["Queued: Opal adds this message when the model next stops calling tools.", "Opal took the queued message: also note this"]));
+    expect(notices).toEqual(
+      expect.arrayContaining([
+        "Queued: Opal adds this message when the model next stops calling tools.",
+        "Opal took the queued message: also note this",
+      ]),
+    );
     // Opal also sends `message_applied` for the prompt sent while idle: that one is no news.
-    expect(notices.filter((n) => n.startsWith("Opal took the queued message"))).toEqual(["Opal took the queued message: also note this"]);
+    expect(notices.filter((n) => n.startsWith("Opal took the queued message"))).toEqual([
+      "Opal took the queued message: also note this",
+    ]);
     expect(texts(ch.state.messages, "user")).toEqual(["sleep a bit", "also note this"]);
   });
 
@@ -211,7 +280,9 @@ describe("Opal adapter", () => {
     expect(models.items.map((m) => m.id)).toEqual(["fake-model", "fake-model-2"]);
     const set = await r.adapter.setSessionOption(s.id, "thinking", "high");
     expect(set.settings!.options.find((o) => o.id === "thinking")!.value).toBe("high");
-    await expect(r.adapter.setSessionOption(s.id, "thinking", "extreme")).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+    await expect(r.adapter.setSessionOption(s.id, "thinking", "extreme")).rejects.toSatisfy(
+      (e: unknown) => isApiError(e) && e.status === 400,
+    );
     model.enqueue({ text: "From the second model." });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "which model" }], model: { id: "fake-model-2" } });
     await until(() => texts(ch.state.messages, "assistant").includes("From the second model."), "the reply");
@@ -225,11 +296,15 @@ describe("Opal adapter", () => {
     model.enqueue({ text: "<title>Fix the flaky parser</title>Named." }, { text: "Kept." });
     const s = await r.adapter.createSession({});
     const ch = await r.hub.open("opal", s.id);
-    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "please fix the flaky parser test in the lexer module" }] });
+    await r.adapter.prompt(s.id, {
+      parts: [{ type: "text", text: "please fix the flaky parser test in the lexer module" }],
+    });
     await idle(ch);
     await until(() => ch.state.session?.title === "Fix the flaky parser", "Opal's title");
     expect(texts(ch.state.messages, "assistant")).toEqual(["Named."]);
-    expect((await r.adapter.listSessions({ limit: 50 })).items.find((x) => x.id === s.id)?.title).toBe("Fix the flaky parser");
+    expect((await r.adapter.listSessions({ limit: 50 })).items.find((x) => x.id === s.id)?.title).toBe(
+      "Fix the flaky parser",
+    );
     const { s: given, ch: gch } = await session(r);
     await r.adapter.prompt(given.id, { parts: [{ type: "text", text: "another long prompt with many words in it" }] });
     await idle(gch);
@@ -251,7 +326,9 @@ describe("Opal adapter", () => {
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "fail" }] });
     await idle(ch);
-    expect(replies(ch.state.messages).at(-1)!.error).toMatchObject({ message: expect.stringContaining("upstream exploded") });
+    expect(replies(ch.state.messages).at(-1)!.error).toMatchObject({
+      message: expect.stringContaining("upstream exploded"),
+    });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "again" }] });
     await until(() => texts(ch.state.messages, "assistant").includes("Working again."), "the next reply");
     await idle(ch);
@@ -262,8 +339,25 @@ describe("Opal adapter", () => {
     fs.writeFileSync(path.join(workspace, "review-me.txt"), "a\nb\nc\n");
     const { lineHash } = await import("../../../e2e/fixtures/fake-opal-agent");
     model.enqueue(
-      { toolCalls: [{ name: "tasks", arguments: { action: "batch", ops: [{ action: "insert", label: "Edit" }, { action: "insert", label: "Check", status: "done" }] } }] },
-      { toolCalls: [{ name: "edit_file", arguments: { path: "review-me.txt", start: `2:${lineHash("b")}`, new_string: "B" } }] },
+      {
+        toolCalls: [
+          {
+            name: "tasks",
+            arguments: {
+              action: "batch",
+              ops: [
+                { action: "insert", label: "Edit" },
+                { action: "insert", label: "Check", status: "done" },
+              ],
+            },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: "edit_file", arguments: { path: "review-me.txt", start: `2:${lineHash("b")}`, new_string: "B" } },
+        ],
+      },
       { toolCalls: [{ name: "tasks", arguments: { action: "list", view: "open" } }] },
       { text: "Edited." },
     );
@@ -271,15 +365,30 @@ describe("Opal adapter", () => {
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "edit b" }] });
     await idle(ch);
     const edit = tools(ch.state.messages).find((t) => t.rawTool === "edit_file")!;
-    expect(edit.diff).toEqual([expect.objectContaining({ path: "review-me.txt", status: "modified", additions: 1, deletions: 1, patch: expect.stringContaining("-b\n+B\n") })]);
+    expect(edit.diff).toEqual([
+      expect.objectContaining({
+        path: "review-me.txt",
+        status: "modified",
+        additions: 1,
+        deletions: 1,
+        patch: expect.stringContaining("-b\n+B\n"),
+      }),
+    ]);
     expect(ch.state.todos).toEqual([
       { content: "Edit", status: "pending" },
       { content: "Check", status: "completed" },
     ]);
     const user = ch.state.messages.find((m) => m.role === "user")!;
-    await until(() => ch.state.messages.find((m) => m.id === user.id)?.diffs?.length === 1, "the turn's changes on the user message");
-    expect(ch.state.messages.find((m) => m.id === user.id)!.diffs).toEqual([{ path: "review-me.txt", status: "modified", additions: 1, deletions: 1 }]);
-    expect(await r.adapter.diff(s.id, user.id)).toEqual([expect.objectContaining({ path: "review-me.txt", patch: edit.diff![0]!.patch })]);
+    await until(
+      () => ch.state.messages.find((m) => m.id === user.id)?.diffs?.length === 1,
+      "the turn's changes on the user message",
+    );
+    expect(ch.state.messages.find((m) => m.id === user.id)!.diffs).toEqual([
+      { path: "review-me.txt", status: "modified", additions: 1, deletions: 1 },
+    ]);
+    expect(await r.adapter.diff(s.id, user.id)).toEqual([
+      expect.objectContaining({ path: "review-me.txt", patch: edit.diff![0]!.patch }),
+    ]);
   });
 
   it("the session's model and thinking level are given back after a restart (Opal resumes with its default and model/set resets thinking)", async () => {
@@ -291,7 +400,10 @@ describe("Opal adapter", () => {
     expect((await r.adapter.getSession(s.id)).settings!.options.find((o) => o.id === "thinking")!.value).toBe("low");
     const before = r.adapter.info().process!.pid;
     r.adapter.killProcess("SIGKILL");
-    await until(() => r.adapter.info().status === "ready" && r.adapter.info().process!.pid !== before, "the restarted server");
+    await until(
+      () => r.adapter.info().status === "ready" && r.adapter.info().process!.pid !== before,
+      "the restarted server",
+    );
     model.enqueue({ text: "Still the second model." });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "which model now" }] });
     await until(() => texts(ch.state.messages, "assistant").includes("Still the second model."), "the reply");
@@ -303,7 +415,11 @@ describe("Opal adapter", () => {
     const { s } = await session(r);
     const pid = r.adapter.info().process!.pid!;
     process.kill(pid, "SIGSTOP");
-    await until(() => r.adapter.info().status === "ready" && r.adapter.info().process!.pid !== pid, "a new server after the hang", 20_000);
+    await until(
+      () => r.adapter.info().status === "ready" && r.adapter.info().process!.pid !== pid,
+      "a new server after the hang",
+      20_000,
+    );
     await r.adapter.deleteSession(s.id);
     expect((await r.adapter.listSessions({ limit: 50 })).items.map((x) => x.id)).not.toContain(s.id);
     await expect(r.adapter.getSession(s.id)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 404);
@@ -312,9 +428,16 @@ describe("Opal adapter", () => {
   it("an API-key provider is set with auth/set_key, also while the device flow holds Opal's loop", async () => {
     const bare = path.join(root, "keyed");
     fs.mkdirSync(bare);
-    const r = await started({ restart: { initialMs: 50, maxMs: 200 } }, { OPAL_HOME: bare, FAKE_OPAL_POLL_MS: "3600000" });
+    const r = await started(
+      { restart: { initialMs: 50, maxMs: 200 } },
+      { OPAL_HOME: bare, FAKE_OPAL_POLL_MS: "3600000" },
+    );
     await until(() => r.adapter.info().error?.includes("FAKE-0PAL") === true, "the device code");
-    expect(r.adapter.info().auth!.providers.find((p) => p.id === "anthropic")).toMatchObject({ method: "api_key", ready: false, envVar: "ANTHROPIC_API_KEY" });
+    expect(r.adapter.info().auth!.providers.find((p) => p.id === "anthropic")).toMatchObject({
+      method: "api_key",
+      ready: false,
+      envVar: "ANTHROPIC_API_KEY",
+    });
     // While the poll holds the loop, other calls answer at once instead of waiting.
     await expect(r.adapter.models()).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 503);
     await r.adapter.setApiKey("anthropic", "sk-ant-e2e");

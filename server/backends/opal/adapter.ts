@@ -2,7 +2,21 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
-import type { Backend, BackendStatus, Capabilities, FileChange, FileDiff, Interrupt, Message, MessageInfo, ModelRef, Session, SessionOption, Todo, TimelineEvent } from "@/lib/model";
+import type {
+  Backend,
+  BackendStatus,
+  Capabilities,
+  FileChange,
+  FileDiff,
+  Interrupt,
+  Message,
+  MessageInfo,
+  ModelRef,
+  Session,
+  SessionOption,
+  Todo,
+  TimelineEvent,
+} from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
@@ -17,7 +31,17 @@ import { pageMessages, pageSessions } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import { arr, isObj, obj, str } from "../shared/values";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
-import { applyOpalEvent, beginTurn, endTurn, generatedTitle, historyMessages, historyTodos, notice, tasksTodos, type OpalTurn } from "./normalize";
+import {
+  applyOpalEvent,
+  beginTurn,
+  endTurn,
+  generatedTitle,
+  historyMessages,
+  historyTodos,
+  notice,
+  tasksTodos,
+  type OpalTurn,
+} from "./normalize";
 import { OPAL_REQUESTS, replyFor, requestInterrupt, type OpalReply, type OpalRequest } from "./requests";
 
 export interface OpalAdapterOptions {
@@ -133,7 +157,10 @@ export class OpalAdapter implements BackendAdapter {
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
     this.transcripts = new TranscriptStore(opts.store, opts.id);
     // A sub-agent's interrupt is shown in its own session and in its parent's (its owner).
-    this.interrupts = new InterruptBook<OpalReply>({ idPrefix: "opal", emit: (sid, events) => this.publishWithOwner(sid, events) });
+    this.interrupts = new InterruptBook<OpalReply>({
+      idPrefix: "opal",
+      emit: (sid, events) => this.publishWithOwner(sid, events),
+    });
     this.proc = new AgentProcess<JsonRpcPeer>({
       name: `${opts.id} (opal-server)`,
       label: opts.label,
@@ -187,7 +214,11 @@ export class OpalAdapter implements BackendAdapter {
       location: this.opts.command.join(" "),
       ...(this.version ? { version: this.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
-      config: { command: this.opts.command, ...(masked ? { env: masked } : {}), ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}) },
+      config: {
+        command: this.opts.command,
+        ...(masked ? { env: masked } : {}),
+        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
+      },
       ...(this.providers ? { auth: { providers: this.providers } } : {}),
       process: this.proc.processInfo(),
     };
@@ -230,7 +261,10 @@ export class OpalAdapter implements BackendAdapter {
     } catch (err) {
       const now = this.proc.current;
       if (now?.gen !== c.gen || c.conn.isClosed || this.polling || this.blocking > 0) return;
-      log.warn("opal-server did not answer opal/ping: killing it (the supervisor restarts it)", { backend: this.id, error: describeError(err) });
+      log.warn("opal-server did not answer opal/ping: killing it (the supervisor restarts it)", {
+        backend: this.id,
+        error: describeError(err),
+      });
       this.proc.kill("SIGKILL");
     }
   }
@@ -270,7 +304,8 @@ export class OpalAdapter implements BackendAdapter {
     // The refactor branch's merged request (`client/request {kind}`), answered the same way.
     peer.onRequest("client/request", (params, ctx) => {
       const kind = str(obj(params).kind);
-      const m: OpalRequest = kind === "confirm" ? "client/confirm" : kind === "input" ? "client/input" : "client/ask_user";
+      const m: OpalRequest =
+        kind === "confirm" ? "client/confirm" : kind === "input" ? "client/input" : "client/ask_user";
       return this.onRequest(gen, m, params, ctx.signal);
     });
     void peer.closed.then(() => this.proc.connectionClosed(gen));
@@ -279,7 +314,10 @@ export class OpalAdapter implements BackendAdapter {
 
   private async handshake(peer: JsonRpcPeer) {
     const v = obj(await peer.request("opal/version", {}, { timeoutMs: 30_000 }));
-    this.version = [str(v.server_version), str(v.protocol_version) ? `protocol ${str(v.protocol_version)}` : undefined].filter(Boolean).join(", ") || undefined;
+    this.version =
+      [str(v.server_version), str(v.protocol_version) ? `protocol ${str(v.protocol_version)}` : undefined]
+        .filter(Boolean)
+        .join(", ") || undefined;
     const auth = obj(await peer.request("auth/status", {}, { timeoutMs: 30_000 }));
     this.readProviders(auth);
     if (auth.authenticated === true) this.authNote = undefined;
@@ -304,7 +342,14 @@ export class OpalAdapter implements BackendAdapter {
       // `auth/poll` blocks Opal's whole RPC loop until the code is entered: nothing else is sent meanwhile (`call` answers at once).
       this.polling = true;
       try {
-        await peer.request("auth/poll", { device_code: str(login.device_code) ?? "", interval: typeof login.interval === "number" ? login.interval : 5 }, { timeoutMs: 15 * 60_000 });
+        await peer.request(
+          "auth/poll",
+          {
+            device_code: str(login.device_code) ?? "",
+            interval: typeof login.interval === "number" ? login.interval : 5,
+          },
+          { timeoutMs: 15 * 60_000 },
+        );
       } finally {
         this.polling = false;
       }
@@ -328,7 +373,15 @@ export class OpalAdapter implements BackendAdapter {
         const id = str(p.id);
         if (!id) return [];
         const envVar = str(p.env_var);
-        return [{ id, name: str(p.name) ?? id, method: p.method === "api_key" ? ("api_key" as const) : ("device_code" as const), ready: p.ready === true, ...(envVar ? { envVar } : {}) }];
+        return [
+          {
+            id,
+            name: str(p.name) ?? id,
+            method: p.method === "api_key" ? ("api_key" as const) : ("device_code" as const),
+            ready: p.ready === true,
+            ...(envVar ? { envVar } : {}),
+          },
+        ];
       });
     this.providers = list.length ? list : undefined;
   }
@@ -356,7 +409,11 @@ export class OpalAdapter implements BackendAdapter {
     try {
       let c = await this.proc.whenReady(60_000);
       // The server that held the loop is going: wait for its successor.
-      for (const deadline = Date.now() + 60_000; held !== undefined && c.gen === held; c = await this.proc.whenReady(60_000)) {
+      for (
+        const deadline = Date.now() + 60_000;
+        held !== undefined && c.gen === held;
+        c = await this.proc.whenReady(60_000)
+      ) {
         if (Date.now() > deadline) throw ApiError.down(`${this.opts.label} did not come back after its restart`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -367,7 +424,8 @@ export class OpalAdapter implements BackendAdapter {
       }
       const auth = obj(await c.conn.request("auth/status", {}, { timeoutMs: 30_000 }).catch(() => ({})));
       this.readProviders(auth);
-      if (auth.authenticated === true || this.providers?.find((p) => p.id === provider)?.ready) this.authNote = undefined;
+      if (auth.authenticated === true || this.providers?.find((p) => p.id === provider)?.ready)
+        this.authNote = undefined;
       this.setStatus("ready");
       this.sink.backendChanged(this.info());
     } finally {
@@ -377,10 +435,18 @@ export class OpalAdapter implements BackendAdapter {
 
   /** Opal's RPC loop is held by `auth/poll` until the login is done: a request now would wait for it. */
   private notWhilePolling() {
-    if (this.polling) throw ApiError.down(`${this.opts.label} is waiting for its GitHub Copilot login to finish and answers nothing else until then (${this.authNote ?? "see Settings"})`);
+    if (this.polling)
+      throw ApiError.down(
+        `${this.opts.label} is waiting for its GitHub Copilot login to finish and answers nothing else until then (${this.authNote ?? "see Settings"})`,
+      );
   }
 
-  private async call(what: string, method: string, params: unknown, timeoutMs?: number): Promise<Record<string, unknown>> {
+  private async call(
+    what: string,
+    method: string,
+    params: unknown,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>> {
     this.notWhilePolling();
     const c = await this.proc.whenReady();
     // Checked again in the tick that sends: a poll sent meanwhile would hold this request.
@@ -395,8 +461,10 @@ export class OpalAdapter implements BackendAdapter {
   private mapError(err: unknown, what: string): Error {
     if (err instanceof ApiError) return err;
     if (err instanceof JsonRpcError) {
-      const detail = err.data !== undefined ? ` (${typeof err.data === "string" ? err.data : JSON.stringify(err.data)})` : "";
-      if (err.code === -32602) return ApiError.badRequest(`${this.opts.label} could not ${what}: ${err.message}${detail}`);
+      const detail =
+        err.data !== undefined ? ` (${typeof err.data === "string" ? err.data : JSON.stringify(err.data)})` : "";
+      if (err.code === -32602)
+        return ApiError.badRequest(`${this.opts.label} could not ${what}: ${err.message}${detail}`);
       return ApiError.upstream(`${this.opts.label} could not ${what}: ${err.message}${detail}`);
     }
     return ApiError.upstream(`${this.opts.label} could not ${what}: ${describeError(err)}`);
@@ -416,9 +484,16 @@ export class OpalAdapter implements BackendAdapter {
       }
       rt.attaching = (async () => {
         // Opal does not restore a session's model on resume (it starts its default): the console's is given back.
-        const model = rt.model ? { model: { id: rt.model, ...(rt.thinking ? { thinking_level: rt.thinking } : {}) } } : {};
+        const model = rt.model
+          ? { model: { id: rt.model, ...(rt.thinking ? { thinking_level: rt.thinking } : {}) } }
+          : {};
         try {
-          await c.conn.request("session/start", { session_id: rt.opalId, working_dir: rt.directory, features: { sub_agents: true }, ...model });
+          await c.conn.request("session/start", {
+            session_id: rt.opalId,
+            working_dir: rt.directory,
+            features: { sub_agents: true },
+            ...model,
+          });
         } catch (err) {
           throw this.mapError(err, "resume the session");
         }
@@ -451,9 +526,16 @@ export class OpalAdapter implements BackendAdapter {
     }
     if (id === rt.model && (rt.thinking === undefined || level === rt.thinking)) return;
     try {
-      await conn.request("model/set", { session_id: rt.opalId, model_id: rt.model, ...(rt.thinking ? { thinking_level: rt.thinking } : {}) });
+      await conn.request("model/set", {
+        session_id: rt.opalId,
+        model_id: rt.model,
+        ...(rt.thinking ? { thinking_level: rt.thinking } : {}),
+      });
     } catch (err) {
-      log.warn("could not set the session's model again after a restart", { backend: this.id, error: describeError(err) });
+      log.warn("could not set the session's model again after a restart", {
+        backend: this.id,
+        error: describeError(err),
+      });
     }
   }
 
@@ -471,7 +553,13 @@ export class OpalAdapter implements BackendAdapter {
   private announceRestart(text: string) {
     for (const rt of this.runtimes.values()) {
       if (!rt.crashedMessageId) continue;
-      this.publish(rt.id, [{ type: "block.updated", messageId: rt.crashedMessageId, block: { id: `${rt.crashedMessageId}:restart`, kind: "notice", level: "info", text } }]);
+      this.publish(rt.id, [
+        {
+          type: "block.updated",
+          messageId: rt.crashedMessageId,
+          block: { id: `${rt.crashedMessageId}:restart`, kind: "notice", level: "info", text },
+        },
+      ]);
       rt.crashedMessageId = undefined;
       this.save(rt);
     }
@@ -508,7 +596,15 @@ export class OpalAdapter implements BackendAdapter {
   }
 
   private childSession(c: Child): Session {
-    return { id: c.id, backendId: this.id, title: c.title, parentId: c.parentId, createdAt: c.createdAt, updatedAt: c.createdAt, status: c.turn ? "busy" : "idle" };
+    return {
+      id: c.id,
+      backendId: this.id,
+      title: c.title,
+      parentId: c.parentId,
+      createdAt: c.createdAt,
+      updatedAt: c.createdAt,
+      status: c.turn ? "busy" : "idle",
+    };
   }
 
   /** Ends a sub-agent's open run (its parent's call ended, or the parent's run did): the child session goes idle. */
@@ -516,7 +612,11 @@ export class OpalAdapter implements BackendAdapter {
     if (!c.turn) return;
     const events = endTurn(c.turn, Date.now(), error ? { error: { name: "SubAgentFailed", message: error } } : {});
     c.turn = undefined;
-    this.childPublish(c, [...events, { type: "session.status", status: "idle" }, { type: "session.updated", session: this.childSession(c) }]);
+    this.childPublish(c, [
+      ...events,
+      { type: "session.status", status: "idle" },
+      { type: "session.updated", session: this.childSession(c) },
+    ]);
     this.saveChild(c);
   }
 
@@ -573,7 +673,16 @@ export class OpalAdapter implements BackendAdapter {
     }
     const listed = (await this.opalList()).find((s) => s.id === sessionId);
     if (!listed) throw ApiError.notFound(`Unknown session: ${sessionId}`);
-    const r: Runtime = { id: listed.id, opalId: listed.id, directory: this.defaultCwd, title: listed.title, createdAt: listed.updatedAt, updatedAt: listed.updatedAt, children: new Map(), queued: [] };
+    const r: Runtime = {
+      id: listed.id,
+      opalId: listed.id,
+      directory: this.defaultCwd,
+      title: listed.title,
+      createdAt: listed.updatedAt,
+      updatedAt: listed.updatedAt,
+      children: new Map(),
+      queued: [],
+    };
     this.register(r);
     return r;
   }
@@ -591,7 +700,11 @@ export class OpalAdapter implements BackendAdapter {
       });
   }
 
-  async listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }> {
+  async listSessions(q: {
+    search?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: Session[]; nextCursor?: string }> {
     const out = new Map<string, Session>();
     const claimed = new Set<string>();
     for (const t of this.transcripts.list()) {
@@ -610,10 +723,21 @@ export class OpalAdapter implements BackendAdapter {
       // Opal's own list only while it runs: a down backend must not hold the sidebar up.
       for (const s of this.proc.current && !this.polling ? await this.opalList() : []) {
         if (claimed.has(s.id) || out.has(s.id)) continue;
-        out.set(s.id, { id: s.id, backendId: this.id, title: s.title, directory: this.defaultCwd, createdAt: s.updatedAt, updatedAt: s.updatedAt, status: "idle" });
+        out.set(s.id, {
+          id: s.id,
+          backendId: this.id,
+          title: s.title,
+          directory: this.defaultCwd,
+          createdAt: s.updatedAt,
+          updatedAt: s.updatedAt,
+          status: "idle",
+        });
       }
     } catch (err) {
-      log.warn("session/list failed; listing the console's own records", { backend: this.id, error: describeError(err) });
+      log.warn("session/list failed; listing the console's own records", {
+        backend: this.id,
+        error: describeError(err),
+      });
     }
     return pageSessions([...out.values()], q);
   }
@@ -625,15 +749,32 @@ export class OpalAdapter implements BackendAdapter {
     this.notWhilePolling();
     let res: Record<string, unknown>;
     try {
-      res = obj(await c.conn.request("session/start", { working_dir: directory, session: true, features: { sub_agents: true } }));
+      res = obj(
+        await c.conn.request("session/start", {
+          working_dir: directory,
+          session: true,
+          features: { sub_agents: true },
+        }),
+      );
     } catch (err) {
       throw this.mapError(err, "start a session");
     }
     const opalId = str(res.session_id);
     if (!opalId) throw ApiError.upstream(`${this.opts.label} started a session without an id`);
     const now = Date.now();
-    const rt: Runtime = { id: opalId, opalId, directory, title: input.title?.trim() || "New session", createdAt: now, updatedAt: now, gen: c.gen, children: new Map(), queued: [] };
-    if (obj(res.auth).status === "setup_required" && !this.authNote && !this.loggingIn && !this.keyFlow) void this.deviceFlow(c.conn);
+    const rt: Runtime = {
+      id: opalId,
+      opalId,
+      directory,
+      title: input.title?.trim() || "New session",
+      createdAt: now,
+      updatedAt: now,
+      gen: c.gen,
+      children: new Map(),
+      queued: [],
+    };
+    if (obj(res.auth).status === "setup_required" && !this.authNote && !this.loggingIn && !this.keyFlow)
+      void this.deviceFlow(c.conn);
     this.register(rt);
     this.save(rt, [], []);
     return this.sessionOf(rt);
@@ -653,7 +794,8 @@ export class OpalAdapter implements BackendAdapter {
    * remembered as deleted here and left out of Opal's list from then on.
    */
   async deleteSession(sessionId: string): Promise<void> {
-    if (this.isChild(sessionId)) throw ApiError.conflict("An Opal sub-agent is part of its parent session: delete the parent");
+    if (this.isChild(sessionId))
+      throw ApiError.conflict("An Opal sub-agent is part of its parent session: delete the parent");
     const rt = await this.known(sessionId);
     if (rt.turn) throw ApiError.conflict("Wait for the running turn to end before deleting the session");
     const shared = [...this.runtimes.values()].some((o) => o !== rt && o.opalId === rt.opalId && !o.left);
@@ -664,12 +806,19 @@ export class OpalAdapter implements BackendAdapter {
         if (!(err instanceof JsonRpcError && err.code === -32602)) throw this.mapError(err, "delete the session");
       }
     }
-    this.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, { error: "The session was deleted" });
+    this.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, {
+      error: "The session was deleted",
+    });
     for (const c of rt.children.values()) this.transcripts.delete(c.id);
     for (const t of this.transcripts.list()) if (t.session.parentId === rt.id) this.transcripts.delete(t.session.id);
     this.runtimes.delete(rt.id);
     if (this.byOpal.get(rt.opalId) === rt.id) this.byOpal.delete(rt.opalId);
-    this.transcripts.save({ session: { ...this.sessionOf(rt), status: "idle" }, messages: [], todos: [], agentSessionId: `${DELETED}${rt.opalId}` });
+    this.transcripts.save({
+      session: { ...this.sessionOf(rt), status: "idle" },
+      messages: [],
+      todos: [],
+      agentSessionId: `${DELETED}${rt.opalId}`,
+    });
   }
 
   async renameSession(sessionId: string, title: string): Promise<Session> {
@@ -697,13 +846,25 @@ export class OpalAdapter implements BackendAdapter {
 
   async loadSession(sessionId: string): Promise<LoadedSession> {
     const child = this.findChild(sessionId);
-    if (child) return { session: this.childSession(child), messages: child.state.messages, interrupts: this.interrupts.list(child.id), todos: [] };
+    if (child)
+      return {
+        session: this.childSession(child),
+        messages: child.state.messages,
+        interrupts: this.interrupts.list(child.id),
+        todos: [],
+      };
     const t = this.transcripts.get(sessionId);
     if (t?.session.parentId) return { session: t.session, messages: t.messages ?? [], interrupts: [], todos: [] };
     const rt = await this.known(sessionId);
     const all = await this.allMessages(rt);
     const page = pageMessages(all.messages, { limit: 200 });
-    return { session: this.sessionOf(rt), messages: page.items, interrupts: this.pendingFor(rt.id), todos: all.todos, ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}) };
+    return {
+      session: this.sessionOf(rt),
+      messages: page.items,
+      interrupts: this.pendingFor(rt.id),
+      todos: all.todos,
+      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
+    };
   }
 
   private async allMessages(rt: Runtime): Promise<{ messages: Message[]; todos: Todo[] }> {
@@ -726,7 +887,10 @@ export class OpalAdapter implements BackendAdapter {
     return { messages, todos: todos ?? [] };
   }
 
-  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+  async loadMessages(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     const child = this.findChild(sessionId);
     if (child) return pageMessages(child.state.messages, q);
     const rt = await this.known(sessionId);
@@ -741,9 +905,13 @@ export class OpalAdapter implements BackendAdapter {
   }
 
   async prompt(sessionId: string, body: PromptBody): Promise<void> {
-    if (this.isChild(sessionId)) throw ApiError.conflict("An Opal sub-agent runs inside its parent's turn and takes no prompts of its own: prompt the parent session");
+    if (this.isChild(sessionId))
+      throw ApiError.conflict(
+        "An Opal sub-agent runs inside its parent's turn and takes no prompts of its own: prompt the parent session",
+      );
     const rt = await this.known(sessionId);
-    if (body.parts.some((p) => p.type !== "text")) throw ApiError.badRequest(`${this.opts.label} takes text prompts (Opal has no attachments)`);
+    if (body.parts.some((p) => p.type !== "text"))
+      throw ApiError.badRequest(`${this.opts.label} takes text prompts (Opal has no attachments)`);
     const text = body.parts.map((p) => (p.type === "text" ? p.text : "")).join("\n\n");
     await this.sink.openSession?.(this.id, rt.id);
     const conn = await this.attach(rt);
@@ -757,7 +925,10 @@ export class OpalAdapter implements BackendAdapter {
     ];
     if (!busy) {
       rt.queued = [];
-      const begun = beginTurn(rt.id, `a_${newId()}`, now + 1, { parentId: userId, ...(rt.model ? { model: { provider: "copilot", id: rt.model } } : {}) });
+      const begun = beginTurn(rt.id, `a_${newId()}`, now + 1, {
+        parentId: userId,
+        ...(rt.model ? { model: { provider: "copilot", id: rt.model } } : {}),
+      });
       rt.turn = begun.turn;
       rt.userId = userId;
       events.push(...begun.events, { type: "session.status", status: "busy" });
@@ -772,26 +943,42 @@ export class OpalAdapter implements BackendAdapter {
     try {
       res = obj(await conn.request("agent/prompt", { session_id: rt.opalId, text }));
     } catch (err) {
-      if (!busy && rt.turn) this.finishTurn(rt, endTurn(rt.turn, Date.now(), { error: { name: "PromptFailed", message: describeError(err) } }));
+      if (!busy && rt.turn)
+        this.finishTurn(
+          rt,
+          endTurn(rt.turn, Date.now(), { error: { name: "PromptFailed", message: describeError(err) } }),
+        );
       throw this.mapError(err, "take the prompt");
     }
-    if (res.queued === true && busy && rt.turn) this.publish(rt.id, [notice(rt.turn, "info", "Queued: Opal adds this message when the model next stops calling tools.")]);
+    if (res.queued === true && busy && rt.turn)
+      this.publish(rt.id, [
+        notice(rt.turn, "info", "Queued: Opal adds this message when the model next stops calling tools."),
+      ]);
   }
 
   private finishTurn(rt: Runtime, events: TimelineEvent[]) {
     if (rt.abortTimer) clearTimeout(rt.abortTimer);
     rt.abortTimer = undefined;
-    this.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, { error: "The run ended" });
+    this.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, {
+      error: "The run ended",
+    });
     const turn = rt.turn;
     rt.turn = undefined;
     rt.queued = [];
     rt.updatedAt = Date.now();
-    for (const c of rt.children.values()) this.endChild(c, turn?.info.error ? `The parent's run ended: ${turn.info.error.message}` : undefined);
+    for (const c of rt.children.values())
+      this.endChild(c, turn?.info.error ? `The parent's run ended: ${turn.info.error.message}` : undefined);
     const changes = turn ? this.turnChanges(turn) : [];
     const user = rt.userId ? this.record(rt)?.messages.find((m) => m.id === rt.userId) : undefined;
-    const stamp: TimelineEvent[] = user && changes.length ? [{ type: "message.updated", message: { ...infoOf(user), diffs: changes } }] : [];
+    const stamp: TimelineEvent[] =
+      user && changes.length ? [{ type: "message.updated", message: { ...infoOf(user), diffs: changes } }] : [];
     rt.userId = undefined;
-    this.publish(rt.id, [...events, ...stamp, { type: "session.status", status: "idle" }, { type: "session.updated", session: this.sessionOf(rt) }]);
+    this.publish(rt.id, [
+      ...events,
+      ...stamp,
+      { type: "session.status", status: "idle" },
+      { type: "session.updated", session: this.sessionOf(rt) },
+    ]);
     this.save(rt);
   }
 
@@ -799,7 +986,13 @@ export class OpalAdapter implements BackendAdapter {
   private scrub(events: TimelineEvent[]): TimelineEvent[] {
     if (!this.sensitiveCalls.size) return events;
     return events.map((e) => {
-      if (e.type !== "block.updated" || e.block.kind !== "tool" || !this.sensitiveCalls.has(e.block.callId) || !e.block.diff) return e;
+      if (
+        e.type !== "block.updated" ||
+        e.block.kind !== "tool" ||
+        !this.sensitiveCalls.has(e.block.callId) ||
+        !e.block.diff
+      )
+        return e;
       const { diff: _d, ...block } = e.block;
       return { ...e, block };
     });
@@ -822,7 +1015,9 @@ export class OpalAdapter implements BackendAdapter {
       const next = messages.findIndex((m, i) => i > from && m.role === "user");
       if (next >= 0) to = next;
     }
-    return mergeDiffs(messages.slice(from, to).flatMap((m) => m.blocks.flatMap((b) => (b.kind === "tool" ? (b.diff ?? []) : []))));
+    return mergeDiffs(
+      messages.slice(from, to).flatMap((m) => m.blocks.flatMap((b) => (b.kind === "tool" ? (b.diff ?? []) : []))),
+    );
   }
 
   private onEvent(gen: number, params: unknown) {
@@ -861,7 +1056,10 @@ export class OpalAdapter implements BackendAdapter {
         this.onSubEvent(rt, r.sub.parentCallId, r.sub.subSessionId, r.sub.inner, now);
         return;
       }
-      if (r.status) this.publish(rt.id, [{ type: "session.status", status: this.pendingFor(rt.id).length ? "waiting" : "busy", detail: r.status }]);
+      if (r.status)
+        this.publish(rt.id, [
+          { type: "session.status", status: this.pendingFor(rt.id).length ? "waiting" : "busy", detail: r.status },
+        ]);
       if (r.queued) {
         // Opal applies every prompt (`message_applied`), also one sent while idle: only one it had queued is news.
         if (!r.queued.applied) rt.queued.push(r.queued.text);
@@ -873,7 +1071,9 @@ export class OpalAdapter implements BackendAdapter {
           }
         }
       }
-      if (r.toolEnded?.tool === "sub_agent") for (const c of rt.children.values()) if (c.callId === r.toolEnded.callId) this.endChild(c, r.toolEnded.ok ? undefined : r.toolEnded.error);
+      if (r.toolEnded?.tool === "sub_agent")
+        for (const c of rt.children.values())
+          if (c.callId === r.toolEnded.callId) this.endChild(c, r.toolEnded.ok ? undefined : r.toolEnded.error);
       r.events = this.scrub(r.events);
       if (r.ended) this.finishTurn(rt, r.events);
       else this.publish(rt.id, r.events);
@@ -929,10 +1129,19 @@ export class OpalAdapter implements BackendAdapter {
     const rt = await this.known(sessionId);
     if (!rt.turn) return;
     const c = this.proc.current;
-    if (c && rt.gen === c.gen) await c.conn.request("agent/abort", { session_id: rt.opalId }).catch((err: unknown) => log.warn("agent/abort failed", { backend: this.id, error: describeError(err) }));
+    if (c && rt.gen === c.gen)
+      await c.conn
+        .request("agent/abort", { session_id: rt.opalId })
+        .catch((err: unknown) => log.warn("agent/abort failed", { backend: this.id, error: describeError(err) }));
     rt.abortTimer ??= setTimeout(() => {
       rt.abortTimer = undefined;
-      if (rt.turn) this.finishTurn(rt, endTurn(rt.turn, Date.now(), { error: { name: "Aborted", message: "Stopped (Opal did not confirm the abort)", aborted: true } }));
+      if (rt.turn)
+        this.finishTurn(
+          rt,
+          endTurn(rt.turn, Date.now(), {
+            error: { name: "Aborted", message: "Stopped (Opal did not confirm the abort)", aborted: true },
+          }),
+        );
     }, this.opts.abortGraceMs ?? 5000);
     rt.abortTimer.unref?.();
   }
@@ -957,9 +1166,28 @@ export class OpalAdapter implements BackendAdapter {
     const now = Date.now();
     const id = `c_${newId()}`;
     this.publish(rt.id, [
-      { type: "message.updated", message: { id, sessionId: rt.id, role: "assistant", createdAt: now, completedAt: now, summary: true } },
-      { type: "block.updated", messageId: id, block: { id: `${id}:n`, kind: "notice", level: "info", code: "compaction", text: summary ? "Opal compacted the conversation" : "Opal had nothing to compact" } },
-      ...(summary ? summary.blocks.map((b) => ({ type: "block.updated" as const, messageId: id, block: { ...b, id: `${id}:${b.id}` } })) : []),
+      {
+        type: "message.updated",
+        message: { id, sessionId: rt.id, role: "assistant", createdAt: now, completedAt: now, summary: true },
+      },
+      {
+        type: "block.updated",
+        messageId: id,
+        block: {
+          id: `${id}:n`,
+          kind: "notice",
+          level: "info",
+          code: "compaction",
+          text: summary ? "Opal compacted the conversation" : "Opal had nothing to compact",
+        },
+      },
+      ...(summary
+        ? summary.blocks.map((b) => ({
+            type: "block.updated" as const,
+            messageId: id,
+            block: { ...b, id: `${id}:${b.id}` },
+          }))
+        : []),
     ]);
     this.save(rt);
   }
@@ -1006,7 +1234,13 @@ export class OpalAdapter implements BackendAdapter {
     };
     if (runs === 0 || entry < 0) {
       // Nothing to keep: a fresh Opal session in the same directory.
-      const res = obj(await conn.request("session/start", { working_dir: rt.directory, session: true, features: { sub_agents: true } }).catch((err: unknown) => { throw this.mapError(err, "start a session"); }));
+      const res = obj(
+        await conn
+          .request("session/start", { working_dir: rt.directory, session: true, features: { sub_agents: true } })
+          .catch((err: unknown) => {
+            throw this.mapError(err, "start a session");
+          }),
+      );
       branch.opalId = str(res.session_id) ?? "";
       branch.gen = this.proc.current?.gen;
     } else {
@@ -1024,7 +1258,11 @@ export class OpalAdapter implements BackendAdapter {
       this.byOpal.delete(rt.opalId);
       this.save(rt);
     }
-    const copied = kept.map((m) => ({ ...m, sessionId: branch.id, blocks: m.blocks.filter((b) => b.kind !== "tool" || b.status !== "running") }));
+    const copied = kept.map((m) => ({
+      ...m,
+      sessionId: branch.id,
+      blocks: m.blocks.filter((b) => b.kind !== "tool" || b.status !== "running"),
+    }));
     this.register(branch);
     this.save(branch, copied, []);
     return this.sessionOf(branch);
@@ -1035,8 +1273,28 @@ export class OpalAdapter implements BackendAdapter {
   private options(rt: Runtime): SessionOption[] {
     const thinking = rt.thinking ?? "off";
     return [
-      ...(rt.model ? [{ id: "model", name: "Model", category: "model", source: "config" as const, type: "select" as const, value: rt.model, choices: [{ value: rt.model, name: rt.model }] }] : []),
-      { id: "thinking", name: "Thinking", category: "thought_level", source: "config", type: "select", value: thinking, choices: THINKING_LEVELS.map((l) => ({ value: l, name: l[0]!.toUpperCase() + l.slice(1) })) },
+      ...(rt.model
+        ? [
+            {
+              id: "model",
+              name: "Model",
+              category: "model",
+              source: "config" as const,
+              type: "select" as const,
+              value: rt.model,
+              choices: [{ value: rt.model, name: rt.model }],
+            },
+          ]
+        : []),
+      {
+        id: "thinking",
+        name: "Thinking",
+        category: "thought_level",
+        source: "config",
+        type: "select",
+        value: thinking,
+        choices: THINKING_LEVELS.map((l) => ({ value: l, name: l[0]!.toUpperCase() + l.slice(1) })),
+      },
     ];
   }
 
@@ -1045,7 +1303,13 @@ export class OpalAdapter implements BackendAdapter {
     let res: Record<string, unknown>;
     try {
       // model/set resets thinking to the request's level (off without one): the session's level goes with it.
-      res = obj(await conn.request("model/set", { session_id: rt.opalId, model_id: modelId, ...(rt.thinking ? { thinking_level: rt.thinking } : {}) }));
+      res = obj(
+        await conn.request("model/set", {
+          session_id: rt.opalId,
+          model_id: modelId,
+          ...(rt.thinking ? { thinking_level: rt.thinking } : {}),
+        }),
+      );
     } catch (err) {
       throw this.mapError(err, `switch to ${modelId}`);
     }
@@ -1058,9 +1322,14 @@ export class OpalAdapter implements BackendAdapter {
     if (typeof value !== "string") throw ApiError.badRequest(`${optionId} takes one of its choices`);
     if (optionId === "model") await this.setModel(rt, value);
     else if (optionId === "thinking") {
-      if (!(THINKING_LEVELS as readonly string[]).includes(value)) throw ApiError.badRequest(`Not a thinking level: ${value}`);
+      if (!(THINKING_LEVELS as readonly string[]).includes(value))
+        throw ApiError.badRequest(`Not a thinking level: ${value}`);
       const conn = await this.attach(rt);
-      const res = obj(await conn.request("thinking/set", { session_id: rt.opalId, level: value }).catch((err: unknown) => { throw this.mapError(err, "change the thinking level"); }));
+      const res = obj(
+        await conn.request("thinking/set", { session_id: rt.opalId, level: value }).catch((err: unknown) => {
+          throw this.mapError(err, "change the thinking level");
+        }),
+      );
       rt.thinking = str(res.thinking_level) ?? value;
     } else throw ApiError.notFound(`Unknown session option: ${optionId}`);
     const s = this.sessionOf(rt);
@@ -1075,7 +1344,9 @@ export class OpalAdapter implements BackendAdapter {
       .filter(isObj)
       .flatMap((m) => {
         const id = str(m.id);
-        return id ? [{ provider: str(m.provider) ?? "copilot", providerLabel: "GitHub Copilot", id, label: str(m.name) ?? id }] : [];
+        return id
+          ? [{ provider: str(m.provider) ?? "copilot", providerLabel: "GitHub Copilot", id, label: str(m.name) ?? id }]
+          : [];
       });
     return { items, ...(items[0] ? { default: { provider: items[0].provider, id: items[0].id } } : {}) };
   }
@@ -1112,12 +1383,22 @@ export class OpalAdapter implements BackendAdapter {
       const respond = (r: OpalReply) => {
         if ("result" in r) resolve(r.result);
         else reject(new JsonRpcError(-32000, r.error));
-        if (owner.turn && this.pendingFor(owner.id).length <= 1) this.publish(owner.id, [{ type: "session.status", status: "busy" }]);
+        if (owner.turn && this.pendingFor(owner.id).length <= 1)
+          this.publish(owner.id, [{ type: "session.status", status: "busy" }]);
       };
       const refuse = (message: string) => reject(new JsonRpcError(-32000, message));
-      if (this.interrupts.raise({ sessionId: it.sessionId, interrupt: it, epoch: gen, respond, refuse }, [{ type: "interrupt.requested", interrupt: it }]).refused) return;
+      if (
+        this.interrupts.raise({ sessionId: it.sessionId, interrupt: it, epoch: gen, respond, refuse }, [
+          { type: "interrupt.requested", interrupt: it },
+        ]).refused
+      )
+        return;
       this.publish(owner.id, [{ type: "session.status", status: "waiting" }]);
-      signal.addEventListener("abort", () => this.interrupts.expire((x) => x.interrupt.id === it.id, { error: "connection closed" }), { once: true });
+      signal.addEventListener(
+        "abort",
+        () => this.interrupts.expire((x) => x.interrupt.id === it.id, { error: "connection closed" }),
+        { once: true },
+      );
     });
   }
 
@@ -1129,7 +1410,10 @@ export class OpalAdapter implements BackendAdapter {
   async answerInterrupt(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void> {
     // Answered through the session that asked or the one that owns it (a sub-agent's parent).
     const asked = this.interrupts.get(interruptId);
-    const p = this.interrupts.take(asked && asked.interrupt.ownerSessionId === sessionId ? asked.sessionId : sessionId, interruptId);
+    const p = this.interrupts.take(
+      asked && asked.interrupt.ownerSessionId === sessionId ? asked.sessionId : sessionId,
+      interruptId,
+    );
     const { reply, outcome } = replyFor(p.interrupt, answer);
     if (p.interrupt.input?.sensitive && p.interrupt.toolCallId) this.sensitiveCalls.add(p.interrupt.toolCallId);
     this.interrupts.settle(interruptId, outcome, reply);
@@ -1147,7 +1431,18 @@ function mergeDiffs(list: FileDiff[]): FileDiff[] {
   const byPath = new Map<string, FileDiff>();
   for (const d of list) {
     const prev = byPath.get(d.path);
-    byPath.set(d.path, prev ? { path: d.path, status: prev.status === "added" ? "added" : d.status, additions: prev.additions + d.additions, deletions: prev.deletions + d.deletions, patch: prev.patch + d.patch } : d);
+    byPath.set(
+      d.path,
+      prev
+        ? {
+            path: d.path,
+            status: prev.status === "added" ? "added" : d.status,
+            additions: prev.additions + d.additions,
+            deletions: prev.deletions + d.deletions,
+            patch: prev.patch + d.patch,
+          }
+        : d,
+    );
   }
   return [...byPath.values()];
 }

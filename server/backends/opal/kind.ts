@@ -15,7 +15,8 @@ export const opalKind = defineKind({
       id: "opal",
       kind: "opal",
       label: "Opal",
-      description: "opal-server (github.com/matteing/opal): sessions kept by Opal, questions, sub-agents, tasks, branches. Log in with GitHub Copilot: the console shows Opal's device code.",
+      description:
+        "opal-server (github.com/matteing/opal): sessions kept by Opal, questions, sub-agents, tasks, branches. Log in with GitHub Copilot: the console shows Opal's device code.",
       command: ["opal-server"],
     },
   ],

@@ -12,7 +12,19 @@
  * and the usage. Sub-agent events (`sub_agent_event {parent_call_id, sub_session_id, inner}`) are
  * returned apart, for the child session's own turn.
  */
-import type { FileDiff, MessageError, MessageInfo, ModelRef, Todo, TimelineEvent, ToolBlock, ToolName, Usage, Message, Block } from "@/lib/model";
+import type {
+  FileDiff,
+  MessageError,
+  MessageInfo,
+  ModelRef,
+  Todo,
+  TimelineEvent,
+  ToolBlock,
+  ToolName,
+  Usage,
+  Message,
+  Block,
+} from "@/lib/model";
 import { canonicalTool, TOOL_NAMES } from "../shared/tool-names";
 import { arr, isObj, num, obj, str, type Obj } from "../shared/values";
 
@@ -73,9 +85,24 @@ export function generatedTitle(raw: string): string | undefined {
 }
 
 /** A new run's assistant message (after the user message the adapter publishes). */
-export function beginTurn(sessionId: string, messageId: string, now: number, opts: { parentId?: string; model?: ModelRef } = {}): { turn: OpalTurn; events: TimelineEvent[] } {
-  const info: MessageInfo = { id: messageId, sessionId, role: "assistant", createdAt: now, ...(opts.parentId ? { parentId: opts.parentId } : {}), ...(opts.model ? { model: opts.model } : {}) };
-  return { turn: { sessionId, info, seq: 0, tools: new Map(), children: new Map() }, events: [{ type: "message.updated", message: info }] };
+export function beginTurn(
+  sessionId: string,
+  messageId: string,
+  now: number,
+  opts: { parentId?: string; model?: ModelRef } = {},
+): { turn: OpalTurn; events: TimelineEvent[] } {
+  const info: MessageInfo = {
+    id: messageId,
+    sessionId,
+    role: "assistant",
+    createdAt: now,
+    ...(opts.parentId ? { parentId: opts.parentId } : {}),
+    ...(opts.model ? { model: opts.model } : {}),
+  };
+  return {
+    turn: { sessionId, info, seq: 0, tools: new Map(), children: new Map() },
+    events: [{ type: "message.updated", message: info }],
+  };
 }
 
 const blockId = (t: OpalTurn, kind: string) => `${t.info.id}:${kind}${++t.seq}`;
@@ -84,7 +111,13 @@ function closeThinking(t: OpalTurn, now: number): TimelineEvent[] {
   const th = t.thinking;
   if (!th) return [];
   t.thinking = undefined;
-  return [{ type: "block.updated", messageId: t.info.id, block: { id: th.id, kind: "reasoning", text: th.text, startedAt: th.startedAt, endedAt: now } }];
+  return [
+    {
+      type: "block.updated",
+      messageId: t.info.id,
+      block: { id: th.id, kind: "reasoning", text: th.text, startedAt: th.startedAt, endedAt: now },
+    },
+  ];
 }
 
 /** Opal's usage object → canonical usage (prompt/completion tokens; context from `current_context_tokens / context_window`). */
@@ -95,7 +128,12 @@ export function opalUsage(u: unknown): Usage | undefined {
   if (input === undefined && output === undefined) return undefined;
   const ctx = num(u.current_context_tokens);
   const win = num(u.context_window);
-  return { inputTokens: input ?? 0, outputTokens: output ?? 0, ...(ctx !== undefined ? { contextTokens: ctx } : {}), ...(win ? { contextWindow: win } : {}) };
+  return {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    ...(ctx !== undefined ? { contextTokens: ctx } : {}),
+    ...(win ? { contextWindow: win } : {}),
+  };
 }
 
 /** A unified diff (`result.meta.diff`) → the edit's file diffs. */
@@ -109,7 +147,13 @@ export function diffFiles(diff: string, fallbackPath?: string): FileDiff[] {
     }
     if (line.startsWith("+++ ")) {
       const p = line.slice(4).replace(/^b\//, "").trim();
-      cur = { path: p === "/dev/null" ? (fallbackPath ?? "") : p, status: "modified", additions: 0, deletions: 0, patch: "" };
+      cur = {
+        path: p === "/dev/null" ? (fallbackPath ?? "") : p,
+        status: "modified",
+        additions: 0,
+        deletions: 0,
+        patch: "",
+      };
       files.push(cur);
       continue;
     }
@@ -158,8 +202,16 @@ export function structuredDiff(d: Obj, fallbackPath: string | undefined, written
     }
   }
   const added = written && old === 0;
-  const patch = hunks.length ? [`--- ${added ? "/dev/null" : `a/${file}`}`, `+++ b/${file}`, ...body].join("\n") + "\n" : "";
-  return { path: file, status: added ? "added" : "modified", additions: num(d.lines_added) ?? additions, deletions: num(d.lines_removed) ?? deletions, patch };
+  const patch = hunks.length
+    ? `${[`--- ${added ? "/dev/null" : `a/${file}`}`, `+++ b/${file}`, ...body].join("\n")}\n`
+    : "";
+  return {
+    path: file,
+    status: added ? "added" : "modified",
+    additions: num(d.lines_added) ?? additions,
+    deletions: num(d.lines_removed) ?? deletions,
+    patch,
+  };
 }
 
 /**
@@ -180,10 +232,24 @@ export function unquoteElixir(s: string): string {
     }
     const n = inner[++i];
     if (n === undefined) return s;
-    const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", e: "\u001b", "0": "\0", a: "\u0007", b: "\b", f: "\f", v: "\v", s: " " };
+    const simple: Record<string, string> = {
+      n: "\n",
+      t: "\t",
+      r: "\r",
+      e: "\u001b",
+      "0": "\0",
+      a: "\u0007",
+      b: "\b",
+      f: "\f",
+      v: "\v",
+      s: " ",
+    };
     if (simple[n] !== undefined) out += simple[n];
     else if (n === "u" || n === "x") {
-      const m = n === "u" ? /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{4})/.exec(inner.slice(i + 1)) : /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{2})/.exec(inner.slice(i + 1));
+      const m =
+        n === "u"
+          ? /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{4})/.exec(inner.slice(i + 1))
+          : /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{2})/.exec(inner.slice(i + 1));
       if (!m) return s;
       out += String.fromCodePoint(parseInt(m[1] ?? m[2]!, 16));
       i += m[0].length;
@@ -196,7 +262,10 @@ export function unquoteElixir(s: string): string {
 export function tasksTodos(tasks: unknown): Todo[] {
   return arr(tasks)
     .filter(isObj)
-    .map((t) => ({ content: str(t.label) || str(t.id) || (typeof t.id === "number" ? String(t.id) : ""), status: opalTaskStatus(str(t.status) ?? "open") }))
+    .map((t) => ({
+      content: str(t.label) || str(t.id) || (typeof t.id === "number" ? String(t.id) : ""),
+      status: opalTaskStatus(str(t.status) ?? "open"),
+    }))
     .filter((t) => t.content !== "");
 }
 
@@ -207,7 +276,10 @@ export function tasksTodos(tasks: unknown): Todo[] {
  */
 export function completeTaskSnapshot(args: Obj, output: Obj): boolean {
   if (str(output.action) !== "list") return true;
-  return args.view === undefined && ["label", "status", "notes", "blocked_by", "parent_id", "prompt", "result"].every((k) => args[k] === undefined);
+  return (
+    args.view === undefined &&
+    ["label", "status", "notes", "blocked_by", "parent_id", "prompt", "result"].every((k) => args[k] === undefined)
+  );
 }
 
 function opalTaskStatus(s: string): string {
@@ -221,14 +293,19 @@ function toolOutputText(tool: string, output: unknown): string {
   if (tool === "tasks" && isObj(output)) {
     const c = obj(output.counts);
     const changes = arr(output.changes).filter((x): x is string => typeof x === "string");
-    return [`${str(output.action) ?? "tasks"}: ${num(output.total) ?? 0} task(s) — ${num(c.open) ?? 0} open, ${num(c.in_progress) ?? 0} in progress, ${num(c.done) ?? 0} done, ${num(c.blocked) ?? 0} blocked`, ...changes].join("\n");
+    return [
+      `${str(output.action) ?? "tasks"}: ${num(output.total) ?? 0} task(s) — ${num(c.open) ?? 0} open, ${num(c.in_progress) ?? 0} in progress, ${num(c.done) ?? 0} done, ${num(c.blocked) ?? 0} blocked`,
+      ...changes,
+    ].join("\n");
   }
   return output === undefined ? "" : JSON.stringify(output, null, 2);
 }
 
 function toolKey(t: OpalTurn, callId: string, tool: string, starting: boolean): string {
   if (callId !== "") return callId;
-  if (!starting) for (const [k, b] of [...t.tools].reverse()) if (k.startsWith("legacy:") && b.rawTool === tool && b.status === "running") return k;
+  if (!starting)
+    for (const [k, b] of [...t.tools].reverse())
+      if (k.startsWith("legacy:") && b.rawTool === tool && b.status === "running") return k;
   return `legacy:${tool}:${t.tools.size}`;
 }
 
@@ -246,7 +323,11 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
       const events = closeThinking(t, now);
       t.text = undefined;
       t.thinking = { id: blockId(t, "r"), text: "", startedAt: now };
-      events.push({ type: "block.updated", messageId: mid, block: { id: t.thinking.id, kind: "reasoning", text: "", startedAt: now } });
+      events.push({
+        type: "block.updated",
+        messageId: mid,
+        block: { id: t.thinking.id, kind: "reasoning", text: "", startedAt: now },
+      });
       return { events };
     }
     case "thinking_delta": {
@@ -254,7 +335,11 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
       const events: TimelineEvent[] = [];
       if (!t.thinking) {
         t.thinking = { id: blockId(t, "r"), text: "", startedAt: now };
-        events.push({ type: "block.updated", messageId: mid, block: { id: t.thinking.id, kind: "reasoning", text: "", startedAt: now } });
+        events.push({
+          type: "block.updated",
+          messageId: mid,
+          block: { id: t.thinking.id, kind: "reasoning", text: "", startedAt: now },
+        });
       }
       t.thinking.text += delta;
       if (delta) events.push({ type: "block.delta", messageId: mid, blockId: t.thinking.id, field: "text", delta });
@@ -284,7 +369,11 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
         t.text.text = final;
         events.push({ type: "block.updated", messageId: mid, block: { id: t.text.id, kind: "text", text: final } });
       } else if (!t.text && final) {
-        events.push({ type: "block.updated", messageId: mid, block: { id: blockId(t, "t"), kind: "text", text: final } });
+        events.push({
+          type: "block.updated",
+          messageId: mid,
+          block: { id: blockId(t, "t"), kind: "text", text: final },
+        });
       }
       t.text = undefined;
       return { events };
@@ -295,7 +384,17 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
       t.text = undefined;
       const tool = str(ev.tool) ?? "tool";
       const key = toolKey(t, str(ev.call_id) ?? "", tool, true);
-      const block: ToolBlock = { id: `${mid}:tool:${key}`, kind: "tool", callId: key, tool: opalTool(tool), rawTool: tool, status: "running", input: obj(ev.args), startedAt: now, ...(str(ev.meta) ? { title: str(ev.meta)! } : {}) };
+      const block: ToolBlock = {
+        id: `${mid}:tool:${key}`,
+        kind: "tool",
+        callId: key,
+        tool: opalTool(tool),
+        rawTool: tool,
+        status: "running",
+        input: obj(ev.args),
+        startedAt: now,
+        ...(str(ev.meta) ? { title: str(ev.meta)! } : {}),
+      };
       t.tools.set(key, block);
       events.push({ type: "block.updated", messageId: mid, block });
       return { events };
@@ -312,7 +411,15 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
     case "tool_end": {
       const tool = str(ev.tool) ?? "tool";
       const key = toolKey(t, str(ev.call_id) ?? "", tool, false);
-      const prev = t.tools.get(key) ?? { id: `${mid}:tool:${key}`, kind: "tool" as const, callId: key, tool: opalTool(tool), rawTool: tool, status: "running" as const, input: {} };
+      const prev = t.tools.get(key) ?? {
+        id: `${mid}:tool:${key}`,
+        kind: "tool" as const,
+        callId: key,
+        tool: opalTool(tool),
+        rawTool: tool,
+        status: "running" as const,
+        input: {},
+      };
       const r = obj(ev.result);
       const ok = r.ok === true;
       const meta = obj(r.meta);
@@ -321,7 +428,11 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
       const structured = isObj(meta.diff) ? structuredDiff(meta.diff, path, tool === "write_file") : undefined;
       const diffText = str(meta.diff);
       const diff = structured ? [structured] : diffText ? diffFiles(diffText, path) : undefined;
-      const error = ok ? undefined : typeof r.error === "string" ? unquoteElixir(r.error) : JSON.stringify(r.error ?? "failed");
+      const error = ok
+        ? undefined
+        : typeof r.error === "string"
+          ? unquoteElixir(r.error)
+          : JSON.stringify(r.error ?? "failed");
       const block: ToolBlock = {
         ...prev,
         status: ok ? "completed" : "error",
@@ -331,7 +442,8 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
       };
       t.tools.set(key, block);
       const events: TimelineEvent[] = [{ type: "block.updated", messageId: mid, block }];
-      if (tool === "tasks" && ok && isObj(r.output) && completeTaskSnapshot(prev.input, r.output)) events.push({ type: "todo.updated", todos: tasksTodos(r.output.tasks) });
+      if (tool === "tasks" && ok && isObj(r.output) && completeTaskSnapshot(prev.input, r.output))
+        events.push({ type: "todo.updated", todos: tasksTodos(r.output.tasks) });
       return { events, toolEnded: { callId: key, tool, ok, ...(error !== undefined ? { error } : {}) } };
     }
     case "usage_update": {
@@ -343,12 +455,26 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
     case "agent_end": {
       const u = opalUsage(ev.usage);
       if (u) t.usage = u;
-      return { events: [...(u ? [{ type: "usage.updated" as const, usage: u }] : []), ...endTurn(t, now)], ended: "done" };
+      return {
+        events: [...(u ? [{ type: "usage.updated" as const, usage: u }] : []), ...endTurn(t, now)],
+        ended: "done",
+      };
     }
     case "agent_abort":
-      return { events: endTurn(t, now, { error: { name: "Aborted", message: "Stopped", aborted: true } }), ended: "aborted" };
+      return {
+        events: endTurn(t, now, { error: { name: "Aborted", message: "Stopped", aborted: true } }),
+        ended: "aborted",
+      };
     case "agent_recovered":
-      return { events: [notice(t, "warn", "Opal's agent process crashed and was restarted by its supervisor; the conversation was reloaded.")] };
+      return {
+        events: [
+          notice(
+            t,
+            "warn",
+            "Opal's agent process crashed and was restarted by its supervisor; the conversation was reloaded.",
+          ),
+        ],
+      };
     case "status_update": {
       const m = str(ev.message);
       return m ? { events: [], status: m } : { events: [] };
@@ -378,7 +504,12 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
     case "error": {
       // agent.ex handle_provider_error / recover_stream_error: `error`, then idle, with no `agent_end`.
       const reason = str(ev.reason) ?? "(no reason)";
-      return { events: endTurn(t, now, { error: { name: "OpalError", message: `Opal reported an error: ${unquoteElixir(reason)}` } }), ended: "error" };
+      return {
+        events: endTurn(t, now, {
+          error: { name: "OpalError", message: `Opal reported an error: ${unquoteElixir(reason)}` },
+        }),
+        ended: "error",
+      };
     }
     default:
       return { events: [notice(t, "info", `Opal sent an event this console does not know: ${type || "(no type)"}`)] };
@@ -387,13 +518,30 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
 
 function unknownNotice(t: OpalTurn, raw: string): TimelineEvent {
   if (/^\{:retry\b/.test(raw)) return notice(t, "warn", `Opal is retrying the model request: ${raw}`, "retry");
-  if (/^\{:compaction_(start|end)\b/.test(raw)) return notice(t, "info", raw.startsWith("{:compaction_start") ? `Opal is compacting the conversation: ${raw}` : `Opal compacted the conversation: ${raw}`, "compaction");
+  if (/^\{:compaction_(start|end)\b/.test(raw))
+    return notice(
+      t,
+      "info",
+      raw.startsWith("{:compaction_start")
+        ? `Opal is compacting the conversation: ${raw}`
+        : `Opal compacted the conversation: ${raw}`,
+      "compaction",
+    );
   return notice(t, "info", `Opal: ${raw}`);
 }
 
 /** A notice block in the run's message. */
-export function notice(t: OpalTurn, level: "info" | "warn" | "error", text: string, code?: "compaction" | "retry" | "abort" | "error"): TimelineEvent {
-  return { type: "block.updated", messageId: t.info.id, block: { id: blockId(t, "n"), kind: "notice", level, text, ...(code ? { code } : {}) } };
+export function notice(
+  t: OpalTurn,
+  level: "info" | "warn" | "error",
+  text: string,
+  code?: "compaction" | "retry" | "abort" | "error",
+): TimelineEvent {
+  return {
+    type: "block.updated",
+    messageId: t.info.id,
+    block: { id: blockId(t, "n"), kind: "notice", level, text, ...(code ? { code } : {}) },
+  };
 }
 
 /** Ends the run: open blocks closed, running tools cancelled, the message completed (with `error` when it failed). */
@@ -406,7 +554,12 @@ export function endTurn(t: OpalTurn, now: number, opts: { error?: MessageError }
     t.tools.set(k, done);
     events.push({ type: "block.updated", messageId: t.info.id, block: done });
   }
-  t.info = { ...t.info, completedAt: now, ...(t.usage ? { usage: t.usage } : {}), ...(opts.error ? { error: opts.error } : {}) };
+  t.info = {
+    ...t.info,
+    completedAt: now,
+    ...(t.usage ? { usage: t.usage } : {}),
+    ...(opts.error ? { error: opts.error } : {}),
+  };
   events.push({ type: "message.updated", message: t.info });
   return events;
 }
@@ -433,16 +586,38 @@ export function historyMessages(sessionId: string, raw: unknown, now: number): M
       cur = undefined;
       const summary = content.startsWith("[Conversation summary");
       if (summary) {
-        out.push({ id, sessionId, role: "assistant", createdAt: now, completedAt: now, summary: true, blocks: [{ id: `${id}:t`, kind: "text", text: content }] });
+        out.push({
+          id,
+          sessionId,
+          role: "assistant",
+          createdAt: now,
+          completedAt: now,
+          summary: true,
+          blocks: [{ id: `${id}:t`, kind: "text", text: content }],
+        });
         continue;
       }
       lastUser = id;
-      out.push({ id, sessionId, role: "user", createdAt: now, blocks: [{ id: `${id}:t`, kind: "text", text: content }] });
+      out.push({
+        id,
+        sessionId,
+        role: "user",
+        createdAt: now,
+        blocks: [{ id: `${id}:t`, kind: "text", text: content }],
+      });
       continue;
     }
     if (role === "assistant") {
       if (!cur) {
-        cur = { id, sessionId, role: "assistant", createdAt: now, completedAt: now, ...(lastUser ? { parentId: lastUser } : {}), blocks: [] };
+        cur = {
+          id,
+          sessionId,
+          role: "assistant",
+          createdAt: now,
+          completedAt: now,
+          ...(lastUser ? { parentId: lastUser } : {}),
+          blocks: [],
+        };
         out.push(cur);
       }
       const blocks: Block[] = cur.blocks;
@@ -452,7 +627,15 @@ export function historyMessages(sessionId: string, raw: unknown, now: number): M
       for (const tc of arr(m.tool_calls).filter(isObj)) {
         const callId = str(tc.call_id) ?? "";
         const name = str(tc.name) ?? "tool";
-        const b: ToolBlock = { id: `${id}:tool:${callId}`, kind: "tool", callId, tool: opalTool(name), rawTool: name, status: "completed", input: obj(tc.arguments) };
+        const b: ToolBlock = {
+          id: `${id}:tool:${callId}`,
+          kind: "tool",
+          callId,
+          tool: opalTool(name),
+          rawTool: name,
+          status: "completed",
+          input: obj(tc.arguments),
+        };
         tools.set(callId, b);
         blocks.push(b);
       }

@@ -31,11 +31,18 @@ const label = (action: string) => {
 };
 
 /** The interrupt for one request (without ids and times, which the adapter adds). */
-export function requestInterrupt(method: OpalRequest, params: unknown): Pick<Interrupt, "kind" | "title" | "questions" | "permission" | "input"> {
+export function requestInterrupt(
+  method: OpalRequest,
+  params: unknown,
+): Pick<Interrupt, "kind" | "title" | "questions" | "permission" | "input"> {
   const p = obj(params);
   if (method === "client/ask_user") {
     const choices = arr(p.choices).filter((c): c is string => typeof c === "string" && c !== "");
-    return { kind: "question", title: "Opal asks", questions: [{ question: str(p.question) ?? "", options: choices.map((c) => ({ label: c })), custom: true }] };
+    return {
+      kind: "question",
+      title: "Opal asks",
+      questions: [{ question: str(p.question) ?? "", options: choices.map((c) => ({ label: c })), custom: true }],
+    };
   }
   if (method === "client/confirm") {
     const actions = arr(p.actions).filter((a): a is string => typeof a === "string" && a !== "");
@@ -49,9 +56,17 @@ export function requestInterrupt(method: OpalRequest, params: unknown): Pick<Int
       return [{ id: a, label: label(a), kind }];
     });
     const message = str(p.message) ?? "";
-    return { kind: "permission", title: str(p.title) ?? "Opal asks for confirmation", permission: { action: str(p.title) ?? "confirm", patterns: message ? [message] : [], options } };
+    return {
+      kind: "permission",
+      title: str(p.title) ?? "Opal asks for confirmation",
+      permission: { action: str(p.title) ?? "confirm", patterns: message ? [message] : [], options },
+    };
   }
-  return { kind: "input", title: "Opal needs input", input: { prompt: str(p.prompt) ?? "", ...(p.sensitive === true ? { sensitive: true } : {}) } };
+  return {
+    kind: "input",
+    title: "Opal needs input",
+    input: { prompt: str(p.prompt) ?? "", ...(p.sensitive === true ? { sensitive: true } : {}) },
+  };
 }
 
 /** The result for an answer (400 when it does not fit the interrupt), with the outcome to publish. */
@@ -65,14 +80,19 @@ export function replyFor(it: Interrupt, answer: InterruptAnswer): { reply: OpalR
     const options = it.permission?.options ?? [];
     if ("dismiss" in answer) {
       const deny = options.find((o) => o.kind === "reject");
-      return { reply: deny ? { result: { action: deny.id } } : { error: "The user dismissed the request" }, outcome: "reject" };
+      return {
+        reply: deny ? { result: { action: deny.id } } : { error: "The user dismissed the request" },
+        outcome: "reject",
+      };
     }
-    if (!("decision" in answer)) throw ApiError.badRequest("A confirmation is answered with {decision} or {dismiss: true}");
+    if (!("decision" in answer))
+      throw ApiError.badRequest("A confirmation is answered with {decision} or {dismiss: true}");
     const opt = options.find((o) => o.kind === answer.decision);
     if (!opt) throw ApiError.badRequest(`This confirmation offers no "${answer.decision}" action`);
     return { reply: { result: { action: opt.id } }, outcome: answer.decision };
   }
-  if ("dismiss" in answer || ("action" in answer && answer.action !== "accept")) return { reply: { error: "The user declined to give the input" }, outcome: "cancelled" };
+  if ("dismiss" in answer || ("action" in answer && answer.action !== "accept"))
+    return { reply: { error: "The user declined to give the input" }, outcome: "cancelled" };
   if (!("text" in answer)) throw ApiError.badRequest("Input is answered with {text} or {dismiss: true}");
   return { reply: { result: { text: answer.text } }, outcome: "answered" };
 }

@@ -1,6 +1,17 @@
 import "server-only";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
-import type { Backend, BackendStatus, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus, Usage } from "@/lib/model";
+import type {
+  Backend,
+  BackendStatus,
+  Capabilities,
+  FileDiff,
+  Interrupt,
+  Message,
+  ModelRef,
+  Session,
+  SessionStatus,
+  Usage,
+} from "@/lib/model";
 import type { AgentList, CreateSessionBody, InterruptAnswer, ModelList, PromptBody } from "@/lib/api";
 import { redactSecrets, registerSecret } from "../../auth/redact";
 import { ApiError, describeError, isApiError } from "../../errors";
@@ -23,7 +34,13 @@ import {
 } from "./normalize";
 import { ApiBackend } from "./api-backend";
 import { ApiEventMapper, sumApiUsage } from "./normalize-api";
-import { contractLabel, detectContract, httpContractProbe, type ContractSetting, type OpencodeContract } from "./contract";
+import {
+  contractLabel,
+  detectContract,
+  httpContractProbe,
+  type ContractSetting,
+  type OpencodeContract,
+} from "./contract";
 import { questionAnswers } from "../shared/answers";
 import { PendingRequests } from "./pending";
 import { interruptBlocks, isBusy } from "@/lib/timeline/selectors";
@@ -174,7 +191,12 @@ export class OpencodeAdapter implements BackendAdapter {
       label: this.opts.label,
       status: this.status,
       ...(this.error ? { error: redactSecrets(this.error) } : {}),
-      capabilities: this.contract !== "api" ? CAPABILITIES : this.v2?.compactUnavailable ? { ...API_CAPABILITIES, compact: false } : API_CAPABILITIES,
+      capabilities:
+        this.contract !== "api"
+          ? CAPABILITIES
+          : this.v2?.compactUnavailable
+            ? { ...API_CAPABILITIES, compact: false }
+            : API_CAPABILITIES,
       ...(this.contract ? { protocol: contractLabel(this.contract, this.opts.contract ?? "auto") } : {}),
       ...(this.v2 && this.savedRules ? { savedRules: this.savedRules } : {}),
       ...(this.baseUrl ? { location: redactSecrets(this.baseUrl) } : {}),
@@ -217,7 +239,7 @@ export class OpencodeAdapter implements BackendAdapter {
     const username = this.opts.embedded?.username ?? this.opts.username ?? "opencode";
     const password = this.opts.embedded?.password ?? this.opts.password;
     const headers: Record<string, string> = {};
-    if (password) headers.authorization = "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
+    if (password) headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
     if (this.authHeaders.authorization !== headers.authorization || this.v2?.baseUrlIs(this.baseUrl) === false) {
       this.contract = undefined;
       this.v2 = undefined;
@@ -315,7 +337,10 @@ export class OpencodeAdapter implements BackendAdapter {
       if (!connected && ac.signal.aborted) firstFrameLate++;
       if (connected) this.noteCutOff();
       const wait = Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt++);
-      this.setStatus(attempt > 2 ? "down" : "connecting", lastError ? `Event stream lost: ${lastError}` : "Event stream closed");
+      this.setStatus(
+        attempt > 2 ? "down" : "connecting",
+        lastError ? `Event stream lost: ${lastError}` : "Event stream closed",
+      );
       log.warn("opencode event stream lost; reconnecting", { backend: this.id, error: lastError, inMs: wait });
       await sleep(wait);
     }
@@ -326,7 +351,8 @@ export class OpencodeAdapter implements BackendAdapter {
     const base = this.baseUrl!;
     const contract = await detectContract(this.opts.contract ?? "auto", httpContractProbe(base, this.authHeaders));
     this.contract = contract;
-    this.v2 = contract === "api" ? new ApiBackend(base, this.authHeaders, timedFetch, this.opts.label, this.id) : undefined;
+    this.v2 =
+      contract === "api" ? new ApiBackend(base, this.authHeaders, timedFetch, this.opts.label, this.id) : undefined;
     log.info("opencode contract", { backend: this.id, contract, setting: this.opts.contract ?? "auto" });
     this.sink.backendChanged(this.info());
   }
@@ -345,7 +371,9 @@ export class OpencodeAdapter implements BackendAdapter {
         this.savedRules = rules;
         this.sink.backendChanged(this.info());
       })
-      .catch((err: unknown) => log.debug("opencode saved rules unread", { backend: this.id, error: describeError(err) }));
+      .catch((err: unknown) =>
+        log.debug("opencode saved rules unread", { backend: this.id, error: describeError(err) }),
+      );
   }
 
   private async onConnected() {
@@ -378,7 +406,8 @@ export class OpencodeAdapter implements BackendAdapter {
 
   private noteCutOff() {
     for (const [sid, st] of this.statuses) if (isBusy(st.status)) this.cutOff.add(sid);
-    for (const sid of this.sink.openSessions(this.id)) if (isBusy(this.sink.sessionState?.(this.id, sid)?.session?.status)) this.cutOff.add(sid);
+    for (const sid of this.sink.openSessions(this.id))
+      if (isBusy(this.sink.sessionState?.(this.id, sid)?.session?.status)) this.cutOff.add(sid);
   }
 
   /** Counts event-stream connections: a reconcile retried for one stops when another replaces it. */
@@ -390,7 +419,11 @@ export class OpencodeAdapter implements BackendAdapter {
    * cut reply unreported until the next reconnect, which may never come.
    */
   private async reconcileUntilDone(generation: number) {
-    for (let attempt = 0; attempt < RECONCILE_TRIES && !this.stopped && generation === this.streamGeneration; attempt++) {
+    for (
+      let attempt = 0;
+      attempt < RECONCILE_TRIES && !this.stopped && generation === this.streamGeneration;
+      attempt++
+    ) {
       log.debug("reconciling opencode sessions", { backend: this.id, attempt, cutOff: [...this.cutOff] });
       try {
         if (await this.reconcileAll()) return;
@@ -415,10 +448,12 @@ export class OpencodeAdapter implements BackendAdapter {
       seen.add(sid);
       this.applyStatus(sid, toStatus(raw));
     }
-    for (const [sid, st] of this.statuses) if (!seen.has(sid) && st.status !== "idle") this.applyStatus(sid, { status: "idle" });
+    for (const [sid, st] of this.statuses)
+      if (!seen.has(sid) && st.status !== "idle") this.applyStatus(sid, { status: "idle" });
     // A cut-off session nobody has open is settled when it is opened (loadSession marks its reply).
     const open = this.sink.openSessions(this.id);
-    for (const sid of this.cutOff) if (!open.includes(sid) && !isBusy(this.statuses.get(sid)?.status)) this.cutOff.delete(sid);
+    for (const sid of this.cutOff)
+      if (!open.includes(sid) && !isBusy(this.statuses.get(sid)?.status)) this.cutOff.delete(sid);
     let whole = true;
     for (const sid of open) {
       try {
@@ -428,7 +463,11 @@ export class OpencodeAdapter implements BackendAdapter {
         this.sink.reconcile(this.id, sid, fresh);
         const last = fresh.messages.at(-1);
         if (ended && last?.role === "assistant" && last.error?.name === CUT_OFF_ERROR.name) {
-          this.sink.publish(this.id, sid, { type: "error", code: CUT_OFF_ERROR.name, message: `${CUT_OFF_ERROR.message}. Send a prompt to continue.` });
+          this.sink.publish(this.id, sid, {
+            type: "error",
+            code: CUT_OFF_ERROR.name,
+            message: `${CUT_OFF_ERROR.message}. Send a prompt to continue.`,
+          });
         }
         if (!isBusy(fresh.session.status)) this.cutOff.delete(sid);
       } catch (err) {
@@ -446,10 +485,14 @@ export class OpencodeAdapter implements BackendAdapter {
    * the console showed live, that reply is kept, marked as cut (settleIdle marks one it still holds).
    */
   private keepCutReply(sid: string, fresh: LoadedSession): LoadedSession {
-    const shown = this.sink.sessionState?.(this.id, sid)?.messages.filter((m) => m.role === "assistant").at(-1);
+    const shown = this.sink
+      .sessionState?.(this.id, sid)
+      ?.messages.filter((m) => m.role === "assistant")
+      .at(-1);
     if (!shown || shown.completedAt !== undefined || shown.error) return fresh;
     // Held by the server (settleIdle has dealt with it), or followed by a later reply: not the cut one.
-    if (fresh.messages.some((m) => m.id === shown.id || (m.role === "assistant" && m.createdAt > shown.createdAt))) return fresh;
+    if (fresh.messages.some((m) => m.id === shown.id || (m.role === "assistant" && m.createdAt > shown.createdAt)))
+      return fresh;
     return { ...fresh, messages: [...fresh.messages, { ...shown, error: { ...CUT_OFF_ERROR } }] };
   }
 
@@ -467,15 +510,25 @@ export class OpencodeAdapter implements BackendAdapter {
     if (this.v2) return this.v2.pending(directory);
     const q = directory ? { directory } : undefined;
     const api = this.api();
-    const [perms, questions] = await Promise.all([this.call(() => api.permission.list(q)), this.call(() => api.question.list(q))]);
-    return [...((perms ?? []) as unknown[]).flatMap((p) => toPermissionInterrupt(p) ?? []), ...((questions ?? []) as unknown[]).flatMap((x) => toQuestionInterrupt(x) ?? [])];
+    const [perms, questions] = await Promise.all([
+      this.call(() => api.permission.list(q)),
+      this.call(() => api.question.list(q)),
+    ]);
+    return [
+      ...((perms ?? []) as unknown[]).flatMap((p) => toPermissionInterrupt(p) ?? []),
+      ...((questions ?? []) as unknown[]).flatMap((x) => toQuestionInterrupt(x) ?? []),
+    ];
   }
 
   private applyStatus(sessionId: string, st: { status: SessionStatus; detail?: string }) {
     const prev = this.statuses.get(sessionId);
     if (prev && prev.status === st.status && prev.detail === st.detail) return;
     this.statuses.set(sessionId, st);
-    this.sink.publish(this.id, sessionId, { type: "session.status", status: st.status, ...(st.detail ? { detail: st.detail } : {}) });
+    this.sink.publish(this.id, sessionId, {
+      type: "session.status",
+      status: st.status,
+      ...(st.detail ? { detail: st.detail } : {}),
+    });
   }
 
   private lastRefresh = 0;
@@ -502,26 +555,37 @@ export class OpencodeAdapter implements BackendAdapter {
       if (this.requests.wasResolved(interruptId)) throw ApiError.conflict("This request was already answered");
       throw ApiError.notFound(`Unknown interrupt: ${interruptId}`);
     }
-    if (!(await this.requests.audience(it.sessionId)).includes(sessionId)) throw ApiError.notFound(`Interrupt ${interruptId} does not belong to session ${sessionId}`);
+    if (!(await this.requests.audience(it.sessionId)).includes(sessionId))
+      throw ApiError.notFound(`Interrupt ${interruptId} does not belong to session ${sessionId}`);
     const target = it;
     if (target.kind === "permission") {
       let reply: "once" | "always" | "reject";
       let message: string | undefined;
       if ("decision" in answer) {
         reply = answer.decision === "allow_once" ? "once" : answer.decision === "allow_always" ? "always" : "reject";
-        if (answer.message && reply !== "reject") throw ApiError.badRequest("Feedback can only be sent with a rejection");
+        if (answer.message && reply !== "reject")
+          throw ApiError.badRequest("Feedback can only be sent with a rejection");
         message = answer.message || undefined;
       } else if ("dismiss" in answer) {
         reply = "reject";
       } else {
-        throw ApiError.badRequest("A permission request is answered with {decision: allow_once | allow_always | reject, message?}");
+        throw ApiError.badRequest(
+          "A permission request is answered with {decision: allow_once | allow_always | reject, message?}",
+        );
       }
       if (this.v2) {
         if (reply === "reject" && message) this.v2Events.rejectingWithFeedback(target.id);
         await this.v2.replyPermission(target.sessionId, target.id, reply, message);
         if (reply === "always") this.refreshSavedRules();
-      }
-      else await this.call(() => this.api().permission.reply({ requestID: target.id, reply, ...(message ? { message } : {}), ...this.dir(target.sessionId) }));
+      } else
+        await this.call(() =>
+          this.api().permission.reply({
+            requestID: target.id,
+            reply,
+            ...(message ? { message } : {}),
+            ...this.dir(target.sessionId),
+          }),
+        );
       await this.requests.resolve(target, reply);
       return;
     }
@@ -534,7 +598,10 @@ export class OpencodeAdapter implements BackendAdapter {
       }
       const answers = questionAnswers(target, answer);
       if (this.v2) await this.v2.replyQuestion(target.sessionId, target.id, answers);
-      else await this.call(() => this.api().question.reply({ requestID: target.id, answers, ...this.dir(target.sessionId) }));
+      else
+        await this.call(() =>
+          this.api().question.reply({ requestID: target.id, answers, ...this.dir(target.sessionId) }),
+        );
       await this.requests.resolve(target, "answered");
       return;
     }
@@ -547,7 +614,9 @@ export class OpencodeAdapter implements BackendAdapter {
       if (!f) return;
       if (f.type === "session.deleted") {
         const s = toSession(f.properties.info, this.id);
-        if (s) this.sink.openSessions(this.id).includes(s.id) && this.sink.publish(this.id, s.id, { type: "session.status", status: "idle" });
+        if (s)
+          this.sink.openSessions(this.id).includes(s.id) &&
+            this.sink.publish(this.id, s.id, { type: "session.status", status: "idle" });
         return;
       }
       for (const { sessionId, event } of normalizeEvent(f.type, f.properties, this.id)) {
@@ -585,10 +654,15 @@ export class OpencodeAdapter implements BackendAdapter {
       const r = this.v2Events.map(frame);
       switch (r.kind) {
         case "skip":
-          if (r.reason) log.debug(`skipped ${r.reason} opencode /api frame`, { backend: this.id, type: typeof frame === "object" && frame && "type" in frame ? String(frame.type) : undefined });
+          if (r.reason)
+            log.debug(`skipped ${r.reason} opencode /api frame`, {
+              backend: this.id,
+              type: typeof frame === "object" && frame && "type" in frame ? String(frame.type) : undefined,
+            });
           return;
         case "deleted":
-          if (this.sink.openSessions(this.id).includes(r.sessionId)) this.sink.publish(this.id, r.sessionId, { type: "session.status", status: "idle" });
+          if (this.sink.openSessions(this.id).includes(r.sessionId))
+            this.sink.publish(this.id, r.sessionId, { type: "session.status", status: "idle" });
           return;
         case "session": {
           // The frame's session is partial (the revert frames carry none): re-read it whole.
@@ -597,12 +671,16 @@ export class OpencodeAdapter implements BackendAdapter {
           if (r.reload) {
             void this.loadSession(sid)
               .then((fresh) => this.sink.reconcile(this.id, sid, fresh))
-              .catch((err: unknown) => log.warn("could not reload an opencode session", { sessionId: sid, error: describeError(err) }));
+              .catch((err: unknown) =>
+                log.warn("could not reload an opencode session", { sessionId: sid, error: describeError(err) }),
+              );
             return;
           }
           void this.getSession(sid)
             .then((s) => this.sink.publish(this.id, sid, { type: "session.updated", session: s }))
-            .catch((err: unknown) => log.warn("could not re-read an opencode session", { sessionId: sid, error: describeError(err) }));
+            .catch((err: unknown) =>
+              log.warn("could not re-read an opencode session", { sessionId: sid, error: describeError(err) }),
+            );
           return;
         }
         case "interrupt":
@@ -714,11 +792,15 @@ export class OpencodeAdapter implements BackendAdapter {
   async getSession(sessionId: string): Promise<Session> {
     if (!/^ses_[A-Za-z0-9]+$/.test(sessionId)) throw ApiError.notFound(`Unknown session: ${sessionId}`);
     if (this.v2) return this.adopt(await this.v2.getSession(sessionId));
-    return this.toSession(await this.call(() => this.api().session.get({ sessionID: sessionId, ...this.dir(sessionId) })));
+    return this.toSession(
+      await this.call(() => this.api().session.get({ sessionID: sessionId, ...this.dir(sessionId) })),
+    );
   }
 
   async renameSession(sessionId: string, title: string): Promise<Session> {
-    return this.toSession(await this.call(() => this.api().session.update({ sessionID: sessionId, title, ...this.dir(sessionId) })));
+    return this.toSession(
+      await this.call(() => this.api().session.update({ sessionID: sessionId, title, ...this.dir(sessionId) })),
+    );
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -726,11 +808,19 @@ export class OpencodeAdapter implements BackendAdapter {
     this.statuses.delete(sessionId);
   }
 
-  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+  async loadMessages(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     if (this.v2) return this.v2.loadMessages(sessionId, q);
     let cursor: string | null = null;
     const raw = await this.call(async () => {
-      const r = await this.api().session.messages({ sessionID: sessionId, limit: q.limit, ...(q.before ? { before: q.before } : {}), ...this.dir(sessionId) });
+      const r = await this.api().session.messages({
+        sessionID: sessionId,
+        limit: q.limit,
+        ...(q.before ? { before: q.before } : {}),
+        ...this.dir(sessionId),
+      });
       cursor = r.response?.headers.get("x-next-cursor") ?? null;
       return r;
     });
@@ -746,12 +836,15 @@ export class OpencodeAdapter implements BackendAdapter {
       this.getSession(sessionId),
       this.loadMessages(sessionId, { limit: PAGE }),
       // `/api` has no todo route: its todos arrive with `todo.updated` frames.
-      this.v2 ? Promise.resolve([]) : this.call(() => this.api().session.todo({ sessionID: sessionId, ...this.dir(sessionId) })).catch(() => []),
+      this.v2
+        ? Promise.resolve([])
+        : this.call(() => this.api().session.todo({ sessionID: sessionId, ...this.dir(sessionId) })).catch(() => []),
       this.requests.refresh(),
     ]);
     const interrupts: Interrupt[] = [];
     for (const it of this.requests.list()) {
-      if (interruptBlocks(it, sessionId) || (await this.requests.audience(it.sessionId)).includes(sessionId)) interrupts.push(it);
+      if (interruptBlocks(it, sessionId) || (await this.requests.audience(it.sessionId)).includes(sessionId))
+        interrupts.push(it);
     }
     interrupts.sort((a, b) => a.createdAt - b.createdAt);
     session.status = this.statusOf(sessionId);
@@ -766,7 +859,10 @@ export class OpencodeAdapter implements BackendAdapter {
       session,
       // On `/api` the cut-off mark is kept to the sessions the stream was lost under (its messages'
       // completion times are not known to be stamped as V1's are).
-      messages: session.status === "idle" ? settleIdle(page.items, !this.v2 || this.cutOff.has(sessionId) ? CUT_OFF_ERROR : undefined) : page.items,
+      messages:
+        session.status === "idle"
+          ? settleIdle(page.items, !this.v2 || this.cutOff.has(sessionId) ? CUT_OFF_ERROR : undefined)
+          : page.items,
       interrupts,
       todos: toTodos(todos),
       ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
@@ -778,7 +874,10 @@ export class OpencodeAdapter implements BackendAdapter {
    * older pages are read too, up to USAGE_PAGES, beyond which no total is shown rather than a short
    * one). Keeps the per-message usage for the stream's updates.
    */
-  private async apiSessionUsage(sessionId: string, first: { items: Message[]; nextCursor?: string }): Promise<Usage | undefined> {
+  private async apiSessionUsage(
+    sessionId: string,
+    first: { items: Message[]; nextCursor?: string },
+  ): Promise<Usage | undefined> {
     const byMessage = new Map<string, Usage>();
     const add = (items: Message[]) => {
       for (const m of items) if (m.role === "assistant" && m.usage) byMessage.set(m.id, m.usage);
@@ -802,7 +901,9 @@ export class OpencodeAdapter implements BackendAdapter {
   async prompt(sessionId: string, body: PromptBody): Promise<void> {
     if (this.v2) return this.v2.prompt(sessionId, body, await this.getSession(sessionId));
     const parts = body.parts.map((p) =>
-      p.type === "text" ? { type: "text" as const, text: p.text } : { type: "file" as const, mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) },
+      p.type === "text"
+        ? { type: "text" as const, text: p.text }
+        : { type: "file" as const, mime: p.mime, url: p.url, ...(p.filename ? { filename: p.filename } : {}) },
     );
     await this.call(() =>
       this.api().session.promptAsync({
@@ -835,7 +936,13 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async diff(sessionId: string, messageId?: string): Promise<FileDiff[]> {
-    const raw = await this.call(() => this.api().session.diff({ sessionID: sessionId, ...(messageId ? { messageID: messageId } : {}), ...this.dir(sessionId) }));
+    const raw = await this.call(() =>
+      this.api().session.diff({
+        sessionID: sessionId,
+        ...(messageId ? { messageID: messageId } : {}),
+        ...this.dir(sessionId),
+      }),
+    );
     return toFileDiffs(raw);
   }
 
@@ -857,14 +964,22 @@ export class OpencodeAdapter implements BackendAdapter {
       if (i < 0) throw ApiError.notFound(`Unknown message: ${messageId}`);
       before = all[i]!.role === "user" ? messageId : all[i + 1]?.id;
     }
-    const raw = await this.call(() => this.api().session.fork({ sessionID: sessionId, ...(before ? { messageID: before } : {}), ...this.dir(sessionId) }));
+    const raw = await this.call(() =>
+      this.api().session.fork({
+        sessionID: sessionId,
+        ...(before ? { messageID: before } : {}),
+        ...this.dir(sessionId),
+      }),
+    );
     return this.toSession(raw);
   }
 
   private async requireMessage(sessionId: string, messageId: string): Promise<void> {
     if (!/^msg_[A-Za-z0-9]+$/.test(messageId)) throw ApiError.notFound(`Unknown message: ${messageId}`);
     try {
-      await this.call(() => this.api().session.message({ sessionID: sessionId, messageID: messageId, ...this.dir(sessionId) }));
+      await this.call(() =>
+        this.api().session.message({ sessionID: sessionId, messageID: messageId, ...this.dir(sessionId) }),
+      );
     } catch (err) {
       if (isApiError(err) && err.code === "not_found") throw ApiError.notFound(`Unknown message: ${messageId}`);
       throw err;
@@ -883,7 +998,11 @@ export class OpencodeAdapter implements BackendAdapter {
     }
     // OpenCode answers 200 and does nothing for an unknown message: check it first.
     await this.requireMessage(sessionId, messageId);
-    return this.toSession(await this.call(() => this.api().session.revert({ sessionID: sessionId, messageID: messageId, ...this.dir(sessionId) })));
+    return this.toSession(
+      await this.call(() =>
+        this.api().session.revert({ sessionID: sessionId, messageID: messageId, ...this.dir(sessionId) }),
+      ),
+    );
   }
 
   async unrevert(sessionId: string): Promise<Session> {
@@ -891,7 +1010,9 @@ export class OpencodeAdapter implements BackendAdapter {
       await this.v2.revertClear(sessionId);
       return this.getSession(sessionId);
     }
-    return this.toSession(await this.call(() => this.api().session.unrevert({ sessionID: sessionId, ...this.dir(sessionId) })));
+    return this.toSession(
+      await this.call(() => this.api().session.unrevert({ sessionID: sessionId, ...this.dir(sessionId) })),
+    );
   }
 
   async compact(sessionId: string, model?: ModelRef): Promise<void> {
@@ -913,7 +1034,9 @@ export class OpencodeAdapter implements BackendAdapter {
     if (!m) m = (await this.models()).default;
     if (!m?.provider) throw ApiError.conflict("No model to compact with: pick a model first");
     const { provider, id } = m;
-    await this.call(() => this.api().session.summarize({ sessionID: sessionId, providerID: provider, modelID: id, ...this.dir(sessionId) }));
+    await this.call(() =>
+      this.api().session.summarize({ sessionID: sessionId, providerID: provider, modelID: id, ...this.dir(sessionId) }),
+    );
   }
 
   async children(sessionId: string): Promise<Session[]> {

@@ -18,7 +18,15 @@ const S = "ses_de8db46fbffeJ6yitaNihKmQ4n";
 const DIR = "/tmp/switchboard-ws-fake";
 const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 } });
 /** As `GET /api/session/:id` answers on 1.18.33: the session's own totals stay zero however much it ran. */
-const session = { id: S, projectID: "p", cost: 0, tokens: tokens(0, 0), time: { created: 1, updated: 1 }, title: "New session", location: { directory: DIR } };
+const session = {
+  id: S,
+  projectID: "p",
+  cost: 0,
+  tokens: tokens(0, 0),
+  time: { created: 1, updated: 1 },
+  title: "New session",
+  location: { directory: DIR },
+};
 const assistant = (n: number, input: number, output: number, cost = 0) => ({
   id: `msg_21724c66b${String(n).padStart(4, "0")}mxftEd1WxJn3P`,
   time: { created: 10 + n, completed: 11 + n },
@@ -30,7 +38,12 @@ const assistant = (n: number, input: number, output: number, cost = 0) => ({
   cost,
   tokens: tokens(input, output),
 });
-const user = (n: number) => ({ id: `msg_21724c384${String(n).padStart(4, "0")}pUzdcpelAar2th`, time: { created: 10 + n }, text: `prompt ${n}`, type: "user" });
+const user = (n: number) => ({
+  id: `msg_21724c384${String(n).padStart(4, "0")}pUzdcpelAar2th`,
+  time: { created: 10 + n },
+  text: `prompt ${n}`,
+  type: "user",
+});
 
 interface FakeApi {
   url: string;
@@ -55,7 +68,8 @@ async function startFakeApi(): Promise<FakeApi> {
     asked: [],
     send(type, data) {
       const id = `evt_${++seq}`;
-      for (const s of streams) s.write(`id: ${id}\ndata: ${JSON.stringify({ id, type, location: { directory: DIR }, data })}\n\n`);
+      for (const s of streams)
+        s.write(`id: ${id}\ndata: ${JSON.stringify({ id, type, location: { directory: DIR }, data })}\n\n`);
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -66,7 +80,8 @@ async function startFakeApi(): Promise<FakeApi> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://fake");
     fake.asked.push(`${req.method} ${url.pathname}`);
-    const json = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (url.pathname === "/api/event") {
       res.writeHead(200, { "content-type": "text/event-stream" });
       streams.add(res);
@@ -75,7 +90,8 @@ async function startFakeApi(): Promise<FakeApi> {
       return;
     }
     if (url.pathname === "/api/session/active") return json(200, { data: {} });
-    if (url.pathname === "/api/permission/request" || url.pathname === "/api/question/request") return json(200, { location: { directory: DIR }, data: [] });
+    if (url.pathname === "/api/permission/request" || url.pathname === "/api/question/request")
+      return json(200, { location: { directory: DIR }, data: [] });
     if (url.pathname === `/api/session/${S}`) return json(200, { data: session });
     if (url.pathname === `/api/session/${S}/message`) {
       const from = Number(url.searchParams.get("cursor") ?? 0);
@@ -88,7 +104,8 @@ async function startFakeApi(): Promise<FakeApi> {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString()));
       req.on("end", () => {
-        if ((JSON.parse(body) as { reply: string }).reply === "always") fake.saved.push({ action: "bash", resource: "ls -la" });
+        if ((JSON.parse(body) as { reply: string }).reply === "always")
+          fake.saved.push({ action: "bash", resource: "ls -la" });
         json(200, { data: true });
       });
       return;
@@ -159,7 +176,16 @@ describe("OpencodeAdapter on /api: session usage", () => {
     const loaded = await adapter.loadSession(S);
     expect(loaded.session.usage).toBeUndefined();
     const step = (n: number, finish: string, input: number, output: number) =>
-      fake.send("session.next.step.ended", { timestamp: 20 + n, sessionID: S, assistantMessageID: assistant(n, 0, 0).id, finish, cost: 0, tokens: tokens(input, output), snapshot: "x", files: [] });
+      fake.send("session.next.step.ended", {
+        timestamp: 20 + n,
+        sessionID: S,
+        assistantMessageID: assistant(n, 0, 0).id,
+        finish,
+        cost: 0,
+        tokens: tokens(input, output),
+        snapshot: "x",
+        files: [],
+      });
     step(1, "tool-calls", 303, 22);
     await until(() => sink.of("usage.updated").length === 1, "the first step's usage");
     step(2, "stop", 377, 3);
@@ -179,8 +205,18 @@ describe("OpencodeAdapter on /api: compaction", () => {
   it("a server that answers it cannot compact loses the action, with the reason", async () => {
     const { fake, sink, adapter } = await connected();
     expect(adapter.info().capabilities.compact).toBe(true);
-    fake.compact = { status: 503, body: { _tag: "ServiceUnavailableError", message: "Session compact is not available yet", service: "session.compact" } };
-    await expect(adapter.compact(S)).rejects.toMatchObject({ code: "conflict", message: expect.stringContaining("OpenCode cannot compact a conversation") });
+    fake.compact = {
+      status: 503,
+      body: {
+        _tag: "ServiceUnavailableError",
+        message: "Session compact is not available yet",
+        service: "session.compact",
+      },
+    };
+    await expect(adapter.compact(S)).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringContaining("OpenCode cannot compact a conversation"),
+    });
     expect(adapter.info().capabilities.compact).toBe(false);
     expect(sink.backends.at(-1)?.capabilities.compact).toBe(false);
     // Nothing else it can do is hidden with it.
@@ -212,7 +248,7 @@ describe("OpencodeAdapter on /api: revert", () => {
 });
 
 describe("OpencodeAdapter on /api: saved rules", () => {
-  it("shows the rules the server saved, read at connect and again after an \"always\"", async () => {
+  it('shows the rules the server saved, read at connect and again after an "always"', async () => {
     fake = await startFakeApi();
     fake.saved = [{ action: "edit", resource: "*" }];
     const sink = new RecordingSink();
@@ -220,7 +256,14 @@ describe("OpencodeAdapter on /api: saved rules", () => {
     await adapter.start();
     await until(() => adapter!.info().savedRules !== undefined, "the saved rules at connect");
     expect(adapter.info().savedRules).toEqual(["edit: *"]);
-    fake.send("permission.v2.asked", { id: "per_1", sessionID: S, action: "bash", resources: ["ls -la"], save: ["ls -la"], metadata: { command: "ls -la" } });
+    fake.send("permission.v2.asked", {
+      id: "per_1",
+      sessionID: S,
+      action: "bash",
+      resources: ["ls -la"],
+      save: ["ls -la"],
+      metadata: { command: "ls -la" },
+    });
     await until(() => sink.of("interrupt.requested").length === 1, "the permission card");
     await adapter.answerInterrupt(S, "per_1", { decision: "allow_always" });
     await until(() => adapter!.info().savedRules?.length === 2, "the saved rules after always");

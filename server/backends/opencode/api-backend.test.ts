@@ -15,7 +15,10 @@ function answering(status: number, body: unknown) {
   const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = input instanceof Request ? input : new Request(input, init);
     asked.push({ method: req.method, path: new URL(req.url).pathname + new URL(req.url).search });
-    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: body === undefined ? {} : { "content-type": "application/json" } });
+    return new Response(body === undefined ? null : JSON.stringify(body), {
+      status,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+    });
   }) as typeof fetch;
   return { asked, backend: new ApiBackend("http://opencode.test", {}, fetchImpl, "Local", "local") };
 }
@@ -32,12 +35,18 @@ async function failure(p: Promise<unknown>) {
 describe("ApiBackend compact", () => {
   it("a server whose /api cannot compact (1.18: 503 ServiceUnavailableError) is told apart: 409 with the capability, and remembered", async () => {
     // Recorded: POST /api/session/:id/compact on opencode 1.18.33.
-    const { backend, asked } = answering(503, { _tag: "ServiceUnavailableError", message: "Session compact is not available yet", service: "session.compact" });
+    const { backend, asked } = answering(503, {
+      _tag: "ServiceUnavailableError",
+      message: "Session compact is not available yet",
+      service: "session.compact",
+    });
     const err = await failure(backend.compact(S));
     expect(asked).toEqual([{ method: "POST", path: `/api/session/${S}/compact` }]);
     expect(isApiError(err) && err.code).toBe("conflict");
     expect(isApiError(err) && err.details).toEqual({ capability: "compact" });
-    expect((err as Error).message).toBe("Local cannot compact a conversation: this OpenCode server's /api does not compact yet (OpenCode answered 503: Session compact is not available yet)");
+    expect((err as Error).message).toBe(
+      "Local cannot compact a conversation: this OpenCode server's /api does not compact yet (OpenCode answered 503: Session compact is not available yet)",
+    );
     expect(backend.compactUnavailable).toBe(true);
   });
 
@@ -72,7 +81,16 @@ describe("ApiBackend saved permission rules", () => {
       save: ["echo ask-one"],
       source: { type: "tool", messageID: "msg_2172881ff00135e1lvZXfZP85j", callID: "call_fake_1_0" },
     };
-    const { backend, asked } = answering(200, { data: [{ id: "psv_217288290002ukG9CxaMB9d4nR", projectID: "daf5bafe7666feab51f2ecad11ee4f0ba7f88e66", action: "bash", resource: "echo ask-one" }] });
+    const { backend, asked } = answering(200, {
+      data: [
+        {
+          id: "psv_217288290002ukG9CxaMB9d4nR",
+          projectID: "daf5bafe7666feab51f2ecad11ee4f0ba7f88e66",
+          action: "bash",
+          resource: "echo ask-one",
+        },
+      ],
+    });
     const card = toApiPermission(request).permission!;
     expect(card.always).toEqual(["echo ask-one"]);
     expect(card.options.find((o) => o.kind === "allow_always")?.label).toBe("Always allow (saved rule)");

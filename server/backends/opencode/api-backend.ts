@@ -6,7 +6,15 @@ import type { AgentList, CreateSessionBody, ModelList, PromptBody } from "@/lib/
 import { capabilityReason } from "@/lib/capabilities";
 import { ApiError, describeError, isApiError } from "../../errors";
 import type { paths } from "./api/schema";
-import { toApiAgentList, toApiFileDiffs, toApiMessage, toApiModelList, toApiPermission, toApiQuestion, toApiSession } from "./normalize-api";
+import {
+  toApiAgentList,
+  toApiFileDiffs,
+  toApiMessage,
+  toApiModelList,
+  toApiPermission,
+  toApiQuestion,
+  toApiSession,
+} from "./normalize-api";
 
 export type ApiClient = Client<paths>;
 
@@ -45,14 +53,25 @@ export class ApiBackend {
     }
     if (r.response.ok) return r.data as T;
     const body = r.error;
-    const msg = typeof body === "object" && body && "message" in body && typeof body.message === "string" ? body.message : JSON.stringify(body ?? r.response.statusText);
+    const msg =
+      typeof body === "object" && body && "message" in body && typeof body.message === "string"
+        ? body.message
+        : JSON.stringify(body ?? r.response.statusText);
     if (r.response.status === 404) throw ApiError.notFound(msg);
     if (r.response.status === 400) throw ApiError.badRequest(`OpenCode rejected the request: ${msg}`);
     if (r.response.status === 409) throw ApiError.conflict(msg);
     // A route the server has but does not implement yet (1.18's compact): `ServiceUnavailableError`.
-    const unavailable = r.response.status === 503 && typeof body === "object" && body && "_tag" in body && body._tag === "ServiceUnavailableError";
+    const unavailable =
+      r.response.status === 503 &&
+      typeof body === "object" &&
+      body &&
+      "_tag" in body &&
+      body._tag === "ServiceUnavailableError";
     const service = unavailable && "service" in body && typeof body.service === "string" ? body.service : undefined;
-    throw ApiError.upstream(`OpenCode answered ${r.response.status}: ${msg}`, unavailable ? { unavailable: service ?? true } : undefined);
+    throw ApiError.upstream(
+      `OpenCode answered ${r.response.status}: ${msg}`,
+      unavailable ? { unavailable: service ?? true } : undefined,
+    );
   }
 
   private location(directory?: string) {
@@ -61,9 +80,22 @@ export class ApiBackend {
 
   /* ------------------------------------------------------------------ sessions */
 
-  async listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }> {
+  async listSessions(q: {
+    search?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: Session[]; nextCursor?: string }> {
     const r = await this.call(() =>
-      this.client.GET("/api/session", { params: { query: { limit: q.limit, order: "desc", ...(q.search ? { search: q.search } : {}), ...(q.cursor ? { cursor: q.cursor } : {}) } } }),
+      this.client.GET("/api/session", {
+        params: {
+          query: {
+            limit: q.limit,
+            order: "desc",
+            ...(q.search ? { search: q.search } : {}),
+            ...(q.cursor ? { cursor: q.cursor } : {}),
+          },
+        },
+      }),
     );
     // Subagent sessions are listed with their parents (GET …/tree), not in the sidebar.
     const items = r.data.filter((s) => !s.parentID).map((s) => toApiSession(s, this.backendId));
@@ -84,7 +116,9 @@ export class ApiBackend {
   }
 
   async getSession(sessionId: string): Promise<Session> {
-    const r = await this.call(() => this.client.GET("/api/session/{sessionID}", { params: { path: { sessionID: sessionId } } }));
+    const r = await this.call(() =>
+      this.client.GET("/api/session/{sessionID}", { params: { path: { sessionID: sessionId } } }),
+    );
     return toApiSession(r.data, this.backendId);
   }
 
@@ -96,10 +130,16 @@ export class ApiBackend {
 
   /* ------------------------------------------------------------------ messages */
 
-  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+  async loadMessages(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     const r = await this.call(() =>
       this.client.GET("/api/session/{sessionID}/message", {
-        params: { path: { sessionID: sessionId }, query: { limit: q.limit, ...(q.before ? { cursor: q.before } : { order: "desc" }) } },
+        params: {
+          path: { sessionID: sessionId },
+          query: { limit: q.limit, ...(q.before ? { cursor: q.before } : { order: "desc" }) },
+        },
       }),
     );
     const items = r.data.flatMap((m) => {
@@ -111,26 +151,51 @@ export class ApiBackend {
   }
 
   async requireMessage(sessionId: string, messageId: string): Promise<void> {
-    await this.call(() => this.client.GET("/api/session/{sessionID}/message/{messageID}", { params: { path: { sessionID: sessionId, messageID: messageId } } }));
+    await this.call(() =>
+      this.client.GET("/api/session/{sessionID}/message/{messageID}", {
+        params: { path: { sessionID: sessionId, messageID: messageId } },
+      }),
+    );
   }
 
   /* ------------------------------------------------------------------ turns */
 
   async prompt(sessionId: string, body: PromptBody, session: Session): Promise<void> {
     const path = { sessionID: sessionId };
-    if (body.model && (body.model.id !== session.model?.id || (body.model.provider ?? "") !== (session.model?.provider ?? ""))) {
-      await this.call(() => this.client.POST("/api/session/{sessionID}/model", { params: { path }, body: { model: { id: body.model!.id, providerID: body.model!.provider ?? "" } } }));
+    if (
+      body.model &&
+      (body.model.id !== session.model?.id || (body.model.provider ?? "") !== (session.model?.provider ?? ""))
+    ) {
+      await this.call(() =>
+        this.client.POST("/api/session/{sessionID}/model", {
+          params: { path },
+          body: { model: { id: body.model!.id, providerID: body.model!.provider ?? "" } },
+        }),
+      );
     }
-    if (body.agent) await this.call(() => this.client.POST("/api/session/{sessionID}/agent", { params: { path }, body: { agent: body.agent! } }));
+    if (body.agent)
+      await this.call(() =>
+        this.client.POST("/api/session/{sessionID}/agent", { params: { path }, body: { agent: body.agent! } }),
+      );
     // A staged revert is committed by the next prompt (as V1 does by itself).
-    if (session.revert) await this.call(() => this.client.POST("/api/session/{sessionID}/revert/commit", { params: { path } }));
+    if (session.revert)
+      await this.call(() => this.client.POST("/api/session/{sessionID}/revert/commit", { params: { path } }));
     const text = body.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n\n");
-    const files = body.parts.flatMap((p) => (p.type === "file" ? [{ uri: p.url, ...(p.filename ? { name: p.filename } : {}) }] : []));
-    await this.call(() => this.client.POST("/api/session/{sessionID}/prompt", { params: { path }, body: { prompt: { text, ...(files.length ? { files } : {}) }, delivery: "queue" } }));
+    const files = body.parts.flatMap((p) =>
+      p.type === "file" ? [{ uri: p.url, ...(p.filename ? { name: p.filename } : {}) }] : [],
+    );
+    await this.call(() =>
+      this.client.POST("/api/session/{sessionID}/prompt", {
+        params: { path },
+        body: { prompt: { text, ...(files.length ? { files } : {}) }, delivery: "queue" },
+      }),
+    );
   }
 
   async interrupt(sessionId: string): Promise<void> {
-    await this.call(() => this.client.POST("/api/session/{sessionID}/interrupt", { params: { path: { sessionID: sessionId } } }));
+    await this.call(() =>
+      this.client.POST("/api/session/{sessionID}/interrupt", { params: { path: { sessionID: sessionId } } }),
+    );
   }
 
   /**
@@ -142,22 +207,36 @@ export class ApiBackend {
 
   async compact(sessionId: string): Promise<void> {
     try {
-      await this.call(() => this.client.POST("/api/session/{sessionID}/compact", { params: { path: { sessionID: sessionId } } }));
+      await this.call(() =>
+        this.client.POST("/api/session/{sessionID}/compact", { params: { path: { sessionID: sessionId } } }),
+      );
     } catch (err) {
-      const unavailable = isApiError(err) ? (err.details as { unavailable?: unknown } | undefined)?.unavailable : undefined;
+      const unavailable = isApiError(err)
+        ? (err.details as { unavailable?: unknown } | undefined)?.unavailable
+        : undefined;
       if (unavailable !== "session.compact" && unavailable !== true) throw err;
       this.compactUnavailable = true;
-      throw ApiError.conflict(`${capabilityReason(this.label, "compact")}: this OpenCode server's /api does not compact yet (${err instanceof Error ? err.message : "503"})`, { capability: "compact" });
+      throw ApiError.conflict(
+        `${capabilityReason(this.label, "compact")}: this OpenCode server's /api does not compact yet (${err instanceof Error ? err.message : "503"})`,
+        { capability: "compact" },
+      );
     }
   }
 
   async revertStage(sessionId: string, messageId: string): Promise<FileDiff[]> {
-    const r = await this.call(() => this.client.POST("/api/session/{sessionID}/revert/stage", { params: { path: { sessionID: sessionId } }, body: { messageID: messageId, files: true } }));
+    const r = await this.call(() =>
+      this.client.POST("/api/session/{sessionID}/revert/stage", {
+        params: { path: { sessionID: sessionId } },
+        body: { messageID: messageId, files: true },
+      }),
+    );
     return toApiFileDiffs(r.data.files);
   }
 
   async revertClear(sessionId: string): Promise<void> {
-    await this.call(() => this.client.POST("/api/session/{sessionID}/revert/clear", { params: { path: { sessionID: sessionId } } }));
+    await this.call(() =>
+      this.client.POST("/api/session/{sessionID}/revert/clear", { params: { path: { sessionID: sessionId } } }),
+    );
   }
 
   /* ------------------------------------------------------------------ interrupts */
@@ -171,18 +250,35 @@ export class ApiBackend {
     return [...perms.data.map((p) => toApiPermission(p)), ...questions.data.flatMap((q) => toApiQuestion(q) ?? [])];
   }
 
-  async replyPermission(sessionId: string, requestId: string, reply: "once" | "always" | "reject", message?: string): Promise<void> {
+  async replyPermission(
+    sessionId: string,
+    requestId: string,
+    reply: "once" | "always" | "reject",
+    message?: string,
+  ): Promise<void> {
     await this.call(() =>
-      this.client.POST("/api/session/{sessionID}/permission/{requestID}/reply", { params: { path: { sessionID: sessionId, requestID: requestId } }, body: { reply, ...(message ? { message } : {}) } }),
+      this.client.POST("/api/session/{sessionID}/permission/{requestID}/reply", {
+        params: { path: { sessionID: sessionId, requestID: requestId } },
+        body: { reply, ...(message ? { message } : {}) },
+      }),
     );
   }
 
   async replyQuestion(sessionId: string, requestId: string, answers: string[][]): Promise<void> {
-    await this.call(() => this.client.POST("/api/session/{sessionID}/question/{requestID}/reply", { params: { path: { sessionID: sessionId, requestID: requestId } }, body: { answers } }));
+    await this.call(() =>
+      this.client.POST("/api/session/{sessionID}/question/{requestID}/reply", {
+        params: { path: { sessionID: sessionId, requestID: requestId } },
+        body: { answers },
+      }),
+    );
   }
 
   async rejectQuestion(sessionId: string, requestId: string): Promise<void> {
-    await this.call(() => this.client.POST("/api/session/{sessionID}/question/{requestID}/reject", { params: { path: { sessionID: sessionId, requestID: requestId } } }));
+    await this.call(() =>
+      this.client.POST("/api/session/{sessionID}/question/{requestID}/reject", {
+        params: { path: { sessionID: sessionId, requestID: requestId } },
+      }),
+    );
   }
 
   /** The rules "always" saved (`/api/permission/saved`), as `action: resource`. */
@@ -201,7 +297,11 @@ export class ApiBackend {
       this.call(() => this.client.GET("/api/agent", { params: { query } })).catch(() => undefined),
     ]);
     const build = agents?.data.find((a) => a.id === "build")?.model;
-    return toApiModelList(models.data, providers.data, build ? { provider: build.providerID, id: build.id } : undefined);
+    return toApiModelList(
+      models.data,
+      providers.data,
+      build ? { provider: build.providerID, id: build.id } : undefined,
+    );
   }
 
   async agents(directory: string | undefined): Promise<AgentList> {
@@ -220,9 +320,18 @@ export class ApiBackend {
    * Reads `/api/event` until it ends or `signal` aborts, resuming after `lastEventId` when given.
    * `onChunk` sees every chunk (heartbeats included, for the watchdog); `onFrame` every parsed frame.
    */
-  async events(opts: { signal: AbortSignal; lastEventId?: string; onChunk(): void; onFrame(frame: unknown, id: string | undefined): void }): Promise<void> {
+  async events(opts: {
+    signal: AbortSignal;
+    lastEventId?: string;
+    onChunk(): void;
+    onFrame(frame: unknown, id: string | undefined): void;
+  }): Promise<void> {
     const res = await fetch(`${this.baseUrl}/api/event`, {
-      headers: { ...this.headers, accept: "text/event-stream", ...(opts.lastEventId ? { "last-event-id": opts.lastEventId } : {}) },
+      headers: {
+        ...this.headers,
+        accept: "text/event-stream",
+        ...(opts.lastEventId ? { "last-event-id": opts.lastEventId } : {}),
+      },
       signal: opts.signal,
     });
     if (!res.ok || !res.body) {

@@ -1,16 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { detectContract, docOffersApi, httpContractProbe, type ContractProbe } from "./contract";
 
-const API_DOC = { openapi: "3.1.0", paths: { "/api/session": {}, "/api/event": {}, "/api/session/{sessionID}/prompt": {}, "/session": {} } };
+const API_DOC = {
+  openapi: "3.1.0",
+  paths: { "/api/session": {}, "/api/event": {}, "/api/session/{sessionID}/prompt": {}, "/session": {} },
+};
 const V1_DOC = { openapi: "3.1.0", paths: { "/session": {}, "/global/event": {}, "/permission": {} } };
 
 function probe(doc: unknown, health = false, v1?: string): ContractProbe & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
-    doc: async () => (calls.push("doc"), doc),
-    apiHealth: async () => (calls.push("health"), health),
-    v1Version: async () => (calls.push("v1"), v1),
+    doc: async () => {
+      calls.push("doc");
+      return doc;
+    },
+    apiHealth: async () => {
+      calls.push("health");
+      return health;
+    },
+    v1Version: async () => {
+      calls.push("v1");
+      return v1;
+    },
   };
 }
 
@@ -30,7 +42,11 @@ describe("OpenCode contract detection", () => {
     expect(await detectContract("auto", probe(undefined, false))).toBe("v1");
   });
   it("a probe without an answer fails the detection (tried again later), it proves no contract", async () => {
-    const failing: ContractProbe = { doc: () => Promise.reject(new Error("refused")), apiHealth: () => Promise.reject(new Error("refused")), v1Version: () => Promise.reject(new Error("refused")) };
+    const failing: ContractProbe = {
+      doc: () => Promise.reject(new Error("refused")),
+      apiHealth: () => Promise.reject(new Error("refused")),
+      v1Version: () => Promise.reject(new Error("refused")),
+    };
     await expect(detectContract("auto", failing)).rejects.toThrow("refused");
   });
   it("the forced setting wins, without asking the server", async () => {
@@ -56,9 +72,11 @@ describe("OpenCode contract detection", () => {
     expect(seen).toEqual(["/doc", "/api/health", "/global/health"]);
   });
   it("over HTTP: the pinned 1.18 shape (both contracts) keeps V1; the /api-only proxy shape gets /api", async () => {
-    const both: typeof fetch = async (input) => (String(input).endsWith("/doc") ? Response.json(API_DOC) : Response.json({ healthy: true, version: "1.18.33" }));
+    const both: typeof fetch = async (input) =>
+      String(input).endsWith("/doc") ? Response.json(API_DOC) : Response.json({ healthy: true, version: "1.18.33" });
     expect(await detectContract("auto", httpContractProbe("http://x", {}, both))).toBe("v1");
-    const apiOnly: typeof fetch = async (input) => (String(input).endsWith("/global/health") ? new Response("Not Found", { status: 404 }) : Response.json(API_DOC));
+    const apiOnly: typeof fetch = async (input) =>
+      String(input).endsWith("/global/health") ? new Response("Not Found", { status: 404 }) : Response.json(API_DOC);
     expect(await detectContract("auto", httpContractProbe("http://x", {}, apiOnly))).toBe("api");
   });
   it("over HTTP: a JSON /doc decides", async () => {

@@ -53,7 +53,11 @@ export async function detectContract(setting: ContractSetting, probe: ContractPr
 }
 
 /** The probe over HTTP (30 s per request: a server between bind and ready hangs). */
-export function httpContractProbe(baseUrl: string, headers: Record<string, string>, fetchImpl: typeof fetch = fetch): ContractProbe {
+export function httpContractProbe(
+  baseUrl: string,
+  headers: Record<string, string>,
+  fetchImpl: typeof fetch = fetch,
+): ContractProbe {
   const get = async (path: string) => {
     try {
       return await fetchImpl(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(30_000) });

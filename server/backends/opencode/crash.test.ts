@@ -33,7 +33,9 @@ const assistantText = (messages: Message[]) =>
     .flatMap((m) => m.blocks.map((b) => (b.kind === "text" ? b.text : "")))
     .join("");
 
-describe("OpenCode killed mid-reply: the reconnect's timing does not decide whether the cut shows", { timeout: 120_000 }, () => {
+describe("OpenCode killed mid-reply: the reconnect's timing does not decide whether the cut shows", {
+  timeout: 120_000,
+}, () => {
   let model: ScriptedModel;
   let home: OpencodeHome;
   let workspace: string;
@@ -94,7 +96,11 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
 
   async function expectCutShown({ channel, lastWord }: Awaited<ReturnType<typeof cutReply>>) {
     const last = () => channel.state.messages.filter((m) => m.role === "assistant").at(-1);
-    await until(() => channel.state.session?.status === "idle" && last()?.error, "the cut reply to show an error", 60_000);
+    await until(
+      () => channel.state.session?.status === "idle" && last()?.error,
+      "the cut reply to show an error",
+      60_000,
+    );
     expect(last()?.error).toMatchObject({ name: "TurnInterrupted", message: "OpenCode stopped during this reply" });
     expect(channel.state.lastError?.code).toBe("TurnInterrupted");
     expect(assistantText(channel.state.messages)).not.toContain(lastWord);
@@ -103,7 +109,13 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
     model.reset();
     model.enqueue({ text: "Alive after the crash." });
     await adapter.prompt(channel.sessionId, { parts: [{ type: "text", text: "still there?" }] });
-    await until(() => assistantText(channel.state.messages).includes("Alive after the crash.") && channel.state.session?.status === "idle", "the next reply", 60_000);
+    await until(
+      () =>
+        assistantText(channel.state.messages).includes("Alive after the crash.") &&
+        channel.state.session?.status === "idle",
+      "the next reply",
+      60_000,
+    );
     expect(channel.state.lastError).toBeUndefined();
     expect(last()?.error).toBeUndefined();
   }
@@ -186,6 +198,10 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
     model.reset();
     model.enqueue({ text: "Reached through a slow start." });
     await adapter.prompt(session.id, { parts: [{ type: "text", text: "there?" }] });
-    await until(() => assistantText(channel.state.messages).includes("Reached through a slow start."), "the reply", 60_000);
+    await until(
+      () => assistantText(channel.state.messages).includes("Reached through a slow start."),
+      "the reply",
+      60_000,
+    );
   });
 });

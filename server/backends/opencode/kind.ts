@@ -21,7 +21,9 @@ export const opencodeKind = defineKind({
         ...(config.password ? { password: config.password } : {}),
         ...(config.directory ? { directory: config.directory } : {}),
         ...(config.contract ? { contract: config.contract } : {}),
-        ...(config.baseUrl ? {} : { embedded: new EmbeddedOpencode({ cwd: config.directory ?? ctx.workspace, ...ownEnv(config) }) }),
+        ...(config.baseUrl
+          ? {}
+          : { embedded: new EmbeddedOpencode({ cwd: config.directory ?? ctx.workspace, ...ownEnv(config) }) }),
       },
       ctx.sink,
     ),

@@ -5,7 +5,19 @@
  * nothing (the caller logs it); nothing here throws.
  */
 import { z } from "zod";
-import type { Block, FileDiff, Interrupt, Message, MessageError, Session, TimelineEvent, Todo, ToolBlock, ToolStatus, Usage } from "@/lib/model";
+import type {
+  Block,
+  FileDiff,
+  Interrupt,
+  Message,
+  MessageError,
+  Session,
+  TimelineEvent,
+  Todo,
+  ToolBlock,
+  ToolStatus,
+  Usage,
+} from "@/lib/model";
 import type { AgentList, ModelInfo, ModelList } from "@/lib/api";
 import type { components } from "./api/schema";
 import { canonicalTool } from "../shared/tool-names";
@@ -123,7 +135,15 @@ function assistantBlocks(content: unknown): Block[] {
         return [{ id, kind: "text", text: str(c.text) ?? "" }];
       case "reasoning": {
         const time = obj(c.time);
-        return [{ id, kind: "reasoning", text: str(c.text) ?? "", ...(num(time.created) ? { startedAt: num(time.created)! } : {}), ...(num(time.completed) ? { endedAt: num(time.completed)! } : {}) }];
+        return [
+          {
+            id,
+            kind: "reasoning",
+            text: str(c.text) ?? "",
+            ...(num(time.created) ? { startedAt: num(time.created)! } : {}),
+            ...(num(time.completed) ? { endedAt: num(time.completed)! } : {}),
+          },
+        ];
       }
       case "tool": {
         const b = apiToolBlock(c);
@@ -148,7 +168,14 @@ export function toApiMessage(raw: unknown, sessionId: string): Message | null {
       const blocks: Block[] = [{ id: `${id}-text`, kind: "text", text: str(m.text) ?? "" }];
       for (const [i, f] of arr(m.files).entries()) {
         const fo = obj(f);
-        if (str(fo.uri)) blocks.push({ id: `${id}-file-${i}`, kind: "file", name: str(fo.name) ?? str(fo.uri)!, mime: str(fo.mime) ?? "application/octet-stream", url: str(fo.uri)! });
+        if (str(fo.uri))
+          blocks.push({
+            id: `${id}-file-${i}`,
+            kind: "file",
+            name: str(fo.name) ?? str(fo.uri)!,
+            mime: str(fo.mime) ?? "application/octet-stream",
+            url: str(fo.uri)!,
+          });
       }
       return { id, sessionId, role: "user", createdAt, blocks };
     }
@@ -156,7 +183,8 @@ export function toApiMessage(raw: unknown, sessionId: string): Message | null {
       const msg: Message = { id, sessionId, role: "assistant", createdAt, blocks: assistantBlocks(m.content) };
       if (num(time.completed)) msg.completedAt = num(time.completed)!;
       const model = obj(m.model);
-      if (str(model.id)) msg.model = { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
+      if (str(model.id))
+        msg.model = { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
       if (str(m.agent)) msg.agent = str(m.agent)!;
       const usage = toUsage(m.tokens, m.cost);
       if (usage && (usage.inputTokens || usage.outputTokens)) msg.usage = usage;
@@ -178,8 +206,24 @@ export function toApiMessage(raw: unknown, sessionId: string): Message | null {
         ],
       };
     case "shell": {
-      const b: ToolBlock = { id: str(m.callID) ?? `${id}-shell`, kind: "tool", callId: str(m.callID) ?? id, tool: "bash", rawTool: "shell", status: num(time.completed) ? "completed" : "running", input: { command: str(m.command) ?? "" }, output: str(m.output) ?? "" };
-      return { id, sessionId, role: "assistant", createdAt, ...(num(time.completed) ? { completedAt: num(time.completed)! } : {}), blocks: [b] };
+      const b: ToolBlock = {
+        id: str(m.callID) ?? `${id}-shell`,
+        kind: "tool",
+        callId: str(m.callID) ?? id,
+        tool: "bash",
+        rawTool: "shell",
+        status: num(time.completed) ? "completed" : "running",
+        input: { command: str(m.command) ?? "" },
+        output: str(m.output) ?? "",
+      };
+      return {
+        id,
+        sessionId,
+        role: "assistant",
+        createdAt,
+        ...(num(time.completed) ? { completedAt: num(time.completed)! } : {}),
+        blocks: [b],
+      };
     }
     default:
       return null;
@@ -252,12 +296,27 @@ export function toApiQuestion(q: ApiQuestion, now = Date.now()): Interrupt | nul
 
 /* ------------------------------------------------------------------------------ catalog */
 
-export function toApiModelList(models: components["schemas"]["ModelV2Info"][], providers: components["schemas"]["ProviderV2Info"][], defaultModel?: { provider: string; id: string }): ModelList {
+export function toApiModelList(
+  models: components["schemas"]["ModelV2Info"][],
+  providers: components["schemas"]["ProviderV2Info"][],
+  defaultModel?: { provider: string; id: string },
+): ModelList {
   const names = new Map(providers.map((p) => [p.id, p.name]));
   const items: ModelInfo[] = models
     .filter((m) => m.enabled && names.has(m.providerID))
-    .map((m) => ({ provider: m.providerID, providerLabel: names.get(m.providerID) ?? m.providerID, id: m.id, label: m.name, ...(m.limit.context ? { contextWindow: m.limit.context } : {}) }));
-  const def = defaultModel && items.some((m) => m.provider === defaultModel.provider && m.id === defaultModel.id) ? defaultModel : items[0] ? { provider: items[0].provider, id: items[0].id } : undefined;
+    .map((m) => ({
+      provider: m.providerID,
+      providerLabel: names.get(m.providerID) ?? m.providerID,
+      id: m.id,
+      label: m.name,
+      ...(m.limit.context ? { contextWindow: m.limit.context } : {}),
+    }));
+  const def =
+    defaultModel && items.some((m) => m.provider === defaultModel.provider && m.id === defaultModel.id)
+      ? defaultModel
+      : items[0]
+        ? { provider: items[0].provider, id: items[0].id }
+        : undefined;
   for (const m of items) if (def && m.provider === def.provider && m.id === def.id) m.isDefault = true;
   return { items, ...(def ? { default: def } : {}) };
 }
@@ -265,12 +324,25 @@ export function toApiModelList(models: components["schemas"]["ModelV2Info"][], p
 export function toApiAgentList(agents: components["schemas"]["AgentV2Info"][]): AgentList {
   const items = agents
     .filter((a) => !a.hidden && (a.mode === "primary" || a.mode === "all"))
-    .map((a) => ({ id: a.id, label: a.id.charAt(0).toUpperCase() + a.id.slice(1), ...(a.description ? { description: a.description } : {}) }));
-  return { items, ...(items.some((a) => a.id === "build") ? { default: "build" } : items[0] ? { default: items[0].id } : {}) };
+    .map((a) => ({
+      id: a.id,
+      label: a.id.charAt(0).toUpperCase() + a.id.slice(1),
+      ...(a.description ? { description: a.description } : {}),
+    }));
+  return {
+    items,
+    ...(items.some((a) => a.id === "build") ? { default: "build" } : items[0] ? { default: items[0].id } : {}),
+  };
 }
 
 export function toApiFileDiffs(files: components["schemas"]["FileDiff"][] | undefined): FileDiff[] {
-  return (files ?? []).map((f) => ({ path: f.path, status: f.status, additions: f.additions, deletions: f.deletions, patch: f.patch }));
+  return (files ?? []).map((f) => ({
+    path: f.path,
+    status: f.status,
+    additions: f.additions,
+    deletions: f.deletions,
+    patch: f.patch,
+  }));
 }
 
 /* ------------------------------------------------------------------------------ the event stream */
@@ -296,11 +368,25 @@ export const API_EVENTS = {
   "session.created": z.object({ sessionID: sid, info: z.unknown() }).loose(),
   "session.updated": z.object({ sessionID: sid, info: z.unknown() }).loose(),
   "session.deleted": z.object({ sessionID: sid }).loose(),
-  "session.next.prompted": z.object({ sessionID: sid, messageID: mid, timestamp: z.number(), prompt: z.object({ text: z.string(), files: z.array(z.unknown()).optional() }).loose() }).loose(),
+  "session.next.prompted": z
+    .object({
+      sessionID: sid,
+      messageID: mid,
+      timestamp: z.number(),
+      prompt: z.object({ text: z.string(), files: z.array(z.unknown()).optional() }).loose(),
+    })
+    .loose(),
   "session.next.prompt.admitted": z.object({ sessionID: sid, messageID: mid }).loose(),
   "session.next.synthetic": z.object({ sessionID: sid }).loose(),
-  "session.next.step.started": Step.extend({ agent: z.string().optional(), model: z.object({ id: z.string(), providerID: z.string() }).loose().optional() }),
-  "session.next.step.ended": Step.extend({ finish: z.string(), cost: z.number().optional(), tokens: Tokens.optional() }),
+  "session.next.step.started": Step.extend({
+    agent: z.string().optional(),
+    model: z.object({ id: z.string(), providerID: z.string() }).loose().optional(),
+  }),
+  "session.next.step.ended": Step.extend({
+    finish: z.string(),
+    cost: z.number().optional(),
+    tokens: Tokens.optional(),
+  }),
   "session.next.step.failed": Step.extend({ error: ErrorInfo }),
   "session.next.text.started": Step.extend({ textID: z.string() }),
   "session.next.text.delta": Step.extend({ textID: z.string(), delta: z.string() }),
@@ -311,26 +397,50 @@ export const API_EVENTS = {
   "session.next.tool.input.started": Step.extend({ callID: z.string(), name: z.string() }),
   "session.next.tool.input.delta": Step.extend({ callID: z.string() }),
   "session.next.tool.input.ended": Step.extend({ callID: z.string() }),
-  "session.next.tool.called": Step.extend({ callID: z.string(), tool: z.string(), input: z.record(z.string(), z.unknown()) }),
-  "session.next.tool.progress": Step.extend({ callID: z.string(), structured: z.record(z.string(), z.unknown()).optional(), content: z.array(z.unknown()).optional() }),
-  "session.next.tool.success": Step.extend({ callID: z.string(), structured: z.record(z.string(), z.unknown()).optional(), content: z.array(z.unknown()).optional() }),
+  "session.next.tool.called": Step.extend({
+    callID: z.string(),
+    tool: z.string(),
+    input: z.record(z.string(), z.unknown()),
+  }),
+  "session.next.tool.progress": Step.extend({
+    callID: z.string(),
+    structured: z.record(z.string(), z.unknown()).optional(),
+    content: z.array(z.unknown()).optional(),
+  }),
+  "session.next.tool.success": Step.extend({
+    callID: z.string(),
+    structured: z.record(z.string(), z.unknown()).optional(),
+    content: z.array(z.unknown()).optional(),
+  }),
   "session.next.tool.failed": Step.extend({ callID: z.string(), error: ErrorInfo }),
   "session.next.retried": z.object({ sessionID: sid, attempt: z.number(), error: z.unknown() }).loose(),
   "session.next.compaction.started": z.object({ sessionID: sid, messageID: mid, timestamp: z.number() }).loose(),
-  "session.next.compaction.ended": z.object({ sessionID: sid, messageID: mid, timestamp: z.number(), text: z.string() }).loose(),
-  "session.next.revert.staged": z.object({ sessionID: sid, revert: z.object({ messageID: mid, diff: z.string().optional() }).loose() }).loose(),
+  "session.next.compaction.ended": z
+    .object({ sessionID: sid, messageID: mid, timestamp: z.number(), text: z.string() })
+    .loose(),
+  "session.next.revert.staged": z
+    .object({ sessionID: sid, revert: z.object({ messageID: mid, diff: z.string().optional() }).loose() })
+    .loose(),
   "session.next.revert.cleared": z.object({ sessionID: sid }).loose(),
   "session.next.revert.committed": z.object({ sessionID: sid, messageID: mid }).loose(),
-  "permission.v2.asked": z.object({ id: z.string(), sessionID: sid, action: z.string(), resources: z.array(z.string()) }).loose(),
+  "permission.v2.asked": z
+    .object({ id: z.string(), sessionID: sid, action: z.string(), resources: z.array(z.string()) })
+    .loose(),
   "permission.v2.replied": z.object({ sessionID: sid, requestID: z.string(), reply: z.string() }).loose(),
   "question.v2.asked": z.object({ id: z.string(), sessionID: sid, questions: z.array(z.unknown()) }).loose(),
   "question.v2.replied": z.object({ sessionID: sid, requestID: z.string() }).loose(),
   "question.v2.rejected": z.object({ sessionID: sid, requestID: z.string() }).loose(),
-  "todo.updated": z.object({ sessionID: sid, todos: z.array(z.object({ content: z.string(), status: z.string(), priority: z.string().optional() }).loose()) }).loose(),
+  "todo.updated": z
+    .object({
+      sessionID: sid,
+      todos: z.array(z.object({ content: z.string(), status: z.string(), priority: z.string().optional() }).loose()),
+    })
+    .loose(),
 } as const;
 
 /** Frames that carry nothing for the timeline: skipped quietly (everything else unknown is logged). */
-const QUIET = /^(server\.|plugin\.|catalog\.|integration\.|reference\.|models-dev\.|file\.|lsp\.|pty\.|project\.|vcs\.|workspace\.|worktree\.|installation\.|mcp\.|tui\.|command\.|global\.|message\.|session\.(status|idle|diff|error|compacted)|permission\.(asked|replied)|question\.(asked|replied|rejected)|session\.next\.(agent|model)\.switched|session\.next\.(moved|context\.updated|shell\.|compaction\.delta))/;
+const QUIET =
+  /^(server\.|plugin\.|catalog\.|integration\.|reference\.|models-dev\.|file\.|lsp\.|pty\.|project\.|vcs\.|workspace\.|worktree\.|installation\.|mcp\.|tui\.|command\.|global\.|message\.|session\.(status|idle|diff|error|compacted)|permission\.(asked|replied)|question\.(asked|replied|rejected)|session\.next\.(agent|model)\.switched|session\.next\.(moved|context\.updated|shell\.|compaction\.delta))/;
 
 export type ApiEventResult =
   | { kind: "events"; items: Normalized[] }
@@ -425,9 +535,17 @@ export class ApiEventMapper {
         return { kind: "deleted", sessionId };
       case "session.next.prompted": {
         const prompt = obj(d.prompt);
-        const msg = toApiMessage({ id: messageId, type: "user", time: { created: ts }, text: str(prompt.text) ?? "", files: prompt.files }, sessionId)!;
+        const msg = toApiMessage(
+          { id: messageId, type: "user", time: { created: ts }, text: str(prompt.text) ?? "", files: prompt.files },
+          sessionId,
+        )!;
         const { blocks, ...info } = msg;
-        return this.events(sessionId, { type: "message.updated", message: info }, ...blocks.map((block): TimelineEvent => ({ type: "block.updated", messageId, block })), { type: "session.status", status: "busy" });
+        return this.events(
+          sessionId,
+          { type: "message.updated", message: info },
+          ...blocks.map((block): TimelineEvent => ({ type: "block.updated", messageId, block })),
+          { type: "session.status", status: "busy" },
+        );
       }
       case "session.next.prompt.admitted":
         return this.events(sessionId, { type: "session.status", status: "busy" });
@@ -440,14 +558,40 @@ export class ApiEventMapper {
           { type: "session.status", status: "busy" },
           {
             type: "message.updated",
-            message: { id: messageId, sessionId, role: "assistant", createdAt: ts, ...(str(model.id) ? { model: { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) } } : {}), ...(str(d.agent) ? { agent: str(d.agent)! } : {}) },
+            message: {
+              id: messageId,
+              sessionId,
+              role: "assistant",
+              createdAt: ts,
+              ...(str(model.id)
+                ? {
+                    model: {
+                      id: str(model.id)!,
+                      ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}),
+                    },
+                  }
+                : {}),
+              ...(str(d.agent) ? { agent: str(d.agent)! } : {}),
+            },
           },
         );
       }
       case "session.next.step.ended": {
         const usage = toUsage(d.tokens, d.cost);
         const done = str(d.finish) !== "tool-calls";
-        const out: TimelineEvent[] = [{ type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, ...(done ? { completedAt: ts } : {}), ...(usage && (usage.inputTokens || usage.outputTokens) ? { usage } : {}) } }];
+        const out: TimelineEvent[] = [
+          {
+            type: "message.updated",
+            message: {
+              id: messageId,
+              sessionId,
+              role: "assistant",
+              createdAt: ts,
+              ...(done ? { completedAt: ts } : {}),
+              ...(usage && (usage.inputTokens || usage.outputTokens) ? { usage } : {}),
+            },
+          },
+        ];
         if (done) out.push({ type: "session.status", status: "idle" });
         return this.events(sessionId, ...out);
       }
@@ -455,23 +599,54 @@ export class ApiEventMapper {
         const error = errorOf(d.error) ?? { name: "Error", message: "The step failed" };
         return this.events(
           sessionId,
-          { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts, error } },
+          {
+            type: "message.updated",
+            message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts, error },
+          },
           ...(error.aborted ? [] : [{ type: "error" as const, message: error.message }]),
           { type: "session.status", status: "idle" },
         );
       }
       case "session.next.text.started":
-        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.textID)!, kind: "text", text: "" } });
+        return this.events(sessionId, {
+          type: "block.updated",
+          messageId,
+          block: { id: str(d.textID)!, kind: "text", text: "" },
+        });
       case "session.next.text.delta":
-        return this.events(sessionId, { type: "block.delta", messageId, blockId: str(d.textID)!, field: "text", delta: str(d.delta)! });
+        return this.events(sessionId, {
+          type: "block.delta",
+          messageId,
+          blockId: str(d.textID)!,
+          field: "text",
+          delta: str(d.delta)!,
+        });
       case "session.next.text.ended":
-        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.textID)!, kind: "text", text: str(d.text)! } });
+        return this.events(sessionId, {
+          type: "block.updated",
+          messageId,
+          block: { id: str(d.textID)!, kind: "text", text: str(d.text)! },
+        });
       case "session.next.reasoning.started":
-        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.reasoningID)!, kind: "reasoning", text: "", startedAt: ts } });
+        return this.events(sessionId, {
+          type: "block.updated",
+          messageId,
+          block: { id: str(d.reasoningID)!, kind: "reasoning", text: "", startedAt: ts },
+        });
       case "session.next.reasoning.delta":
-        return this.events(sessionId, { type: "block.delta", messageId, blockId: str(d.reasoningID)!, field: "text", delta: str(d.delta)! });
+        return this.events(sessionId, {
+          type: "block.delta",
+          messageId,
+          blockId: str(d.reasoningID)!,
+          field: "text",
+          delta: str(d.delta)!,
+        });
       case "session.next.reasoning.ended":
-        return this.events(sessionId, { type: "block.updated", messageId, block: { id: str(d.reasoningID)!, kind: "reasoning", text: str(d.text)!, endedAt: ts } });
+        return this.events(sessionId, {
+          type: "block.updated",
+          messageId,
+          block: { id: str(d.reasoningID)!, kind: "reasoning", text: str(d.text)!, endedAt: ts },
+        });
       case "session.next.tool.input.started": {
         const b = { ...this.tool(messageId, str(d.callID)!, str(d.name)), status: "pending" as const, startedAt: ts };
         this.tools.set(b.callId, b);
@@ -507,33 +682,65 @@ export class ApiEventMapper {
         const rejected = this.rejected.get(prev.callId);
         this.rejected.delete(prev.callId);
         // Rejected with feedback: the call is denied and OpenCode goes on with the turn.
-        if (rejected === false) return this.events(sessionId, { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } });
+        if (rejected === false)
+          return this.events(sessionId, {
+            type: "block.updated",
+            messageId,
+            block: { ...prev, status: "denied", error, endedAt: ts },
+          });
         if (rejected) {
           // A rejected permission or question stops the turn: OpenCode ends it without a step frame.
           return this.events(
             sessionId,
             { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } },
-            { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts } },
+            {
+              type: "message.updated",
+              message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts },
+            },
             { type: "session.status", status: "idle" },
           );
         }
-        return this.events(sessionId, { type: "block.updated", messageId, block: { ...prev, status: toolStatusOf("error", error), error, endedAt: ts } });
+        return this.events(sessionId, {
+          type: "block.updated",
+          messageId,
+          block: { ...prev, status: toolStatusOf("error", error), error, endedAt: ts },
+        });
       }
       case "session.next.retried": {
         const message = str(obj(d.error).message) ?? "retrying";
-        return this.events(sessionId, { type: "session.status", status: "retry", detail: `${message} (attempt ${num(d.attempt) ?? "?"})` });
+        return this.events(sessionId, {
+          type: "session.status",
+          status: "retry",
+          detail: `${message} (attempt ${num(d.attempt) ?? "?"})`,
+        });
       }
       case "session.next.compaction.started":
         return this.events(
           sessionId,
           { type: "session.status", status: "busy" },
-          { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, summary: true } },
-          { type: "block.updated", messageId, block: { id: `${messageId}-compaction`, kind: "notice", level: "info", code: "compaction", text: "Conversation compacted" } },
+          {
+            type: "message.updated",
+            message: { id: messageId, sessionId, role: "assistant", createdAt: ts, summary: true },
+          },
+          {
+            type: "block.updated",
+            messageId,
+            block: {
+              id: `${messageId}-compaction`,
+              kind: "notice",
+              level: "info",
+              code: "compaction",
+              text: "Conversation compacted",
+            },
+          },
         );
       case "session.next.compaction.ended":
         return this.events(
           sessionId,
-          { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts, summary: true } },
+          {
+            type: "message.updated",
+            message: { id: messageId, sessionId, role: "assistant", createdAt: ts, completedAt: ts, summary: true },
+          },
           { type: "block.updated", messageId, block: { id: `${messageId}-summary`, kind: "text", text: str(d.text)! } },
           { type: "session.status", status: "idle" },
         );
@@ -542,7 +749,11 @@ export class ApiEventMapper {
       case "session.next.revert.committed":
         // The session's revert state is re-read by the adapter (the frame carries no whole session);
         // a commit also dropped the reverted messages, which no frame names: the history is reloaded.
-        return { kind: "session", session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" }, ...(type === "session.next.revert.committed" ? { reload: true } : {}) };
+        return {
+          kind: "session",
+          session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" },
+          ...(type === "session.next.revert.committed" ? { reload: true } : {}),
+        };
       case "permission.v2.asked": {
         const it = toApiPermission(d as unknown as ApiPermission);
         this.ask(it.id, it.toolCallId);
@@ -563,7 +774,16 @@ export class ApiEventMapper {
         this.settle(str(d.requestID)!, true);
         return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "rejected" };
       case "todo.updated":
-        return this.events(sessionId, { type: "todo.updated", todos: arr(d.todos).map((t): Todo => ({ content: str(obj(t).content) ?? "", status: str(obj(t).status) ?? "pending", ...(str(obj(t).priority) ? { priority: str(obj(t).priority)! } : {}) })) });
+        return this.events(sessionId, {
+          type: "todo.updated",
+          todos: arr(d.todos).map(
+            (t): Todo => ({
+              content: str(obj(t).content) ?? "",
+              status: str(obj(t).status) ?? "pending",
+              ...(str(obj(t).priority) ? { priority: str(obj(t).priority)! } : {}),
+            }),
+          ),
+        });
     }
   }
 }
@@ -574,7 +794,14 @@ function toApiSessionLoose(raw: unknown, backendId: string): Session | null {
   const id = str(s.id);
   if (!id) return null;
   const time = obj(s.time);
-  const out: Session = { id, backendId, title: str(s.title) ?? "Untitled", createdAt: num(time.created) ?? 0, updatedAt: num(time.updated) ?? num(time.created) ?? 0, status: "idle" };
+  const out: Session = {
+    id,
+    backendId,
+    title: str(s.title) ?? "Untitled",
+    createdAt: num(time.created) ?? 0,
+    updatedAt: num(time.updated) ?? num(time.created) ?? 0,
+    status: "idle",
+  };
   const dir = str(s.directory) ?? str(obj(s.location).directory);
   if (dir) out.directory = dir;
   if (str(s.parentID)) out.parentId = str(s.parentID)!;

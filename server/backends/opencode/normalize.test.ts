@@ -1,9 +1,23 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Message as MessageSchema, TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
+import {
+  Message as MessageSchema,
+  TimelineEvent as TimelineEventSchema,
+  type Session,
+  type TimelineEvent,
+  type ToolBlock,
+} from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { normalizeEvent, settleIdle, toMessage, toPermissionInterrupt, toQuestionInterrupt, unwrapFrame, type Normalized } from "./normalize";
+import {
+  normalizeEvent,
+  settleIdle,
+  toMessage,
+  toPermissionInterrupt,
+  toQuestionInterrupt,
+  unwrapFrame,
+  type Normalized,
+} from "./normalize";
 
 const dir = path.join(import.meta.dirname, "fixtures");
 
@@ -41,7 +55,8 @@ describe("OpenCode normalizer on real captures", () => {
     for (const n of out) {
       expect(typeof n.sessionId).toBe("string");
       const parsed = TimelineEventSchema.safeParse(n.event);
-      if (!parsed.success) throw new Error(`${file}: ${JSON.stringify(n.event).slice(0, 200)} → ${parsed.error.message}`);
+      if (!parsed.success)
+        throw new Error(`${file}: ${JSON.stringify(n.event).slice(0, 200)} → ${parsed.error.message}`);
     }
   });
 
@@ -61,8 +76,12 @@ describe("OpenCode normalizer on real captures", () => {
       });
     const { state } = materialize("sse-text.txt");
     const built = applyAll({ ...emptyState, session: state.session }, withoutFinal);
-    const finalTexts = state.messages.filter((m) => m.role === "assistant").flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
-    const builtTexts = built.messages.filter((m) => m.role === "assistant").flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
+    const finalTexts = state.messages
+      .filter((m) => m.role === "assistant")
+      .flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
+    const builtTexts = built.messages
+      .filter((m) => m.role === "assistant")
+      .flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
     expect(finalTexts.length).toBeGreaterThan(0);
     expect(finalTexts[0]!.length).toBeGreaterThan(10);
     expect(builtTexts).toEqual(finalTexts);
@@ -71,11 +90,20 @@ describe("OpenCode normalizer on real captures", () => {
 
   it("takes a bash tool from pending to completed with output and exit code", () => {
     const { state, events } = materialize("sse-bash.txt");
-    const statuses = events.flatMap((e) => (e.type === "block.updated" && e.block.kind === "tool" ? [e.block.status] : []));
+    const statuses = events.flatMap((e) =>
+      e.type === "block.updated" && e.block.kind === "tool" ? [e.block.status] : [],
+    );
     expect(statuses[0]).toBe("pending");
     expect(statuses).toContain("running");
     const [bash] = tools(state);
-    expect(bash).toMatchObject({ tool: "bash", rawTool: "bash", status: "completed", output: "hi\n", exitCode: 0, input: { command: "echo hi" } });
+    expect(bash).toMatchObject({
+      tool: "bash",
+      rawTool: "bash",
+      status: "completed",
+      output: "hi\n",
+      exitCode: 0,
+      input: { command: "echo hi" },
+    });
     expect(bash!.endedAt! - bash!.startedAt!).toBeGreaterThanOrEqual(0);
     const usage = state.messages.find((m) => m.role === "assistant" && m.usage)?.usage;
     expect(usage?.inputTokens).toBeGreaterThan(0);
@@ -173,7 +201,15 @@ describe("OpenCode normalizer on real captures", () => {
   });
 
   it("ignores malformed frames instead of throwing", () => {
-    const junk: unknown[] = [null, 42, "x", [], { type: 5 }, { payload: { type: "message.part.updated", properties: { part: "nope" } } }, { type: "message.part.delta", properties: { sessionID: 1 } }];
+    const junk: unknown[] = [
+      null,
+      42,
+      "x",
+      [],
+      { type: 5 },
+      { payload: { type: "message.part.updated", properties: { part: "nope" } } },
+      { type: "message.part.delta", properties: { sessionID: 1 } },
+    ];
     for (const j of junk) {
       const u = unwrapFrame(j);
       expect(() => (u ? normalizeEvent(u.type, u.properties, "oc") : [])).not.toThrow();
@@ -194,7 +230,7 @@ describe("every interrupt capture", () => {
   ];
   it.each(asked)("%s asks a %s interrupt (%s)", (file, kind, what) => {
     const req = normalizeFile(file).find((n) => n.event.type === "interrupt.requested");
-    if (!req || req.event.type !== "interrupt.requested") throw new Error("no interrupt");
+    if (req?.event.type !== "interrupt.requested") throw new Error("no interrupt");
     const it = req.event.interrupt;
     expect(it.kind).toBe(kind);
     expect(it.id).toMatch(kind === "permission" ? /^per_/ : /^que_/);
@@ -242,13 +278,19 @@ describe("OpenCode history and pending lists", () => {
     for (const m of msgs) expect(MessageSchema.safeParse(m).success).toBe(true);
     expect(msgs.some((m) => m!.role === "assistant" && m!.blocks.some((b) => b.kind === "text"))).toBe(true);
     // step-start / step-finish are bookkeeping, not blocks
-    expect(msgs.flatMap((m) => m!.blocks).every((b) => ["text", "reasoning", "tool", "file", "notice"].includes(b.kind))).toBe(true);
+    expect(
+      msgs.flatMap((m) => m!.blocks).every((b) => ["text", "reasoning", "tool", "file", "notice"].includes(b.kind)),
+    ).toBe(true);
   });
 
   it("maps pending permission and question payloads", () => {
-    const perm = frames("sse-permission.txt").map(unwrapFrame).find((f) => f?.type === "permission.asked");
+    const perm = frames("sse-permission.txt")
+      .map(unwrapFrame)
+      .find((f) => f?.type === "permission.asked");
     expect(toPermissionInterrupt(perm!.properties)?.kind).toBe("permission");
-    const q = frames("sse-question.txt").map(unwrapFrame).find((f) => f?.type === "question.asked");
+    const q = frames("sse-question.txt")
+      .map(unwrapFrame)
+      .find((f) => f?.type === "question.asked");
     expect(toQuestionInterrupt(q!.properties)?.questions?.[0]?.custom).toBe(true);
   });
 });
@@ -257,8 +299,13 @@ describe("settleIdle", () => {
   it("marks tools left running in an idle session as cancelled, and leaves the rest alone", () => {
     // The bash capture cut off while its tool was still running:
     const cut = normalizeFile("sse-bash.txt");
-    const upTo = cut.findIndex((n) => n.event.type === "block.updated" && n.event.block.kind === "tool" && n.event.block.status === "running");
-    const running = applyAll(emptyState, cut.slice(0, upTo + 1).map((n) => n.event));
+    const upTo = cut.findIndex(
+      (n) => n.event.type === "block.updated" && n.event.block.kind === "tool" && n.event.block.status === "running",
+    );
+    const running = applyAll(
+      emptyState,
+      cut.slice(0, upTo + 1).map((n) => n.event),
+    );
     const settled = settleIdle(running.messages);
     const t = settled.flatMap((m) => m.blocks).find((b) => b.kind === "tool");
     expect(t).toMatchObject({ status: "cancelled" });

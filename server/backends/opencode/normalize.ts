@@ -68,11 +68,13 @@ export function toSession(raw: unknown, backendId: string, status: SessionStatus
   const parent = str(s.parentID);
   if (parent) out.parentId = parent;
   const model = obj(s.model);
-  if (str(model.id)) out.model = { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
+  if (str(model.id))
+    out.model = { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
   const usage = toUsage(s.tokens, s.cost);
   if (usage) out.usage = usage;
   const revert = obj(s.revert);
-  if (str(revert.messageID)) out.revert = { messageId: str(revert.messageID)!, ...(str(revert.diff) ? { diff: str(revert.diff)! } : {}) };
+  if (str(revert.messageID))
+    out.revert = { messageId: str(revert.messageID)!, ...(str(revert.diff) ? { diff: str(revert.diff)! } : {}) };
   const share = obj(s.share);
   if (str(share.url)) out.share = { url: str(share.url)! };
   return out;
@@ -119,12 +121,14 @@ export function toMessageInfo(raw: unknown): MessageInfo | null {
   if (completed) info.completedAt = completed;
   if (role === "user") {
     const model = obj(m.model);
-    if (str(model.modelID)) info.model = { id: str(model.modelID)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
+    if (str(model.modelID))
+      info.model = { id: str(model.modelID)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) };
     const diffs = toFileDiffs(obj(m.summary).diffs).map(({ patch: _patch, ...change }): FileChange => change);
     if (diffs.length) info.diffs = diffs;
   } else {
     if (str(m.parentID)) info.parentId = str(m.parentID)!;
-    if (str(m.modelID)) info.model = { id: str(m.modelID)!, ...(str(m.providerID) ? { provider: str(m.providerID)! } : {}) };
+    if (str(m.modelID))
+      info.model = { id: str(m.modelID)!, ...(str(m.providerID) ? { provider: str(m.providerID)! } : {}) };
     const usage = toUsage(m.tokens, m.cost);
     if (usage && (usage.inputTokens || usage.outputTokens)) info.usage = usage;
     const err = toMessageError(m.error);
@@ -170,7 +174,8 @@ function toolStatus(status: string | undefined, error: string | undefined): Tool
       return "completed";
     case "error": {
       const e = (error ?? "").toLowerCase();
-      if (e.includes("rejected permission") || e.includes("permission denied") || e.includes("dismissed this question")) return "denied";
+      if (e.includes("rejected permission") || e.includes("permission denied") || e.includes("dismissed this question"))
+        return "denied";
       if (e.includes("aborted") || e.includes("interrupted")) return "cancelled";
       return "error";
     }
@@ -231,12 +236,30 @@ export function toBlock(raw: unknown): Block | null {
     case "tool":
       return toToolBlock(p);
     case "file":
-      return { id, kind: "file", name: str(p.filename) ?? "file", mime: str(p.mime) ?? "application/octet-stream", url: str(p.url) ?? "" };
+      return {
+        id,
+        kind: "file",
+        name: str(p.filename) ?? "file",
+        mime: str(p.mime) ?? "application/octet-stream",
+        url: str(p.url) ?? "",
+      };
     case "compaction":
-      return { id, kind: "notice", level: "info", code: "compaction", text: p.auto === true ? "Context compacted automatically" : "Conversation compacted" };
+      return {
+        id,
+        kind: "notice",
+        level: "info",
+        code: "compaction",
+        text: p.auto === true ? "Context compacted automatically" : "Conversation compacted",
+      };
     case "retry": {
       const err = toMessageError(p.error);
-      return { id, kind: "notice", level: "warn", code: "retry", text: `Retrying: ${err?.message ?? "upstream error"}` };
+      return {
+        id,
+        kind: "notice",
+        level: "warn",
+        code: "retry",
+        text: `Retrying: ${err?.message ?? "upstream error"}`,
+      };
     }
     default:
       return null;
@@ -337,7 +360,9 @@ export function toTodos(raw: unknown): Todo[] {
     const o = obj(t);
     const content = str(o.content);
     if (!content) return [];
-    return [{ content, status: str(o.status) ?? "pending", ...(str(o.priority) ? { priority: str(o.priority)! } : {}) }];
+    return [
+      { content, status: str(o.status) ?? "pending", ...(str(o.priority) ? { priority: str(o.priority)! } : {}) },
+    ];
   });
 }
 
@@ -368,7 +393,12 @@ export function normalizeEvent(type: string, props: Obj, backendId: string, now 
     case "session.status": {
       if (!sessionId) return [];
       const st = toStatus(props.status);
-      return [{ sessionId, event: { type: "session.status", status: st.status, ...(st.detail ? { detail: st.detail } : {}) } }];
+      return [
+        {
+          sessionId,
+          event: { type: "session.status", status: st.status, ...(st.detail ? { detail: st.detail } : {}) },
+        },
+      ];
     }
     case "session.error": {
       if (!sessionId) return [];
@@ -395,7 +425,9 @@ export function normalizeEvent(type: string, props: Obj, backendId: string, now 
     case "message.part.removed": {
       const messageId = str(props.messageID);
       const blockId = str(props.partID);
-      return sessionId && messageId && blockId ? [{ sessionId, event: { type: "block.removed", messageId, blockId } }] : [];
+      return sessionId && messageId && blockId
+        ? [{ sessionId, event: { type: "block.removed", messageId, blockId } }]
+        : [];
     }
     case "message.part.delta": {
       const messageId = str(props.messageID);
@@ -416,13 +448,33 @@ export function normalizeEvent(type: string, props: Obj, backendId: string, now 
     }
     case "permission.replied": {
       const id = str(props.requestID) ?? str(props.permissionID);
-      return sessionId && id ? [{ sessionId, event: { type: "interrupt.resolved", interruptId: id, outcome: str(props.reply) ?? str(props.response) ?? "replied" } }] : [];
+      return sessionId && id
+        ? [
+            {
+              sessionId,
+              event: {
+                type: "interrupt.resolved",
+                interruptId: id,
+                outcome: str(props.reply) ?? str(props.response) ?? "replied",
+              },
+            },
+          ]
+        : [];
     }
     case "question.replied":
     case "question.rejected": {
       const id = str(props.requestID);
       return sessionId && id
-        ? [{ sessionId, event: { type: "interrupt.resolved", interruptId: id, outcome: type === "question.replied" ? "answered" : "rejected" } }]
+        ? [
+            {
+              sessionId,
+              event: {
+                type: "interrupt.resolved",
+                interruptId: id,
+                outcome: type === "question.replied" ? "answered" : "rejected",
+              },
+            },
+          ]
         : [];
     }
     default:
@@ -439,13 +491,18 @@ export function settleIdle(messages: Message[], cutOff?: MessageError): Message[
     // A reply with neither a completion time nor an error in an idle session was cut off: OpenCode
     // stamps `time.completed` on every reply it ends, aborted and failed ones included.
     const unfinished = cutOff && m.role === "assistant" && m.completedAt === undefined && !m.error;
-    if (!unfinished && !m.blocks.some((b) => b.kind === "tool" && (b.status === "running" || b.status === "pending"))) return m;
+    if (!unfinished && !m.blocks.some((b) => b.kind === "tool" && (b.status === "running" || b.status === "pending")))
+      return m;
     return {
       ...m,
       ...(unfinished ? { error: { ...cutOff } } : {}),
       blocks: m.blocks.map((b) =>
         b.kind === "tool" && (b.status === "running" || b.status === "pending")
-          ? { ...b, status: "cancelled" as const, error: b.error ?? "Interrupted: the backend stopped before this tool finished" }
+          ? {
+              ...b,
+              status: "cancelled" as const,
+              error: b.error ?? "Interrupted: the backend stopped before this tool finished",
+            }
           : b,
       ),
     };
@@ -472,7 +529,13 @@ export function toModelList(raw: unknown, config?: unknown): ModelList {
       const mo = obj(m);
       const id = str(mo.id) ?? key;
       const context = num(obj(mo.limit).context);
-      items.push({ provider, providerLabel: str(po.name) ?? provider, id, label: str(mo.name) ?? id, ...(context ? { contextWindow: context } : {}) });
+      items.push({
+        provider,
+        providerLabel: str(po.name) ?? provider,
+        id,
+        label: str(mo.name) ?? id,
+        ...(context ? { contextWindow: context } : {}),
+      });
     }
   }
   const configured = str(obj(config).model);
@@ -498,5 +561,8 @@ export function toAgentList(raw: unknown): AgentList {
     const description = str(o.description);
     return [{ id: name, label: name.charAt(0).toUpperCase() + name.slice(1), ...(description ? { description } : {}) }];
   });
-  return { items, ...(items.some((a) => a.id === "build") ? { default: "build" } : items[0] ? { default: items[0].id } : {}) };
+  return {
+    items,
+    ...(items.some((a) => a.id === "build") ? { default: "build" } : items[0] ? { default: items[0].id } : {}),
+  };
 }

@@ -4,7 +4,6 @@ import { describeError } from "../../errors";
 import { log } from "../../log";
 import type { EventSink } from "../types";
 
-
 /** At most this many directories are asked for their pending requests at each refresh. */
 const MAX_PENDING_DIRECTORIES = 32;
 
@@ -82,7 +81,8 @@ export class PendingRequests {
       const aud = await this.audience(it.sessionId);
       if (aud.length > 1) it.ownerSessionId = aud[aud.length - 1]!;
       if (!this.pending.has(it.id)) return;
-      for (const sid of aud) this.ctx.sink.publish(this.ctx.backendId, sid, { type: "interrupt.requested", interrupt: it });
+      for (const sid of aud)
+        this.ctx.sink.publish(this.ctx.backendId, sid, { type: "interrupt.requested", interrupt: it });
     })().finally(() => this.publishing.delete(it.id));
     this.publishing.set(it.id, job);
     return job;
@@ -122,7 +122,8 @@ export class PendingRequests {
   private async read(): Promise<void> {
     const home = this.ctx.home;
     const dirs = new Set<string | undefined>([home]);
-    for (const d of this.ctx.directories.values()) if (dirs.size < MAX_PENDING_DIRECTORIES) dirs.add(d === home ? undefined : d);
+    for (const d of this.ctx.directories.values())
+      if (dirs.size < MAX_PENDING_DIRECTORIES) dirs.add(d === home ? undefined : d);
     const listed = new Set<string | undefined>();
     const found = new Map<string, Interrupt>();
     await Promise.all(
@@ -131,7 +132,11 @@ export class PendingRequests {
           for (const it of await this.ctx.list(directory)) found.set(it.id, it);
           listed.add(directory);
         } catch (err) {
-          log.warn("could not read OpenCode's pending requests", { backend: this.ctx.backendId, ...(directory ? { directory } : {}), error: describeError(err) });
+          log.warn("could not read OpenCode's pending requests", {
+            backend: this.ctx.backendId,
+            ...(directory ? { directory } : {}),
+            error: describeError(err),
+          });
         }
       }),
     );
@@ -142,7 +147,8 @@ export class PendingRequests {
     // Asked while we were away: publish them; gone while we were away (per a list that was read): resolve them.
     const jobs: Promise<void>[] = [];
     for (const [id, it] of found) if (!this.pending.has(id)) jobs.push(this.request(it));
-    for (const [id, it] of [...this.pending]) if (!found.has(id) && listed.has(dirOf(it.sessionId))) jobs.push(this.resolve(it, "resolved-elsewhere"));
+    for (const [id, it] of [...this.pending])
+      if (!found.has(id) && listed.has(dirOf(it.sessionId))) jobs.push(this.resolve(it, "resolved-elsewhere"));
     await Promise.all(jobs);
   }
 }

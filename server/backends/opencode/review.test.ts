@@ -30,8 +30,11 @@ function events(file: string, sessionId: string): TimelineEvent[] {
 const WRITE_SESSION = "ses_dfeca1ac6ffekwu9qb90CiXiCx";
 const USER = "msg_20135e673001XXCKbWajnURCCF";
 const base: Session = { id: WRITE_SESSION, backendId: "oc", title: "t", createdAt: 0, updatedAt: 0, status: "idle" };
-const play = (files: string[], sessionId = WRITE_SESSION, from: SessionState = { ...emptyState, session: { ...base, id: sessionId } }) =>
-  files.reduce((s, f) => applyAll(s, events(f, sessionId)), from);
+const play = (
+  files: string[],
+  sessionId = WRITE_SESSION,
+  from: SessionState = { ...emptyState, session: { ...base, id: sessionId } },
+) => files.reduce((s, f) => applyAll(s, events(f, sessionId)), from);
 
 describe("per-turn changes", () => {
   it("a turn that wrote a file carries its change on the user message, without the patch", () => {
@@ -49,7 +52,11 @@ describe("per-turn changes", () => {
   });
 
   it("diff route items map to FileDiff with the patch", () => {
-    const raw = [{ file: "a.txt", patch: "@@ -1 +1 @@\n-a\n+b\n", additions: 1, deletions: 1, status: "modified" }, { file: "gone.txt", status: "deleted" }, { nope: 1 }];
+    const raw = [
+      { file: "a.txt", patch: "@@ -1 +1 @@\n-a\n+b\n", additions: 1, deletions: 1, status: "modified" },
+      { file: "gone.txt", status: "deleted" },
+      { nope: 1 },
+    ];
     expect(toFileDiffs(raw)).toEqual([
       { path: "a.txt", status: "modified", additions: 1, deletions: 1, patch: "@@ -1 +1 @@\n-a\n+b\n" },
       { path: "gone.txt", status: "deleted", additions: 0, deletions: 0, patch: "" },
@@ -79,7 +86,9 @@ describe("revert", () => {
 
   it("the next prompt drops the reverted messages for good and clears the revert", () => {
     const written = play(["sse-write.txt"]);
-    const reverted = applyAll(written, [events("sse-revert.txt", WRITE_SESSION).find((e) => e.type === "session.updated")!]);
+    const reverted = applyAll(written, [
+      events("sse-revert.txt", WRITE_SESSION).find((e) => e.type === "session.updated")!,
+    ]);
     expect(reverted.session?.revert).toBeDefined();
     const before = reverted.messages.map((m) => m.id);
     const after = play(["sse-after-revert.txt"], WRITE_SESSION, reverted);
@@ -107,7 +116,9 @@ describe("compaction", () => {
   const SID = "ses_dfec9907affe5mC9LnioocYqh6";
   it("summarize adds a user message with a compaction marker and a summary reply", () => {
     const s = play(["sse-summarize.txt"], SID);
-    const marker = s.messages.flatMap((m) => m.blocks.map((b) => ({ m, b }))).find(({ b }) => b.kind === "notice" && b.code === "compaction");
+    const marker = s.messages
+      .flatMap((m) => m.blocks.map((b) => ({ m, b })))
+      .find(({ b }) => b.kind === "notice" && b.code === "compaction");
     expect(marker?.m.role).toBe("user");
     expect(marker?.b).toMatchObject({ kind: "notice", level: "info", text: "Conversation compacted" });
     const summary = s.messages.find((m) => m.summary);
@@ -141,7 +152,10 @@ describe("forks and children", () => {
   it("children are subagent sessions with their parent", () => {
     const kids = (json("children.json") as unknown[]).map((c) => toSession(c, "oc")!);
     expect(kids).toHaveLength(1);
-    expect(kids[0]).toMatchObject({ parentId: "ses_dfec9907affe5mC9LnioocYqh6", title: "Sub task (@general subagent)" });
+    expect(kids[0]).toMatchObject({
+      parentId: "ses_dfec9907affe5mC9LnioocYqh6",
+      title: "Sub task (@general subagent)",
+    });
   });
 });
 
@@ -149,13 +163,24 @@ describe("models and agents", () => {
   it("models carry their context window and the default", () => {
     const list = toModelList(json("config_providers.json"));
     expect(ModelList.safeParse(list).success).toBe(true);
-    expect(list.items).toEqual([{ provider: "fake", providerLabel: "Fake LLM", id: "fake-model", label: "Fake Model", isDefault: true, contextWindow: 128000 }]);
+    expect(list.items).toEqual([
+      {
+        provider: "fake",
+        providerLabel: "Fake LLM",
+        id: "fake-model",
+        label: "Fake Model",
+        isDefault: true,
+        contextWindow: 128000,
+      },
+    ]);
     expect(list.default).toEqual({ provider: "fake", id: "fake-model" });
     expect(toModelList(null)).toEqual({ items: [] });
   });
   it("the configured model is the default, not OpenCode's per-provider ranking", () => {
     const providers = {
-      providers: [{ id: "fake", name: "Scripted", models: { "fake-model": { name: "One" }, "fake-model-2": { name: "Two" } } }],
+      providers: [
+        { id: "fake", name: "Scripted", models: { "fake-model": { name: "One" }, "fake-model-2": { name: "Two" } } },
+      ],
       default: { fake: "fake-model-2" },
     };
     const list = toModelList(providers, json("config.json"));

@@ -35,7 +35,12 @@ function run(script: string, extra: Partial<AgentProcessOptions<JsonRpcPeer>> = 
     restart: { initialMs: 30, maxMs: 60 },
     handshakeName: "the test handshake",
     connect: (p) => {
-      const peer = new JsonRpcPeer({ readable: p.stdout, writable: p.stdin, framing: ndjsonFraming(), onSkip: (r, pre) => ap.skipped(r, pre) });
+      const peer = new JsonRpcPeer({
+        readable: p.stdout,
+        writable: p.stdin,
+        framing: ndjsonFraming(),
+        onSkip: (r, pre) => ap.skipped(r, pre),
+      });
       void peer.closed.then(() => ap.connectionClosed(p.generation));
       return peer;
     },
@@ -71,7 +76,9 @@ describe("AgentProcess", () => {
     expect(down?.error).toMatch(/^The agent process killed by SIGKILL; restarting in \d+ ms/);
     await until(() => readies.length === 2);
     expect(readies[1]!.gen).toBe(2);
-    expect(readies[1]!.notice).toMatch(/^The agent was restarted \(pid \d+, restart #1\)\. Send a prompt to continue\.$/);
+    expect(readies[1]!.notice).toMatch(
+      /^The agent was restarted \(pid \d+, restart #1\)\. Send a prompt to continue\.$/,
+    );
     expect((await ap.whenReady()).gen).toBe(2);
     expect(ap.processInfo()).toMatchObject({ state: "running", restarts: 1, lastExit: "killed by SIGKILL" });
   });
@@ -79,7 +86,9 @@ describe("AgentProcess", () => {
   it("marks the backend down when the handshake fails, and keeps trying", async () => {
     const { ap, statuses } = run(agent({ failInit: true }));
     await until(() => statuses.filter((s) => s.status === "down").length >= 2);
-    expect(statuses.find((s) => s.status === "down")!.error).toBe("The agent did not complete the test handshake: no thanks");
+    expect(statuses.find((s) => s.status === "down")!.error).toBe(
+      "The agent did not complete the test handshake: no thanks",
+    );
     expect(ap.current).toBeUndefined();
   });
 
@@ -92,7 +101,9 @@ describe("AgentProcess", () => {
     const { ap } = run("", { command: ["definitely-not-a-command-xyz"] });
     const err = await ap.whenReady(100).catch((e: unknown) => e);
     expect(isApiError(err) && err.status).toBe(503);
-    expect((err as Error).message).toContain("Test agent is not running: The agent process failed to start: command not found");
+    expect((err as Error).message).toContain(
+      "Test agent is not running: The agent process failed to start: command not found",
+    );
   });
 
   it("restart() on a stopped agent is a conflict", async () => {

@@ -2,7 +2,12 @@ import "server-only";
 import type { Backend, BackendStatus } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
-import { ProcessSupervisor, type ProcessExit, type SupervisedProcess, type SupervisorOptions } from "../../processes/supervisor";
+import {
+  ProcessSupervisor,
+  type ProcessExit,
+  type SupervisedProcess,
+  type SupervisorOptions,
+} from "../../processes/supervisor";
 
 /** One live incarnation of the agent process with the protocol connection on its stdio. */
 export interface Incarnation<C> {
@@ -207,7 +212,10 @@ export class AgentProcess<C> {
       this.supervisor.markHealthy();
       this.status("ready");
       for (const w of this.waiters.splice(0)) w.resolve(c);
-      const notice = c.gen > 1 ? `The agent was restarted (pid ${this.supervisor.pid ?? "?"}, restart #${c.gen - 1}). Send a prompt to continue.` : undefined;
+      const notice =
+        c.gen > 1
+          ? `The agent was restarted (pid ${this.supervisor.pid ?? "?"}, restart #${c.gen - 1}). Send a prompt to continue.`
+          : undefined;
       this.opts.onReady?.(c, notice);
     } catch (err) {
       if (this._stopping) return;
@@ -244,7 +252,10 @@ export function describeExit(exit: ProcessExit, logs: string[]): string {
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    t = setTimeout(() => reject(ApiError.upstream(`The agent did not answer ${what} within ${Math.round(ms / 1000)} s`)), ms);
+    t = setTimeout(
+      () => reject(ApiError.upstream(`The agent did not answer ${what} within ${Math.round(ms / 1000)} s`)),
+      ms,
+    );
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(t));
 }

@@ -2,11 +2,17 @@ import { describe, expect, it } from "vitest";
 import type { Interrupt } from "@/lib/model";
 import { questionAnswers } from "./answers";
 
-const q = (over: Partial<NonNullable<Interrupt["questions"]>[number]> = {}) => ({ question: "Pick", options: [{ label: "red" }, { label: "blue" }], ...over });
+const q = (over: Partial<NonNullable<Interrupt["questions"]>[number]> = {}) => ({
+  question: "Pick",
+  options: [{ label: "red" }, { label: "blue" }],
+  ...over,
+});
 
 describe("questionAnswers", () => {
   it("trims the answers and checks them against the questions", () => {
-    expect(questionAnswers({ questions: [q(), q({ multiple: true })] }, { answers: [[" red "], ["red", "blue", ""]] })).toEqual([["red"], ["red", "blue"]]);
+    expect(
+      questionAnswers({ questions: [q(), q({ multiple: true })] }, { answers: [[" red "], ["red", "blue", ""]] }),
+    ).toEqual([["red"], ["red", "blue"]]);
     expect(questionAnswers({ questions: [q()] }, { answers: [["my own"]] })).toEqual([["my own"]]);
   });
 

@@ -17,8 +17,16 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-const reason = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof ConfinedPathError ? e.reason : String(e)));
-const status = (p: Promise<unknown>) => p.then((v) => v, (e: unknown) => (isApiError(e) ? e.status : String(e)));
+const reason = (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e: unknown) => (e instanceof ConfinedPathError ? e.reason : String(e)),
+  );
+const status = (p: Promise<unknown>) =>
+  p.then(
+    (v) => v,
+    (e: unknown) => (isApiError(e) ? e.status : String(e)),
+  );
 
 describe("files", () => {
   it("confines an agent's paths to the session's directory, symlinks resolved", async () => {

@@ -41,7 +41,8 @@ export async function confinePath(root: string, p: string, forWrite: boolean): P
     }
     real = path.join(parent, path.basename(p));
   }
-  if (!isInside(realRoot, real)) throw new ConfinedPathError("outside", p, "path is outside the session's working directory");
+  if (!isInside(realRoot, real))
+    throw new ConfinedPathError("outside", p, "path is outside the session's working directory");
   return real;
 }
 
@@ -58,7 +59,11 @@ export function textSlice(text: string, line?: number, limit?: number): string {
  * (`agentCwd`); it must exist, be a directory, and lie inside the agent's directory or the
  * console's workspace (403 otherwise). Without `dir`, the agent's directory.
  */
-export async function resolveSessionDirectory(dir: string | undefined, agentCwd: string, workspace: string): Promise<string> {
+export async function resolveSessionDirectory(
+  dir: string | undefined,
+  agentCwd: string,
+  workspace: string,
+): Promise<string> {
   const root = await fs.realpath(agentCwd).catch(() => agentCwd);
   if (!dir) return root;
   const ws = await fs.realpath(workspace).catch(() => workspace);
@@ -70,6 +75,7 @@ export async function resolveSessionDirectory(dir: string | undefined, agentCwd:
   }
   const st = await fs.stat(real);
   if (!st.isDirectory()) throw ApiError.badRequest(`Not a directory: ${dir}`);
-  if (!isInside(root, real) && !isInside(ws, real)) throw new ApiError("forbidden", `Directory is outside the workspace: ${dir}`);
+  if (!isInside(root, real) && !isInside(ws, real))
+    throw new ApiError("forbidden", `Directory is outside the workspace: ${dir}`);
   return real;
 }

@@ -17,7 +17,7 @@ describe("NdjsonFramer", () => {
   it("skips malformed lines, non-objects and overlong lines without stopping", () => {
     const skipped: string[] = [];
     const f = new NdjsonFramer({ maxLineBytes: 32, onSkip: (r, p) => skipped.push(`${r}: ${p}`) });
-    const input = 'Welcome banner\n{"ok":1}\n[1,2]\n42\n{"x":"' + "y".repeat(100) + '"}\n{"truncated":\n{"ok":2}\n';
+    const input = `Welcome banner\n{"ok":1}\n[1,2]\n42\n{"x":"${"y".repeat(100)}"}\n{"truncated":\n{"ok":2}\n`;
     const out: Uint8Array[] = [];
     // byte-at-a-time feeding must give the same result
     for (const b of enc.encode(input)) out.push(...f.push(Uint8Array.of(b)));
@@ -62,7 +62,12 @@ describe("ContentLengthFramer", () => {
     const wire = `X-Junk: 1\r\n\r\nContent-Length: ${big.length}\r\n\r\n${big}Content-Length: 5\r\n\r\n[1,2]Content-Length: 3\r\n\r\nnopContent-Length: 8\r\n\r\n{"ok":1}`;
     const out = [...f.push(enc.encode(wire.slice(0, 30))), ...f.push(enc.encode(wire.slice(30)))];
     expect(out).toEqual(['{"ok":1}']);
-    expect(skipped).toEqual(["no Content-Length header", "frame longer than 16 bytes", "not a JSON object", "not JSON"]);
+    expect(skipped).toEqual([
+      "no Content-Length header",
+      "frame longer than 16 bytes",
+      "not a JSON object",
+      "not JSON",
+    ]);
   });
 });
 
@@ -83,7 +88,7 @@ describe("Framing", () => {
 
   it("ndjson: encodes one object per line and decodes what it encoded", async () => {
     const f = ndjsonFraming();
-    const wire = dec.decode(f.encode({ a: 1 })) + "garbage\n" + dec.decode(f.encode({ b: [2] }));
+    const wire = `${dec.decode(f.encode({ a: 1 }))}garbage\n${dec.decode(f.encode({ b: [2] }))}`;
     expect(wire.endsWith("\n")).toBe(true);
     const { got, skipped } = await decodeAll(f, [wire.slice(0, 5), wire.slice(5)]);
     expect(got).toEqual([{ a: 1 }, { b: [2] }]);

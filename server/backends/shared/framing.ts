@@ -231,18 +231,23 @@ export function ndjsonFraming(opts: { maxBytes?: number } = {}): Framing {
   return {
     name: "ndjson",
     decoder(onSkip) {
-      const framer = new NdjsonFramer({ ...(opts.maxBytes ? { maxLineBytes: opts.maxBytes } : {}), ...(onSkip ? { onSkip } : {}) });
+      const framer = new NdjsonFramer({
+        ...(opts.maxBytes ? { maxLineBytes: opts.maxBytes } : {}),
+        ...(onSkip ? { onSkip } : {}),
+      });
       const text = new TextDecoder();
       return new TransformStream({
         transform(chunk, controller) {
-          for (const line of framer.push(chunk)) controller.enqueue(JSON.parse(text.decode(line)) as Record<string, unknown>);
+          for (const line of framer.push(chunk))
+            controller.enqueue(JSON.parse(text.decode(line)) as Record<string, unknown>);
         },
         flush(controller) {
-          for (const line of framer.flush()) controller.enqueue(JSON.parse(text.decode(line)) as Record<string, unknown>);
+          for (const line of framer.flush())
+            controller.enqueue(JSON.parse(text.decode(line)) as Record<string, unknown>);
         },
       });
     },
-    encode: (message) => encoder.encode(JSON.stringify(message) + "\n"),
+    encode: (message) => encoder.encode(`${JSON.stringify(message)}\n`),
   };
 }
 
@@ -251,7 +256,10 @@ export function contentLengthFraming(opts: { maxBytes?: number } = {}): Framing 
   return {
     name: "content-length",
     decoder(onSkip) {
-      const framer = new ContentLengthFramer({ ...(opts.maxBytes ? { maxLineBytes: opts.maxBytes } : {}), ...(onSkip ? { onSkip } : {}) });
+      const framer = new ContentLengthFramer({
+        ...(opts.maxBytes ? { maxLineBytes: opts.maxBytes } : {}),
+        ...(onSkip ? { onSkip } : {}),
+      });
       return new TransformStream({
         transform(chunk, controller) {
           for (const body of framer.push(chunk)) controller.enqueue(JSON.parse(body) as Record<string, unknown>);

@@ -5,11 +5,27 @@ import { InterruptBook } from "./interrupts";
 
 function setup() {
   const emitted: { sessionId: string; events: TimelineEvent[] }[] = [];
-  const book = new InterruptBook<string>({ emit: (sessionId, events) => emitted.push({ sessionId, events }), idPrefix: "perm", remember: 2 });
+  const book = new InterruptBook<string>({
+    emit: (sessionId, events) => emitted.push({ sessionId, events }),
+    idPrefix: "perm",
+    remember: 2,
+  });
   const answers: string[] = [];
   const raise = (sessionId: string, key: string | undefined, epoch = 1) => {
-    const interrupt: Interrupt = { id: book.newId(), sessionId, kind: "question", createdAt: 1, question: { questions: [{ question: "Go?", options: [] }] } } as unknown as Interrupt;
-    return book.raise({ sessionId, interrupt, epoch, respond: (r) => answers.push(`${interrupt.id}:${r}`), ...(key !== undefined ? { key } : {}) });
+    const interrupt: Interrupt = {
+      id: book.newId(),
+      sessionId,
+      kind: "question",
+      createdAt: 1,
+      question: { questions: [{ question: "Go?", options: [] }] },
+    } as unknown as Interrupt;
+    return book.raise({
+      sessionId,
+      interrupt,
+      epoch,
+      respond: (r) => answers.push(`${interrupt.id}:${r}`),
+      ...(key !== undefined ? { key } : {}),
+    });
   };
   const statusOf = (f: () => unknown) => {
     try {
@@ -35,7 +51,10 @@ describe("InterruptBook", () => {
     expect(book.take("s1", interrupt.id).interrupt).toBe(interrupt);
     expect(book.settle(interrupt.id, "allow_once", "yes")).toBe(true);
     expect(answers).toEqual([`${interrupt.id}:yes`]);
-    expect(emitted.at(-1)).toEqual({ sessionId: "s1", events: [{ type: "interrupt.resolved", interruptId: interrupt.id, outcome: "allow_once" }] });
+    expect(emitted.at(-1)).toEqual({
+      sessionId: "s1",
+      events: [{ type: "interrupt.resolved", interruptId: interrupt.id, outcome: "allow_once" }],
+    });
     expect(book.settle(interrupt.id, "allow_once", "again")).toBe(false);
     expect(statusOf(() => book.take("s1", interrupt.id))).toBe(409);
     expect(book.size).toBe(0);
@@ -90,13 +109,28 @@ describe("InterruptBook bounds", () => {
       createdAt: 1,
       title: "Form",
       messageId: "m1",
-      input: { prompt: "Fill", schema: { type: "object", properties: { blob: { type: "string", description: "x".repeat(5 * 1024 * 1024) } } } },
+      input: {
+        prompt: "Fill",
+        schema: { type: "object", properties: { blob: { type: "string", description: "x".repeat(5 * 1024 * 1024) } } },
+      },
     };
-    const r = book.raise({ sessionId: "s1", interrupt, epoch: 1, respond: () => undefined, refuse: (m) => refusals.push(m) });
+    const r = book.raise({
+      sessionId: "s1",
+      interrupt,
+      epoch: 1,
+      respond: () => undefined,
+      refuse: (m) => refusals.push(m),
+    });
     expect(r.refused).toMatch(/^The console refused this form: the request is .* kB; the console takes at most 256 kB/);
     expect(refusals).toEqual([r.refused]);
     expect(book.list()).toEqual([]);
     expect(emitted.some((e) => e.type === "interrupt.requested")).toBe(false);
-    expect(emitted).toEqual([{ type: "block.updated", messageId: "m1", block: { id: `${interrupt.id}:refused`, kind: "notice", level: "warn", text: r.refused } }]);
+    expect(emitted).toEqual([
+      {
+        type: "block.updated",
+        messageId: "m1",
+        block: { id: `${interrupt.id}:refused`, kind: "notice", level: "warn", text: r.refused },
+      },
+    ]);
   });
 });

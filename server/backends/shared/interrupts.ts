@@ -60,14 +60,24 @@ export class InterruptBook<R> {
    * With a `key` already pending for the session, it is a re-raise: the responder is replaced, the
    * known interrupt is returned and nothing is published.
    */
-  raise(p: PendingInterrupt<R>, events: TimelineEvent[] = [{ type: "interrupt.requested", interrupt: p.interrupt }]): { interrupt: Interrupt; reraised: boolean; refused?: string } {
+  raise(
+    p: PendingInterrupt<R>,
+    events: TimelineEvent[] = [{ type: "interrupt.requested", interrupt: p.interrupt }],
+  ): { interrupt: Interrupt; reraised: boolean; refused?: string } {
     // Over the bounds (a megabyte form schema, thousands of options): never kept, never shown; the
     // agent gets a clear error and the session a notice.
     const reason = interruptLimitError(p.interrupt);
     if (reason) {
       const message = refusedInterruptMessage(p.interrupt, reason);
-      log.warn("refused an interrupt over the console's bounds", { sessionId: p.sessionId, kind: p.interrupt.kind, reason });
-      this.opts.emit(p.sessionId, [...events.filter((e) => e.type !== "interrupt.requested"), ...refusedInterruptNotice(p.interrupt, reason)]);
+      log.warn("refused an interrupt over the console's bounds", {
+        sessionId: p.sessionId,
+        kind: p.interrupt.kind,
+        reason,
+      });
+      this.opts.emit(p.sessionId, [
+        ...events.filter((e) => e.type !== "interrupt.requested"),
+        ...refusedInterruptNotice(p.interrupt, reason),
+      ]);
       p.refuse?.(message);
       return { interrupt: p.interrupt, reraised: false, refused: message };
     }
@@ -123,7 +133,8 @@ export class InterruptBook<R> {
   /** Pending interrupts, of one session or all. */
   list(sessionId?: string): Interrupt[] {
     const out: Interrupt[] = [];
-    for (const p of this.pending.values()) if (sessionId === undefined || p.sessionId === sessionId) out.push(p.interrupt);
+    for (const p of this.pending.values())
+      if (sessionId === undefined || p.sessionId === sessionId) out.push(p.interrupt);
     return out;
   }
 

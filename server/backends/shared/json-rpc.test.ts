@@ -10,7 +10,13 @@ function pair(framing: Framing, opts: { timeoutMs?: number } = {}) {
   const aToB = new TransformStream<Uint8Array, Uint8Array>();
   const bToA = new TransformStream<Uint8Array, Uint8Array>();
   const skipped: string[] = [];
-  const a = new JsonRpcPeer({ readable: bToA.readable, writable: aToB.writable, framing, onSkip: (r) => skipped.push(r), ...opts });
+  const a = new JsonRpcPeer({
+    readable: bToA.readable,
+    writable: aToB.writable,
+    framing,
+    onSkip: (r) => skipped.push(r),
+    ...opts,
+  });
   const b = new JsonRpcPeer({ readable: aToB.readable, writable: bToA.writable, framing });
   return { a, b, skipped };
 }
@@ -20,7 +26,12 @@ function raw(framing: Framing) {
   const toPeer = new TransformStream<Uint8Array, Uint8Array>();
   const fromPeer = new TransformStream<Uint8Array, Uint8Array>();
   const skipped: string[] = [];
-  const peer = new JsonRpcPeer({ readable: toPeer.readable, writable: fromPeer.writable, framing, onSkip: (r) => skipped.push(r) });
+  const peer = new JsonRpcPeer({
+    readable: toPeer.readable,
+    writable: fromPeer.writable,
+    framing,
+    onSkip: (r) => skipped.push(r),
+  });
   const writer = toPeer.writable.getWriter();
   const out = fromPeer.readable.pipeThrough(framing.decoder()).getReader();
   return {
@@ -71,9 +82,14 @@ describe("JsonRpcPeer", () => {
     s.peer.onRequest("boom", () => {
       throw new Error("disk full");
     });
-    await s.send('{"jsonrpc":"2.0","id":"a","method":"nope"}\n{"jsonrpc":"2.0","id":2,"method":"strict"}\n{"jsonrpc":"2.0","id":3,"method":"boom"}\n');
+    await s.send(
+      '{"jsonrpc":"2.0","id":"a","method":"nope"}\n{"jsonrpc":"2.0","id":2,"method":"strict"}\n{"jsonrpc":"2.0","id":3,"method":"boom"}\n',
+    );
     expect(await s.next()).toMatchObject({ id: "a", error: { code: -32601 } });
-    expect(await s.next()).toMatchObject({ id: 2, error: { code: -32602, message: "path must be absolute", data: { path: "x" } } });
+    expect(await s.next()).toMatchObject({
+      id: 2,
+      error: { code: -32602, message: "path must be absolute", data: { path: "x" } },
+    });
     expect(await s.next()).toMatchObject({ id: 3, error: { code: -32603, message: "disk full" } });
     s.peer.close();
   });
@@ -83,7 +99,11 @@ describe("JsonRpcPeer", () => {
     const failing = s.peer.request("x");
     const req = (await s.next()) as { id: number };
     await s.send(`{"jsonrpc":"2.0","id":${req.id},"error":{"code":-32000,"message":"Authentication required"}}\n`);
-    await expect(failing).rejects.toMatchObject({ name: "JsonRpcError", code: -32000, message: "Authentication required" });
+    await expect(failing).rejects.toMatchObject({
+      name: "JsonRpcError",
+      code: -32000,
+      message: "Authentication required",
+    });
     const slow = s.peer.request("slow", undefined, { timeoutMs: 20 });
     await expect(slow).rejects.toBeInstanceOf(JsonRpcTimeoutError);
     // A late answer to the timed-out request is skipped, not fatal.
@@ -101,7 +121,16 @@ describe("JsonRpcPeer", () => {
   it("rejects every pending request and aborts running handlers when the other side goes away", async () => {
     const s = raw(ndjsonFraming());
     let aborted = false;
-    s.peer.onRequest("wait", (_p, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => ((aborted = true), resolve(null)))));
+    s.peer.onRequest(
+      "wait",
+      (_p, ctx) =>
+        new Promise((resolve) =>
+          ctx.signal.addEventListener("abort", () => {
+            aborted = true;
+            resolve(null);
+          }),
+        ),
+    );
     await s.send('{"jsonrpc":"2.0","id":0,"method":"wait"}\n');
     const one = s.peer.request("one");
     const two = s.peer.request("two");

@@ -125,7 +125,11 @@ export class JsonRpcPeer {
   }
 
   /** Sends a request and resolves with its result; rejects with `JsonRpcError`, `JsonRpcTimeoutError` or `JsonRpcClosedError`. */
-  request<T = unknown>(method: string, params?: unknown, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    params?: unknown,
+    opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
     if (this.closeReason !== undefined) return Promise.reject(new JsonRpcClosedError(this.closeReason));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
@@ -214,7 +218,13 @@ export class JsonRpcPeer {
       clearTimeout(p.timer);
       if ("error" in msg) {
         const e = (msg.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-        p.reject(new JsonRpcError(typeof e.code === "number" ? e.code : -32603, typeof e.message === "string" ? e.message : "Unknown error", e.data));
+        p.reject(
+          new JsonRpcError(
+            typeof e.code === "number" ? e.code : -32603,
+            typeof e.message === "string" ? e.message : "Unknown error",
+            e.data,
+          ),
+        );
       } else {
         p.resolve(msg.result);
       }
@@ -229,14 +239,19 @@ export class JsonRpcPeer {
     try {
       h(params, method);
     } catch (err) {
-      this.opts.onSkip?.(`notification handler for ${method} failed: ${err instanceof Error ? err.message : String(err)}`, "");
+      this.opts.onSkip?.(
+        `notification handler for ${method} failed: ${err instanceof Error ? err.message : String(err)}`,
+        "",
+      );
     }
   }
 
   private answer(id: JsonRpcId, method: string, params: unknown) {
     const h = this.handlers.get(method);
     if (!h) {
-      void this.write({ jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } }).catch(() => undefined);
+      void this.write({ jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } }).catch(
+        () => undefined,
+      );
       return;
     }
     const ctrl = new AbortController();
@@ -247,8 +262,15 @@ export class JsonRpcPeer {
         const result = await h(params, { id, method, signal: ctrl.signal });
         reply = { jsonrpc: "2.0", id, result: result ?? null };
       } catch (err) {
-        const e = err instanceof JsonRpcError ? err : new JsonRpcError(-32603, err instanceof Error ? err.message : String(err));
-        reply = { jsonrpc: "2.0", id, error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } };
+        const e =
+          err instanceof JsonRpcError
+            ? err
+            : new JsonRpcError(-32603, err instanceof Error ? err.message : String(err));
+        reply = {
+          jsonrpc: "2.0",
+          id,
+          error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) },
+        };
       } finally {
         this.running.delete(ctrl);
       }

@@ -70,7 +70,9 @@ export interface KindEntry {
  * A stdio backend's own variables: the values of its `passEnv` names in the console's environment,
  * then its `env` over them (server/processes/agent-env.ts adds the basics when it spawns).
  */
-export function ownEnv(config: { env?: Record<string, string> | undefined; passEnv?: readonly string[] | undefined }): { env?: Record<string, string> } {
+export function ownEnv(config: { env?: Record<string, string> | undefined; passEnv?: readonly string[] | undefined }): {
+  env?: Record<string, string>;
+} {
   const env = { ...passThrough(config.passEnv), ...config.env };
   return Object.keys(env).length ? { env } : {};
 }

@@ -3,7 +3,14 @@ import type { Session } from "@/lib/model";
 import { isApiError } from "../../errors";
 import { pageMessages, pageSessions } from "./session-list";
 
-const s = (id: string, title: string, updatedAt: number): Session => ({ id, backendId: "b", title, createdAt: 0, updatedAt, status: "idle" });
+const s = (id: string, title: string, updatedAt: number): Session => ({
+  id,
+  backendId: "b",
+  title,
+  createdAt: 0,
+  updatedAt,
+  status: "idle",
+});
 
 describe("pageSessions", () => {
   it("searches titles, sorts newest first and pages with a cursor", () => {

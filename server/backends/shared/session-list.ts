@@ -5,7 +5,10 @@ import { ApiError } from "../../errors";
  * One page of sessions for adapters that hold the whole list themselves (stdio agents): filtered
  * by a case-insensitive title search, newest first, paged with an opaque offset cursor.
  */
-export function pageSessions(all: Session[], q: { search?: string; limit: number; cursor?: string }): { items: Session[]; nextCursor?: string } {
+export function pageSessions(
+  all: Session[],
+  q: { search?: string; limit: number; cursor?: string },
+): { items: Session[]; nextCursor?: string } {
   let list = all;
   if (q.search) {
     const needle = q.search.toLowerCase();
@@ -23,7 +26,10 @@ export function pageSessions(all: Session[], q: { search?: string; limit: number
  * `limit` messages before message `before` (the newest without it), and the cursor of the page
  * before that. An unknown `before` is a 404.
  */
-export function pageMessages<M extends { id: string }>(all: readonly M[], q: { before?: string; limit: number }): { items: M[]; nextCursor?: string } {
+export function pageMessages<M extends { id: string }>(
+  all: readonly M[],
+  q: { before?: string; limit: number },
+): { items: M[]; nextCursor?: string } {
   const end = q.before === undefined ? all.length : all.findIndex((m) => m.id === q.before);
   if (end < 0) throw ApiError.notFound(`Unknown message: ${q.before}`);
   const start = Math.max(0, end - q.limit);

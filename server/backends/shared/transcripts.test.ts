@@ -15,8 +15,21 @@ function open() {
   stores.push(store);
   return store;
 }
-const session = (id: string, updatedAt: number): Session => ({ id, backendId: "b", title: id, createdAt: 1, updatedAt, status: "busy" });
-const message = (i: number): Message => ({ id: `m${i}`, sessionId: "s1", role: "user", createdAt: i, blocks: [{ id: `m${i}-b`, kind: "text", text: `hi ${i}` }] });
+const session = (id: string, updatedAt: number): Session => ({
+  id,
+  backendId: "b",
+  title: id,
+  createdAt: 1,
+  updatedAt,
+  status: "busy",
+});
+const message = (i: number): Message => ({
+  id: `m${i}`,
+  sessionId: "s1",
+  role: "user",
+  createdAt: i,
+  blocks: [{ id: `m${i}-b`, kind: "text", text: `hi ${i}` }],
+});
 
 describe("TranscriptStore", () => {
   it("keeps sessions idle with the newest messages, per backend, newest first", () => {

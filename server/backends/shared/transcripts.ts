@@ -48,11 +48,17 @@ export class TranscriptStore {
         session,
         ...(t.messages ? { messages: t.messages.slice(-KEPT_MESSAGES) } : {}),
         ...(t.messages && t.todos ? { todos: t.todos } : {}),
-        ...(t.agentSessionId !== undefined && t.agentSessionId !== session.id ? { agentSessionId: t.agentSessionId } : {}),
+        ...(t.agentSessionId !== undefined && t.agentSessionId !== session.id
+          ? { agentSessionId: t.agentSessionId }
+          : {}),
         updatedAt: session.updatedAt,
       });
     } catch (err) {
-      log.warn("could not keep a session's transcript", { backend: this.backendId, sessionId: t.session.id, error: describeError(err) });
+      log.warn("could not keep a session's transcript", {
+        backend: this.backendId,
+        sessionId: t.session.id,
+        error: describeError(err),
+      });
     }
   }
 

@@ -47,7 +47,19 @@ const zotCommand = () => [ZOT, "rpc", "--provider", "openai", "--base-url", mode
 function make(opts: Partial<ZotAdapterOptions> = {}, store = new SqliteStore(":memory:")) {
   let adapter: ZotAdapter | undefined;
   const hub = new Hub((id) => (adapter && id === adapter.id ? adapter : undefined));
-  adapter = new ZotAdapter({ id: "zot", label: "zot", command: zotCommand(), env: { OPENAI_API_KEY: "sk-test" }, cwd: workspace, workspace, store, ...opts }, hub);
+  adapter = new ZotAdapter(
+    {
+      id: "zot",
+      label: "zot",
+      command: zotCommand(),
+      env: { OPENAI_API_KEY: "sk-test" },
+      cwd: workspace,
+      workspace,
+      store,
+      ...opts,
+    },
+    hub,
+  );
   running.push({ adapter, hub });
   return { adapter, hub, store };
 }
@@ -67,7 +79,14 @@ async function turn(r: { adapter: ZotAdapter; hub: Hub }, sessionId: string, tex
   const ch = await r.hub.open("zot", sessionId);
   const before = replies(ch.state.messages).length;
   await r.adapter.prompt(sessionId, { parts: [{ type: "text", text }], ...extra });
-  await until(() => replies(ch.state.messages).length > before && ch.state.session?.status === "idle" && replies(ch.state.messages).at(-1)?.completedAt, `the turn "${text}" to end`, 20_000);
+  await until(
+    () =>
+      replies(ch.state.messages).length > before &&
+      ch.state.session?.status === "idle" &&
+      replies(ch.state.messages).at(-1)?.completedAt,
+    `the turn "${text}" to end`,
+    20_000,
+  );
   return { ch, reply: replies(ch.state.messages).at(-1)! };
 }
 
@@ -82,7 +101,10 @@ describe("zot adapter: start-up", () => {
     const s = await r.adapter.createSession({ title: "token" });
     const ch = await r.hub.open("zot", s.id);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "hello?" }] });
-    await until(() => ch.state.session?.status === "idle" && replies(ch.state.messages).at(-1)?.error, "the failed turn");
+    await until(
+      () => ch.state.session?.status === "idle" && replies(ch.state.messages).at(-1)?.error,
+      "the failed turn",
+    );
     expect(replies(ch.state.messages).at(-1)!.error!.message).toContain("invalid token");
     expect(ch.state.lastError?.message).toContain("invalid token");
   });
@@ -102,7 +124,12 @@ describe("zot adapter: start-up", () => {
     const log = path.join(root, "spawns.log");
     fs.rmSync(log, { force: true });
     // A wrapper that records what zot was started with, then runs it.
-    const wrapper = ["sh", "-c", 'printf "%s|%s\\n" "$ZOTCORE_RPC_TOKEN" "$*" >> "$SPAWN_LOG"; exec "$0" "$@"', ...zotCommand()];
+    const wrapper = [
+      "sh",
+      "-c",
+      'printf "%s|%s\\n" "$ZOTCORE_RPC_TOKEN" "$*" >> "$SPAWN_LOG"; exec "$0" "$@"',
+      ...zotCommand(),
+    ];
     const r = await started({ command: wrapper, env: { OPENAI_API_KEY: "sk-test", SPAWN_LOG: log } });
     const dirs = ["a", "b"].map((d) => path.join(workspace, `tok-${d}`));
     for (const dir of dirs) fs.mkdirSync(dir, { recursive: true });
@@ -111,7 +138,11 @@ describe("zot adapter: start-up", () => {
       const s = await r.adapter.createSession({ title: `token ${i}`, directory: dir });
       await turn(r, s.id, `prompt ${i}`);
     }
-    const spawns = fs.readFileSync(log, "utf8").trim().split("\n").map((l) => ({ token: l.slice(0, l.indexOf("|")), args: l.slice(l.indexOf("|") + 1) }));
+    const spawns = fs
+      .readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => ({ token: l.slice(0, l.indexOf("|")), args: l.slice(l.indexOf("|") + 1) }));
     const sessions = dirs.map((dir) => spawns.find((s) => s.args.endsWith(`--cwd ${dir}`)));
     expect(sessions.every(Boolean), JSON.stringify(spawns)).toBe(true);
     for (const s of spawns) expect(s.token).toMatch(/^[0-9a-f]{64}$/);
@@ -121,8 +152,21 @@ describe("zot adapter: start-up", () => {
   it("is ready with zot's version, models and honest capabilities", async () => {
     const r = await started();
     const info = r.adapter.info();
-    expect(info).toMatchObject({ kind: "zot", status: "ready", version: expect.stringContaining("fake"), config: { env: { OPENAI_API_KEY: "***" } } });
-    expect(info.capabilities).toMatchObject({ fork: false, revert: false, diff: false, compact: true, models: true, abort: true, interrupts: { permission: false, question: false, input: false } });
+    expect(info).toMatchObject({
+      kind: "zot",
+      status: "ready",
+      version: expect.stringContaining("fake"),
+      config: { env: { OPENAI_API_KEY: "***" } },
+    });
+    expect(info.capabilities).toMatchObject({
+      fork: false,
+      revert: false,
+      diff: false,
+      compact: true,
+      models: true,
+      abort: true,
+      interrupts: { permission: false, question: false, input: false },
+    });
     const models = await r.adapter.models();
     expect(models.items.map((m) => m.id)).toEqual(["fake-model", "fake-model-2"]);
     expect(models.default).toEqual({ provider: "openai", id: "fake-model" });
@@ -137,7 +181,10 @@ describe("zot adapter: sessions", () => {
     const r = await started({}, store);
     const s = await r.adapter.createSession({ directory: sub });
     expect(s.directory).toBe(sub);
-    model.enqueue({ toolCalls: [{ name: "write", arguments: { path: "fav.txt", content: "teal\n" } }] }, { text: "Noted: your favourite colour is teal." });
+    model.enqueue(
+      { toolCalls: [{ name: "write", arguments: { path: "fav.txt", content: "teal\n" } }] },
+      { text: "Noted: your favourite colour is teal." },
+    );
     const first = await turn(r, s.id, "My favourite colour is teal. Write it down.");
     expect(fs.readFileSync(path.join(sub, "fav.txt"), "utf8")).toBe("teal\n");
     const tool = first.reply.blocks.find((b): b is ToolBlock => b.kind === "tool")!;
@@ -155,9 +202,14 @@ describe("zot adapter: sessions", () => {
     model.enqueue({ text: "Teal, as you said." });
     const next = await turn(again, s.id, "What is my favourite colour?");
     expect(textOf(next.reply)).toBe("Teal, as you said.");
-    expect(noticesOf(next.reply)).toEqual(["New zot process for this session: zot keeps no history, so Switchboard gave it the earlier conversation as context (all 2 messages)."]);
+    expect(noticesOf(next.reply)).toEqual([
+      "New zot process for this session: zot keeps no history, so Switchboard gave it the earlier conversation as context (all 2 messages).",
+    ]);
     // The earlier conversation reached the new process over stdin, ahead of the prompt; its command line holds none of it.
-    const users = model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+    const users = model.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
+      .map((m) => JSON.stringify(m.content));
     expect(users).toHaveLength(1);
     expect(users[0]).toContain("My favourite colour is teal. Write it down.");
     expect(users[0]).toContain("Noted: your favourite colour is teal.");
@@ -188,7 +240,10 @@ describe("zot adapter: sessions", () => {
     const again = await started({}, store);
     const loaded = await again.adapter.loadSession(s.id);
     expect(loaded.session.status).toBe("idle");
-    expect(replies(loaded.messages).at(-1)).toMatchObject({ completedAt: expect.any(Number), error: { name: "Interrupted" } });
+    expect(replies(loaded.messages).at(-1)).toMatchObject({
+      completedAt: expect.any(Number),
+      error: { name: "Interrupted" },
+    });
   });
 
   it("a bounded context: only the newest messages that fit, and the notice says so", async () => {
@@ -204,7 +259,12 @@ describe("zot adapter: sessions", () => {
     model.enqueue({ text: "Fine." });
     const next = await turn(r, s.id, "Go on");
     expect(noticesOf(next.reply).at(-1)).toMatch(/the newest \d of 6 messages\)\.$/);
-    const sent = JSON.stringify(model.requests.at(-1)!.messages.filter((m) => m.role === "user").map((m) => m.content));
+    const sent = JSON.stringify(
+      model.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === "user")
+        .map((m) => m.content),
+    );
     expect(sent).toContain("Answer 3");
     expect(sent).not.toContain("Question 1");
   });
@@ -216,13 +276,30 @@ describe("zot adapter: sessions", () => {
     const { ch } = await turn(r, s.id, "use the other model", { model: { provider: "openai", id: "fake-model-2" } });
     expect(model.requests.at(-1)!.model).toBe("fake-model-2");
     expect(ch.state.session!.model).toEqual({ provider: "openai", id: "fake-model-2" });
-    await expect(r.adapter.prompt(s.id, { parts: [{ type: "text", text: "x" }], model: { provider: "anthropic", id: "claude" } })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
-    await expect(r.adapter.prompt(s.id, { parts: [{ type: "file", mime: "application/pdf", url: "data:application/pdf;base64,AAAA", filename: "a.pdf" }] })).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+    await expect(
+      r.adapter.prompt(s.id, { parts: [{ type: "text", text: "x" }], model: { provider: "anthropic", id: "claude" } }),
+    ).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
+    await expect(
+      r.adapter.prompt(s.id, {
+        parts: [{ type: "file", mime: "application/pdf", url: "data:application/pdf;base64,AAAA", filename: "a.pdf" }],
+      }),
+    ).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
     // an image goes to zot as an image
     model.enqueue({ text: "Nice picture." });
-    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "look" }, { type: "file", mime: "image/png", url: "data:image/png;base64,iVBORw0KGgo=", filename: "p.png" }] });
-    await until(() => textOf(replies(ch.state.messages).at(-1)) === "Nice picture." && ch.state.session?.status === "idle", "the image turn");
-    const user = model.requests.at(-1)!.messages.filter((m) => m.role === "user").at(-1)!;
+    await r.adapter.prompt(s.id, {
+      parts: [
+        { type: "text", text: "look" },
+        { type: "file", mime: "image/png", url: "data:image/png;base64,iVBORw0KGgo=", filename: "p.png" },
+      ],
+    });
+    await until(
+      () => textOf(replies(ch.state.messages).at(-1)) === "Nice picture." && ch.state.session?.status === "idle",
+      "the image turn",
+    );
+    const user = model.requests
+      .at(-1)!
+      .messages.filter((m) => m.role === "user")
+      .at(-1)!;
     expect(JSON.stringify(user.content)).toContain("data:image/png;base64,iVBORw0KGgo=");
   });
 
@@ -233,7 +310,13 @@ describe("zot adapter: sessions", () => {
     model.enqueue({ text: "first answer", chunks: 5, delayMs: 60 }, { text: "second answer" });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "one" }] });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "two" }] });
-    await until(() => replies(ch.state.messages).length === 2 && ch.state.session?.status === "idle" && replies(ch.state.messages)[1]!.completedAt, "both turns");
+    await until(
+      () =>
+        replies(ch.state.messages).length === 2 &&
+        ch.state.session?.status === "idle" &&
+        replies(ch.state.messages)[1]!.completedAt,
+      "both turns",
+    );
     expect(replies(ch.state.messages).map(textOf)).toEqual(["first answer", "second answer"]);
     // one process, two runs: the session's totals are zot's cumulative ones, counted once
     const perRun = replies(ch.state.messages).reduce((n, m) => n + (m.usage?.inputTokens ?? 0), 0);
@@ -249,12 +332,20 @@ describe("zot adapter: sessions", () => {
       model.enqueue({ text: "Something worth summarising." });
       const { ch } = await turn(r, s.id, "say something");
       await r.adapter.compact(s.id);
-      await until(() => ch.state.session?.status === "idle" && ch.state.messages.at(-1)?.summary && ch.state.messages.at(-1)?.completedAt, `the ${build} build's compaction`);
+      await until(
+        () =>
+          ch.state.session?.status === "idle" &&
+          ch.state.messages.at(-1)?.summary &&
+          ch.state.messages.at(-1)?.completedAt,
+        `the ${build} build's compaction`,
+      );
       const summary = ch.state.messages.at(-1)!;
       // The divider before the summary (a user-role message, as compactions show) says it is done.
       const divider = ch.state.messages.at(-2)!;
       expect(summary.parentId).toBe(divider.id);
-      expect(divider.blocks).toEqual([expect.objectContaining({ kind: "notice", code: "compaction", text: expect.stringContaining("compacted") })]);
+      expect(divider.blocks).toEqual([
+        expect.objectContaining({ kind: "notice", code: "compaction", text: expect.stringContaining("compacted") }),
+      ]);
       expect(summary.blocks.some((b) => b.kind === "notice")).toBe(false);
       expect(textOf(summary)).toContain("Summary");
       // and the session takes prompts afterwards (a late `done` is not taken for the next turn's)
@@ -292,13 +383,18 @@ describe("zot adapter: sessions", () => {
     for (const env of [{}, { FAKE_ZOT_STREAM_TOOL_ARGS: "1" }] as Record<string, string>[]) {
       const r = await started({ env: { OPENAI_API_KEY: "sk-test", ...env } });
       const s = await r.adapter.createSession({});
-      model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo both-paths" } }] }, { text: "Ran it, zot-nonfatal-error aside." });
+      model.enqueue(
+        { toolCalls: [{ name: "bash", arguments: { command: "echo both-paths" } }] },
+        { text: "Ran it, zot-nonfatal-error aside." },
+      );
       const { reply } = await turn(r, s.id, "run it (zot-nonfatal-error)");
       const tool = reply.blocks.find((b): b is ToolBlock => b.kind === "tool")!;
       expect(tool).toMatchObject({ tool: "bash", status: "completed", input: { command: "echo both-paths" } });
       expect(textOf(reply)).toBe("Ran it, zot-nonfatal-error aside.");
       expect(reply.error).toBeUndefined();
-      expect(reply.blocks.filter((b) => b.kind === "notice").map((b) => (b.kind === "notice" ? b.text : ""))).toEqual(["zot reported an error: provider rate limit: retrying the stream"]);
+      expect(reply.blocks.filter((b) => b.kind === "notice").map((b) => (b.kind === "notice" ? b.text : ""))).toEqual([
+        "zot reported an error: provider rate limit: retrying the stream",
+      ]);
     }
   });
 });

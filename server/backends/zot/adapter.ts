@@ -2,7 +2,16 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { CreateSessionBody, PromptBody, PromptPart } from "@/lib/api";
-import type { Backend, BackendStatus, Capabilities, Message, ModelRef, Session, TimelineEvent, Usage } from "@/lib/model";
+import type {
+  Backend,
+  BackendStatus,
+  Capabilities,
+  Message,
+  ModelRef,
+  Session,
+  TimelineEvent,
+  Usage,
+} from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { Store } from "../../store/store";
@@ -111,15 +120,25 @@ export class ZotAdapter implements BackendAdapter {
       location: this.opts.command.join(" "),
       ...(this.hello.version ? { version: this.hello.version } : {}),
       ...(this.opts.source ? { source: this.opts.source } : {}),
-      config: { command: this.opts.command, ...(masked ? { env: masked } : {}), ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}) },
+      config: {
+        command: this.opts.command,
+        ...(masked ? { env: masked } : {}),
+        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
+      },
       // One process per session: how many run now, how many died on their own.
-      process: { state: this.stopped ? "stopped" : live > 0 ? "running" : "idle", restarts: this.crashes, ...(this.lastExit ? { lastExit: this.lastExit } : {}) },
+      process: {
+        state: this.stopped ? "stopped" : live > 0 ? "running" : "idle",
+        restarts: this.crashes,
+        ...(this.lastExit ? { lastExit: this.lastExit } : {}),
+      },
     };
   }
 
   /** stderr of the start-up checks and of every session's process (the ended ones' tails kept). */
   logs(): string[] {
-    const liveLogs = [...this.sessions.all()].flatMap((rt) => (rt.live ? rt.live.zp.logs().map((l) => `[${rt.id}] ${l}`) : []));
+    const liveLogs = [...this.sessions.all()].flatMap((rt) =>
+      rt.live ? rt.live.zp.logs().map((l) => `[${rt.id}] ${l}`) : [],
+    );
     return [...this.logRing, ...liveLogs].slice(-LOG_LINES);
   }
 
@@ -149,7 +168,11 @@ export class ZotAdapter implements BackendAdapter {
    */
   private probe(): Promise<void> {
     this.probing ??= (async () => {
-      const zp = this.newProcess(this.defaultCwd, { onEvent: () => undefined, onExit: () => undefined }, "start-up check");
+      const zp = this.newProcess(
+        this.defaultCwd,
+        { onEvent: () => undefined, onExit: () => undefined },
+        "start-up check",
+      );
       try {
         this.hello = await zp.start();
         // `ping` (zot's health check): a process that answers hello but not ping is not ready.
@@ -213,7 +236,8 @@ export class ZotAdapter implements BackendAdapter {
   async ready(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.status !== "ready") {
-      if (Date.now() > deadline) throw ApiError.down(`${this.opts.label} is not ready${this.error ? `: ${this.error}` : ""}`);
+      if (Date.now() > deadline)
+        throw ApiError.down(`${this.opts.label} is not ready${this.error ? `: ${this.error}` : ""}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }
@@ -235,7 +259,11 @@ export class ZotAdapter implements BackendAdapter {
    * read a process's arguments): a new process for a session with history is given the earlier
    * conversation over its stdin, in its first prompt (`runPrompt`).
    */
-  private newProcess(cwd: string, handlers: { onEvent(f: Obj): void; onExit(d: string): void }, tag: string): ZotProcess {
+  private newProcess(
+    cwd: string,
+    handlers: { onEvent(f: Obj): void; onExit(d: string): void },
+    tag: string,
+  ): ZotProcess {
     return new ZotProcess({
       name: `${this.id} (zot ${tag})`,
       label: this.opts.label,
@@ -251,7 +279,14 @@ export class ZotAdapter implements BackendAdapter {
     if (rt.live?.zp.connection && !rt.live.zp.connection.closed) return Promise.resolve(rt.live);
     rt.starting ??= (async () => {
       const holder: { live?: Live } = {};
-      const zp = this.newProcess(rt.cwd, { onEvent: (f) => holder.live && this.onEvent(rt, holder.live, f), onExit: (d) => holder.live && this.onProcessExit(rt, holder.live, d) }, rt.id);
+      const zp = this.newProcess(
+        rt.cwd,
+        {
+          onEvent: (f) => holder.live && this.onEvent(rt, holder.live, f),
+          onExit: (d) => holder.live && this.onProcessExit(rt, holder.live, d),
+        },
+        rt.id,
+      );
       let hello: HelloInfo;
       try {
         hello = await zp.start();
@@ -262,7 +297,12 @@ export class ZotAdapter implements BackendAdapter {
         this.scheduleProbe();
         throw err instanceof ZotStartError ? err : new ZotStartError(message);
       }
-      const live: Live = { zp, hello, ...(hello.model ? { model: hello.model } : {}), base: rt.session.usage ?? zeroUsage() };
+      const live: Live = {
+        zp,
+        hello,
+        ...(hello.model ? { model: hello.model } : {}),
+        base: rt.session.usage ?? zeroUsage(),
+      };
       holder.live = live;
       rt.live = live;
       this.hello = { ...this.hello, ...hello };
@@ -281,7 +321,12 @@ export class ZotAdapter implements BackendAdapter {
     this.sink.backendChanged(this.info());
     const turn = rt.turn;
     if (turn && !turn.done && turn.live === live) {
-      this.finish(rt, turn, { failure: { name: "AgentExited", message: `${description} The next prompt starts a new zot process, given the earlier conversation.` } });
+      this.finish(rt, turn, {
+        failure: {
+          name: "AgentExited",
+          message: `${description} The next prompt starts a new zot process, given the earlier conversation.`,
+        },
+      });
     }
   }
 
@@ -326,7 +371,11 @@ export class ZotAdapter implements BackendAdapter {
 
   /* ------------------------------------------------------------------ sessions */
 
-  async listSessions(q: { search?: string; limit: number; cursor?: string }): Promise<{ items: Session[]; nextCursor?: string }> {
+  async listSessions(q: {
+    search?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: Session[]; nextCursor?: string }> {
     return this.sessions.list(q);
   }
 
@@ -335,7 +384,16 @@ export class ZotAdapter implements BackendAdapter {
     const now = Date.now();
     const model = input.model ?? this.defaultModel();
     if (input.model) this.checkProvider(input.model);
-    const session: Session = { id: newId("zot"), backendId: this.id, title: input.title || DEFAULT_TITLE, directory: cwd, createdAt: now, updatedAt: now, status: "idle", ...(model ? { model } : {}) };
+    const session: Session = {
+      id: newId("zot"),
+      backendId: this.id,
+      title: input.title || DEFAULT_TITLE,
+      directory: cwd,
+      createdAt: now,
+      updatedAt: now,
+      status: "idle",
+      ...(model ? { model } : {}),
+    };
     const rt = this.sessions.add(session, cwd);
     this.sessions.persist(rt, []);
     return this.sessions.sessionOf(rt);
@@ -371,28 +429,43 @@ export class ZotAdapter implements BackendAdapter {
   }
 
   /** Pages through the transcript the console keeps. */
-  async loadMessages(sessionId: string, q: { before?: string; limit: number }): Promise<{ items: Message[]; nextCursor?: string }> {
+  async loadMessages(
+    sessionId: string,
+    q: { before?: string; limit: number },
+  ): Promise<{ items: Message[]; nextCursor?: string }> {
     return pageMessages(this.sessions.messagesOf(this.sessions.get(sessionId)), q);
   }
 
   /* ------------------------------------------------------------------ models */
 
   private defaultModel(): ModelRef | undefined {
-    return this.hello.model ? { ...(this.hello.provider ? { provider: this.hello.provider } : {}), id: this.hello.model } : undefined;
+    return this.hello.model
+      ? { ...(this.hello.provider ? { provider: this.hello.provider } : {}), id: this.hello.model }
+      : undefined;
   }
 
   /** zot switches models within the provider it was started with only. */
   private checkProvider(model: ModelRef) {
     const provider = this.hello.provider;
     if (provider && model.provider && model.provider !== provider) {
-      throw ApiError.badRequest(`zot switches models within its provider (${provider}) only; add another zot backend with --provider ${model.provider} for ${model.id}`);
+      throw ApiError.badRequest(
+        `zot switches models within its provider (${provider}) only; add another zot backend with --provider ${model.provider} for ${model.id}`,
+      );
     }
   }
 
   async models(): Promise<{ items: ModelInfo[]; default?: ModelRef }> {
     if (this.modelList.length === 0) await this.probe();
     const provider = this.hello.provider ?? "zot";
-    const items = this.modelList.map((m): ModelInfo => ({ provider: m.provider ?? provider, id: m.id, label: m.id, ...(m.id === this.hello.model ? { isDefault: true } : {}), ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}) }));
+    const items = this.modelList.map(
+      (m): ModelInfo => ({
+        provider: m.provider ?? provider,
+        id: m.id,
+        label: m.id,
+        ...(m.id === this.hello.model ? { isDefault: true } : {}),
+        ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}),
+      }),
+    );
     const def = this.defaultModel();
     return { items, ...(def ? { default: def } : {}) };
   }
@@ -413,7 +486,8 @@ export class ZotAdapter implements BackendAdapter {
         continue;
       }
       const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.url);
-      if (!m || !m[1]!.startsWith("image/")) throw ApiError.badRequest(`zot takes text and images only; ${p.filename ?? p.mime} cannot be attached`);
+      if (!m || !m[1]!.startsWith("image/"))
+        throw ApiError.badRequest(`zot takes text and images only; ${p.filename ?? p.mime} cannot be attached`);
       images.push({ mime_type: m[1]!, data: m[2]! });
     }
     return { message: texts.join("\n\n"), images };
@@ -439,7 +513,9 @@ export class ZotAdapter implements BackendAdapter {
     const model = body.model ?? rt.session.model;
     // A new process knows nothing: it is given the conversation so far (before this prompt).
     const fresh = !rt.live;
-    const earlier = fresh ? earlierConversation(this.sessions.messagesOf(rt), this.opts.contextMaxChars ?? CONTEXT_MAX_CHARS) : undefined;
+    const earlier = fresh
+      ? earlierConversation(this.sessions.messagesOf(rt), this.opts.contextMaxChars ?? CONTEXT_MAX_CHARS)
+      : undefined;
     const notice = earlier
       ? {
           level: "info" as const,
@@ -450,13 +526,23 @@ export class ZotAdapter implements BackendAdapter {
     const contextWindow = this.contextWindow(model?.id);
     // The session's totals are what earlier processes used plus this process's running `cumulative`.
     const base = rt.live?.base ?? rt.session.usage ?? zeroUsage();
-    const begin = beginTurn(rt.id, ids, body.parts, now, { ...(model ? { model } : {}), base, ...(contextWindow ? { contextWindow } : {}), ...(notice ? { notice } : {}) });
+    const begin = beginTurn(rt.id, ids, body.parts, now, {
+      ...(model ? { model } : {}),
+      base,
+      ...(contextWindow ? { contextWindow } : {}),
+      ...(notice ? { notice } : {}),
+    });
     const turn: Turn = { z: begin.turn, kind: "prompt", started: false, done: false, aborted: false };
     rt.turn = turn;
     const firstText = body.parts.find((p) => p.type === "text")?.text;
-    if (firstText && rt.session.title === DEFAULT_TITLE) rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80) };
+    if (firstText && rt.session.title === DEFAULT_TITLE)
+      rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80) };
     rt.session = { ...rt.session, updatedAt: now, ...(model ? { model } : {}) };
-    this.emit(rt, [...begin.events, { type: "session.updated", session: this.sessions.sessionOf(rt) }, { type: "session.status", status: "busy" }]);
+    this.emit(rt, [
+      ...begin.events,
+      { type: "session.updated", session: this.sessions.sessionOf(rt) },
+      { type: "session.status", status: "busy" },
+    ]);
     this.sessions.persist(rt);
     try {
       const live = await this.ensureProcess(rt);
@@ -472,11 +558,16 @@ export class ZotAdapter implements BackendAdapter {
       const r = await conn.request("prompt", { ...zotPrompt, message }, (res) => {
         if (res.success) turn.started = true;
       });
-      if (!r.success && !turn.done) this.finish(rt, turn, { failure: { name: "ZotError", message: `zot refused the prompt: ${r.error ?? "no reason given"}` } });
+      if (!r.success && !turn.done)
+        this.finish(rt, turn, {
+          failure: { name: "ZotError", message: `zot refused the prompt: ${r.error ?? "no reason given"}` },
+        });
     } catch (err) {
       if (turn.done) return;
       const message = describeError(err);
-      this.finish(rt, turn, { failure: { name: err instanceof ZotStartError ? "ZotStartFailed" : "AgentError", message } });
+      this.finish(rt, turn, {
+        failure: { name: err instanceof ZotStartError ? "ZotStartFailed" : "AgentError", message },
+      });
     }
   }
 
@@ -487,26 +578,48 @@ export class ZotAdapter implements BackendAdapter {
       live.model = model;
       return;
     }
-    this.emit(rt, turnNotice(turn.z, "warn", `zot did not switch to ${model}: ${r.error ?? "no reason given"}. The prompt runs with ${live.model ?? "its current model"}.`));
-    const current = live.model ? { ...(live.hello.provider ? { provider: live.hello.provider } : {}), id: live.model } : undefined;
+    this.emit(
+      rt,
+      turnNotice(
+        turn.z,
+        "warn",
+        `zot did not switch to ${model}: ${r.error ?? "no reason given"}. The prompt runs with ${live.model ?? "its current model"}.`,
+      ),
+    );
+    const current = live.model
+      ? { ...(live.hello.provider ? { provider: live.hello.provider } : {}), id: live.model }
+      : undefined;
     if (current) {
       rt.session = { ...rt.session, model: current };
       turn.z.info = { ...turn.z.info, model: current };
-      this.emit(rt, [{ type: "message.updated", message: turn.z.info }, { type: "session.updated", session: this.sessions.sessionOf(rt) }]);
+      this.emit(rt, [
+        { type: "message.updated", message: turn.z.info },
+        { type: "session.updated", session: this.sessions.sessionOf(rt) },
+      ]);
     }
   }
 
   /** The turn is over: its message completed, the session idle and kept, the next queued prompt started. */
-  private finish(rt: Runtime, turn: Turn, opts: { aborted?: boolean; failure?: { name: string; message: string } } = {}) {
+  private finish(
+    rt: Runtime,
+    turn: Turn,
+    opts: { aborted?: boolean; failure?: { name: string; message: string } } = {},
+  ) {
     if (turn.done) return;
     turn.done = true;
     if (turn.abortTimer) clearTimeout(turn.abortTimer);
     if (rt.turn === turn) rt.turn = undefined;
     const now = Date.now();
-    const events = endTurn(turn.z, now, { aborted: opts.aborted ?? turn.aborted, ...(opts.failure ? { failure: opts.failure } : {}) });
+    const events = endTurn(turn.z, now, {
+      aborted: opts.aborted ?? turn.aborted,
+      ...(opts.failure ? { failure: opts.failure } : {}),
+    });
     if (opts.failure) events.push({ type: "error", message: opts.failure.message, code: opts.failure.name });
     rt.session = { ...rt.session, updatedAt: now };
-    events.push({ type: "session.updated", session: this.sessions.sessionOf(rt) }, { type: "session.status", status: "idle" });
+    events.push(
+      { type: "session.updated", session: this.sessions.sessionOf(rt) },
+      { type: "session.status", status: "idle" },
+    );
     this.emit(rt, events);
     this.sessions.persist(rt);
     const next = rt.queued.shift();
@@ -548,12 +661,19 @@ export class ZotAdapter implements BackendAdapter {
     const live = rt.live;
     const conn = live?.zp.connection;
     if (!live || !conn || conn.closed) {
-      throw ApiError.conflict("zot holds no conversation for this session right now (its process has ended); the next prompt gives a new process the earlier conversation, compact after that");
+      throw ApiError.conflict(
+        "zot holds no conversation for this session right now (its process has ended); the next prompt gives a new process the earlier conversation, compact after that",
+      );
     }
     if (rt.idleTimer) clearTimeout(rt.idleTimer);
     await this.sink.openSession?.(this.id, rt.id);
-    const model = live.model ? { ...(live.hello.provider ? { provider: live.hello.provider } : {}), id: live.model } : undefined;
-    const begin = beginCompaction(rt.id, { markerId: newId("msg"), summaryId: newId("msg") }, Date.now(), { ...(model ? { model } : {}), base: live.base });
+    const model = live.model
+      ? { ...(live.hello.provider ? { provider: live.hello.provider } : {}), id: live.model }
+      : undefined;
+    const begin = beginCompaction(rt.id, { markerId: newId("msg"), summaryId: newId("msg") }, Date.now(), {
+      ...(model ? { model } : {}),
+      base: live.base,
+    });
     const turn: Turn = { z: begin.turn, kind: "compact", live, started: false, done: false, aborted: false };
     rt.turn = turn;
     this.emit(rt, [...begin.events, { type: "session.status", status: "busy" }]);
@@ -561,7 +681,10 @@ export class ZotAdapter implements BackendAdapter {
       const r = await conn.request("compact", {}, (res) => {
         if (res.success) turn.started = true;
       });
-      if (!r.success) this.finish(rt, turn, { failure: { name: "ZotError", message: `zot refused to compact: ${r.error ?? "no reason given"}` } });
+      if (!r.success)
+        this.finish(rt, turn, {
+          failure: { name: "ZotError", message: `zot refused to compact: ${r.error ?? "no reason given"}` },
+        });
     } catch (err) {
       this.finish(rt, turn, { failure: { name: "AgentError", message: describeError(err) } });
     }

@@ -47,7 +47,15 @@ export interface ZotConnectionOptions {
  */
 export class ZotConnection {
   private seq = 0;
-  private pending = new Map<string, { command: string; resolve: (r: ZotResponse) => void; reject: (e: Error) => void; onResponse?: (r: ZotResponse) => void }>();
+  private pending = new Map<
+    string,
+    {
+      command: string;
+      resolve: (r: ZotResponse) => void;
+      reject: (e: Error) => void;
+      onResponse?: (r: ZotResponse) => void;
+    }
+  >();
   private writer: WritableStreamDefaultWriter<Uint8Array>;
   private framing = ndjsonFraming({ maxBytes: 16 * 1024 * 1024 });
   private _closed = false;

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/model";
 import { earlierConversation } from "./context";
 
-const msg = (id: string, role: Message["role"], text: string, extra: Partial<Message> = {}): Message => ({ id, sessionId: "s", role, createdAt: Number(id.slice(1)), blocks: [{ id: `${id}-b0`, kind: "text", text }], ...extra });
+const msg = (id: string, role: Message["role"], text: string, extra: Partial<Message> = {}): Message => ({
+  id,
+  sessionId: "s",
+  role,
+  createdAt: Number(id.slice(1)),
+  blocks: [{ id: `${id}-b0`, kind: "text", text }],
+  ...extra,
+});
 
 describe("earlierConversation", () => {
   it("renders every message, oldest first, with tools and how a turn ended", () => {
@@ -12,7 +19,16 @@ describe("earlierConversation", () => {
         ...msg("m2", "assistant", "Creating it."),
         blocks: [
           { id: "b1", kind: "text", text: "Creating it." },
-          { id: "b2", kind: "tool", callId: "c", tool: "write", rawTool: "write", status: "completed", input: { path: "notes.txt", content: "x" }, output: "wrote 1 bytes to notes.txt" },
+          {
+            id: "b2",
+            kind: "tool",
+            callId: "c",
+            tool: "write",
+            rawTool: "write",
+            status: "completed",
+            input: { path: "notes.txt", content: "x" },
+            output: "wrote 1 bytes to notes.txt",
+          },
           { id: "b3", kind: "notice", level: "info", text: "not given to zot" },
         ],
       },
@@ -36,12 +52,16 @@ describe("earlierConversation", () => {
   });
 
   it("keeps the newest messages that fit, whole, and says how many are left out", () => {
-    const messages = Array.from({ length: 40 }, (_, i) => msg(`m${i + 1}`, i % 2 ? "assistant" : "user", `message number ${i + 1} ${"x".repeat(80)}`));
+    const messages = Array.from({ length: 40 }, (_, i) =>
+      msg(`m${i + 1}`, i % 2 ? "assistant" : "user", `message number ${i + 1} ${"x".repeat(80)}`),
+    );
     const c = earlierConversation(messages, 1000)!;
     expect(c.total).toBe(40);
     expect(c.included).toBeGreaterThan(0);
     expect(c.included).toBeLessThan(40);
-    expect(c.text).toContain(`The ${40 - c.included} oldest messages are left out; these are the newest ${c.included}.`);
+    expect(c.text).toContain(
+      `The ${40 - c.included} oldest messages are left out; these are the newest ${c.included}.`,
+    );
     expect(c.text).toContain("message number 40 ");
     expect(c.text).not.toContain("message number 1 ");
     const body = c.text.slice(c.text.indexOf("["));

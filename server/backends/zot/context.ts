@@ -19,7 +19,8 @@ export interface EarlierConversation {
   total: number;
 }
 
-const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)} … [${s.length - max} more characters]` : s);
+const clip = (s: string, max: number) =>
+  s.length > max ? `${s.slice(0, max)} … [${s.length - max} more characters]` : s;
 
 /** One message as plain text (text, tool calls with a clipped input and output, notices left out). */
 function render(m: Message): string | undefined {
@@ -35,7 +36,11 @@ function render(m: Message): string | undefined {
   }
   if (parts.length === 0) return undefined;
   const who = m.role === "user" ? "User" : m.summary ? "Summary" : m.role === "assistant" ? "Assistant" : "System";
-  const stopped = m.error?.aborted ? " (stopped by the user)" : m.error ? ` (ended with an error: ${clip(m.error.message, 200)})` : "";
+  const stopped = m.error?.aborted
+    ? " (stopped by the user)"
+    : m.error
+      ? ` (ended with an error: ${clip(m.error.message, 200)})`
+      : "";
   return `[${who}]${stopped}\n${parts.join("\n")}`;
 }
 
@@ -43,7 +48,10 @@ function render(m: Message): string | undefined {
  * The newest messages of `messages` (chronological) that fit `maxChars`, whole, oldest first, under a
  * header that says what this is. Undefined when there is nothing to give.
  */
-export function earlierConversation(messages: readonly Message[], maxChars = CONTEXT_MAX_CHARS): EarlierConversation | undefined {
+export function earlierConversation(
+  messages: readonly Message[],
+  maxChars = CONTEXT_MAX_CHARS,
+): EarlierConversation | undefined {
   const rendered: string[] = [];
   let size = 0;
   let total = 0;
@@ -64,7 +72,9 @@ export function earlierConversation(messages: readonly Message[], maxChars = CON
   const header = [
     "# Earlier conversation",
     "This session started before this process. Switchboard kept its transcript and gives it to you here, because zot keeps no history between processes.",
-    omitted > 0 ? `The ${omitted} oldest message${omitted === 1 ? " is" : "s are"} left out; these are the newest ${rendered.length}.` : `All ${rendered.length} earlier messages follow.`,
+    omitted > 0
+      ? `The ${omitted} oldest message${omitted === 1 ? " is" : "s are"} left out; these are the newest ${rendered.length}.`
+      : `All ${rendered.length} earlier messages follow.`,
     "Continue the conversation from where it stopped; files the tools changed are on disk as they were left.",
   ].join("\n");
   return { text: `${header}\n\n${rendered.join("\n\n")}`, included: rendered.length, total };

@@ -42,7 +42,7 @@ class Zot {
     this.child.stdin.on("error", () => {});
   }
   send(cmd: Frame | string) {
-    this.child.stdin.write((typeof cmd === "string" ? cmd : JSON.stringify(cmd)) + "\n");
+    this.child.stdin.write(`${typeof cmd === "string" ? cmd : JSON.stringify(cmd)}\n`);
   }
   response(id: string) {
     return until(() => this.frames.find((f) => f.type === "response" && f.id === id), `the response to ${id}`, 20_000);
@@ -53,7 +53,10 @@ class Zot {
   }
   /** Event types (not responses) from index `from`. */
   types(from = 0) {
-    return this.frames.slice(from).filter((f) => f.type !== "response").map((f) => f.type);
+    return this.frames
+      .slice(from)
+      .filter((f) => f.type !== "response")
+      .map((f) => f.type);
   }
   doneCount() {
     return this.frames.filter((f) => f.type === "done").length;
@@ -69,7 +72,11 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
   let cwd: string;
   const open: Zot[] = [];
   const start = (opts: { token?: string; env?: Record<string, string>; args?: string[] } = {}) => {
-    const z = new Zot(opts.args ?? ["--provider", "openai", "--base-url", model.url, "--model", "fake-model"], { OPENAI_API_KEY: "sk-test", ...(opts.token ? { ZOTCORE_RPC_TOKEN: opts.token } : {}), ...opts.env }, cwd);
+    const z = new Zot(
+      opts.args ?? ["--provider", "openai", "--base-url", model.url, "--model", "fake-model"],
+      { OPENAI_API_KEY: "sk-test", ...(opts.token ? { ZOTCORE_RPC_TOKEN: opts.token } : {}), ...opts.env },
+      cwd,
+    );
     open.push(z);
     return z;
   };
@@ -86,10 +93,28 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
 
   it("hello with the token, auth required before it; responses echo ids and commands", async () => {
     const z = start({ token: "t0k" });
-    expect(await z.ask({ id: "0", type: "ping" })).toEqual({ type: "response", id: "0", command: "ping", success: false, error: "auth required: send hello with token first" });
+    expect(await z.ask({ id: "0", type: "ping" })).toEqual({
+      type: "response",
+      id: "0",
+      command: "ping",
+      success: false,
+      error: "auth required: send hello with token first",
+    });
     const hello = await z.ask({ id: "1", type: "hello", token: "t0k" });
-    expect(hello).toEqual({ type: "response", id: "1", command: "hello", success: true, data: { protocol_version: 1, version: expect.any(String), provider: "openai", model: "fake-model" } });
-    expect(await z.ask({ id: "9", type: "ping" })).toEqual({ type: "response", id: "9", command: "ping", success: true, data: { pong: true } });
+    expect(hello).toEqual({
+      type: "response",
+      id: "1",
+      command: "hello",
+      success: true,
+      data: { protocol_version: 1, version: expect.any(String), provider: "openai", model: "fake-model" },
+    });
+    expect(await z.ask({ id: "9", type: "ping" })).toEqual({
+      type: "response",
+      id: "9",
+      command: "ping",
+      success: true,
+      data: { pong: true },
+    });
     // without an id the response has none; malformed JSON answers with empty id and command
     z.send({ type: "ping" });
     z.send("{not json");
@@ -98,15 +123,37 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
     await z.response("u");
     const rest = z.frames.slice(-4);
     expect(rest[0]).toEqual({ type: "response", command: "ping", success: true, data: { pong: true } });
-    expect(rest[1]).toMatchObject({ type: "response", command: "", success: false, error: expect.stringMatching(/^malformed json: /) });
+    expect(rest[1]).toMatchObject({
+      type: "response",
+      command: "",
+      success: false,
+      error: expect.stringMatching(/^malformed json: /),
+    });
     expect(rest[1]).not.toHaveProperty("id");
-    expect(rest[2]).toMatchObject({ type: "response", command: "", success: false, error: expect.stringMatching(/^malformed json: .*string/) });
-    expect(rest[3]).toEqual({ type: "response", id: "u", command: "frobnicate", success: false, error: "unknown command" });
+    expect(rest[2]).toMatchObject({
+      type: "response",
+      command: "",
+      success: false,
+      error: expect.stringMatching(/^malformed json: .*string/),
+    });
+    expect(rest[3]).toEqual({
+      type: "response",
+      id: "u",
+      command: "frobnicate",
+      success: false,
+      error: "unknown command",
+    });
   });
 
   it("a wrong token gets `invalid token` and the process exits 1", async () => {
     const z = start({ token: "right" });
-    expect(await z.ask({ id: "1", type: "hello", token: "wrong" })).toEqual({ type: "response", id: "1", command: "hello", success: false, error: "invalid token" });
+    expect(await z.ask({ id: "1", type: "hello", token: "wrong" })).toEqual({
+      type: "response",
+      id: "1",
+      command: "hello",
+      success: false,
+      error: "invalid token",
+    });
     z.send({ id: "2", type: "ping" });
     await until(() => z.exit !== undefined, "the exit");
     expect(z.exit).toBe(1);
@@ -122,13 +169,36 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
   });
 
   it("only the document's events by default: a tool call is its tool_call, no argument streaming", async () => {
-    model.enqueue({ text: "Let me look.", toolCalls: [{ name: "bash", arguments: { command: "echo plain-marker" } }] }, { text: "Plain." });
+    model.enqueue(
+      { text: "Let me look.", toolCalls: [{ name: "bash", arguments: { command: "echo plain-marker" } }] },
+      { text: "Plain." },
+    );
     const z = start();
     await z.ask({ id: "1", type: "prompt", message: "run it plainly" });
     await until(() => z.doneCount() === 1, "done");
-    const documented = ["response", "turn_start", "user_message", "assistant_start", "text_delta", "tool_call", "tool_progress", "tool_result", "assistant_message", "usage", "turn_end", "done", "error", "compact_done"];
+    const documented = [
+      "response",
+      "turn_start",
+      "user_message",
+      "assistant_start",
+      "text_delta",
+      "tool_call",
+      "tool_progress",
+      "tool_result",
+      "assistant_message",
+      "usage",
+      "turn_end",
+      "done",
+      "error",
+      "compact_done",
+    ];
     expect(z.frames.map((f) => String(f.type)).filter((t) => !documented.includes(t))).toEqual([]);
-    expect(z.frames.find((f) => f.type === "tool_call")).toEqual({ type: "tool_call", id: expect.any(String), name: "bash", args: { command: "echo plain-marker" } });
+    expect(z.frames.find((f) => f.type === "tool_call")).toEqual({
+      type: "tool_call",
+      id: expect.any(String),
+      name: "bash",
+      args: { command: "echo plain-marker" },
+    });
   });
 
   it("a non-fatal error in the middle of a reply: the reply goes on to its end and one done", async () => {
@@ -141,11 +211,19 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
     expect(err).toBeGreaterThan(types.indexOf("text_delta"));
     expect(types.slice(err + 1)).toContain("text_delta");
     expect(z.frames.filter((f) => f.type === "turn_end").map((f) => f.stop)).toEqual(["end_turn"]);
-    expect(z.frames.filter((f) => f.type === "text_delta").map((f) => f.delta).join("")).toBe("First half, second half.");
+    expect(
+      z.frames
+        .filter((f) => f.type === "text_delta")
+        .map((f) => f.delta)
+        .join(""),
+    ).toBe("First half, second half.");
   });
 
   it("a prompt with one tool call: the run loop's order, arguments streamed (FAKE_ZOT_STREAM_TOOL_ARGS), one done; get_messages holds the run", async () => {
-    model.enqueue({ text: "Let me look.", toolCalls: [{ name: "bash", arguments: { command: "echo wire-marker" } }] }, { text: "It printed the marker." });
+    model.enqueue(
+      { text: "Let me look.", toolCalls: [{ name: "bash", arguments: { command: "echo wire-marker" } }] },
+      { text: "It printed the marker." },
+    );
     const z = start({ env: { FAKE_ZOT_STREAM_TOOL_ARGS: "1" } });
     const r = await z.ask({ id: "1", type: "prompt", message: "run the marker" });
     expect(r).toEqual({ type: "response", id: "1", command: "prompt", success: true, data: { started: true } });
@@ -179,18 +257,60 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
     expect(ev("turn_start").map((f) => f.step)).toEqual([1, 2]);
     expect(ev("turn_end").map((f) => f.stop)).toEqual(["tool_use", "end_turn"]);
     const call = ev("tool_call")[0]!;
-    expect(call).toEqual({ type: "tool_call", id: expect.any(String), name: "bash", args: { command: "echo wire-marker" } });
+    expect(call).toEqual({
+      type: "tool_call",
+      id: expect.any(String),
+      name: "bash",
+      args: { command: "echo wire-marker" },
+    });
     expect(ev("tool_use_start")[0]).toEqual({ type: "tool_use_start", id: call.id, name: "bash" });
-    expect(ev("tool_use_args").map((f) => f.delta).join("")).toBe(JSON.stringify({ command: "echo wire-marker" }));
+    expect(
+      ev("tool_use_args")
+        .map((f) => f.delta)
+        .join(""),
+    ).toBe(JSON.stringify({ command: "echo wire-marker" }));
     expect(ev("tool_progress")[0]).toEqual({ type: "tool_progress", id: call.id, text: "wire-marker\n" });
-    expect(ev("tool_result")[0]).toEqual({ type: "tool_result", id: call.id, is_error: false, content: [{ type: "text", text: "wire-marker\n[exit 0]" }] });
+    expect(ev("tool_result")[0]).toEqual({
+      type: "tool_result",
+      id: call.id,
+      is_error: false,
+      content: [{ type: "text", text: "wire-marker\n[exit 0]" }],
+    });
     const [u1, u2] = ev("usage");
-    expect(u1).toEqual({ type: "usage", input: expect.any(Number), output: expect.any(Number), cache_read: 0, cache_write: 0, cost_usd: expect.any(Number), reasoning: null, cumulative: expect.objectContaining({ input: u1!.input }) });
+    expect(u1).toEqual({
+      type: "usage",
+      input: expect.any(Number),
+      output: expect.any(Number),
+      cache_read: 0,
+      cache_write: 0,
+      cost_usd: expect.any(Number),
+      reasoning: null,
+      cumulative: expect.objectContaining({ input: u1!.input }),
+    });
     expect((u2!.cumulative as Frame).input).toBe((u1!.input as number) + (u2!.input as number));
-    expect(ev("user_message")[0]).toEqual({ type: "user_message", content: [{ type: "text", text: "run the marker" }], time: expect.any(String) });
-    expect(ev("assistant_message")[0]).toMatchObject({ content: [{ type: "text", text: "Let me look." }, { type: "tool_call", id: call.id, name: "bash", args: { command: "echo wire-marker" } }] });
+    expect(ev("user_message")[0]).toEqual({
+      type: "user_message",
+      content: [{ type: "text", text: "run the marker" }],
+      time: expect.any(String),
+    });
+    expect(ev("assistant_message")[0]).toMatchObject({
+      content: [
+        { type: "text", text: "Let me look." },
+        { type: "tool_call", id: call.id, name: "bash", args: { command: "echo wire-marker" } },
+      ],
+    });
     // events carry no id
-    expect(z.frames.filter((f) => f.type !== "response").every((f) => !("id" in f) || ["tool_use_start", "tool_use_args", "tool_use_end", "tool_call", "tool_progress", "tool_result"].includes(f.type as string))).toBe(true);
+    expect(
+      z.frames
+        .filter((f) => f.type !== "response")
+        .every(
+          (f) =>
+            !("id" in f) ||
+            ["tool_use_start", "tool_use_args", "tool_use_end", "tool_call", "tool_progress", "tool_result"].includes(
+              f.type as string,
+            ),
+        ),
+    ).toBe(true);
     const msgs = ((await z.ask({ id: "m", type: "get_messages" })).data as { messages: Frame[] }).messages;
     expect(msgs.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect((msgs[2]!.content as Frame[])[0]).toMatchObject({ type: "tool_result", call_id: call.id, is_error: false });
@@ -218,7 +338,12 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
     const z = start();
     await z.ask({ id: "1", type: "prompt", message: "go slowly" });
     await until(() => z.frames.some((f) => f.type === "text_delta"), "text");
-    expect(await z.ask({ id: "2", type: "abort" })).toEqual({ type: "response", id: "2", command: "abort", success: true });
+    expect(await z.ask({ id: "2", type: "abort" })).toEqual({
+      type: "response",
+      id: "2",
+      command: "abort",
+      success: true,
+    });
     await until(() => z.doneCount() === 1, "done");
     const tail = z.types().slice(-2);
     expect(tail).toEqual(["turn_end", "done"]);
@@ -234,7 +359,13 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
     const z = start();
     await z.ask({ id: "1", type: "prompt", message: "say something" });
     await until(() => z.doneCount() === 1, "done");
-    expect(await z.ask({ id: "2", type: "compact" })).toEqual({ type: "response", id: "2", command: "compact", success: true, data: { started: true } });
+    expect(await z.ask({ id: "2", type: "compact" })).toEqual({
+      type: "response",
+      id: "2",
+      command: "compact",
+      success: true,
+      data: { started: true },
+    });
     await until(() => z.doneCount() === 2, "the compaction's done");
     expect(z.types().slice(-2)).toEqual(["compact_done", "done"]);
     expect(String(z.frames.find((f) => f.type === "compact_done")!.summary)).toContain("Summary");
@@ -244,18 +375,42 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
     await until(() => old.frames.some((f) => f.type === "compact_done"), "compact_done");
     await old.ask({ id: "3", type: "ping" });
     expect(old.doneCount()).toBe(0);
-    expect(await old.ask({ id: "4", type: "set_reasoning", reasoning: "high" })).toMatchObject({ success: false, error: "unknown command" });
+    expect(await old.ask({ id: "4", type: "set_reasoning", reasoning: "high" })).toMatchObject({
+      success: false,
+      error: "unknown command",
+    });
   });
 
   it("get_models and set_model (same provider); an unknown model and a busy agent are refused", async () => {
     const z = start();
     const models = (await z.ask({ id: "1", type: "get_models" })).data as { models: Frame[] };
-    expect(models.models).toContainEqual({ id: "fake-model-2", provider: "openai", context_window: expect.any(Number), max_output: expect.any(Number), reasoning: false });
-    expect(await z.ask({ id: "2", type: "set_model", model: "fake-model-2" })).toEqual({ type: "response", id: "2", command: "set_model", success: true, data: { model: "fake-model-2" } });
-    expect(await z.ask({ id: "3", type: "set_model", model: "nope" })).toMatchObject({ success: false, error: expect.stringContaining("nope") });
+    expect(models.models).toContainEqual({
+      id: "fake-model-2",
+      provider: "openai",
+      context_window: expect.any(Number),
+      max_output: expect.any(Number),
+      reasoning: false,
+    });
+    expect(await z.ask({ id: "2", type: "set_model", model: "fake-model-2" })).toEqual({
+      type: "response",
+      id: "2",
+      command: "set_model",
+      success: true,
+      data: { model: "fake-model-2" },
+    });
+    expect(await z.ask({ id: "3", type: "set_model", model: "nope" })).toMatchObject({
+      success: false,
+      error: expect.stringContaining("nope"),
+    });
     model.enqueue({ text: Array.from({ length: 10 }, (_, i) => `w${i} `).join(""), chunks: 10, delayMs: 80 });
     await z.ask({ id: "4", type: "prompt", message: "busy now" });
-    expect(await z.ask({ id: "5", type: "set_model", model: "fake-model" })).toEqual({ type: "response", id: "5", command: "set_model", success: false, error: "agent is busy" });
+    expect(await z.ask({ id: "5", type: "set_model", model: "fake-model" })).toEqual({
+      type: "response",
+      id: "5",
+      command: "set_model",
+      success: false,
+      error: "agent is busy",
+    });
     await until(() => z.doneCount() === 1, "done");
     expect(model.requests.at(-1)!.model).toBe("fake-model-2");
   });
@@ -270,7 +425,16 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
     });
     await new Promise<void>((r) => cut.listen(0, "127.0.0.1", r));
     try {
-      const z = start({ args: ["--provider", "openai", "--base-url", `http://127.0.0.1:${(cut.address() as AddressInfo).port}/v1`, "--model", "m"] });
+      const z = start({
+        args: [
+          "--provider",
+          "openai",
+          "--base-url",
+          `http://127.0.0.1:${(cut.address() as AddressInfo).port}/v1`,
+          "--model",
+          "m",
+        ],
+      });
       await z.ask({ id: "1", type: "prompt", message: "break" });
       await until(() => z.doneCount() === 1, "done");
       const types = z.types();
@@ -284,8 +448,22 @@ describe("fake zot rpc: the wire of zot's RPC document (docs/rpc.md)", () => {
   });
 
   it("--append-system-prompt reaches the model; --cwd is where tools run", async () => {
-    model.enqueue({ toolCalls: [{ name: "write", arguments: { path: "made-by-zot.txt", content: "hello\n" } }] }, { text: "Written." });
-    const z = start({ args: ["--provider", "openai", "--base-url", model.url, "--model", "fake-model", "--append-system-prompt", "Earlier: the user likes tea."] });
+    model.enqueue(
+      { toolCalls: [{ name: "write", arguments: { path: "made-by-zot.txt", content: "hello\n" } }] },
+      { text: "Written." },
+    );
+    const z = start({
+      args: [
+        "--provider",
+        "openai",
+        "--base-url",
+        model.url,
+        "--model",
+        "fake-model",
+        "--append-system-prompt",
+        "Earlier: the user likes tea.",
+      ],
+    });
     await z.ask({ id: "1", type: "prompt", message: "write the file" });
     await until(() => z.doneCount() === 1, "done");
     expect(fs.readFileSync(path.join(cwd, "made-by-zot.txt"), "utf8")).toBe("hello\n");

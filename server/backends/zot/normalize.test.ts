@@ -1,17 +1,32 @@
 import { describe, expect, it } from "vitest";
 import { TimelineEvent, type Message, type TextBlock, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { applyZotEvent, beginCompaction, beginTurn, editDiffs, endTurn, GENERIC_ERROR, parsePartialJson, splitExit } from "./normalize";
+import {
+  applyZotEvent,
+  beginCompaction,
+  beginTurn,
+  editDiffs,
+  endTurn,
+  GENERIC_ERROR,
+  parsePartialJson,
+  splitExit,
+} from "./normalize";
 
 const SID = "zot_s1";
 const session = { id: SID, backendId: "zot", title: "t", createdAt: 1, updatedAt: 1, status: "idle" as const };
 
 /** Runs frames through a fresh turn and the reducer; every event must pass the canonical schema. */
 function run(frames: unknown[], opts: { end?: Parameters<typeof endTurn>[2]; contextWindow?: number } = {}) {
-  const { turn, events } = beginTurn(SID, { userId: "m1-u", assistantId: "m1-a" }, [{ type: "text", text: "fix the test" }], 1000, {
-    model: { provider: "openai", id: "fake-model" },
-    ...(opts.contextWindow ? { contextWindow: opts.contextWindow } : {}),
-  });
+  const { turn, events } = beginTurn(
+    SID,
+    { userId: "m1-u", assistantId: "m1-a" },
+    [{ type: "text", text: "fix the test" }],
+    1000,
+    {
+      model: { provider: "openai", id: "fake-model" },
+      ...(opts.contextWindow ? { contextWindow: opts.contextWindow } : {}),
+    },
+  );
   let t = 1001;
   for (const f of frames) events.push(...applyZotEvent(turn, f, t++));
   if (opts.end !== null) events.push(...endTurn(turn, t, opts.end ?? {}));
@@ -36,8 +51,23 @@ const ONE_TOOL = [
   { type: "tool_use_args", id: "toolu_1", delta: 'and":"echo hi' },
   { type: "tool_use_args", id: "toolu_1", delta: '"}' },
   { type: "tool_use_end", id: "toolu_1" },
-  { type: "usage", input: 100, output: 20, cache_read: 50, cache_write: 0, cost_usd: 0.001, cumulative: { input: 100, output: 20, cache_read: 50, cache_write: 0, cost_usd: 0.001 } },
-  { type: "assistant_message", content: [{ type: "text", text: "Let me look." }, { type: "tool_call", id: "toolu_1", name: "bash", args: { command: "echo hi" } }], time: "2026-05-06T10:00:01Z" },
+  {
+    type: "usage",
+    input: 100,
+    output: 20,
+    cache_read: 50,
+    cache_write: 0,
+    cost_usd: 0.001,
+    cumulative: { input: 100, output: 20, cache_read: 50, cache_write: 0, cost_usd: 0.001 },
+  },
+  {
+    type: "assistant_message",
+    content: [
+      { type: "text", text: "Let me look." },
+      { type: "tool_call", id: "toolu_1", name: "bash", args: { command: "echo hi" } },
+    ],
+    time: "2026-05-06T10:00:01Z",
+  },
   { type: "tool_call", id: "toolu_1", name: "bash", args: { command: "echo hi" } },
   { type: "turn_end", stop: "tool_use" },
   { type: "tool_progress", id: "toolu_1", text: "hi\n" },
@@ -45,7 +75,16 @@ const ONE_TOOL = [
   { type: "turn_start", step: 2 },
   { type: "assistant_start" },
   { type: "text_delta", delta: "It printed hi." },
-  { type: "usage", input: 140, output: 10, cache_read: 0, cache_write: 0, cost_usd: 0.002, reasoning: null, cumulative: { input: 240, output: 30, cache_read: 50, cache_write: 0, cost_usd: 0.003 } },
+  {
+    type: "usage",
+    input: 140,
+    output: 10,
+    cache_read: 0,
+    cache_write: 0,
+    cost_usd: 0.002,
+    reasoning: null,
+    cumulative: { input: 240, output: 30, cache_read: 50, cache_write: 0, cost_usd: 0.003 },
+  },
   { type: "assistant_message", content: [{ type: "text", text: "It printed hi." }], time: "2026-05-06T10:00:02Z" },
   { type: "turn_end", stop: "end_turn" },
 ];
@@ -58,23 +97,62 @@ describe("zot normalizer", () => {
     expect(reply.blocks.map((b) => b.kind)).toEqual(["text", "tool", "text"]);
     expect(texts(reply)).toEqual(["Let me look.", "It printed hi."]);
     const [bash] = tools(reply);
-    expect(bash).toMatchObject({ callId: "toolu_1", tool: "bash", rawTool: "bash", status: "completed", input: { command: "echo hi" }, title: "echo hi", output: "hi", exitCode: 0 });
+    expect(bash).toMatchObject({
+      callId: "toolu_1",
+      tool: "bash",
+      rawTool: "bash",
+      status: "completed",
+      input: { command: "echo hi" },
+      title: "echo hi",
+      output: "hi",
+      exitCode: 0,
+    });
     // the text streamed as deltas, the output too
     expect(events.filter((e) => e.type === "block.delta" && e.field === "text")).toHaveLength(3);
     expect(events.some((e) => e.type === "block.delta" && e.field === "output" && e.delta === "hi\n")).toBe(true);
     // arguments streamed: the command showed while the tool was still pending (before tool_call)
-    const partial = events.filter((e) => e.type === "block.updated" && e.block.kind === "tool" && e.block.status === "pending").map((e) => (e.type === "block.updated" && e.block.kind === "tool" ? e.block.input : {}));
+    const partial = events
+      .filter((e) => e.type === "block.updated" && e.block.kind === "tool" && e.block.status === "pending")
+      .map((e) => (e.type === "block.updated" && e.block.kind === "tool" ? e.block.input : {}));
     expect(partial).toContainEqual({ command: "echo hi" });
     // usage: the run's calls summed on the message, the session's from zot's cumulative totals
-    expect(reply.usage).toMatchObject({ inputTokens: 240, outputTokens: 30, cacheReadTokens: 50, costUsd: 0.003, contextTokens: 150, contextWindow: 128_000 });
-    expect(state.session!.usage).toMatchObject({ inputTokens: 240, outputTokens: 30, cacheReadTokens: 50, contextTokens: 150 });
+    expect(reply.usage).toMatchObject({
+      inputTokens: 240,
+      outputTokens: 30,
+      cacheReadTokens: 50,
+      costUsd: 0.003,
+      contextTokens: 150,
+      contextWindow: 128_000,
+    });
+    expect(state.session!.usage).toMatchObject({
+      inputTokens: 240,
+      outputTokens: 30,
+      cacheReadTokens: 50,
+      contextTokens: 150,
+    });
     expect(reply.completedAt).toBeDefined();
     expect(reply.error).toBeUndefined();
   });
 
   it("adds the session's earlier usage to a new process's cumulative totals", () => {
-    const { turn, events } = beginTurn(SID, { userId: "u", assistantId: "a" }, [{ type: "text", text: "x" }], 1, { base: { inputTokens: 1000, outputTokens: 100, costUsd: 0.5 } });
-    events.push(...applyZotEvent(turn, { type: "usage", input: 10, output: 5, cache_read: 0, cache_write: 0, cost_usd: 0.01, cumulative: { input: 10, output: 5, cache_read: 0, cache_write: 0, cost_usd: 0.01 } }, 2));
+    const { turn, events } = beginTurn(SID, { userId: "u", assistantId: "a" }, [{ type: "text", text: "x" }], 1, {
+      base: { inputTokens: 1000, outputTokens: 100, costUsd: 0.5 },
+    });
+    events.push(
+      ...applyZotEvent(
+        turn,
+        {
+          type: "usage",
+          input: 10,
+          output: 5,
+          cache_read: 0,
+          cache_write: 0,
+          cost_usd: 0.01,
+          cumulative: { input: 10, output: 5, cache_read: 0, cache_write: 0, cost_usd: 0.01 },
+        },
+        2,
+      ),
+    );
     const u = events.find((e) => e.type === "usage.updated");
     expect(u).toMatchObject({ usage: { inputTokens: 1010, outputTokens: 105, costUsd: 0.51 } });
   });
@@ -89,7 +167,11 @@ describe("zot normalizer", () => {
       { type: "turn_end", stop: "aborted" },
     ]);
     expect(texts(reply)).toEqual(["Partial"]);
-    expect(tools(reply)[0]).toMatchObject({ status: "cancelled", input: { path: "a.txt", content: "hal" }, title: "a.txt" });
+    expect(tools(reply)[0]).toMatchObject({
+      status: "cancelled",
+      input: { path: "a.txt", content: "hal" },
+      title: "a.txt",
+    });
     expect(reply.error).toEqual({ name: "Aborted", message: "Stopped", aborted: true });
   });
 
@@ -98,7 +180,12 @@ describe("zot normalizer", () => {
       [
         { type: "tool_call", id: "t1", name: "bash", args: { command: "sleep 10" } },
         { type: "turn_end", stop: "tool_use" },
-        { type: "tool_result", id: "t1", is_error: true, content: [{ type: "text", text: "aborted: context canceled" }] },
+        {
+          type: "tool_result",
+          id: "t1",
+          is_error: true,
+          content: [{ type: "text", text: "aborted: context canceled" }],
+        },
       ],
       { end: { aborted: true } },
     );
@@ -136,7 +223,12 @@ describe("zot normalizer", () => {
       { type: "tool_call", id: "b", name: "read", args: { path: "missing.txt" } },
       { type: "turn_end", stop: "tool_use" },
       { type: "tool_result", id: "a", is_error: true, content: [{ type: "text", text: "[exit 1]" }] },
-      { type: "tool_result", id: "b", is_error: true, content: [{ type: "text", text: "open /w/missing.txt: no such file or directory" }] },
+      {
+        type: "tool_result",
+        id: "b",
+        is_error: true,
+        content: [{ type: "text", text: "open /w/missing.txt: no such file or directory" }],
+      },
       { type: "assistant_start" },
       { type: "text_delta", delta: "Cut" },
       { type: "turn_end", stop: "length" },
@@ -151,15 +243,35 @@ describe("zot normalizer", () => {
 
   it("edits and writes carry their diff; unknown tools keep their raw name", () => {
     const { reply } = run([
-      { type: "tool_call", id: "e", name: "edit", args: { path: "a.ts", edits: [{ oldText: "const a = 1;", newText: "const a = 2;" }] } },
+      {
+        type: "tool_call",
+        id: "e",
+        name: "edit",
+        args: { path: "a.ts", edits: [{ oldText: "const a = 1;", newText: "const a = 2;" }] },
+      },
       { type: "tool_call", id: "w", name: "write", args: { path: "b.txt", content: "one\ntwo\n" } },
       { type: "tool_call", id: "x", name: "weather", args: { city: "Bern" } },
-      { type: "tool_result", id: "e", is_error: false, content: [{ type: "text", text: "applied 1 edit(s) to a.ts\n--- a.ts\n+++ a.ts\n-const a = 1;\n+const a = 2;\n" }] },
+      {
+        type: "tool_result",
+        id: "e",
+        is_error: false,
+        content: [
+          { type: "text", text: "applied 1 edit(s) to a.ts\n--- a.ts\n+++ a.ts\n-const a = 1;\n+const a = 2;\n" },
+        ],
+      },
       { type: "tool_result", id: "w", is_error: false, content: [{ type: "text", text: "wrote 8 bytes to b.txt" }] },
       { type: "tool_result", id: "x", is_error: false, content: [{ type: "text", text: "sunny" }] },
     ]);
     const [e, w, x] = tools(reply);
-    expect(e!.diff).toEqual([{ path: "a.ts", status: "modified", additions: 1, deletions: 1, patch: "--- a/a.ts\n+++ b/a.ts\n@@ -1,1 +1,1 @@\n-const a = 1;\n+const a = 2;\n" }]);
+    expect(e!.diff).toEqual([
+      {
+        path: "a.ts",
+        status: "modified",
+        additions: 1,
+        deletions: 1,
+        patch: "--- a/a.ts\n+++ b/a.ts\n@@ -1,1 +1,1 @@\n-const a = 1;\n+const a = 2;\n",
+      },
+    ]);
     // zot's own line diff after the summary is left to the diff
     expect(e!.output).toBe("applied 1 edit(s) to a.ts");
     expect(w!.diff![0]).toMatchObject({ path: "b.txt", status: "added", additions: 2, deletions: 0 });
@@ -248,27 +360,44 @@ describe("zot normalizer", () => {
     const state = applyAll({ ...emptyState, session }, events);
     const [divider, summary] = state.messages;
     expect(divider!.role).toBe("user");
-    expect(divider!.blocks).toEqual([{ id: "c1-u-b0", kind: "notice", level: "info", code: "compaction", text: "Conversation compacted: zot goes on from this summary" }]);
+    expect(divider!.blocks).toEqual([
+      {
+        id: "c1-u-b0",
+        kind: "notice",
+        level: "info",
+        code: "compaction",
+        text: "Conversation compacted: zot goes on from this summary",
+      },
+    ]);
     expect(summary!.summary).toBe(true);
     expect(texts(summary!)).toEqual(["## Summary\n- asked for tests"]);
     expect(summary!.completedAt).toBe(7);
 
     // An error during a compaction is not its end: the summary that follows is kept.
     const slow = beginCompaction(SID, { markerId: "c3-u", summaryId: "c3-a" }, 8);
-    slow.events.push(...applyZotEvent(slow.turn, { type: "error", message: "summary model slow" }, 9), ...applyZotEvent(slow.turn, { type: "compact_done", summary: "kept" }, 9), ...endTurn(slow.turn, 10));
+    slow.events.push(
+      ...applyZotEvent(slow.turn, { type: "error", message: "summary model slow" }, 9),
+      ...applyZotEvent(slow.turn, { type: "compact_done", summary: "kept" }, 9),
+      ...endTurn(slow.turn, 10),
+    );
     const kept = applyAll({ ...emptyState, session }, slow.events);
     expect(texts(kept.messages[1]!)).toEqual(["kept"]);
     expect(kept.messages[1]!.error).toBeUndefined();
 
     const failed = beginCompaction(SID, { markerId: "c2-u", summaryId: "c2-a" }, 8);
-    failed.events.push(...applyZotEvent(failed.turn, { type: "error", message: "openai: 500 boom" }, 9), ...endTurn(failed.turn, 10));
+    failed.events.push(
+      ...applyZotEvent(failed.turn, { type: "error", message: "openai: 500 boom" }, 9),
+      ...endTurn(failed.turn, 10),
+    );
     const after = applyAll({ ...emptyState, session }, failed.events);
     expect(after.messages[0]!.blocks[0]).toMatchObject({ text: "Compaction failed" });
     expect(after.messages[1]!.error).toEqual({ name: "ZotError", message: "openai: 500 boom" });
   });
 
   it("a process that died mid-run: running tools fail and the reply carries the failure", () => {
-    const { reply } = run([{ type: "tool_call", id: "t", name: "bash", args: { command: "sleep 5" } }], { end: { failure: { name: "AgentExited", message: "The zot process was killed by SIGKILL." } } });
+    const { reply } = run([{ type: "tool_call", id: "t", name: "bash", args: { command: "sleep 5" } }], {
+      end: { failure: { name: "AgentExited", message: "The zot process was killed by SIGKILL." } },
+    });
     expect(tools(reply)[0]).toMatchObject({ status: "error", error: "The zot process was killed by SIGKILL." });
     expect(reply.error).toEqual({ name: "AgentExited", message: "The zot process was killed by SIGKILL." });
     expect(notices(reply)).toEqual(["error: The zot process was killed by SIGKILL."]);
@@ -278,7 +407,10 @@ describe("zot normalizer", () => {
 describe("helpers", () => {
   it("parsePartialJson closes prefixes", () => {
     expect(parsePartialJson('{"command":"echo hi')).toEqual({ command: "echo hi" });
-    expect(parsePartialJson('{"path":"a","edits":[{"oldText":"x","newT')).toEqual({ path: "a", edits: [{ oldText: "x" }] });
+    expect(parsePartialJson('{"path":"a","edits":[{"oldText":"x","newT')).toEqual({
+      path: "a",
+      edits: [{ oldText: "x" }],
+    });
     expect(parsePartialJson('{"a":1,')).toEqual({ a: 1 });
     expect(parsePartialJson('{"a":"x\\')).toEqual({ a: "x" });
     expect(parsePartialJson("")).toBeUndefined();
@@ -288,7 +420,10 @@ describe("helpers", () => {
   it("splitExit reads zot's bash trailer", () => {
     expect(splitExit("a\nb\n[exit 0]")).toEqual({ output: "a\nb", exitCode: 0 });
     expect(splitExit("[exit 127]")).toEqual({ output: "", exitCode: 127 });
-    expect(splitExit("x\n... [truncated at 2000 lines]\n[exit 0] (full output: /tmp/zot-bash-1.log)")).toEqual({ output: "x\n... [truncated at 2000 lines]\n(full output: /tmp/zot-bash-1.log)", exitCode: 0 });
+    expect(splitExit("x\n... [truncated at 2000 lines]\n[exit 0] (full output: /tmp/zot-bash-1.log)")).toEqual({
+      output: "x\n... [truncated at 2000 lines]\n(full output: /tmp/zot-bash-1.log)",
+      exitCode: 0,
+    });
     expect(splitExit("no trailer")).toEqual({ output: "no trailer" });
   });
 
@@ -298,5 +433,3 @@ describe("helpers", () => {
     expect(editDiffs("bash", { path: "a" })).toBeUndefined();
   });
 });
-
-

@@ -13,12 +13,25 @@
  * without a `message`), a reply cut at the output limit and extension notifications.
  */
 import type { PromptPart } from "@/lib/api";
-import type { Block, FileDiff, MessageError, MessageInfo, ModelRef, TimelineEvent, ToolBlock, ToolStatus, Usage } from "@/lib/model";
+import type {
+  Block,
+  FileDiff,
+  MessageError,
+  MessageInfo,
+  ModelRef,
+  TimelineEvent,
+  ToolBlock,
+  ToolStatus,
+  Usage,
+} from "@/lib/model";
 import { canonicalTool } from "../shared/tool-names";
 import { arr, isObj, num, obj, str, type Obj } from "../shared/values";
 
 /** The running totals a session's usage starts from (what earlier processes of the session used). */
-export type UsageBase = Pick<Usage, "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "costUsd" | "reasoningTokens">;
+export type UsageBase = Pick<
+  Usage,
+  "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "costUsd" | "reasoningTokens"
+>;
 
 interface ToolState {
   block: ToolBlock;
@@ -56,10 +69,17 @@ const ARG_STREAM_LIMIT = 16_000;
 
 /** A prompt's parts as the console's user message shows them (images as elided data URLs). */
 function promptBlocks(parts: PromptPart[], messageId: string): Block[] {
-  return parts.map((p, i): Block =>
-    p.type === "text"
-      ? { id: `${messageId}-b${i}`, kind: "text", text: p.text }
-      : { id: `${messageId}-b${i}`, kind: "file", name: p.filename ?? "image", mime: p.mime, url: p.url.startsWith("data:") ? `data:${p.mime};base64,…` : p.url },
+  return parts.map(
+    (p, i): Block =>
+      p.type === "text"
+        ? { id: `${messageId}-b${i}`, kind: "text", text: p.text }
+        : {
+            id: `${messageId}-b${i}`,
+            kind: "file",
+            name: p.filename ?? "image",
+            mime: p.mime,
+            url: p.url.startsWith("data:") ? `data:${p.mime};base64,…` : p.url,
+          },
   );
 }
 
@@ -84,12 +104,36 @@ export function beginTurn(
   ids: { userId: string; assistantId: string },
   parts: PromptPart[],
   now: number,
-  opts: { model?: ModelRef; base?: UsageBase; contextWindow?: number; notice?: { level: "info" | "warn"; text: string } } = {},
+  opts: {
+    model?: ModelRef;
+    base?: UsageBase;
+    contextWindow?: number;
+    notice?: { level: "info" | "warn"; text: string };
+  } = {},
 ): { turn: ZotTurn; events: TimelineEvent[] } {
-  const info: MessageInfo = { id: ids.assistantId, sessionId, role: "assistant", createdAt: now + 1, parentId: ids.userId, ...(opts.model ? { model: opts.model } : {}) };
+  const info: MessageInfo = {
+    id: ids.assistantId,
+    sessionId,
+    role: "assistant",
+    createdAt: now + 1,
+    parentId: ids.userId,
+    ...(opts.model ? { model: opts.model } : {}),
+  };
   const turn = newTurn(sessionId, info, opts);
-  const events: TimelineEvent[] = [{ type: "message.updated", message: { id: ids.userId, sessionId, role: "user", createdAt: now, ...(opts.model ? { model: opts.model } : {}) } }];
-  for (const block of promptBlocks(parts, ids.userId)) events.push({ type: "block.updated", messageId: ids.userId, block });
+  const events: TimelineEvent[] = [
+    {
+      type: "message.updated",
+      message: {
+        id: ids.userId,
+        sessionId,
+        role: "user",
+        createdAt: now,
+        ...(opts.model ? { model: opts.model } : {}),
+      },
+    },
+  ];
+  for (const block of promptBlocks(parts, ids.userId))
+    events.push({ type: "block.updated", messageId: ids.userId, block });
   // +1 ms keeps the reply after the prompt when messages are ordered by time.
   events.push({ type: "message.updated", message: info });
   if (opts.notice) events.push(notice(turn, opts.notice.level, opts.notice.text));
@@ -100,8 +144,21 @@ export function beginTurn(
  * `compact` starts: a divider (a compaction notice in a user-role message, like OpenCode's) and the
  * summary message (`summary: true`) that `compact_done` fills.
  */
-export function beginCompaction(sessionId: string, ids: { markerId: string; summaryId: string }, now: number, opts: { model?: ModelRef; base?: UsageBase; contextWindow?: number } = {}): { turn: ZotTurn; events: TimelineEvent[] } {
-  const info: MessageInfo = { id: ids.summaryId, sessionId, role: "assistant", createdAt: now + 1, summary: true, parentId: ids.markerId, ...(opts.model ? { model: opts.model } : {}) };
+export function beginCompaction(
+  sessionId: string,
+  ids: { markerId: string; summaryId: string },
+  now: number,
+  opts: { model?: ModelRef; base?: UsageBase; contextWindow?: number } = {},
+): { turn: ZotTurn; events: TimelineEvent[] } {
+  const info: MessageInfo = {
+    id: ids.summaryId,
+    sessionId,
+    role: "assistant",
+    createdAt: now + 1,
+    summary: true,
+    parentId: ids.markerId,
+    ...(opts.model ? { model: opts.model } : {}),
+  };
   const turn = newTurn(sessionId, info, opts);
   turn.compaction = { messageId: ids.markerId, blockId: `${ids.markerId}-b0`, done: false };
   return {
@@ -116,15 +173,28 @@ export function beginCompaction(sessionId: string, ids: { markerId: string; summ
 
 function marker(turn: ZotTurn, text: string): TimelineEvent {
   const c = turn.compaction!;
-  return { type: "block.updated", messageId: c.messageId, block: { id: c.blockId, kind: "notice", level: "info", text, code: "compaction" } };
+  return {
+    type: "block.updated",
+    messageId: c.messageId,
+    block: { id: c.blockId, kind: "notice", level: "info", text, code: "compaction" },
+  };
 }
 
 function blockId(turn: ZotTurn): string {
   return `${turn.info.id}-b${turn.blocks++}`;
 }
 
-function notice(turn: ZotTurn, level: "info" | "warn" | "error", text: string, code?: "compaction" | "abort" | "error"): TimelineEvent {
-  return { type: "block.updated", messageId: turn.info.id, block: { id: blockId(turn), kind: "notice", level, text, ...(code ? { code } : {}) } };
+function notice(
+  turn: ZotTurn,
+  level: "info" | "warn" | "error",
+  text: string,
+  code?: "compaction" | "abort" | "error",
+): TimelineEvent {
+  return {
+    type: "block.updated",
+    messageId: turn.info.id,
+    block: { id: blockId(turn), kind: "notice", level, text, ...(code ? { code } : {}) },
+  };
 }
 
 /** A notice added to the turn's message (the adapter's own: a restart, a refused model switch). */
@@ -138,7 +208,8 @@ export function contentText(content: unknown): string {
     .map((b) => {
       const o = obj(b);
       if (o.type === "text") return str(o.text) ?? "";
-      if (o.type === "image") return `[image ${str(o.mime_type) ?? ""}${num(o.bytes) !== undefined ? `, ${num(o.bytes)} bytes` : ""}]`;
+      if (o.type === "image")
+        return `[image ${str(o.mime_type) ?? ""}${num(o.bytes) !== undefined ? `, ${num(o.bytes)} bytes` : ""}]`;
       return "";
     })
     .filter(Boolean)
@@ -172,9 +243,12 @@ export function parsePartialJson(raw: string): Obj | undefined {
   }
   let fixed = text;
   // An open string is closed (a dangling escape dropped).
-  if (inString) fixed = (escaped ? fixed.slice(0, -1) : fixed) + '"';
+  if (inString) fixed = `${escaped ? fixed.slice(0, -1) : fixed}"`;
   // A dangling key, colon or comma cannot be closed into valid JSON: drop it.
-  fixed = fixed.replace(/,\s*$/, "").replace(/,\s*"(?:[^"\\]|\\.)*"\s*:?\s*$/, "").replace(/\{\s*"(?:[^"\\]|\\.)*"\s*:?\s*$/, "{");
+  fixed = fixed
+    .replace(/,\s*$/, "")
+    .replace(/,\s*"(?:[^"\\]|\\.)*"\s*:?\s*$/, "")
+    .replace(/\{\s*"(?:[^"\\]|\\.)*"\s*:?\s*$/, "{");
   fixed += closers.reverse().join("");
   try {
     const v = JSON.parse(fixed) as unknown;
@@ -194,14 +268,31 @@ function toolUpdate(turn: ZotTurn, t: ToolState): TimelineEvent {
   return { type: "block.updated", messageId: turn.info.id, block: t.block };
 }
 
-function ensureTool(turn: ZotTurn, id: string, name: string | undefined, now: number): { t: ToolState; created: boolean } {
+function ensureTool(
+  turn: ZotTurn,
+  id: string,
+  name: string | undefined,
+  now: number,
+): { t: ToolState; created: boolean } {
   const have = turn.tools.get(id);
   if (have) {
     if (name && have.block.rawTool !== name) have.block = { ...have.block, rawTool: name, tool: canonicalTool(name) };
     return { t: have, created: false };
   }
   const raw = name ?? "tool";
-  const t: ToolState = { raw: "", block: { id: blockId(turn), kind: "tool", callId: id, tool: canonicalTool(raw), rawTool: raw, status: "pending", input: {}, startedAt: now } };
+  const t: ToolState = {
+    raw: "",
+    block: {
+      id: blockId(turn),
+      kind: "tool",
+      callId: id,
+      tool: canonicalTool(raw),
+      rawTool: raw,
+      status: "pending",
+      input: {},
+      startedAt: now,
+    },
+  };
   turn.tools.set(id, t);
   return { t, created: true };
 }
@@ -238,7 +329,9 @@ export function editDiffs(name: string, input: Obj): FileDiff[] | undefined {
     const b = after.split("\n");
     additions += b.length;
     deletions += a.length;
-    hunks.push(`@@ -1,${a.length} +1,${b.length} @@\n${a.map((l) => `-${l}`).join("\n")}\n${b.map((l) => `+${l}`).join("\n")}\n`);
+    hunks.push(
+      `@@ -1,${a.length} +1,${b.length} @@\n${a.map((l) => `-${l}`).join("\n")}\n${b.map((l) => `+${l}`).join("\n")}\n`,
+    );
   }
   if (hunks.length === 0) return undefined;
   return [{ path, status: "modified", additions, deletions, patch: `--- a/${path}\n+++ b/${path}\n${hunks.join("")}` }];
@@ -259,7 +352,10 @@ function usageOf(o: Obj): Usage {
 
 function addUsage(a: Usage | undefined, b: Usage): Usage {
   const sum = (x?: number, y?: number) => (x ?? 0) + (y ?? 0) || undefined;
-  const out: Usage = { inputTokens: (a?.inputTokens ?? 0) + b.inputTokens, outputTokens: (a?.outputTokens ?? 0) + b.outputTokens };
+  const out: Usage = {
+    inputTokens: (a?.inputTokens ?? 0) + b.inputTokens,
+    outputTokens: (a?.outputTokens ?? 0) + b.outputTokens,
+  };
   const fields = ["cacheReadTokens", "cacheWriteTokens", "costUsd", "reasoningTokens"] as const;
   for (const f of fields) {
     const v = sum(a?.[f], b[f]);
@@ -271,8 +367,14 @@ function addUsage(a: Usage | undefined, b: Usage): Usage {
 function onUsage(turn: ZotTurn, f: Obj): TimelineEvent[] {
   const call = usageOf(f);
   turn.usage = addUsage(turn.usage, call);
-  if (f.auxiliary !== true) turn.contextTokens = call.inputTokens + (call.cacheReadTokens ?? 0) + (call.cacheWriteTokens ?? 0) + call.outputTokens;
-  const withContext = (u: Usage): Usage => ({ ...u, ...(turn.contextTokens !== undefined ? { contextTokens: turn.contextTokens } : {}), ...(turn.contextWindow ? { contextWindow: turn.contextWindow } : {}) });
+  if (f.auxiliary !== true)
+    turn.contextTokens =
+      call.inputTokens + (call.cacheReadTokens ?? 0) + (call.cacheWriteTokens ?? 0) + call.outputTokens;
+  const withContext = (u: Usage): Usage => ({
+    ...u,
+    ...(turn.contextTokens !== undefined ? { contextTokens: turn.contextTokens } : {}),
+    ...(turn.contextWindow ? { contextWindow: turn.contextWindow } : {}),
+  });
   turn.info = { ...turn.info, usage: withContext(turn.usage) };
   const events: TimelineEvent[] = [{ type: "message.updated", message: turn.info }];
   const cumulative = isObj(f.cumulative) ? usageOf(f.cumulative) : undefined;
@@ -315,7 +417,11 @@ function onText(turn: ZotTurn, delta: string): TimelineEvent[] {
   const events: TimelineEvent[] = [];
   if (!turn.text) {
     turn.text = { id: blockId(turn), text: "" };
-    events.push({ type: "block.updated", messageId: turn.info.id, block: { id: turn.text.id, kind: "text", text: "" } });
+    events.push({
+      type: "block.updated",
+      messageId: turn.info.id,
+      block: { id: turn.text.id, kind: "text", text: "" },
+    });
   }
   turn.text.text += delta;
   events.push({ type: "block.delta", messageId: turn.info.id, blockId: turn.text.id, field: "text", delta });
@@ -416,7 +522,8 @@ function apply(turn: ZotTurn, f: Obj, now: number): TimelineEvent[] {
       const stop = str(f.stop);
       if (stop === "aborted") turn.aborted = true;
       if (stop === "error") return recordError(turn, str(f.error));
-      if (stop === "length") return [notice(turn, "warn", "The reply was cut off: the model reached its output limit.")];
+      if (stop === "length")
+        return [notice(turn, "warn", "The reply was cut off: the model reached its output limit.")];
       return [];
     }
     case "error": {
@@ -432,14 +539,25 @@ function apply(turn: ZotTurn, f: Obj, now: number): TimelineEvent[] {
       turn.compaction.done = true;
       const summary = str(f.summary) ?? "";
       const events: TimelineEvent[] = [marker(turn, "Conversation compacted: zot goes on from this summary")];
-      if (summary) events.push({ type: "block.updated", messageId: turn.info.id, block: { id: blockId(turn), kind: "text", text: summary } });
+      if (summary)
+        events.push({
+          type: "block.updated",
+          messageId: turn.info.id,
+          block: { id: blockId(turn), kind: "text", text: summary },
+        });
       return events;
     }
     case "ext_notify": {
       const message = str(f.message);
       if (!message) return [];
       const level = str(f.level)?.toLowerCase();
-      return [notice(turn, level === "error" ? "error" : level === "warn" || level === "warning" ? "warn" : "info", `${str(f.extension) ?? "extension"}: ${message}`)];
+      return [
+        notice(
+          turn,
+          level === "error" ? "error" : level === "warn" || level === "warning" ? "warn" : "info",
+          `${str(f.extension) ?? "extension"}: ${message}`,
+        ),
+      ];
     }
     case "ext_display": {
       const text = str(f.text);
@@ -455,23 +573,36 @@ function apply(turn: ZotTurn, f: Obj, now: number): TimelineEvent[] {
  * The run is over (`done`, a compaction's end, or the process died): open tools end (cancelled when
  * stopped, failed otherwise), the message is completed, with the run's error or "Stopped".
  */
-export function endTurn(turn: ZotTurn, now: number, opts: { aborted?: boolean; failure?: MessageError } = {}): TimelineEvent[] {
+export function endTurn(
+  turn: ZotTurn,
+  now: number,
+  opts: { aborted?: boolean; failure?: MessageError } = {},
+): TimelineEvent[] {
   const aborted = opts.aborted === true || turn.aborted;
   const events: TimelineEvent[] = [];
   for (const t of turn.tools.values()) {
     if (t.block.status !== "pending" && t.block.status !== "running") continue;
     const status: ToolStatus = aborted && !opts.failure ? "cancelled" : "error";
-    t.block = { ...t.block, status, endedAt: now, ...(status === "error" ? { error: opts.failure?.message ?? turn.error ?? "The run ended before the tool finished" } : {}) };
+    t.block = {
+      ...t.block,
+      status,
+      endedAt: now,
+      ...(status === "error"
+        ? { error: opts.failure?.message ?? turn.error ?? "The run ended before the tool finished" }
+        : {}),
+    };
     events.push(toolUpdate(turn, t));
   }
   if (opts.failure) events.push(notice(turn, "error", opts.failure.message, "error"));
   let error: MessageError | undefined = opts.failure;
   if (!error && aborted) error = { name: "Aborted", message: "Stopped", aborted: true };
   if (!error && turn.error) error = { name: "ZotError", message: turn.error };
-  if (!error && turn.compaction && !turn.compaction.done) error = { name: "ZotError", message: turn.lastError ?? "zot ended the compaction without a summary" };
+  if (!error && turn.compaction && !turn.compaction.done)
+    error = { name: "ZotError", message: turn.lastError ?? "zot ended the compaction without a summary" };
   turn.info = { ...turn.info, completedAt: now, ...(error ? { error } : {}) };
   events.push({ type: "message.updated", message: turn.info });
-  if (turn.compaction && !turn.compaction.done) events.push(marker(turn, aborted && !opts.failure ? "Compaction stopped" : "Compaction failed"));
+  if (turn.compaction && !turn.compaction.done)
+    events.push(marker(turn, aborted && !opts.failure ? "Compaction stopped" : "Compaction failed"));
   turn.text = undefined;
   return events;
 }

@@ -7,7 +7,8 @@ export const ZOT_PRESETS: PresetTemplate[] = [
     id: "zot",
     kind: "zot",
     label: "zot",
-    description: "zot rpc (github.com/patriceckhart/zot): one process per session, your zot credentials. Add --provider and --model to pick the model; put provider keys in the environment.",
+    description:
+      "zot rpc (github.com/patriceckhart/zot): one process per session, your zot credentials. Add --provider and --model to pick the model; put provider keys in the environment.",
     command: ["zot", "rpc"],
   },
 ];

@@ -42,7 +42,10 @@ export interface ZotProcessOptions {
 
 /** The last line the process wrote to stderr (its own, not the supervisor's notes). */
 function lastOutput(logs: string[]): string | undefined {
-  return logs.filter((l) => !l.startsWith("[switchboard]") && l.trim()).at(-1)?.slice(0, 300);
+  return logs
+    .filter((l) => !l.startsWith("[switchboard]") && l.trim())
+    .at(-1)
+    ?.slice(0, 300);
 }
 
 /**
@@ -123,7 +126,9 @@ export class ZotProcess {
       const data = obj(r.data);
       const version = num(data.protocol_version);
       if (version !== PROTOCOL_VERSION) {
-        throw new ZotStartError(`zot speaks RPC protocol version ${version ?? "(none given)"}; Switchboard speaks version ${PROTOCOL_VERSION}. Use a zot release with protocol version ${PROTOCOL_VERSION}.`);
+        throw new ZotStartError(
+          `zot speaks RPC protocol version ${version ?? "(none given)"}; Switchboard speaks version ${PROTOCOL_VERSION}. Use a zot release with protocol version ${PROTOCOL_VERSION}.`,
+        );
       }
       const hello: HelloInfo = {};
       const v = str(data.version);
@@ -151,7 +156,9 @@ export class ZotProcess {
     const said = lastOutput(this.proc.logs());
     const description = `The zot process ended (${exit.description})${said ? `; its last output: ${said}` : ""}.`;
     if (!this.ready) {
-      const message = exit.error ? `zot did not start: ${exit.description}` : `zot exited before it answered hello${said ? `: ${said}` : ` (${exit.description})`}`;
+      const message = exit.error
+        ? `zot did not start: ${exit.description}`
+        : `zot exited before it answered hello${said ? `: ${said}` : ` (${exit.description})`}`;
       // The exit can be seen before the refusal on stdout is read: the handshake's own reason wins.
       setTimeout(() => this.settle.reject(new ZotStartError(this.failure ?? message)), 300).unref?.();
       return;

@@ -18,7 +18,11 @@ function interrupted(m: Message, at: number): Message {
     ...m,
     completedAt: Math.max(at, m.createdAt),
     error: { name: "Interrupted", message: "The console stopped while this turn ran, and zot's process with it." },
-    blocks: m.blocks.map((b) => (b.kind === "tool" && (b.status === "pending" || b.status === "running") ? { ...b, status: "cancelled" as const } : b)),
+    blocks: m.blocks.map((b) =>
+      b.kind === "tool" && (b.status === "pending" || b.status === "running")
+        ? { ...b, status: "cancelled" as const }
+        : b,
+    ),
   };
 }
 
@@ -96,7 +100,11 @@ export class ZotSessions {
     const session: Session = { ...stored.session, backendId: this.backendId, status: "idle" };
     const rt = this.add(session, session.directory ?? this.defaultCwd);
     const messages = stored.messages ?? [];
-    if (messages.some(unfinished)) this.persist(rt, messages.map((m) => (unfinished(m) ? interrupted(m, stored.updatedAt) : m)));
+    if (messages.some(unfinished))
+      this.persist(
+        rt,
+        messages.map((m) => (unfinished(m) ? interrupted(m, stored.updatedAt) : m)),
+      );
     return rt;
   }
 
@@ -119,7 +127,8 @@ export class ZotSessions {
 
   list(q: { search?: string; limit: number; cursor?: string }): { items: Session[]; nextCursor?: string } {
     const byId = new Map<string, Session>();
-    for (const t of this.transcripts.list()) byId.set(t.sessionId, { ...t.session, backendId: this.backendId, status: "idle" });
+    for (const t of this.transcripts.list())
+      byId.set(t.sessionId, { ...t.session, backendId: this.backendId, status: "idle" });
     for (const rt of this.runtimes.values()) byId.set(rt.id, this.sessionOf(rt));
     return pageSessions([...byId.values()], q);
   }

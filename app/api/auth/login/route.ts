@@ -11,6 +11,11 @@ export const POST = route(async (req) => {
   const { cookieValue, maxAge } = login(body.token, clientAddress(req.headers));
   return json(
     { ok: true },
-    { headers: { "set-cookie": sessionCookie(cookieValue, { secure: isHttps(req.url, req.headers), maxAge }), "cache-control": "no-store" } },
+    {
+      headers: {
+        "set-cookie": sessionCookie(cookieValue, { secure: isHttps(req.url, req.headers), maxAge }),
+        "cache-control": "no-store",
+      },
+    },
   );
 });

@@ -9,5 +9,13 @@ export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
   await readBody(req, EmptyBody);
   logout(readCookie(req.headers, SESSION_COOKIE));
-  return json({ ok: true }, { headers: { "set-cookie": clearedSessionCookie({ secure: isHttps(req.url, req.headers) }), "cache-control": "no-store" } });
+  return json(
+    { ok: true },
+    {
+      headers: {
+        "set-cookie": clearedSessionCookie({ secure: isHttps(req.url, req.headers) }),
+        "cache-control": "no-store",
+      },
+    },
+  );
 });

@@ -8,5 +8,7 @@ export const dynamic = "force-dynamic";
 /** How many event streams the console holds open (the tab-sharing test counts them). */
 export const GET = route(async (req) => {
   readQuery(req, EmptyQuery);
-  return json({ open: openStreamCount(), live: liveStreamCount() } satisfies StreamStats, { headers: { "cache-control": "no-store" } });
+  return json({ open: openStreamCount(), live: liveStreamCount() } satisfies StreamStats, {
+    headers: { "cache-control": "no-store" },
+  });
 });

@@ -52,25 +52,61 @@ const malformed = (sessionId, k) => {
     () => `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sessionId}","upd`,
     () => JSON.stringify([k, "an array"]),
     () => JSON.stringify({ hello: "not json-rpc", k }),
-    () => JSON.stringify({ jsonrpc: "1.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "WRONG VERSION" } } } }),
+    () =>
+      JSON.stringify({
+        jsonrpc: "1.0",
+        method: "session/update",
+        params: {
+          sessionId,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "WRONG VERSION" } },
+        },
+      }),
     () => rpc({ id: 900000 + k, result: { stopReason: "end_turn" } }),
     () => rpc({ method: "x/unknown_notification", params: { k } }),
-    () => rpc({ method: "session/update", params: { sessionId, update: { sessionUpdate: "no_such_update", content: 42 } } }),
-    () => rpc({ method: "session/update", params: { sessionId: "no-such-session", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "WRONG SESSION" } } } }),
-    () => [
-      rpc({ method: "session/update", params: { update: "not an object" } }),
-      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(" invalid utf-8 "), Buffer.from([0xc3, 0x28])]),
-      rpc({ id: `bogus-${k}`, method: "x/no_such_client_method", params: {} }),
-    ][k % 3],
+    () =>
+      rpc({
+        method: "session/update",
+        params: { sessionId, update: { sessionUpdate: "no_such_update", content: 42 } },
+      }),
+    () =>
+      rpc({
+        method: "session/update",
+        params: {
+          sessionId: "no-such-session",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "WRONG SESSION" } },
+        },
+      }),
+    () =>
+      [
+        rpc({ method: "session/update", params: { update: "not an object" } }),
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(" invalid utf-8 "), Buffer.from([0xc3, 0x28])]),
+        rpc({ id: `bogus-${k}`, method: "x/no_such_client_method", params: {} }),
+      ][k % 3],
   ];
   return frames[k % frames.length]();
 };
 
 const configOptions = (s) => [
-  { type: "select", id: "model", name: "Model", category: "model", currentValue: s.model, options: [{ value: "fake/a", name: "Model A" }, { value: "fake/b", name: "Model B" }] },
+  {
+    type: "select",
+    id: "model",
+    name: "Model",
+    category: "model",
+    currentValue: s.model,
+    options: [
+      { value: "fake/a", name: "Model A" },
+      { value: "fake/b", name: "Model B" },
+    ],
+  },
   { type: "boolean", id: "yolo", name: "Allow all", category: "permissions", currentValue: s.yolo },
 ];
-const modes = (s) => ({ currentModeId: s.mode, availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] });
+const modes = (s) => ({
+  currentModeId: s.mode,
+  availableModes: [
+    { id: "ask", name: "Ask" },
+    { id: "code", name: "Code" },
+  ],
+});
 
 const app = agent({ name: "fake-agent" })
   .onRequest(methods.agent.initialize, () => ({
@@ -82,39 +118,73 @@ const app = agent({ name: "fake-agent" })
     },
     authMethods: [
       { id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal" },
-      ...(envAuth ? [{ type: "env_var", id: "fake-key", name: "Use FAKE_KEY", description: "Set FAKE_KEY", vars: [{ name: "FAKE_KEY" }] }] : []),
+      ...(envAuth
+        ? [
+            {
+              type: "env_var",
+              id: "fake-key",
+              name: "Use FAKE_KEY",
+              description: "Set FAKE_KEY",
+              vars: [{ name: "FAKE_KEY" }],
+            },
+          ]
+        : []),
     ],
     agentInfo: { name: "Fake", title: "Fake Agent", version: "9.9.9" },
   }))
   .onRequest(methods.agent.session.new, ({ params, client }) => {
     if (needsAuth || (envAuth && !authenticated)) throw RequestError.authRequired();
     const sessionId = `fake-${process.pid}-${++counter}`;
-    const s = { cwd: params.cwd, title: undefined, history: [], cancelled: false, mode: "ask", model: "fake/a", yolo: false };
+    const s = {
+      cwd: params.cwd,
+      title: undefined,
+      history: [],
+      cancelled: false,
+      mode: "ask",
+      model: "fake/a",
+      yolo: false,
+    };
     sessions.set(sessionId, s);
     save();
-    void client.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "compact", description: "Compact" }] } });
+    void client.notify(methods.client.session.update, {
+      sessionId,
+      update: {
+        sessionUpdate: "available_commands_update",
+        availableCommands: [{ name: "compact", description: "Compact" }],
+      },
+    });
     return withModes ? { sessionId, modes: modes(s) } : { sessionId, configOptions: configOptions(s) };
   })
   .onRequest(methods.agent.authenticate, ({ params }) => {
-    if (params.methodId !== "fake-key" || !process.env.FAKE_KEY) throw RequestError.internalError({ details: "FAKE_KEY is not set" });
+    if (params.methodId !== "fake-key" || !process.env.FAKE_KEY)
+      throw RequestError.internalError({ details: "FAKE_KEY is not set" });
     if (process.env.FAKE_KEY === "bad") throw RequestError.internalError({ details: "FAKE_KEY was refused" });
     authenticated = true;
     process.stderr.write(`authenticated with ${params.methodId}\n`);
     return {};
   })
   .onRequest(methods.agent.session.list, () => ({
-    sessions: [...sessions.entries()].map(([sessionId, s]) => ({ sessionId, cwd: s.cwd, title: s.title ?? null, updatedAt: new Date().toISOString() })),
+    sessions: [...sessions.entries()].map(([sessionId, s]) => ({
+      sessionId,
+      cwd: s.cwd,
+      title: s.title ?? null,
+      updatedAt: new Date().toISOString(),
+    })),
   }))
   .onRequest(methods.agent.session.load, async ({ params, client }) => {
     const s = sessions.get(params.sessionId);
     if (!s) throw RequestError.sessionNotFound(params.sessionId);
-    for (const update of s.history) await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
+    for (const update of s.history)
+      await client.notify(methods.client.session.update, { sessionId: params.sessionId, update });
     return withModes ? { modes: modes(s) } : { configOptions: configOptions(s) };
   })
   .onRequest(methods.agent.session.setMode, async ({ params, client }) => {
     const s = sessions.get(params.sessionId);
     s.mode = params.modeId;
-    await client.notify(methods.client.session.update, { sessionId: params.sessionId, update: { sessionUpdate: "current_mode_update", currentModeId: s.mode } });
+    await client.notify(methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "current_mode_update", currentModeId: s.mode },
+    });
     return {};
   })
   .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
@@ -132,7 +202,10 @@ const app = agent({ name: "fake-agent" })
     const s = sessions.get(sessionId);
     if (!s) throw RequestError.sessionNotFound(sessionId);
     s.cancelled = false;
-    const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ").trim();
+    const text = params.prompt
+      .map((b) => (b.type === "text" ? b.text : ""))
+      .join(" ")
+      .trim();
     const send = async (update) => {
       s.history.push(update);
       save();
@@ -141,7 +214,10 @@ const app = agent({ name: "fake-agent" })
     s.history.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
     if (!s.title) {
       s.title = `Fake: ${text.slice(0, 30)}`;
-      await client.notify(methods.client.session.update, { sessionId, update: { sessionUpdate: "session_info_update", title: s.title } });
+      await client.notify(methods.client.session.update, {
+        sessionId,
+        update: { sessionUpdate: "session_info_update", title: s.title },
+      });
     }
     const say = (t) => send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
     const [verb, arg] = text.split(/\s+/, 2);
@@ -152,7 +228,14 @@ const app = agent({ name: "fake-agent" })
         break;
       case "perm": {
         const toolCallId = `call_${++counter}`;
-        await send({ sessionUpdate: "tool_call", toolCallId, title: "Run echo", kind: "execute", status: "pending", rawInput: { command: "echo fake" } });
+        await send({
+          sessionUpdate: "tool_call",
+          toolCallId,
+          title: "Run echo",
+          kind: "execute",
+          status: "pending",
+          rawInput: { command: "echo fake" },
+        });
         const answer = await client.request(methods.client.session.requestPermission, {
           sessionId,
           toolCall: { toolCallId, title: "Run echo", kind: "execute", rawInput: { command: "echo fake" } },
@@ -163,15 +246,37 @@ const app = agent({ name: "fake-agent" })
           ],
         });
         if (answer.outcome.outcome === "cancelled") {
-          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [{ type: "content", content: { type: "text", text: "cancelled" } }] });
+          await send({
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "failed",
+            content: [{ type: "content", content: { type: "text", text: "cancelled" } }],
+          });
           return { stopReason: "cancelled" };
         }
         if (answer.outcome.optionId === "no") {
-          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [{ type: "content", content: { type: "text", text: "The user rejected permission to use this tool." } }] });
+          await send({
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "failed",
+            content: [
+              { type: "content", content: { type: "text", text: "The user rejected permission to use this tool." } },
+            ],
+          });
           await say("Not allowed, fine.");
         } else {
-          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress", content: [{ type: "content", content: { type: "text", text: "fake\n" } }] });
-          await send({ sessionUpdate: "tool_call_update", toolCallId, status: "completed", rawOutput: { output: "fake\n", metadata: { exit: 0 } } });
+          await send({
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "in_progress",
+            content: [{ type: "content", content: { type: "text", text: "fake\n" } }],
+          });
+          await send({
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "completed",
+            rawOutput: { output: "fake\n", metadata: { exit: 0 } },
+          });
           await say(`Ran it (${answer.outcome.optionId}).`);
         }
         break;
@@ -216,7 +321,11 @@ const app = agent({ name: "fake-agent" })
         break;
       case "write":
         try {
-          await client.request(methods.client.fs.writeTextFile, { sessionId, path: arg, content: "written by the fake agent" });
+          await client.request(methods.client.fs.writeTextFile, {
+            sessionId,
+            path: arg,
+            content: "written by the fake agent",
+          });
           await say("written");
         } catch (err) {
           await say(`write failed: ${err.message}`);

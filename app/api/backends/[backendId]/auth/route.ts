@@ -12,8 +12,12 @@ export const POST = route<BackendParams>(async (req, { backendId }) => {
   const { backends } = await app();
   const adapter = backends.require(backendId);
   const provider = adapter.info().auth?.providers.find((p) => p.id === body.provider);
-  if (!adapter.setApiKey || !provider) throw ApiError.conflict(`${adapter.info().label} takes no API key${adapter.setApiKey ? ` for ${body.provider}` : ""}`);
-  if (provider.method !== "api_key") throw ApiError.badRequest(`${provider.name} is logged in to with its own flow, not a key`);
+  if (!adapter.setApiKey || !provider)
+    throw ApiError.conflict(
+      `${adapter.info().label} takes no API key${adapter.setApiKey ? ` for ${body.provider}` : ""}`,
+    );
+  if (provider.method !== "api_key")
+    throw ApiError.badRequest(`${provider.name} is logged in to with its own flow, not a key`);
   await adapter.setApiKey(body.provider, body.apiKey);
   return json({ ok: true });
 });

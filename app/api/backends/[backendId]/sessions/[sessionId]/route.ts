@@ -16,7 +16,10 @@ export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) 
   const body = await readBody(req, PatchSessionBody);
   const { backends, hub, lineage } = await app();
   const adapter = backends.require(backendId);
-  const session = lineage.decorate(backendId, await capability(adapter, "rename", adapter.renameSession)(sessionId, body.title));
+  const session = lineage.decorate(
+    backendId,
+    await capability(adapter, "rename", adapter.renameSession)(sessionId, body.title),
+  );
   hub.publish(backendId, sessionId, { type: "session.updated", session });
   return json(session);
 });

@@ -9,5 +9,11 @@ export const GET = route<SessionParams>(async (req, { backendId, sessionId }) =>
   const q = readQuery(req, MessagesQuery);
   const { backends } = await app();
   const adapter = backends.require(backendId);
-  return json(await capability(adapter, "history", adapter.loadMessages)(sessionId, { limit: q.limit, ...(q.before ? { before: q.before } : {}) }));
+  return json(
+    await capability(
+      adapter,
+      "history",
+      adapter.loadMessages,
+    )(sessionId, { limit: q.limit, ...(q.before ? { before: q.before } : {}) }),
+  );
 });
