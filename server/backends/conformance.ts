@@ -522,7 +522,20 @@ export function conformanceSuite(
         () => channel.state.session?.status === "idle" && crashed(),
         "the turn to end with a visible error",
         60_000,
-      );
+      ).catch((err: unknown) => {
+        // What the console showed instead, for the failure message.
+        const last = channel.state.messages.at(-1);
+        const seen = {
+          status: channel.state.session?.status,
+          backend: adapter.info().status,
+          messages: channel.state.messages.length,
+          last: last && { id: last.id, role: last.role, completedAt: last.completedAt, error: last.error },
+          text: assistantText(channel.state.messages).slice(-40),
+        };
+        throw new Error(
+          `${err instanceof Error ? err.message : String(err)}; the console showed ${JSON.stringify(seen)}`,
+        );
+      });
       expect(assistantText(channel.state.messages)).not.toContain(words.at(-1));
       await until(() => adapter.info().status === "ready", "the backend to be back", 60_000);
       target.resetModel();
