@@ -80,6 +80,7 @@ function shapeOf(messages: Message[]): TimelineShape {
 /** OpenCode's own history of a session, straight from its REST API (not through the console). */
 async function opencodeShape(stack: Stack, sessionId: string): Promise<TimelineShape> {
   const oc = await stack.opencode();
+  if (stack.contract === "api") return apiShape(oc, sessionId);
   const r = await fetch(`${oc.url}/session/${sessionId}/message`, { headers: oc.headers });
   expect(r.status).toBe(200);
   const items = (await r.json()) as {
@@ -95,6 +96,35 @@ async function opencodeShape(stack: Stack, sessionId: string): Promise<TimelineS
           p.type === "text" && !p.synthetic && (p.text ?? "").trim() !== ""
             ? [[p.id, norm(p.text ?? "")] as [string, string]]
             : [],
+        ),
+      ),
+  };
+}
+
+/**
+ * The same from the `/api` contract (`GET /api/session/:id/message`, newest first; the V1 routes do
+ * not list what the `/api` runtime stored). Text blocks are an assistant message's `content` items.
+ */
+async function apiShape(
+  oc: { url: string; headers: Record<string, string> },
+  sessionId: string,
+): Promise<TimelineShape> {
+  const r = await fetch(`${oc.url}/api/session/${sessionId}/message?order=desc&limit=500`, { headers: oc.headers });
+  expect(r.status).toBe(200);
+  const items = (
+    (await r.json()) as {
+      data: { id: string; type: string; content?: { id: string; type: string; text?: string }[] }[];
+    }
+  ).data
+    .filter((m) => ["user", "synthetic", "assistant", "compaction", "shell"].includes(m.type))
+    .reverse();
+  return {
+    messages: items.map((m) => m.id),
+    texts: items
+      .filter((m) => m.type === "assistant")
+      .flatMap((m) =>
+        (m.content ?? []).flatMap((c) =>
+          c.type === "text" && (c.text ?? "").trim() !== "" ? [[c.id, norm(c.text ?? "")] as [string, string]] : [],
         ),
       ),
   };

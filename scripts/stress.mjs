@@ -6,7 +6,8 @@
  *   node scripts/stress.mjs --runs 10 [--hog 1] [--shuffle] -- npx vitest run server/backends/conformance.test.ts -t "killed mid-turn"
  *
  * Prints one line per run and a closing `N passed, N failed` line; exits non-zero if any run failed.
- * Each run's output is kept in `test-results/stress/run-<i>.log`.
+ * Each run's output is kept in `stress-results/run-<i>.log` (outside `test-results/`, which Playwright
+ * empties when it starts).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -27,7 +28,7 @@ const flag = (name, fallback) => {
 const runs = flag("--runs", 3);
 const hogs = flag("--hog", 0);
 const shuffle = opts.includes("--shuffle");
-const outDir = path.resolve("test-results/stress");
+const outDir = path.resolve("stress-results");
 fs.mkdirSync(outDir, { recursive: true });
 
 /** A busy loop in its own process: it takes a core for as long as the pass runs. */
