@@ -109,7 +109,7 @@ async function apiShape(
   oc: { url: string; headers: Record<string, string> },
   sessionId: string,
 ): Promise<TimelineShape> {
-  const r = await fetch(`${oc.url}/api/session/${sessionId}/message?order=desc&limit=500`, { headers: oc.headers });
+  const r = await fetch(`${oc.url}/api/session/${sessionId}/message?order=desc&limit=100`, { headers: oc.headers });
   expect(r.status).toBe(200);
   const items = (
     (await r.json()) as {
