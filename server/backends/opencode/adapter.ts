@@ -147,8 +147,6 @@ export class OpencodeAdapter implements BackendAdapter {
   private statuses = new Map<string, { status: SessionStatus; detail?: string }>();
   private directories = new Map<string, string>();
   private requests: PendingRequests;
-  /** The permission rules "always" saved on an `/api` server, as `action: resource` (read at connect and after each "always"). */
-  private savedRules: string[] | undefined;
   /** The contract spoken with the current server (undefined until detected). */
   private contract: OpencodeContract | undefined;
   private v2: ApiBackend | undefined;
@@ -198,7 +196,7 @@ export class OpencodeAdapter implements BackendAdapter {
             ? { ...API_CAPABILITIES, compact: false }
             : API_CAPABILITIES,
       ...(this.contract ? { protocol: contractLabel(this.contract, this.opts.contract ?? "auto") } : {}),
-      ...(this.v2 && this.savedRules ? { savedRules: this.savedRules } : {}),
+      ...(this.v2?.saved ? { savedRules: this.v2.saved } : {}),
       ...(this.baseUrl ? { location: redactSecrets(this.baseUrl) } : {}),
       ...(this.version ? { version: this.version } : {}),
       ...(this.opts.embedded ? { embedded: true } : {}),
@@ -243,7 +241,6 @@ export class OpencodeAdapter implements BackendAdapter {
     if (this.authHeaders.authorization !== headers.authorization || this.v2?.baseUrlIs(this.baseUrl) === false) {
       this.contract = undefined;
       this.v2 = undefined;
-      this.savedRules = undefined;
     }
     this.authHeaders = headers;
     this.client = createOpencodeClient({
@@ -365,11 +362,9 @@ export class OpencodeAdapter implements BackendAdapter {
     const v2 = this.v2;
     if (!v2) return;
     void v2
-      .savedRules()
-      .then((rules) => {
-        if (v2 !== this.v2 || (this.savedRules && rules.join("\n") === this.savedRules.join("\n"))) return;
-        this.savedRules = rules;
-        this.sink.backendChanged(this.info());
+      .readSavedRules()
+      .then((changed) => {
+        if (changed && v2 === this.v2) this.sink.backendChanged(this.info());
       })
       .catch((err: unknown) =>
         log.debug("opencode saved rules unread", { backend: this.id, error: describeError(err) }),

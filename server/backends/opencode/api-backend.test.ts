@@ -94,7 +94,8 @@ describe("ApiBackend saved permission rules", () => {
     const card = toApiPermission(request).permission!;
     expect(card.always).toEqual(["echo ask-one"]);
     expect(card.options.find((o) => o.kind === "allow_always")?.label).toBe("Always allow (saved rule)");
-    expect(await backend.savedRules()).toEqual(card.always!.map((r) => `${card.action}: ${r}`));
+    expect(await backend.readSavedRules()).toBe(true);
+    expect(backend.saved).toEqual(card.always!.map((r) => `${card.action}: ${r}`));
     expect(asked).toEqual([{ method: "GET", path: "/api/permission/saved" }]);
   });
 });

@@ -281,10 +281,16 @@ export class ApiBackend {
     );
   }
 
-  /** The rules "always" saved (`/api/permission/saved`), as `action: resource`. */
-  async savedRules(): Promise<string[]> {
+  /** The rules "always" saved on this server, as `action: resource`, as last read (undefined: not yet). */
+  saved: string[] | undefined;
+
+  /** Reads the rules "always" saved (`/api/permission/saved`); true when the list differs from the last read. */
+  async readSavedRules(): Promise<boolean> {
     const r = await this.call(() => this.client.GET("/api/permission/saved"));
-    return r.data.map((s) => `${s.action}: ${s.resource}`);
+    const rules = r.data.map((s) => `${s.action}: ${s.resource}`);
+    if (this.saved && rules.join("\n") === this.saved.join("\n")) return false;
+    this.saved = rules;
+    return true;
   }
 
   /* ------------------------------------------------------------------ catalog */
