@@ -19,6 +19,7 @@ import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import {
+  keepShownText,
   normalizeEvent,
   settleIdle,
   toAgentList,
@@ -455,6 +456,7 @@ export class OpencodeAdapter implements BackendAdapter {
         let fresh = await this.loadSession(sid);
         const ended = wasBusy.has(sid) && !isBusy(fresh.session.status);
         if (ended) fresh = this.keepCutReply(sid, fresh);
+        fresh = this.keepShownCutText(sid, fresh);
         this.sink.reconcile(this.id, sid, fresh);
         const last = fresh.messages.at(-1);
         if (ended && last?.role === "assistant" && last.error?.name === CUT_OFF_ERROR.name) {
@@ -489,6 +491,25 @@ export class OpencodeAdapter implements BackendAdapter {
     if (fresh.messages.some((m) => m.id === shown.id || (m.role === "assistant" && m.createdAt > shown.createdAt)))
       return fresh;
     return { ...fresh, messages: [...fresh.messages, { ...shown, error: { ...CUT_OFF_ERROR } }] };
+  }
+
+  /**
+   * Cut replies read back from the server keep the text the console showed of them: OpenCode stores
+   * a text part's text only when the part ends, so its copy of a cut reply is shorter (often empty).
+   * Applied at every reconcile, not only the one that found the cut: a later reconnect must not
+   * shorten the reply either.
+   */
+  private keepShownCutText(sid: string, fresh: LoadedSession): LoadedSession {
+    const state = this.sink.sessionState?.(this.id, sid);
+    if (!state) return fresh;
+    let messages: Message[] | undefined;
+    fresh.messages.forEach((m, i) => {
+      if (m.role !== "assistant" || m.error?.name !== CUT_OFF_ERROR.name) return;
+      const shown = state.messages.find((x) => x.id === m.id);
+      const kept = shown ? keepShownText(m, shown) : m;
+      if (kept !== m) (messages ??= [...fresh.messages])[i] = kept;
+    });
+    return messages ? { ...fresh, messages } : fresh;
   }
 
   /** Every session's live status (V1: `/session/status`; `/api`: the running ones of `/api/session/active`). */

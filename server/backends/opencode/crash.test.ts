@@ -104,6 +104,8 @@ describe("OpenCode killed mid-reply: the reconnect's timing does not decide whet
     expect(last()?.error).toMatchObject({ name: "TurnInterrupted", message: "OpenCode stopped during this reply" });
     expect(channel.state.lastError?.code).toBe("TurnInterrupted");
     expect(assistantText(channel.state.messages)).not.toContain(lastWord);
+    // What was shown of the reply stays: the server's copy of a cut text part is empty.
+    expect(assistantText(channel.state.messages)).toContain("w3");
     // The next prompt is answered, and clears the session's error.
     await until(() => adapter.info().status === "ready", "the backend to be ready");
     model.reset();

@@ -10,6 +10,7 @@ import {
 } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import {
+  keepShownText,
   normalizeEvent,
   settleIdle,
   toMessage,
@@ -313,5 +314,42 @@ describe("settleIdle", () => {
     const done = materialize("sse-bash.txt").state.messages;
     expect(settleIdle(done)).toEqual(done);
     expect(settleIdle(done)[0]).toBe(done[0]);
+  });
+});
+
+describe("keepShownText", () => {
+  const reply = (blocks: MessageSchema["blocks"]): MessageSchema => ({
+    id: "msg_1",
+    sessionId: "ses_1",
+    role: "assistant",
+    createdAt: 1,
+    error: { name: "TurnInterrupted", message: "OpenCode stopped during this reply" },
+    blocks,
+  });
+
+  it("keeps the text shown live where the server stored a prefix of it, and blocks it never stored", () => {
+    // OpenCode 1.x stores a text part empty when it starts and its text when it ends.
+    const stored = reply([
+      { id: "prt_r", kind: "reasoning", text: "Think" },
+      { id: "prt_t", kind: "text", text: "" },
+    ]);
+    const shown = reply([
+      { id: "prt_r", kind: "reasoning", text: "Thinking about it" },
+      { id: "prt_t", kind: "text", text: "x0 x1 x2 x3" },
+      { id: "prt_u", kind: "text", text: "never stored" },
+    ]);
+    expect(keepShownText(stored, shown).blocks).toEqual(shown.blocks);
+  });
+
+  it("keeps the stored text where it is longer or differs, and returns the stored reply unchanged when nothing is kept", () => {
+    const stored = reply([
+      { id: "prt_t", kind: "text", text: "x0 x1 x2 x3 x4" },
+      { id: "prt_o", kind: "text", text: "other" },
+    ]);
+    const shown = reply([
+      { id: "prt_t", kind: "text", text: "x0 x1" },
+      { id: "prt_o", kind: "text", text: "not a prefix of it" },
+    ]);
+    expect(keepShownText(stored, shown)).toBe(stored);
   });
 });
