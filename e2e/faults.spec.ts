@@ -36,7 +36,7 @@ function rng(seed: number) {
 interface TimelineShape {
   /** Every message id in order. */
   messages: string[];
-  /** Text blocks of assistant messages: [block id, text]. */
+  /** Text blocks of assistant messages: [message id/block id, text] (`/api` block ids are per message). */
   texts: [string, string][];
 }
 
@@ -54,10 +54,10 @@ async function pageShape(page: Page): Promise<TimelineShape> {
     )
       .map(
         (b) =>
-          [b.getAttribute("data-block-id") ?? "", (b.textContent ?? "").replace(/\s+/g, " ").trim()] as [
-            string,
-            string,
-          ],
+          [
+            `${b.closest('[data-testid="message"]')?.getAttribute("data-message-id") ?? ""}/${b.getAttribute("data-block-id") ?? ""}`,
+            (b.textContent ?? "").replace(/\s+/g, " ").trim(),
+          ] as [string, string],
       )
       .filter(([, t]) => t !== "");
     return { messages, texts };
@@ -71,7 +71,7 @@ function shapeOf(messages: Message[]): TimelineShape {
       .filter((m) => m.role === "assistant")
       .flatMap((m) =>
         m.blocks.flatMap((b) =>
-          b.kind === "text" && b.text.trim() !== "" ? [[b.id, norm(b.text)] as [string, string]] : [],
+          b.kind === "text" && b.text.trim() !== "" ? [[`${m.id}/${b.id}`, norm(b.text)] as [string, string]] : [],
         ),
       ),
   };
@@ -94,7 +94,7 @@ async function opencodeShape(stack: Stack, sessionId: string): Promise<TimelineS
       .flatMap((m) =>
         m.parts.flatMap((p) =>
           p.type === "text" && !p.synthetic && (p.text ?? "").trim() !== ""
-            ? [[p.id, norm(p.text ?? "")] as [string, string]]
+            ? [[`${m.info.id}/${p.id}`, norm(p.text ?? "")] as [string, string]]
             : [],
         ),
       ),
@@ -124,7 +124,9 @@ async function apiShape(
       .filter((m) => m.type === "assistant")
       .flatMap((m) =>
         (m.content ?? []).flatMap((c) =>
-          c.type === "text" && (c.text ?? "").trim() !== "" ? [[c.id, norm(c.text ?? "")] as [string, string]] : [],
+          c.type === "text" && (c.text ?? "").trim() !== ""
+            ? [[`${m.id}/${c.id}`, norm(c.text ?? "")] as [string, string]]
+            : [],
         ),
       ),
   };
