@@ -35,9 +35,14 @@ export function matches(query: string, text: string): boolean {
  */
 export function CommandPalette() {
   const overlay = useOverlay();
+  const router = useRouter();
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.key === "k" || e.key === "K") && (e.metaKey || e.ctrlKey) && !e.altKey) {
+      if ((e.key === "f" || e.key === "F") && (e.metaKey || e.ctrlKey) && e.shiftKey && !e.altKey) {
+        e.preventDefault();
+        setOverlay(null);
+        router.push("/search");
+      } else if ((e.key === "k" || e.key === "K") && (e.metaKey || e.ctrlKey) && !e.altKey) {
         e.preventDefault();
         setOverlay(overlay === "palette" ? null : "palette");
       } else if (e.key === "?" && !e.metaKey && !e.ctrlKey && !e.altKey && !isTyping(e.target) && overlay === null) {
@@ -47,7 +52,7 @@ export function CommandPalette() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [overlay]);
+  }, [overlay, router]);
   return overlay === "palette" ? <Palette onClose={() => setOverlay(null)} /> : null;
 }
 

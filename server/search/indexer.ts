@@ -74,7 +74,7 @@ export class SearchIndexer implements HubObserver {
   private readonly pauseMs: number;
 
   constructor(private opts: SearchIndexerOptions) {
-    this.intervalMs = opts.intervalMs ?? 30_000;
+    this.intervalMs = opts.intervalMs ?? 15_000;
     this.pauseMs = opts.pauseMs ?? 100;
   }
 
