@@ -59,6 +59,57 @@ export const ListSessionsQuery = z
   .strict();
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuery>;
 
+/** `GET /api/search` (docs/search.md): any text is a valid query; it is never FTS5 syntax. */
+export const SearchQuery = z
+  .object({
+    q: z.string().max(10_000),
+    backendId: z.string().max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z
+      .string()
+      .regex(/^\d{1,5}$/, "cursor must be one that a previous page returned")
+      .optional(),
+  })
+  .strict();
+export type SearchQuery = z.infer<typeof SearchQuery>;
+
+export const SearchHit = z.object({
+  backendId: z.string(),
+  sessionId: z.string(),
+  sessionTitle: z.string(),
+  messageId: z.string(),
+  role: z.enum(["user", "assistant", "system"]),
+  /** Plain text around the words found; `matches` are their [start, end) offsets in it. */
+  snippet: z.string(),
+  matches: z.array(z.tuple([z.number(), z.number()])),
+  createdAt: z.number(),
+});
+export type SearchHit = z.infer<typeof SearchHit>;
+export const SearchPage = z.object({ items: z.array(SearchHit), nextCursor: z.string().optional() });
+export type SearchPage = z.infer<typeof SearchPage>;
+
+/** `GET /api/search/status`: the index per backend, and its setting. */
+export const SearchStatus = z.object({
+  toolOutputs: z.boolean(),
+  backends: z.array(
+    z.object({
+      backendId: z.string(),
+      state: z.enum(["indexing", "idle", "error"]),
+      sessions: z.number(),
+      messages: z.number(),
+      seen: z.number(),
+      indexed: z.number(),
+      lastPassAt: z.number().optional(),
+      error: z.string().optional(),
+    }),
+  ),
+});
+export type SearchStatus = z.infer<typeof SearchStatus>;
+
+/** `PUT /api/search/settings` */
+export const SearchSettingsBody = z.object({ toolOutputs: z.boolean() }).strict();
+export type SearchSettingsBody = z.infer<typeof SearchSettingsBody>;
+
 export const SessionPage = z.object({ items: z.array(Session), nextCursor: z.string().optional() });
 export type SessionPage = z.infer<typeof SessionPage>;
 

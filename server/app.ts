@@ -7,6 +7,7 @@ import { Hub } from "./hub/hub";
 import { Lineage } from "./lineage";
 import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
+import { SearchIndexer } from "./search/indexer";
 import { SqliteStore } from "./store/sqlite-store";
 import type { Store } from "./store/store";
 
@@ -18,6 +19,7 @@ export interface ConsoleApp {
   hub: Hub;
   backends: BackendRegistry;
   lineage: Lineage;
+  search: SearchIndexer;
   ready: Promise<void>;
   stop(): Promise<void>;
 }
@@ -35,11 +37,20 @@ function create(): ConsoleApp {
   );
   registry = new BackendRegistry(config, store, hub);
   const backends = registry;
-  const ready = backends.start();
+  const search = new SearchIndexer({
+    store,
+    backends: () => backends.list().flatMap((b) => backends.get(b.id) ?? []),
+    ...(process.env.SWITCHBOARD_SEARCH_INTERVAL_MS
+      ? { intervalMs: Number(process.env.SWITCHBOARD_SEARCH_INTERVAL_MS) }
+      : {}),
+  });
+  hub.observe(search);
+  const ready = backends.start().then(() => search.start());
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       hub.stop();
+      search.stop();
       await backends.stopAll();
       store.close();
     })());
@@ -50,7 +61,7 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir });
-  return { config, store, hub, backends, lineage, ready, stop };
+  return { config, store, hub, backends, lineage, search, ready, stop };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

@@ -42,6 +42,8 @@ export interface FindState {
   next(): void;
   previous(): void;
   close(): void;
+  /** Opens find on `query`, on its first hit in `messageId` (paging older history in until it is loaded). */
+  openWith(query: string, messageId?: string): void;
   input: RefObject<HTMLInputElement | null>;
 }
 
@@ -63,6 +65,8 @@ export function useFindInSession({
   const [pick, setPick] = useState<{ messageId: string; occurrence: number } | null>(null);
   /** Paging older history: stop once a hit older than `before` (a message id) is loaded. */
   const [seek, setSeek] = useState<{ before: string | null } | null>(null);
+  /** A message to go to (a search hit opened from elsewhere): older pages load until it is there. */
+  const [target, setTarget] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
 
   const hits = useMemo(() => (open ? findHits(messages, query) : []), [open, messages, query]);
@@ -88,6 +92,23 @@ export function useFindInSession({
     } else if (!hasOlder) setSeek(null);
     else if (!loadingOlder) onLoadOlder();
   }, [seek, open, hits, messages, hasOlder, loadingOlder, onLoadOlder]);
+
+  useEffect(() => {
+    if (!target || !open || !messages.length) return;
+    if (messages.some((m) => m.id === target)) {
+      setPick({ messageId: target, occurrence: 0 });
+      setTarget(null);
+    } else if (!hasOlder) setTarget(null);
+    else if (!loadingOlder) onLoadOlder();
+  }, [target, open, messages, hasOlder, loadingOlder, onLoadOlder]);
+
+  const openWith = useCallback((q: string, messageId?: string) => {
+    setOpen(true);
+    setQueryState(q);
+    setPick(null);
+    setTarget(messageId ?? null);
+    setSeek(!messageId && q.trim() ? { before: null } : null);
+  }, []);
 
   const next = useCallback(() => {
     if (!hits.length) return;
@@ -172,6 +193,7 @@ export function useFindInSession({
     next,
     previous,
     close,
+    openWith,
     input,
   };
 }

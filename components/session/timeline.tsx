@@ -153,6 +153,13 @@ export function Timeline({
     stuck.current = false;
     virtualizer.scrollToIndex(targetIndex + 1, { align: "center" });
   }, [target]);
+  // Opened from a search hit (`?find=word&message=id`): find starts on that word, at that message.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the page opens
+  useEffect(() => {
+    const params = new URLSearchParams(window.location.search);
+    const word = params.get("find");
+    if (word) find.openWith(word.slice(0, 200), params.get("message") ?? undefined);
+  }, []);
   const closeFind = () => {
     find.close();
     scroller.current?.focus();

@@ -8,6 +8,7 @@ import { SidebarToggle } from "../shell/shell";
 import { AddA2aBackend } from "./add-a2a-backend";
 import { AddAcpBackend } from "./add-acp-backend";
 import { BackendCard } from "./backend-card";
+import { SearchSettings } from "./search-settings";
 
 /** `/settings`: the configured backends (live status, stderr tail, remove) adding an ACP agent and an A2A agent. */
 export function SettingsView() {
@@ -48,6 +49,12 @@ export function SettingsView() {
               </li>
             )}
           </ul>
+          <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Search</h2>
+          <p className="mb-2 mt-1 text-[12.5px] text-muted">
+            Every session&apos;s messages, of every backend, in the console&apos;s own index: fed live from open
+            sessions, and read in the background from each backend&apos;s history. See docs/search.md.
+          </p>
+          <SearchSettings />
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an ACP agent</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">
             Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude,

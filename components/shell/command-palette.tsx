@@ -1,13 +1,15 @@
 "use client";
-import { useQueries, useQueryClient } from "@tanstack/react-query";
+import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import type { SessionPage } from "@/lib/api";
+import type { SearchHit, SearchPage, SessionPage } from "@/lib/api";
 import type { Session } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useTheme } from "@/lib/hooks/use-theme";
 import { relativeTime } from "@/lib/format";
+import { hitHref } from "@/lib/search";
+import { Highlighted } from "../search/highlighted";
 import { cx } from "../ui/cx";
 import { IconSearch } from "../ui/icons";
 import { Modal } from "../ui/modal";
@@ -33,9 +35,14 @@ export function matches(query: string, text: string): boolean {
  */
 export function CommandPalette() {
   const overlay = useOverlay();
+  const router = useRouter();
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.key === "k" || e.key === "K") && (e.metaKey || e.ctrlKey) && !e.altKey) {
+      if ((e.key === "f" || e.key === "F") && (e.metaKey || e.ctrlKey) && e.shiftKey && !e.altKey) {
+        e.preventDefault();
+        setOverlay(null);
+        router.push("/search");
+      } else if ((e.key === "k" || e.key === "K") && (e.metaKey || e.ctrlKey) && !e.altKey) {
         e.preventDefault();
         setOverlay(overlay === "palette" ? null : "palette");
       } else if (e.key === "?" && !e.metaKey && !e.ctrlKey && !e.altKey && !isTyping(e.target) && overlay === null) {
@@ -45,7 +52,7 @@ export function CommandPalette() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [overlay]);
+  }, [overlay, router]);
   return overlay === "palette" ? <Palette onClose={() => setOverlay(null)} /> : null;
 }
 
@@ -55,6 +62,8 @@ interface Item {
   label: string;
   detail?: string;
   session?: Session;
+  /** A message found by the content search (its label is the snippet). */
+  hit?: SearchHit;
   shortcut?: string;
   disabledReason?: string;
   run(): void;
@@ -90,7 +99,14 @@ function Palette({ onClose }: { onClose(): void }) {
       staleTime: 5_000,
     })),
   });
-  const loading = lists.some((l) => l.isFetching);
+  // Every session's messages (the console's search index), as the user types.
+  const content = useQuery({
+    queryKey: ["palette-search", debounced],
+    queryFn: () => apiGet<SearchPage>(`/api/search?${new URLSearchParams({ q: debounced, limit: "6" })}`),
+    enabled: debounced.length > 1,
+    staleTime: 5_000,
+  });
+  const loading = lists.some((l) => l.isFetching) || content.isFetching;
 
   const go = (href: string) => {
     onClose();
@@ -173,9 +189,27 @@ function Palette({ onClose }: { onClose(): void }) {
     const cmds = commands
       .filter((c) => !q || matches(q, `${c.label} ${c.keywords ?? ""}`))
       .map<Item>((c) => ({ ...c }));
-    // Actions first while nothing is typed; sessions first once a title is being looked for.
-    return q ? [...sessions.slice(0, 12), ...cmds] : [...cmds, ...sessions.slice(0, 8)];
-  }, [lists.map((l) => l.dataUpdatedAt).join(","), commands, query]);
+    const found: Item[] = q
+      ? [
+          ...(content.data?.items ?? []).map<Item>((h) => ({
+            id: `hit:${h.backendId}/${h.sessionId}/${h.messageId}`,
+            group: "In messages",
+            label: h.snippet,
+            detail: [h.sessionTitle, relativeTime(h.createdAt)].filter(Boolean).join(" · "),
+            hit: h,
+            run: () => go(hitHref(h)),
+          })),
+          {
+            id: "search-all",
+            group: "In messages",
+            label: `Search all messages for “${q}”`,
+            run: () => go(`/search?${new URLSearchParams({ q })}`),
+          },
+        ]
+      : [];
+    // Actions first while nothing is typed; sessions first once a title is being looked for, then messages.
+    return q ? [...sessions.slice(0, 12), ...found, ...cmds] : [...cmds, ...sessions.slice(0, 8)];
+  }, [lists.map((l) => l.dataUpdatedAt).join(","), content.dataUpdatedAt, commands, query]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new query or result count resets the selection
   useEffect(() => setActive(0), [query, items.length]);
@@ -233,8 +267,8 @@ function Palette({ onClose }: { onClose(): void }) {
           aria-controls={listId}
           aria-autocomplete="list"
           aria-activedescendant={current ? `${listId}-${current.id}` : undefined}
-          aria-label="Find a session or an action"
-          placeholder="Find a session or an action…"
+          aria-label="Find a session, a message or an action"
+          placeholder="Find a session, a message or an action…"
           data-testid="palette-input"
           className="h-full min-w-0 flex-1 bg-transparent text-[14px] text-fg outline-none placeholder:text-faint phone:text-[16px]"
         />
@@ -276,7 +310,7 @@ function Palette({ onClose }: { onClose(): void }) {
                 aria-selected={it === current}
                 aria-disabled={it.disabledReason ? true : undefined}
                 title={it.disabledReason}
-                data-testid={it.session ? "palette-session" : "palette-command"}
+                data-testid={it.session ? "palette-session" : it.hit ? "palette-hit" : "palette-command"}
                 data-id={it.session ? it.session.id : it.id}
                 onMouseMove={() => setActive(i)}
                 onClick={() => runItem(it)}
@@ -291,8 +325,14 @@ function Palette({ onClose }: { onClose(): void }) {
                 ) : (
                   <span className="size-3.5 shrink-0" />
                 )}
-                <span className="min-w-0 flex-1 truncate">{it.label}</span>
-                {it.detail ? <span className="shrink-0 text-[11px] text-faint">{it.detail}</span> : null}
+                <span className="min-w-0 flex-1 truncate">
+                  {it.hit ? <Highlighted text={it.hit.snippet} matches={it.hit.matches} /> : it.label}
+                </span>
+                {it.detail ? (
+                  <span className={cx("shrink-0 text-[11px] text-faint", it.hit && "max-w-[40%] truncate")}>
+                    {it.detail}
+                  </span>
+                ) : null}
                 {it.shortcut ? (
                   <kbd className="shrink-0 rounded border border-border px-1 font-sans text-[10.5px] text-faint">
                     {it.shortcut}

@@ -7,7 +7,8 @@ export const SHORTCUTS: { group: string; keys: { keys: string[]; what: string }[
   {
     group: "Anywhere",
     keys: [
-      { keys: ["Ctrl/⌘", "K"], what: "Command palette: find a session of any backend, run an action" },
+      { keys: ["Ctrl/⌘", "K"], what: "Command palette: find a session or a message of any backend, run an action" },
+      { keys: ["Ctrl/⌘", "Shift", "F"], what: "Search every session's messages" },
       { keys: ["/"], what: "Search the sidebar's sessions" },
       { keys: ["Alt", "N"], what: "New session" },
       { keys: ["?"], what: "This help" },

@@ -293,8 +293,17 @@ export function Sidebar() {
           title={live.connection === "connected" ? "Live" : "Reconnecting…"}
         />
         <Link
-          href="/settings"
+          href="/search"
           className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
+          title="Search messages (Ctrl+Shift+F)"
+          aria-label="Search messages"
+          data-testid="search-link"
+        >
+          <IconSearch className="size-4" />
+        </Link>
+        <Link
+          href="/settings"
+          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
           title="Settings"
           aria-label="Settings"
           data-testid="settings-link"

@@ -51,7 +51,11 @@ export async function apiGet<T>(path: string, init?: RequestInit): Promise<T> {
   return parse<T>(await fetch(path, { ...init, headers: { accept: "application/json", ...init?.headers } }));
 }
 
-export async function apiSend<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> {
+export async function apiSend<T>(
+  method: "POST" | "PUT" | "PATCH" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<T> {
   return parse<T>(
     await fetch(path, {
       method,

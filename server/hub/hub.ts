@@ -16,6 +16,16 @@ export function withinBounds<T extends Interrupt>(list: T[]): T[] {
 }
 
 const key = (b: string, s: string) => `${b}\u0000${s}`;
+
+/**
+ * Told of every timeline event the hub relays (with the session's state after it, when the session
+ * is open) and of removed sessions and backends: the search index follows the console this way.
+ */
+export interface HubObserver {
+  event(backendId: string, sessionId: string, event: TimelineEvent, state: SessionState | undefined): void;
+  sessionRemoved(backendId: string, sessionId: string): void;
+  backendRemoved(backendId: string): void;
+}
 const IDLE_EVICT_MS = 10 * 60_000;
 const MAX_CHANNELS = 200;
 
@@ -30,6 +40,7 @@ export class Hub implements EventSink {
   private globalLog = new RingLog<{ seq: number; frame: Uint8Array }>(1000);
   private globalSeq = Date.now() * 1000;
   private sweeper: ReturnType<typeof setInterval>;
+  private observers = new Set<HubObserver>();
 
   constructor(
     private resolve: (backendId: string) => BackendAdapter | undefined,
@@ -65,6 +76,24 @@ export class Hub implements EventSink {
     if (ch) ch.publish(event);
     else this.loading.get(k)?.buffer.push(event);
     this.toGlobal(backendId, sessionId, event, ch);
+    this.tell((o) => o.event(backendId, sessionId, event, ch?.state));
+  }
+
+  /** Adds an observer; the returned function removes it. */
+  observe(o: HubObserver): () => void {
+    this.observers.add(o);
+    return () => this.observers.delete(o);
+  }
+
+  /** An observer's failure is logged and never reaches the adapter that published. */
+  private tell(fn: (o: HubObserver) => void) {
+    for (const o of this.observers) {
+      try {
+        fn(o);
+      } catch (err) {
+        log.warn("hub observer failed", { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
   }
 
   backendChanged(backend: Backend): void {
@@ -140,6 +169,7 @@ export class Hub implements EventSink {
     this.channels.get(k)?.closeAll();
     this.channels.delete(k);
     this.emitGlobal({ type: "session.removed", backendId, sessionId });
+    this.tell((o) => o.sessionRemoved(backendId, sessionId));
   }
 
   dropBackend(backendId: string): void {
@@ -150,6 +180,7 @@ export class Hub implements EventSink {
       }
     }
     this.emitGlobal({ type: "backend.removed", backendId });
+    this.tell((o) => o.backendRemoved(backendId));
   }
 
   /* ------------------------------------------------------------------ global channel */

@@ -11,6 +11,7 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
+import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 
 const NONE: Capabilities = {
@@ -151,6 +152,7 @@ beforeAll(() => {
     hub,
     backends,
     lineage,
+    search: new SearchIndexer({ store, backends: () => [] }),
     ready: Promise.resolve(),
     stop: async () => {},
   };

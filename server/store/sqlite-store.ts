@@ -6,7 +6,16 @@ import { z } from "zod";
 import { BackendDefinition } from "@/lib/api";
 import { Message, Session, Todo } from "@/lib/model";
 import { log } from "../log";
-import type { ForkRecord, Store, StoredBackend, StoredRedactionPattern, StoredShare, StoredTranscript } from "./store";
+import type {
+  ForkRecord,
+  SearchDocument,
+  Store,
+  StoredBackend,
+  StoredRedactionPattern,
+  StoredSearchHit,
+  StoredShare,
+  StoredTranscript,
+} from "./store";
 
 interface ForkRow {
   backend_id: string;
@@ -80,6 +89,25 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (backend_id, session_id)
    );
    CREATE INDEX transcripts_by_backend ON transcripts (backend_id, updated_at DESC);`,
+  // 5: full-text search over every session's messages (docs/search.md). One row per message; the
+  // FTS5 table holds the text under the row's id.
+  `CREATE TABLE search_rows (
+     id INTEGER PRIMARY KEY,
+     backend_id TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     message_id TEXT NOT NULL,
+     role TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     UNIQUE (backend_id, session_id, message_id)
+   );
+   CREATE VIRTUAL TABLE search_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+   CREATE TABLE search_sessions (
+     backend_id TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     title TEXT NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (backend_id, session_id)
+   );`,
 ];
 
 interface ShareRow {
@@ -389,7 +417,122 @@ export class SqliteStore implements Store {
     this.db.prepare("DELETE FROM transcripts WHERE backend_id = ?").run(backendId);
   }
 
+  putSearchDocuments(docs: SearchDocument[]): void {
+    const find = this.db.prepare(
+      "SELECT id FROM search_rows WHERE backend_id = ? AND session_id = ? AND message_id = ?",
+    );
+    const dropText = this.db.prepare("DELETE FROM search_fts WHERE rowid = ?");
+    const dropRow = this.db.prepare("DELETE FROM search_rows WHERE id = ?");
+    const addRow = this.db.prepare(
+      "INSERT INTO search_rows (backend_id, session_id, message_id, role, created_at) VALUES (?, ?, ?, ?, ?)",
+    );
+    const addText = this.db.prepare("INSERT INTO search_fts (rowid, text) VALUES (?, ?)");
+    this.db.transaction(() => {
+      for (const d of docs) {
+        const old = find.get(d.backendId, d.sessionId, d.messageId) as { id: number } | undefined;
+        if (old) {
+          dropText.run(old.id);
+          dropRow.run(old.id);
+        }
+        if (!d.text.trim()) continue;
+        const { lastInsertRowid } = addRow.run(d.backendId, d.sessionId, d.messageId, d.role, d.createdAt);
+        addText.run(lastInsertRowid, d.text);
+      }
+    })();
+  }
+
+  putSearchSession(backendId: string, sessionId: string, title: string, updatedAt: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO search_sessions (backend_id, session_id, title, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(backend_id, session_id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at`,
+      )
+      .run(backendId, sessionId, title, updatedAt);
+  }
+
+  searchSessionUpdatedAt(backendId: string, sessionId: string): number | undefined {
+    const row = this.db
+      .prepare("SELECT updated_at FROM search_sessions WHERE backend_id = ? AND session_id = ?")
+      .get(backendId, sessionId) as { updated_at: number } | undefined;
+    return row?.updated_at;
+  }
+
+  searchSessionIds(backendId: string): string[] {
+    return (
+      this.db.prepare("SELECT session_id FROM search_sessions WHERE backend_id = ?").all(backendId) as {
+        session_id: string;
+      }[]
+    ).map((r) => r.session_id);
+  }
+
+  deleteSearchSession(backendId: string, sessionId?: string): void {
+    const where = sessionId === undefined ? "backend_id = ?" : "backend_id = ? AND session_id = ?";
+    const args = sessionId === undefined ? [backendId] : [backendId, sessionId];
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM search_fts WHERE rowid IN (SELECT id FROM search_rows WHERE ${where})`).run(...args);
+      this.db.prepare(`DELETE FROM search_rows WHERE ${where}`).run(...args);
+      this.db.prepare(`DELETE FROM search_sessions WHERE ${where}`).run(...args);
+    })();
+  }
+
+  searchCounts(): { backendId: string; sessions: number; messages: number }[] {
+    return this.db
+      .prepare(
+        `SELECT s.backend_id AS backendId, COUNT(*) AS sessions,
+           (SELECT COUNT(*) FROM search_rows r WHERE r.backend_id = s.backend_id) AS messages
+         FROM search_sessions s GROUP BY s.backend_id ORDER BY s.backend_id`,
+      )
+      .all() as { backendId: string; sessions: number; messages: number }[];
+  }
+
+  search(match: string, q: { backendId?: string; limit: number; offset: number }): StoredSearchHit[] {
+    const rows = this.db
+      .prepare(
+        `SELECT r.backend_id, r.session_id, r.message_id, r.role, r.created_at, COALESCE(s.title, '') AS title,
+           snippet(search_fts, 0, char(2), char(3), '…', 24) AS snip
+         FROM search_fts
+         JOIN search_rows r ON r.id = search_fts.rowid
+         LEFT JOIN search_sessions s ON s.backend_id = r.backend_id AND s.session_id = r.session_id
+         WHERE search_fts MATCH ? ${q.backendId !== undefined ? "AND r.backend_id = ?" : ""}
+         ORDER BY rank, r.created_at DESC
+         LIMIT ? OFFSET ?`,
+      )
+      .all(match, ...(q.backendId !== undefined ? [q.backendId] : []), q.limit, q.offset) as {
+      backend_id: string;
+      session_id: string;
+      message_id: string;
+      role: StoredSearchHit["role"];
+      created_at: number;
+      title: string;
+      snip: string;
+    }[];
+    return rows.map((r) => ({
+      backendId: r.backend_id,
+      sessionId: r.session_id,
+      sessionTitle: r.title,
+      messageId: r.message_id,
+      role: r.role,
+      createdAt: r.created_at,
+      ...markedSnippet(r.snip),
+    }));
+  }
+
   close(): void {
     this.db.close();
   }
+}
+
+/** A snippet whose found words FTS5 wrapped in \x02…\x03: plain text and the words' ranges. */
+export function markedSnippet(marked: string): { snippet: string; matches: [number, number][] } {
+  let snippet = "";
+  const matches: [number, number][] = [];
+  let start = -1;
+  for (const ch of marked) {
+    if (ch === "\u0002") start = snippet.length;
+    else if (ch === "\u0003") {
+      if (start >= 0) matches.push([start, snippet.length]);
+      start = -1;
+    } else snippet += ch;
+  }
+  return { snippet, matches };
 }

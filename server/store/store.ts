@@ -64,6 +64,28 @@ export interface StoredTranscript {
   updatedAt: number;
 }
 
+/** One message's searchable text (docs/search.md). */
+export interface SearchDocument {
+  backendId: string;
+  sessionId: string;
+  messageId: string;
+  role: "user" | "assistant" | "system";
+  createdAt: number;
+  text: string;
+}
+
+/** A message that matched: `snippet` is plain text, `matches` the [start, end) ranges of the words found. */
+export interface StoredSearchHit {
+  backendId: string;
+  sessionId: string;
+  sessionTitle: string;
+  messageId: string;
+  role: "user" | "assistant" | "system";
+  createdAt: number;
+  snippet: string;
+  matches: [number, number][];
+}
+
 /** Everything the console keeps. Behind an interface so a server database can replace SQLite. */
 export interface Store {
   listBackends(): StoredBackend[];
@@ -97,5 +119,19 @@ export interface Store {
   putTranscript(t: StoredTranscript): void;
   deleteTranscript(backendId: string, sessionId: string): void;
   deleteTranscripts(backendId: string): void;
+  /** Replaces the indexed text of each given message (an empty text removes the message). */
+  putSearchDocuments(docs: SearchDocument[]): void;
+  /** Records a session's title and the `updatedAt` it was indexed at. */
+  putSearchSession(backendId: string, sessionId: string, title: string, updatedAt: number): void;
+  /** The `updatedAt` a session was last indexed at, if it was. */
+  searchSessionUpdatedAt(backendId: string, sessionId: string): number | undefined;
+  /** The sessions of a backend the index holds. */
+  searchSessionIds(backendId: string): string[];
+  /** Drops a session's entries (deleted), or a whole backend's (sessionId omitted). */
+  deleteSearchSession(backendId: string, sessionId?: string): void;
+  /** Counts of what is indexed, per backend. */
+  searchCounts(): { backendId: string; sessions: number; messages: number }[];
+  /** Runs an FTS5 query (built by `ftsQuery`, never raw user input); best matches first. */
+  search(match: string, q: { backendId?: string; limit: number; offset: number }): StoredSearchHit[];
   close(): void;
 }
