@@ -131,14 +131,15 @@ test.describe("search every session", () => {
       "^x",
       "OR AND NOT",
       "'; DROP TABLE search_fts; --",
-      "ü".repeat(5_000),
+      // Long, but within what a URL carries (Node answers 431 above 16 KB of request head).
+      "ü".repeat(1_500),
       "x ".repeat(4_000),
     ];
     for (const q of hostile) {
       const r = await search(stack, q);
       expect(r.status, JSON.stringify(q.slice(0, 40))).toBe(200);
     }
-    const long = await search(stack, "x".repeat(20_000));
+    const long = await search(stack, "x".repeat(12_000));
     expect(long.status).toBe(400);
     expect(((await long.json()) as { error: { code: string } }).error.code).toBe("bad_request");
     expect((await search(stack, "x", {})).status).toBe(401);

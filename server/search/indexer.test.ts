@@ -4,6 +4,7 @@ import { stateFromSnapshot } from "@/lib/timeline/reducer";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { SqliteStore } from "../store/sqlite-store";
 import { SearchIndexer } from "./indexer";
+import { until } from "@/lib/testing/until";
 import { ftsQuery } from "./query";
 
 const session = (id: string, title: string, updatedAt: number): Session => ({
@@ -172,5 +173,28 @@ describe("SearchIndexer", () => {
     expect(store.searchSessionUpdatedAt("b1", "s9")).toBe(-1);
     indexer.sessionRemoved("b1", "s9");
     expect(find("platypus")).toEqual([]);
+  });
+});
+
+describe("SearchIndexer passes", () => {
+  it("keeps passing on its interval, also after a pass found no backend ready", async () => {
+    const store = new SqliteStore(":memory:");
+    let status = "connecting";
+    const data = new Map([["s1", { session: session("s1", "Later", 3), pages: [[msg("m1", "user", "an okapi", 1)]] }]]);
+    const { adapter } = fakeBackend(data);
+    const late = { ...adapter, id: "b1", info: () => ({ status }) } as unknown as BackendAdapter;
+    for (const k of ["listSessions", "loadSession", "loadMessages"] as const)
+      (late as unknown as Record<string, unknown>)[k] = (adapter[k] as (...a: unknown[]) => unknown).bind(adapter);
+    const indexer = new SearchIndexer({ store, backends: () => [late], pauseMs: 0, intervalMs: 20 });
+    try {
+      indexer.start();
+      await new Promise((r) => setTimeout(r, 60));
+      expect(store.search(ftsQuery("okapi")!, { limit: 5, offset: 0 })).toEqual([]);
+      status = "ready";
+      await until(() => store.search(ftsQuery("okapi")!, { limit: 5, offset: 0 }).length === 1, "a later pass");
+    } finally {
+      indexer.stop();
+      store.close();
+    }
   });
 });

@@ -172,22 +172,23 @@ export class SearchIndexer implements HubObserver {
 
   /** One pass over every backend; resolves when it is done. */
   pass(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        for (const b of this.opts.backends()) {
-          if (this.stopped) return;
-          if (b.info().status !== "ready") continue;
-          await this.passBackend(b);
-        }
-      } finally {
-        this.running = undefined;
-        if (!this.stopped) {
-          this.loop = setTimeout(() => void this.pass(), this.intervalMs);
-          this.loop.unref?.();
-        }
+    // `finally` runs after the assignment even when the pass has nothing to await (no backend ready).
+    this.running ??= this.runPass().finally(() => {
+      this.running = undefined;
+      if (!this.stopped) {
+        this.loop = setTimeout(() => void this.pass(), this.intervalMs);
+        this.loop.unref?.();
       }
-    })();
+    });
     return this.running;
+  }
+
+  private async runPass(): Promise<void> {
+    for (const b of this.opts.backends()) {
+      if (this.stopped) return;
+      if (b.info().status !== "ready") continue;
+      await this.passBackend(b);
+    }
   }
 
   private async passBackend(b: BackendAdapter) {
