@@ -171,8 +171,26 @@ describe("SearchIndexer", () => {
     expect(find("platypus")[0]).toMatchObject({ sessionId: "s9", sessionTitle: "Live one" });
     // Not read whole yet: the next pass reads it (its older pages) even though updatedAt matches.
     expect(store.searchSessionUpdatedAt("b1", "s9")).toBe(-1);
-    indexer.sessionRemoved("b1", "s9");
+    // Only what the events touched is indexed again; a removed message leaves the index.
+    const next = stateFromSnapshot({
+      session: session("s9", "Live one", 8),
+      messages: [msg("m2", "assistant", "an echidna too", 2)],
+      interrupts: [],
+      todos: [],
+    });
+    indexer.event(
+      "b1",
+      "s9",
+      { type: "block.delta", messageId: "m2", blockId: "m2-t", field: "text", delta: "x" },
+      next,
+    );
+    indexer.event("b1", "s9", { type: "message.removed", messageId: "m1" }, next);
+    indexer.event("b1", "s9", { type: "session.status", status: "busy" }, next);
+    indexer.flush();
+    expect(find("echidna")[0]).toMatchObject({ messageId: "m2" });
     expect(find("platypus")).toEqual([]);
+    indexer.sessionRemoved("b1", "s9");
+    expect(find("echidna")).toEqual([]);
   });
 });
 

@@ -64,7 +64,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * its current `updatedAt`, so a console restart resumes where the index stands.
  */
 export class SearchIndexer implements HubObserver {
-  private dirty = new Map<string, { backendId: string; sessionId: string; state: SessionState }>();
+  /** Open sessions changed since the last flush: their latest state and the messages the events touched. */
+  private dirty = new Map<
+    string,
+    { backendId: string; sessionId: string; state: SessionState; messages: Set<string> | "all" }
+  >();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private loop: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
@@ -94,8 +98,24 @@ export class SearchIndexer implements HubObserver {
 
   event(backendId: string, sessionId: string, e: TimelineEvent, state: SessionState | undefined): void {
     if (!state || this.stopped) return;
-    if (e.type === "session.status" || e.type === "interrupt.requested" || e.type === "interrupt.resolved") return;
-    this.dirty.set(`${backendId}\u0000${sessionId}`, { backendId, sessionId, state });
+    const touched =
+      e.type === "message.updated"
+        ? e.message.id
+        : e.type === "message.removed" ||
+            e.type === "block.updated" ||
+            e.type === "block.delta" ||
+            e.type === "block.removed"
+          ? e.messageId
+          : e.type === "stream.reset"
+            ? "all"
+            : undefined;
+    if (touched === undefined && e.type !== "session.updated") return;
+    const k = `${backendId}\u0000${sessionId}`;
+    const entry = this.dirty.get(k) ?? { backendId, sessionId, state, messages: new Set<string>() };
+    entry.state = state;
+    if (touched === "all") entry.messages = "all";
+    else if (touched !== undefined && entry.messages !== "all") entry.messages.add(touched);
+    this.dirty.set(k, entry);
     this.timer ??= setTimeout(() => this.flush(), LIVE_DEBOUNCE_MS);
     this.timer.unref?.();
   }
@@ -115,10 +135,22 @@ export class SearchIndexer implements HubObserver {
     this.timer = undefined;
     const batch = [...this.dirty.values()];
     this.dirty.clear();
-    for (const { backendId, sessionId, state } of batch) {
+    for (const { backendId, sessionId, state, messages } of batch) {
       if (!state.session) continue;
       try {
-        this.indexMessages(backendId, sessionId, state.messages);
+        // Only the messages the events touched (a streaming reply re-indexes itself, not the session);
+        // one no longer in the state was removed, and its entry goes with it.
+        if (messages === "all") this.indexMessages(backendId, sessionId, state.messages);
+        else if (messages.size) {
+          const byId = new Map(state.messages.map((m) => [m.id, m]));
+          const docs = [...messages].map((id): SearchDocument => {
+            const m = byId.get(id);
+            return m
+              ? this.document(backendId, sessionId, m, this.toolOutputs)
+              : { backendId, sessionId, messageId: id, role: "user", createdAt: 0, text: "" };
+          });
+          this.opts.store.putSearchDocuments(docs);
+        }
         // The hub holds the newest messages: a session the backfill has not read whole yet is left
         // marked unread (-1), so the next pass reads its older pages too.
         const known = this.opts.store.searchSessionUpdatedAt(backendId, sessionId) !== undefined;
@@ -134,17 +166,20 @@ export class SearchIndexer implements HubObserver {
     }
   }
 
-  private indexMessages(backendId: string, sessionId: string, messages: Message[]) {
-    const toolOutputs = this.toolOutputs;
-    const docs: SearchDocument[] = messages.map((m) => ({
+  private document(backendId: string, sessionId: string, m: Message, toolOutputs: boolean): SearchDocument {
+    return {
       backendId,
       sessionId,
       messageId: m.id,
       role: m.role,
       createdAt: m.createdAt,
       text: searchText(m, { toolOutputs }),
-    }));
-    this.opts.store.putSearchDocuments(docs);
+    };
+  }
+
+  private indexMessages(backendId: string, sessionId: string, messages: Message[]) {
+    const toolOutputs = this.toolOutputs;
+    this.opts.store.putSearchDocuments(messages.map((m) => this.document(backendId, sessionId, m, toolOutputs)));
   }
 
   /* ------------------------------------------------------------------ backfill */
