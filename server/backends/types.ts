@@ -55,6 +55,13 @@ export interface BackendAdapter {
   renameSession?(sessionId: string, title: string): Promise<Session>;
   deleteSession?(sessionId: string): Promise<void>;
   loadSession(sessionId: string): Promise<LoadedSession>;
+  /**
+   * Reading a session's history (`listSessions`, `loadSession`, `loadMessages`) has no effect on the
+   * agent: a plain read of a server's store (OpenCode's REST). The search backfill reads sessions the
+   * console never opened only from such backends; for the others it reads the transcripts the console
+   * keeps, never asking an agent to load a session (docs/search.md).
+   */
+  readonly passiveHistory?: boolean;
   loadMessages?(
     sessionId: string,
     q: { before?: string; limit: number },

@@ -35,6 +35,7 @@ function fakeBackend(data: Map<string, { session: Session; pages: Message[][] }>
   const loads: string[] = [];
   const adapter = {
     id: "b1",
+    passiveHistory: true,
     info: () => ({ status: "ready" }),
     async listSessions(q: { limit: number; cursor?: string }) {
       const all = [...data.values()].map((d) => d.session);
@@ -210,6 +211,45 @@ describe("SearchIndexer passes", () => {
       expect(store.search(ftsQuery("okapi")!, { limit: 5, offset: 0 })).toEqual([]);
       status = "ready";
       await until(() => store.search(ftsQuery("okapi")!, { limit: 5, offset: 0 }).length === 1, "a later pass");
+    } finally {
+      indexer.stop();
+      store.close();
+    }
+  });
+});
+
+describe("SearchIndexer on a backend whose history lives in the agent", () => {
+  it("reads only the transcripts the console keeps, never asking the agent to load a session", async () => {
+    const store = new SqliteStore(":memory:");
+    const asked: string[] = [];
+    const agent = {
+      id: "acp1",
+      info: () => ({ status: "ready" }),
+      async listSessions() {
+        asked.push("list");
+        return { items: [session("t1", "Kept", 4)] };
+      },
+      async loadSession(id: string) {
+        asked.push(`load ${id}`);
+        throw new Error("an agent must not be asked to load a session by the backfill");
+      },
+    } as unknown as BackendAdapter;
+    store.putTranscript({
+      backendId: "acp1",
+      sessionId: "t1",
+      session: session("t1", "Kept", 4),
+      messages: [msg("m1", "user", "the capybara question", 1)],
+      updatedAt: 4,
+    });
+    const indexer = new SearchIndexer({ store, backends: () => [agent], pauseMs: 0, intervalMs: 60_000 });
+    try {
+      await indexer.pass();
+      expect(store.search(ftsQuery("capybara")!, { limit: 5, offset: 0 })[0]).toMatchObject({
+        backendId: "acp1",
+        sessionTitle: "Kept",
+      });
+      expect(asked).toEqual([]);
+      expect(indexer.status()[0]).toMatchObject({ state: "idle", sessions: 1, seen: 1, indexed: 1 });
     } finally {
       indexer.stop();
       store.close();

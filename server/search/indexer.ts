@@ -232,6 +232,12 @@ export class SearchIndexer implements HubObserver {
     const seen = new Set<string>();
     let complete = false;
     try {
+      if (!b.passiveHistory) {
+        await this.passTranscripts(b, p);
+        complete = true;
+        this.progress.set(b.id, { ...p, state: "idle", lastPassAt: Date.now() });
+        return;
+      }
       let cursor: string | undefined;
       do {
         const page = await b.listSessions({ limit: LIST_PAGE, ...(cursor ? { cursor } : {}) });
@@ -258,6 +264,26 @@ export class SearchIndexer implements HubObserver {
       this.progress.set(b.id, { ...p, state: "error", error, lastPassAt: Date.now() });
     } finally {
       if (!complete && this.progress.get(b.id)?.state === "indexing") this.progress.set(b.id, { ...p, state: "idle" });
+    }
+  }
+
+  /**
+   * A backend whose history lives in an agent (ACP, Copilot, Opal, zot, A2A): loading a session there
+   * asks the agent to load or replay it, so the pass reads only the transcripts the console keeps.
+   * Sessions it has no transcript of are indexed once opened (live). Nothing is dropped here: a
+   * missing transcript does not mean a deleted session.
+   */
+  private async passTranscripts(b: BackendAdapter, p: { seen: number; indexed: number }) {
+    for (const t of this.opts.store.listTranscripts(b.id, 10_000)) {
+      if (this.stopped) return;
+      p.seen++;
+      if (this.opts.store.searchSessionUpdatedAt(b.id, t.sessionId) === t.updatedAt) continue;
+      const full = this.opts.store.getTranscript(b.id, t.sessionId);
+      if (full?.messages) this.indexMessages(b.id, t.sessionId, full.messages);
+      this.opts.store.putSearchSession(b.id, t.sessionId, t.session.title, t.updatedAt);
+      p.indexed++;
+      this.progress.set(b.id, { ...this.progress.get(b.id), backendId: b.id, state: "indexing", ...p });
+      await sleep(this.pauseMs);
     }
   }
 

@@ -18,6 +18,7 @@ const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };
 
 class StubBackend implements BackendAdapter {
   readonly id = "stub";
+  readonly passiveHistory = true;
   sessions = new Map<string, { session: Session; messages: Message[] }>();
   info(): Backend {
     return {

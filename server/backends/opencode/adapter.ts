@@ -136,6 +136,8 @@ type Result<T> = { data?: T; error?: unknown; response?: Response };
  */
 export class OpencodeAdapter implements BackendAdapter {
   readonly id: string;
+  /** History comes from OpenCode's REST API: reading it changes nothing (the search backfill may). */
+  readonly passiveHistory = true;
   private client: OpencodeClient | undefined;
   private baseUrl: string | undefined;
   private status: BackendStatus = "connecting";
