@@ -4,7 +4,7 @@
  */
 import type { Backend, Capabilities } from "./model";
 
-export type CapabilityName = Exclude<keyof Capabilities, "interrupts">;
+export type CapabilityName = Exclude<keyof Capabilities, "interrupts" | "attachments">;
 
 const CAN: Record<CapabilityName, string> = {
   fork: "fork sessions",

@@ -29,6 +29,11 @@ export const Capabilities = z.object({
   todos: z.boolean().optional(),
   /** Subagent child sessions can be listed (for the branch tree). */
   children: z.boolean().optional(),
+  /**
+   * Files a prompt can carry (lib/attachments.ts): images, and other files (text, PDF). Absent: the
+   * backend's protocol has no way to take them, and the composer offers no attach control.
+   */
+  attachments: z.object({ images: z.boolean(), files: z.boolean() }).optional(),
   interrupts: z
     .object({
       permission: z.boolean().default(false),

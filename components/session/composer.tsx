@@ -1,16 +1,41 @@
 "use client";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { AgentInfo, ModelInfo } from "@/lib/api";
-import type { ModelRef, SessionSettings } from "@/lib/model";
+import { attachmentError, attachmentMime, formatBytes } from "@/lib/attachments";
+import type { Capabilities, ModelRef, SessionSettings } from "@/lib/model";
 import { cx } from "../ui/cx";
-import { IconBot, IconChevronDown, IconSparkle, IconStop, IconX } from "../ui/icons";
+import { IconBot, IconChevronDown, IconPaperclip, IconSparkle, IconStop, IconX } from "../ui/icons";
+
+/** A file attached to the prompt being written, read into a `data:` URL. */
+export interface Attachment {
+  id: number;
+  name: string;
+  mime: string;
+  size: number;
+  url: string;
+}
+
+function readDataUrl(file: File, mime: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => {
+      const s = String(r.result);
+      // The browser's own type may be empty: the data is the same, the type is ours.
+      resolve(`data:${mime};base64,${s.slice(s.indexOf(",") + 1)}`);
+    };
+    r.onerror = () => reject(r.error ?? new Error(`Could not read ${file.name}`));
+    r.readAsDataURL(file);
+  });
+}
 
 export interface ComposerProps {
   busy: boolean;
   /** Why sending is impossible right now (backend down, session missing); undefined = can send. */
   disabledReason?: string;
   canAbort: boolean;
-  onSend(text: string): Promise<void>;
+  onSend(text: string, files: Attachment[]): Promise<void>;
+  /** The files this backend takes with a prompt (absent: no attach control). */
+  attachments?: Capabilities["attachments"];
   onAbort(): Promise<void>;
   /** Text to start with (a prompt being re-asked in a fork). */
   initialText?: string;
@@ -107,9 +132,14 @@ export function Composer({
   onAgent,
   agentReason,
   commands,
+  attachments,
 }: ComposerProps) {
   const [text, setText] = useState(initialText ?? "");
-  const [queue, setQueue] = useState<{ id: number; text: string }[]>([]);
+  const [queue, setQueue] = useState<{ id: number; text: string; files: Attachment[] }[]>([]);
+  const [files, setFiles] = useState<Attachment[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const canAttach = Boolean(attachments?.images || attachments?.files);
   const [error, setError] = useState<string>();
   const [inflight, setInflight] = useState(false);
   const [stopping, setStopping] = useState(false);
@@ -124,12 +154,41 @@ export function Composer({
     ref.current?.focus();
   };
 
+  /** Adds files (picked, pasted or dropped); those that cannot go are named in the error line. */
+  const addFiles = async (list: FileList | File[]) => {
+    const picked = Array.from(list);
+    if (!picked.length) return;
+    const added: Attachment[] = [];
+    const errors: string[] = [];
+    let count = files.length;
+    let bytes = files.reduce((n, f) => n + f.size, 0);
+    for (const f of picked) {
+      const mime = attachmentMime(f);
+      const why = attachmentError(f, attachments, { count, bytes });
+      if (why) {
+        errors.push(why);
+        continue;
+      }
+      try {
+        const name = f.name || `pasted.${mime.split("/")[1] ?? "bin"}`;
+        added.push({ id: nextId.current++, name, mime, size: f.size, url: await readDataUrl(f, mime) });
+        count++;
+        bytes += f.size;
+      } catch (err) {
+        errors.push(err instanceof Error ? err.message : `Could not read ${f.name}`);
+      }
+    }
+    if (added.length) setFiles((cur) => [...cur, ...added]);
+    setError(errors.length ? errors.join(" · ") : undefined);
+    ref.current?.focus();
+  };
+
   const send = useCallback(
-    async (t: string) => {
+    async (t: string, attached: Attachment[]) => {
       setInflight(true);
       setError(undefined);
       try {
-        await onSend(t);
+        await onSend(t, attached);
         // Hold the next queued prompt until the backend reports the turn (or a short grace).
         setTimeout(() => setInflight(false), 1500);
         return true;
@@ -152,22 +211,28 @@ export function Composer({
     if (busy || inflight || disabledReason || queue.length === 0) return;
     const [first, ...rest] = queue;
     setQueue(rest);
-    void send(first!.text).then((ok) => {
+    void send(first!.text, first!.files).then((ok) => {
       if (!ok) setQueue((q) => [first!, ...q]);
     });
   }, [busy, inflight, disabledReason, queue, send]);
 
   const submit = async () => {
     const t = text.trim();
-    if (!t || disabledReason) return;
+    if ((!t && !files.length) || disabledReason) return;
+    const attached = files;
     if (busy || inflight || queue.length) {
-      setQueue((q) => [...q, { id: nextId.current++, text: t }]);
+      setQueue((q) => [...q, { id: nextId.current++, text: t, files: attached }]);
       setText("");
+      setFiles([]);
       return;
     }
     setText("");
-    const ok = await send(t);
-    if (!ok) setText((cur) => cur || t);
+    setFiles([]);
+    const ok = await send(t, attached);
+    if (!ok) {
+      setText((cur) => cur || t);
+      setFiles((cur) => (cur.length ? cur : attached));
+    }
   };
 
   const abort = async () => {
@@ -205,7 +270,12 @@ export function Composer({
                 <span className="shrink-0 text-[10px] font-semibold uppercase tracking-wide text-faint">
                   Queued {i + 1}
                 </span>
-                <span className="min-w-0 flex-1 truncate">{q.text}</span>
+                <span className="min-w-0 flex-1 truncate">
+                  {q.text}
+                  {q.files.length
+                    ? `${q.text ? " · " : ""}${q.files.length} ${q.files.length === 1 ? "file" : "files"}`
+                    : ""}
+                </span>
                 <button
                   type="button"
                   className="grid size-5 place-items-center rounded hover:bg-raised hover:text-fg"
@@ -223,12 +293,86 @@ export function Composer({
             {error}
           </p>
         )}
+        {files.length > 0 && (
+          <ul className="mb-2 flex flex-wrap gap-1.5" aria-label="Attached files" data-testid="attachments">
+            {files.map((f) => (
+              <li
+                key={f.id}
+                data-testid="attachment"
+                data-name={f.name}
+                className="flex h-8 max-w-[260px] items-center gap-1.5 rounded-md border border-border bg-sunken pl-1.5 pr-1 text-[12px] text-muted"
+              >
+                {f.mime.startsWith("image/") ? (
+                  // biome-ignore lint/performance/noImgElement: a data: URL thumbnail; next/image would send it through the optimizer
+                  <img src={f.url} alt="" className="size-5 shrink-0 rounded-sm border border-border object-cover" />
+                ) : (
+                  <IconPaperclip size={13} className="shrink-0 text-faint" />
+                )}
+                <span className="min-w-0 truncate text-fg" title={f.name}>
+                  {f.name}
+                </span>
+                <span className="shrink-0 text-[11px] tabular-nums text-faint">{formatBytes(f.size)}</span>
+                <button
+                  type="button"
+                  className="grid size-6 shrink-0 place-items-center rounded hover:bg-raised hover:text-fg"
+                  aria-label={`Remove ${f.name}`}
+                  title="Remove"
+                  onClick={() => setFiles((all) => all.filter((x) => x.id !== f.id))}
+                >
+                  <IconX className="size-3" />
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
         <div
           className={cx(
             "relative flex items-end gap-2 rounded-lg border bg-sunken p-1.5 pl-3 focus-within:border-accent",
             disabledReason ? "border-border opacity-70" : "border-border-strong",
+            dragging && "border-accent ring-2 ring-accent/40",
+            canAttach && "pl-1.5",
           )}
+          onDragOver={(e) => {
+            if (!canAttach || disabledReason || !e.dataTransfer.types.includes("Files")) return;
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(e) => {
+            setDragging(false);
+            if (!canAttach || disabledReason || !e.dataTransfer.files.length) return;
+            e.preventDefault();
+            void addFiles(e.dataTransfer.files);
+          }}
+          data-testid="composer-box"
         >
+          {canAttach ? (
+            <>
+              <button
+                type="button"
+                onClick={() => fileInput.current?.click()}
+                disabled={Boolean(disabledReason)}
+                aria-label="Attach files"
+                title={attachments?.files ? "Attach images or files (or paste, or drop them here)" : "Attach images"}
+                data-testid="attach"
+                className="grid size-8 shrink-0 place-items-center rounded-md text-muted hover:bg-raised hover:text-fg disabled:opacity-40 phone:size-[44px]"
+              >
+                <IconPaperclip size={15} />
+              </button>
+              <input
+                ref={fileInput}
+                type="file"
+                multiple
+                hidden
+                accept={attachments?.files ? undefined : "image/png,image/jpeg,image/gif,image/webp"}
+                data-testid="attach-input"
+                onChange={(e) => {
+                  if (e.target.files) void addFiles(e.target.files);
+                  e.target.value = "";
+                }}
+              />
+            </>
+          ) : null}
           {matches.length > 0 ? (
             <ul
               role="listbox"
@@ -270,6 +414,12 @@ export function Composer({
               setText(e.target.value);
               setCmdIndex(0);
               setCmdClosed(false);
+            }}
+            onPaste={(e) => {
+              // A pasted image (a screenshot, a photo on a phone) or file is attached, not pasted as text.
+              if (!canAttach || !e.clipboardData.files.length) return;
+              e.preventDefault();
+              void addFiles(e.clipboardData.files);
             }}
             onKeyDown={(e) => {
               if (matches.length > 0) {
@@ -326,7 +476,7 @@ export function Composer({
           <button
             type="button"
             onClick={() => void submit()}
-            disabled={Boolean(disabledReason) || !text.trim()}
+            disabled={Boolean(disabledReason) || (!text.trim() && files.length === 0)}
             data-testid="send"
             className="inline-flex h-8 items-center rounded-md bg-accent px-3 text-[12px] font-semibold text-accent-fg hover:brightness-110 disabled:opacity-40 phone:h-[44px] phone:px-4"
           >

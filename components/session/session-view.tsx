@@ -19,7 +19,7 @@ import { ShareButton } from "../share/share-dialog";
 import { MessageActionsContext, type MessageActionsValue } from "../timeline/message-actions";
 import { ConfirmDialog } from "../ui/dialog";
 import { IconAlertCircle, IconUndo, IconX } from "../ui/icons";
-import { Composer } from "./composer";
+import { type Attachment, Composer } from "./composer";
 import { linkState, SessionHeader } from "./session-header";
 import { SessionSettingsRow } from "./session-settings";
 import { Timeline } from "./timeline";
@@ -248,9 +248,12 @@ export function SessionView({
   }, [backend, label, reasonFor, fork, revert, revertedIds]);
 
   const send = useCallback(
-    async (text: string) => {
+    async (text: string, files: Attachment[] = []) => {
       const body: PromptBody = {
-        parts: [{ type: "text", text }],
+        parts: [
+          ...(text ? [{ type: "text" as const, text }] : []),
+          ...files.map((f) => ({ type: "file" as const, mime: f.mime, url: f.url, filename: f.name })),
+        ],
         ...(sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {}),
         ...(sendAgent ? { agent: sendAgent } : {}),
       };
@@ -455,6 +458,7 @@ export function SessionView({
             {...(can(backend, "agents") ? { agents: agents.data?.items ?? [], onAgent: setPickedAgent } : {})}
             {...(agent ? { agent } : {})}
             {...(session?.settings?.commands?.length ? { commands: session.settings.commands } : {})}
+            {...(backend?.capabilities.attachments ? { attachments: backend.capabilities.attachments } : {})}
           />
         </div>
         {panel && session ? (

@@ -125,6 +125,8 @@ export class A2aAdapter implements BackendAdapter {
       delete: !opencode,
       search: true,
       directories: false,
+      // File parts (raw bytes with their media type).
+      attachments: { images: true, files: true },
       interrupts: { permission: opencode, question: opencode, input: !opencode },
     };
   }

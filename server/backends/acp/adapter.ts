@@ -34,6 +34,7 @@ import { pageMessages } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { z } from "zod";
+import { isTextMime } from "@/lib/attachments";
 import {
   authHelp,
   describeAuthMethods,
@@ -194,6 +195,9 @@ export class AcpAdapter implements BackendAdapter {
       delete: Boolean(sc.delete),
       search: true,
       directories: true,
+      // Images when the agent takes them (`promptCapabilities.image`); other files as embedded
+      // resources (`embeddedContext`) or, as every agent must accept, resource links.
+      attachments: { images: this.agentCaps.promptCapabilities?.image === true, files: true },
       interrupts: { permission: true, question: false, input: false },
     };
   }
@@ -627,6 +631,15 @@ export class AcpAdapter implements BackendAdapter {
       if (p.type === "text") return { type: "text", text: p.text };
       const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.url);
       if (m && image && p.mime.startsWith("image/")) return { type: "image", mimeType: m[1]!, data: m[2]! };
+      // A file the user attached, embedded when the agent takes embedded context (its text for a
+      // text file), a link otherwise.
+      if (m && this.agentCaps.promptCapabilities?.embeddedContext === true) {
+        const uri = `attachment:///${encodeURIComponent(p.filename ?? "file")}`;
+        const mimeType = m[1]!;
+        return isTextMime(mimeType)
+          ? { type: "resource", resource: { uri, mimeType, text: Buffer.from(m[2]!, "base64").toString("utf8") } }
+          : { type: "resource", resource: { uri, mimeType, blob: m[2]! } };
+      }
       return { type: "resource_link", uri: p.url, name: p.filename ?? "file", mimeType: p.mime };
     });
   }

@@ -100,6 +100,8 @@ const CAPABILITIES: Capabilities = {
   agents: true,
   todos: true,
   children: true,
+  // File parts (`data:` URLs): images go to the model as images, text files as their text.
+  attachments: { images: true, files: true },
   interrupts: { permission: true, question: true, input: false },
 };
 

@@ -1,0 +1,63 @@
+import type { Capabilities } from "./model";
+
+/**
+ * Files attached to a prompt (the composer's paste, drop and attach button): which ones a backend
+ * takes, and the limits. They travel as `data:` URLs in the prompt's file parts (lib/api.ts
+ * `PromptPart`, at most 10,000,000 characters each), which each backend maps to its own protocol.
+ */
+export const MAX_ATTACHMENTS = 10;
+/** One file's size, and all of a prompt's files together (base64 makes them a third larger). */
+export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+export const MAX_ATTACHMENTS_TOTAL_BYTES = 7 * 1024 * 1024;
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+const TEXT_EXTENSIONS =
+  /\.(txt|md|markdown|json|jsonl|ya?ml|toml|csv|tsv|xml|html?|css|s?css|less|js|mjs|cjs|jsx|ts|tsx|py|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|php|sh|bash|zsh|sql|ini|cfg|conf|env|log|diff|patch|lua|ex|exs|erl|hs|scala|clj|vue|svelte|dockerfile)$/i;
+
+export function isTextMime(mime: string): boolean {
+  return mime.startsWith("text/") || /^application\/(json|xml|x-yaml|yaml|toml|javascript|x-sh)$/.test(mime);
+}
+
+/** The media type a file is sent with: the browser's, or text/plain for a source file it did not name. */
+export function attachmentMime(file: { name: string; type: string }): string {
+  if (file.type) return file.type;
+  return TEXT_EXTENSIONS.test(file.name) || /^(Makefile|Dockerfile|README|LICENSE)$/i.test(file.name)
+    ? "text/plain"
+    : "application/octet-stream";
+}
+
+export type AttachmentKind = "image" | "file";
+
+export function attachmentKind(mime: string): AttachmentKind | undefined {
+  if (IMAGE_TYPES.has(mime)) return "image";
+  if (isTextMime(mime) || mime === "application/pdf") return "file";
+  return undefined;
+}
+
+/**
+ * Why a file cannot be attached (undefined: it can). `already` is what the prompt holds so far.
+ */
+export function attachmentError(
+  file: { name: string; type: string; size: number },
+  caps: Capabilities["attachments"],
+  already: { count: number; bytes: number },
+): string | undefined {
+  const mime = attachmentMime(file);
+  const kind = attachmentKind(mime);
+  if (!kind)
+    return `${file.name}: ${mime === "application/octet-stream" ? "this kind of file" : mime} cannot be attached (images, text files and PDFs can)`;
+  if (kind === "image" && !caps?.images) return `${file.name}: this backend does not take images`;
+  if (kind === "file" && !caps?.files) return `${file.name}: this backend takes images only`;
+  if (file.size > MAX_ATTACHMENT_BYTES)
+    return `${file.name} is ${formatBytes(file.size)}; a file can be at most ${formatBytes(MAX_ATTACHMENT_BYTES)}`;
+  if (already.count >= MAX_ATTACHMENTS) return `At most ${MAX_ATTACHMENTS} files per prompt`;
+  if (already.bytes + file.size > MAX_ATTACHMENTS_TOTAL_BYTES)
+    return `${file.name} would take the prompt's files past ${formatBytes(MAX_ATTACHMENTS_TOTAL_BYTES)}`;
+  return undefined;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+}
