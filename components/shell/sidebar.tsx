@@ -293,17 +293,8 @@ export function Sidebar() {
           title={live.connection === "connected" ? "Live" : "Reconnecting…"}
         />
         <Link
-          href="/search"
-          className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
-          title="Search messages (Ctrl+Shift+F)"
-          aria-label="Search messages"
-          data-testid="search-link"
-        >
-          <IconSearch className="size-4" />
-        </Link>
-        <Link
           href="/settings"
-          className="grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
+          className="ml-auto grid size-7 place-items-center rounded text-muted hover:bg-raised hover:text-fg phone:size-[36px]"
           title="Settings"
           aria-label="Settings"
           data-testid="settings-link"
@@ -355,13 +346,25 @@ export function Sidebar() {
         ))}
         {backends.length === 0 && <p className="px-3 text-xs text-faint">Loading backends…</p>}
       </nav>
-      <div className="border-t border-border p-1.5">
+      <div className="flex gap-1 border-t border-border p-1.5">
+        <Link
+          href="/search"
+          data-testid="search-link"
+          title="Search every session's messages (Ctrl+Shift+F)"
+          aria-current={pathname === "/search" ? "page" : undefined}
+          className={cx(
+            "flex h-8 flex-1 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]",
+            pathname === "/search" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
+          )}
+        >
+          <IconSearch className="size-3.5" /> Search
+        </Link>
         <Link
           href="/settings/shares"
           data-testid="nav-shares"
           aria-current={pathname === "/settings/shares" ? "page" : undefined}
           className={cx(
-            "flex h-8 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]",
+            "flex h-8 flex-1 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]",
             pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
           )}
         >
