@@ -207,8 +207,9 @@ function Palette({ onClose }: { onClose(): void }) {
           },
         ]
       : [];
-    // Actions first while nothing is typed; sessions first once a title is being looked for, then messages.
-    return q ? [...sessions.slice(0, 12), ...found, ...cmds] : [...cmds, ...sessions.slice(0, 8)];
+    // Actions first while nothing is typed; once something is typed, sessions by title, then the
+    // actions it names (typing an action's name picks it), then the messages it finds.
+    return q ? [...sessions.slice(0, 12), ...cmds, ...found] : [...cmds, ...sessions.slice(0, 8)];
   }, [lists.map((l) => l.dataUpdatedAt).join(","), content.dataUpdatedAt, commands, query]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new query or result count resets the selection
