@@ -18,11 +18,13 @@ export function withinBounds<T extends Interrupt>(list: T[]): T[] {
 const key = (b: string, s: string) => `${b}\u0000${s}`;
 
 /**
- * Told of every timeline event the hub relays (with the session's state after it, when the session
- * is open) and of removed sessions and backends: the search index follows the console this way.
+ * Told of every timeline event the hub relays and of removed sessions and backends: the search
+ * index follows the console this way. `state` reads the open session's state (undefined when it is
+ * not open); it is a function so that an observer reads it when it needs it, not at each event —
+ * reading folds the channel's pending events, which publishing alone never does.
  */
 export interface HubObserver {
-  event(backendId: string, sessionId: string, event: TimelineEvent, state: SessionState | undefined): void;
+  event(backendId: string, sessionId: string, event: TimelineEvent, state: (() => SessionState) | undefined): void;
   sessionRemoved(backendId: string, sessionId: string): void;
   backendRemoved(backendId: string): void;
 }
@@ -76,7 +78,7 @@ export class Hub implements EventSink {
     if (ch) ch.publish(event);
     else this.loading.get(k)?.buffer.push(event);
     this.toGlobal(backendId, sessionId, event, ch);
-    this.tell((o) => o.event(backendId, sessionId, event, ch?.state));
+    if (this.observers.size) this.tell((o) => o.event(backendId, sessionId, event, ch ? () => ch.state : undefined));
   }
 
   /** Adds an observer; the returned function removes it. */

@@ -166,7 +166,7 @@ describe("SearchIndexer", () => {
       "b1",
       "s9",
       { type: "message.updated", message: { ...msg("m1", "user", "", 1), blocks: undefined } as never },
-      state,
+      () => state,
     );
     indexer.flush();
     expect(find("platypus")[0]).toMatchObject({ sessionId: "s9", sessionTitle: "Live one" });
@@ -183,10 +183,10 @@ describe("SearchIndexer", () => {
       "b1",
       "s9",
       { type: "block.delta", messageId: "m2", blockId: "m2-t", field: "text", delta: "x" },
-      next,
+      () => next,
     );
-    indexer.event("b1", "s9", { type: "message.removed", messageId: "m1" }, next);
-    indexer.event("b1", "s9", { type: "session.status", status: "busy" }, next);
+    indexer.event("b1", "s9", { type: "message.removed", messageId: "m1" }, () => next);
+    indexer.event("b1", "s9", { type: "session.status", status: "busy" }, () => next);
     indexer.flush();
     expect(find("echidna")[0]).toMatchObject({ messageId: "m2" });
     expect(find("platypus")).toEqual([]);

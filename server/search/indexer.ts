@@ -67,7 +67,7 @@ export class SearchIndexer implements HubObserver {
   /** Open sessions changed since the last flush: their latest state and the messages the events touched. */
   private dirty = new Map<
     string,
-    { backendId: string; sessionId: string; state: SessionState; messages: Set<string> | "all" }
+    { backendId: string; sessionId: string; state: () => SessionState; messages: Set<string> | "all" }
   >();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private loop: ReturnType<typeof setTimeout> | undefined;
@@ -96,7 +96,7 @@ export class SearchIndexer implements HubObserver {
 
   /* ------------------------------------------------------------------ live (HubObserver) */
 
-  event(backendId: string, sessionId: string, e: TimelineEvent, state: SessionState | undefined): void {
+  event(backendId: string, sessionId: string, e: TimelineEvent, state: (() => SessionState) | undefined): void {
     if (!state || this.stopped) return;
     const touched =
       e.type === "message.updated"
@@ -135,7 +135,8 @@ export class SearchIndexer implements HubObserver {
     this.timer = undefined;
     const batch = [...this.dirty.values()];
     this.dirty.clear();
-    for (const { backendId, sessionId, state, messages } of batch) {
+    for (const { backendId, sessionId, state: read, messages } of batch) {
+      const state = read();
       if (!state.session) continue;
       try {
         // Only the messages the events touched (a streaming reply re-indexes itself, not the session);
