@@ -44,6 +44,7 @@ import {
 } from "./contract";
 import { questionAnswers } from "../shared/answers";
 import { PendingRequests } from "./pending";
+import { createTimedFetch } from "./timed-fetch";
 import { interruptBlocks, isBusy } from "@/lib/timeline/selectors";
 
 export interface OpencodeAdapterOptions {
@@ -122,13 +123,7 @@ const API_CAPABILITIES: Capabilities = {
   search: false,
 };
 
-/** The event stream is long-lived; every other call gets a timeout (a request that reaches the
- * server between bind and ready hangs forever). */
-const timedFetch: typeof fetch = (input, init) => {
-  const req = input instanceof Request ? input : new Request(input, init);
-  if (new URL(req.url).pathname.endsWith("/event")) return fetch(req);
-  return fetch(req, { signal: AbortSignal.any([req.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) });
-};
+const timedFetch = createTimedFetch(REQUEST_TIMEOUT_MS);
 
 type Result<T> = { data?: T; error?: unknown; response?: Response };
 

@@ -1,0 +1,61 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTimedFetch } from "./timed-fetch";
+
+v8.setFlagsFromString("--expose-gc");
+const gc = vm.runInNewContext("gc") as () => void;
+
+/** A server that accepts requests and never answers them (a server bound but not ready). */
+let server: http.Server;
+let base: string;
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (req.url === "/echo") {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => res.end(JSON.stringify({ method: req.method, body, auth: req.headers.authorization })));
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+/** How the SDKs call it: a Request built from the caller's signal, then dropped. */
+const sdkCall = (f: typeof fetch, url: string, signal: AbortSignal) => f(new Request(url, { signal }));
+
+async function settles(p: Promise<unknown>, ms: number): Promise<"rejected" | "resolved" | "pending"> {
+  return Promise.race([
+    p.then(
+      () => "resolved" as const,
+      () => "rejected" as const,
+    ),
+    new Promise<"pending">((r) => setTimeout(() => r("pending"), ms)),
+  ]);
+}
+
+describe("the OpenCode clients' fetch", () => {
+  it("a caller's abort reaches an unanswered event stream after a garbage collection", async () => {
+    const f = createTimedFetch(60_000);
+    const ac = new AbortController();
+    const pending = sdkCall(f, `${base}/global/event`, ac.signal);
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    gc();
+    ac.abort(new Error("watchdog"));
+    expect(await settles(pending, 2_000)).toBe("rejected");
+  });
+
+  it("times out other calls, and sends method, headers and body", async () => {
+    const f = createTimedFetch(200);
+    expect(await settles(f(`${base}/session`), 2_000)).toBe("rejected");
+    const res = await f(`${base}/echo`, { method: "POST", headers: { authorization: "Basic x" }, body: "hello" });
+    expect(await res.json()).toEqual({ method: "POST", body: "hello", auth: "Basic x" });
+  });
+});
