@@ -347,29 +347,17 @@ export function Sidebar() {
         {backends.length === 0 && <p className="px-3 text-xs text-faint">Loading backends…</p>}
       </nav>
       <div className="flex gap-1 border-t border-border p-1.5">
-        <Link
+        <FootLink
           href="/search"
-          data-testid="search-link"
+          testId="search-link"
+          pathname={pathname}
           title="Search every session's messages (Ctrl+Shift+F)"
-          aria-current={pathname === "/search" ? "page" : undefined}
-          className={cx(
-            "flex h-8 flex-1 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]",
-            pathname === "/search" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
-          )}
         >
           <IconSearch className="size-3.5" /> Search
-        </Link>
-        <Link
-          href="/settings/shares"
-          data-testid="nav-shares"
-          aria-current={pathname === "/settings/shares" ? "page" : undefined}
-          className={cx(
-            "flex h-8 flex-1 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]",
-            pathname === "/settings/shares" ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
-          )}
-        >
+        </FootLink>
+        <FootLink href="/settings/shares" testId="nav-shares" pathname={pathname}>
           <IconLink className="size-3.5" /> Shares
-        </Link>
+        </FootLink>
       </div>
     </aside>
   );
@@ -406,5 +394,36 @@ function NotifyToggle() {
     >
       {state === "on" || state === "default" ? <IconBell className="size-4" /> : <IconBellOff className="size-4" />}
     </button>
+  );
+}
+
+/** A link at the sidebar's foot, marked as the current page when it is. */
+function FootLink({
+  href,
+  testId,
+  pathname,
+  title,
+  children,
+}: {
+  href: string;
+  testId: string;
+  pathname: string | null;
+  title?: string;
+  children: React.ReactNode;
+}) {
+  const current = pathname === href;
+  return (
+    <Link
+      href={href}
+      data-testid={testId}
+      title={title}
+      aria-current={current ? "page" : undefined}
+      className={cx(
+        "flex h-8 flex-1 items-center gap-2 rounded-md px-2 text-[12.5px] phone:h-[40px]",
+        current ? "bg-raised text-fg" : "text-muted hover:bg-raised/60 hover:text-fg",
+      )}
+    >
+      {children}
+    </Link>
   );
 }
