@@ -261,7 +261,9 @@ describe("POST …/prompt with mentioned files", () => {
 
   it("takes a file:// part inside the session's directory", async () => {
     const before = linking.prompted;
-    const res = await prompt("link", "l1", { parts: [{ type: "text", text: "see" }, part(path.join(root, "proj/notes.md"))] });
+    const res = await prompt("link", "l1", {
+      parts: [{ type: "text", text: "see" }, part(path.join(root, "proj/notes.md"))],
+    });
     expect(res.status).toBe(202);
     expect(linking.prompted).toBe(before + 1);
   });

@@ -76,17 +76,24 @@ export function clearFileListings(): void {
  * Runs `rg --files` in `dir` (an argument array, no shell; `--no-config` so that no `RIPGREP_CONFIG_PATH`
  * adds flags) and reads at most `max` lines within `timeoutMs`; then it is stopped and what it listed is kept.
  */
-export function runRg(dir: string, opts: { max?: number; timeoutMs?: number; command?: string } = {}): Promise<string[]> {
+export function runRg(
+  dir: string,
+  opts: { max?: number; timeoutMs?: number; command?: string } = {},
+): Promise<string[]> {
   const max = opts.max ?? MAX_LISTED;
   return new Promise((resolve, reject) => {
     const files: string[] = [];
     let rest = "";
     let done = false;
-    const child = spawn(opts.command ?? "rg", ["--files", "--no-config", "--no-follow", "--no-messages", "--color=never"], {
-      cwd: dir,
-      stdio: ["ignore", "pipe", "ignore"],
-      shell: false,
-    });
+    const child = spawn(
+      opts.command ?? "rg",
+      ["--files", "--no-config", "--no-follow", "--no-messages", "--color=never"],
+      {
+        cwd: dir,
+        stdio: ["ignore", "pipe", "ignore"],
+        shell: false,
+      },
+    );
     const finish = () => {
       if (done) return;
       done = true;
@@ -139,11 +146,7 @@ export function rankFiles(files: readonly string[], query: string, limit: number
     if (s !== undefined) scored.push({ p, s });
   }
   scored.sort(
-    (a, b) =>
-      a.s - b.s ||
-      depth(a.p) - depth(b.p) ||
-      a.p.length - b.p.length ||
-      (a.p < b.p ? -1 : a.p > b.p ? 1 : 0),
+    (a, b) => a.s - b.s || depth(a.p) - depth(b.p) || a.p.length - b.p.length || (a.p < b.p ? -1 : a.p > b.p ? 1 : 0),
   );
   return scored.slice(0, limit).map((x) => x.p);
 }

@@ -947,7 +947,8 @@ export class OpencodeAdapter implements BackendAdapter {
     return (Array.isArray(found) ? found : []).flatMap((p: unknown) => {
       if (typeof p !== "string" || !p) return [];
       // Relative to the session's directory, as the composer inserts them.
-      if (nodePath.isAbsolute(p)) return directory && p.startsWith(`${directory}/`) ? [p.slice(directory.length + 1)] : [];
+      if (nodePath.isAbsolute(p))
+        return directory && p.startsWith(`${directory}/`) ? [p.slice(directory.length + 1)] : [];
       return [p];
     });
   }
