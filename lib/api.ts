@@ -293,6 +293,24 @@ export const DiffQuery = z.object({ messageId: messageId.optional() }).strict();
 export const DiffResult = z.object({ items: z.array(FileDiff) });
 export type DiffResult = z.infer<typeof DiffResult>;
 
+/**
+ * `GET …/files?q=&limit=` — the session's workspace files matching `q` (an `@` mention being typed),
+ * as paths relative to the session's directory, best matches first (docs/api.md, "File mentions").
+ */
+export const FileSearchQuery = z
+  .object({
+    q: z.string().max(500).default(""),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .strict();
+export type FileSearchQuery = z.infer<typeof FileSearchQuery>;
+export const FileSearchResult = z.object({
+  items: z.array(z.string()),
+  /** Where they came from: the backend's own search, or `rg --files` in the session's directory. */
+  source: z.enum(["backend", "workspace"]),
+});
+export type FileSearchResult = z.infer<typeof FileSearchResult>;
+
 export const ExportQuery = z.object({ format: z.enum(["md", "json"]).default("md") }).strict();
 export type ExportFormat = z.infer<typeof ExportQuery>["format"];
 

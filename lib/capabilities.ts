@@ -4,7 +4,7 @@
  */
 import type { Backend, Capabilities } from "./model";
 
-export type CapabilityName = Exclude<keyof Capabilities, "interrupts" | "attachments">;
+export type CapabilityName = Exclude<keyof Capabilities, "interrupts" | "attachments" | "mentions">;
 
 const CAN: Record<CapabilityName, string> = {
   fork: "fork sessions",

@@ -34,6 +34,15 @@ export const Capabilities = z.object({
    * backend's protocol has no way to take them, and the composer offers no attach control.
    */
   attachments: z.object({ images: z.boolean(), files: z.boolean() }).optional(),
+  /**
+   * `@` file mentions in the composer (docs/api.md, "File mentions"). `search`: where `…/files` finds
+   * the session's files — `backend` its own file search (OpenCode), `workspace` `rg --files` in the
+   * session's directory when it lies within the console's workspace roots. `carry`: how a picked
+   * file goes with the prompt — `file` a file part with a `file://` URL the backend reads itself
+   * (OpenCode attaches the content; an ACP agent gets a resource link), `text` only `@path` in the
+   * text. Absent: no mentions.
+   */
+  mentions: z.object({ search: z.enum(["backend", "workspace"]), carry: z.enum(["file", "text"]) }).optional(),
   interrupts: z
     .object({
       permission: z.boolean().default(false),

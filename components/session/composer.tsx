@@ -1,7 +1,9 @@
 "use client";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import type { AgentInfo, ModelInfo } from "@/lib/api";
 import { attachmentError, attachmentMime, formatBytes } from "@/lib/attachments";
+import { useFileMentions } from "@/lib/hooks/use-file-mentions";
+import { insertMention, keptMentions, mentionAt } from "@/lib/mentions";
 import type { Capabilities, ModelRef, SessionSettings } from "@/lib/model";
 import { cx } from "../ui/cx";
 import { IconBot, IconChevronDown, IconPaperclip, IconSparkle, IconStop, IconX } from "../ui/icons";
@@ -33,7 +35,10 @@ export interface ComposerProps {
   /** Why sending is impossible right now (backend down, session missing); undefined = can send. */
   disabledReason?: string;
   canAbort: boolean;
-  onSend(text: string, files: Attachment[]): Promise<void>;
+  /** Sends a prompt: its text, attached files, and the files `@`-mentioned in the text (paths relative to the session's directory). */
+  onSend(text: string, files: Attachment[], mentions: string[]): Promise<void>;
+  /** `@` file mentions: the session's `…/files` route (absent: this backend takes no mentions). */
+  filesUrl?: string;
   /** The files this backend takes with a prompt (absent: no attach control). */
   attachments?: Capabilities["attachments"];
   onAbort(): Promise<void>;
@@ -133,9 +138,10 @@ export function Composer({
   agentReason,
   commands,
   attachments,
+  filesUrl,
 }: ComposerProps) {
   const [text, setText] = useState(initialText ?? "");
-  const [queue, setQueue] = useState<{ id: number; text: string; files: Attachment[] }[]>([]);
+  const [queue, setQueue] = useState<{ id: number; text: string; files: Attachment[]; mentions: string[] }[]>([]);
   const [files, setFiles] = useState<Attachment[]>([]);
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -152,6 +158,40 @@ export function Composer({
   const complete = (c: Command) => {
     setText(`/${c.name} `);
     ref.current?.focus();
+  };
+  const menuId = useId();
+  const optionId = (i: number) => `${menuId}-option-${i}`;
+
+  // `@` file mentions: open while the caret ends an `@word`, unless closed with Escape.
+  const [caret, setCaret] = useState(0);
+  const [mentionClosed, setMentionClosed] = useState(false);
+  const [mentioned, setMentioned] = useState<string[]>([]);
+  const [fileIndex, setFileIndex] = useState(0);
+  const mention = filesUrl && !mentionClosed && matches.length === 0 ? mentionAt(text, caret) : undefined;
+  const found = useFileMentions(filesUrl, mention?.query);
+  const fileItems = mention ? found.items : [];
+  const activeFile = Math.min(fileIndex, fileItems.length - 1);
+  // Keeps the active option in view as the arrows move it (the list scrolls, never the page).
+  const fileList = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    const list = fileList.current;
+    const el = list?.children[activeFile] as HTMLElement | undefined;
+    if (!list || !el) return;
+    if (el.offsetTop < list.scrollTop) list.scrollTop = el.offsetTop;
+    else if (el.offsetTop + el.offsetHeight > list.scrollTop + list.clientHeight)
+      list.scrollTop = el.offsetTop + el.offsetHeight - list.clientHeight;
+  }, [activeFile]);
+  const pickFile = (p: string) => {
+    if (!mention) return;
+    const next = insertMention(text, mention.start, caret, p);
+    setText(next.text);
+    setCaret(next.caret);
+    setMentioned((cur) => (cur.includes(p) ? cur : [...cur, p]));
+    setFileIndex(0);
+    requestAnimationFrame(() => {
+      ref.current?.focus();
+      ref.current?.setSelectionRange(next.caret, next.caret);
+    });
   };
 
   /** Adds files (picked, pasted or dropped); those that cannot go are named in the error line. */
@@ -184,11 +224,11 @@ export function Composer({
   };
 
   const send = useCallback(
-    async (t: string, attached: Attachment[]) => {
+    async (t: string, attached: Attachment[], mentions: string[]) => {
       setInflight(true);
       setError(undefined);
       try {
-        await onSend(t, attached);
+        await onSend(t, attached, mentions);
         // Hold the next queued prompt until the backend reports the turn (or a short grace).
         setTimeout(() => setInflight(false), 1500);
         return true;
@@ -211,7 +251,7 @@ export function Composer({
     if (busy || inflight || disabledReason || queue.length === 0) return;
     const [first, ...rest] = queue;
     setQueue(rest);
-    void send(first!.text, first!.files).then((ok) => {
+    void send(first!.text, first!.files, first!.mentions).then((ok) => {
       if (!ok) setQueue((q) => [first!, ...q]);
     });
   }, [busy, inflight, disabledReason, queue, send]);
@@ -220,18 +260,22 @@ export function Composer({
     const t = text.trim();
     if ((!t && !files.length) || disabledReason) return;
     const attached = files;
+    const mentions = keptMentions(t, mentioned);
     if (busy || inflight || queue.length) {
-      setQueue((q) => [...q, { id: nextId.current++, text: t, files: attached }]);
+      setQueue((q) => [...q, { id: nextId.current++, text: t, files: attached, mentions }]);
       setText("");
       setFiles([]);
+      setMentioned([]);
       return;
     }
     setText("");
     setFiles([]);
-    const ok = await send(t, attached);
+    setMentioned([]);
+    const ok = await send(t, attached, mentions);
     if (!ok) {
       setText((cur) => cur || t);
       setFiles((cur) => (cur.length ? cur : attached));
+      setMentioned((cur) => (cur.length ? cur : mentions));
     }
   };
 
@@ -376,6 +420,7 @@ export function Composer({
           {matches.length > 0 ? (
             <ul
               role="listbox"
+              id={menuId}
               aria-label="Slash commands"
               data-testid="command-menu"
               className="absolute inset-x-0 bottom-full z-20 mb-1.5 overflow-hidden rounded-lg border border-border-strong bg-panel py-1 shadow-lg"
@@ -385,6 +430,7 @@ export function Composer({
                 return (
                   <li
                     key={c.name}
+                    id={optionId(i)}
                     role="option"
                     aria-selected={active}
                     data-testid="command-option"
@@ -407,14 +453,64 @@ export function Composer({
               })}
             </ul>
           ) : null}
+          {mention && fileItems.length > 0 ? (
+            <ul
+              role="listbox"
+              id={menuId}
+              ref={fileList}
+              aria-label="Files to mention"
+              data-testid="mention-menu"
+              className="absolute inset-x-0 bottom-full z-20 mb-1.5 max-h-[min(45dvh,300px)] overflow-y-auto overscroll-contain rounded-lg border border-border-strong bg-panel py-1 shadow-lg"
+            >
+              {fileItems.map((p, i) => {
+                const active = i === activeFile;
+                const slash = p.lastIndexOf("/");
+                return (
+                  <li
+                    key={p}
+                    id={optionId(i)}
+                    role="option"
+                    aria-selected={active}
+                    data-testid="mention-option"
+                    data-path={p}
+                    onMouseDown={(e) => {
+                      e.preventDefault();
+                      pickFile(p);
+                    }}
+                    onMouseEnter={() => setFileIndex(i)}
+                    className={cx(
+                      "flex h-7 min-w-0 cursor-pointer items-center gap-2 px-3 font-mono text-[12.5px] phone:h-10",
+                      active ? "bg-raised text-fg" : "text-muted",
+                    )}
+                  >
+                    <IconPaperclip size={12} className="shrink-0 text-faint" />
+                    <span className="shrink-0 text-fg">{p.slice(slash + 1)}</span>
+                    {slash > 0 ? <span className="min-w-0 flex-1 truncate text-faint">{p.slice(0, slash)}</span> : null}
+                  </li>
+                );
+              })}
+            </ul>
+          ) : mention && (found.error || !found.loading) ? (
+            <p
+              role="status"
+              data-testid="mention-status"
+              className="absolute inset-x-0 bottom-full z-20 mb-1.5 truncate rounded-lg border border-border-strong bg-panel px-3 py-1.5 text-[12px] text-muted shadow-lg"
+            >
+              {found.error ? `Files unavailable: ${found.error}` : "No matching files"}
+            </p>
+          ) : null}
           <textarea
             ref={ref}
             value={text}
             onChange={(e) => {
               setText(e.target.value);
+              setCaret(e.target.selectionStart);
               setCmdIndex(0);
               setCmdClosed(false);
+              setFileIndex(0);
+              setMentionClosed(false);
             }}
+            onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
             onPaste={(e) => {
               // A pasted image (a screenshot, a photo on a phone) or file is attached, not pasted as text.
               if (!canAttach || !e.clipboardData.files.length) return;
@@ -422,6 +518,24 @@ export function Composer({
               void addFiles(e.clipboardData.files);
             }}
             onKeyDown={(e) => {
+              if (mention && fileItems.length > 0) {
+                if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                  e.preventDefault();
+                  const step = e.key === "ArrowDown" ? 1 : -1;
+                  setFileIndex((activeFile + step + fileItems.length) % fileItems.length);
+                  return;
+                }
+                if ((e.key === "Tab" || e.key === "Enter") && !e.shiftKey && !e.nativeEvent.isComposing) {
+                  e.preventDefault();
+                  pickFile(fileItems[activeFile]!);
+                  return;
+                }
+              }
+              if (mention && e.key === "Escape") {
+                e.preventDefault();
+                setMentionClosed(true);
+                return;
+              }
               if (matches.length > 0) {
                 const pick = matches[Math.min(cmdIndex, matches.length - 1)]!;
                 if (e.key === "ArrowDown" || e.key === "ArrowUp") {
@@ -456,8 +570,16 @@ export function Composer({
             disabled={Boolean(disabledReason)}
             data-testid="composer-input"
             aria-label="Prompt"
-            aria-autocomplete={commands?.length ? "list" : undefined}
-            aria-expanded={commands?.length ? matches.length > 0 : undefined}
+            // A textarea takes no combobox role: as a textbox it names its popup list and active option.
+            aria-autocomplete={commands?.length || filesUrl ? "list" : undefined}
+            aria-controls={matches.length > 0 || fileItems.length > 0 ? menuId : undefined}
+            aria-activedescendant={
+              matches.length > 0
+                ? optionId(Math.min(cmdIndex, matches.length - 1))
+                : fileItems.length > 0
+                  ? optionId(activeFile)
+                  : undefined
+            }
             className="min-h-[44px] min-w-0 flex-1 resize-none bg-transparent py-2 text-[13.5px] leading-5 text-fg outline-none placeholder:text-faint disabled:cursor-not-allowed phone:text-[16px]"
           />
           {busy && canAbort && (
@@ -535,7 +657,7 @@ export function Composer({
             </span>
           ) : null}
           <span className="ml-auto hidden text-[11px] text-faint @lg:inline">
-            Enter to send · Shift+Enter for a new line
+            Enter to send · Shift+Enter for a new line{filesUrl ? " · @ mentions a file" : ""}
           </span>
         </div>
       </div>

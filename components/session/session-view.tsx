@@ -6,6 +6,7 @@ import type { AgentList, ModelList, PromptBody } from "@/lib/api";
 import { capabilityReason, can, type CapabilityName } from "@/lib/capabilities";
 import { apiGet, apiSend, sessionPath } from "@/lib/client/api-client";
 import { setBaseTitle } from "@/lib/client/page-title";
+import { mentionParts } from "@/lib/mentions";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import { useHydrated } from "@/lib/hooks/use-hydrated";
@@ -113,6 +114,8 @@ export function SessionView({
   const busy = isBusy(session?.status);
   const label = backend?.label ?? "This backend";
   const path = sessionPath(backendId, sessionId);
+  const mentionCap = backend?.capabilities.mentions;
+  const directory = session?.directory;
 
   const [panel, setPanel] = useState<{ tab: PanelTab; turnId?: string } | null>(null);
   const [actionError, setActionError] = useState<string>();
@@ -248,18 +251,20 @@ export function SessionView({
   }, [backend, label, reasonFor, fork, revert, revertedIds]);
 
   const send = useCallback(
-    async (text: string, files: Attachment[] = []) => {
+    async (text: string, files: Attachment[] = [], mentions: string[] = []) => {
       const body: PromptBody = {
         parts: [
           ...(text ? [{ type: "text" as const, text }] : []),
           ...files.map((f) => ({ type: "file" as const, mime: f.mime, url: f.url, filename: f.name })),
+          // Each mentioned file the way the backend takes it (`Capabilities.mentions.carry`).
+          ...mentionParts(mentions, directory, mentionCap),
         ],
         ...(sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {}),
         ...(sendAgent ? { agent: sendAgent } : {}),
       };
       await apiSend("POST", `${path}/prompt`, body);
     },
-    [path, sendModel, sendAgent],
+    [path, sendModel, sendAgent, directory, mentionCap],
   );
   const abort = useCallback(async () => {
     await apiSend("POST", `${path}/abort`);
@@ -459,6 +464,7 @@ export function SessionView({
             {...(agent ? { agent } : {})}
             {...(session?.settings?.commands?.length ? { commands: session.settings.commands } : {})}
             {...(backend?.capabilities.attachments ? { attachments: backend.capabilities.attachments } : {})}
+            {...(mentionCap ? { filesUrl: `${path}/files` } : {})}
           />
         </div>
         {panel && session ? (

@@ -400,6 +400,11 @@ export function conformanceSuite(
         }
         expect(status, `${cap} is not declared`).toBe(409);
       }
+      // A backend's own file search for `@` mentions is declared and implemented together.
+      if (caps.mentions?.search === "backend") {
+        expect(adapter.findFiles, "mentions.search is backend, so the adapter searches files").toBeTypeOf("function");
+        expect(Array.isArray(await adapter.findFiles!(session.id, "", 5))).toBe(true);
+      }
       // The declared ones answer.
       if (caps.models) expect((await capability(adapter, "models", adapter.models)()).items.length).toBeGreaterThan(0);
       if (caps.agents) expect(Array.isArray((await capability(adapter, "agents", adapter.agents)()).items)).toBe(true);

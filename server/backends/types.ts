@@ -89,6 +89,12 @@ export interface BackendAdapter {
   /** Agents / modes a prompt can run with. */
   agents?(): Promise<AgentList>;
   /**
+   * The backend's own file search (`Capabilities.mentions.search === "backend"`): files of the
+   * session's workspace matching `query`, as paths relative to its directory, best first. Backends
+   * without one get `rg --files` in the session's directory (server/sessions/files.ts).
+   */
+  findFiles?(sessionId: string, query: string, limit: number): Promise<string[]>;
+  /**
    * Answer a pending interrupt. The adapter validates the answer against the interrupt (ApiError
    * 400 when it does not fit, 404 unknown, 409 already resolved) and emits `interrupt.resolved`
    * when the backend confirms.

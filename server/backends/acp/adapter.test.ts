@@ -285,6 +285,26 @@ describe("AcpAdapter (fake agent)", () => {
     expect(adapter.info().process!.restarts).toBe(1);
   });
 
+  it("carries an @-mentioned file (a file:// part) as a resource link, and declares workspace mentions", async () => {
+    const { adapter, sink } = await started();
+    expect(adapter.info().capabilities.mentions).toEqual({ search: "workspace", carry: "file" });
+    const s = await adapter.createSession({});
+    const before = sink.events.length;
+    const url = `file://${workspace}/src/a.ts`;
+    await adapter.prompt(s.id, {
+      parts: [
+        { type: "text", text: "links @src/a.ts" },
+        { type: "file", mime: "text/plain", url, filename: "src/a.ts" },
+      ],
+    });
+    await until(
+      () => sink.events.slice(before).some((e) => e.event.type === "session.status" && e.event.status === "idle"),
+      "the links turn",
+      15_000,
+    );
+    expect(text(sink.state(s.id))).toBe(`src/a.ts ${url} text/plain`);
+  });
+
   it("restarts the agent on request; sessions reattach on their next prompt", async () => {
     const { adapter, sink } = await started();
     const s = await adapter.createSession({});

@@ -198,6 +198,8 @@ export class AcpAdapter implements BackendAdapter {
       // Images when the agent takes them (`promptCapabilities.image`); other files as embedded
       // resources (`embeddedContext`) or, as every agent must accept, resource links.
       attachments: { images: this.agentCaps.promptCapabilities?.image === true, files: true },
+      // `@` mentions: `rg --files` in the session's directory; a picked file goes as a resource link.
+      mentions: { search: "workspace", carry: "file" },
       interrupts: { permission: true, question: false, input: false },
     };
   }

@@ -210,6 +210,8 @@ export class CopilotAdapter implements BackendAdapter {
       delete: true,
       search: true,
       directories: true,
+      // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
+      mentions: { search: "workspace", carry: "text" },
       interrupts: { permission: true, question: true, input: true },
     };
   }

@@ -196,6 +196,8 @@ export class OpalAdapter implements BackendAdapter {
       delete: true,
       search: true,
       directories: true,
+      // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
+      mentions: { search: "workspace", carry: "text" },
       todos: true,
       children: true,
       interrupts: { permission: true, question: true, input: true },

@@ -1,4 +1,5 @@
 import "server-only";
+import nodePath from "node:path";
 import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/client";
 import type {
   Backend,
@@ -103,6 +104,9 @@ const CAPABILITIES: Capabilities = {
   children: true,
   // File parts (`data:` URLs): images go to the model as images, text files as their text.
   attachments: { images: true, files: true },
+  // `@` mentions: OpenCode's own file search (`/find/file`, `/api/fs/find`); a picked file goes as a
+  // `file://` part, which OpenCode reads itself and attaches (as its TUI does).
+  mentions: { search: "backend", carry: "file" },
   interrupts: { permission: true, question: true, input: false },
 };
 
@@ -929,6 +933,24 @@ export class OpencodeAdapter implements BackendAdapter {
         ...this.dir(sessionId),
       }),
     );
+  }
+
+  async findFiles(sessionId: string, query: string, limit: number): Promise<string[]> {
+    // Scoped to the session's directory, as every other call (known once the session was read).
+    if (!this.directories.has(sessionId)) await this.getSession(sessionId);
+    const directory = this.directories.get(sessionId);
+    const found = this.v2
+      ? await this.v2.findFiles(query, limit, directory)
+      : await this.call(() =>
+          this.api().find.files({ query, dirs: "false", type: "file", limit, ...this.dir(sessionId) }),
+        );
+    return (Array.isArray(found) ? found : []).flatMap((p: unknown) => {
+      if (typeof p !== "string" || !p) return [];
+      // Relative to the session's directory, as the composer inserts them.
+      if (nodePath.isAbsolute(p))
+        return directory && p.startsWith(`${directory}/`) ? [p.slice(directory.length + 1)] : [];
+      return [p];
+    });
   }
 
   async abort(sessionId: string): Promise<void> {

@@ -53,6 +53,8 @@ interface FakeApi {
   /** What `GET /api/permission/saved` lists; a reply "always" adds the request's `save`. */
   saved: { action: string; resource: string }[];
   asked: string[];
+  /** The query strings of `GET /api/fs/find`. */
+  finds: string[];
   send(type: string, data: Record<string, unknown>): void;
   close(): Promise<void>;
 }
@@ -66,6 +68,7 @@ async function startFakeApi(): Promise<FakeApi> {
     compact: { status: 204 },
     saved: [],
     asked: [],
+    finds: [],
     send(type, data) {
       const id = `evt_${++seq}`;
       for (const s of streams)
@@ -100,6 +103,18 @@ async function startFakeApi(): Promise<FakeApi> {
       return json(200, { data, cursor: from + limit < fake.messages.length ? { next: String(from + limit) } : {} });
     }
     if (url.pathname === "/api/permission/saved") return json(200, { data: fake.saved });
+    if (url.pathname === "/api/fs/find") {
+      fake.finds.push(url.search);
+      return json(200, {
+        data: [
+          { path: "src/app.ts", type: "file" },
+          { path: "src", type: "directory" },
+          { path: `${DIR}/docs/api.md`, type: "file" },
+          { path: "/etc/passwd", type: "file" },
+        ],
+        location: { directory: DIR, project: { directory: DIR, id: "p" } },
+      });
+    }
     if (url.pathname === `/api/session/${S}/permission/per_1/reply` && req.method === "POST") {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString()));
@@ -269,5 +284,19 @@ describe("OpencodeAdapter on /api: saved rules", () => {
     await until(() => adapter!.info().savedRules?.length === 2, "the saved rules after always");
     expect(adapter.info().savedRules).toEqual(["edit: *", "bash: ls -la"]);
     expect(sink.backends.at(-1)?.savedRules).toEqual(["edit: *", "bash: ls -la"]);
+  });
+});
+
+describe("OpencodeAdapter on /api: file search for @ mentions", () => {
+  it("asks /api/fs/find for files in the session's directory, relative paths only", async () => {
+    const { fake, adapter } = await connected();
+    await adapter.getSession(S);
+    expect(await adapter.findFiles(S, "ap", 7)).toEqual(["src/app.ts", "docs/api.md"]);
+    const q = new URLSearchParams(fake.finds[0]!);
+    expect(q.get("query")).toBe("ap");
+    expect(q.get("type")).toBe("file");
+    expect(q.get("limit")).toBe("7");
+    expect(fake.finds[0]).toContain(encodeURIComponent(DIR));
+    expect(adapter.info().capabilities.mentions).toEqual({ search: "backend", carry: "file" });
   });
 });

@@ -315,6 +315,16 @@ export class ApiBackend {
     return toApiAgentList(r.data);
   }
 
+  /** `GET /api/fs/find`: files (not directories) matching `query`, ranked by OpenCode, under `directory`. */
+  async findFiles(query: string, limit: number, directory: string | undefined): Promise<string[]> {
+    const r = await this.call(() =>
+      this.client.GET("/api/fs/find", {
+        params: { query: { query, type: "file", limit: String(limit), ...this.location(directory) } },
+      }),
+    );
+    return r.data.filter((e) => e.type === "file").map((e) => e.path);
+  }
+
   async commands(directory: string | undefined): Promise<{ name: string; description?: string }[]> {
     const r = await this.call(() => this.client.GET("/api/command", { params: { query: this.location(directory) } }));
     return r.data.map((c) => ({ name: c.name, ...(c.description ? { description: c.description } : {}) }));

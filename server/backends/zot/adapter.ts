@@ -60,6 +60,8 @@ const CAPABILITIES: Capabilities = {
   delete: true,
   search: true,
   directories: true,
+  // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
+  mentions: { search: "workspace", carry: "text" },
   interrupts: { permission: false, question: false, input: false },
 };
 const IDLE_MS = 30 * 60_000;

@@ -12,6 +12,7 @@
  *   crash        one chunk, then the process exits with code 3
  *   read <path>  reads the file through fs/read_text_file and answers with its content (or the error)
  *   write <path> writes "written by the fake agent" through fs/write_text_file
+ *   links        answers with the prompt's resource links, as "name uri mimeType; …"
  *   fail         fails the prompt with an internal error carrying `data.details`
  *   flood        20 valid chunks ("valid part 0" … "valid part 19") with 10 malformed frames after
  *                each (200 in all): not JSON, truncated JSON, JSON that is not an object, objects
@@ -310,6 +311,14 @@ const app = agent({ name: "fake-agent" })
         await say("about to crash");
         await sleep(50);
         process.exit(3);
+        break;
+      case "links":
+        await say(
+          params.prompt
+            .filter((b) => b.type === "resource_link")
+            .map((b) => `${b.name} ${b.uri} ${b.mimeType}`)
+            .join("; "),
+        );
         break;
       case "read":
         try {
