@@ -108,19 +108,13 @@ function fenceLang(c: Pick<ReviewComment, "path" | "diff">): string {
 /** The prompt "Send to agent" sends: an intro, then each comment's place, quoted lines and text. */
 export function buildReviewPrompt(comments: readonly ReviewComment[]): string {
   const n = comments.length;
-  const parts = [
-    `Please address ${n === 1 ? "this review comment" : `these ${n} review comments`} on your changes:`,
-  ];
+  const parts = [`Please address ${n === 1 ? "this review comment" : `these ${n} review comments`} on your changes:`];
   comments.forEach((c, i) => {
     const fence = fenceFor(c.code);
     parts.push(
-      [
-        `${n > 1 ? `${i + 1}. ` : ""}${commentLabel(c)}`,
-        `${fence}${fenceLang(c)}`,
-        c.code,
-        fence,
-        c.text.trim(),
-      ].join("\n"),
+      [`${n > 1 ? `${i + 1}. ` : ""}${commentLabel(c)}`, `${fence}${fenceLang(c)}`, c.code, fence, c.text.trim()].join(
+        "\n",
+      ),
     );
   });
   return parts.join("\n\n");
