@@ -3,7 +3,7 @@
  * Review comments inside a diff: the small editor that opens under a picked range of lines, and a
  * saved comment shown under its lines. Comment text is rendered as text, never as HTML.
  */
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { ReviewComment } from "@/lib/review-comments";
 import { commentLabel, MAX_COMMENT_CHARS } from "@/lib/review-comments";
 import { cx } from "../ui/cx";
@@ -30,11 +30,26 @@ export function CommentEditor({
 }) {
   const [text, setText] = useState(initial);
   const hint = useId();
+  const root = useRef<HTMLDivElement>(null);
+  const cancel = useRef(onCancel);
+  cancel.current = onCancel;
+  // Escape cancels the comment only, before a sheet's focus trap or the page take it to close the panel.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || !(e.target instanceof Node) || !root.current?.contains(e.target)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      cancel.current();
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, []);
   const save = () => {
     if (text.trim()) onSave(text.trim());
   };
   return (
     <div
+      ref={root}
       className={cx("border-y border-accent/40 bg-panel px-2.5 py-2 font-sans", className)}
       data-testid="comment-editor"
     >
@@ -50,10 +65,6 @@ export function CommentEditor({
           if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
             e.preventDefault();
             save();
-          } else if (e.key === "Escape") {
-            e.preventDefault();
-            e.stopPropagation();
-            onCancel();
           }
         }}
         rows={3}

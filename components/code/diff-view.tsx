@@ -310,10 +310,13 @@ function pickName(row: LineRow, column: PickColumn): string {
  */
 function Gutter({
   name,
+  at,
   onPick,
   children,
 }: {
   name: string | undefined;
+  /** `column:row`, to give the focus back to it when the editor closes. */
+  at: string;
   onPick: ((extend: boolean) => void) | undefined;
   children: ReactNode;
 }) {
@@ -324,6 +327,7 @@ function Gutter({
       aria-label={name}
       title="Comment on this line (Shift+click for a range)"
       data-testid="diff-line-pick"
+      data-pick-at={at}
       onMouseDown={(e) => {
         // Shift+click extends the pick; it should not select text as well.
         if (e.shiftKey) e.preventDefault();
@@ -353,9 +357,12 @@ function SplitCell({
   hl,
   picked,
   onPick,
+  at,
 }: {
   row: LineRow | undefined;
   side: "old" | "new";
+  /** The row's index in the layout. */
+  at: number;
   showNumbers: boolean;
   numW: string;
   hl: Hl;
@@ -384,7 +391,7 @@ function SplitCell({
       data-line={no}
       data-picked={picked || undefined}
     >
-      <Gutter name={onPick ? pickName(row, side) : undefined} onPick={onPick}>
+      <Gutter name={onPick ? pickName(row, side) : undefined} at={`${side}:${at}`} onPick={onPick}>
         {showNumbers ? (
           <span
             className={cx(
@@ -468,6 +475,7 @@ function SplitBody({
                 showNumbers={showNumbers}
                 numW={numW}
                 hl={oldHl}
+                at={i}
                 picked={picked(i, "old")}
                 onPick={onPick ? (extend) => onPick(i, "old", extend) : undefined}
               />
@@ -477,6 +485,7 @@ function SplitBody({
                 showNumbers={showNumbers}
                 numW={numW}
                 hl={newHl}
+                at={i}
                 picked={picked(i, "new")}
                 onPick={onPick ? (extend) => onPick(i, "new", extend) : undefined}
               />
@@ -593,8 +602,15 @@ export const DiffView = memo(function DiffView({
   };
   const anchor = pick && path ? anchorFor(pickedLines(pick), pick.column) : undefined;
   const closeEditor = () => {
+    // The keyboard goes back to the line number the pick started on.
+    const back = pick ? `${pick.column}:${pick.anchor}` : undefined;
     setPick(null);
     draft.current = "";
+    if (back) {
+      requestAnimationFrame(() =>
+        ref.current?.querySelector<HTMLElement>(`[data-pick-at="${back}"]`)?.focus({ preventScroll: true }),
+      );
+    }
   };
   // Where each saved comment shows: under the row of its last line, in the layout shown.
   const commentsAt = useMemo(() => {
@@ -733,6 +749,7 @@ export const DiffView = memo(function DiffView({
                   >
                     <Gutter
                       name={onPick ? pickName(r, "both") : undefined}
+                      at={`both:${i}`}
                       onPick={onPick ? (extend) => onPick(i, "both", extend) : undefined}
                     >
                       {showNumbers ? (
