@@ -55,6 +55,7 @@ describe("DiffView review comments", () => {
     );
     expect(html).toContain('aria-label="Comment on removed line 2"');
     expect(html).toContain('aria-label="Comment on line 2"');
+    expect(html).toContain('aria-label="Comment on old line 3"');
     expect(html.match(/data-testid="diff-line-pick"/g)).toHaveLength(6);
     const at = html.indexOf('data-testid="inline-comment"');
     expect(at).toBeGreaterThan(html.indexOf("const b = 2;"));

@@ -298,9 +298,10 @@ const isLineRow = (r: DiffRow): r is LineRow => r.kind === "add" || r.kind === "
 
 /** The line number a picked row is named by, for its button's accessible name. */
 function pickName(row: LineRow, column: PickColumn): string {
-  if (column === "old" || (column === "both" && row.kind === "del")) {
+  if (row.kind === "del") {
     return row.oldNo !== undefined ? `Comment on removed line ${row.oldNo}` : "Comment on this removed line";
   }
+  if (column === "old") return row.oldNo !== undefined ? `Comment on old line ${row.oldNo}` : "Comment on this line";
   return row.newNo !== undefined ? `Comment on line ${row.newNo}` : "Comment on this line";
 }
 
