@@ -2,10 +2,13 @@
 /**
  * Unified-diff rendering (text only, never HTML) with add/del backgrounds, old/new line numbers and
  * lazy syntax highlighting of both sides, plus `diffFromStrings`, a tiny line differ for tools that
- * carry before/after text but no patch (edit, write).
+ * carry before/after text but no patch (edit, write). Given `review`, lines take review comments
+ * (issue 30): a line number picks a line (Shift: a range) and opens an editor under it.
  */
-import { memo, useMemo, useState, type ReactNode } from "react";
+import { Fragment, memo, useMemo, useRef, useState, type ReactNode } from "react";
 import { FilePath } from "@/components/ui/file-path";
+import { anchorFor, commentLabel, type ReviewAnchor, type ReviewComment, type ReviewSide } from "@/lib/review-comments";
+import { CommentEditor, InlineComment } from "./diff-comments";
 import { cx } from "@/components/ui/cx";
 import { guessLang, renderLine, tokensFor, useHighlight, useNearViewport } from "./code-block";
 import { toSplitRows, type LineRow } from "./split-rows";
@@ -270,6 +273,82 @@ export function diffFromStrings(path: string, before: string, after: string, con
 
 type Hl = ReturnType<typeof useHighlight>;
 
+/** Review comments on a diff: the saved ones of this file (and turn), and what picking lines does. */
+export interface DiffReview {
+  comments: readonly ReviewComment[];
+  onSave(anchor: ReviewAnchor, text: string): void;
+  onEdit(id: string, text: string): void;
+  onDrop(id: string): void;
+}
+
+/** The column lines are picked in: a side of the split layout, or the unified one ("both"). */
+type PickColumn = ReviewSide | "both";
+
+/** Picked lines: rows `from`…`to` of the shown layout, in one column (the editor opens under `to`). */
+interface LinePick {
+  column: PickColumn;
+  anchor: number;
+  from: number;
+  to: number;
+  layout: "unified" | "split";
+  patch: string;
+}
+
+const isLineRow = (r: DiffRow): r is LineRow => r.kind === "add" || r.kind === "del" || r.kind === "ctx";
+
+/** The line number a picked row is named by, for its button's accessible name. */
+function pickName(row: LineRow, column: PickColumn): string {
+  if (row.kind === "del") {
+    return row.oldNo !== undefined ? `Comment on removed line ${row.oldNo}` : "Comment on this removed line";
+  }
+  if (column === "old") return row.oldNo !== undefined ? `Comment on old line ${row.oldNo}` : "Comment on this line";
+  return row.newNo !== undefined ? `Comment on line ${row.newNo}` : "Comment on this line";
+}
+
+/**
+ * A line's gutter (numbers and sign): a button that picks the line when the diff takes comments —
+ * click (or Enter) picks it and opens the editor, Shift+click (Shift+Enter) extends to a range.
+ */
+function Gutter({
+  name,
+  at,
+  onPick,
+  children,
+}: {
+  name: string | undefined;
+  /** `column:row`, to give the focus back to it when the editor closes. */
+  at: string;
+  onPick: ((extend: boolean) => void) | undefined;
+  children: ReactNode;
+}) {
+  if (!onPick || !name) return <>{children}</>;
+  return (
+    <button
+      type="button"
+      aria-label={name}
+      title="Comment on this line (Shift+click for a range)"
+      data-testid="diff-line-pick"
+      data-pick-at={at}
+      onMouseDown={(e) => {
+        // Shift+click extends the pick; it should not select text as well.
+        if (e.shiftKey) e.preventDefault();
+      }}
+      onClick={(e) => onPick(e.shiftKey)}
+      onKeyDown={(e) => {
+        if (e.key === "Enter") {
+          e.preventDefault();
+          onPick(e.shiftKey);
+        }
+      }}
+      className="flex shrink-0 cursor-pointer items-start self-stretch text-left hover:bg-accent/15 focus-visible:bg-accent/15"
+    >
+      {children}
+    </button>
+  );
+}
+
+const PICKED = "bg-accent/15 shadow-[inset_2px_0_0_var(--sb-accent)]";
+
 /** One side of a split row: number, sign and text, or an empty filler. */
 function SplitCell({
   row,
@@ -277,12 +356,19 @@ function SplitCell({
   showNumbers,
   numW,
   hl,
+  picked,
+  onPick,
+  at,
 }: {
   row: LineRow | undefined;
   side: "old" | "new";
+  /** The row's index in the layout. */
+  at: number;
   showNumbers: boolean;
   numW: string;
   hl: Hl;
+  picked: boolean;
+  onPick: ((extend: boolean) => void) | undefined;
 }) {
   if (!row)
     return (
@@ -300,25 +386,29 @@ function SplitCell({
   const toks = side === "old" ? tokensFor(hl, row.oi ?? -1, row.text) : tokensFor(hl, row.ni ?? -1, row.text);
   return (
     <div
-      className={cx("flex min-w-0", ROW_BG[kind], side === "new" && "border-l border-border")}
+      className={cx("flex min-w-0", picked ? PICKED : ROW_BG[kind], side === "new" && "border-l border-border")}
       data-side={side}
       data-kind={kind}
+      data-line={no}
+      data-picked={picked || undefined}
     >
-      {showNumbers ? (
-        <span
-          className={cx(
-            "shrink-0 select-none pr-1 text-right",
-            kind === "del" ? "text-del/70" : kind === "add" ? "text-add/70" : "text-faint/60",
-          )}
-          style={{ width: numW }}
-          aria-hidden
-        >
-          {no}
+      <Gutter name={onPick ? pickName(row, side) : undefined} at={`${side}:${at}`} onPick={onPick}>
+        {showNumbers ? (
+          <span
+            className={cx(
+              "shrink-0 select-none pr-1 text-right",
+              kind === "del" ? "text-del/70" : kind === "add" ? "text-add/70" : "text-faint/60",
+            )}
+            style={{ width: numW }}
+            aria-hidden
+          >
+            {no}
+          </span>
+        ) : null}
+        <span className={cx("w-5 shrink-0 select-none text-center", SIGN_FG[kind])} aria-hidden>
+          {kind === "add" ? "+" : kind === "del" ? "−" : " "}
         </span>
-      ) : null}
-      <span className={cx("w-5 shrink-0 select-none text-center", SIGN_FG[kind])} aria-hidden>
-        {kind === "add" ? "+" : kind === "del" ? "−" : " "}
-      </span>
+      </Gutter>
       <span className="shiki min-w-0 flex-1 whitespace-pre-wrap pr-3 [overflow-wrap:anywhere]">
         {renderLine(row.text, toks) || "\u200b"}
       </span>
@@ -332,12 +422,19 @@ function SplitBody({
   numW,
   oldHl,
   newHl,
+  picked,
+  onPick,
+  below,
 }: {
   rows: ReturnType<typeof toSplitRows>;
   showNumbers: boolean;
   numW: string;
   oldHl: Hl;
   newHl: Hl;
+  picked(i: number, side: ReviewSide): boolean;
+  onPick: ((i: number, side: ReviewSide, extend: boolean) => void) | undefined;
+  /** What shows under row `i` (the comment editor, saved comments). */
+  below(i: number): ReactNode;
 }) {
   return (
     <div className="py-1 font-mono" data-layout="split">
@@ -371,10 +468,31 @@ function SplitBody({
         }
         // Context rows are the same line on both sides: highlight each side from its own source.
         return (
-          <div key={i} className="grid grid-cols-2" data-testid="split-row">
-            <SplitCell row={r.left} side="old" showNumbers={showNumbers} numW={numW} hl={oldHl} />
-            <SplitCell row={r.right} side="new" showNumbers={showNumbers} numW={numW} hl={newHl} />
-          </div>
+          <Fragment key={i}>
+            <div className="grid grid-cols-2" data-testid="split-row">
+              <SplitCell
+                row={r.left}
+                side="old"
+                showNumbers={showNumbers}
+                numW={numW}
+                hl={oldHl}
+                at={i}
+                picked={picked(i, "old")}
+                onPick={onPick ? (extend) => onPick(i, "old", extend) : undefined}
+              />
+              <SplitCell
+                row={r.right}
+                side="new"
+                showNumbers={showNumbers}
+                numW={numW}
+                hl={newHl}
+                at={i}
+                picked={picked(i, "new")}
+                onPick={onPick ? (extend) => onPick(i, "new", extend) : undefined}
+              />
+            </div>
+            {below(i)}
+          </Fragment>
         );
       })}
     </div>
@@ -416,6 +534,8 @@ export interface DiffViewProps {
   layout?: "unified" | "split";
   /** Draw without border and rounding (inside another frame). */
   bare?: boolean;
+  /** Lines take review comments: pick a line (or range) by its number, write, save. */
+  review?: DiffReview;
   className?: string;
 }
 
@@ -432,6 +552,7 @@ export const DiffView = memo(function DiffView({
   emptyText = "No changes",
   layout = "unified",
   bare = false,
+  review,
   className,
 }: DiffViewProps) {
   const parsed = useMemo(() => parseUnifiedDiff(patch), [patch]);
@@ -457,11 +578,107 @@ export const DiffView = memo(function DiffView({
   }
   const numW = `calc(${Math.max(2, String(maxNo).length)}ch + 0.75rem)`;
 
+  // Review comments: the picked lines (for this layout and patch only) and the draft being written.
+  const [pickState, setPick] = useState<LinePick | null>(null);
+  const draft = useRef("");
+  const pick = pickState && pickState.layout === layout && pickState.patch === patch ? pickState : null;
+  const onPick = review
+    ? (i: number, column: PickColumn, extend: boolean) =>
+        setPick((s) =>
+          extend && s && s.column === column && s.layout === layout && s.patch === patch
+            ? { ...s, from: Math.min(s.anchor, i), to: Math.max(s.anchor, i) }
+            : { column, anchor: i, from: i, to: i, layout, patch },
+        )
+    : undefined;
+  const pickedLines = (p: LinePick): LineRow[] => {
+    if (p.layout === "split" && split) {
+      const out: LineRow[] = [];
+      for (const r of split.slice(p.from, p.to + 1)) {
+        const line = r.kind === "pair" ? (p.column === "old" ? r.left : r.right) : undefined;
+        if (line) out.push(line);
+      }
+      return out;
+    }
+    return parsed.rows.slice(p.from, p.to + 1).filter(isLineRow);
+  };
+  const anchor = pick && path ? anchorFor(pickedLines(pick), pick.column) : undefined;
+  const closeEditor = () => {
+    // The keyboard goes back to the line number the pick started on.
+    const back = pick ? `${pick.column}:${pick.anchor}` : undefined;
+    setPick(null);
+    draft.current = "";
+    if (back) {
+      requestAnimationFrame(() =>
+        ref.current?.querySelector<HTMLElement>(`[data-pick-at="${back}"]`)?.focus({ preventScroll: true }),
+      );
+    }
+  };
+  // Where each saved comment shows: under the row of its last line, in the layout shown.
+  const commentsAt = useMemo(() => {
+    const at = new Map<number, ReviewComment[]>();
+    if (!review) return at;
+    for (const c of review.comments) {
+      const n = c.end ?? c.start;
+      if (n === undefined) continue;
+      let found = -1;
+      if (split) {
+        found = split.findLastIndex(
+          (r) => r.kind === "pair" && (c.side === "new" ? r.right?.newNo === n : r.left?.oldNo === n),
+        );
+      } else {
+        found = parsed.rows.findLastIndex(
+          (r) =>
+            isLineRow(r) && (c.side === "new" ? r.kind !== "del" && r.newNo === n : r.kind !== "add" && r.oldNo === n),
+        );
+      }
+      if (found >= 0) at.set(found, [...(at.get(found) ?? []), c]);
+    }
+    return at;
+  }, [review, split, parsed]);
+  const below = (i: number, sticky: boolean): ReactNode => {
+    const saved = commentsAt.get(i);
+    const editor = pick && pick.to === i && anchor && path && review;
+    if (!saved && !editor) return null;
+    const frame = sticky ? "sticky left-0 w-[100cqw]" : undefined;
+    return (
+      <>
+        {saved?.map((c) => (
+          <InlineComment
+            key={c.id}
+            comment={c}
+            onEdit={review!.onEdit}
+            onDrop={review!.onDrop}
+            {...(frame ? { className: frame } : {})}
+          />
+        ))}
+        {editor ? (
+          <CommentEditor
+            key={`${pick.column}:${pick.anchor}`}
+            label={commentLabel({ path, ...anchor })}
+            initial={draft.current}
+            onChange={(t) => {
+              draft.current = t;
+            }}
+            onSave={(text) => {
+              review.onSave(anchor, text);
+              closeEditor();
+            }}
+            onCancel={closeEditor}
+            {...(frame ? { className: frame } : {})}
+          />
+        ) : null}
+      </>
+    );
+  };
+  const isPicked = (i: number, column: PickColumn) =>
+    pick !== null && pick.column === column && i >= pick.from && i <= pick.to;
+
   return (
     <div
       ref={ref}
       className={cx(
         "min-w-0 overflow-hidden bg-sunken text-[12px] leading-[18px]",
+        review && "@container",
         !bare && "rounded-md border border-border",
         className,
       )}
@@ -478,7 +695,16 @@ export const DiffView = memo(function DiffView({
       {total === 0 ? (
         <div className="px-3 py-2 text-[12px] text-faint">{emptyText}</div>
       ) : splitRows ? (
-        <SplitBody rows={splitRows} showNumbers={showNumbers} numW={numW} oldHl={oldHl} newHl={newHl} />
+        <SplitBody
+          rows={splitRows}
+          showNumbers={showNumbers}
+          numW={numW}
+          oldHl={oldHl}
+          newHl={newHl}
+          picked={isPicked}
+          onPick={onPick}
+          below={(i) => below(i, false)}
+        />
       ) : (
         <div className="overflow-x-auto py-1 font-mono">
           <div className="w-max min-w-full">
@@ -513,39 +739,54 @@ export const DiffView = memo(function DiffView({
               }
               const toks =
                 r.kind === "del" ? tokensFor(oldHl, r.oi ?? -1, r.text) : tokensFor(newHl, r.ni ?? -1, r.text);
+              const picked = isPicked(i, "both");
               return (
-                <div key={i} className={cx("flex", ROW_BG[r.kind])}>
-                  {showNumbers ? (
-                    <>
-                      <span
-                        className={cx(
-                          "shrink-0 select-none pr-1 text-right",
-                          r.kind === "del" ? "text-del/70" : "text-faint/60",
-                        )}
-                        style={{ width: numW }}
-                        aria-hidden
-                      >
-                        {r.kind === "add" ? "" : r.oldNo}
+                <Fragment key={i}>
+                  <div
+                    className={cx("flex", picked ? PICKED : ROW_BG[r.kind])}
+                    data-kind={r.kind}
+                    data-line={r.kind === "del" ? r.oldNo : r.newNo}
+                    data-picked={picked || undefined}
+                  >
+                    <Gutter
+                      name={onPick ? pickName(r, "both") : undefined}
+                      at={`both:${i}`}
+                      onPick={onPick ? (extend) => onPick(i, "both", extend) : undefined}
+                    >
+                      {showNumbers ? (
+                        <>
+                          <span
+                            className={cx(
+                              "shrink-0 select-none pr-1 text-right",
+                              r.kind === "del" ? "text-del/70" : "text-faint/60",
+                            )}
+                            style={{ width: numW }}
+                            aria-hidden
+                          >
+                            {r.kind === "add" ? "" : r.oldNo}
+                          </span>
+                          <span
+                            className={cx(
+                              "shrink-0 select-none pr-1 text-right",
+                              r.kind === "add" ? "text-add/70" : "text-faint/60",
+                            )}
+                            style={{ width: numW }}
+                            aria-hidden
+                          >
+                            {r.kind === "del" ? "" : r.newNo}
+                          </span>
+                        </>
+                      ) : null}
+                      <span className={cx("w-6 shrink-0 select-none text-center", SIGN_FG[r.kind])} aria-hidden>
+                        {r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}
                       </span>
-                      <span
-                        className={cx(
-                          "shrink-0 select-none pr-1 text-right",
-                          r.kind === "add" ? "text-add/70" : "text-faint/60",
-                        )}
-                        style={{ width: numW }}
-                        aria-hidden
-                      >
-                        {r.kind === "del" ? "" : r.newNo}
-                      </span>
-                    </>
-                  ) : null}
-                  <span className={cx("w-6 shrink-0 select-none text-center", SIGN_FG[r.kind])} aria-hidden>
-                    {r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}
-                  </span>
-                  <span className="shiki min-w-0 flex-1 whitespace-pre pr-4">
-                    {renderLine(r.text, toks) || "\u200b"}
-                  </span>
-                </div>
+                    </Gutter>
+                    <span className="shiki min-w-0 flex-1 whitespace-pre pr-4">
+                      {renderLine(r.text, toks) || "\u200b"}
+                    </span>
+                  </div>
+                  {below(i, true)}
+                </Fragment>
               );
             })}
           </div>

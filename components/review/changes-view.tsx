@@ -6,7 +6,9 @@ import { apiGet, sessionPath } from "@/lib/client/api-client";
 import type { FileDiff, Message } from "@/lib/model";
 import { changeTotals, mergeChanges, turns, userText, type MergedChange, type Turn } from "@/lib/timeline/selectors";
 import { messagesShape } from "@/lib/timeline/reducer";
-import { DiffStat, DiffView } from "../code/diff-view";
+import type { ReviewCommentsApi } from "@/lib/hooks/use-review-comments";
+import { newCommentId } from "@/lib/review-comments";
+import { type DiffReview, DiffStat, DiffView } from "../code/diff-view";
 import { cx } from "../ui/cx";
 import { FilePath } from "../ui/file-path";
 import { IconChevronRight, IconColumns, IconRows, IconSearch } from "../ui/icons";
@@ -76,6 +78,8 @@ export interface ChangesViewProps {
   directory?: string;
   layout: DiffLayout;
   onLayout(layout: DiffLayout): void;
+  /** Review comments: lines of the diffs take them (issue 30). */
+  review?: ReviewCommentsApi;
 }
 
 /**
@@ -93,6 +97,7 @@ export function ChangesView({
   directory,
   layout,
   onLayout: setLayout,
+  review,
 }: ChangesViewProps) {
   // Turns depend only on the list's shape (user messages and positions): a streaming reply keeps it.
   const shape = messagesShape(messages);
@@ -130,6 +135,28 @@ export function ChangesView({
   });
   const loading = results.some((r) => r.isLoading);
   const failed = results.find((r) => r.isError)?.error;
+
+  // Each diff's review: the comments on its file in its turn (stable per comment list, so the
+  // memoized diffs re-render only when their comments change).
+  const reviews = useMemo(() => {
+    const cache = new Map<string, DiffReview>();
+    return (path: string, turn: string): DiffReview | undefined => {
+      if (!review) return undefined;
+      const key = `${turn}\u0000${path}`;
+      let r = cache.get(key);
+      if (!r) {
+        r = {
+          comments: review.comments.filter((c) => c.path === path && (c.turnId ?? turn) === turn),
+          onSave: (anchor, text) =>
+            review.add({ id: newCommentId(), path, turnId: turn, ...anchor, text, createdAt: Date.now() }),
+          onEdit: review.edit,
+          onDrop: (id) => review.drop([id]),
+        };
+        cache.set(key, r);
+      }
+      return r;
+    };
+  }, [review]);
 
   const q = filter.trim().toLowerCase();
   const shown = q ? files.filter((f) => f.path.toLowerCase().includes(q)) : files;
@@ -317,6 +344,7 @@ export function ChangesView({
                             path={f.path}
                             layout={layout}
                             bare
+                            {...(reviews(f.path, id) ? { review: reviews(f.path, id) } : {})}
                             emptyText={f.status === "deleted" ? "File deleted" : "No textual changes"}
                           />
                         ) : diffUnavailable ? null : (

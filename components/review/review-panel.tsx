@@ -6,7 +6,9 @@ import { useShell } from "../shell/shell";
 import { cx } from "../ui/cx";
 import { useFocusTrap } from "../ui/use-focus-trap";
 import { IconDiff, IconListChecks, IconX } from "../ui/icons";
+import { useReviewComments } from "@/lib/hooks/use-review-comments";
 import { ChangesView, useDiffLayout } from "./changes-view";
+import { ReviewTray } from "./review-tray";
 
 export type PanelTab = "changes" | "plan";
 
@@ -68,6 +70,9 @@ export function ReviewPanel({
   onTurn,
   diffUnavailable,
   directory,
+  onSendPrompt,
+  busy = false,
+  sendReason,
 }: {
   tab: PanelTab;
   onTab(tab: PanelTab): void;
@@ -80,9 +85,15 @@ export function ReviewPanel({
   onTurn(turnId: string | undefined): void;
   diffUnavailable?: string;
   directory?: string;
+  /** Sends a prompt the way the composer does ("Send to agent" of the review comments). */
+  onSendPrompt?(text: string): Promise<void>;
+  busy?: boolean;
+  /** Why the session cannot take a prompt now. */
+  sendReason?: string;
 }) {
   const { done, total } = todoProgress(todos);
   const [layout, setLayout] = useDiffLayout();
+  const review = useReviewComments(backendId, sessionId);
   // On a phone the panel is a full-screen sheet: a modal that keeps the focus and closes on Escape.
   const { phone } = useShell();
   const root = useRef<HTMLElement>(null);
@@ -150,10 +161,14 @@ export function ReviewPanel({
           onLayout={setLayout}
           {...(diffUnavailable ? { diffUnavailable } : {})}
           {...(directory ? { directory } : {})}
+          {...(onSendPrompt ? { review } : {})}
         />
       ) : (
         <PlanView todos={todos} />
       )}
+      {tab === "changes" && onSendPrompt ? (
+        <ReviewTray review={review} onSend={onSendPrompt} busy={busy} {...(sendReason ? { sendReason } : {})} />
+      ) : null}
     </aside>
   );
 }

@@ -480,6 +480,9 @@ export function SessionView({
             onTurn={(turnId) => setPanel({ tab: "changes", ...(turnId ? { turnId } : {}) })}
             {...(can(backend, "diff") ? {} : { diffUnavailable: capabilityReason(label, "diff") })}
             {...(session.directory ? { directory: session.directory } : {})}
+            onSendPrompt={(text) => send(text)}
+            busy={busy}
+            {...(disabledReason ? { sendReason: disabledReason } : {})}
           />
         ) : null}
       </div>
