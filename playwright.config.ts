@@ -7,7 +7,7 @@ import type { OpencodeContractOption } from "./e2e/fixtures/stack";
  * keep the suite's time: the tests of the timeline, interrupts and review specs whose path differs
  * on /api (streaming, reasoning, tools, Stop, reload, a model error, queued prompts, permissions
  * once/always/reject, questions answered and dismissed, a console restart with a pending permission,
- * compaction, todos) and the mentions spec's `@` search and prompt (`/api/fs/find`, `prompt.files`). Left out:
+ * compaction, todos) and the mentions spec's `@` search and prompt (`/api/fs/find`; the mention goes as text). Left out:
  * - what /api hides (never faked): fork, rename, delete, subagent children, the review panel's
  *   per-turn patches, title search (the sidebar tests);
  * - what OpenCode 1.18's /api does otherwise, so the V1 test cannot pass there: compaction (503,

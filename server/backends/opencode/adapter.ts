@@ -125,6 +125,11 @@ const API_CAPABILITIES: Capabilities = {
   // Sessions get no title on create (and no rename): OpenCode titles them itself, so a title
   // search finds nothing the user named.
   search: false,
+  // `@` mentions stay `@path` in the prompt's text, which OpenCode's agent reads with its own tools. A
+  // `file://` attachment is not read into text on /api: OpenCode 1.18 hands it to the provider as
+  // media (by the file's extension), and its OpenAI Chat lowering takes images only ("OpenAI Chat
+  // does not support media type text/markdown"), so the turn would fail.
+  mentions: { search: "backend", carry: "text" },
 };
 
 const timedFetch = createTimedFetch(REQUEST_TIMEOUT_MS);
