@@ -297,6 +297,6 @@ describe("OpencodeAdapter on /api: file search for @ mentions", () => {
     expect(q.get("type")).toBe("file");
     expect(q.get("limit")).toBe("7");
     expect(fake.finds[0]).toContain(encodeURIComponent(DIR));
-    expect(adapter.info().capabilities.mentions).toEqual({ search: "backend", carry: "file" });
+    expect(adapter.info().capabilities.mentions).toEqual({ search: "backend", carry: "text" });
   });
 });
