@@ -86,6 +86,8 @@ export function runRg(
     let rest = "";
     let done = false;
     const child = spawn(
+      // The workspace directory is the user's, not the console's: nothing here is traced into the build.
+      /*turbopackIgnore: true*/
       opts.command ?? "rg",
       ["--files", "--no-config", "--no-follow", "--no-messages", "--color=never"],
       {
