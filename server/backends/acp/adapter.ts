@@ -15,9 +15,9 @@ import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, Message, Session, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
-import type { Store } from "../../store/store";
 import { withTimeout } from "../shared/agent-process";
 import { resolveSessionDirectory } from "../shared/files";
+import type { StdioAdapterOptions } from "../shared/kind";
 import { ndjsonLines } from "../shared/framing";
 import { InterruptBook } from "../shared/interrupts";
 import { pageMessages } from "../shared/session-list";
@@ -30,19 +30,9 @@ import { appendNotice, applySessionSetup, applyUpdate, renameSession } from "./n
 import { AcpSessions, DEFAULT_TITLE, REQUEST_TIMEOUT_MS, drainIncoming, type Conn, type Runtime } from "./sessions";
 import { AcpTurns, CANCELLED } from "./turns";
 
-export interface AcpAdapterOptions {
-  id: string;
-  label: string;
-  /** `[command, ...args]` of the agent, e.g. `["copilot", "--acp", "--no-auto-update"]`. */
-  command: string[];
-  /** Extra environment for the agent (secrets welcome: never sent to the browser). */
-  env?: Record<string, string>;
-  /** The agent's working directory and the default directory of new sessions. */
-  cwd?: string;
-  /** The console's workspace root: session directories must stay inside it (or inside `cwd`). */
-  workspace: string;
-  store: Store;
-  source?: "env" | "store";
+/** `command` is the agent's, e.g. `["copilot", "--acp", "--no-auto-update"]`. */
+export interface AcpAdapterOptions extends StdioAdapterOptions {
+  /** The console's version, sent in `initialize`. */
   version?: string;
   restart?: { initialMs?: number; maxMs?: number };
   /** How long an agent may ignore `session/cancel` before the turn is ended locally (default 10 s). */

@@ -2,6 +2,7 @@ import "server-only";
 import {
   methods,
   type AgentCapabilities,
+  type ClientConnection,
   type ContentBlock,
   type RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";

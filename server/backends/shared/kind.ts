@@ -115,12 +115,16 @@ export type StdioKind = "acp" | "opal" | "zot" | "copilot";
 export interface StdioAdapterOptions {
   id: string;
   label: string;
+  /** `[command, ...args]` of the agent. */
   command: string[];
+  /** Extra environment for the agent (secrets welcome: never sent to the browser, shown masked). */
   env?: Record<string, string>;
+  /** The agent's working directory and the default directory of new sessions. */
   cwd?: string;
+  /** The console's workspace root: session directories stay inside it (or inside `cwd`). */
   workspace: string;
   store: Store;
-  source: "env" | "store";
+  source?: "env" | "store";
 }
 
 /** A stdio kind's config and context as its adapter takes them (`ownEnv` for the environment). */

@@ -4,8 +4,8 @@ import type { CreateSessionBody, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, Message, ModelRef, Session } from "@/lib/model";
 import { describeError } from "../../errors";
 import { log } from "../../log";
-import type { Store } from "../../store/store";
 import { resolveSessionDirectory } from "../shared/files";
+import type { StdioAdapterOptions } from "../shared/kind";
 import { pageMessages } from "../shared/session-list";
 import { ProbedShell } from "../shared/stdio-shell";
 import { TranscriptStore } from "../shared/transcripts";
@@ -16,19 +16,11 @@ import { ZotProcess, ZotStartError, type HelloInfo } from "./process";
 import { DEFAULT_TITLE, ZotSessions, type Live, type Runtime } from "./sessions";
 import { newId, ZotTurns, zeroUsage } from "./turns";
 
-export interface ZotAdapterOptions {
-  id: string;
-  label: string;
-  /** `[command, ...args]` of `zot rpc`, e.g. `["zot", "rpc", "--provider", "openai", "--model", "gpt-4.1"]`. */
-  command: string[];
-  /** Extra environment (provider keys welcome: never sent to the browser). */
-  env?: Record<string, string>;
-  /** The default directory of new sessions (and where the start-up check runs). */
-  cwd?: string;
-  /** The console's workspace root: session directories stay inside it (or inside `cwd`). */
-  workspace: string;
-  store: Store;
-  source?: "env" | "store";
+/**
+ * `command` is `zot rpc` with its flags, e.g. `["zot", "rpc", "--provider", "openai", "--model",
+ * "gpt-4.1"]`; `env` may carry provider keys; `cwd` is also where the start-up check runs.
+ */
+export interface ZotAdapterOptions extends StdioAdapterOptions {
   /** A session's idle process is closed after this long (default 30 min); its next prompt starts another. */
   idleMs?: number;
   /** How long zot may take to end a turn after `abort` before the console ends it (default 10 s). */
