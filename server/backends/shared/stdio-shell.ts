@@ -315,10 +315,6 @@ export class ProbedShell extends StdioShell {
     return [...this.ring, ...(this.spec.liveLogs?.() ?? [])].slice(-(this.spec.logLines ?? 300));
   }
 
-  get isStopped(): boolean {
-    return this.stopped;
-  }
-
   async start(): Promise<void> {
     this.stopped = false;
     this.setStatus("connecting");

@@ -80,8 +80,13 @@ export class ZotAdapter implements BackendAdapter {
     this.sessions = new ZotSessions(opts.id, this.defaultCwd, this.transcripts, sink);
     this.shell = new ProbedShell(
       {
-        ...opts,
+        id: opts.id,
         kind: "zot",
+        label: opts.label,
+        command: opts.command,
+        env: opts.env,
+        cwd: opts.cwd,
+        source: opts.source,
         sink,
         describe: () => ({ capabilities: CAPABILITIES, version: this.catalog.hello.version }),
       },
