@@ -1,9 +1,7 @@
 import "server-only";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session } from "@/lib/model";
-import type { Store } from "../../store/store";
-import { AgentProcess } from "../shared/agent-process";
-import type { JsonRpcPeer } from "../shared/json-rpc";
+import type { StdioAdapterOptions } from "../shared/kind";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
 import { setApiKey } from "./auth";
 import { connect, handshake, healthCheck } from "./connection";
@@ -23,19 +21,14 @@ import {
   renameSession,
 } from "./sessions";
 import { children } from "./sub-agents";
-import { abort, announceRestart, compact, onEvent, onExit, prompt } from "./turns";
+import { abort, compact, onEvent, onExit, prompt, restartNotice } from "./turns";
 
-export interface OpalAdapterOptions {
-  id: string;
-  label: string;
-  /** `[opal-server, ...args]`. */
-  command: string[];
-  env?: Record<string, string>;
-  /** The server's working directory and the default directory of new sessions. */
-  cwd?: string;
-  workspace: string;
-  store: Store;
-  source?: "env" | "store";
+/**
+ * A stdio backend's options (`command`: `[opal-server, ...args]`; `cwd`: the server's working
+ * directory and the default directory of new sessions), and Opal's own.
+ */
+export interface OpalAdapterOptions extends Omit<StdioAdapterOptions, "source"> {
+  source?: StdioAdapterOptions["source"];
   restart?: { initialMs?: number; maxMs?: number };
   readyTimeoutMs?: number;
   /** How long Opal may ignore `agent/abort` before the turn is ended here (default 5 s). */
@@ -47,11 +40,33 @@ export interface OpalAdapterOptions {
   health?: { intervalMs?: number; timeoutMs?: number };
 }
 
+const CAPABILITIES: Capabilities = {
+  fork: true,
+  forkMessages: true,
+  revert: false,
+  diff: true,
+  compact: true,
+  models: true,
+  share: false,
+  history: true,
+  abort: true,
+  rename: true,
+  delete: true,
+  search: true,
+  directories: true,
+  // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
+  mentions: { search: "workspace", carry: "text" },
+  todos: true,
+  children: true,
+  interrupts: { permission: true, question: true, input: true },
+};
+
 /**
  * Opal (`opal-server`, docs/backends/opal.md) on the shared blocks: the server runs under the
- * console's supervisor (../shared/agent-process.ts), spoken to with JSON-RPC over NDJSON
- * (../shared/json-rpc.ts, ../shared/framing.ts); its `client/*` requests wait in the interrupt
- * book (../shared/interrupts.ts). `normalize.ts` maps the events, `requests.ts` the requests.
+ * console's supervisor (../shared/agent-process.ts, in ../shared/stdio-shell.ts), spoken to with
+ * JSON-RPC over NDJSON (../shared/json-rpc.ts, ../shared/framing.ts); its `client/*` requests wait
+ * in the interrupt book (../shared/interrupts.ts). `normalize.ts` maps the events, `requests.ts`
+ * the requests; `context.ts` holds what the parts share.
  *
  * Opal persists its sessions (resumed with `session/start {session_id}` in every new process); the
  * console also keeps its own record of what it showed (../shared/transcripts.ts): message ids stay
@@ -70,87 +85,44 @@ export class OpalAdapter implements BackendAdapter {
   ) {
     this.id = opts.id;
     this.ctx = new OpalContext(opts, sink, {
-      info: () => this.info(),
-      process: (ctx) =>
-        new AgentProcess<JsonRpcPeer>({
-          name: `${opts.id} (opal-server)`,
-          label: opts.label,
-          command: opts.command,
-          cwd: ctx.defaultCwd,
-          ...(opts.env ? { env: opts.env } : {}),
-          ...(opts.restart ? { restart: opts.restart } : {}),
-          ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
-          handshakeName: "its handshake (opal/version, auth/status)",
-          connect: (p) =>
-            connect(ctx, p, {
-              event: (gen, params) => onEvent(ctx, gen, params),
-              request: (gen, m, params, signal) => onRequest(ctx, gen, m, params, signal),
-            }),
-          handshake: (peer) => handshake(ctx, peer),
-          close: (peer) => peer.close("the opal-server process ended"),
-          onStatus: (status, error) => ctx.setStatus(status, error),
-          onReady: (_live, notice) => notice && announceRestart(ctx, notice),
-          onExit: (exit, turnError) => onExit(ctx, exit.generation, turnError),
-        }),
+      capabilities: CAPABILITIES,
+      process: (ctx) => ({
+        name: `${opts.id} (opal-server)`,
+        cwd: ctx.defaultCwd,
+        ...(opts.restart ? { restart: opts.restart } : {}),
+        ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
+        handshakeName: "its handshake (opal/version, auth/status)",
+        connect: (p) =>
+          connect(ctx, p, {
+            event: (gen, params) => onEvent(ctx, gen, params),
+            request: (gen, m, params, signal) => onRequest(ctx, gen, m, params, signal),
+          }),
+        handshake: (peer) => handshake(ctx, peer),
+        close: (peer) => peer.close("the opal-server process ended"),
+        restartNotice: (sessionId, messageId, text) => restartNotice(ctx, sessionId, messageId, text),
+        onExit: (exit, turnError) => onExit(ctx, exit.generation, turnError),
+      }),
     });
   }
 
   /* ------------------------------------------------------------------ info */
 
   capabilities(): Capabilities {
-    return {
-      fork: true,
-      forkMessages: true,
-      revert: false,
-      diff: true,
-      compact: true,
-      models: true,
-      share: false,
-      history: true,
-      abort: true,
-      rename: true,
-      delete: true,
-      search: true,
-      directories: true,
-      // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
-      mentions: { search: "workspace", carry: "text" },
-      todos: true,
-      children: true,
-      interrupts: { permission: true, question: true, input: true },
-    };
+    return CAPABILITIES;
   }
 
   info(): Backend {
-    const ctx = this.ctx;
-    const masked = this.opts.env ? Object.fromEntries(Object.keys(this.opts.env).map((k) => [k, "***"])) : undefined;
-    return {
-      id: this.id,
-      kind: "opal",
-      label: this.opts.label,
-      status: ctx.status,
-      ...(ctx.error ? { error: ctx.error } : {}),
-      capabilities: this.capabilities(),
-      location: this.opts.command.join(" "),
-      ...(ctx.version ? { version: ctx.version } : {}),
-      ...(this.opts.source ? { source: this.opts.source } : {}),
-      config: {
-        command: this.opts.command,
-        ...(masked ? { env: masked } : {}),
-        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
-      },
-      ...(ctx.auth.providers ? { auth: { providers: ctx.auth.providers } } : {}),
-      process: ctx.proc.processInfo(),
-    };
+    return this.ctx.info();
   }
 
   logs(): string[] {
-    return this.ctx.proc.logs();
+    return this.ctx.shell.logs();
   }
 
   /* ------------------------------------------------------------------ process */
 
   async start(): Promise<void> {
-    this.ctx.proc.start();
+    await this.ctx.shell.start();
     const every = this.opts.health?.intervalMs ?? 15_000;
     this.healthTimer ??= setInterval(() => void healthCheck(this.ctx), every);
     this.healthTimer.unref?.();
@@ -161,20 +133,20 @@ export class OpalAdapter implements BackendAdapter {
     this.healthTimer = undefined;
     this.ctx.interrupts.expire(() => true, { error: "The console stopped" });
     for (const rt of this.ctx.runtimes.values()) if (rt.abortTimer) clearTimeout(rt.abortTimer);
-    await this.ctx.proc.stop();
+    await this.ctx.shell.stop();
   }
 
   async restart(): Promise<void> {
-    this.ctx.proc.restart();
+    await this.ctx.shell.restart();
   }
 
   /** For tests and the fault e2e: kill the live server; the supervisor restarts it. */
   killProcess(signal: NodeJS.Signals = "SIGKILL"): void {
-    this.ctx.proc.kill(signal);
+    this.ctx.shell.kill(signal);
   }
 
   async ready(timeoutMs?: number): Promise<void> {
-    await this.ctx.proc.whenReady(timeoutMs);
+    await this.ctx.shell.ready(timeoutMs);
   }
 
   setApiKey(provider: string, apiKey: string): Promise<void> {

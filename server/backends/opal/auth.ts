@@ -157,7 +157,7 @@ export async function setApiKey(ctx: OpalContext, provider: string, apiKey: stri
     auth.readProviders(status);
     if (status.authenticated === true || auth.providers?.find((p) => p.id === provider)?.ready) auth.note = undefined;
     ctx.setStatus("ready");
-    ctx.sink.backendChanged(ctx.info());
+    ctx.shell.changed();
   } finally {
     auth.keyFlow = false;
   }

@@ -1,12 +1,22 @@
 import "server-only";
 import path from "node:path";
-import type { Backend, BackendStatus, Interrupt, Message, Session, TimelineEvent, Todo } from "@/lib/model";
+import type {
+  Backend,
+  BackendStatus,
+  Capabilities,
+  Interrupt,
+  Message,
+  Session,
+  TimelineEvent,
+  Todo,
+} from "@/lib/model";
 import { applyAll } from "@/lib/timeline/reducer";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { AgentProcess } from "../shared/agent-process";
 import { InterruptBook } from "../shared/interrupts";
 import { JsonRpcError, type JsonRpcPeer } from "../shared/json-rpc";
+import { SupervisedShell, type SupervisedSpec } from "../shared/stdio-shell";
 import { TranscriptStore } from "../shared/transcripts";
 import { arr, isObj, obj, str } from "../shared/values";
 import type { EventSink } from "../types";
@@ -18,10 +28,9 @@ import { sessionOptions } from "./session-options";
 
 /** What the context needs from the adapter that holds it. */
 export interface OpalContextHooks {
-  /** The backend as shown (the adapter's `info()`). */
-  info(): Backend;
-  /** The server's process, spoken to through this context. */
-  process(ctx: OpalContext): AgentProcess<JsonRpcPeer>;
+  capabilities: Capabilities;
+  /** The server's process (its connection, handshake and exits), spoken to through this context. */
+  process(ctx: OpalContext): SupervisedSpec<JsonRpcPeer>;
 }
 
 /**
@@ -31,10 +40,9 @@ export interface OpalContextHooks {
  */
 export class OpalContext {
   readonly id: string;
-  readonly proc: AgentProcess<JsonRpcPeer>;
+  /** The server's process under the supervisor, and the backend's status (`auth-required` without a login) and info. */
+  readonly shell: SupervisedShell<JsonRpcPeer>;
   readonly auth: OpalAuth;
-  status: BackendStatus = "connecting";
-  error: string | undefined;
   version: string | undefined;
   /** Requests that hold Opal's RPC loop (compaction): the health check waits for them. */
   blocking = 0;
@@ -49,7 +57,7 @@ export class OpalContext {
   constructor(
     readonly opts: OpalAdapterOptions,
     readonly sink: EventSink,
-    private hooks: OpalContextHooks,
+    hooks: OpalContextHooks,
   ) {
     this.id = opts.id;
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
@@ -60,22 +68,38 @@ export class OpalContext {
       emit: (sid, events) => this.publishWithOwner(sid, events),
     });
     this.auth = new OpalAuth(opts.label, () => this.setStatus("ready"));
-    this.proc = hooks.process(this);
+    this.shell = new SupervisedShell<JsonRpcPeer>(
+      {
+        id: opts.id,
+        kind: "opal",
+        label: opts.label,
+        command: opts.command,
+        env: opts.env,
+        cwd: opts.cwd,
+        source: opts.source,
+        sink,
+        describe: () => ({
+          capabilities: hooks.capabilities,
+          version: this.version,
+          ...(this.auth.providers ? { extra: { auth: { providers: this.auth.providers } } } : {}),
+        }),
+        gate: (status, error) =>
+          status === "ready" && this.auth.note ? { status: "auth-required", error: this.auth.note } : { status, error },
+      },
+      hooks.process(this),
+    );
+  }
+
+  get proc(): AgentProcess<JsonRpcPeer> {
+    return this.shell.proc;
   }
 
   info(): Backend {
-    return this.hooks.info();
+    return this.shell.info();
   }
 
   setStatus(status: BackendStatus, error?: string) {
-    if (status === "ready" && this.auth.note) {
-      status = "auth-required";
-      error = this.auth.note;
-    }
-    if (this.status === status && this.error === error) return;
-    this.status = status;
-    this.error = error;
-    this.sink.backendChanged(this.info());
+    this.shell.setStatus(status, error);
   }
 
   /* ------------------------------------------------------------------ calls */

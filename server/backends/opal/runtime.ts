@@ -38,8 +38,6 @@ export interface Runtime {
   turn?: OpalTurn;
   /** The user message of the running turn. */
   userId?: string;
-  /** The assistant message a crash ended (a notice follows when Opal is back). */
-  crashedMessageId?: string;
   abortTimer?: ReturnType<typeof setTimeout>;
   model?: string;
   thinking?: string;

@@ -13,7 +13,7 @@ import { historyMessages, historyTodos } from "./history";
 import { DELETED, DETACHED, type Runtime } from "./runtime";
 import { tasksTodos } from "./tool-results";
 
-/** The sessions the console recorded or holds, and those Opal lists that it has no record of (deleted ones left out). */
+/** The sessions the console recorded or holds, and those in Opal's list it has no record of (deleted ones left out). */
 export async function listSessions(
   ctx: OpalContext,
   q: {
@@ -129,6 +129,7 @@ export async function deleteSession(ctx: OpalContext, sessionId: string): Promis
   for (const c of rt.children.values()) ctx.transcripts.delete(c.id);
   for (const t of ctx.transcripts.list()) if (t.session.parentId === rt.id) ctx.transcripts.delete(t.session.id);
   ctx.runtimes.delete(rt.id);
+  ctx.shell.forgetCrash(rt.id);
   if (ctx.byOpal.get(rt.opalId) === rt.id) ctx.byOpal.delete(rt.opalId);
   ctx.transcripts.save({
     session: { ...ctx.sessionOf(rt), status: "idle" },

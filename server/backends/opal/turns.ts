@@ -3,6 +3,7 @@ import type { PromptBody } from "@/lib/api";
 import type { Message, MessageInfo, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
+import { restartNoticeEvent } from "../shared/stdio-shell";
 import { obj, str } from "../shared/values";
 import type { OpalContext } from "./context";
 import { turnChanges } from "./diffs";
@@ -20,25 +21,16 @@ export function onExit(ctx: OpalContext, gen: number, turnError: string) {
     if (rt.gen !== gen) continue;
     rt.gen = undefined;
     if (!rt.turn) continue;
-    rt.crashedMessageId = rt.turn.info.id;
+    ctx.shell.noteCrash(rt.id, rt.turn.info.id);
     finishTurn(ctx, rt, endTurn(rt.turn, Date.now(), { error: { name: "AgentExited", message: turnError } }));
   }
 }
 
-/** The server is back: each turn the crash ended gets the restart notice. */
-export function announceRestart(ctx: OpalContext, text: string) {
-  for (const rt of ctx.runtimes.values()) {
-    if (!rt.crashedMessageId) continue;
-    ctx.publish(rt.id, [
-      {
-        type: "block.updated",
-        messageId: rt.crashedMessageId,
-        block: { id: `${rt.crashedMessageId}:restart`, kind: "notice", level: "info", text },
-      },
-    ]);
-    rt.crashedMessageId = undefined;
-    ctx.save(rt);
-  }
+/** The server is back: the turn a crash ended gets the restart notice, kept in the session's record. */
+export function restartNotice(ctx: OpalContext, sessionId: string, messageId: string, text: string) {
+  ctx.publish(sessionId, [restartNoticeEvent(messageId, text)]);
+  const rt = ctx.runtimes.get(sessionId);
+  if (rt) ctx.save(rt);
 }
 
 export async function prompt(ctx: OpalContext, sessionId: string, body: PromptBody): Promise<void> {
