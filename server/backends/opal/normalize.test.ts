@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { TimelineEvent, type ToolBlock } from "@/lib/model";
-import {
-  applyOpalEvent,
-  beginTurn,
-  completeTaskSnapshot,
-  diffFiles,
-  historyMessages,
-  historyTodos,
-  opalUsage,
-  structuredDiff,
-  tasksTodos,
-  unquoteElixir,
-  type OpalTurn,
-} from "./normalize";
+import { diffFiles, structuredDiff } from "./diffs";
+import { historyMessages, historyTodos } from "./history";
+import { applyOpalEvent, beginTurn, opalUsage, type OpalTurn } from "./normalize";
+import { completeTaskSnapshot, tasksTodos, unquoteElixir } from "./tool-results";
 
 const SID = "s1";
 function run(events: Record<string, unknown>[]) {

@@ -1,9 +1,9 @@
 /**
- * Opal's `agent/event` notifications and `session/history` messages → canonical timeline events
- * (docs/backends/opal.md; the events as matteing/opal's `opal/lib/opal/rpc/server.ex` serializes
- * them, at the commit docs/backends/opal.md names). Pure and
- * defensive: no I/O, the clock and ids are passed in, and a malformed or unknown event yields a
- * notice or nothing, never a throw.
+ * Opal's `agent/event` notifications → canonical timeline events (docs/backends/opal.md; the events
+ * as matteing/opal's `opal/lib/opal/rpc/server.ex` serializes them, at the commit
+ * docs/backends/opal.md names; `session/history` in ./history.ts, tool results in ./tool-results.ts
+ * and ./diffs.ts). Pure and defensive: no I/O, the clock and ids are passed in, and a malformed or
+ * unknown event yields a notice or nothing, never a throw.
  *
  * One `OpalTurn` per run holds what the mapping needs across events: the assistant message that
  * collects the whole run (every model call's thinking and text, every tool), the open thinking
@@ -12,21 +12,11 @@
  * and the usage. Sub-agent events (`sub_agent_event {parent_call_id, sub_session_id, inner}`) are
  * returned apart, for the child session's own turn.
  */
-import type {
-  FileDiff,
-  MessageError,
-  MessageInfo,
-  ModelRef,
-  Todo,
-  TimelineEvent,
-  ToolBlock,
-  ToolName,
-  Usage,
-  Message,
-  Block,
-} from "@/lib/model";
+import type { MessageError, MessageInfo, ModelRef, TimelineEvent, ToolBlock, ToolName, Usage } from "@/lib/model";
 import { canonicalTool, TOOL_NAMES } from "../shared/tool-names";
-import { arr, isObj, num, obj, str, type Obj } from "../shared/values";
+import { isObj, num, obj, str, type Obj } from "../shared/values";
+import { diffFiles, structuredDiff } from "./diffs";
+import { completeTaskSnapshot, tasksTodos, toolOutputText, unquoteElixir } from "./tool-results";
 
 /** Opal's tool names (`opal/lib/opal/tool/*.ex`) → canonical tools. */
 const OPAL_TOOLS: Readonly<Record<string, ToolName>> = {
@@ -120,7 +110,10 @@ function closeThinking(t: OpalTurn, now: number): TimelineEvent[] {
   ];
 }
 
-/** Opal's usage object → canonical usage (prompt/completion tokens; context from `current_context_tokens / context_window`). */
+/**
+ * Opal's usage object → canonical usage (prompt/completion tokens; context from
+ * `current_context_tokens / context_window`).
+ */
 export function opalUsage(u: unknown): Usage | undefined {
   if (!isObj(u)) return undefined;
   const input = num(u.prompt_tokens);
@@ -134,171 +127,6 @@ export function opalUsage(u: unknown): Usage | undefined {
     ...(ctx !== undefined ? { contextTokens: ctx } : {}),
     ...(win ? { contextWindow: win } : {}),
   };
-}
-
-/** A unified diff (`result.meta.diff`) → the edit's file diffs. */
-export function diffFiles(diff: string, fallbackPath?: string): FileDiff[] {
-  const files: FileDiff[] = [];
-  let cur: FileDiff | undefined;
-  for (const line of diff.split("\n")) {
-    if (line.startsWith("--- ")) {
-      cur = undefined;
-      continue;
-    }
-    if (line.startsWith("+++ ")) {
-      const p = line.slice(4).replace(/^b\//, "").trim();
-      cur = {
-        path: p === "/dev/null" ? (fallbackPath ?? "") : p,
-        status: "modified",
-        additions: 0,
-        deletions: 0,
-        patch: "",
-      };
-      files.push(cur);
-      continue;
-    }
-    if (!cur) {
-      if (!line.startsWith("@@")) continue;
-      cur = { path: fallbackPath ?? "", status: "modified", additions: 0, deletions: 0, patch: "" };
-      files.push(cur);
-    }
-    if (line.startsWith("+")) cur.additions++;
-    else if (line.startsWith("-")) cur.deletions++;
-  }
-  // Each file's patch is the whole text for a single file; several files share it (rare for one edit).
-  for (const f of files) f.patch = diff;
-  return files.filter((f) => f.path !== "" || fallbackPath === undefined);
-}
-
-/**
- * Opal's structured diff (`opal/lib/opal/diff.ex`: `{path, lines_added, lines_removed, hunks:
- * [{old_start, new_start, lines: [{op: eq|del|ins, text, old_no?, new_no?}]}]}`, an edit's or a
- * write's `result.meta.diff`) → the file's diff with a unified patch. `written`: a write whose
- * diff has no old line at all made the file.
- */
-export function structuredDiff(d: Obj, fallbackPath: string | undefined, written = false): FileDiff | undefined {
-  const file = str(d.path) ?? fallbackPath;
-  const hunks = arr(d.hunks).filter(isObj);
-  if (!file) return undefined;
-  const body: string[] = [];
-  let additions = 0;
-  let deletions = 0;
-  let old = 0;
-  for (const h of hunks) {
-    const lines = arr(h.lines).filter(isObj);
-    const oldCount = lines.filter((l) => l.op !== "ins").length;
-    const newCount = lines.filter((l) => l.op !== "del").length;
-    old += oldCount;
-    body.push(`@@ -${num(h.old_start) ?? 1},${oldCount} +${num(h.new_start) ?? 1},${newCount} @@`);
-    for (const l of lines) {
-      const text = str(l.text) ?? "";
-      if (l.op === "del") {
-        deletions++;
-        body.push(`-${text}`);
-      } else if (l.op === "ins") {
-        additions++;
-        body.push(`+${text}`);
-      } else body.push(` ${text}`);
-    }
-  }
-  const added = written && old === 0;
-  const patch = hunks.length
-    ? `${[`--- ${added ? "/dev/null" : `a/${file}`}`, `+++ b/${file}`, ...body].join("\n")}\n`
-    : "";
-  return {
-    path: file,
-    status: added ? "added" : "modified",
-    additions: num(d.lines_added) ?? additions,
-    deletions: num(d.lines_removed) ?? deletions,
-    patch,
-  };
-}
-
-/**
- * A tool's error as Opal sends it: server.ex's `format_tool_result` passes the reason through
- * `inspect/1`, so a text arrives Elixir-quoted (`"Command exited…\\n…"`). Unquoted here; other
- * terms (`{:error, :enoent}`) stay as they are.
- */
-export function unquoteElixir(s: string): string {
-  if (s.length < 2 || !s.startsWith('"') || !s.endsWith('"')) return s;
-  const inner = s.slice(1, -1);
-  let out = "";
-  for (let i = 0; i < inner.length; i++) {
-    const c = inner[i]!;
-    if (c === '"') return s; // not one string literal
-    if (c !== "\\") {
-      out += c;
-      continue;
-    }
-    const n = inner[++i];
-    if (n === undefined) return s;
-    const simple: Record<string, string> = {
-      n: "\n",
-      t: "\t",
-      r: "\r",
-      e: "\u001b",
-      "0": "\0",
-      a: "\u0007",
-      b: "\b",
-      f: "\f",
-      v: "\v",
-      s: " ",
-    };
-    if (simple[n] !== undefined) out += simple[n];
-    else if (n === "u" || n === "x") {
-      const m =
-        n === "u"
-          ? /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{4})/.exec(inner.slice(i + 1))
-          : /^\{([0-9a-fA-F]{1,6})\}|^([0-9a-fA-F]{2})/.exec(inner.slice(i + 1));
-      if (!m) return s;
-      out += String.fromCodePoint(parseInt(m[1] ?? m[2]!, 16));
-      i += m[0].length;
-    } else out += n; // \\ \" \# and the rest: the character itself
-  }
-  return out;
-}
-
-/** The `tasks` tool's structured output (or `tasks/list`) → the plan. */
-export function tasksTodos(tasks: unknown): Todo[] {
-  return arr(tasks)
-    .filter(isObj)
-    .map((t) => ({
-      content: str(t.label) || str(t.id) || (typeof t.id === "number" ? String(t.id) : ""),
-      status: opalTaskStatus(str(t.status) ?? "open"),
-    }))
-    .filter((t) => t.content !== "");
-}
-
-/**
- * Whether a `tasks` call's output holds every task (`opal/lib/opal/tool/tasks.ex`: insert,
- * update, delete and batch answer with the whole table; `list` with a `view` or a field filter
- * answers with a subset, which must not replace the plan).
- */
-export function completeTaskSnapshot(args: Obj, output: Obj): boolean {
-  if (str(output.action) !== "list") return true;
-  return (
-    args.view === undefined &&
-    ["label", "status", "notes", "blocked_by", "parent_id", "prompt", "result"].every((k) => args[k] === undefined)
-  );
-}
-
-function opalTaskStatus(s: string): string {
-  if (s === "open") return "pending";
-  if (s === "done") return "completed";
-  return s; // in_progress, blocked
-}
-
-function toolOutputText(tool: string, output: unknown): string {
-  if (typeof output === "string") return output;
-  if (tool === "tasks" && isObj(output)) {
-    const c = obj(output.counts);
-    const changes = arr(output.changes).filter((x): x is string => typeof x === "string");
-    return [
-      `${str(output.action) ?? "tasks"}: ${num(output.total) ?? 0} task(s) — ${num(c.open) ?? 0} open, ${num(c.in_progress) ?? 0} in progress, ${num(c.done) ?? 0} done, ${num(c.blocked) ?? 0} blocked`,
-      ...changes,
-    ].join("\n");
-  }
-  return output === undefined ? "" : JSON.stringify(output, null, 2);
 }
 
 function toolKey(t: OpalTurn, callId: string, tool: string, starting: boolean): string {
@@ -562,115 +390,4 @@ export function endTurn(t: OpalTurn, now: number, opts: { error?: MessageError }
   };
   events.push({ type: "message.updated", message: t.info });
   return events;
-}
-
-/**
- * `session/history` (the current path, root first) → canonical messages: each user message, then
- * one assistant message per run collecting its model calls (thinking, text, tool calls) with the
- * `tool_result` messages folded into their tool blocks. Compaction summaries (`[Conversation
- * summary`) are summary messages; system messages are left out. Ids are Opal's; Opal keeps no
- * times, so messages get increasing times from `now`, in path order.
- */
-export function historyMessages(sessionId: string, raw: unknown, now: number): Message[] {
-  const out: Message[] = [];
-  let cur: Message | undefined;
-  const tools = new Map<string, ToolBlock>();
-  let lastUser: string | undefined;
-  let at = now;
-  for (const m of arr(raw).filter(isObj)) {
-    const id = str(m.id) ?? `h${out.length}`;
-    now = at++;
-    const role = str(m.role);
-    const content = str(m.content) ?? "";
-    if (role === "user" || (role === "system" && content.startsWith("[Conversation summary"))) {
-      cur = undefined;
-      const summary = content.startsWith("[Conversation summary");
-      if (summary) {
-        out.push({
-          id,
-          sessionId,
-          role: "assistant",
-          createdAt: now,
-          completedAt: now,
-          summary: true,
-          blocks: [{ id: `${id}:t`, kind: "text", text: content }],
-        });
-        continue;
-      }
-      lastUser = id;
-      out.push({
-        id,
-        sessionId,
-        role: "user",
-        createdAt: now,
-        blocks: [{ id: `${id}:t`, kind: "text", text: content }],
-      });
-      continue;
-    }
-    if (role === "assistant") {
-      if (!cur) {
-        cur = {
-          id,
-          sessionId,
-          role: "assistant",
-          createdAt: now,
-          completedAt: now,
-          ...(lastUser ? { parentId: lastUser } : {}),
-          blocks: [],
-        };
-        out.push(cur);
-      }
-      const blocks: Block[] = cur.blocks;
-      const thinking = str(m.thinking);
-      if (thinking) blocks.push({ id: `${id}:r`, kind: "reasoning", text: thinking });
-      if (content) blocks.push({ id: `${id}:t`, kind: "text", text: content });
-      for (const tc of arr(m.tool_calls).filter(isObj)) {
-        const callId = str(tc.call_id) ?? "";
-        const name = str(tc.name) ?? "tool";
-        const b: ToolBlock = {
-          id: `${id}:tool:${callId}`,
-          kind: "tool",
-          callId,
-          tool: opalTool(name),
-          rawTool: name,
-          status: "completed",
-          input: obj(tc.arguments),
-        };
-        tools.set(callId, b);
-        blocks.push(b);
-      }
-      continue;
-    }
-    if (role === "tool_result" && cur) {
-      const b = tools.get(str(m.call_id) ?? "");
-      if (!b) continue;
-      if (m.is_error === true) {
-        b.status = "error";
-        b.error = content;
-      } else b.output = content;
-      if (b.rawTool === "tasks") {
-        try {
-          b.output = toolOutputText("tasks", JSON.parse(content));
-        } catch {
-          // plain text: kept as is
-        }
-      }
-    }
-  }
-  return out;
-}
-
-/** The todos of the last `tasks` tool result in a history (for sessions the console has no record of). */
-export function historyTodos(raw: unknown): Todo[] | undefined {
-  let todos: Todo[] | undefined;
-  for (const m of arr(raw).filter(isObj)) {
-    if (m.role !== "tool_result" || m.name !== "tasks" || m.is_error === true) continue;
-    try {
-      const out = JSON.parse(str(m.content) ?? "") as unknown;
-      if (isObj(out)) todos = tasksTodos(out.tasks);
-    } catch {
-      // not the structured output
-    }
-  }
-  return todos;
 }
