@@ -20,8 +20,10 @@ import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { fetchAgentCard, OPENCODE_METHODS } from "./card";
 import { A2aConnection, authFetch, isAuthError, mapA2aError, rpcFailure } from "./client";
 import { historyWindow } from "./listings";
-import { toInterrupt, type Profile } from "./normalize";
+import type { Profile } from "./normalize";
+import { cursorTime, withTimes } from "./history-times";
 import { OpencodeOps } from "./opencode";
+import { PendingRequests } from "./pending-requests";
 import { A2aSessions, DEFAULT_TITLE, type Runtime } from "./sessions";
 import { A2aTurns } from "./turns";
 
@@ -60,10 +62,7 @@ export class A2aAdapter implements BackendAdapter {
   private sessions: A2aSessions;
   private interrupts: InterruptBook<void>;
   private turns: A2aTurns;
-  /** opencode-a2a request id → console interrupt id (and back through the book's key). */
-  private requests = new Map<string, string>();
-  private expiryTimers = new Map<string, ReturnType<typeof setTimeout>>();
-  private refreshing: Promise<void> | undefined;
+  private requests: PendingRequests;
 
   constructor(
     private opts: A2aAdapterOptions,
@@ -91,9 +90,15 @@ export class A2aAdapter implements BackendAdapter {
       unreachable: (err) => this.lostContact(err),
       resync: (rt) => this.resync(rt),
       refreshInterrupts: () => this.refreshInterrupts(),
-      interruptOf: (requestId) => this.requests.get(requestId),
-      rememberRequest: (requestId, interruptId) => void this.requests.set(requestId, interruptId),
+      interruptOf: (requestId) => this.requests.interruptOf(requestId),
+      rememberRequest: (requestId, interruptId) => this.requests.remember(requestId, interruptId),
       stopped: () => this.stopped,
+    });
+    this.requests = new PendingRequests({
+      sessions: this.sessions,
+      interrupts: this.interrupts,
+      runtime: (sessionId) => this.runtime(sessionId),
+      notice: (rt, text) => this.turns.notice(rt, text),
     });
   }
 
@@ -170,7 +175,7 @@ export class A2aAdapter implements BackendAdapter {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    for (const t of this.expiryTimers.values()) clearTimeout(t);
+    this.requests.stop();
     for (const rt of this.sessions.all()) rt.turn?.ac.abort();
     this.interrupts.expire(() => true, undefined, "cancelled");
   }
@@ -450,7 +455,7 @@ export class A2aAdapter implements BackendAdapter {
         return await new OpencodeOps(c, this.id).answer(p.interrupt, requestId, answer);
       } catch (err) {
         const type = rpcFailure(err)?.type;
-        if (type === "INTERRUPT_REQUEST_EXPIRED") this.expired(rt, interruptId);
+        if (type === "INTERRUPT_REQUEST_EXPIRED") this.requests.expired(rt, interruptId);
         else if (type === "INTERRUPT_REQUEST_NOT_FOUND")
           this.interrupts.settle(interruptId, "resolved-elsewhere", undefined);
         throw err;
@@ -461,67 +466,11 @@ export class A2aAdapter implements BackendAdapter {
     if (!rt.turn || rt.turn.done) void this.turns.follow(rt);
   }
 
-  /** An interrupt that expired before it was answered: resolved as such, and said in the timeline. */
-  private expired(rt: Runtime, interruptId: string) {
-    const p = this.interrupts.get(interruptId);
-    if (!p) return;
-    this.interrupts.settle(interruptId, "expired", undefined);
-    this.turns.notice(
-      rt,
-      `${p.interrupt.kind === "question" ? "A question" : "A permission request"} expired before it was answered: ${p.interrupt.title}`,
-    );
-  }
-
-  /**
-   * opencode-a2a: the pending permissions and questions as the agent lists them (after a reconnect,
-   * a console restart, a page load): new ones are raised (once: keyed by request id), ones no longer
-   * listed are resolved, and each expires at its `expires_at`.
-   */
+  /** opencode-a2a: the pending permissions and questions as the agent lists them (./pending-requests.ts). */
   async refreshInterrupts(): Promise<void> {
     const ops = this.status === "ready" ? this.ops() : undefined;
     if (!ops) return;
-    this.refreshing ??= (async () => {
-      const items = await ops.pending();
-      const listed = new Set<string>();
-      const now = Date.now();
-      for (const item of items) {
-        if (item.expiresAt !== undefined && item.expiresAt <= now) continue;
-        if (item.ask.kind === "input") continue;
-        listed.add(item.ask.requestId);
-        const rt = this.sessions.ofAgent(item.sessionId) ?? (await this.runtime(item.sessionId).catch(() => undefined));
-        if (!rt) continue;
-        const requestId = item.ask.requestId;
-        const id = this.requests.get(requestId) ?? this.interrupts.newId();
-        const { interrupt } = this.interrupts.raise({
-          sessionId: rt.id,
-          interrupt: toInterrupt(rt.norm, item.ask, id, now),
-          key: requestId,
-          epoch: 0,
-          respond: () => undefined,
-        });
-        this.requests.set(requestId, interrupt.id);
-        if (item.expiresAt !== undefined && !this.expiryTimers.has(interrupt.id)) {
-          const t = setTimeout(
-            () => {
-              this.expiryTimers.delete(interrupt.id);
-              this.expired(rt, interrupt.id);
-            },
-            Math.min(item.expiresAt - now, 2 ** 31 - 1),
-          );
-          t.unref?.();
-          this.expiryTimers.set(interrupt.id, t);
-        }
-      }
-      for (const it of this.interrupts.list()) {
-        if (it.kind === "input") continue;
-        const key = this.interrupts.get(it.id)?.key;
-        const rt = this.sessions.known(it.sessionId);
-        // A live stream resolves its own; the others are gone when the agent no longer lists them.
-        if (key && !listed.has(key) && !(rt?.turn && !rt.turn.done && !rt.watching))
-          this.interrupts.settle(it.id, "resolved-elsewhere", undefined);
-      }
-    })().finally(() => (this.refreshing = undefined));
-    return this.refreshing;
+    return this.requests.refresh(ops);
   }
 }
 
@@ -534,20 +483,5 @@ function locationOf(url: string): string {
     return u.toString();
   } catch {
     return url;
-  }
-}
-
-/** Listed messages have no times: they get increasing ones from `base`. */
-function withTimes(items: Message[], base: number): Message[] {
-  return items.map((m, i) => ({ ...m, createdAt: base + i }));
-}
-
-/** The time inside an OpenCode history cursor (base64url JSON `{id, time}`), when it has one. */
-function cursorTime(cursor: string): number | undefined {
-  try {
-    const t = (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { time?: unknown }).time;
-    return typeof t === "number" && Number.isFinite(t) ? t : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -1,8 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { Role, type Part, type SendMessageRequest } from "@a2a-js/sdk";
+import type { SendMessageRequest } from "@a2a-js/sdk";
 import type { PromptBody, PromptPart } from "@/lib/api";
-import type { TimelineEvent, Usage } from "@/lib/model";
+import type { TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { InterruptBook } from "../shared/interrupts";
@@ -19,6 +19,8 @@ import {
   type TurnEnd,
 } from "./normalize";
 import { DEFAULT_TITLE, type A2aSessions, type RunningTurn, type Runtime } from "./sessions";
+import { sendRequest } from "./send-request";
+import { addUsage } from "./usage";
 
 /** How long the agent may take to confirm a cancel before the turn is ended here. */
 const STOP_GRACE_MS = 8_000;
@@ -58,44 +60,6 @@ export interface TurnContext {
   interruptOf(requestId: string): string | undefined;
   rememberRequest(requestId: string, interruptId: string): void;
   stopped(): boolean;
-}
-
-/** A prompt's parts as A2A 1.0 parts (data URLs as raw bytes; the SDK writes 0.3 file parts for a 0.3 agent). */
-export function toA2aParts(parts: readonly PromptPart[]): Part[] {
-  return parts.map((p): Part => {
-    if (p.type === "text")
-      return { content: { $case: "text", value: p.text }, metadata: undefined, filename: "", mediaType: "" };
-    const m = /^data:([^;,]+)?(;base64)?,(.*)$/s.exec(p.url);
-    const filename = p.filename ?? "file";
-    if (m)
-      return {
-        content: { $case: "raw", value: m[2] ? Buffer.from(m[3]!, "base64") : Buffer.from(decodeURIComponent(m[3]!)) },
-        metadata: undefined,
-        filename,
-        mediaType: p.mime,
-      };
-    return { content: { $case: "url", value: p.url }, metadata: undefined, filename, mediaType: p.mime };
-  });
-}
-
-function addUsage(prev: Usage | undefined, u: Usage): Usage {
-  return {
-    inputTokens: (prev?.inputTokens ?? 0) + u.inputTokens,
-    outputTokens: (prev?.outputTokens ?? 0) + u.outputTokens,
-    ...(u.reasoningTokens || prev?.reasoningTokens
-      ? { reasoningTokens: (prev?.reasoningTokens ?? 0) + (u.reasoningTokens ?? 0) }
-      : {}),
-    ...(u.cacheReadTokens || prev?.cacheReadTokens
-      ? { cacheReadTokens: (prev?.cacheReadTokens ?? 0) + (u.cacheReadTokens ?? 0) }
-      : {}),
-    ...(u.cacheWriteTokens || prev?.cacheWriteTokens
-      ? { cacheWriteTokens: (prev?.cacheWriteTokens ?? 0) + (u.cacheWriteTokens ?? 0) }
-      : {}),
-    ...(u.costUsd !== undefined || prev?.costUsd !== undefined
-      ? { costUsd: (prev?.costUsd ?? 0) + (u.costUsd ?? 0) }
-      : {}),
-    contextTokens: u.contextTokens ?? u.inputTokens + u.outputTokens,
-  };
 }
 
 /**
@@ -153,34 +117,13 @@ export class A2aTurns {
     rt.turn = turn;
     rt.session = { ...rt.session, updatedAt: now };
     this.ctx.emit(rt, [...events, { type: "session.status", status: "busy" }]);
-    const metadata = opencode
-      ? {
-          shared: {
-            ...(rt.ocSession ? { session: { id: rt.ocSession } } : {}),
-            ...(body.model?.provider ? { model: { providerID: body.model.provider, modelID: body.model.id } } : {}),
-          },
-        }
-      : undefined;
-    const params: SendMessageRequest = {
-      tenant: "",
-      message: {
-        messageId: randomUUID(),
-        role: Role.ROLE_USER,
-        parts: toA2aParts(a2aParts ?? body.parts),
-        // opencode-a2a binds a new session per context: the console's session id is the context.
-        contextId: opencode ? rt.id : (rt.contextId ?? ""),
-        taskId: paused?.taskId ?? "",
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      configuration: {
-        acceptedOutputModes: ["text/plain", "text/markdown", "application/json"],
-        taskPushNotificationConfig: undefined,
-        returnImmediately: false,
-      },
-      metadata,
-    };
+    const params = sendRequest(body, a2aParts, {
+      opencode,
+      sessionId: rt.id,
+      ...(rt.ocSession ? { ocSession: rt.ocSession } : {}),
+      ...(rt.contextId ? { contextId: rt.contextId } : {}),
+      ...(paused ? { taskId: paused.taskId } : {}),
+    });
     void this.run(rt, turn, c, params);
   }
 

@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineEvent } from "@/lib/model";
-import {
-  ApiEventMapper,
-  sumApiUsage,
-  toApiMessage,
-  toApiSession,
-  type ApiEventResult,
-  type ApiSession,
-} from "./normalize-api";
+import { ApiEventMapper, type ApiEventResult } from "./api-events";
+import { sumApiUsage, toApiMessage, toApiSession, type ApiSession } from "./normalize-api";
 
 const S = "ses_de9841d0cffejga70o6MqGg4Zu";
 const M = "msg_2167bfe68001c9hvndecFfVTFT";

@@ -1,0 +1,452 @@
+/**
+ * OpenCode `/api/event` frames → canonical events (docs/backends/opencode.md, "Two contracts"). Frames
+ * are checked with zod at the boundary; one of an unknown type or a malformed one yields nothing (the
+ * caller logs it); nothing here throws.
+ */
+import { z } from "zod";
+import type { Block, Interrupt, MessageInfo, Session, TimelineEvent, Todo, ToolBlock } from "@/lib/model";
+import { canonicalTool } from "../shared/tool-names";
+import { arr, obj, str, num, type Obj } from "../shared/values";
+import {
+  errorOf,
+  toApiMessage,
+  toApiPermission,
+  toApiQuestion,
+  toolText,
+  type ApiPermission,
+  type ApiQuestion,
+} from "./normalize-api";
+import type { Normalized } from "./normalize";
+import { toUsage } from "./sessions";
+import { API_TOOL_ERRORS, toolStatusOf } from "./tool-status";
+
+/** The envelope of every `/api/event` frame. */
+export const ApiFrame = z.object({
+  id: z.string().optional(),
+  type: z.string(),
+  data: z.unknown().optional(),
+  durable: z.object({ aggregateID: z.string(), seq: z.number() }).loose().optional(),
+  location: z.object({ directory: z.string().optional() }).loose().optional(),
+});
+export type ApiFrame = z.infer<typeof ApiFrame>;
+
+const sid = z.string().regex(/^ses/);
+const mid = z.string().regex(/^msg_/);
+const Step = z.object({ sessionID: sid, assistantMessageID: mid, timestamp: z.number() }).loose();
+const ErrorInfo = z.object({ message: z.string() }).loose();
+const Tokens = z.object({ input: z.number(), output: z.number() }).loose();
+
+/** The data of each frame type the adapter understands; anything else is skipped. */
+export const API_EVENTS = {
+  "session.created": z.object({ sessionID: sid, info: z.unknown() }).loose(),
+  "session.updated": z.object({ sessionID: sid, info: z.unknown() }).loose(),
+  "session.deleted": z.object({ sessionID: sid }).loose(),
+  "session.next.prompted": z
+    .object({
+      sessionID: sid,
+      messageID: mid,
+      timestamp: z.number(),
+      prompt: z.object({ text: z.string(), files: z.array(z.unknown()).optional() }).loose(),
+    })
+    .loose(),
+  "session.next.prompt.admitted": z.object({ sessionID: sid, messageID: mid }).loose(),
+  "session.next.synthetic": z.object({ sessionID: sid }).loose(),
+  "session.next.step.started": Step.extend({
+    agent: z.string().optional(),
+    model: z.object({ id: z.string(), providerID: z.string() }).loose().optional(),
+  }),
+  "session.next.step.ended": Step.extend({
+    finish: z.string(),
+    cost: z.number().optional(),
+    tokens: Tokens.optional(),
+  }),
+  "session.next.step.failed": Step.extend({ error: ErrorInfo }),
+  "session.next.text.started": Step.extend({ textID: z.string() }),
+  "session.next.text.delta": Step.extend({ textID: z.string(), delta: z.string() }),
+  "session.next.text.ended": Step.extend({ textID: z.string(), text: z.string() }),
+  "session.next.reasoning.started": Step.extend({ reasoningID: z.string() }),
+  "session.next.reasoning.delta": Step.extend({ reasoningID: z.string(), delta: z.string() }),
+  "session.next.reasoning.ended": Step.extend({ reasoningID: z.string(), text: z.string() }),
+  "session.next.tool.input.started": Step.extend({ callID: z.string(), name: z.string() }),
+  "session.next.tool.input.delta": Step.extend({ callID: z.string() }),
+  "session.next.tool.input.ended": Step.extend({ callID: z.string() }),
+  "session.next.tool.called": Step.extend({
+    callID: z.string(),
+    tool: z.string(),
+    input: z.record(z.string(), z.unknown()),
+  }),
+  "session.next.tool.progress": Step.extend({
+    callID: z.string(),
+    structured: z.record(z.string(), z.unknown()).optional(),
+    content: z.array(z.unknown()).optional(),
+  }),
+  "session.next.tool.success": Step.extend({
+    callID: z.string(),
+    structured: z.record(z.string(), z.unknown()).optional(),
+    content: z.array(z.unknown()).optional(),
+  }),
+  "session.next.tool.failed": Step.extend({ callID: z.string(), error: ErrorInfo }),
+  "session.next.retried": z.object({ sessionID: sid, attempt: z.number(), error: z.unknown() }).loose(),
+  "session.next.compaction.started": z.object({ sessionID: sid, messageID: mid, timestamp: z.number() }).loose(),
+  "session.next.compaction.ended": z
+    .object({ sessionID: sid, messageID: mid, timestamp: z.number(), text: z.string() })
+    .loose(),
+  "session.next.revert.staged": z
+    .object({ sessionID: sid, revert: z.object({ messageID: mid, diff: z.string().optional() }).loose() })
+    .loose(),
+  "session.next.revert.cleared": z.object({ sessionID: sid }).loose(),
+  "session.next.revert.committed": z.object({ sessionID: sid, messageID: mid }).loose(),
+  "permission.v2.asked": z
+    .object({ id: z.string(), sessionID: sid, action: z.string(), resources: z.array(z.string()) })
+    .loose(),
+  "permission.v2.replied": z.object({ sessionID: sid, requestID: z.string(), reply: z.string() }).loose(),
+  "question.v2.asked": z.object({ id: z.string(), sessionID: sid, questions: z.array(z.unknown()) }).loose(),
+  "question.v2.replied": z.object({ sessionID: sid, requestID: z.string() }).loose(),
+  "question.v2.rejected": z.object({ sessionID: sid, requestID: z.string() }).loose(),
+  "todo.updated": z
+    .object({
+      sessionID: sid,
+      todos: z.array(z.object({ content: z.string(), status: z.string(), priority: z.string().optional() }).loose()),
+    })
+    .loose(),
+} as const;
+
+/** Frames that carry nothing for the timeline: skipped quietly (everything else unknown is logged). */
+const QUIET =
+  /^(server\.|plugin\.|catalog\.|integration\.|reference\.|models-dev\.|file\.|lsp\.|pty\.|project\.|vcs\.|workspace\.|worktree\.|installation\.|mcp\.|tui\.|command\.|global\.|message\.|session\.(status|idle|diff|error|compacted)|permission\.(asked|replied)|question\.(asked|replied|rejected)|session\.next\.(agent|model)\.switched|session\.next\.(moved|context\.updated|shell\.|compaction\.delta))/;
+
+export type ApiEventResult =
+  | { kind: "events"; items: Normalized[] }
+  | { kind: "interrupt"; interrupt: Interrupt }
+  | { kind: "resolved"; sessionId: string; interruptId: string; outcome: string }
+  | { kind: "session"; session: Session; reload?: boolean }
+  | { kind: "deleted"; sessionId: string }
+  | { kind: "skip"; reason?: "unknown" | "malformed" };
+
+/**
+ * Maps `/api/event` frames to canonical events. It keeps, per open assistant turn, the tool calls
+ * it has seen (a `tool.called` needs the name `tool.input.started` gave) and which step is running.
+ */
+export class ApiEventMapper {
+  private tools = new Map<string, ToolBlock>();
+  /**
+   * Permission or question request → the tool call that asked; the calls whose request was rejected
+   * → whether OpenCode ends the turn at their failure (not after a rejection with feedback).
+   */
+  private asking = new Map<string, string>();
+  private rejected = new Map<string, boolean>();
+  /** Permission requests rejected with feedback: OpenCode goes on with the turn after those. */
+  private withFeedback = new Set<string>();
+
+  constructor(private backendId: string) {}
+
+  /**
+   * The console is rejecting `requestId` with a message: OpenCode then goes on with the turn (a new
+   * step follows the failed call), so that call's failure does not end it. The replied frame does not
+   * say whether a message was sent.
+   */
+  rejectingWithFeedback(requestId: string) {
+    this.withFeedback.add(requestId);
+    if (this.withFeedback.size > 500) this.withFeedback.delete(this.withFeedback.values().next().value!);
+  }
+
+  private ask(requestId: string, callId: string | undefined) {
+    if (!callId) return;
+    this.asking.set(requestId, callId);
+    if (this.asking.size > 500) this.asking.delete(this.asking.keys().next().value!);
+  }
+
+  /** A rejected request's call fails next, and OpenCode ends the turn there without a step frame. */
+  private settle(requestId: string, rejected: boolean) {
+    const call = this.asking.get(requestId);
+    this.asking.delete(requestId);
+    const feedback = this.withFeedback.delete(requestId);
+    if (call && rejected) this.rejected.set(call, !feedback);
+    if (this.rejected.size > 500) this.rejected.delete(this.rejected.keys().next().value!);
+  }
+
+  map(raw: unknown): ApiEventResult {
+    const frame = ApiFrame.safeParse(raw);
+    if (!frame.success) return { kind: "skip", reason: "malformed" };
+    const { type, data } = frame.data;
+    if (!(type in API_EVENTS)) return QUIET.test(type) ? { kind: "skip" } : { kind: "skip", reason: "unknown" };
+    const schema = API_EVENTS[type as keyof typeof API_EVENTS];
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) return { kind: "skip", reason: "malformed" };
+    return this.mapKnown(type as keyof typeof API_EVENTS, parsed.data as Obj);
+  }
+
+  private events(sessionId: string, ...events: TimelineEvent[]): ApiEventResult {
+    return { kind: "events", items: events.map((event) => ({ sessionId, event })) };
+  }
+
+  /** One block of `messageId`, shown whole. */
+  private block(sessionId: string, messageId: string, block: Block): ApiEventResult {
+    return this.events(sessionId, { type: "block.updated", messageId, block });
+  }
+
+  /** Text streamed onto a text or reasoning block. */
+  private textDelta(sessionId: string, messageId: string, blockId: string, delta: string): ApiEventResult {
+    return this.events(sessionId, { type: "block.delta", messageId, blockId, field: "text", delta });
+  }
+
+  private tool(messageId: string, callId: string, name?: string): ToolBlock {
+    let b = this.tools.get(callId);
+    if (!b) {
+      const rawTool = name ?? "tool";
+      b = { id: callId, kind: "tool", callId, tool: canonicalTool(rawTool), rawTool, status: "pending", input: {} };
+      this.tools.set(callId, b);
+      if (this.tools.size > 500) this.tools.delete(this.tools.keys().next().value!);
+    } else if (name) {
+      b = { ...b, rawTool: name, tool: canonicalTool(name) };
+    }
+    void messageId;
+    return b;
+  }
+
+  private mapKnown(type: keyof typeof API_EVENTS, d: Obj): ApiEventResult {
+    const sessionId = str(d.sessionID)!;
+    const messageId = str(d.assistantMessageID) ?? str(d.messageID) ?? "";
+    const ts = num(d.timestamp) ?? Date.now();
+    switch (type) {
+      case "session.created":
+      case "session.updated": {
+        const s = toApiSessionLoose(d.info, this.backendId);
+        return s ? { kind: "session", session: s } : { kind: "skip", reason: "malformed" };
+      }
+      case "session.deleted":
+        return { kind: "deleted", sessionId };
+      case "session.next.prompted": {
+        const prompt = obj(d.prompt);
+        const msg = toApiMessage(
+          { id: messageId, type: "user", time: { created: ts }, text: str(prompt.text) ?? "", files: prompt.files },
+          sessionId,
+        )!;
+        const { blocks, ...info } = msg;
+        return this.events(
+          sessionId,
+          { type: "message.updated", message: info },
+          ...blocks.map((block): TimelineEvent => ({ type: "block.updated", messageId, block })),
+          { type: "session.status", status: "busy" },
+        );
+      }
+      case "session.next.prompt.admitted":
+        return this.events(sessionId, { type: "session.status", status: "busy" });
+      case "session.next.synthetic":
+        return { kind: "skip" };
+      case "session.next.step.started": {
+        const model = obj(d.model);
+        return this.events(
+          sessionId,
+          { type: "session.status", status: "busy" },
+          assistantUpdated(sessionId, messageId, ts, {
+            ...(str(model.id)
+              ? {
+                  model: { id: str(model.id)!, ...(str(model.providerID) ? { provider: str(model.providerID)! } : {}) },
+                }
+              : {}),
+            ...(str(d.agent) ? { agent: str(d.agent)! } : {}),
+          }),
+        );
+      }
+      case "session.next.step.ended": {
+        const usage = toUsage(d.tokens, d.cost);
+        const done = str(d.finish) !== "tool-calls";
+        const out: TimelineEvent[] = [
+          assistantUpdated(sessionId, messageId, ts, {
+            ...(done ? { completedAt: ts } : {}),
+            ...(usage && (usage.inputTokens || usage.outputTokens) ? { usage } : {}),
+          }),
+        ];
+        if (done) out.push({ type: "session.status", status: "idle" });
+        return this.events(sessionId, ...out);
+      }
+      case "session.next.step.failed": {
+        const error = errorOf(d.error) ?? { name: "Error", message: "The step failed" };
+        return this.events(
+          sessionId,
+          assistantUpdated(sessionId, messageId, ts, { completedAt: ts, error }),
+          ...(error.aborted ? [] : [{ type: "error" as const, message: error.message }]),
+          { type: "session.status", status: "idle" },
+        );
+      }
+      case "session.next.text.started":
+        return this.block(sessionId, messageId, { id: str(d.textID)!, kind: "text", text: "" });
+      case "session.next.text.delta":
+        return this.textDelta(sessionId, messageId, str(d.textID)!, str(d.delta)!);
+      case "session.next.text.ended":
+        return this.block(sessionId, messageId, { id: str(d.textID)!, kind: "text", text: str(d.text)! });
+      case "session.next.reasoning.started":
+        return this.block(sessionId, messageId, {
+          id: str(d.reasoningID)!,
+          kind: "reasoning",
+          text: "",
+          startedAt: ts,
+        });
+      case "session.next.reasoning.delta":
+        return this.textDelta(sessionId, messageId, str(d.reasoningID)!, str(d.delta)!);
+      case "session.next.reasoning.ended":
+        return this.block(sessionId, messageId, {
+          id: str(d.reasoningID)!,
+          kind: "reasoning",
+          text: str(d.text)!,
+          endedAt: ts,
+        });
+      case "session.next.tool.input.started": {
+        const b = { ...this.tool(messageId, str(d.callID)!, str(d.name)), status: "pending" as const, startedAt: ts };
+        this.tools.set(b.callId, b);
+        return this.block(sessionId, messageId, b);
+      }
+      case "session.next.tool.input.delta":
+      case "session.next.tool.input.ended":
+        return { kind: "skip" };
+      case "session.next.tool.called": {
+        const prev = this.tool(messageId, str(d.callID)!, str(d.tool));
+        const b: ToolBlock = { ...prev, status: "running", input: obj(d.input), startedAt: prev.startedAt ?? ts };
+        this.tools.set(b.callId, b);
+        return this.block(sessionId, messageId, b);
+      }
+      case "session.next.tool.progress":
+      case "session.next.tool.success": {
+        const prev = this.tool(messageId, str(d.callID)!);
+        const structured = obj(d.structured);
+        const output = toolText(d.content) ?? str(structured.output) ?? prev.output;
+        const b: ToolBlock = { ...prev, status: type === "session.next.tool.success" ? "completed" : "running" };
+        if (output !== undefined) b.output = output;
+        if (num(structured.exit) !== undefined) b.exitCode = num(structured.exit)!;
+        if (str(structured.title)) b.title = str(structured.title)!;
+        if (type === "session.next.tool.success") b.endedAt = ts;
+        this.tools.set(b.callId, b);
+        if (type === "session.next.tool.success") this.tools.delete(b.callId);
+        return this.block(sessionId, messageId, b);
+      }
+      case "session.next.tool.failed": {
+        const prev = this.tool(messageId, str(d.callID)!);
+        const error = str(obj(d.error).message) ?? "failed";
+        this.tools.delete(prev.callId);
+        const rejected = this.rejected.get(prev.callId);
+        this.rejected.delete(prev.callId);
+        // Rejected with feedback: the call is denied and OpenCode goes on with the turn.
+        if (rejected === false)
+          return this.block(sessionId, messageId, { ...prev, status: "denied", error, endedAt: ts });
+        if (rejected) {
+          // A rejected permission or question stops the turn: OpenCode ends it without a step frame.
+          return this.events(
+            sessionId,
+            { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } },
+            assistantUpdated(sessionId, messageId, ts, { completedAt: ts }),
+            { type: "session.status", status: "idle" },
+          );
+        }
+        return this.block(sessionId, messageId, {
+          ...prev,
+          status: toolStatusOf("error", error, API_TOOL_ERRORS),
+          error,
+          endedAt: ts,
+        });
+      }
+      case "session.next.retried": {
+        const message = str(obj(d.error).message) ?? "retrying";
+        return this.events(sessionId, {
+          type: "session.status",
+          status: "retry",
+          detail: `${message} (attempt ${num(d.attempt) ?? "?"})`,
+        });
+      }
+      case "session.next.compaction.started":
+        return this.events(
+          sessionId,
+          { type: "session.status", status: "busy" },
+          assistantUpdated(sessionId, messageId, ts, { summary: true }),
+          {
+            type: "block.updated",
+            messageId,
+            block: {
+              id: `${messageId}-compaction`,
+              kind: "notice",
+              level: "info",
+              code: "compaction",
+              text: "Conversation compacted",
+            },
+          },
+        );
+      case "session.next.compaction.ended":
+        return this.events(
+          sessionId,
+          assistantUpdated(sessionId, messageId, ts, { completedAt: ts, summary: true }),
+          { type: "block.updated", messageId, block: { id: `${messageId}-summary`, kind: "text", text: str(d.text)! } },
+          { type: "session.status", status: "idle" },
+        );
+      case "session.next.revert.staged":
+      case "session.next.revert.cleared":
+      case "session.next.revert.committed":
+        // The session's revert state is re-read by the adapter (the frame carries no whole session);
+        // a commit also dropped the reverted messages, which no frame names: the history is reloaded.
+        return {
+          kind: "session",
+          session: { id: sessionId, backendId: this.backendId, title: "", createdAt: 0, updatedAt: 0, status: "idle" },
+          ...(type === "session.next.revert.committed" ? { reload: true } : {}),
+        };
+      case "permission.v2.asked": {
+        const it = toApiPermission(d as unknown as ApiPermission);
+        this.ask(it.id, it.toolCallId);
+        return { kind: "interrupt", interrupt: it };
+      }
+      case "permission.v2.replied":
+        this.settle(str(d.requestID)!, str(d.reply) === "reject");
+        return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: str(d.reply)! };
+      case "question.v2.asked": {
+        const it = toApiQuestion(d as unknown as ApiQuestion);
+        if (it) this.ask(it.id, it.toolCallId);
+        return it ? { kind: "interrupt", interrupt: it } : { kind: "skip", reason: "malformed" };
+      }
+      case "question.v2.replied":
+        this.settle(str(d.requestID)!, false);
+        return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "answered" };
+      case "question.v2.rejected":
+        this.settle(str(d.requestID)!, true);
+        return { kind: "resolved", sessionId, interruptId: str(d.requestID)!, outcome: "rejected" };
+      case "todo.updated":
+        return this.events(sessionId, {
+          type: "todo.updated",
+          todos: arr(d.todos).map(
+            (t): Todo => ({
+              content: str(obj(t).content) ?? "",
+              status: str(obj(t).status) ?? "pending",
+              ...(str(obj(t).priority) ? { priority: str(obj(t).priority)! } : {}),
+            }),
+          ),
+        });
+    }
+  }
+}
+
+/** `message.updated` of the turn's assistant message `messageId` (created at `ts`), with `more` of its info. */
+function assistantUpdated(
+  sessionId: string,
+  messageId: string,
+  ts: number,
+  more: Omit<MessageInfo, "id" | "sessionId" | "role" | "createdAt">,
+): TimelineEvent {
+  return { type: "message.updated", message: { id: messageId, sessionId, role: "assistant", createdAt: ts, ...more } };
+}
+
+/** `session.created`/`updated` carry the V1 session shape on the /api stream: read it defensively. */
+function toApiSessionLoose(raw: unknown, backendId: string): Session | null {
+  const s = obj(raw);
+  const id = str(s.id);
+  if (!id) return null;
+  const time = obj(s.time);
+  const out: Session = {
+    id,
+    backendId,
+    title: str(s.title) ?? "Untitled",
+    createdAt: num(time.created) ?? 0,
+    updatedAt: num(time.updated) ?? num(time.created) ?? 0,
+    status: "idle",
+  };
+  const dir = str(s.directory) ?? str(obj(s.location).directory);
+  if (dir) out.directory = dir;
+  if (str(s.parentID)) out.parentId = str(s.parentID)!;
+  return out;
+}
