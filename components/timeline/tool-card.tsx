@@ -5,7 +5,7 @@
  */
 import { memo, useEffect, useState, type ComponentType, type ReactNode } from "react";
 import type { ToolBlock, ToolName, ToolStatus } from "@/lib/model";
-import { DiffStat } from "@/components/code/diff-view";
+import { DiffStat } from "@/components/code/diff-stat";
 import { Badge } from "@/components/ui/badge";
 import { cx } from "@/components/ui/cx";
 import { FilePath } from "@/components/ui/file-path";

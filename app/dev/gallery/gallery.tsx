@@ -3,7 +3,8 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { Block, Message, ToolBlock } from "@/lib/model";
 import { CodeBlock } from "@/components/code/code-block";
-import { DiffView, diffFromStrings } from "@/components/code/diff-view";
+import { DiffView } from "@/components/code/diff-view";
+import { diffFromStrings } from "@/lib/unified-diff/from-strings";
 import { IconMoon, IconSun } from "@/components/ui/icons";
 import { BlockView } from "@/components/timeline/block-view";
 import { MessageView } from "@/components/timeline/message-view";
