@@ -5,6 +5,15 @@ import type { Capabilities } from "./model";
  * takes, and the limits. They travel as `data:` URLs in the prompt's file parts (lib/api.ts
  * `PromptPart`, at most 10,000,000 characters each), which each backend maps to its own protocol.
  */
+/** A file attached to the prompt being written, read into a `data:` URL. */
+export interface Attachment {
+  id: number;
+  name: string;
+  mime: string;
+  size: number;
+  url: string;
+}
+
 export const MAX_ATTACHMENTS = 10;
 /** One file's size, and all of a prompt's files together (base64 makes them a third larger). */
 export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;

@@ -1,21 +1,12 @@
 "use client";
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import type { AgentInfo, ModelInfo } from "@/lib/api";
-import { attachmentError, attachmentMime, formatBytes } from "@/lib/attachments";
+import { type Attachment, attachmentError, attachmentMime, formatBytes } from "@/lib/attachments";
 import { useFileMentions } from "@/lib/hooks/use-file-mentions";
 import { insertMention, keptMentions, mentionAt } from "@/lib/mentions";
 import type { Capabilities, ModelRef, SessionSettings } from "@/lib/model";
 import { cx } from "../ui/cx";
 import { IconBot, IconChevronDown, IconPaperclip, IconSparkle, IconStop, IconX } from "../ui/icons";
-
-/** A file attached to the prompt being written, read into a `data:` URL. */
-export interface Attachment {
-  id: number;
-  name: string;
-  mime: string;
-  size: number;
-  url: string;
-}
 
 function readDataUrl(file: File, mime: string): Promise<string> {
   return new Promise((resolve, reject) => {

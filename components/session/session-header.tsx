@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { Backend, Message, Session, Todo, Usage } from "@/lib/model";
-import type { ConnectionState } from "@/lib/client/sse-client";
+import type { LinkState } from "@/lib/link-state";
 import { sessionPath } from "@/lib/client/api-client";
 import { liveLink } from "@/lib/client/live-link";
 import { useLiveLeader } from "@/lib/hooks/use-live-leader";
@@ -27,13 +27,6 @@ import { MenuItem, MenuSeparator, Popover } from "../ui/popover";
 import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { BranchTreeButton } from "./branch-tree";
 import { SidebarToggle } from "../shell/shell";
-
-export type LinkState = "connecting" | "connected" | "reconnecting" | "down";
-
-export function linkState(connection: ConnectionState, backend: Backend | undefined): LinkState {
-  if (backend && backend.status !== "ready") return backend.status === "connecting" ? "reconnecting" : "down";
-  return connection === "connected" ? "connected" : connection === "connecting" ? "connecting" : "reconnecting";
-}
 
 const LINK_TEXT: Record<LinkState, string> = {
   connecting: "Connecting…",
