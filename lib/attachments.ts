@@ -70,3 +70,17 @@ export function formatBytes(n: number): string {
   if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
   return `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 }
+
+/** A file's content as a `data:` URL of type `mime` (the browser's own type may be empty). */
+export function readDataUrl(file: File, mime: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => {
+      const s = String(r.result);
+      // The browser's own type may be empty: the data is the same, the type is ours.
+      resolve(`data:${mime};base64,${s.slice(s.indexOf(",") + 1)}`);
+    };
+    r.onerror = () => reject(r.error ?? new Error(`Could not read ${file.name}`));
+    r.readAsDataURL(file);
+  });
+}
