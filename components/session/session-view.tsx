@@ -12,7 +12,7 @@ import {
   type SessionPolicyInput,
 } from "@/lib/session-policy";
 import { ReviewPanel, type PanelTab } from "../review/review-panel";
-import { ShareButton } from "../share/share-dialog";
+import { ShareButton } from "../share/share-button";
 import { MessageActionsContext, type MessageActionsValue } from "../timeline/message-actions";
 import { ConfirmDialog } from "../ui/dialog";
 import { IconAlertCircle, IconX } from "../ui/icons";
