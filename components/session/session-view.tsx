@@ -1,4 +1,5 @@
 "use client";
+import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { capabilityReason, can, type CapabilityName } from "@/lib/capabilities";
 import type { InitialSnapshot } from "@/lib/client/session-store";
@@ -35,6 +36,7 @@ export function SessionView({
 }) {
   // The data the view shows, what the backend allows now (lib/session-policy.ts), and the actions.
   const data = useSessionData(backendId, sessionId, initial);
+  const router = useRouter();
   const { view, store, hydrated, backend, link, busy, label, prefill, models, agents, model, agent } = data;
   const { contextWindow, changedFiles, reverted, revertedIds, subagents } = data;
   const { session, messages, interrupts, lastError, todos } = view.state;
@@ -47,6 +49,7 @@ export function SessionView({
       sendAgent: data.sendAgent,
       directory: session?.directory,
       mentions: mentionCap,
+      router,
     });
 
   const [panel, setPanel] = useState<{ tab: PanelTab; turnId?: string } | null>(null);

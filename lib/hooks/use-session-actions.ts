@@ -4,7 +4,6 @@
  * rename, compact, delete. Failures of the menu actions land in `actionError` (the view's alert).
  */
 import { useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { useCallback, useState } from "react";
 import type { PromptBody } from "../api";
 import type { Attachment } from "../attachments";
@@ -27,6 +26,8 @@ export interface SessionActionsInput {
   /** The session's directory, which mentioned paths are relative to. */
   directory: string | undefined;
   mentions: Capabilities["mentions"];
+  /** The app's router (Next's `useRouter()`): a fork opens, a deleted session goes home. */
+  router: { push(href: string): void };
 }
 
 export function useSessionActions({
@@ -36,8 +37,8 @@ export function useSessionActions({
   sendAgent,
   directory,
   mentions: mentionCap,
+  router,
 }: SessionActionsInput) {
-  const router = useRouter();
   const qc = useQueryClient();
   const path = sessionPath(backendId, sessionId);
   const [actionError, setActionError] = useState<string>();
