@@ -5,6 +5,15 @@ import type { Capabilities } from "./model";
  * takes, and the limits. They travel as `data:` URLs in the prompt's file parts (lib/api.ts
  * `PromptPart`, at most 10,000,000 characters each), which each backend maps to its own protocol.
  */
+/** A file attached to the prompt being written, read into a `data:` URL. */
+export interface Attachment {
+  id: number;
+  name: string;
+  mime: string;
+  size: number;
+  url: string;
+}
+
 export const MAX_ATTACHMENTS = 10;
 /** One file's size, and all of a prompt's files together (base64 makes them a third larger). */
 export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
@@ -60,4 +69,18 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
   return `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+}
+
+/** A file's content as a `data:` URL of type `mime` (the browser's own type may be empty). */
+export function readDataUrl(file: File, mime: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => {
+      const s = String(r.result);
+      // The browser's own type may be empty: the data is the same, the type is ours.
+      resolve(`data:${mime};base64,${s.slice(s.indexOf(",") + 1)}`);
+    };
+    r.onerror = () => reject(r.error ?? new Error(`Could not read ${file.name}`));
+    r.readAsDataURL(file);
+  });
 }

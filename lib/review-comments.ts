@@ -25,7 +25,7 @@ export interface ReviewComment {
   createdAt: number;
 }
 
-/** One line of a diff as the review shows it (the line rows of components/code/diff-view.tsx). */
+/** One line of a diff as the review shows it (the line rows of lib/unified-diff/parse.ts). */
 export interface ReviewDiffLine {
   kind: "add" | "del" | "ctx";
   text: string;

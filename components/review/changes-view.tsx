@@ -8,7 +8,8 @@ import { changeTotals, mergeChanges, turns, userText, type MergedChange, type Tu
 import { messagesShape } from "@/lib/timeline/reducer";
 import type { ReviewCommentsApi } from "@/lib/hooks/use-review-comments";
 import { newCommentId } from "@/lib/review-comments";
-import { type DiffReview, DiffStat, DiffView } from "../code/diff-view";
+import { DiffStat } from "../code/diff-stat";
+import { type DiffReview, DiffView } from "../code/diff-view";
 import { cx } from "../ui/cx";
 import { FilePath } from "../ui/file-path";
 import { IconChevronRight, IconColumns, IconRows, IconSearch } from "../ui/icons";

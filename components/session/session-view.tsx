@@ -1,97 +1,28 @@
 "use client";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { AgentList, ModelList, PromptBody } from "@/lib/api";
 import { capabilityReason, can, type CapabilityName } from "@/lib/capabilities";
-import { apiGet, apiSend, sessionPath } from "@/lib/client/api-client";
-import { setBaseTitle } from "@/lib/client/page-title";
-import { mentionParts } from "@/lib/mentions";
-import { useGlobalEvents } from "@/lib/hooks/use-global-events";
-import { useSessionStream } from "@/lib/hooks/use-session-stream";
-import { useHydrated } from "@/lib/hooks/use-hydrated";
 import type { InitialSnapshot } from "@/lib/client/session-store";
-import type { Message, ModelRef, Session } from "@/lib/model";
-import { childSessionIds } from "@/lib/timeline/incremental";
-import { messagesShape } from "@/lib/timeline/reducer";
-import { currentContext, isBusy, mergeChanges, revertIndex, turns, userText } from "@/lib/timeline/selectors";
+import { errorText, useSessionActions } from "@/lib/hooks/use-session-actions";
+import { useSessionData } from "@/lib/hooks/use-session-data";
+import {
+  actionReason,
+  compactReason,
+  forkMessageReason,
+  promptReason,
+  type SessionPolicyInput,
+} from "@/lib/session-policy";
 import { ReviewPanel, type PanelTab } from "../review/review-panel";
-import { ShareButton } from "../share/share-dialog";
+import { ShareButton } from "../share/share-button";
 import { MessageActionsContext, type MessageActionsValue } from "../timeline/message-actions";
 import { ConfirmDialog } from "../ui/dialog";
-import { IconAlertCircle, IconUndo, IconX } from "../ui/icons";
-import { type Attachment, Composer } from "./composer";
-import { linkState, SessionHeader } from "./session-header";
+import { IconAlertCircle, IconX } from "../ui/icons";
+import { Composer } from "./composer";
+import { RevertBanner } from "./revert-banner";
+import { SessionHeader } from "./session-header";
 import { SessionSettingsRow } from "./session-settings";
 import { Timeline } from "./timeline";
 import { useCommands, type Command } from "../shell/commands";
-
-const prefillKey = (backendId: string, sessionId: string) => `sb-prefill:${backendId}/${sessionId}`;
-
-/** A prompt handed over to a forked session (forking from a user message re-asks it). */
-function takePrefill(backendId: string, sessionId: string): string | undefined {
-  const k = prefillKey(backendId, sessionId);
-  const v = sessionStorage.getItem(k) ?? undefined;
-  if (v !== undefined) sessionStorage.removeItem(k);
-  return v;
-}
-
-function errorText(err: unknown, fallback: string): string {
-  return err instanceof Error && err.message ? err.message : fallback;
-}
-
-function RevertBanner({
-  count,
-  onUnrevert,
-  reason,
-  deferred,
-}: {
-  count: number;
-  onUnrevert(): Promise<void>;
-  reason?: string;
-  deferred?: boolean;
-}) {
-  const [working, setWorking] = useState(false);
-  return (
-    <div className="shrink-0 border-t border-warn/30 bg-warn/8 px-4 py-2" data-testid="revert-banner" role="status">
-      <div className="mx-auto flex max-w-[880px] items-center gap-2.5 text-[12.5px]">
-        <IconUndo size={14} className="shrink-0 text-warn" />
-        <div className="min-w-0 flex-1">
-          {deferred ? (
-            <>
-              <span className="font-medium text-fg">Reverting to before this message.</span>{" "}
-              <span className="text-muted">
-                The files and {count > 0 ? `${count} message${count === 1 ? "" : "s"}` : "the reverted messages"} are
-                rewound when you send the next prompt.
-              </span>
-            </>
-          ) : (
-            <>
-              <span className="font-medium text-fg">Files restored to before this message.</span>{" "}
-              <span className="text-muted">
-                {count > 0 ? `${count} message${count === 1 ? "" : "s"} ` : "The reverted messages "}
-                will be dropped when you send the next prompt.
-              </span>
-            </>
-          )}
-        </div>
-        <button
-          type="button"
-          data-testid="unrevert"
-          disabled={working || Boolean(reason)}
-          title={reason ?? "Bring the files and the messages back"}
-          onClick={() => {
-            setWorking(true);
-            void onUnrevert().finally(() => setWorking(false));
-          }}
-          className="inline-flex h-7 shrink-0 items-center rounded-md border border-warn/40 px-2.5 text-[12px] font-medium text-warn hover:bg-warn/15 disabled:opacity-50"
-        >
-          {working ? "Restoring…" : "Unrevert"}
-        </button>
-      </div>
-    </div>
-  );
-}
 
 /** `initial`: the snapshot the server rendered the page with (app/(console)/sessions/…/page.tsx), when it had one in time. */
 export function SessionView({
@@ -103,143 +34,36 @@ export function SessionView({
   sessionId: string;
   initial?: InitialSnapshot;
 }) {
-  const { view, store } = useSessionStream(backendId, sessionId, initial);
-  const hydrated = useHydrated();
-  const live = useGlobalEvents();
+  // The data the view shows, what the backend allows now (lib/session-policy.ts), and the actions.
+  const data = useSessionData(backendId, sessionId, initial);
   const router = useRouter();
-  const qc = useQueryClient();
-  const backend = live.backends.find((b) => b.id === backendId);
+  const { view, store, hydrated, backend, link, busy, label, prefill, models, agents, model, agent } = data;
+  const { contextWindow, changedFiles, reverted, revertedIds, subagents } = data;
   const { session, messages, interrupts, lastError, todos } = view.state;
-  const link = linkState(view.connection, backend);
-  const busy = isBusy(session?.status);
-  const label = backend?.label ?? "This backend";
-  const path = sessionPath(backendId, sessionId);
   const mentionCap = backend?.capabilities.mentions;
-  const directory = session?.directory;
+  const { path, actionError, setActionError, fork, revert, unrevert, rename, compact, remove, send, abort } =
+    useSessionActions({
+      backendId,
+      sessionId,
+      sendModel: data.sendModel,
+      sendAgent: data.sendAgent,
+      directory: session?.directory,
+      mentions: mentionCap,
+      router,
+    });
 
   const [panel, setPanel] = useState<{ tab: PanelTab; turnId?: string } | null>(null);
-  const [actionError, setActionError] = useState<string>();
   const [deleting, setDeleting] = useState<{ busy: boolean; error?: string } | null>(null);
-  const [prefill, setPrefill] = useState<string>();
-  const [pickedModel, setPickedModel] = useState<ModelRef>();
-  const [pickedAgent, setPickedAgent] = useState<string>();
   const [sharing, setSharing] = useState(false);
 
-  useEffect(() => {
-    const p = takePrefill(backendId, sessionId);
-    if (p) setPrefill(p);
-  }, [backendId, sessionId]);
-
-  useEffect(() => {
-    if (session?.title) setBaseTitle(`${session.title} · Switchboard`);
-    return () => setBaseTitle("Switchboard");
-  }, [session?.title]);
-
-  const models = useQuery({
-    queryKey: ["models", backendId],
-    queryFn: () => apiGet<ModelList>(`/api/backends/${encodeURIComponent(backendId)}/models`),
-    enabled: can(backend, "models") && backend?.status === "ready",
-    staleTime: 60_000,
-  });
-  const agents = useQuery({
-    queryKey: ["agents", backendId],
-    queryFn: () => apiGet<AgentList>(`/api/backends/${encodeURIComponent(backendId)}/agents`),
-    enabled: can(backend, "agents") && backend?.status === "ready",
-    staleTime: 60_000,
-  });
-
-  const lastUser = useMemo(() => {
-    for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return messages[i];
-    return undefined;
-  }, [messages]);
-  // What the next prompt runs with: the user's pick, else what the last prompt used. Nothing is sent
-  // otherwise, so the backend applies its own configured default (shown in the pickers).
-  const sendModel: ModelRef | undefined = pickedModel ?? lastUser?.model ?? session?.model;
-  const sendAgent: string | undefined =
-    pickedAgent ??
-    (lastUser?.agent && agents.data?.items.some((a) => a.id === lastUser.agent) ? lastUser.agent : undefined);
-  const model = sendModel ?? models.data?.default;
-  const agent = sendAgent ?? agents.data?.default;
-  const ctxModel = currentContext(messages)?.message.model ?? model;
-  const contextWindow = ctxModel
-    ? models.data?.items.find((m) => m.id === ctxModel.id && (!ctxModel.provider || m.provider === ctxModel.provider))
-        ?.contextWindow
-    : undefined;
-  // Turns (and the files they changed) depend only on the list's shape: deltas keep the token.
-  const shape = messagesShape(messages);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape; streaming deltas keep it
-  const changedFiles = useMemo(() => mergeChanges(turns(messages)).length, [shape]);
-  const reverted = revertIndex(messages, session?.revert);
-  // Only a pending revert makes this depend on the messages, so streaming does not re-render toolbars.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: only a pending revert makes this depend on the messages
-  const revertedIds = useMemo(
-    () => (reverted >= 0 ? new Set(messages.slice(reverted).map((m) => m.id)) : null),
-    [reverted, reverted >= 0 ? messages : null],
-  );
-  // Subagent sessions the timeline knows of: the branch tree refreshes when one appears.
-  // Re-derived only for the messages a frame changed (lib/timeline/incremental.ts).
-  const subagents = useMemo(() => childSessionIds(messages).length, [messages]);
-
+  const policy = useMemo<SessionPolicyInput>(() => ({ backend, label, link, busy }), [backend, label, link, busy]);
   const reasonFor = useCallback(
-    (cap: CapabilityName, needsIdle = true): string | undefined => {
-      if (!can(backend, cap)) return capabilityReason(label, cap);
-      if (link === "down") return "The backend is down";
-      if (needsIdle && busy) return "Wait for the agent to finish this turn";
-      return undefined;
-    },
-    [backend, label, link, busy],
-  );
-
-  const refreshLists = useCallback(() => {
-    void qc.invalidateQueries({ queryKey: ["sessions", backendId] });
-    void qc.invalidateQueries({ queryKey: ["tree", backendId] });
-  }, [qc, backendId]);
-
-  const openForked = useCallback(
-    (s: Session, prompt?: string) => {
-      if (prompt) sessionStorage.setItem(prefillKey(backendId, s.id), prompt);
-      refreshLists();
-      router.push(`/sessions/${encodeURIComponent(backendId)}/${encodeURIComponent(s.id)}`);
-    },
-    [backendId, refreshLists, router],
-  );
-
-  const guard = useCallback(async (what: string, fn: () => Promise<void>) => {
-    setActionError(undefined);
-    try {
-      await fn();
-    } catch (err) {
-      setActionError(errorText(err, `Could not ${what}`));
-    }
-  }, []);
-
-  const fork = useCallback(
-    (m?: Message) =>
-      guard("fork the session", async () => {
-        const s = await apiSend<Session>("POST", `${path}/fork`, m ? { messageId: m.id } : {});
-        openForked(s, m?.role === "user" ? userText(m) : undefined);
-      }),
-    [guard, path, openForked],
-  );
-  const revert = useCallback(
-    (m: Message) =>
-      guard("revert", async () => {
-        await apiSend("POST", `${path}/revert`, { messageId: m.id });
-      }),
-    [guard, path],
-  );
-  const unrevert = useCallback(
-    () =>
-      guard("unrevert", async () => {
-        await apiSend("POST", `${path}/unrevert`);
-      }),
-    [guard, path],
+    (cap: CapabilityName, needsIdle = true): string | undefined => actionReason(policy, cap, needsIdle),
+    [policy],
   );
 
   const actions = useMemo<MessageActionsValue>(() => {
-    // Backends that fork whole sessions only (ACP) offer it in the session menu, not per message.
-    const forkReason =
-      reasonFor("fork") ?? (can(backend, "forkMessages") ? undefined : capabilityReason(label, "forkMessages"));
+    const forkReason = forkMessageReason(policy);
     const revertReason = reasonFor("revert");
     return {
       fork: { offered: can(backend, "fork"), ...(forkReason ? { disabledReason: forkReason } : {}) },
@@ -248,27 +72,7 @@ export function SessionView({
       onRevert: (m) => revert(m),
       isReverted: (id) => revertedIds?.has(id) ?? false,
     };
-  }, [backend, label, reasonFor, fork, revert, revertedIds]);
-
-  const send = useCallback(
-    async (text: string, files: Attachment[] = [], mentions: string[] = []) => {
-      const body: PromptBody = {
-        parts: [
-          ...(text ? [{ type: "text" as const, text }] : []),
-          ...files.map((f) => ({ type: "file" as const, mime: f.mime, url: f.url, filename: f.name })),
-          // Each mentioned file the way the backend takes it (`Capabilities.mentions.carry`).
-          ...mentionParts(mentions, directory, mentionCap),
-        ],
-        ...(sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {}),
-        ...(sendAgent ? { agent: sendAgent } : {}),
-      };
-      await apiSend("POST", `${path}/prompt`, body);
-    },
-    [path, sendModel, sendAgent, directory, mentionCap],
-  );
-  const abort = useCallback(async () => {
-    await apiSend("POST", `${path}/abort`);
-  }, [path]);
+  }, [backend, policy, reasonFor, fork, revert, revertedIds]);
 
   // Esc closes the panel when nothing else has the focus.
   const panelRef = useRef(panel);
@@ -316,7 +120,7 @@ export function SessionView({
       { id: "plan", group, label: "Show the plan", keywords: "todo tasks", run: () => setPanel({ tab: "plan" }) },
       { id: "share", group, label: "Share this session", keywords: "link read-only", run: () => setSharing(true) },
     ];
-  }, [hasSession, canAbortNow, paletteForkReason, abort, fork]);
+  }, [hasSession, canAbortNow, paletteForkReason, abort, fork, setActionError]);
   useCommands(commands);
 
   if (view.loadError && !view.loaded) {
@@ -333,13 +137,9 @@ export function SessionView({
     );
   }
 
-  const disabledReason = !view.loaded
-    ? "Loading…"
-    : link === "down"
-      ? "The backend is down — waiting for it to come back"
-      : undefined;
+  const disabledReason = promptReason(view.loaded, link);
   const renameReason = reasonFor("rename", false);
-  const compactReason = reasonFor("compact") ?? (messages.length === 0 ? "Nothing to compact yet" : undefined);
+  const compactDisabled = compactReason(policy, messages.length);
   const deleteReason = reasonFor("delete", false);
   const forkReason = reasonFor("fork");
   const togglePanel = (tab: PanelTab) => setPanel((p) => (p?.tab === tab ? null : { tab }));
@@ -375,24 +175,13 @@ export function SessionView({
         rename={{
           offered: true,
           ...(renameReason ? { disabledReason: renameReason } : {}),
-          run: (title) =>
-            guard("rename the session", async () => {
-              await apiSend<Session>("PATCH", path, { title });
-              refreshLists();
-            }),
+          run: rename,
         }}
         fork={{ offered: true, ...(forkReason ? { disabledReason: forkReason } : {}), run: () => fork() }}
         compact={{
           offered: true,
-          ...(compactReason ? { disabledReason: compactReason } : {}),
-          run: () =>
-            guard("compact the conversation", async () => {
-              await apiSend(
-                "POST",
-                `${path}/compact`,
-                sendModel?.provider ? { model: { provider: sendModel.provider, id: sendModel.id } } : {},
-              );
-            }),
+          ...(compactDisabled ? { disabledReason: compactDisabled } : {}),
+          run: compact,
         }}
         remove={{
           offered: true,
@@ -455,12 +244,12 @@ export function SessionView({
             onAbort={abort}
             {...(prefill ? { initialText: prefill } : {})}
             {...(can(backend, "models")
-              ? { models: models.data?.items ?? [], onModel: setPickedModel }
+              ? { models: models.data?.items ?? [], onModel: data.setPickedModel }
               : backend
                 ? { modelReason: capabilityReason(label, "models") }
                 : {})}
             {...(model ? { model } : {})}
-            {...(can(backend, "agents") ? { agents: agents.data?.items ?? [], onAgent: setPickedAgent } : {})}
+            {...(can(backend, "agents") ? { agents: agents.data?.items ?? [], onAgent: data.setPickedAgent } : {})}
             {...(agent ? { agent } : {})}
             {...(session?.settings?.commands?.length ? { commands: session.settings.commands } : {})}
             {...(backend?.capabilities.attachments ? { attachments: backend.capabilities.attachments } : {})}
@@ -496,12 +285,8 @@ export function SessionView({
           onCancel={() => setDeleting(null)}
           onConfirm={() => {
             setDeleting({ busy: true });
-            apiSend("DELETE", path).then(
-              () => {
-                setDeleting(null);
-                void qc.invalidateQueries({ queryKey: ["sessions", backendId] });
-                router.push("/");
-              },
+            remove().then(
+              () => setDeleting(null),
               (err: unknown) => setDeleting({ busy: false, error: errorText(err, "Could not delete the session") }),
             );
           }}

@@ -7,7 +7,7 @@ import { useHydrated } from "@/lib/hooks/use-hydrated";
 import { messagesShape } from "@/lib/timeline/reducer";
 import { isBusy, revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
 import { FindBar, useFindInSession } from "./find-in-session";
-import { DiffStat } from "../code/diff-view";
+import { DiffStat } from "../code/diff-stat";
 import { InterruptCard } from "../interrupts/interrupt-card";
 import { MessageView } from "../timeline/message-view";
 import { cx } from "../ui/cx";

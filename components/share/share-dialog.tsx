@@ -5,13 +5,13 @@ import { useId, useMemo, useRef, useState, type ReactNode } from "react";
 import type { CreateShareBody, CreatedShare, ShareInfo, SharePreview, SharePreviewBody } from "@/lib/api";
 import type { Message } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
-import { Badge } from "@/components/ui/badge";
-import { CopyButton } from "@/components/ui/copy-button";
 import { cx } from "@/components/ui/cx";
-import { IconExternal, IconLink, IconShield, IconX } from "@/components/ui/icons";
+import { IconLink, IconX } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
 import { useFocusTrap } from "@/components/ui/use-focus-trap";
 import { absoluteTime } from "./share-format";
+import { RedactionPreview } from "./redaction-preview";
+import { ShareResult } from "./share-result";
 
 type Expiry = "1h" | "1d" | "7d" | "never";
 const EXPIRIES: { id: Expiry; label: string; ms: number | null }[] = [
@@ -78,99 +78,6 @@ function Row({ label, hint, children }: { label: string; hint?: string; children
       </div>
       <div className="min-w-0">{children}</div>
     </div>
-  );
-}
-
-/** A redacted excerpt: text with its `[REDACTED:…]` markers highlighted (as text, never HTML). */
-export function MarkedExcerpt({ text }: { text: string }) {
-  const parts = text.split(/(\[REDACTED:[a-z0-9-]+\])/g);
-  return (
-    <>
-      {parts.map((p, i) =>
-        i % 2 === 1 ? (
-          <span key={i} className="rounded-[3px] bg-warn/15 px-0.5 text-warn">
-            {p}
-          </span>
-        ) : (
-          <span key={i}>{p}</span>
-        ),
-      )}
-    </>
-  );
-}
-
-function RedactionPreview({
-  preview,
-  loading,
-  error,
-}: {
-  preview: SharePreview | undefined;
-  loading: boolean;
-  error: string | undefined;
-}) {
-  const r = preview?.redactions;
-  return (
-    <section
-      className="rounded-lg border border-border bg-sunken/60"
-      data-testid="redaction-preview"
-      data-total={r?.total ?? ""}
-    >
-      <div className="border-b border-border px-3 py-2">
-        <div className="flex h-5 items-center gap-2 whitespace-nowrap text-[12.5px]">
-          <IconShield size={14} className={r && r.total > 0 ? "text-warn" : "text-ok"} />
-          <span className="font-medium text-fg" data-testid="redaction-count">
-            {error
-              ? "Cannot preview"
-              : !r
-                ? "Checking for secrets…"
-                : r.total === 0
-                  ? "No secrets found"
-                  : `${r.total} secret${r.total === 1 ? "" : "s"} will be redacted`}
-          </span>
-          {r && r.occurrences > r.total && <span className="text-[11.5px] text-faint">in {r.occurrences} places</span>}
-          {loading && <Spinner size={11} className="text-faint" />}
-        </div>
-        {r && r.total > 0 && (
-          <div className="mt-1.5 flex flex-wrap gap-1">
-            {Object.entries(r.byKind)
-              .sort((a, b) => b[1] - a[1])
-              .map(([k, n]) => (
-                <Badge key={k} mono tone="warn">
-                  {k}
-                  {n > 1 ? ` ×${n}` : ""}
-                </Badge>
-              ))}
-          </div>
-        )}
-      </div>
-      {error ? (
-        <p className="px-3 py-2 text-[12px] text-err">{error}</p>
-      ) : r && r.examples.length > 0 ? (
-        <ul className="max-h-40 overflow-y-auto px-3 py-1.5">
-          {r.examples.map((e, i) => (
-            <li key={i} className="flex items-baseline gap-2 py-0.5" data-testid="redaction-example">
-              <span className="w-[92px] shrink-0 truncate text-[11px] text-faint">{e.where}</span>
-              <code className="min-w-0 truncate font-mono text-[11.5px] text-muted" title={e.excerpt}>
-                <MarkedExcerpt text={e.excerpt} />
-              </code>
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p className="px-3 py-2 text-[11.5px] text-faint">
-          {r
-            ? "Nothing matched the redaction rules. Read the session before you share it: rules cannot catch everything."
-            : "\u00a0"}
-        </p>
-      )}
-      <p className="border-t border-border px-3 py-1.5 text-[11px] text-faint">
-        Secrets are replaced on the server with a visible marker, like{" "}
-        <code className="font-mono text-muted">[REDACTED:openai-key]</code>.{" "}
-        <Link href="/settings/shares" className="text-muted underline underline-offset-2 hover:text-fg">
-          Add your own patterns
-        </Link>
-      </p>
-    </section>
   );
 }
 
@@ -285,52 +192,7 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
         </div>
 
         {created ? (
-          <div className="flex flex-col gap-3 p-4" data-testid="share-result">
-            <p className="text-[13px] text-fg">Anyone with this link can read the session, read-only.</p>
-            <div className="flex items-center gap-1.5 rounded-md border border-border-strong bg-sunken pl-2.5 pr-1">
-              <input
-                readOnly
-                value={url}
-                data-testid="share-url"
-                onFocus={(e) => e.currentTarget.select()}
-                className="h-8 min-w-0 flex-1 bg-transparent font-mono text-[12px] text-fg outline-none"
-              />
-              <CopyButton text={url} label="Copy link" className="size-7" />
-              <a
-                href={url}
-                target="_blank"
-                rel="noopener noreferrer"
-                className="grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg"
-                title="Open"
-                aria-label="Open the shared page"
-              >
-                <IconExternal size={13} />
-              </a>
-            </div>
-            <p className="text-[11.5px] leading-[17px] text-faint">
-              Copy it now: the link is shown only once (only a hash of it is kept).{" "}
-              {created.expiresAt ? `It expires ${absoluteTime(created.expiresAt)}.` : "It never expires."} Revoke it any
-              time in{" "}
-              <Link
-                href="/settings/shares"
-                className="text-muted underline underline-offset-2 hover:text-fg"
-                onClick={onClose}
-              >
-                Settings → Shares
-              </Link>
-              .
-            </p>
-            <div className="flex justify-end">
-              <button
-                type="button"
-                onClick={onClose}
-                className="h-8 rounded-md bg-accent px-3 text-[12.5px] font-medium text-accent-fg hover:opacity-90"
-                data-testid="share-done"
-              >
-                Done
-              </button>
-            </div>
-          </div>
+          <ShareResult created={created} url={url} onClose={onClose} />
         ) : (
           <>
             <div className="min-h-0 flex-1 overflow-y-auto px-4 py-2">
@@ -472,55 +334,5 @@ export function ShareDialog({ backendId, sessionId, title, messages, onClose }: 
         )}
       </div>
     </div>
-  );
-}
-
-/** The header's Share button; opens the dialog. */
-export function ShareButton({
-  backendId,
-  sessionId,
-  title,
-  messages,
-  disabled,
-  open: openProp,
-  onOpenChange,
-  className,
-}: Omit<ShareDialogProps, "onClose"> & {
-  disabled?: boolean;
-  open?: boolean;
-  onOpenChange?(open: boolean): void;
-  className?: string;
-}) {
-  const [inner, setInner] = useState(false);
-  const open = openProp ?? inner;
-  const set = (v: boolean) => {
-    if (openProp === undefined) setInner(v);
-    onOpenChange?.(v);
-  };
-  return (
-    <>
-      <button
-        type="button"
-        onClick={() => set(true)}
-        disabled={disabled}
-        data-testid="share-button"
-        title="Share a read-only link to this session"
-        className={cx(
-          "inline-flex h-7 items-center gap-1.5 rounded-md border border-border px-2.5 text-[12px] font-medium text-muted hover:bg-raised hover:text-fg disabled:opacity-40",
-          className,
-        )}
-      >
-        <IconLink size={13} /> Share
-      </button>
-      {open && (
-        <ShareDialog
-          backendId={backendId}
-          sessionId={sessionId}
-          title={title}
-          messages={messages}
-          onClose={() => set(false)}
-        />
-      )}
-    </>
   );
 }

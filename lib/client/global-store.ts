@@ -7,7 +7,8 @@
 import type { GlobalHello } from "../api";
 import type { Backend, GlobalEvent, Interrupt, Session, SessionStatus } from "../model";
 import { apiGet } from "./api-client";
-import { liveLink, type LiveSubscriptionHandle } from "./live-link";
+import { liveLink } from "./live-link";
+import { LiveStore } from "./live-store";
 import { frameSeq } from "./live-protocol";
 import type { ConnectionState } from "./sse-client";
 
@@ -23,16 +24,7 @@ export interface GlobalView {
 
 export const sessionKey = (backendId: string, sessionId: string) => `${backendId}/${sessionId}`;
 
-export class GlobalStore {
-  private view: GlobalView = {
-    connection: "connecting",
-    backends: [],
-    statuses: {},
-    interrupts: [],
-    sessions: {},
-    removed: {},
-  };
-  private listeners = new Set<() => void>();
+export class GlobalStore extends LiveStore<GlobalView> {
   /** Called once per newly arrived interrupt (browser notifications). */
   private arrivals = new Set<(it: Interrupt & { backendId: string }) => void>();
 
@@ -42,23 +34,12 @@ export class GlobalStore {
       this.arrivals.delete(fn);
     };
   }
-  private live: LiveSubscriptionHandle | undefined;
-  private unwatchState: (() => void) | undefined;
   private cursor: number | undefined;
   private running = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  subscribe = (fn: () => void) => {
-    this.listeners.add(fn);
-    return () => {
-      this.listeners.delete(fn);
-    };
-  };
-  getView = () => this.view;
-
-  private set(patch: Partial<GlobalView>) {
-    this.view = { ...this.view, ...patch };
-    for (const l of this.listeners) l();
+  constructor() {
+    super({ connection: "connecting", backends: [], statuses: {}, interrupts: [], sessions: {}, removed: {} });
   }
 
   start() {
@@ -71,16 +52,13 @@ export class GlobalStore {
 
   stop() {
     this.running = false;
-    this.live?.close();
-    this.live = undefined;
-    this.unwatchState?.();
+    this.stopLive();
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
   /** Reads the whole state, then follows the global channel from it. */
   private async load() {
-    this.live?.close();
-    this.live = undefined;
+    this.closeLive();
     try {
       const hello = await apiGet<GlobalHello>("/api/events/hello");
       if (!this.running) return;

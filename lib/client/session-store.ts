@@ -8,7 +8,8 @@ import type { Message, Snapshot, WireEvent } from "../model";
 import type { MessagePage } from "../api";
 import { applyAll, emptyState, stateFromSnapshot, type SessionState } from "../timeline/reducer";
 import { apiGet, sessionPath, ApiClientError } from "./api-client";
-import { liveLink, type LiveSubscriptionHandle } from "./live-link";
+import { liveLink } from "./live-link";
+import { LiveStore } from "./live-store";
 import { SeqBatcher } from "./seq-batcher";
 import type { ConnectionState } from "./sse-client";
 
@@ -32,18 +33,8 @@ export const PREVIEW_MESSAGES = 12;
  */
 export type InitialSnapshot = Snapshot & { partial?: boolean };
 
-export class SessionStore {
-  private view: SessionView = {
-    state: emptyState,
-    loaded: false,
-    connection: "connecting",
-    hasOlder: false,
-    loadingOlder: false,
-  };
-  private listeners = new Set<() => void>();
+export class SessionStore extends LiveStore<SessionView> {
   private batcher = new SeqBatcher(0, (batch) => this.set({ state: applyAll(this.view.state, batch) }));
-  private live: LiveSubscriptionHandle | undefined;
-  private unwatchState: (() => void) | undefined;
   private olderCursor: string | undefined;
   private stopped = false;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -61,6 +52,7 @@ export class SessionStore {
     readonly sessionId: string,
     initial?: InitialSnapshot,
   ) {
+    super({ state: emptyState, loaded: false, connection: "connecting", hasOlder: false, loadingOlder: false });
     if (initial) {
       const { partial, ...snap } = initial;
       this.seededWhole = !partial;
@@ -74,18 +66,6 @@ export class SessionStore {
         hasOlder: Boolean(partial || (snap.hasOlder && snap.olderCursor)),
       };
     }
-  }
-
-  subscribe = (fn: () => void) => {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  };
-
-  getView = () => this.view;
-
-  private set(patch: Partial<SessionView>) {
-    this.view = { ...this.view, ...patch };
-    for (const l of this.listeners) l();
   }
 
   start() {
@@ -102,15 +82,12 @@ export class SessionStore {
 
   stop() {
     this.stopped = true;
-    this.live?.close();
-    this.live = undefined;
-    this.unwatchState?.();
+    this.stopLive();
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
   private async load() {
-    this.live?.close();
-    this.live = undefined;
+    this.closeLive();
     try {
       const snap = await apiGet<Snapshot>(`${sessionPath(this.backendId, this.sessionId)}/snapshot`);
       if (this.stopped) return;
@@ -139,8 +116,7 @@ export class SessionStore {
         // The session was deleted or its backend removed: the reload says so (404).
         closed: () => void this.load(),
         error: (status, message) => {
-          this.live?.close();
-          this.live = undefined;
+          this.closeLive();
           this.set({ loadError: { status, message }, connection: status === 404 ? "closed" : "reconnecting" });
           if (status !== 404 && status !== 401 && !this.stopped)
             this.retryTimer = setTimeout(() => void this.load(), 2000);

@@ -8,7 +8,8 @@
 import type { SharedSnapshot, ShareEndReason, ShareStreamEvent } from "../api";
 import type { WireEvent } from "../model";
 import { applyAll, stateFromSnapshot, type SessionState } from "../timeline/reducer";
-import { liveLink, type LiveSubscriptionHandle } from "./live-link";
+import { liveLink } from "./live-link";
+import { LiveStore } from "./live-store";
 import { SeqBatcher } from "./seq-batcher";
 import type { ConnectionState } from "./sse-client";
 
@@ -37,38 +38,25 @@ function viewOf(snap: SharedSnapshot, connection: ConnectionState): ShareView {
 
 const EMPTY: SessionState = { session: null, messages: [], interrupts: [], todos: [] };
 
-export class ShareStore {
-  private view: ShareView;
+export class ShareStore extends LiveStore<ShareView> {
   private readonly initialView: ShareView;
-  private listeners = new Set<() => void>();
   private batcher: SeqBatcher;
-  private live: LiveSubscriptionHandle | undefined;
-  private unwatchState: (() => void) | undefined;
   private stopped = false;
 
   constructor(
     readonly token: string,
     initial: SharedSnapshot,
   ) {
+    const view = viewOf(initial, "connecting");
+    super(view);
+    this.initialView = view;
     this.batcher = new SeqBatcher(initial.seq, (batch) => {
       if (!this.view.ended) this.set({ state: applyAll(this.view.state, batch) });
     });
-    this.view = this.initialView = viewOf(initial, "connecting");
   }
 
-  subscribe = (fn: () => void) => {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  };
-
-  getView = () => this.view;
   /** What the server rendered (for hydration). */
   getServerView = () => this.initialView;
-
-  private set(patch: Partial<ShareView>) {
-    this.view = { ...this.view, ...patch };
-    for (const l of this.listeners) l();
-  }
 
   start() {
     this.stopped = false;
@@ -82,9 +70,7 @@ export class ShareStore {
 
   stop() {
     this.stopped = true;
-    this.live?.close();
-    this.live = undefined;
-    this.unwatchState?.();
+    this.stopLive();
   }
 
   private connect() {
@@ -111,8 +97,7 @@ export class ShareStore {
   }
 
   private end(reason: ShareEndReason) {
-    this.live?.close();
-    this.live = undefined;
+    this.closeLive();
     this.batcher.reset(this.batcher.seq);
     this.set({ ended: reason, state: EMPTY, connection: "closed" });
   }
@@ -150,8 +135,7 @@ export class ShareStore {
       return;
     }
     if (ev.type === "stream.reset") {
-      this.live?.close();
-      this.live = undefined;
+      this.closeLive();
       void this.reload();
       return;
     }

@@ -1,7 +1,9 @@
 "use client";
 import { useMemo } from "react";
 import type { FileDiff, ToolBlock } from "@/lib/model";
-import { DiffView, diffFromStrings, parseUnifiedDiff } from "@/components/code/diff-view";
+import { DiffView } from "@/components/code/diff-view";
+import { diffFromStrings } from "@/lib/unified-diff/from-strings";
+import { parseUnifiedDiff } from "@/lib/unified-diff/parse";
 import { Badge } from "@/components/ui/badge";
 import { OutputPre, inputStr, isRecord, stripReminders, toolPath } from "./shared";
 

@@ -1,7 +1,8 @@
 "use client";
 import { useMemo } from "react";
 import type { ToolBlock } from "@/lib/model";
-import { CodeBlock, guessLang } from "@/components/code/code-block";
+import { CodeBlock } from "@/components/code/code-block";
+import { guessLang } from "@/lib/code-languages";
 import { FilePath } from "@/components/ui/file-path";
 import { IconFolder } from "@/components/ui/icons";
 import { Frame, QuietLine, parseReadOutput, toolPath } from "./shared";

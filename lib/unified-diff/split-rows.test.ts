@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "./diff-view";
+import { parseUnifiedDiff } from "./parse";
 import { toSplitRows } from "./split-rows";
 
 const text = (r: { text: string } | undefined) => r?.text;

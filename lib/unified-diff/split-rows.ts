@@ -2,14 +2,11 @@
  * Side-by-side layout of a parsed unified diff: context lines on both sides, and each run of
  * deletions paired line by line with the run of additions that follows it. Pure (unit-tested).
  */
-import type { DiffRow } from "./diff-view";
+import { type DiffRow, isLineRow, type LineRow } from "./parse";
 
 type OtherRow = Extract<DiffRow, { kind: "hunk" | "note" | "file" }>;
-export type LineRow = Exclude<DiffRow, OtherRow>;
 
 export type SplitRow = { kind: "pair"; left?: LineRow; right?: LineRow } | OtherRow;
-
-const isLine = (r: DiffRow): r is LineRow => r.kind === "add" || r.kind === "del" || r.kind === "ctx";
 
 export function toSplitRows(rows: readonly DiffRow[]): SplitRow[] {
   const out: SplitRow[] = [];
@@ -26,7 +23,7 @@ export function toSplitRows(rows: readonly DiffRow[]): SplitRow[] {
     adds = [];
   };
   for (const r of rows) {
-    if (!isLine(r)) {
+    if (!isLineRow(r)) {
       flush();
       out.push(r);
     } else if (r.kind === "del") {

@@ -1,0 +1,89 @@
+"use client";
+/** The unified layout of a diff: one column of removed, added and context lines. */
+import { Fragment, type ReactNode } from "react";
+import { cx } from "@/components/ui/cx";
+import type { PickColumn } from "@/lib/hooks/use-line-pick";
+import type { DiffRow } from "@/lib/unified-diff/parse";
+import { renderLine, tokensFor } from "./code-block";
+import { Gutter, type Hl, MarkerRow, PICKED, pickName, ROW_BG, SIGN_FG } from "./diff-line-parts";
+
+export function UnifiedBody({
+  rows,
+  showNumbers,
+  numW,
+  oldHl,
+  newHl,
+  isPicked,
+  onPick,
+  below,
+}: {
+  rows: readonly DiffRow[];
+  showNumbers: boolean;
+  numW: string;
+  oldHl: Hl;
+  newHl: Hl;
+  isPicked(i: number, column: PickColumn): boolean;
+  onPick: ((i: number, column: PickColumn, extend: boolean) => void) | undefined;
+  /** What shows under row `i` (the comment editor, saved comments). */
+  below(i: number): ReactNode;
+}) {
+  return (
+    <div className="overflow-x-auto py-1 font-mono">
+      <div className="w-max min-w-full">
+        {rows.map((r, i) => {
+          if (r.kind === "hunk" || r.kind === "file" || r.kind === "note") {
+            return <MarkerRow key={i} row={r} first={i === 0 || rows[i - 1]?.kind === "file"} />;
+          }
+          const toks = r.kind === "del" ? tokensFor(oldHl, r.oi ?? -1, r.text) : tokensFor(newHl, r.ni ?? -1, r.text);
+          const picked = isPicked(i, "both");
+          return (
+            <Fragment key={i}>
+              <div
+                className={cx("flex", picked ? PICKED : ROW_BG[r.kind])}
+                data-kind={r.kind}
+                data-line={r.kind === "del" ? r.oldNo : r.newNo}
+                data-picked={picked || undefined}
+              >
+                <Gutter
+                  name={onPick ? pickName(r, "both") : undefined}
+                  at={`both:${i}`}
+                  onPick={onPick ? (extend) => onPick(i, "both", extend) : undefined}
+                >
+                  {showNumbers ? (
+                    <>
+                      <span
+                        className={cx(
+                          "shrink-0 select-none pr-1 text-right",
+                          r.kind === "del" ? "text-del/70" : "text-faint/60",
+                        )}
+                        style={{ width: numW }}
+                        aria-hidden
+                      >
+                        {r.kind === "add" ? "" : r.oldNo}
+                      </span>
+                      <span
+                        className={cx(
+                          "shrink-0 select-none pr-1 text-right",
+                          r.kind === "add" ? "text-add/70" : "text-faint/60",
+                        )}
+                        style={{ width: numW }}
+                        aria-hidden
+                      >
+                        {r.kind === "del" ? "" : r.newNo}
+                      </span>
+                    </>
+                  ) : null}
+                  <span className={cx("w-6 shrink-0 select-none text-center", SIGN_FG[r.kind])} aria-hidden>
+                    {r.kind === "add" ? "+" : r.kind === "del" ? "−" : " "}
+                  </span>
+                </Gutter>
+                <span className="shiki min-w-0 flex-1 whitespace-pre pr-4">{renderLine(r.text, toks) || "\u200b"}</span>
+              </div>
+              {below(i)}
+            </Fragment>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
