@@ -49,8 +49,6 @@ export interface Runtime {
   /** While `session/load` replays: the replay is collected here (or dropped when only re-attaching). */
   replay?: { norm: AcpSessionState; events: TimelineEvent[]; discard: boolean };
   attaching?: Promise<void>;
-  /** A failed turn's message, to tell it when the agent is back. */
-  crashedMessageId?: string;
 }
 
 export interface Transcript {

@@ -1,15 +1,13 @@
 import "server-only";
 import { CopilotBackendConfig } from "@/lib/api";
-import { defineKind, ownEnv } from "../shared/kind";
+import { defineStdioKind } from "../shared/kind";
 import { CopilotAdapter } from "./adapter";
 
 /** `copilot`: the GitHub Copilot CLI's headless server over stdio (docs/backends/copilot.md). */
-export const copilotKind = defineKind({
+export const copilotKind = defineStdioKind({
   kind: "copilot",
   title: "GitHub Copilot CLI (headless)",
-  form: "command",
   config: CopilotBackendConfig,
-  directories: ["cwd"],
   presets: [
     {
       id: "copilot-headless",
@@ -20,19 +18,14 @@ export const copilotKind = defineKind({
       command: ["copilot", "--headless", "--stdio", "--no-auto-update"],
     },
   ],
-  create: (config, ctx) =>
+  // Copilot keeps its sessions itself (no store); its own config adds a provider and a model.
+  create: ({ store: _store, ...options }, sink, config) =>
     new CopilotAdapter(
       {
-        id: ctx.id,
-        label: ctx.label,
-        command: config.command,
-        ...ownEnv(config),
-        ...(config.cwd ? { cwd: config.cwd } : {}),
+        ...options,
         ...(config.provider ? { provider: config.provider } : {}),
         ...(config.model ? { model: config.model } : {}),
-        workspace: ctx.workspace,
-        source: ctx.source,
       },
-      ctx.sink,
+      sink,
     ),
 });

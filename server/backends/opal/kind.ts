@@ -1,15 +1,13 @@
 import "server-only";
 import { StdioBackendConfig } from "@/lib/api";
-import { defineKind, ownEnv } from "../shared/kind";
+import { defineStdioKind } from "../shared/kind";
 import { OpalAdapter } from "./adapter";
 
 /** `opal`: `opal-server` over stdio, JSON-RPC 2.0 on NDJSON (docs/backends/opal.md). */
-export const opalKind = defineKind({
+export const opalKind = defineStdioKind({
   kind: "opal",
   title: "Opal",
-  form: "command",
   config: StdioBackendConfig,
-  directories: ["cwd"],
   presets: [
     {
       id: "opal",
@@ -20,18 +18,5 @@ export const opalKind = defineKind({
       command: ["opal-server"],
     },
   ],
-  create: (config, ctx) =>
-    new OpalAdapter(
-      {
-        id: ctx.id,
-        label: ctx.label,
-        command: config.command,
-        ...ownEnv(config),
-        ...(config.cwd ? { cwd: config.cwd } : {}),
-        workspace: ctx.workspace,
-        store: ctx.store,
-        source: ctx.source,
-      },
-      ctx.sink,
-    ),
+  create: (options, sink) => new OpalAdapter(options, sink),
 });

@@ -105,3 +105,58 @@ export function defineKind<K extends BackendKind>(spec: KindSpec<K>): KindEntry 
       }),
   };
 }
+
+/* ------------------------------------------------------------------ stdio kinds */
+
+/** The kinds that run a command line over stdio (their config is `StdioBackendConfig` or an extension of it). */
+export type StdioKind = "acp" | "opal" | "zot" | "copilot";
+
+/** What every stdio adapter is created with: the context and the config's command, env and directory. */
+export interface StdioAdapterOptions {
+  id: string;
+  label: string;
+  /** `[command, ...args]` of the agent. */
+  command: string[];
+  /** Extra environment for the agent (secrets welcome: never sent to the browser, shown masked). */
+  env?: Record<string, string>;
+  /** The agent's working directory and the default directory of new sessions. */
+  cwd?: string;
+  /** The console's workspace root: session directories stay inside it (or inside `cwd`). */
+  workspace: string;
+  store: Store;
+  source?: "env" | "store";
+}
+
+/** A stdio kind's config and context as its adapter takes them (`ownEnv` for the environment). */
+export function stdioOptions(config: KindConfig<StdioKind>, ctx: AdapterContext): StdioAdapterOptions {
+  return {
+    id: ctx.id,
+    label: ctx.label,
+    command: config.command,
+    ...ownEnv(config),
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    workspace: ctx.workspace,
+    store: ctx.store,
+    source: ctx.source,
+  };
+}
+
+/**
+ * `defineKind` for a stdio agent: added from a command line, its `cwd` confined to the workspace,
+ * created from `stdioOptions` (the kind adds what its own config has more, e.g. Copilot's provider).
+ */
+export function defineStdioKind<K extends StdioKind>(
+  spec: Omit<KindSpec<K>, "form" | "directories" | "create"> & {
+    create(options: StdioAdapterOptions, sink: EventSink, config: KindConfig<K>): BackendAdapter;
+  },
+): KindEntry {
+  const { create, ...rest } = spec;
+  // Every stdio kind's config has `command`, `env`, `passEnv` and `cwd`; TypeScript cannot see that
+  // through the conditional `KindConfig<K>` of a generic K.
+  return defineKind<K>({
+    ...rest,
+    form: "command",
+    directories: ["cwd"] as unknown as KindSpec<K>["directories"],
+    create: (config, ctx) => create(stdioOptions(config as KindConfig<StdioKind>, ctx), ctx.sink, config),
+  });
+}

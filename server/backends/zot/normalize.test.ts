@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { TimelineEvent, type Message, type TextBlock, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import {
-  applyZotEvent,
-  beginCompaction,
-  beginTurn,
-  editDiffs,
-  endTurn,
-  GENERIC_ERROR,
-  parsePartialJson,
-  splitExit,
-} from "./normalize";
+import { applyZotEvent, beginCompaction, beginTurn, endTurn, GENERIC_ERROR } from "./normalize";
+import { editDiffs, parsePartialJson, splitExit } from "./tools";
 
 const SID = "zot_s1";
 const session = { id: SID, backendId: "zot", title: "t", createdAt: 1, updatedAt: 1, status: "idle" as const };

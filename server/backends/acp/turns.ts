@@ -1,0 +1,198 @@
+import "server-only";
+import {
+  methods,
+  type AgentCapabilities,
+  type ClientConnection,
+  type ContentBlock,
+  type RequestPermissionResponse,
+} from "@agentclientprotocol/sdk";
+import type { PromptBody, PromptPart } from "@/lib/api";
+import type { MessageInfo, TimelineEvent } from "@/lib/model";
+import { isTextMime } from "@/lib/attachments";
+import type { ApiError } from "../../errors";
+import type { AgentProcess } from "../shared/agent-process";
+import type { InterruptBook } from "../shared/interrupts";
+import type { EventSink } from "../types";
+import { rpcCode } from "./errors";
+import { applyUpdate, beginTurn, endTurn, failTurn } from "./normalize";
+import { DEFAULT_TITLE, drainIncoming, type AcpSessions, type Conn, type Runtime, type Turn } from "./sessions";
+
+const CANCEL_GRACE_MS = 10_000;
+/** The answer to a permission request nobody will answer any more (ACP: after `session/cancel`). */
+export const CANCELLED: RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+
+/** What the turns need of the adapter. */
+export interface AcpTurnsHost {
+  backendId: string;
+  sink: EventSink;
+  sessions: AcpSessions;
+  interrupts: InterruptBook<RequestPermissionResponse>;
+  proc: AgentProcess<ClientConnection>;
+  agentCaps(): AgentCapabilities;
+  emit(rt: Runtime, events: TimelineEvent[]): void;
+  mapError(err: unknown, what: string): ApiError;
+  /** How long an agent may ignore `session/cancel` before the turn is ended locally (default 10 s). */
+  cancelGraceMs?: number | undefined;
+}
+
+/**
+ * ACP turns: `session/prompt` out (the turn runs in the background, its `session/update`s come in
+ * through the adapter), its result or failure in, later prompts queued, `session/cancel` with a
+ * grace, and the turns a dead agent process leaves.
+ */
+export class AcpTurns {
+  constructor(private host: AcpTurnsHost) {}
+
+  /** The prompt as ACP content: text, images when the agent takes them, files embedded or linked. */
+  private toContent(parts: PromptPart[]): ContentBlock[] {
+    const caps = this.host.agentCaps().promptCapabilities;
+    const image = caps?.image === true;
+    return parts.map((p): ContentBlock => {
+      if (p.type === "text") return { type: "text", text: p.text };
+      const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.url);
+      if (m && image && p.mime.startsWith("image/")) return { type: "image", mimeType: m[1]!, data: m[2]! };
+      // A file the user attached, embedded when the agent takes embedded context (its text for a
+      // text file), a link otherwise.
+      if (m && caps?.embeddedContext === true) {
+        const uri = `attachment:///${encodeURIComponent(p.filename ?? "file")}`;
+        const mimeType = m[1]!;
+        return isTextMime(mimeType)
+          ? { type: "resource", resource: { uri, mimeType, text: Buffer.from(m[2]!, "base64").toString("utf8") } }
+          : { type: "resource", resource: { uri, mimeType, blob: m[2]! } };
+      }
+      return { type: "resource_link", uri: p.url, name: p.filename ?? "file", mimeType: p.mime };
+    });
+  }
+
+  async prompt(rt: Runtime, body: PromptBody): Promise<void> {
+    if (rt.turn && !rt.turn.done) {
+      rt.queued.push(body);
+      return;
+    }
+    // The hub materializes the turn (and the transcript kept from it) even when no browser watches.
+    await this.host.sink.openSession?.(this.host.backendId, rt.id);
+    const c = await this.host.sessions.attach(rt);
+    this.start(rt, c, body);
+  }
+
+  private start(rt: Runtime, c: Conn, body: PromptBody) {
+    const now = Date.now();
+    const t = beginTurn(rt.norm, body.parts, now);
+    const firstText = body.parts.find((p): p is Extract<PromptPart, { type: "text" }> => p.type === "text")?.text;
+    const events = [...t.events, { type: "session.status", status: "busy" } as TimelineEvent];
+    if (firstText && rt.norm.session.title === DEFAULT_TITLE) {
+      // a provisional title until the agent names the session
+      events.push(
+        ...applyUpdate(
+          rt.norm,
+          { sessionUpdate: "session_info_update", title: firstText.replace(/\s+/g, " ").trim().slice(0, 80) },
+          now,
+        ),
+      );
+    }
+    const info: MessageInfo = {
+      id: t.assistantId,
+      sessionId: rt.id,
+      role: "assistant",
+      createdAt: now + 1,
+      ...(rt.norm.session.model ? { model: rt.norm.session.model } : {}),
+    };
+    const turn: Turn = { info, gen: c.gen, done: false };
+    rt.turn = turn;
+    this.host.emit(rt, events);
+    this.host.sessions.persist(rt);
+    c.conn.agent
+      .request(methods.agent.session.prompt, { sessionId: rt.agentId, prompt: this.toContent(body.parts) })
+      .then(async (result) => {
+        await drainIncoming();
+        this.finish(rt, turn, result);
+      })
+      .catch(async (err: unknown) => {
+        // A dying agent closes the connection before its exit is reported: wait for the exit so the
+        // turn says what happened to the process.
+        if (rpcCode(err) === undefined) await this.host.proc.waitExit(turn.gen, 3000);
+        if (turn.done) return;
+        const mapped = this.host.mapError(err, "run the prompt");
+        this.fail(rt, turn, {
+          name: mapped.code === "backend_down" ? "AgentUnavailable" : "AgentError",
+          message: mapped.message,
+        });
+      });
+  }
+
+  private end(rt: Runtime, turn: Turn) {
+    turn.done = true;
+    if (turn.cancelTimer) clearTimeout(turn.cancelTimer);
+    if (rt.turn === turn) rt.turn = undefined;
+    this.host.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
+  }
+
+  private finish(rt: Runtime, turn: Turn, result: unknown) {
+    if (turn.done) return;
+    this.end(rt, turn);
+    this.host.emit(rt, [
+      ...endTurn(rt.norm, turn.info.id, turn.info, result, Date.now()),
+      { type: "session.status", status: "idle" },
+    ]);
+    this.host.sessions.persist(rt);
+    this.next(rt);
+  }
+
+  /** The running turn failed: its message says why, the session is idle, the next queued prompt runs. */
+  fail(rt: Runtime, turn: Turn, error: { name: string; message: string }): void {
+    if (turn.done) return;
+    this.end(rt, turn);
+    this.host.emit(rt, [
+      ...failTurn(rt.norm, turn.info.id, turn.info, error, Date.now()),
+      { type: "error", message: error.message, code: error.name },
+      { type: "session.status", status: "idle" },
+    ]);
+    this.host.sessions.persist(rt);
+    this.next(rt);
+  }
+
+  private next(rt: Runtime) {
+    const body = rt.queued.shift();
+    if (!body) return;
+    this.host.sessions
+      .attach(rt)
+      .then((c) => this.start(rt, c, body))
+      .catch((err: unknown) => {
+        this.host.emit(rt, [{ type: "error", message: this.host.mapError(err, "run the queued prompt").message }]);
+        rt.queued.length = 0;
+      });
+  }
+
+  async abort(rt: Runtime): Promise<void> {
+    rt.queued.length = 0;
+    const turn = rt.turn;
+    if (!turn || turn.done) return;
+    // ACP: after session/cancel, pending permission requests are answered "cancelled".
+    this.host.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
+    const c = this.host.proc.current;
+    if (c && c.gen === turn.gen)
+      await c.conn.agent.notify(methods.agent.session.cancel, { sessionId: rt.agentId }).catch(() => undefined);
+    // An agent that ignores the cancel must not leave the session busy forever.
+    turn.cancelTimer ??= setTimeout(() => {
+      if (!turn.done) this.finish(rt, turn, { stopReason: "cancelled" });
+    }, this.host.cancelGraceMs ?? CANCEL_GRACE_MS);
+    turn.cancelTimer.unref?.();
+  }
+
+  /**
+   * The process of `gen` died: its permission requests are cancelled and its running turns fail.
+   * Returns the sessions whose turn it ended, with the turn's message (for the restart notice).
+   */
+  processDied(gen: number, turnError: string): { sessionId: string; messageId: string }[] {
+    this.host.interrupts.expire((p) => p.epoch === gen, CANCELLED);
+    const ended: { sessionId: string; messageId: string }[] = [];
+    for (const rt of this.host.sessions.all()) {
+      const turn = rt.turn;
+      if (turn && !turn.done && turn.gen === gen) {
+        this.fail(rt, turn, { name: "AgentExited", message: turnError });
+        ended.push({ sessionId: rt.id, messageId: turn.info.id });
+      }
+    }
+    return ended;
+  }
+}
