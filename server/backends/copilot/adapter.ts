@@ -20,13 +20,14 @@ export { HEADLESS_FLAGS, headlessCommand } from "./config";
 
 /**
  * GitHub Copilot CLI headless server (`copilot --headless --stdio`, docs/backends/copilot.md) on
- * the shared blocks: the CLI runs under the console's supervisor (../shared/agent-process.ts) and is
- * spoken to over its stdio with JSON-RPC and `Content-Length` framing (../shared/json-rpc.ts,
- * ../shared/framing.ts); interrupts are kept in ../shared/interrupts.ts. `normalize.ts` maps the
+ * the shared blocks: the CLI runs on the stdio shell (../shared/stdio-shell.ts: the supervised
+ * process, status, info, logs, restart notices) and is spoken to over its stdio with JSON-RPC and
+ * `Content-Length` framing (../shared/json-rpc.ts, ../shared/framing.ts); interrupts are kept in
+ * ../shared/interrupts.ts. `normalize.ts` maps the
  * CLI's session events. The CLI keeps its sessions itself (under COPILOT_HOME): the list, history
  * (`session.getMessages`) and resume after a console or CLI restart come from it.
  *
- * The parts: `connection.ts` (the process, the handshake, the status), `sessions.ts` (the session
+ * The parts: `connection.ts` (the process, the handshake, the login), `sessions.ts` (the session
  * records), `turns.ts` (prompt, abort, compaction, crashes), `commands.ts` (slash commands),
  * `interrupts.ts` (permissions, questions, forms), `settings.ts` (model, effort, mode), `rewind.ts`
  * (revert). This class routes the CLI's events and the console's calls to them.
@@ -43,20 +44,18 @@ export class CopilotAdapter implements BackendAdapter {
   private turns: CopilotTurns;
 
   constructor(
-    private opts: CopilotAdapterOptions,
+    opts: CopilotAdapterOptions,
     private sink: EventSink,
   ) {
     this.id = opts.id;
     const publish = (sessionId: string, events: TimelineEvent[]) => this.publish(sessionId, events);
     this.book = new InterruptBook<Reply>({ idPrefix: "cp", emit: publish });
-    this.cli = new CopilotConnection(opts, {
+    this.cli = new CopilotConnection(opts, sink, () => this.capabilities(), {
       event: (gen, params) => this.onEvent(gen, params),
       lifecycle: (gen, params) => this.sessions.lifecycle(gen, params),
       userInput: (gen, params, signal) => this.interrupts.userInput(gen, params, signal),
       connected: () => this.sessions.detachAll(),
-      restarted: (notice) => this.turns.announceRestart(notice),
       exited: (gen, turnError) => this.turns.exited(gen, turnError),
-      statusChanged: () => this.sink.backendChanged(this.info()),
     });
     this.sessions = new CopilotSessions(this.id, opts, this.cli, sink, this.book, publish);
     this.interrupts = new CopilotInterrupts(this.id, opts.label, this.cli, this.book, this.sessions);
@@ -79,7 +78,7 @@ export class CopilotAdapter implements BackendAdapter {
     );
   }
 
-  /* ------------------------------------------------------------------ info */
+  /* ------------------------------------------------------------------ info and process (the shell) */
 
   capabilities(): Capabilities {
     return {
@@ -102,63 +101,38 @@ export class CopilotAdapter implements BackendAdapter {
   }
 
   info(): Backend {
-    const masked = this.opts.env ? Object.fromEntries(Object.keys(this.opts.env).map((k) => [k, "***"])) : undefined;
-    const p = this.opts.provider;
-    const command = this.cli.command;
-    // The provider's URL and key stay on the server: only its kind and the model are shown.
-    const where = p
-      ? `${command.join(" ")} · own ${p.type} provider · ${this.opts.model ?? "gpt-4.1"}`
-      : command.join(" ");
-    return {
-      id: this.id,
-      kind: "copilot",
-      label: this.opts.label,
-      status: this.cli.status,
-      ...(this.cli.error ? { error: this.cli.error } : {}),
-      capabilities: this.capabilities(),
-      location: where,
-      ...(this.cli.version ? { version: this.cli.version } : {}),
-      ...(this.opts.source ? { source: this.opts.source } : {}),
-      config: {
-        command,
-        ...(masked ? { env: masked } : {}),
-        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
-      },
-      process: this.cli.proc.processInfo(),
-    };
+    return this.cli.shell.info();
   }
 
   logs(): string[] {
-    return this.cli.proc.logs();
+    return this.cli.shell.logs();
   }
 
   get pid(): number | undefined {
-    return this.cli.proc.pid;
+    return this.cli.shell.pid;
   }
 
-  /* ------------------------------------------------------------------ process */
-
   async start(): Promise<void> {
-    this.cli.proc.start();
+    await this.cli.shell.start();
   }
 
   async stop(): Promise<void> {
     this.book.expire(() => true, { kind: "cancel" });
     this.turns.stop();
-    await this.cli.proc.stop();
+    await this.cli.shell.stop();
   }
 
   async restart(): Promise<void> {
-    this.cli.proc.restart();
+    await this.cli.shell.restart();
   }
 
   /** For tests and the fault e2e: kill the live CLI; the supervisor restarts it. */
   killProcess(signal: NodeJS.Signals = "SIGKILL"): void {
-    this.cli.proc.kill(signal);
+    this.cli.shell.kill(signal);
   }
 
   async ready(timeoutMs?: number): Promise<void> {
-    await this.cli.proc.whenReady(timeoutMs);
+    await this.cli.shell.ready(timeoutMs);
   }
 
   /* ------------------------------------------------------------------ events */

@@ -1,4 +1,5 @@
 import "server-only";
+import type { StdioAdapterOptions } from "../shared/kind";
 
 export interface CopilotProvider {
   type: "openai" | "azure" | "anthropic";
@@ -7,22 +8,16 @@ export interface CopilotProvider {
   wireApi?: "completions" | "responses";
 }
 
-export interface CopilotAdapterOptions {
-  id: string;
-  label: string;
-  /** `[command, ...args]`; `--headless --stdio --no-auto-update` are added where missing. */
-  command: string[];
-  /** Extra environment (secrets welcome: never sent to the browser). */
-  env?: Record<string, string>;
-  /** The CLI's working directory and the default directory of new sessions. */
-  cwd?: string;
+/**
+ * The stdio options (`command` gets `--headless --stdio --no-auto-update` where it lacks them; `cwd` is
+ * the CLI's working directory and the default directory of new sessions); no store: the CLI keeps its
+ * sessions itself.
+ */
+export interface CopilotAdapterOptions extends Omit<StdioAdapterOptions, "store"> {
   /** Bring your own key: sent with every `session.create` / `session.resume`, never to the browser. */
   provider?: CopilotProvider;
   /** The model of new sessions (required by Copilot with a provider; default gpt-4.1 then). */
   model?: string;
-  /** The console's workspace root: session directories stay inside it (or inside `cwd`). */
-  workspace: string;
-  source?: "env" | "store";
   restart?: { initialMs?: number; maxMs?: number };
   /** How long a request waits for a (re)starting CLI before answering 503 (default 45 s). */
   readyTimeoutMs?: number;

@@ -1,11 +1,13 @@
 import "server-only";
 import path from "node:path";
-import type { BackendStatus } from "@/lib/model";
+import type { BackendStatus, Capabilities } from "@/lib/model";
 import { log } from "../../log";
 import type { SupervisedProcess } from "../../processes/supervisor";
-import { AgentProcess, type Incarnation } from "../shared/agent-process";
+import type { Incarnation } from "../shared/agent-process";
 import { contentLengthFraming } from "../shared/framing";
 import { JsonRpcPeer } from "../shared/json-rpc";
+import { SupervisedShell } from "../shared/stdio-shell";
+import type { EventSink } from "../types";
 import { type CopilotAdapterOptions, headlessCommand } from "./config";
 import { AuthStatus, mapRpcError, PingResult, parseResult, StatusResult } from "./rpc";
 
@@ -25,62 +27,75 @@ export interface CliHandlers {
   userInput(gen: number, params: unknown, signal: AbortSignal): Promise<{ answer: string; wasFreeform: boolean }>;
   /** A new process passed the handshake: it knows no session yet. */
   connected(): void;
-  /** Back after a crash: the notice for the turns the crash ended. */
-  restarted(notice: string): void;
   /** The CLI process of `gen` died: `turnError` ends its running turns. */
   exited(gen: number, turnError: string): void;
-  /** The backend's status (or its reason) changed. */
-  statusChanged(): void;
 }
 
 /**
- * The CLI process and the console's connection to it: `copilot --headless --stdio` under the
- * console's supervisor (../shared/agent-process.ts), spoken to over its stdio with JSON-RPC and
- * `Content-Length` framing (../shared/json-rpc.ts, ../shared/framing.ts); the handshake (protocol
- * version, version, login) and the backend status that follows from it.
+ * The CLI process and the console's connection to it: `copilot --headless --stdio` on the stdio
+ * shell (../shared/stdio-shell.ts: the supervised process, status, info, logs, restart notices),
+ * spoken to over its stdio with JSON-RPC and `Content-Length` framing (../shared/json-rpc.ts,
+ * ../shared/framing.ts); the handshake (protocol version, version, login) and the "auth-required"
+ * status that follows from it.
  */
 export class CopilotConnection {
-  readonly command: string[];
   /** The CLI's working directory and the default directory of new sessions. */
   readonly cwd: string;
-  readonly proc: AgentProcess<JsonRpcPeer>;
-  status: BackendStatus = "connecting";
-  error: string | undefined;
+  readonly shell: SupervisedShell<JsonRpcPeer>;
   version: string | undefined;
   loggedIn = false;
   private authMessage: string | undefined;
 
   constructor(
     private opts: CopilotAdapterOptions,
+    sink: EventSink,
+    capabilities: () => Capabilities,
     private on: CliHandlers,
   ) {
-    this.command = headlessCommand(opts.command);
+    const command = headlessCommand(opts.command);
+    const provider = opts.provider;
     this.cwd = path.resolve(opts.cwd ?? opts.workspace);
-    this.proc = new AgentProcess<JsonRpcPeer>({
-      name: `${opts.id} (copilot headless)`,
-      label: opts.label,
-      command: this.command,
-      cwd: this.cwd,
-      ...(opts.env ? { env: opts.env } : {}),
-      ...(opts.restart ? { restart: opts.restart } : {}),
-      ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
-      handshakeName: "the headless handshake (ping, status, auth)",
-      connect: (p) => this.connect(p),
-      handshake: (peer) => this.handshake(peer),
-      close: (peer) => peer.close("the CLI process ended"),
-      onStatus: (status, error) => this.setStatus(status, error),
-      onReady: (_live, notice) => notice && this.on.restarted(notice),
-      onExit: (exit, turnError) => this.on.exited(exit.generation, turnError),
-    });
+    this.shell = new SupervisedShell<JsonRpcPeer>(
+      {
+        id: opts.id,
+        kind: "copilot",
+        label: opts.label,
+        command,
+        env: opts.env,
+        cwd: opts.cwd,
+        source: opts.source,
+        sink,
+        describe: () => ({
+          capabilities: capabilities(),
+          version: this.version,
+          // The provider's URL and key stay on the server: only its kind and the model are shown.
+          ...(provider
+            ? { location: `${command.join(" ")} · own ${provider.type} provider · ${opts.model ?? "gpt-4.1"}` }
+            : {}),
+        }),
+        gate: (status, error) => this.gate(status, error),
+      },
+      {
+        name: `${opts.id} (copilot headless)`,
+        cwd: this.cwd,
+        ...(opts.restart ? { restart: opts.restart } : {}),
+        ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
+        handshakeName: "the headless handshake (ping, status, auth)",
+        connect: (proc) => this.connect(proc),
+        handshake: (peer) => this.handshake(peer),
+        close: (peer) => peer.close("the CLI process ended"),
+        onExit: (exit, turnError) => this.on.exited(exit.generation, turnError),
+      },
+    );
   }
 
   /** The live CLI, if there is one now. */
   get current(): Cli | undefined {
-    return this.proc.current;
+    return this.shell.proc.current;
   }
 
   async peer(): Promise<Cli> {
-    return this.proc.whenReady();
+    return this.shell.proc.whenReady();
   }
 
   /** One request to the CLI, with its errors as the console's. */
@@ -93,16 +108,11 @@ export class CopilotConnection {
     }
   }
 
-  private setStatus(status: BackendStatus, error?: string) {
+  private gate(status: BackendStatus, error: string | undefined) {
     // Up, but neither logged in nor given a provider: turns would fail ("No GitHub OAuth token").
-    if (status === "ready" && !this.loggedIn && !this.opts.provider) {
-      status = "auth-required";
-      error = this.authHelp();
-    }
-    if (this.status === status && this.error === error) return;
-    this.status = status;
-    this.error = error;
-    this.on.statusChanged();
+    if (status === "ready" && !this.loggedIn && !this.opts.provider)
+      return { status: "auth-required" as const, error: this.authHelp() };
+    return { status, error };
   }
 
   private authHelp(): string {
@@ -121,12 +131,12 @@ export class CopilotConnection {
       writable: p.stdin,
       framing: contentLengthFraming(),
       timeoutMs: REQUEST_TIMEOUT_MS,
-      onSkip: (reason, preview) => this.proc.skipped(reason, preview),
+      onSkip: (reason, preview) => this.shell.proc.skipped(reason, preview),
     });
     peer.onNotification("session.event", (params) => this.on.event(gen, params));
     peer.onNotification("session.lifecycle", (params) => this.on.lifecycle(gen, params));
     peer.onRequest("userInput.request", (params, ctx) => this.on.userInput(gen, params, ctx.signal));
-    void peer.closed.then(() => this.proc.connectionClosed(gen));
+    void peer.closed.then(() => this.shell.proc.connectionClosed(gen));
     return peer;
   }
 

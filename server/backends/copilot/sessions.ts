@@ -37,8 +37,6 @@ export interface Runtime {
   attaching?: Promise<void>;
   /** A revert waiting for the next prompt: the rewind point (the user message's event id). */
   revert?: { messageId: string };
-  /** The assistant message a crash ended (a notice follows when the CLI is back). */
-  crashedMessageId?: string;
   abortTimer?: ReturnType<typeof setTimeout>;
   settings: { model?: string; reasoningEffort?: string; mode: string };
   localTitle?: string;
@@ -259,7 +257,13 @@ export class CopilotSessions {
     );
     if (!res.success)
       throw ApiError.upstream(`${this.opts.label} could not delete the session${res.error ? `: ${res.error}` : ""}`);
+    this.forget(sessionId);
+  }
+
+  /** A deleted session: its requests are cancelled, and nothing more is said of it. */
+  private forget(sessionId: string) {
     this.interrupts.expire((p) => p.sessionId === sessionId, { kind: "cancel" });
+    this.cli.shell.forgetCrash(sessionId);
     this.runtimes.delete(sessionId);
   }
 
@@ -322,9 +326,8 @@ export class CopilotSessions {
     const rt = this.runtimes.get(sessionId);
     if (type === "session.deleted") {
       if (!rt) return;
-      this.interrupts.expire((p) => p.sessionId === sessionId, { kind: "cancel" });
       if (rt.reloadTimer) clearTimeout(rt.reloadTimer);
-      this.runtimes.delete(sessionId);
+      this.forget(sessionId);
       return;
     }
     if (type !== "session.created" && type !== "session.updated") return;

@@ -27,7 +27,7 @@ export interface TurnParts {
 
 /**
  * Turns: a prompt (or a slash command), its abort, compaction; and the turns a crash of the CLI
- * ended, with the notice when it is back.
+ * ended (the stdio shell gives them the notice when it is back).
  */
 export class CopilotTurns {
   constructor(
@@ -150,7 +150,8 @@ export class CopilotTurns {
         (e): e is Extract<TimelineEvent, { type: "message.updated" }> =>
           e.type === "message.updated" && Boolean(e.message.error),
       );
-      rt.crashedMessageId = failed?.message.id;
+      if (failed) this.cli.shell.noteCrash(rt.id, failed.message.id);
+      else this.cli.shell.forgetCrash(rt.id);
       this.publish(rt.id, [
         ...events,
         ...rt.tl.apply({
@@ -161,21 +162,6 @@ export class CopilotTurns {
           ephemeral: true,
         }),
       ]);
-    }
-  }
-
-  /** The CLI is back after a crash: the replies the crash ended are told so. */
-  announceRestart(notice: string) {
-    for (const rt of this.parts.sessions.all()) {
-      if (!rt.crashedMessageId) continue;
-      this.publish(rt.id, [
-        {
-          type: "block.updated",
-          messageId: rt.crashedMessageId,
-          block: { id: `${rt.crashedMessageId}:restart`, kind: "notice", level: "info", text: notice },
-        },
-      ]);
-      rt.crashedMessageId = undefined;
     }
   }
 }
