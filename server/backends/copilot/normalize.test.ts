@@ -11,14 +11,10 @@ import { describe, expect, it } from "vitest";
 import { TimelineEvent as TimelineEventSchema, type Session, type TimelineEvent, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { checkInputValues } from "@/lib/input-form";
-import {
-  CopilotTimeline,
-  historyMessages,
-  parseEvent,
-  parseSessionEvent,
-  shellOutput,
-  toInputSchema,
-} from "./normalize";
+import { parseEvent, parseSessionEvent } from "./events";
+import { toInputSchema } from "./interrupt-events";
+import { CopilotTimeline, historyMessages } from "./normalize";
+import { shellOutput } from "./tools";
 
 const fixture = (name: string) => path.join(import.meta.dirname, "fixtures", name);
 

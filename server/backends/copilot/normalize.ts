@@ -13,342 +13,12 @@
  *
  * Protocol notes: docs/backends/copilot.md; fixtures: ./fixtures (real transcripts of the CLI).
  */
-import type {
-  Block,
-  InputField,
-  InputSchema,
-  Interrupt,
-  Message,
-  MessageError,
-  MessageInfo,
-  Session,
-  TimelineEvent,
-  ToolBlock,
-  ToolName,
-  ToolStatus,
-  Usage,
-} from "@/lib/model";
+import type { Block, Message, MessageError, MessageInfo, Session, TimelineEvent, Usage } from "@/lib/model";
 import { applyAll, emptyState } from "@/lib/timeline/reducer";
-import { canonicalTool, TOOL_NAMES } from "../shared/tool-names";
-import { arr, isObj, num, obj, str, type Obj } from "../shared/values";
-
-/** One event of a Copilot session, as far as the mapping relies on it. */
-export interface CopilotEvent {
-  id: string;
-  type: string;
-  timestamp: number;
-  data: Obj;
-  ephemeral: boolean;
-  /** Set for events of a subagent (not shown in the root timeline). */
-  agentId?: string;
-}
-
-/** A `session.event` event (or an entry of `session.getMessages`), or undefined when it is not one. */
-export function parseEvent(raw: unknown): CopilotEvent | undefined {
-  if (!isObj(raw)) return undefined;
-  const id = str(raw.id);
-  const type = str(raw.type);
-  if (!id || !type) return undefined;
-  const ts = Date.parse(str(raw.timestamp) ?? "");
-  const agentId = str(raw.agentId);
-  return {
-    id,
-    type,
-    timestamp: Number.isFinite(ts) ? ts : 0,
-    data: obj(raw.data),
-    ephemeral: raw.ephemeral === true,
-    ...(agentId ? { agentId } : {}),
-  };
-}
-
-/** The `{sessionId, event}` of a `session.event` notification. */
-export function parseSessionEvent(params: unknown): { sessionId: string; event: CopilotEvent } | undefined {
-  const p = obj(params);
-  const sessionId = str(p.sessionId);
-  const event = parseEvent(p.event);
-  return sessionId && event ? { sessionId, event } : undefined;
-}
-
-/* ------------------------------------------------------------------------------------- tools */
-
-/** Copilot's tool names on top of the shared table. */
-const COPILOT_TOOLS: Readonly<Record<string, ToolName>> = {
-  ...TOOL_NAMES,
-  view: "read",
-  create: "write",
-  str_replace_editor: "edit",
-  web_fetch: "webfetch",
-  ask_user: "question",
-  read_bash: "bash",
-  write_bash: "bash",
-  stop_bash: "bash",
-  list_bash: "bash",
-  update_todo: "todo",
-};
-
-export function copilotTool(name: string): ToolName {
-  return canonicalTool(name, COPILOT_TOOLS);
-}
-
-/** The tool's arguments with the keys the canonical renderers read (filePath, content, oldString …) added. */
-export function toolInput(tool: ToolName, args: unknown): Record<string, unknown> {
-  const a = obj(args);
-  const path = str(a.path);
-  switch (tool) {
-    case "read":
-      return path ? { ...a, filePath: path } : a;
-    case "write":
-      return {
-        ...a,
-        ...(path ? { filePath: path } : {}),
-        ...(str(a.file_text) !== undefined ? { content: str(a.file_text) } : {}),
-      };
-    case "edit":
-      return {
-        ...a,
-        ...(path ? { filePath: path } : {}),
-        ...(str(a.old_str) !== undefined ? { oldString: str(a.old_str) } : {}),
-        ...(str(a.new_str) !== undefined ? { newString: str(a.new_str) } : {}),
-      };
-    default:
-      return a;
-  }
-}
-
-const SHELL_MARKER = /\n?<shellId: [^>]*? with exit code (-?\d+)>\s*$/;
-
-/** Tool output without Copilot's trailing `<shellId: N completed with exit code N>` marker, and that code. */
-export function shellOutput(text: string): { output: string; exitCode?: number } {
-  const m = SHELL_MARKER.exec(text);
-  if (!m) return { output: text };
-  return { output: text.slice(0, m.index), exitCode: Number(m[1]) };
-}
-
-/* ------------------------------------------------------------------------------------- interrupts */
-
-const PERMISSION_OUTCOMES: Readonly<Record<string, string>> = {
-  approved: "allow_once",
-  "approve-once": "allow_once",
-  "approved-for-session": "allow_always",
-  "approve-for-session": "allow_always",
-  "approved-for-location": "allow_always",
-  "approve-permanently": "allow_always",
-  "denied-interactively-by-user": "reject",
-  reject: "reject",
-  cancelled: "cancelled",
-  "user-not-available": "cancelled",
-};
-
-function basename(p: string): string {
-  return p.split("/").filter(Boolean).at(-1) ?? p;
-}
-
-function clip(s: string, n = 120): string {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
-}
-
-/** A `permission.requested` event → a permission interrupt (undefined when a hook already decided it). */
-export function permissionInterrupt(sessionId: string, ev: CopilotEvent): Interrupt | undefined {
-  const d = ev.data;
-  const requestId = str(d.requestId);
-  if (!requestId || d.resolvedByHook === true) return undefined;
-  const req = obj(d.permissionRequest);
-  const prompt = obj(d.promptRequest);
-  const kind = str(req.kind) ?? str(prompt.kind) ?? "unknown";
-  const toolCallId = str(req.toolCallId) ?? str(prompt.toolCallId);
-  const intention = str(req.intention) ?? str(prompt.intention);
-  let action = kind;
-  let patterns: string[] = [];
-  let title = intention ?? `Permission: ${kind}`;
-  let path: string | undefined;
-  let diff: string | undefined;
-  switch (kind) {
-    case "shell": {
-      const cmd = str(req.fullCommandText) ?? str(prompt.fullCommandText) ?? "";
-      action = "bash";
-      patterns = cmd ? [cmd] : [];
-      title = `Run ${clip(cmd || intention || "a command")}`;
-      break;
-    }
-    case "write": {
-      const file = str(req.fileName) ?? str(prompt.fileName) ?? "";
-      action = "edit";
-      patterns = file ? [file] : [];
-      title = `${intention ?? "Edit file"}: ${basename(file)}`;
-      path = file || undefined;
-      const d0 = str(req.diff) ?? str(prompt.diff);
-      diff = d0 ? d0.replace(/^\n+/, "") : undefined;
-      break;
-    }
-    case "read": {
-      const file = str(req.path) ?? str(prompt.path) ?? "";
-      action = "read";
-      patterns = file ? [file] : [];
-      title = `Read ${basename(file) || "a file"}`;
-      break;
-    }
-    case "mcp": {
-      const server = str(req.serverName) ?? str(prompt.serverName) ?? "mcp";
-      const tool = str(req.toolTitle) ?? str(prompt.toolTitle) ?? str(prompt.toolName) ?? str(req.toolName) ?? "a tool";
-      action = "mcp";
-      patterns = [`${server}: ${str(prompt.toolName) ?? str(req.toolName) ?? tool}`];
-      title = `Use ${tool} (${server})`;
-      break;
-    }
-    case "url": {
-      const url = str(req.url) ?? str(prompt.url) ?? "";
-      action = "webfetch";
-      patterns = url ? [url] : [];
-      title = `Fetch ${clip(url)}`;
-      break;
-    }
-    case "custom-tool": {
-      const tool = str(req.toolName) ?? "a tool";
-      action = tool;
-      patterns = [tool];
-      title = `Use ${tool}`;
-      break;
-    }
-    default:
-      patterns = intention ? [intention] : [kind];
-  }
-  const session = req.canOfferSessionApproval === true || prompt.canOfferSessionApproval === true;
-  return {
-    id: `perm_${requestId}`,
-    sessionId,
-    kind: "permission",
-    ...(toolCallId ? { toolCallId } : {}),
-    createdAt: ev.timestamp,
-    title,
-    permission: {
-      action,
-      patterns,
-      options: [
-        { id: "approve-once", label: "Allow once", kind: "allow_once" },
-        ...(session
-          ? [{ id: "approve-for-session", label: "Allow for this session", kind: "allow_always" as const }]
-          : []),
-        { id: "reject", label: "Reject", kind: "reject" },
-      ],
-      ...(path ? { path } : {}),
-      ...(diff ? { diff } : {}),
-    },
-  };
-}
-
-/** A `user_input.requested` event (or the `userInput.request` params) → a question interrupt. */
-export function questionInterrupt(sessionId: string, id: string, data: Obj, createdAt: number): Interrupt | undefined {
-  const question = str(data.question);
-  if (!question) return undefined;
-  const choices = arr(data.choices).filter((c): c is string => typeof c === "string");
-  const toolCallId = str(data.toolCallId);
-  return {
-    id,
-    sessionId,
-    kind: "question",
-    ...(toolCallId ? { toolCallId } : {}),
-    createdAt,
-    title: clip(question),
-    // Copilot's ask_user takes one answer: a choice, or free text when allowed (the default).
-    questions: [
-      {
-        question,
-        options: choices.map((label) => ({ label })),
-        custom: data.allowFreeform !== false || choices.length === 0,
-      },
-    ],
-  };
-}
-
-const FORMATS = new Set(["email", "uri", "date", "date-time"]);
-
-/**
- * MCP's `requestedSchema` → the form schema the console renders (lib/model.ts `InputSchema`).
- * Strings (with `enum`/`enumNames`, or titled `oneOf: [{const, title}]`, and a format), numbers,
- * integers and booleans are kept; other fields (arrays, objects) cannot be filled in here and are
- * left out. Undefined when nothing is left.
- */
-export function toInputSchema(raw: unknown): InputSchema | undefined {
-  const s = obj(raw);
-  const props = obj(s.properties);
-  const required = new Set(arr(s.required).filter((r): r is string => typeof r === "string"));
-  const properties: Record<string, InputField> = {};
-  for (const [name, v] of Object.entries(props)) {
-    const p = obj(v);
-    const type = str(p.type);
-    if (type !== "string" && type !== "number" && type !== "integer" && type !== "boolean") continue;
-    const f: InputField = { type };
-    const title = str(p.title);
-    const description = str(p.description);
-    if (title) f.title = title;
-    if (description) f.description = description;
-    if (type === "string") {
-      const en = arr(p.enum).filter((x): x is string => typeof x === "string");
-      const oneOf = arr(p.oneOf)
-        .map(obj)
-        .filter((o) => typeof o.const === "string");
-      if (en.length > 0) {
-        f.enum = en;
-        const names = arr(p.enumNames).filter((x): x is string => typeof x === "string");
-        if (names.length === en.length) f.enumNames = names;
-      } else if (oneOf.length > 0) {
-        f.enum = oneOf.map((o) => o.const as string);
-        f.enumNames = oneOf.map((o) => str(o.title) ?? (o.const as string));
-      }
-      const format = str(p.format);
-      if (format && FORMATS.has(format)) f.format = format as NonNullable<InputField["format"]>;
-      const minLength = num(p.minLength);
-      const maxLength = num(p.maxLength);
-      if (minLength !== undefined && Number.isInteger(minLength) && minLength >= 0) f.minLength = minLength;
-      if (maxLength !== undefined && Number.isInteger(maxLength) && maxLength >= 0) f.maxLength = maxLength;
-    } else if (type !== "boolean") {
-      const minimum = num(p.minimum);
-      const maximum = num(p.maximum);
-      if (minimum !== undefined) f.minimum = minimum;
-      if (maximum !== undefined) f.maximum = maximum;
-    }
-    const def = p.default;
-    if (
-      (type === "boolean" && typeof def === "boolean") ||
-      (type === "string" && typeof def === "string") ||
-      ((type === "number" || type === "integer") && typeof def === "number")
-    )
-      f.default = def;
-    properties[name] = f;
-  }
-  if (Object.keys(properties).length === 0) return undefined;
-  const req = [...required].filter((r) => r in properties);
-  return { type: "object", properties, ...(req.length ? { required: req } : {}) };
-}
-
-/** An `elicitation.requested` event → an input interrupt (a form, or for `mode: "url"` a prompt with the link). */
-export function formInterrupt(sessionId: string, ev: CopilotEvent): Interrupt | undefined {
-  const d = ev.data;
-  const requestId = str(d.requestId);
-  const message = str(d.message) ?? "";
-  if (!requestId) return undefined;
-  const toolCallId = str(d.toolCallId);
-  const url = str(d.url);
-  const schema = str(d.mode) === "url" ? undefined : toInputSchema(d.requestedSchema);
-  const source = str(d.elicitationSource);
-  return {
-    id: `form_${requestId}`,
-    sessionId,
-    kind: "input",
-    ...(toolCallId ? { toolCallId } : {}),
-    createdAt: ev.timestamp,
-    title: clip(message || `${source ?? "A tool"} asks for input`),
-    input: { prompt: url ? `${message}\n${url}`.trim() : message, ...(schema ? { schema } : {}) },
-  };
-}
-
-/* ------------------------------------------------------------------------------------- the timeline */
-
-interface OpenTool {
-  messageId: string;
-  block: ToolBlock;
-}
+import { arr, num, obj, str } from "../shared/values";
+import { parseEvent, type CopilotEvent } from "./events";
+import { interruptEvents } from "./interrupt-events";
+import { ToolCalls } from "./tools";
 
 /**
  * The per-session mapping. `apply` takes one event and returns the canonical events it means;
@@ -364,7 +34,7 @@ export class CopilotTimeline {
   private lastAssistant: MessageInfo | undefined;
   private texts = new Map<string, { messageId: string; text: string }>();
   private reasoning = new Map<string, { messageId: string; block: Extract<Block, { kind: "reasoning" }> }>();
-  private tools = new Map<string, OpenTool>();
+  private tools = new ToolCalls();
   private totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private context: { tokens: number; window: number } | undefined;
   /** True between a user message and `session.idle`. */
@@ -386,6 +56,8 @@ export class CopilotTimeline {
   }
 
   private map(ev: CopilotEvent): TimelineEvent[] {
+    const asked = interruptEvents(this.session.id, ev);
+    if (asked) return asked;
     const d = ev.data;
     switch (ev.type) {
       case "session.start": {
@@ -456,51 +128,12 @@ export class CopilotTimeline {
       }
       case "tool.execution_start":
         return this.toolStart(ev);
-      case "tool.execution_progress": {
-        const t = this.tools.get(str(d.toolCallId) ?? "");
-        const msg = str(d.progressMessage);
-        if (!t || !msg || t.block.status !== "running") return [];
-        return this.setTool(t, { ...t.block, title: clip(msg, 160) });
-      }
-      case "tool.execution_partial_result": {
-        // The output so far (Copilot repeats it whole), not a delta.
-        const t = this.tools.get(str(d.toolCallId) ?? "");
-        const out = str(d.partialOutput);
-        if (!t || out === undefined || t.block.output === out) return [];
-        return this.setTool(t, { ...t.block, output: out });
-      }
+      case "tool.execution_progress":
+        return this.tools.progress(ev);
+      case "tool.execution_partial_result":
+        return this.tools.partialResult(ev);
       case "tool.execution_complete":
-        return this.toolComplete(ev);
-      case "permission.requested": {
-        const it = permissionInterrupt(this.session.id, ev);
-        return it ? [{ type: "interrupt.requested", interrupt: it }] : [];
-      }
-      case "permission.completed": {
-        const requestId = str(d.requestId);
-        if (!requestId) return [];
-        const kind = str(obj(d.result).kind) ?? "answered";
-        return [
-          { type: "interrupt.resolved", interruptId: `perm_${requestId}`, outcome: PERMISSION_OUTCOMES[kind] ?? kind },
-        ];
-      }
-      case "user_input.requested": {
-        const requestId = str(d.requestId);
-        const it = requestId ? questionInterrupt(this.session.id, `ask_${requestId}`, d, ev.timestamp) : undefined;
-        return it ? [{ type: "interrupt.requested", interrupt: it }] : [];
-      }
-      case "user_input.completed": {
-        const requestId = str(d.requestId);
-        return requestId ? [{ type: "interrupt.resolved", interruptId: `ask_${requestId}`, outcome: "answered" }] : [];
-      }
-      case "elicitation.requested": {
-        const it = formInterrupt(this.session.id, ev);
-        return it ? [{ type: "interrupt.requested", interrupt: it }] : [];
-      }
-      case "elicitation.completed": {
-        const requestId = str(d.requestId);
-        const action = str(d.action) ?? "answered";
-        return requestId ? [{ type: "interrupt.resolved", interruptId: `form_${requestId}`, outcome: action }] : [];
-      }
+        return this.tools.complete(ev);
       case "session.compaction_complete":
         return this.compaction(ev);
       case "session.error":
@@ -701,59 +334,13 @@ export class CopilotTimeline {
     };
   }
 
-  private setTool(t: OpenTool, block: ToolBlock): TimelineEvent[] {
-    t.block = block;
-    return [{ type: "block.updated", messageId: t.messageId, block }];
-  }
-
   private toolStart(ev: CopilotEvent): TimelineEvent[] {
-    const d = ev.data;
-    const callId = str(d.toolCallId);
-    const rawTool = str(d.toolName);
-    if (!callId || !rawTool) return [];
-    const existing = this.tools.get(callId);
-    const m = existing ? { info: { id: existing.messageId } as MessageInfo, events: [] } : this.ensureAssistant(ev);
-    const tool = copilotTool(rawTool);
-    const toolTitle = str(d.toolTitle);
-    const block: ToolBlock = {
-      id: `tool:${callId}`,
-      kind: "tool",
-      callId,
-      tool,
-      rawTool,
-      ...(tool === "other" && toolTitle ? { title: toolTitle } : {}),
-      status: "running",
-      input: toolInput(tool, d.arguments),
-      startedAt: ev.timestamp,
-    };
-    const t: OpenTool = { messageId: m.info.id, block };
-    this.tools.set(callId, t);
-    return [...m.events, { type: "block.updated", messageId: m.info.id, block }];
-  }
-
-  private toolComplete(ev: CopilotEvent): TimelineEvent[] {
-    const d = ev.data;
-    const callId = str(d.toolCallId);
-    if (!callId) return [];
-    const t = this.tools.get(callId);
-    if (!t) return [];
-    const result = obj(d.result);
-    const err = obj(d.error);
-    const success = d.success === true;
-    const raw = str(result.content) ?? "";
-    const shell = shellOutput(raw);
-    const exitCode = num(obj(d.shellExecution).exitCode) ?? shell.exitCode;
-    const status: ToolStatus = success ? "completed" : str(err.code) === "denied" ? "denied" : "error";
-    const block: ToolBlock = {
-      ...t.block,
-      status,
-      endedAt: Math.max(ev.timestamp, t.block.startedAt ?? 0),
-      ...(success || shell.output ? { output: shell.output } : {}),
-      ...(!success ? { error: str(err.message) ?? "The tool failed" } : {}),
-      ...(exitCode !== undefined && t.block.tool === "bash" ? { exitCode } : {}),
-    };
-    if (block.title && t.block.tool !== "other") delete block.title;
-    return this.setTool(t, block);
+    const callId = str(ev.data.toolCallId);
+    if (!callId || !str(ev.data.toolName)) return [];
+    const started = this.tools.messageOf(callId);
+    if (started) return this.tools.start(ev, started);
+    const m = this.ensureAssistant(ev);
+    return [...m.events, ...this.tools.start(ev, m.info.id)];
   }
 
   private compaction(ev: CopilotEvent): TimelineEvent[] {
@@ -797,23 +384,12 @@ export class CopilotTimeline {
       }),
     );
     if (this.assistant?.id === target.id) this.assistant = undefined;
-    events.push(...this.endTools(ev.timestamp, error.aborted ? "cancelled" : "error"));
-    return events;
-  }
-
-  /** Tools still running when their turn ends did not finish. */
-  private endTools(at: number, status: ToolStatus): TimelineEvent[] {
-    const events: TimelineEvent[] = [];
-    for (const t of this.tools.values()) {
-      if (t.block.status !== "running" && t.block.status !== "pending" && t.block.status !== "awaiting-approval")
-        continue;
-      events.push(...this.setTool(t, { ...t.block, status, endedAt: Math.max(at, t.block.startedAt ?? 0) }));
-    }
+    events.push(...this.tools.end(ev.timestamp, error.aborted ? "cancelled" : "error"));
     return events;
   }
 
   private idle(at: number): TimelineEvent[] {
-    const events = [...this.closeAssistant(at), ...this.endTools(at, "cancelled")];
+    const events = [...this.closeAssistant(at), ...this.tools.end(at, "cancelled")];
     this.tools.clear();
     this.texts.clear();
     this.reasoning.clear();
