@@ -17,7 +17,7 @@
  *   interrupts; the final status carries usage and the session binding.
  */
 import type { PromptPart } from "@/lib/api";
-import type { MessageError, MessageInfo, TimelineEvent, ToolBlock } from "@/lib/model";
+import type { MessageError, MessageInfo, ModelRef, TimelineEvent, ToolBlock } from "@/lib/model";
 import { arr, obj, str } from "../shared/values";
 import { showParts } from "./parts";
 import { applyArtifact, applyStatus, applyTask } from "./task-updates";

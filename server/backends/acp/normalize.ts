@@ -8,7 +8,7 @@
  * message per prompt. A text or reasoning block stays open until another kind of block starts (or, on
  * OpenCode, the agent's `messageId` changes); closing it emits the block's full text once more.
  */
-import type { Interrupt, Session, TimelineEvent, Usage } from "@/lib/model";
+import type { Block, Interrupt, Session, TimelineEvent, Usage } from "@/lib/model";
 import { obj, str, num, arr, type Obj } from "../shared/values";
 import { clock, closeOpen, ensureAssistant, nextBlockId, turnId, type AcpSessionState } from "./session-state";
 import { sessionChanged, toConfigOptions } from "./settings";
