@@ -4,6 +4,8 @@ import { type Attachment, formatBytes } from "@/lib/attachments";
 import type { QueuedPrompt } from "@/lib/hooks/use-prompt-queue";
 import { IconPaperclip, IconX } from "../ui/icons";
 
+const fileCount = (n: number) => `${n} ${n === 1 ? "file" : "files"}`;
+
 export function QueuedPrompts({ queue, onRemove }: { queue: readonly QueuedPrompt[]; onRemove(id: number): void }) {
   return (
     <ul className="mb-2 flex flex-col gap-1" aria-label="Queued prompts">
@@ -16,7 +18,7 @@ export function QueuedPrompts({ queue, onRemove }: { queue: readonly QueuedPromp
           <span className="shrink-0 text-[10px] font-semibold uppercase tracking-wide text-faint">Queued {i + 1}</span>
           <span className="min-w-0 flex-1 truncate">
             {q.text}
-            {q.files.length ? `${q.text ? " · " : ""}${q.files.length} ${q.files.length === 1 ? "file" : "files"}` : ""}
+            {q.files.length ? `${q.text ? " · " : ""}${fileCount(q.files.length)}` : ""}
           </span>
           <button
             type="button"
