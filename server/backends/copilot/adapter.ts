@@ -11,7 +11,7 @@ import { CopilotConnection } from "./connection";
 import { parseSessionEvent } from "./events";
 import { CopilotInterrupts, type Reply } from "./interrupts";
 import { CopilotRewind } from "./rewind";
-import { CopilotSessions } from "./sessions";
+import { CopilotSessions, type SessionListQuery } from "./sessions";
 import { CopilotSettings } from "./settings";
 import { CopilotTurns } from "./turns";
 
@@ -82,21 +82,25 @@ export class CopilotAdapter implements BackendAdapter {
 
   capabilities(): Capabilities {
     return {
-      fork: false,
-      revert: true,
-      diff: false,
-      compact: true,
-      models: true,
-      share: false,
-      history: true,
-      abort: true,
-      rename: true,
-      delete: true,
-      search: true,
-      directories: true,
+      // Permissions, questions (ask_user) and forms (MCP elicitation) all wait for the user.
+      interrupts: { permission: true, question: true, input: true },
       // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
       mentions: { search: "workspace", carry: "text" },
-      interrupts: { permission: true, question: true, input: true },
+      // The CLI keeps the sessions: listed, searched, renamed and deleted there, each in its directory.
+      history: true,
+      search: true,
+      rename: true,
+      delete: true,
+      directories: true,
+      // A turn: its model, its abort, its compaction, a revert onto a rewind point.
+      models: true,
+      abort: true,
+      compact: true,
+      revert: true,
+      // Not in the headless protocol.
+      fork: false,
+      diff: false,
+      share: false,
     };
   }
 
@@ -187,11 +191,7 @@ export class CopilotAdapter implements BackendAdapter {
 
   /* ------------------------------------------------------------------ sessions */
 
-  listSessions(q: {
-    search?: string;
-    limit: number;
-    cursor?: string;
-  }): Promise<{ items: Session[]; nextCursor?: string }> {
+  listSessions(q: SessionListQuery): Promise<{ items: Session[]; nextCursor?: string }> {
     return this.sessions.list(q);
   }
 

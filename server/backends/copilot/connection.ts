@@ -78,13 +78,13 @@ export class CopilotConnection {
       {
         name: `${opts.id} (copilot headless)`,
         cwd: this.cwd,
-        ...(opts.restart ? { restart: opts.restart } : {}),
-        ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
-        handshakeName: "the headless handshake (ping, status, auth)",
         connect: (proc) => this.connect(proc),
+        handshakeName: "the headless handshake (ping, status, auth)",
         handshake: (peer) => this.handshake(peer),
         close: (peer) => peer.close("the CLI process ended"),
         onExit: (exit, turnError) => this.on.exited(exit.generation, turnError),
+        ...(opts.restart ? { restart: opts.restart } : {}),
+        ...(opts.readyTimeoutMs ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),
       },
     );
   }

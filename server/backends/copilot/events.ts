@@ -1,3 +1,7 @@
+/**
+ * The Copilot CLI's session events as the mapping reads them (`session.event` notifications and the
+ * entries of `session.getMessages`). Pure and defensive, like ./normalize.ts.
+ */
 import { isObj, obj, str, type Obj } from "../shared/values";
 
 /** One event of a Copilot session, as far as the mapping relies on it. */

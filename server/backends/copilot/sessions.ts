@@ -7,7 +7,7 @@ import { resolveSessionDirectory } from "../shared/files";
 import type { InterruptBook } from "../shared/interrupts";
 import { JsonRpcError } from "../shared/json-rpc";
 import { pageMessages, pageSessions } from "../shared/session-list";
-import type { EventSink, LoadedSession } from "../types";
+import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { registerInterest } from "./commands";
 import { type CopilotAdapterOptions, sessionParams } from "./config";
 import type { Cli, CopilotConnection } from "./connection";
@@ -27,6 +27,9 @@ import {
 import { sessionOptions } from "./settings";
 
 export const DEFAULT_TITLE = "New session";
+
+/** The search, size and cursor of a page of the session list. */
+export type SessionListQuery = Parameters<BackendAdapter["listSessions"]>[0];
 
 /** What the adapter knows of one session (the timeline mapping, its attachment to the live CLI). */
 export interface Runtime {
@@ -123,11 +126,7 @@ export class CopilotSessions {
     };
   }
 
-  async list(q: {
-    search?: string;
-    limit: number;
-    cursor?: string;
-  }): Promise<{ items: Session[]; nextCursor?: string }> {
+  async list(q: SessionListQuery): Promise<{ items: Session[]; nextCursor?: string }> {
     const res = parseResult(SessionList, await this.cli.call("list sessions", "session.list", {}), "session.list");
     const all: Session[] = [];
     const listed = new Set<string>();
