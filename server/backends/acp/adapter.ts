@@ -21,7 +21,7 @@ import type { StdioAdapterOptions } from "../shared/kind";
 import { ndjsonLines } from "../shared/framing";
 import { InterruptBook } from "../shared/interrupts";
 import { pageMessages } from "../shared/session-list";
-import { SupervisedShell } from "../shared/stdio-shell";
+import { SupervisedShell, shellIdentity } from "../shared/stdio-shell";
 import { TranscriptStore } from "../shared/transcripts";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { AcpClient } from "./client";
@@ -95,13 +95,7 @@ export class AcpAdapter implements BackendAdapter {
     });
     this.shell = new SupervisedShell<ClientConnection>(
       {
-        id: opts.id,
-        kind: "acp",
-        label: opts.label,
-        command: opts.command,
-        env: opts.env,
-        cwd: opts.cwd,
-        source: opts.source,
+        ...shellIdentity(opts, "acp"),
         sink,
         describe: () => ({
           capabilities: this.capabilities(),

@@ -6,7 +6,7 @@ import type { SupervisedProcess } from "../../processes/supervisor";
 import type { Incarnation } from "../shared/agent-process";
 import { contentLengthFraming } from "../shared/framing";
 import { JsonRpcPeer } from "../shared/json-rpc";
-import { SupervisedShell } from "../shared/stdio-shell";
+import { SupervisedShell, shellIdentity } from "../shared/stdio-shell";
 import type { EventSink } from "../types";
 import { type CopilotAdapterOptions, headlessCommand } from "./config";
 import { AuthStatus, mapRpcError, PingResult, parseResult, StatusResult } from "./rpc";
@@ -57,13 +57,8 @@ export class CopilotConnection {
     this.cwd = path.resolve(opts.cwd ?? opts.workspace);
     this.shell = new SupervisedShell<JsonRpcPeer>(
       {
-        id: opts.id,
-        kind: "copilot",
-        label: opts.label,
+        ...shellIdentity(opts, "copilot"),
         command,
-        env: opts.env,
-        cwd: opts.cwd,
-        source: opts.source,
         sink,
         describe: () => ({
           capabilities: capabilities(),

@@ -22,6 +22,7 @@ import {
 } from "./sessions";
 import { children } from "./sub-agents";
 import { abort, compact, onEvent, onExit, prompt, restartNotice } from "./turns";
+import { MANAGED_SESSIONS } from "../shared/capabilities";
 
 /**
  * A stdio backend's options (`command`: `[opal-server, ...args]`; `cwd`: the server's working
@@ -45,15 +46,7 @@ const CAPABILITIES: Capabilities = {
   forkMessages: true,
   revert: false,
   diff: true,
-  compact: true,
-  models: true,
-  share: false,
-  history: true,
-  abort: true,
-  rename: true,
-  delete: true,
-  search: true,
-  directories: true,
+  ...MANAGED_SESSIONS,
   // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
   mentions: { search: "workspace", carry: "text" },
   todos: true,

@@ -16,7 +16,7 @@ import { log } from "../../log";
 import type { AgentProcess } from "../shared/agent-process";
 import { InterruptBook } from "../shared/interrupts";
 import { JsonRpcError, type JsonRpcPeer } from "../shared/json-rpc";
-import { SupervisedShell, type SupervisedSpec } from "../shared/stdio-shell";
+import { SupervisedShell, type SupervisedSpec, shellIdentity } from "../shared/stdio-shell";
 import { TranscriptStore } from "../shared/transcripts";
 import { arr, isObj, obj, str } from "../shared/values";
 import type { EventSink } from "../types";
@@ -70,13 +70,7 @@ export class OpalContext {
     this.auth = new OpalAuth(opts.label, () => this.setStatus("ready"));
     this.shell = new SupervisedShell<JsonRpcPeer>(
       {
-        id: opts.id,
-        kind: "opal",
-        label: opts.label,
-        command: opts.command,
-        env: opts.env,
-        cwd: opts.cwd,
-        source: opts.source,
+        ...shellIdentity(opts, "opal"),
         sink,
         describe: () => ({
           capabilities: hooks.capabilities,

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Capabilities } from "@/lib/model";
 import type { OpencodeContract } from "./contract";
+import { MANAGED_SESSIONS } from "../shared/capabilities";
 
 /** What the console can do with an OpenCode server spoken to through its V1 routes. */
 export const CAPABILITIES: Capabilities = {
@@ -8,15 +9,7 @@ export const CAPABILITIES: Capabilities = {
   forkMessages: true,
   revert: true,
   diff: true,
-  compact: true,
-  models: true,
-  share: false,
-  history: true,
-  abort: true,
-  rename: true,
-  delete: true,
-  search: true,
-  directories: true,
+  ...MANAGED_SESSIONS,
   agents: true,
   todos: true,
   children: true,

@@ -58,6 +58,22 @@ export interface StdioShellOptions {
   gate?(status: BackendStatus, error: string | undefined): { status: BackendStatus; error?: string | undefined };
 }
 
+/** What the shell shows of an adapter's configuration: its id, kind, label, command, env, directory and source. */
+export function shellIdentity(
+  opts: Pick<StdioShellOptions, "id" | "label" | "command" | "env" | "cwd" | "source">,
+  kind: BackendKind,
+): Pick<StdioShellOptions, "id" | "kind" | "label" | "command" | "env" | "cwd" | "source"> {
+  return {
+    id: opts.id,
+    kind,
+    label: opts.label,
+    command: opts.command,
+    env: opts.env,
+    cwd: opts.cwd,
+    source: opts.source,
+  };
+}
+
 /** The configured env with every value masked (undefined without one). */
 export function maskEnv(env: Record<string, string> | undefined): Record<string, string> | undefined {
   return env ? Object.fromEntries(Object.keys(env).map((k) => [k, "***"])) : undefined;

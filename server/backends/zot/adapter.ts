@@ -7,7 +7,7 @@ import { log } from "../../log";
 import { resolveSessionDirectory } from "../shared/files";
 import type { StdioAdapterOptions } from "../shared/kind";
 import { pageMessages } from "../shared/session-list";
-import { ProbedShell } from "../shared/stdio-shell";
+import { ProbedShell, shellIdentity } from "../shared/stdio-shell";
 import { TranscriptStore } from "../shared/transcripts";
 import { obj, type Obj } from "../shared/values";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
@@ -15,6 +15,7 @@ import { ZotModels } from "./models";
 import { ZotProcess, ZotStartError, type HelloInfo } from "./process";
 import { DEFAULT_TITLE, ZotSessions, type Live, type Runtime } from "./sessions";
 import { newId, ZotTurns, zeroUsage } from "./turns";
+import { MANAGED_SESSIONS } from "../shared/capabilities";
 
 /**
  * `command` is `zot rpc` with its flags, e.g. `["zot", "rpc", "--provider", "openai", "--model",
@@ -34,15 +35,7 @@ const CAPABILITIES: Capabilities = {
   forkMessages: false,
   revert: false,
   diff: false,
-  compact: true,
-  models: true,
-  share: false,
-  history: true,
-  abort: true,
-  rename: true,
-  delete: true,
-  search: true,
-  directories: true,
+  ...MANAGED_SESSIONS,
   // `@` mentions: `rg --files` in the session's directory; the prompt keeps `@path` in its text.
   mentions: { search: "workspace", carry: "text" },
   interrupts: { permission: false, question: false, input: false },
@@ -80,13 +73,7 @@ export class ZotAdapter implements BackendAdapter {
     this.sessions = new ZotSessions(opts.id, this.defaultCwd, this.transcripts, sink);
     this.shell = new ProbedShell(
       {
-        id: opts.id,
-        kind: "zot",
-        label: opts.label,
-        command: opts.command,
-        env: opts.env,
-        cwd: opts.cwd,
-        source: opts.source,
+        ...shellIdentity(opts, "zot"),
         sink,
         describe: () => ({ capabilities: CAPABILITIES, version: this.catalog.hello.version }),
       },

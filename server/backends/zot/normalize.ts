@@ -15,7 +15,6 @@
  */
 import type { PromptPart } from "@/lib/api";
 import type {
-  Block,
   MessageError,
   MessageInfo,
   ModelRef,
@@ -24,6 +23,7 @@ import type {
   ToolStatus,
   Usage,
 } from "@/lib/model";
+import { promptBlocks } from "../shared/prompt-blocks";
 import { canonicalTool } from "../shared/tool-names";
 import { arr, isObj, obj, str, type Obj } from "../shared/values";
 import { addUsage, contentText, editDiffs, parsePartialJson, splitExit, toolTitle, usageOf } from "./tools";
@@ -67,22 +67,6 @@ export interface ZotTurn {
 
 export const GENERIC_ERROR = "zot reported an error without details.";
 const ARG_STREAM_LIMIT = 16_000;
-
-/** A prompt's parts as the console's user message shows them (images as elided data URLs). */
-function promptBlocks(parts: PromptPart[], messageId: string): Block[] {
-  return parts.map(
-    (p, i): Block =>
-      p.type === "text"
-        ? { id: `${messageId}-b${i}`, kind: "text", text: p.text }
-        : {
-            id: `${messageId}-b${i}`,
-            kind: "file",
-            name: p.filename ?? "image",
-            mime: p.mime,
-            url: p.url.startsWith("data:") ? `data:${p.mime};base64,…` : p.url,
-          },
-  );
-}
 
 function newTurn(sessionId: string, info: MessageInfo, opts: { base?: UsageBase; contextWindow?: number }): ZotTurn {
   return {
@@ -133,7 +117,7 @@ export function beginTurn(
       },
     },
   ];
-  for (const block of promptBlocks(parts, ids.userId))
+  for (const block of promptBlocks(parts, ids.userId, "image"))
     events.push({ type: "block.updated", messageId: ids.userId, block });
   // +1 ms keeps the reply after the prompt when messages are ordered by time.
   events.push({ type: "message.updated", message: info });
