@@ -96,6 +96,8 @@ export const DiffView = memo(function DiffView({
     split,
     container: ref,
   });
+  // What both layouts' bodies take besides their rows.
+  const body = { showNumbers, numW, oldHl, newHl, isPicked, onPick };
   const below = (i: number, sticky: boolean): ReactNode => {
     const saved = commentsAt.get(i);
     const editor = pick && pick.to === i && anchor && path && review;
@@ -154,27 +156,9 @@ export const DiffView = memo(function DiffView({
       {total === 0 ? (
         <div className="px-3 py-2 text-[12px] text-faint">{emptyText}</div>
       ) : splitRows ? (
-        <SplitBody
-          rows={splitRows}
-          showNumbers={showNumbers}
-          numW={numW}
-          oldHl={oldHl}
-          newHl={newHl}
-          isPicked={isPicked}
-          onPick={onPick}
-          below={(i) => below(i, false)}
-        />
+        <SplitBody rows={splitRows} {...body} below={(i) => below(i, false)} />
       ) : (
-        <UnifiedBody
-          rows={rows}
-          showNumbers={showNumbers}
-          numW={numW}
-          oldHl={oldHl}
-          newHl={newHl}
-          isPicked={isPicked}
-          onPick={onPick}
-          below={(i) => below(i, true)}
-        />
+        <UnifiedBody rows={rows} {...body} below={(i) => below(i, true)} />
       )}
       {collapsed || (expanded && maxLines !== undefined && total > maxLines + 3) ? (
         <button
