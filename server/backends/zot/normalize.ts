@@ -14,15 +14,7 @@
  * carry (a streamed JSON prefix, bash's exit line, edits, usage counts) is read in ./tools.ts.
  */
 import type { PromptPart } from "@/lib/api";
-import type {
-  MessageError,
-  MessageInfo,
-  ModelRef,
-  TimelineEvent,
-  ToolBlock,
-  ToolStatus,
-  Usage,
-} from "@/lib/model";
+import type { MessageError, MessageInfo, ModelRef, TimelineEvent, ToolBlock, ToolStatus, Usage } from "@/lib/model";
 import { promptBlocks } from "../shared/prompt-blocks";
 import { canonicalTool } from "../shared/tool-names";
 import { arr, isObj, obj, str, type Obj } from "../shared/values";
