@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,6 +8,7 @@ import {
   type ToolBlock,
 } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { fixtureLines } from "../shared/testing";
 import { adoptListedIds, historyMessages, historyWindow, listedSession, mergeHistory, recoveredAsk } from "./listings";
 import { toFrame } from "./frames";
 import {
@@ -27,11 +27,7 @@ const dir = path.join(import.meta.dirname, "fixtures");
 
 /** The `result` of every JSON-RPC stream item of a fixture (frames as in docs/backends/a2a.md). */
 function frames(file: string): unknown[] {
-  return fs
-    .readFileSync(path.join(dir, file), "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => (JSON.parse(l) as { result: unknown }).result);
+  return fixtureLines(dir, file).map((l) => (JSON.parse(l) as { result: unknown }).result);
 }
 
 const session: Session = { id: "s1", backendId: "b", title: "t", createdAt: 1, updatedAt: 1, status: "idle" };

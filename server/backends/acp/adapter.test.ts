@@ -7,43 +7,22 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Backend, Session, TimelineEvent, ToolBlock } from "@/lib/model";
-import { apply, emptyState, stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
+import type { Session, ToolBlock } from "@/lib/model";
+import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
 import { until } from "@/lib/testing/until";
 import { isApiError } from "../../errors";
 import { SqliteStore } from "../../store/sqlite-store";
-import type { EventSink, LoadedSession } from "../types";
+import { RecordingSink } from "../shared/testing";
 import { AcpAdapter, type AcpAdapterOptions } from "./adapter";
 
 const FAKE = path.join(import.meta.dirname, "testing", "fake-agent.mjs");
 
-class RecordingSink implements EventSink {
-  states = new Map<string, SessionState>();
-  events: { sessionId: string; event: TimelineEvent }[] = [];
-  backends: Backend[] = [];
-  publish(_b: string, sessionId: string, event: TimelineEvent) {
-    this.events.push({ sessionId, event });
-    const prev = this.states.get(sessionId) ?? emptyState;
-    this.states.set(sessionId, apply(prev, event));
-  }
-  backendChanged(b: Backend) {
-    this.backends.push(b);
-  }
-  openSessions() {
-    return [...this.states.keys()];
-  }
-  reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
-  sessionState(_b: string, id: string): SessionState | undefined {
-    return this.states.get(id);
-  }
-  /** Like the hub: a session's state starts from the adapter's snapshot when it is first opened. */
+/** Like the hub: a session's state starts from the adapter's snapshot when it is first opened. */
+class HubLikeSink extends RecordingSink {
   adapter: AcpAdapter | undefined;
   async openSession(_b: string, id: string) {
     if (!this.states.has(id) && this.adapter)
       this.states.set(id, stateFromSnapshot(await this.adapter.loadSession(id)));
-  }
-  state(id: string): SessionState {
-    return this.states.get(id) ?? emptyState;
   }
 }
 
@@ -75,7 +54,7 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function make(
   opts: Partial<AcpAdapterOptions> & { env?: Record<string, string> } = {},
-  sink = new RecordingSink(),
+  sink = new HubLikeSink(),
   store = new SqliteStore(":memory:"),
 ) {
   const adapter = new AcpAdapter(
@@ -102,14 +81,14 @@ function make(
   return { adapter, sink, store };
 }
 
-async function started(opts: Parameters<typeof make>[0] = {}, sink?: RecordingSink, store?: SqliteStore) {
+async function started(opts: Parameters<typeof make>[0] = {}, sink?: HubLikeSink, store?: SqliteStore) {
   const m = make(opts, sink, store);
   await m.adapter.start();
   await m.adapter.ready();
   return m;
 }
 
-async function turn(adapter: AcpAdapter, sink: RecordingSink, s: Session, prompt: string) {
+async function turn(adapter: AcpAdapter, sink: HubLikeSink, s: Session, prompt: string) {
   const before = sink.events.length;
   await adapter.prompt(s.id, { parts: [{ type: "text", text: prompt }] });
   await until(
@@ -318,11 +297,11 @@ describe("AcpAdapter (fake agent)", () => {
   it("reloads a session's history from the agent (session/load) in a new console", async () => {
     const store = new SqliteStore(":memory:");
     const stateFile = path.join(root, "shared-state.json");
-    const first = await started({ env: { FAKE_STATE: stateFile } }, new RecordingSink(), store);
+    const first = await started({ env: { FAKE_STATE: stateFile } }, new HubLikeSink(), store);
     const s = await first.adapter.createSession({});
     await turn(first.adapter, first.sink, s, "think");
     await first.adapter.stop();
-    const second = await started({ env: { FAKE_STATE: stateFile } }, new RecordingSink(), store);
+    const second = await started({ env: { FAKE_STATE: stateFile } }, new HubLikeSink(), store);
     const loaded = await second.adapter.loadSession(s.id);
     expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(loaded.messages[0]!.blocks).toMatchObject([{ kind: "text", text: "think" }]);
@@ -334,11 +313,11 @@ describe("AcpAdapter (fake agent)", () => {
 
   it("keeps the transcript of an agent without loadSession in the store", async () => {
     const store = new SqliteStore(":memory:");
-    const first = await started({ env: { FAKE_NO_LOAD: "1" } }, new RecordingSink(), store);
+    const first = await started({ env: { FAKE_NO_LOAD: "1" } }, new HubLikeSink(), store);
     const s = await first.adapter.createSession({ title: "kept by the console" });
     await turn(first.adapter, first.sink, s, "hello");
     await first.adapter.stop();
-    const second = await started({ env: { FAKE_NO_LOAD: "1" } }, new RecordingSink(), store);
+    const second = await started({ env: { FAKE_NO_LOAD: "1" } }, new HubLikeSink(), store);
     expect((await second.adapter.listSessions({ limit: 10 })).items.map((x) => x.title)).toEqual([
       "kept by the console",
     ]);

@@ -6,37 +6,14 @@
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend, TimelineEvent } from "@/lib/model";
-import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import { until } from "@/lib/testing/until";
 import { copilotHeadless, type CopilotHeadlessSetup } from "../../../e2e/fixtures/copilot-env";
 import { createWorkspace } from "../../../e2e/fixtures/opencode-env";
 import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
-import type { EventSink, LoadedSession } from "../types";
+import { RecordingSink } from "../shared/testing";
 import { CopilotAdapter } from "./adapter";
 
 process.env.SWITCHBOARD_LOG ??= "silent";
-
-class RecordingSink implements EventSink {
-  states = new Map<string, SessionState>();
-  backends: Backend[] = [];
-  publish(_b: string, sessionId: string, event: TimelineEvent) {
-    this.states.set(sessionId, apply(this.states.get(sessionId) ?? emptyState, event));
-  }
-  backendChanged(b: Backend) {
-    this.backends.push(b);
-  }
-  openSessions() {
-    return [...this.states.keys()];
-  }
-  reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
-  sessionState(_b: string, id: string): SessionState | undefined {
-    return this.states.get(id);
-  }
-  state(id: string): SessionState {
-    return this.states.get(id) ?? emptyState;
-  }
-}
 
 let model: ScriptedModel;
 let cli: CopilotHeadlessSetup;

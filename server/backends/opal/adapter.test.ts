@@ -6,44 +6,25 @@
  * from an earlier message, queued prompts, the device flow when Opal needs a login.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
 import { isApiError } from "../../errors";
-import { Hub } from "../../hub/hub";
+import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";
+import { registerAdapterHarness } from "../shared/testing";
 import { OpalAdapter, type OpalAdapterOptions } from "./adapter";
 
 const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
 
-let model: ScriptedModel;
-let root: string;
-let workspace: string;
+const h = registerAdapterHarness("sb-opal-");
 let home: string;
-const running: { adapter: OpalAdapter; hub: Hub }[] = [];
 
-beforeAll(async () => {
-  model = await startScriptedModel();
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-opal-")));
-  workspace = path.join(root, "ws");
-  home = path.join(root, "home");
-  fs.mkdirSync(workspace);
+beforeAll(() => {
+  home = path.join(h.root, "home");
   fs.mkdirSync(home);
   fs.writeFileSync(path.join(home, "auth.json"), "{}");
-});
-afterEach(async () => {
-  for (const r of running.splice(0)) {
-    r.hub.stop();
-    await r.adapter.stop();
-  }
-  model.reset();
-});
-afterAll(async () => {
-  await model.close();
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 async function started(
@@ -51,22 +32,22 @@ async function started(
   env: Record<string, string> = {},
   store = new SqliteStore(":memory:"),
 ) {
-  let adapter: OpalAdapter | undefined;
-  const hub = new Hub((id) => (adapter && id === adapter.id ? adapter : undefined));
-  adapter = new OpalAdapter(
-    {
-      id: "opal",
-      label: "Opal",
-      command: [OPAL],
-      env: { OPAL_HOME: home, OPAL_MODEL_URL: model.url, ...env },
-      cwd: workspace,
-      workspace,
-      store,
-      ...opts,
-    },
-    hub,
+  const { adapter, hub } = h.onHub(
+    (hub) =>
+      new OpalAdapter(
+        {
+          id: "opal",
+          label: "Opal",
+          command: [OPAL],
+          env: { OPAL_HOME: home, OPAL_MODEL_URL: h.model.url, ...env },
+          cwd: h.workspace,
+          workspace: h.workspace,
+          store,
+          ...opts,
+        },
+        hub,
+      ),
   );
-  running.push({ adapter, hub });
   await adapter.start();
   await adapter.ready();
   return { adapter, hub, store };
@@ -94,7 +75,10 @@ const idle = (ch: Awaited<ReturnType<Hub["open"]>>) =>
 describe("Opal adapter", () => {
   it("client/confirm is a permission card whose buttons are its actions; allow_session and deny are sent back by name", async () => {
     const r = await started({}, { FAKE_OPAL_CONFIRM: "1" });
-    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo confirmed-run" } }] }, { text: "Ran it." });
+    h.model.enqueue(
+      { toolCalls: [{ name: "bash", arguments: { command: "echo confirmed-run" } }] },
+      { text: "Ran it." },
+    );
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "run it" }] });
     const it = await until(() => ch.state.interrupts[0], "a confirmation");
@@ -116,7 +100,7 @@ describe("Opal adapter", () => {
     await idle(ch);
     expect(tools(ch.state.messages)[0]).toMatchObject({ tool: "bash", status: "completed", output: "confirmed-run\n" });
     // Allowed for the session: the next bash runs unasked.
-    model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo again" } }] }, { text: "Again." });
+    h.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo again" } }] }, { text: "Again." });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "again" }] });
     await until(() => texts(ch.state.messages, "assistant").at(-1) === "Again.", "the second turn");
     expect(tools(ch.state.messages)[1]).toMatchObject({ status: "completed", output: "again\n" });
@@ -124,7 +108,7 @@ describe("Opal adapter", () => {
 
   it("client/input is the input form; a sensitive answer reaches Opal but is never in the console's record", async () => {
     const r = await started({}, { FAKE_OPAL_INPUT: "1" });
-    model.enqueue(
+    h.model.enqueue(
       { toolCalls: [{ name: "write_file", arguments: { path: "secret.txt", content: "" } }] },
       { text: "Stored." },
     );
@@ -134,14 +118,14 @@ describe("Opal adapter", () => {
     expect(it).toMatchObject({ kind: "input", input: { prompt: "Value to store in secret.txt", sensitive: true } });
     await r.adapter.answerInterrupt(s.id, it.id, { text: "hunter2-secret" });
     await idle(ch);
-    expect(fs.readFileSync(path.join(workspace, "secret.txt"), "utf8")).toBe("hunter2-secret");
+    expect(fs.readFileSync(path.join(h.workspace, "secret.txt"), "utf8")).toBe("hunter2-secret");
     expect(JSON.stringify(ch.state)).not.toContain("hunter2-secret");
     expect(JSON.stringify(r.store.getTranscript("opal", s.id))).not.toContain("hunter2-secret");
   });
 
   it("a sub-agent is a child session under the parent's tool card; tasks become the plan", async () => {
     const r = await started();
-    model.enqueue(
+    h.model.enqueue(
       {
         toolCalls: [
           {
@@ -185,7 +169,7 @@ describe("Opal adapter", () => {
 
   it("a sub-agent's question is raised at the parent (its owner) and answered through it", async () => {
     const r = await started();
-    model.enqueue(
+    h.model.enqueue(
       { toolCalls: [{ name: "sub_agent", arguments: { prompt: "ask the user", label: "asker" } }] },
       { toolCalls: [{ name: "ask_user", arguments: { question: "Tabs or spaces?", choices: ["tabs", "spaces"] } }] },
       { text: "The user said spaces." },
@@ -207,7 +191,7 @@ describe("Opal adapter", () => {
 
   it("a branch from an earlier message: the new session goes on from there, the old path stays visible and refuses prompts", async () => {
     const r = await started();
-    model.enqueue({ text: "First answer." }, { text: "Second answer." });
+    h.model.enqueue({ text: "First answer." }, { text: "Second answer." });
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "first" }] });
     await idle(ch);
@@ -219,13 +203,13 @@ describe("Opal adapter", () => {
     expect(b.forkedFrom).toEqual({ sessionId: s.id, messageId: firstReply.id });
     const loaded = await r.adapter.loadSession(b.id);
     expect(texts(loaded.messages, "user")).toEqual(["first"]);
-    model.enqueue({ text: "Branched answer." });
+    h.model.enqueue({ text: "Branched answer." });
     const bch = await r.hub.open("opal", b.id);
     await r.adapter.prompt(b.id, { parts: [{ type: "text", text: "other second" }] });
     await idle(bch);
     expect(texts(bch.state.messages, "user")).toEqual(["first", "other second"]);
     // Opal's model saw the branch's path: the old second turn is not in its context.
-    const last = model.requests.at(-1)!;
+    const last = h.model.requests.at(-1)!;
     expect(JSON.stringify(last.messages)).not.toContain("Second answer.");
     expect(JSON.stringify(last.messages)).toContain("First answer.");
     // The old console session keeps what it showed, and says where the conversation went.
@@ -240,7 +224,7 @@ describe("Opal adapter", () => {
 
   it("a prompt sent while busy is queued by Opal and shown as queued, then applied", async () => {
     const r = await started();
-    model.enqueue(
+    h.model.enqueue(
       { toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo slept" } }] },
       { text: "Slept." },
       { text: "Took the note." },
@@ -266,7 +250,7 @@ describe("Opal adapter", () => {
 
   it("compaction keeps the shown turns and adds Opal's summary after a marker; models, model/set and thinking/set", async () => {
     const r = await started();
-    model.enqueue({ text: "A long answer worth compacting." });
+    h.model.enqueue({ text: "A long answer worth compacting." });
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "say something long" }] });
     await idle(ch);
@@ -283,17 +267,17 @@ describe("Opal adapter", () => {
     await expect(r.adapter.setSessionOption(s.id, "thinking", "extreme")).rejects.toSatisfy(
       (e: unknown) => isApiError(e) && e.status === 400,
     );
-    model.enqueue({ text: "From the second model." });
+    h.model.enqueue({ text: "From the second model." });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "which model" }], model: { id: "fake-model-2" } });
     await until(() => texts(ch.state.messages, "assistant").includes("From the second model."), "the reply");
-    expect(model.requests.at(-1)!.model).toBe("fake-model-2");
+    expect(h.model.requests.at(-1)!.model).toBe("fake-model-2");
     // Opal's model now starts from the summary, not the earlier turn.
-    expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain("[Conversation summary");
+    expect(JSON.stringify(h.model.requests.at(-1)!.messages)).toContain("[Conversation summary");
   });
 
   it("a session without a title is named from the first prompt, then by Opal's generated title; a given title stays", async () => {
     const r = await started();
-    model.enqueue({ text: "<title>Fix the flaky parser</title>Named." }, { text: "Kept." });
+    h.model.enqueue({ text: "<title>Fix the flaky parser</title>Named." }, { text: "Kept." });
     const s = await r.adapter.createSession({});
     const ch = await r.hub.open("opal", s.id);
     await r.adapter.prompt(s.id, {
@@ -312,7 +296,7 @@ describe("Opal adapter", () => {
   });
 
   it("setup_required: the backend is auth-required with Opal's device code and link, and ready once the poll succeeds", async () => {
-    const bare = path.join(root, "bare");
+    const bare = path.join(h.root, "bare");
     fs.mkdirSync(bare);
     const r = await started({}, { OPAL_HOME: bare });
     await until(() => r.adapter.info().status === "auth-required", "auth-required");
@@ -322,7 +306,7 @@ describe("Opal adapter", () => {
 
   it("a provider error ends the run (Opal goes idle without agent_end): the error is shown and the next prompt works", async () => {
     const r = await started();
-    model.enqueue({ error: { status: 500, message: "upstream exploded" } }, { text: "Working again." });
+    h.model.enqueue({ error: { status: 500, message: "upstream exploded" } }, { text: "Working again." });
     const { s, ch } = await session(r);
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "fail" }] });
     await idle(ch);
@@ -336,9 +320,9 @@ describe("Opal adapter", () => {
 
   it("an edit's structured diff is the tool's diff, the turn's changes and the review's patch; a tasks view does not replace the plan", async () => {
     const r = await started();
-    fs.writeFileSync(path.join(workspace, "review-me.txt"), "a\nb\nc\n");
+    fs.writeFileSync(path.join(h.workspace, "review-me.txt"), "a\nb\nc\n");
     const { lineHash } = await import("../../../e2e/fixtures/fake-opal-agent");
-    model.enqueue(
+    h.model.enqueue(
       {
         toolCalls: [
           {
@@ -404,10 +388,10 @@ describe("Opal adapter", () => {
       () => r.adapter.info().status === "ready" && r.adapter.info().process!.pid !== before,
       "the restarted server",
     );
-    model.enqueue({ text: "Still the second model." });
+    h.model.enqueue({ text: "Still the second model." });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "which model now" }] });
     await until(() => texts(ch.state.messages, "assistant").includes("Still the second model."), "the reply");
-    expect(model.requests.at(-1)!.model).toBe("fake-model-2");
+    expect(h.model.requests.at(-1)!.model).toBe("fake-model-2");
   });
 
   it("a hung server (no answer to opal/ping) is killed and restarted; delete forgets a session Opal cannot delete", async () => {
@@ -426,7 +410,7 @@ describe("Opal adapter", () => {
   });
 
   it("an API-key provider is set with auth/set_key, also while the device flow holds Opal's loop", async () => {
-    const bare = path.join(root, "keyed");
+    const bare = path.join(h.root, "keyed");
     fs.mkdirSync(bare);
     const r = await started(
       { restart: { initialMs: 50, maxMs: 200 } },

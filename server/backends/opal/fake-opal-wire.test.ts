@@ -12,6 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
 import { until } from "@/lib/testing/until";
+import { onLines } from "../shared/testing";
 
 const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
 type Frame = Record<string, unknown> & {
@@ -30,16 +31,9 @@ class Opal {
   private next = 1;
   constructor(env: Record<string, string>, cwd: string) {
     this.child = spawn(OPAL, [], { cwd, env: { ...process.env, ...env } });
-    let buf = "";
-    this.child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      buf += d;
-      let nl: number;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        this.lines.push(line);
-        this.frames.push(JSON.parse(line) as Frame);
-      }
+    onLines(this.child.stdout, (line) => {
+      this.lines.push(line);
+      this.frames.push(JSON.parse(line) as Frame);
     });
     this.child.on("exit", (code) => (this.exit = code));
     this.child.stdin.on("error", () => {}); // a write racing the process's exit (EPIPE) is not the test's failure

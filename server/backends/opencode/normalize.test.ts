@@ -9,6 +9,7 @@ import {
   type ToolBlock,
 } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { completedTool, fixtureLines } from "../shared/testing";
 import {
   keepShownText,
   normalizeEvent,
@@ -22,10 +23,9 @@ import {
 
 const dir = path.join(import.meta.dirname, "fixtures");
 
+/** The payload of every `data:` line of a captured SSE stream. */
 function frames(file: string): unknown[] {
-  return fs
-    .readFileSync(path.join(dir, file), "utf8")
-    .split("\n")
+  return fixtureLines(dir, file)
     .filter((l) => l.startsWith("data: "))
     .map((l) => JSON.parse(l.slice(6)) as unknown);
 }
@@ -97,14 +97,7 @@ describe("OpenCode normalizer on real captures", () => {
     expect(statuses[0]).toBe("pending");
     expect(statuses).toContain("running");
     const [bash] = tools(state);
-    expect(bash).toMatchObject({
-      tool: "bash",
-      rawTool: "bash",
-      status: "completed",
-      output: "hi\n",
-      exitCode: 0,
-      input: { command: "echo hi" },
-    });
+    expect(bash).toMatchObject(completedTool("bash", { output: "hi\n", exitCode: 0, input: { command: "echo hi" } }));
     expect(bash!.endedAt! - bash!.startedAt!).toBeGreaterThanOrEqual(0);
     const usage = state.messages.find((m) => m.role === "assistant" && m.usage)?.usage;
     expect(usage?.inputTokens).toBeGreaterThan(0);

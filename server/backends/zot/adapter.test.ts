@@ -6,62 +6,40 @@
  * abort, and attachments.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
 import { isApiError } from "../../errors";
-import { Hub } from "../../hub/hub";
+import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";
+import { registerAdapterHarness } from "../shared/testing";
 import { ZotAdapter, type ZotAdapterOptions } from "./adapter";
 
 const ZOT = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-zot-bin/zot");
 
-let model: ScriptedModel;
-let root: string;
-let workspace: string;
-const running: { adapter: ZotAdapter; hub: Hub }[] = [];
+const h = registerAdapterHarness("sb-zot-");
 
-beforeAll(async () => {
-  model = await startScriptedModel();
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-zot-")));
-  workspace = path.join(root, "ws");
-  fs.mkdirSync(workspace);
-});
-afterEach(async () => {
-  for (const r of running.splice(0)) {
-    r.hub.stop();
-    await r.adapter.stop();
-  }
-  model.reset();
-});
-afterAll(async () => {
-  await model.close();
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-const zotCommand = () => [ZOT, "rpc", "--provider", "openai", "--base-url", model.url, "--model", "fake-model"];
+const zotCommand = () => [ZOT, "rpc", "--provider", "openai", "--base-url", h.model.url, "--model", "fake-model"];
 
 function make(opts: Partial<ZotAdapterOptions> = {}, store = new SqliteStore(":memory:")) {
-  let adapter: ZotAdapter | undefined;
-  const hub = new Hub((id) => (adapter && id === adapter.id ? adapter : undefined));
-  adapter = new ZotAdapter(
-    {
-      id: "zot",
-      label: "zot",
-      command: zotCommand(),
-      env: { OPENAI_API_KEY: "sk-test" },
-      cwd: workspace,
-      workspace,
-      store,
-      ...opts,
-    },
-    hub,
+  const r = h.onHub(
+    (hub) =>
+      new ZotAdapter(
+        {
+          id: "zot",
+          label: "zot",
+          command: zotCommand(),
+          env: { OPENAI_API_KEY: "sk-test" },
+          cwd: h.workspace,
+          workspace: h.workspace,
+          store,
+          ...opts,
+        },
+        hub,
+      ),
   );
-  running.push({ adapter, hub });
-  return { adapter, hub, store };
+  return { ...r, store };
 }
 
 async function started(opts: Partial<ZotAdapterOptions> = {}, store?: SqliteStore) {
@@ -121,7 +99,7 @@ describe("zot adapter: start-up", () => {
   });
 
   it("each process gets --cwd its session's directory and a fresh random ZOTCORE_RPC_TOKEN of its own", async () => {
-    const log = path.join(root, "spawns.log");
+    const log = path.join(h.root, "spawns.log");
     fs.rmSync(log, { force: true });
     // A wrapper that records what zot was started with, then runs it.
     const wrapper = [
@@ -131,10 +109,10 @@ describe("zot adapter: start-up", () => {
       ...zotCommand(),
     ];
     const r = await started({ command: wrapper, env: { OPENAI_API_KEY: "sk-test", SPAWN_LOG: log } });
-    const dirs = ["a", "b"].map((d) => path.join(workspace, `tok-${d}`));
+    const dirs = ["a", "b"].map((d) => path.join(h.workspace, `tok-${d}`));
     for (const dir of dirs) fs.mkdirSync(dir, { recursive: true });
     for (const [i, dir] of dirs.entries()) {
-      model.enqueue({ text: `reply ${i}` });
+      h.model.enqueue({ text: `reply ${i}` });
       const s = await r.adapter.createSession({ title: `token ${i}`, directory: dir });
       await turn(r, s.id, `prompt ${i}`);
     }
@@ -176,12 +154,12 @@ describe("zot adapter: start-up", () => {
 describe("zot adapter: sessions", () => {
   it("a tool runs in the session's directory; history and the next prompt survive a console restart, with the earlier conversation given to the new process", async () => {
     const store = new SqliteStore(":memory:");
-    const sub = path.join(workspace, "proj");
+    const sub = path.join(h.workspace, "proj");
     fs.mkdirSync(sub, { recursive: true });
     const r = await started({}, store);
     const s = await r.adapter.createSession({ directory: sub });
     expect(s.directory).toBe(sub);
-    model.enqueue(
+    h.model.enqueue(
       { toolCalls: [{ name: "write", arguments: { path: "fav.txt", content: "teal\n" } }] },
       { text: "Noted: your favourite colour is teal." },
     );
@@ -190,23 +168,21 @@ describe("zot adapter: sessions", () => {
     const tool = first.reply.blocks.find((b): b is ToolBlock => b.kind === "tool")!;
     expect(tool).toMatchObject({ tool: "write", status: "completed", diff: [{ path: "fav.txt", status: "added" }] });
     expect(first.ch.state.session!.title).toBe("My favourite colour is teal. Write it down.");
-    r.hub.stop();
-    await r.adapter.stop();
-    running.pop();
+    await h.stop(r);
 
     // A new console on the same store: the history is there, the next prompt goes to a new process.
     const again = await started({}, store);
     expect((await again.adapter.listSessions({ limit: 10 })).items.map((x) => x.id)).toContain(s.id);
     const loaded = await again.adapter.loadSession(s.id);
     expect(loaded.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-    model.enqueue({ text: "Teal, as you said." });
+    h.model.enqueue({ text: "Teal, as you said." });
     const next = await turn(again, s.id, "What is my favourite colour?");
     expect(textOf(next.reply)).toBe("Teal, as you said.");
     expect(noticesOf(next.reply)).toEqual([
       "New zot process for this session: zot keeps no history, so Switchboard gave it the earlier conversation as context (all 2 messages).",
     ]);
     // The earlier conversation reached the new process over stdin, ahead of the prompt; its command line holds none of it.
-    const users = model.requests
+    const users = h.model.requests
       .at(-1)!
       .messages.filter((m) => m.role === "user")
       .map((m) => JSON.stringify(m.content));
@@ -215,12 +191,12 @@ describe("zot adapter: sessions", () => {
     expect(users[0]).toContain("Noted: your favourite colour is teal.");
     expect(users[0]).toContain("[tool write");
     expect(users[0]).toContain("What is my favourite colour?");
-    expect(String(model.requests.at(-1)!.messages.find((m) => m.role === "system")?.content)).not.toContain("teal");
+    expect(String(h.model.requests.at(-1)!.messages.find((m) => m.role === "system")?.content)).not.toContain("teal");
     const cmdline = fs.readFileSync(`/proc/${again.adapter.pidOf(s.id)}/cmdline`, "utf8");
     expect(cmdline).not.toContain("teal");
     expect(cmdline).not.toContain("--append-system-prompt");
     // the process lives on: the turn after that gets no context again
-    model.enqueue({ text: "Still teal." });
+    h.model.enqueue({ text: "Still teal." });
     const third = await turn(again, s.id, "And now?");
     expect(noticesOf(third.reply)).toEqual([]);
     expect(again.adapter.pidOf(s.id)).toBeTypeOf("number");
@@ -231,12 +207,10 @@ describe("zot adapter: sessions", () => {
     const r = await started({}, store);
     const s = await r.adapter.createSession({});
     const ch = await r.hub.open("zot", s.id);
-    model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `w${i} `).join(""), chunks: 40, delayMs: 100 });
+    h.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `w${i} `).join(""), chunks: 40, delayMs: 100 });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "long" }] });
     await until(() => textOf(replies(ch.state.messages).at(-1)).includes("w1"), "some text");
-    r.hub.stop();
-    await r.adapter.stop();
-    running.pop();
+    await h.stop(r);
     const again = await started({}, store);
     const loaded = await again.adapter.loadSession(s.id);
     expect(loaded.session.status).toBe("idle");
@@ -251,16 +225,16 @@ describe("zot adapter: sessions", () => {
     const r = await started({ contextMaxChars: 300 }, store);
     const s = await r.adapter.createSession({});
     for (const i of [1, 2, 3]) {
-      model.enqueue({ text: `Answer ${i} ${"z".repeat(60)}` });
+      h.model.enqueue({ text: `Answer ${i} ${"z".repeat(60)}` });
       await turn(r, s.id, `Question ${i} ${"q".repeat(60)}`);
     }
     r.adapter.killProcesses();
     await until(() => r.adapter.pidOf(s.id) === undefined, "the process to be gone");
-    model.enqueue({ text: "Fine." });
+    h.model.enqueue({ text: "Fine." });
     const next = await turn(r, s.id, "Go on");
     expect(noticesOf(next.reply).at(-1)).toMatch(/the newest \d of 6 messages\)\.$/);
     const sent = JSON.stringify(
-      model.requests
+      h.model.requests
         .at(-1)!
         .messages.filter((m) => m.role === "user")
         .map((m) => m.content),
@@ -272,9 +246,9 @@ describe("zot adapter: sessions", () => {
   it("a prompt with another model switches with set_model; another provider is a 400; files other than images are a 400", async () => {
     const r = await started();
     const s = await r.adapter.createSession({});
-    model.enqueue({ text: "From model two." });
+    h.model.enqueue({ text: "From model two." });
     const { ch } = await turn(r, s.id, "use the other model", { model: { provider: "openai", id: "fake-model-2" } });
-    expect(model.requests.at(-1)!.model).toBe("fake-model-2");
+    expect(h.model.requests.at(-1)!.model).toBe("fake-model-2");
     expect(ch.state.session!.model).toEqual({ provider: "openai", id: "fake-model-2" });
     await expect(
       r.adapter.prompt(s.id, { parts: [{ type: "text", text: "x" }], model: { provider: "anthropic", id: "claude" } }),
@@ -285,7 +259,7 @@ describe("zot adapter: sessions", () => {
       }),
     ).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 400);
     // an image goes to zot as an image
-    model.enqueue({ text: "Nice picture." });
+    h.model.enqueue({ text: "Nice picture." });
     await r.adapter.prompt(s.id, {
       parts: [
         { type: "text", text: "look" },
@@ -296,7 +270,7 @@ describe("zot adapter: sessions", () => {
       () => textOf(replies(ch.state.messages).at(-1)) === "Nice picture." && ch.state.session?.status === "idle",
       "the image turn",
     );
-    const user = model.requests
+    const user = h.model.requests
       .at(-1)!
       .messages.filter((m) => m.role === "user")
       .at(-1)!;
@@ -307,7 +281,7 @@ describe("zot adapter: sessions", () => {
     const r = await started();
     const s = await r.adapter.createSession({});
     const ch = await r.hub.open("zot", s.id);
-    model.enqueue({ text: "first answer", chunks: 5, delayMs: 60 }, { text: "second answer" });
+    h.model.enqueue({ text: "first answer", chunks: 5, delayMs: 60 }, { text: "second answer" });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "one" }] });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "two" }] });
     await until(
@@ -329,7 +303,7 @@ describe("zot adapter: sessions", () => {
       const r = await started({ env: { OPENAI_API_KEY: "sk-test", FAKE_ZOT_BUILD: build } });
       const s = await r.adapter.createSession({});
       await expect(r.adapter.compact(s.id)).rejects.toSatisfy((e: unknown) => isApiError(e) && e.status === 409);
-      model.enqueue({ text: "Something worth summarising." });
+      h.model.enqueue({ text: "Something worth summarising." });
       const { ch } = await turn(r, s.id, "say something");
       await r.adapter.compact(s.id);
       await until(
@@ -349,7 +323,7 @@ describe("zot adapter: sessions", () => {
       expect(summary.blocks.some((b) => b.kind === "notice")).toBe(false);
       expect(textOf(summary)).toContain("Summary");
       // and the session takes prompts afterwards (a late `done` is not taken for the next turn's)
-      model.enqueue({ text: `After the ${build} compaction.` });
+      h.model.enqueue({ text: `After the ${build} compaction.` });
       const after = await turn(r, s.id, "continue");
       expect(textOf(after.reply)).toBe(`After the ${build} compaction.`);
     }
@@ -359,7 +333,7 @@ describe("zot adapter: sessions", () => {
     const r = await started({ env: { OPENAI_API_KEY: "sk-test", FAKE_ZOT_IGNORE_ABORT: "1" }, abortGraceMs: 300 });
     const s = await r.adapter.createSession({});
     const ch = await r.hub.open("zot", s.id);
-    model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `w${i} `).join(""), chunks: 40, delayMs: 100 });
+    h.model.enqueue({ text: Array.from({ length: 40 }, (_, i) => `w${i} `).join(""), chunks: 40, delayMs: 100 });
     await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "long" }] });
     await until(() => textOf(replies(ch.state.messages).at(-1)).includes("w2"), "some text");
     await r.adapter.abort(s.id);
@@ -383,7 +357,7 @@ describe("zot adapter: sessions", () => {
     for (const env of [{}, { FAKE_ZOT_STREAM_TOOL_ARGS: "1" }] as Record<string, string>[]) {
       const r = await started({ env: { OPENAI_API_KEY: "sk-test", ...env } });
       const s = await r.adapter.createSession({});
-      model.enqueue(
+      h.model.enqueue(
         { toolCalls: [{ name: "bash", arguments: { command: "echo both-paths" } }] },
         { text: "Ran it, zot-nonfatal-error aside." },
       );

@@ -14,6 +14,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
 import { until } from "@/lib/testing/until";
+import { onLines } from "../shared/testing";
 
 const ZOT = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-zot-bin/zot");
 type Frame = Record<string, unknown>;
@@ -25,16 +26,7 @@ class Zot {
   private child: ChildProcessWithoutNullStreams;
   constructor(args: string[], env: Record<string, string>, cwd: string) {
     this.child = spawn(ZOT, ["rpc", ...args, "--cwd", cwd], { cwd, env: { ...process.env, ...env } });
-    let buf = "";
-    this.child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      buf += d;
-      let nl: number;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        this.frames.push(JSON.parse(line) as Frame);
-      }
-    });
+    onLines(this.child.stdout, (line) => this.frames.push(JSON.parse(line) as Frame));
     this.child.stderr.setEncoding("utf8").on("data", (d: string) => (this.stderr += d));
     this.child.on("exit", (code) => (this.exit = code));
     // Some tests write to a process that is exiting on purpose (a wrong token): the pipe may be

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TimelineEvent, type Message, type TextBlock, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
+import { completedTool } from "../shared/testing";
 import { applyZotEvent, beginCompaction, beginTurn, endTurn, GENERIC_ERROR } from "./normalize";
 import { editDiffs, parsePartialJson, splitExit } from "./tools";
 
@@ -89,16 +90,15 @@ describe("zot normalizer", () => {
     expect(reply.blocks.map((b) => b.kind)).toEqual(["text", "tool", "text"]);
     expect(texts(reply)).toEqual(["Let me look.", "It printed hi."]);
     const [bash] = tools(reply);
-    expect(bash).toMatchObject({
-      callId: "toolu_1",
-      tool: "bash",
-      rawTool: "bash",
-      status: "completed",
-      input: { command: "echo hi" },
-      title: "echo hi",
-      output: "hi",
-      exitCode: 0,
-    });
+    expect(bash).toMatchObject(
+      completedTool("bash", {
+        callId: "toolu_1",
+        input: { command: "echo hi" },
+        title: "echo hi",
+        output: "hi",
+        exitCode: 0,
+      }),
+    );
     // the text streamed as deltas, the output too
     expect(events.filter((e) => e.type === "block.delta" && e.field === "text")).toHaveLength(3);
     expect(events.some((e) => e.type === "block.delta" && e.field === "output" && e.delta === "hi\n")).toBe(true);
