@@ -23,9 +23,10 @@ export interface EventSink {
   openSessions(backendId: string): string[];
   reconcile(backendId: string, sessionId: string, fresh: LoadedSession): void;
   /**
-   * The hub's materialized state of a session whose channel is open, else undefined. Adapters that
-   * keep a transcript for their backend read it here instead of running the reducer themselves.
-   * (Optional so that test sinks need not implement it; the hub does.)
+   * The hub's materialized state of a session whose channel is open (what the console showed), else
+   * undefined. Only OpenCode's reconcile reads it, to keep a reply cut by a crash as it was shown;
+   * adapters keep their transcripts from what they emitted (./shared/session-records.ts), never from
+   * here. (Optional so that test sinks need not implement it; the hub does.)
    */
   sessionState?(backendId: string, sessionId: string): SessionState | undefined;
   /**

@@ -24,6 +24,7 @@ import type { Profile } from "./normalize";
 import { cursorTime, withTimes } from "./history-times";
 import { OpencodeOps } from "./opencode";
 import { PendingRequests } from "./pending-requests";
+import { isBusy } from "../shared/turn-lifecycle";
 import { A2aSessions, DEFAULT_TITLE, type Runtime } from "./sessions";
 import { A2aTurns } from "./turns";
 
@@ -266,11 +267,11 @@ export class A2aAdapter implements BackendAdapter {
   /* ------------------------------------------------------------------ events */
 
   private emit(rt: Runtime, events: TimelineEvent[]) {
-    for (const e of events) this.sink.publish(this.id, rt.id, e);
+    this.sessions.publish(rt.id, events);
   }
 
   private emitTo(sessionId: string, events: TimelineEvent[]) {
-    for (const e of events) this.sink.publish(this.id, sessionId, e);
+    this.sessions.publish(sessionId, events);
   }
 
   /* ------------------------------------------------------------------ sessions */
@@ -338,7 +339,7 @@ export class A2aAdapter implements BackendAdapter {
   async deleteSession(sessionId: string): Promise<void> {
     if (this.profile() === "opencode") throw ApiError.conflict(`${this.opts.label} cannot delete sessions`);
     const rt = await this.runtime(sessionId);
-    if (rt.turn && !rt.turn.done) await this.turns.abort(rt);
+    if (isBusy(rt)) await this.turns.abort(rt);
     this.interrupts.expire((p) => p.sessionId === rt.id, undefined, "cancelled");
     this.sessions.forget(rt);
   }
@@ -363,6 +364,7 @@ export class A2aAdapter implements BackendAdapter {
         });
       }
     }
+    if (messages !== kept) this.sessions.recordLoaded(rt, messages);
     return {
       session: this.sessions.sessionOf(rt),
       messages,
@@ -400,6 +402,7 @@ export class A2aAdapter implements BackendAdapter {
   private async resync(rt: Runtime): Promise<void> {
     const fresh = await this.loadSession(rt.id);
     this.sink.reconcile(this.id, rt.id, fresh);
+    this.sessions.recordLoaded(rt, fresh.messages);
   }
 
   /* ------------------------------------------------------------------ turns */
@@ -463,7 +466,7 @@ export class A2aAdapter implements BackendAdapter {
     });
     this.interrupts.settle(interruptId, outcome, undefined);
     // Answered while no stream follows the session (recovered after a reconnect): follow its history.
-    if (!rt.turn || rt.turn.done) void this.turns.follow(rt);
+    if (!isBusy(rt)) void this.turns.follow(rt);
   }
 
   /** opencode-a2a: the pending permissions and questions as the agent lists them (./pending-requests.ts). */

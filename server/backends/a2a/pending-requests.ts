@@ -1,5 +1,6 @@
 import "server-only";
 import type { InterruptBook } from "../shared/interrupts";
+import { isBusy } from "../shared/turn-lifecycle";
 import { toInterrupt } from "./normalize";
 import type { OpencodeOps } from "./opencode";
 import type { A2aSessions, Runtime } from "./sessions";
@@ -93,7 +94,7 @@ export class PendingRequests {
         const key = this.ctx.interrupts.get(it.id)?.key;
         const rt = this.ctx.sessions.known(it.sessionId);
         // A live stream resolves its own; the others are gone when the agent no longer lists them.
-        if (key && !listed.has(key) && !(rt?.turn && !rt.turn.done && !rt.watching))
+        if (key && !listed.has(key) && !(rt && isBusy(rt) && !rt.watching))
           this.ctx.interrupts.settle(it.id, "resolved-elsewhere", undefined);
       }
     })().finally(() => (this.refreshing = undefined));

@@ -1,29 +1,28 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import type { PromptBody } from "@/lib/api";
-import type { Message, Session, Usage } from "@/lib/model";
+import type { Message, Session, TimelineEvent, Usage } from "@/lib/model";
 import { ApiError } from "../../errors";
 import { pageSessions } from "../shared/session-list";
+import { SessionRecords } from "../shared/session-records";
 import type { TranscriptStore } from "../shared/transcripts";
+import { statusOf, type LiveTurn, type SessionRuntime } from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import { newSessionNorm, type Profile, type SessionNorm } from "./normalize";
 
 export const DEFAULT_TITLE = "New session";
 
 /** A turn the console is running (one task, or the answer to a paused one). */
-export interface RunningTurn {
+export interface RunningTurn extends LiveTurn {
   /** Aborts the consumption of its stream (not the task). */
   ac: AbortController;
   taskId?: string;
-  done: boolean;
   stopping: boolean;
   /** The stream dropped once: the profile's text is corrected from the history at the end. */
   recovered: boolean;
-  stopTimer?: ReturnType<typeof setTimeout>;
 }
 
 /** What the adapter knows of one session; the hub holds its state. */
-export interface Runtime {
+export interface Runtime extends SessionRuntime<RunningTurn> {
   /** The console's id: `a2a_…` for sessions made here, the OpenCode session id for listed ones. */
   id: string;
   /** Generic: the A2A context (learned from the first task). */
@@ -34,10 +33,8 @@ export interface Runtime {
   session: Session;
   /** The title was set here (rename): the agent's does not replace it. */
   titleLocked: boolean;
-  turn?: RunningTurn;
   /** Generic: the task waits for the user's next message (input-required / auth-required). */
   paused?: { taskId: string; interruptId: string };
-  queued: PromptBody[];
   /** opencode-a2a: a turn whose stream was lost is followed through the history. */
   watching?: boolean;
   usage?: Usage;
@@ -64,8 +61,22 @@ export class A2aSessions {
   private byAgent = new Map<string, Runtime>();
   /** opencode-a2a sessions last listed, by OpenCode id. */
   listed = new Map<string, Session>();
+  /** What the adapter emitted, per session: the kept transcripts are saved from it. */
+  private records: SessionRecords;
 
-  constructor(private ctx: A2aSessionsContext) {}
+  constructor(private ctx: A2aSessionsContext) {
+    this.records = new SessionRecords(ctx.backendId, ctx.sink, ctx.transcripts);
+  }
+
+  /** The one way a session's events leave the adapter: to the hub, and into the session's record. */
+  publish(sessionId: string, events: TimelineEvent[]): void {
+    this.records.publish(sessionId, events);
+  }
+
+  /** What the hub was handed besides events (a load, a reconcile): the record starts over from it. */
+  recordLoaded(rt: Runtime, messages: Message[]): void {
+    this.records.seed(rt.id, { session: this.sessionOf(rt), messages, todos: [] });
+  }
 
   all(): Runtime[] {
     return [...this.runtimes.values()];
@@ -172,24 +183,24 @@ export class A2aSessions {
   forget(rt: Runtime) {
     this.runtimes.delete(rt.id);
     for (const [k, v] of this.byAgent) if (v === rt) this.byAgent.delete(k);
+    this.records.forget(rt.id);
     this.ctx.transcripts.delete(rt.id);
   }
 
   sessionOf(rt: Runtime): Session {
     // A task paused on `input-required` is still the session's turn: busy (shown as waiting on its interrupt).
-    const busy = (rt.turn !== undefined && !rt.turn.done) || rt.paused !== undefined;
-    return { ...rt.session, status: busy ? "busy" : "idle", ...(rt.usage ? { usage: rt.usage } : {}) };
+    return { ...rt.session, status: statusOf(rt, rt.paused !== undefined), ...(rt.usage ? { usage: rt.usage } : {}) };
   }
 
-  /** The messages as the hub holds them, else as the console kept them. */
+  /** The messages as the adapter emitted them (on top of what the console kept). */
   messagesOf(rt: Runtime): Message[] {
-    const live = this.ctx.sink.sessionState?.(this.ctx.backendId, rt.id);
-    if (live) return live.messages;
-    return this.ctx.transcripts.get(rt.id)?.messages ?? [];
+    return this.records.messages(rt.id);
   }
 
-  /** Keeps the session and (from the hub's state) its transcript. */
-  persist(rt: Runtime, messages: Message[] = this.messagesOf(rt)) {
+  /** Keeps the session and its transcript (as emitted, or `messages` for a new session). */
+  persist(rt: Runtime, messages?: Message[]) {
+    if (messages) this.recordLoaded(rt, messages);
+    else messages = this.messagesOf(rt);
     const agentSessionId = this.ctx.profile() === "opencode" ? rt.ocSession : rt.contextId;
     this.ctx.transcripts.save({
       session: this.sessionOf(rt),

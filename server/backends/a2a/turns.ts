@@ -18,12 +18,24 @@ import {
   type FrameResult,
   type TurnEnd,
 } from "./normalize";
+import {
+  armStopGrace,
+  closeTurn,
+  dropQueue,
+  isBusy,
+  openTurn,
+  queueWhileBusy,
+  runningTurn,
+  STOP_GRACE_MS,
+  statusEvent,
+  statusOf,
+  takeNext,
+} from "../shared/turn-lifecycle";
 import { DEFAULT_TITLE, type A2aSessions, type RunningTurn, type Runtime } from "./sessions";
 import { sendRequest } from "./send-request";
 import { addUsage } from "./usage";
 
 /** How long the agent may take to confirm a cancel before the turn is ended here. */
-const STOP_GRACE_MS = 8_000;
 /** Resubscribe attempts after a dropped stream, before the task counts as lost. */
 const RECOVER_ATTEMPTS = 10;
 /** A `message/send`-only agent's task is polled this often, this long at most. */
@@ -77,10 +89,7 @@ export class A2aTurns {
    * `auth-required` ask) goes to the agent as typed but is shown, kept and exported only masked.
    */
   async start(rt: Runtime, body: PromptBody, opts: { sensitive?: boolean } = {}): Promise<void> {
-    if (rt.turn && !rt.turn.done) {
-      rt.queued.push(body);
-      return;
-    }
+    if (queueWhileBusy(rt, body)) return;
     const c = await this.ctx.connection();
     const opencode = rt.norm.profile === "opencode";
     if (opencode && body.model && !body.model.provider) throw ApiError.badRequest("Pick a model with its provider");
@@ -107,16 +116,15 @@ export class A2aTurns {
       rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80), updatedAt: now };
       events.push({ type: "session.updated", session: this.ctx.sessions.sessionOf(rt) });
     }
-    const turn: RunningTurn = {
+    const turn = openTurn<RunningTurn>(rt, {
       ac: new AbortController(),
       done: false,
       stopping: false,
       recovered: false,
       ...(paused ? { taskId: paused.taskId } : {}),
-    };
-    rt.turn = turn;
+    });
     rt.session = { ...rt.session, updatedAt: now };
-    this.ctx.emit(rt, [...events, { type: "session.status", status: "busy" }]);
+    this.ctx.emit(rt, [...events, statusEvent("busy")]);
     const params = sendRequest(body, a2aParts, {
       opencode,
       sessionId: rt.id,
@@ -232,9 +240,7 @@ export class A2aTurns {
 
   /** The task ended (or paused): the messages say how, and the session is idle. */
   private async finish(rt: Runtime, turn: RunningTurn, end: TurnEnd): Promise<void> {
-    if (turn.done) return;
-    turn.done = true;
-    if (turn.stopTimer) clearTimeout(turn.stopTimer);
+    if (!closeTurn(rt, turn)) return;
     turn.ac.abort();
     const now = Date.now();
     const events = endTurn(rt.norm, end, now);
@@ -261,11 +267,11 @@ export class A2aTurns {
   }
 
   private idle(rt: Runtime, turn: RunningTurn) {
-    if (rt.turn === turn) rt.turn = undefined;
+    closeTurn(rt, turn);
     // A paused task (input-required) waits for the user's answer: the session stays busy, shown as waiting.
-    this.ctx.emit(rt, [{ type: "session.status", status: rt.paused ? "busy" : "idle" }]);
+    this.ctx.emit(rt, [statusEvent(statusOf(rt, rt.paused !== undefined))]);
     this.ctx.sessions.persist(rt);
-    const next = rt.queued.shift();
+    const next = takeNext(rt);
     if (next)
       this.start(rt, next).catch((err: unknown) =>
         this.ctx.emit(rt, [
@@ -275,14 +281,12 @@ export class A2aTurns {
   }
 
   private fail(rt: Runtime, turn: RunningTurn, error: { name: string; message: string }) {
-    if (turn.done) return;
-    turn.done = true;
-    if (turn.stopTimer) clearTimeout(turn.stopTimer);
+    if (!closeTurn(rt, turn)) return;
     turn.ac.abort();
     this.ctx.emit(rt, failTurn(rt.norm, error, Date.now()));
     this.ctx.interrupts.expire((p) => p.sessionId === rt.id, undefined, "cancelled");
     if (rt.paused) rt.paused = undefined;
-    rt.queued.length = 0;
+    dropQueue(rt);
     this.idle(rt, turn);
   }
 
@@ -401,8 +405,7 @@ export class A2aTurns {
       }
     }
     rt.watching = false;
-    if (turn.done) return;
-    turn.done = true;
+    if (!closeTurn(rt, turn)) return;
     // The lost task is over for the console: the next prompt starts a new one (see beginTurn).
     if (rt.norm.turn) rt.norm.turn.done = true;
     if (!lostMessage) return this.idle(rt, turn);
@@ -431,29 +434,33 @@ export class A2aTurns {
    * session — OpenCode goes on with the turn, which the console follows through the history.
    */
   async follow(rt: Runtime): Promise<void> {
-    if ((rt.turn && !rt.turn.done) || rt.norm.profile !== "opencode" || !rt.ocSession) return;
-    const turn: RunningTurn = { ac: new AbortController(), done: false, stopping: false, recovered: true };
-    rt.turn = turn;
-    this.ctx.emit(rt, [{ type: "session.status", status: "busy" }]);
+    if (isBusy(rt) || rt.norm.profile !== "opencode" || !rt.ocSession) return;
+    const turn = openTurn<RunningTurn>(rt, {
+      ac: new AbortController(),
+      done: false,
+      stopping: false,
+      recovered: true,
+    });
+    this.ctx.emit(rt, [statusEvent("busy")]);
     await this.watch(rt, turn);
   }
 
   /** Stop: `tasks/cancel`; the agent's `canceled` ends the turn (or, without it, the grace does). */
   async abort(rt: Runtime): Promise<void> {
-    rt.queued.length = 0;
+    dropQueue(rt);
     const c = this.ctx.current();
     const paused = rt.paused;
-    if (paused && !(rt.turn && !rt.turn.done)) {
+    if (paused && !isBusy(rt)) {
       rt.paused = undefined;
       this.ctx.interrupts.settle(paused.interruptId, "cancelled", undefined);
       if (c) await c.cancelTask(paused.taskId).catch(() => undefined);
       const events = endTurn(rt.norm, { state: "canceled" }, Date.now());
-      this.ctx.emit(rt, [...events, { type: "session.status", status: "idle" }]);
+      this.ctx.emit(rt, [...events, statusEvent("idle")]);
       this.ctx.sessions.persist(rt);
       return;
     }
-    const turn = rt.turn;
-    if (!turn || turn.done) return;
+    const turn = runningTurn(rt);
+    if (!turn) return;
     turn.stopping = true;
     this.ctx.interrupts.expire((p) => p.sessionId === rt.id, undefined, "cancelled");
     const stopHere = () => {
@@ -461,15 +468,14 @@ export class A2aTurns {
       turn.ac.abort();
       if (!turn.taskId && rt.watching) {
         // Only following the history: stop following.
-        turn.done = true;
+        closeTurn(rt, turn);
         if (rt.norm.turn) rt.norm.turn.done = true;
         return this.idle(rt, turn);
       }
       void this.finish(rt, turn, { state: "canceled" });
     };
     if (!turn.taskId || !c) return stopHere();
-    turn.stopTimer ??= setTimeout(stopHere, STOP_GRACE_MS);
-    turn.stopTimer.unref?.();
+    armStopGrace(turn, STOP_GRACE_MS, stopHere);
     try {
       const task = await c.cancelTask(turn.taskId);
       // Without a stream (message/send agents), the canceled task ends the turn.

@@ -22,7 +22,9 @@ import { ndjsonLines } from "../shared/framing";
 import { InterruptBook } from "../shared/interrupts";
 import { pageMessages } from "../shared/session-list";
 import { SupervisedShell, shellIdentity } from "../shared/stdio-shell";
+import { SessionRecords } from "../shared/session-records";
 import { TranscriptStore } from "../shared/transcripts";
+import { isBusy } from "../shared/turn-lifecycle";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { AcpClient } from "./client";
 import { AcpAuth } from "./credentials";
@@ -73,15 +75,18 @@ export class AcpAdapter implements BackendAdapter {
   private client: AcpClient;
   private turns: AcpTurns;
   private transcripts: TranscriptStore;
+  /** What this adapter emitted, per session: the transcripts it keeps are saved from it. */
+  private records: SessionRecords;
   private defaultCwd: string;
 
   constructor(
     private opts: AcpAdapterOptions,
-    private sink: EventSink,
+    sink: EventSink,
   ) {
     this.id = opts.id;
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
     this.transcripts = new TranscriptStore(opts.store, opts.id);
+    this.records = new SessionRecords(opts.id, sink, this.transcripts);
     this.auth = new AcpAuth({
       backendId: opts.id,
       label: opts.label,
@@ -137,6 +142,7 @@ export class AcpAdapter implements BackendAdapter {
       agentCaps: () => this.agentCaps,
       sink,
       transcripts: this.transcripts,
+      records: this.records,
       emit: (rt, events) => this.emit(rt, events),
       mapError: (err, what) => this.mapError(err, what),
       call: (what, fn) => this.call(what, fn),
@@ -273,7 +279,7 @@ export class AcpAdapter implements BackendAdapter {
   /* ------------------------------------------------------------------ events */
 
   private emit(rt: Runtime, events: TimelineEvent[]) {
-    for (const e of events) this.sink.publish(this.id, rt.id, e);
+    this.records.publish(rt.id, events);
   }
 
   private emitTo(sessionId: string, events: TimelineEvent[]) {
@@ -339,6 +345,7 @@ export class AcpAdapter implements BackendAdapter {
       c.conn.agent.request(methods.agent.session.delete, { sessionId: rt.agentId }),
     );
     this.sessions.forget(rt);
+    this.records.forget(rt.id);
     this.transcripts.delete(rt.id);
   }
 
@@ -363,7 +370,7 @@ export class AcpAdapter implements BackendAdapter {
       if (transcript.messages.at(-1)?.id !== messageId)
         throw ApiError.conflict(`${this.opts.label} can fork only a whole session, not from an earlier message`);
     }
-    if (rt.turn && !rt.turn.done) throw ApiError.conflict("Wait for the running turn to end before forking");
+    if (isBusy(rt)) throw ApiError.conflict("Wait for the running turn to end before forking");
     await this.sessions.attach(rt);
     const params: ForkSessionRequest = { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] };
     const res = await this.call("fork the session", (c) =>

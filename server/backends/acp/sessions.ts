@@ -5,13 +5,14 @@ import {
   type ClientConnection,
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import type { PromptBody } from "@/lib/api";
-import type { Message, MessageInfo, Session, TimelineEvent, Todo } from "@/lib/model";
+import type { MessageInfo, Session, TimelineEvent } from "@/lib/model";
 import { applyAll, emptyState } from "@/lib/timeline/reducer";
 import { ApiError } from "../../errors";
 import { withTimeout, type AgentProcess, type Incarnation } from "../shared/agent-process";
 import { pageSessions } from "../shared/session-list";
+import type { SessionRecords, Transcript } from "../shared/session-records";
 import type { TranscriptStore } from "../shared/transcripts";
+import { statusOf, type LiveTurn, type SessionRuntime } from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import { isAlreadyLoaded } from "./errors";
 import {
@@ -28,33 +29,25 @@ export const REQUEST_TIMEOUT_MS = 60_000;
 
 export type Conn = Incarnation<ClientConnection>;
 
-export interface Turn {
+export interface Turn extends LiveTurn {
   info: MessageInfo;
   gen: number;
-  done: boolean;
-  cancelTimer?: ReturnType<typeof setTimeout>;
 }
 
 /** What the adapter knows of one session: the normalizer and the running turn (the hub holds its state). */
-export interface Runtime {
-  id: string;
+export interface Runtime extends SessionRuntime<Turn> {
   /** The id the agent knows it by (differs only after re-creating a session on an agent without loadSession). */
   agentId: string;
   cwd: string;
   norm: AcpSessionState;
   /** Process generation in which the agent has this session open (0: not attached). */
   liveGen: number;
-  turn?: Turn;
-  queued: PromptBody[];
   /** While `session/load` replays: the replay is collected here (or dropped when only re-attaching). */
   replay?: { norm: AcpSessionState; events: TimelineEvent[]; discard: boolean };
   attaching?: Promise<void>;
 }
 
-export interface Transcript {
-  messages: Message[];
-  todos: Todo[];
-}
+export type { Transcript };
 
 /** What the sessions need of their adapter. */
 export interface AcpSessionsContext {
@@ -64,6 +57,7 @@ export interface AcpSessionsContext {
   agentCaps(): AgentCapabilities;
   sink: EventSink;
   transcripts: TranscriptStore;
+  records: SessionRecords;
   emit(rt: Runtime, events: TimelineEvent[]): void;
   mapError(err: unknown, what: string): ApiError;
   call<T>(what: string, fn: (c: Conn) => Promise<T>): Promise<T>;
@@ -143,20 +137,21 @@ export class AcpSessions {
   }
 
   sessionOf(rt: Runtime): Session {
-    const busy = rt.turn !== undefined && !rt.turn.done;
-    return { ...rt.norm.session, status: busy ? "busy" : "idle", ...(rt.norm.usage ? { usage: rt.norm.usage } : {}) };
+    return { ...rt.norm.session, status: statusOf(rt), ...(rt.norm.usage ? { usage: rt.norm.usage } : {}) };
   }
 
-  /** The session's messages as the hub holds them, else as the console kept them. */
+  /** The session's messages as the adapter emitted them (on top of what the console kept). */
   transcriptOf(rt: Runtime): Transcript | undefined {
-    const live = this.ctx.sink.sessionState?.(this.ctx.backendId, rt.id);
-    if (live) return { messages: live.messages, todos: live.todos };
-    const stored = this.ctx.transcripts.get(rt.id);
-    return stored?.messages ? { messages: stored.messages, todos: stored.todos ?? [] } : undefined;
+    return this.ctx.records.transcript(rt.id);
   }
 
-  /** Keeps the session (and, from the hub's state, its transcript) so a reload needs no replay. */
-  persist(rt: Runtime, transcript = this.transcriptOf(rt)) {
+  /**
+   * Keeps the session and its transcript (as emitted, or `transcript` when the adapter built one: a
+   * replay, a fork, a new session) so a reload needs no replay.
+   */
+  persist(rt: Runtime, transcript?: Transcript) {
+    if (transcript) this.ctx.records.seed(rt.id, { session: this.sessionOf(rt), ...transcript });
+    else transcript = this.transcriptOf(rt);
     this.ctx.transcripts.save({ session: this.sessionOf(rt), ...(transcript ?? {}), agentSessionId: rt.agentId });
   }
 

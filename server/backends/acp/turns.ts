@@ -12,12 +12,22 @@ import { isTextMime } from "@/lib/attachments";
 import type { ApiError } from "../../errors";
 import type { AgentProcess } from "../shared/agent-process";
 import type { InterruptBook } from "../shared/interrupts";
+import {
+  armStopGrace,
+  closeTurn,
+  dropQueue,
+  openTurn,
+  queueWhileBusy,
+  runningTurn,
+  STOP_GRACE_MS,
+  statusEvent,
+  takeNext,
+} from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import { rpcCode } from "./errors";
 import { applyUpdate, beginTurn, endTurn, failTurn } from "./normalize";
 import { DEFAULT_TITLE, drainIncoming, type AcpSessions, type Conn, type Runtime, type Turn } from "./sessions";
 
-const CANCEL_GRACE_MS = 10_000;
 /** The answer to a permission request nobody will answer any more (ACP: after `session/cancel`). */
 export const CANCELLED: RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
 
@@ -65,10 +75,7 @@ export class AcpTurns {
   }
 
   async prompt(rt: Runtime, body: PromptBody): Promise<void> {
-    if (rt.turn && !rt.turn.done) {
-      rt.queued.push(body);
-      return;
-    }
+    if (queueWhileBusy(rt, body)) return;
     // The hub materializes the turn (and the transcript kept from it) even when no browser watches.
     await this.host.sink.openSession?.(this.host.backendId, rt.id);
     const c = await this.host.sessions.attach(rt);
@@ -79,7 +86,7 @@ export class AcpTurns {
     const now = Date.now();
     const t = beginTurn(rt.norm, body.parts, now);
     const firstText = body.parts.find((p): p is Extract<PromptPart, { type: "text" }> => p.type === "text")?.text;
-    const events = [...t.events, { type: "session.status", status: "busy" } as TimelineEvent];
+    const events = [...t.events, statusEvent("busy")];
     if (firstText && rt.norm.session.title === DEFAULT_TITLE) {
       // a provisional title until the agent names the session
       events.push(
@@ -97,8 +104,7 @@ export class AcpTurns {
       createdAt: now + 1,
       ...(rt.norm.session.model ? { model: rt.norm.session.model } : {}),
     };
-    const turn: Turn = { info, gen: c.gen, done: false };
-    rt.turn = turn;
+    const turn = openTurn<Turn>(rt, { info, gen: c.gen, done: false });
     this.host.emit(rt, events);
     this.host.sessions.persist(rt);
     c.conn.agent
@@ -120,63 +126,57 @@ export class AcpTurns {
       });
   }
 
-  private end(rt: Runtime, turn: Turn) {
-    turn.done = true;
-    if (turn.cancelTimer) clearTimeout(turn.cancelTimer);
-    if (rt.turn === turn) rt.turn = undefined;
+  /** Closes the turn (false: it was over already); its permission requests are cancelled. */
+  private end(rt: Runtime, turn: Turn): boolean {
+    if (!closeTurn(rt, turn)) return false;
     this.host.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
+    return true;
   }
 
   private finish(rt: Runtime, turn: Turn, result: unknown) {
-    if (turn.done) return;
-    this.end(rt, turn);
-    this.host.emit(rt, [
-      ...endTurn(rt.norm, turn.info.id, turn.info, result, Date.now()),
-      { type: "session.status", status: "idle" },
-    ]);
+    if (!this.end(rt, turn)) return;
+    this.host.emit(rt, [...endTurn(rt.norm, turn.info.id, turn.info, result, Date.now()), statusEvent("idle")]);
     this.host.sessions.persist(rt);
     this.next(rt);
   }
 
   /** The running turn failed: its message says why, the session is idle, the next queued prompt runs. */
   fail(rt: Runtime, turn: Turn, error: { name: string; message: string }): void {
-    if (turn.done) return;
-    this.end(rt, turn);
+    if (!this.end(rt, turn)) return;
     this.host.emit(rt, [
       ...failTurn(rt.norm, turn.info.id, turn.info, error, Date.now()),
       { type: "error", message: error.message, code: error.name },
-      { type: "session.status", status: "idle" },
+      statusEvent("idle"),
     ]);
     this.host.sessions.persist(rt);
     this.next(rt);
   }
 
   private next(rt: Runtime) {
-    const body = rt.queued.shift();
+    const body = takeNext(rt);
     if (!body) return;
     this.host.sessions
       .attach(rt)
       .then((c) => this.start(rt, c, body))
       .catch((err: unknown) => {
         this.host.emit(rt, [{ type: "error", message: this.host.mapError(err, "run the queued prompt").message }]);
-        rt.queued.length = 0;
+        dropQueue(rt);
       });
   }
 
   async abort(rt: Runtime): Promise<void> {
-    rt.queued.length = 0;
-    const turn = rt.turn;
-    if (!turn || turn.done) return;
+    dropQueue(rt);
+    const turn = runningTurn(rt);
+    if (!turn) return;
     // ACP: after session/cancel, pending permission requests are answered "cancelled".
     this.host.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
     const c = this.host.proc.current;
     if (c && c.gen === turn.gen)
       await c.conn.agent.notify(methods.agent.session.cancel, { sessionId: rt.agentId }).catch(() => undefined);
     // An agent that ignores the cancel must not leave the session busy forever.
-    turn.cancelTimer ??= setTimeout(() => {
-      if (!turn.done) this.finish(rt, turn, { stopReason: "cancelled" });
-    }, this.host.cancelGraceMs ?? CANCEL_GRACE_MS);
-    turn.cancelTimer.unref?.();
+    armStopGrace(turn, this.host.cancelGraceMs ?? STOP_GRACE_MS, () =>
+      this.finish(rt, turn, { stopReason: "cancelled" }),
+    );
   }
 
   /**
@@ -187,8 +187,8 @@ export class AcpTurns {
     this.host.interrupts.expire((p) => p.epoch === gen, CANCELLED);
     const ended: { sessionId: string; messageId: string }[] = [];
     for (const rt of this.host.sessions.all()) {
-      const turn = rt.turn;
-      if (turn && !turn.done && turn.gen === gen) {
+      const turn = runningTurn(rt);
+      if (turn && turn.gen === gen) {
         this.fail(rt, turn, { name: "AgentExited", message: turnError });
         ended.push({ sessionId: rt.id, messageId: turn.info.id });
       }

@@ -40,7 +40,8 @@ export interface Runtime {
   attaching?: Promise<void>;
   /** A revert waiting for the next prompt: the rewind point (the user message's event id). */
   revert?: { messageId: string };
-  abortTimer?: ReturnType<typeof setTimeout>;
+  /** Stop's grace (../shared/turn-lifecycle.ts): the CLI queues prompts and keeps the turn itself. */
+  stopTimer?: ReturnType<typeof setTimeout> | undefined;
   settings: { model?: string; reasoningEffort?: string; mode: string };
   localTitle?: string;
   /** The session's slash commands (`session.commands.list`), read on the first prompt that starts with `/`. */

@@ -4,6 +4,7 @@ import type { TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { InterruptBook } from "../shared/interrupts";
+import { armStopGrace, clearStopGrace, STOP_GRACE_MS, statusEvent } from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import type { SlashCommands } from "./commands";
 import type { CopilotAdapterOptions } from "./config";
@@ -13,8 +14,6 @@ import type { CopilotRewind } from "./rewind";
 import { mapRpcError, parseResult, SendResult, SuccessResult } from "./rpc";
 import type { CopilotSessions, Runtime } from "./sessions";
 import type { CopilotSettings } from "./settings";
-
-const ABORT_GRACE_MS = 10_000;
 
 /** What a turn's calls use of the rest of the adapter. */
 export interface TurnParts {
@@ -53,7 +52,7 @@ export class CopilotTurns {
     const wasBusy = rt.tl.busy;
     if (!wasBusy) {
       rt.tl.busy = true;
-      this.publish(rt.id, [{ type: "session.status", status: "busy" }]);
+      this.publish(rt.id, [statusEvent("busy")]);
     }
     try {
       // While a turn runs, Copilot queues the prompt itself ("enqueue").
@@ -69,7 +68,7 @@ export class CopilotTurns {
     } catch (err) {
       if (!wasBusy) {
         rt.tl.busy = false;
-        this.publish(rt.id, [{ type: "session.status", status: "idle" }]);
+        this.publish(rt.id, [statusEvent("idle")]);
       }
       throw mapRpcError(err, "send the prompt", this.opts.label);
     }
@@ -86,8 +85,7 @@ export class CopilotTurns {
           log.warn("session.abort failed", { backend: this.backendId, error: describeError(err) }),
         );
     // A CLI that ignores the abort must not leave the session busy forever.
-    rt.abortTimer ??= setTimeout(() => {
-      rt.abortTimer = undefined;
+    armStopGrace(rt, this.opts.abortGraceMs ?? STOP_GRACE_MS, () => {
       if (!rt.tl.busy) return;
       const now = Date.now();
       this.parts.interrupts.expire((p) => p.sessionId === rt.id, { kind: "cancel" });
@@ -95,8 +93,7 @@ export class CopilotTurns {
         ...rt.tl.apply({ id: `abort-${now}`, type: "abort", timestamp: now, data: {}, ephemeral: true }),
         ...rt.tl.apply({ id: `abort-idle-${now}`, type: "session.idle", timestamp: now, data: {}, ephemeral: true }),
       ]);
-    }, this.opts.abortGraceMs ?? ABORT_GRACE_MS);
-    rt.abortTimer.unref?.();
+    });
   }
 
   async compact(sessionId: string): Promise<void> {
@@ -121,15 +118,12 @@ export class CopilotTurns {
 
   /** `session.idle`: the turn ended, and an abort's grace with it. */
   idle(rt: Runtime) {
-    if (rt.abortTimer) {
-      clearTimeout(rt.abortTimer);
-      rt.abortTimer = undefined;
-    }
+    clearStopGrace(rt);
   }
 
   /** The adapter stops: no abort's grace outlives it. */
   stop() {
-    for (const rt of this.parts.sessions.all()) if (rt.abortTimer) clearTimeout(rt.abortTimer);
+    for (const rt of this.parts.sessions.all()) clearStopGrace(rt);
   }
 
   /** The CLI process of `gen` died: its requests are cancelled and its running turns fail. */

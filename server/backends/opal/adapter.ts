@@ -1,4 +1,5 @@
 import "server-only";
+import { clearStopGrace } from "../shared/turn-lifecycle";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session } from "@/lib/model";
 import type { StdioAdapterOptions } from "../shared/kind";
@@ -125,7 +126,7 @@ export class OpalAdapter implements BackendAdapter {
     if (this.healthTimer) clearInterval(this.healthTimer);
     this.healthTimer = undefined;
     this.ctx.interrupts.expire(() => true, { error: "The console stopped" });
-    for (const rt of this.ctx.runtimes.values()) if (rt.abortTimer) clearTimeout(rt.abortTimer);
+    for (const rt of this.ctx.runtimes.values()) clearStopGrace(rt);
     await this.ctx.shell.stop();
   }
 

@@ -10,13 +10,13 @@ import type {
   TimelineEvent,
   Todo,
 } from "@/lib/model";
-import { applyAll } from "@/lib/timeline/reducer";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { AgentProcess } from "../shared/agent-process";
 import { InterruptBook } from "../shared/interrupts";
 import { JsonRpcError, type JsonRpcPeer } from "../shared/json-rpc";
 import { SupervisedShell, type SupervisedSpec, shellIdentity } from "../shared/stdio-shell";
+import { SessionRecords } from "../shared/session-records";
 import { TranscriptStore } from "../shared/transcripts";
 import { arr, isObj, obj, str } from "../shared/values";
 import type { EventSink } from "../types";
@@ -52,6 +52,8 @@ export class OpalContext {
   readonly byOpal = new Map<string, string>();
   readonly interrupts: InterruptBook<OpalReply>;
   readonly transcripts: TranscriptStore;
+  /** What the adapter emitted, per session (sub-agents' too): the kept transcripts are saved from it. */
+  readonly records: SessionRecords;
   readonly defaultCwd: string;
 
   constructor(
@@ -62,6 +64,7 @@ export class OpalContext {
     this.id = opts.id;
     this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
     this.transcripts = new TranscriptStore(opts.store, opts.id);
+    this.records = new SessionRecords(opts.id, sink, this.transcripts);
     // A sub-agent's interrupt is shown in its own session and in its parent's (its owner).
     this.interrupts = new InterruptBook<OpalReply>({
       idPrefix: "opal",
@@ -193,21 +196,18 @@ export class OpalContext {
 
   /* ------------------------------------------------------------------ publishing */
 
+  /** The one way a session's events leave the adapter: to the hub, and into the session's record. */
   publish(sessionId: string, events: TimelineEvent[]) {
-    for (const e of events) this.sink.publish(this.id, sessionId, e);
+    this.records.publish(sessionId, events);
   }
 
   private publishWithOwner(sessionId: string, events: TimelineEvent[]) {
     const child = this.findChild(sessionId);
-    if (child) {
-      child.state = applyAll(child.state, events);
-      this.publish(child.parentId, events);
-    }
+    if (child) this.publish(child.parentId, events);
     this.publish(sessionId, events);
   }
 
   childPublish(c: Child, events: TimelineEvent[]) {
-    c.state = applyAll(c.state, events);
     this.publish(c.id, events);
   }
 
@@ -260,16 +260,15 @@ export class OpalContext {
     return Boolean(this.findChild(sessionId) ?? this.transcripts.get(sessionId)?.session.parentId);
   }
 
-  /** The console's record of a session (messages as shown), or the live hub state. */
+  /** The console's record of a session: the messages as emitted, on top of what it kept. */
   record(rt: Runtime): { messages: Message[]; todos: Todo[] } | undefined {
-    const live = this.sink.sessionState?.(this.id, rt.id);
-    if (live) return { messages: live.messages, todos: live.todos };
-    const t = this.transcripts.get(rt.id);
-    return t?.messages ? { messages: t.messages, todos: t.todos ?? [] } : undefined;
+    return this.records.transcript(rt.id);
   }
 
+  /** Keeps the session and its transcript (as emitted, or `messages` when the adapter built them). */
   save(rt: Runtime, messages?: Message[], todos?: Todo[]) {
-    const rec = messages ? { messages, todos: todos ?? [] } : this.record(rt);
+    if (messages) this.records.seed(rt.id, { session: this.sessionOf(rt), messages, todos: todos ?? [] });
+    const rec = this.record(rt);
     this.transcripts.save({
       session: this.sessionOf(rt),
       ...(rec ? { messages: rec.messages, todos: rec.todos } : {}),
@@ -278,7 +277,7 @@ export class OpalContext {
   }
 
   saveChild(c: Child) {
-    this.transcripts.save({ session: this.childSession(c), messages: c.state.messages, todos: [] });
+    this.transcripts.save({ session: this.childSession(c), messages: this.records.messages(c.id), todos: [] });
   }
 
   /** A session known here, from the record or Opal's list; 404 otherwise. */

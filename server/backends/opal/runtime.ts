@@ -1,6 +1,5 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import type { SessionState } from "@/lib/timeline/reducer";
 import type { OpalTurn } from "./normalize";
 
 /** The record of a path a branch left: `left:<the branch's console id>:<Opal id>`. */
@@ -20,7 +19,6 @@ export interface Child {
   /** The parent's `sub_agent` call that runs it. */
   callId: string;
   turn?: OpalTurn;
-  state: SessionState;
 }
 
 /** What the adapter knows of one session (the hub holds its timeline state). */
@@ -38,7 +36,8 @@ export interface Runtime {
   turn?: OpalTurn;
   /** The user message of the running turn. */
   userId?: string;
-  abortTimer?: ReturnType<typeof setTimeout>;
+  /** Stop's grace (../shared/turn-lifecycle.ts): Opal queues prompts and keeps the turn itself. */
+  stopTimer?: ReturnType<typeof setTimeout> | undefined;
   model?: string;
   thinking?: string;
   /** Sub-agents by Opal's `sub_session_id`. */

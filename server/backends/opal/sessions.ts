@@ -154,7 +154,7 @@ export async function loadSession(ctx: OpalContext, sessionId: string): Promise<
   if (child)
     return {
       session: ctx.childSession(child),
-      messages: child.state.messages,
+      messages: ctx.records.messages(child.id),
       interrupts: ctx.interrupts.list(child.id),
       todos: [],
     };
@@ -190,6 +190,8 @@ export async function allMessages(ctx: OpalContext, rt: Runtime): Promise<{ mess
   } catch {
     // tasks/list is missing on the refactor branch: the history's last tasks result stands
   }
+  // What the hub is handed now: the record goes on from it.
+  ctx.records.seed(rt.id, { session: ctx.sessionOf(rt), messages, todos: todos ?? [] });
   return { messages, todos: todos ?? [] };
 }
 
@@ -199,7 +201,7 @@ export async function loadMessages(
   q: { before?: string; limit: number },
 ): Promise<{ items: Message[]; nextCursor?: string }> {
   const child = ctx.findChild(sessionId);
-  if (child) return pageMessages(child.state.messages, q);
+  if (child) return pageMessages(ctx.records.messages(child.id), q);
   const rt = await ctx.known(sessionId);
   return pageMessages((await allMessages(ctx, rt)).messages, q);
 }

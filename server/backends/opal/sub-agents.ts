@@ -1,6 +1,5 @@
 import "server-only";
 import type { Session } from "@/lib/model";
-import { applyAll, emptyState } from "@/lib/timeline/reducer";
 import { str } from "../shared/values";
 import type { OpalContext } from "./context";
 import { scrub } from "./interrupts";
@@ -33,9 +32,9 @@ export function onSubEvent(
   if (!c) {
     const tool = rt.turn?.tools.get(parentCallId);
     const title = str(inner.label) ?? str(tool?.input.label) ?? "Sub-agent";
-    c = { id: subId, parentId: rt.id, title, createdAt: now, callId: parentCallId, state: emptyState };
+    c = { id: subId, parentId: rt.id, title, createdAt: now, callId: parentCallId };
     rt.children.set(subId, c);
-    c.state = applyAll(c.state, [{ type: "session.updated", session: ctx.childSession(c) }]);
+    ctx.records.seed(subId, { session: ctx.childSession(c), messages: [], todos: [] });
     if (tool && rt.turn) {
       const linked = { ...tool, childSessionId: subId };
       rt.turn.tools.set(parentCallId, linked);
@@ -51,7 +50,7 @@ export function onSubEvent(
     }
   }
   if (!c.turn) {
-    const begun = beginTurn(subId, `${subId}:a${c.state.messages.length}`, now + 1);
+    const begun = beginTurn(subId, `${subId}:a${ctx.records.messages(subId).length}`, now + 1);
     c.turn = begun.turn;
     ctx.childPublish(c, [...begun.events, { type: "session.status", status: "busy" }]);
   }

@@ -1,4 +1,5 @@
 import "server-only";
+import { armStopGrace, clearStopGrace, STOP_GRACE_MS, statusEvent } from "../shared/turn-lifecycle";
 import type { PromptBody } from "@/lib/api";
 import type { Message, MessageInfo, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
@@ -60,7 +61,7 @@ export async function prompt(ctx: OpalContext, sessionId: string, body: PromptBo
     });
     rt.turn = begun.turn;
     rt.userId = userId;
-    events.push(...begun.events, { type: "session.status", status: "busy" });
+    events.push(...begun.events, statusEvent("busy"));
   }
   if (rt.title === "New session") {
     rt.title = text.replace(/\s+/g, " ").trim().slice(0, 60) || rt.title;
@@ -91,8 +92,7 @@ export async function prompt(ctx: OpalContext, sessionId: string, body: PromptBo
  * the session goes idle.
  */
 export function finishTurn(ctx: OpalContext, rt: Runtime, events: TimelineEvent[]) {
-  if (rt.abortTimer) clearTimeout(rt.abortTimer);
-  rt.abortTimer = undefined;
+  clearStopGrace(rt);
   ctx.interrupts.expire((p) => p.sessionId === rt.id || p.interrupt.ownerSessionId === rt.id, {
     error: "The run ended",
   });
@@ -110,7 +110,7 @@ export function finishTurn(ctx: OpalContext, rt: Runtime, events: TimelineEvent[
   ctx.publish(rt.id, [
     ...events,
     ...stamp,
-    { type: "session.status", status: "idle" },
+    statusEvent("idle"),
     { type: "session.updated", session: ctx.sessionOf(rt) },
   ]);
   ctx.save(rt);
@@ -143,7 +143,7 @@ export function onEvent(ctx: OpalContext, gen: number, params: unknown) {
       if (type !== "agent_start" && type !== "message_applied") return;
       const begun = beginTurn(rt.id, `a_${newId()}`, now);
       rt.turn = begun.turn;
-      ctx.publish(rt.id, [...begun.events, { type: "session.status", status: "busy" }]);
+      ctx.publish(rt.id, [...begun.events, statusEvent("busy")]);
       if (type === "agent_start") return;
     }
     const turn = rt.turn;
@@ -188,8 +188,7 @@ export async function abort(ctx: OpalContext, sessionId: string): Promise<void> 
     await c.conn
       .request("agent/abort", { session_id: rt.opalId })
       .catch((err: unknown) => log.warn("agent/abort failed", { backend: ctx.id, error: describeError(err) }));
-  rt.abortTimer ??= setTimeout(() => {
-    rt.abortTimer = undefined;
+  armStopGrace(rt, ctx.opts.abortGraceMs ?? STOP_GRACE_MS, () => {
     if (rt.turn)
       finishTurn(
         ctx,
@@ -198,8 +197,7 @@ export async function abort(ctx: OpalContext, sessionId: string): Promise<void> 
           error: { name: "Aborted", message: "Stopped (Opal did not confirm the abort)", aborted: true },
         }),
       );
-  }, ctx.opts.abortGraceMs ?? 5000);
-  rt.abortTimer.unref?.();
+  });
 }
 
 export async function compact(ctx: OpalContext, sessionId: string): Promise<void> {

@@ -13,6 +13,7 @@ import { obj, type Obj } from "../shared/values";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
 import { ZotModels } from "./models";
 import { ZotProcess, ZotStartError, type HelloInfo } from "./process";
+import { clearStopGrace, dropQueue, runningTurn } from "../shared/turn-lifecycle";
 import { DEFAULT_TITLE, ZotSessions, type Live, type Runtime } from "./sessions";
 import { newId, ZotTurns, zeroUsage } from "./turns";
 import { MANAGED_SESSIONS } from "../shared/capabilities";
@@ -144,7 +145,7 @@ export class ZotAdapter implements BackendAdapter {
     await Promise.all(
       [...this.sessions.all()].map(async (rt) => {
         if (rt.idleTimer) clearTimeout(rt.idleTimer);
-        if (rt.turn?.abortTimer) clearTimeout(rt.turn.abortTimer);
+        if (rt.turn) clearStopGrace(rt.turn);
         const live = rt.live;
         rt.live = undefined;
         if (live) await live.zp.stop();
@@ -236,8 +237,8 @@ export class ZotAdapter implements BackendAdapter {
     if (rt.live === live) rt.live = undefined;
     log.warn("a zot process ended by itself", { backend: this.id, session: rt.id, description });
     this.shell.exited(description);
-    const turn = rt.turn;
-    if (turn && !turn.done && turn.live === live) {
+    const turn = runningTurn(rt);
+    if (turn && turn.live === live) {
       this.turns.finish(rt, turn, {
         failure: {
           name: "AgentExited",
@@ -310,8 +311,9 @@ export class ZotAdapter implements BackendAdapter {
 
   async deleteSession(sessionId: string): Promise<void> {
     const rt = this.sessions.get(sessionId);
-    rt.queued.length = 0;
-    if (rt.turn && !rt.turn.done) this.turns.finish(rt, rt.turn, { aborted: true });
+    dropQueue(rt);
+    const turn = runningTurn(rt);
+    if (turn) this.turns.finish(rt, turn, { aborted: true });
     if (rt.idleTimer) clearTimeout(rt.idleTimer);
     const live = rt.live;
     rt.live = undefined;

@@ -1,9 +1,10 @@
 import "server-only";
-import type { PromptBody } from "@/lib/api";
-import type { Message, Session, Usage } from "@/lib/model";
+import type { Message, Session, TimelineEvent, Usage } from "@/lib/model";
 import { ApiError } from "../../errors";
 import { pageSessions } from "../shared/session-list";
+import { SessionRecords } from "../shared/session-records";
 import type { TranscriptStore } from "../shared/transcripts";
+import { statusOf, type LiveTurn, type SessionRuntime } from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import type { ZotTurn } from "./normalize";
 import type { HelloInfo, ZotProcess } from "./process";
@@ -37,44 +38,47 @@ export interface Live {
 }
 
 /** A prompt (or compaction) in flight. */
-export interface Turn {
+export interface Turn extends LiveTurn {
   z: ZotTurn;
   kind: "prompt" | "compact";
   live?: Live;
   /** zot answered `{started:true}`: its events are this turn's from now on. */
   started: boolean;
-  done: boolean;
   aborted: boolean;
-  abortTimer?: ReturnType<typeof setTimeout>;
 }
 
 /** What the adapter knows of one session (the hub holds its timeline state). */
-export interface Runtime {
-  id: string;
+export interface Runtime extends SessionRuntime<Turn> {
   cwd: string;
   session: Session;
   live?: Live;
   starting?: Promise<Live>;
-  turn?: Turn;
-  queued: PromptBody[];
   idleTimer?: ReturnType<typeof setTimeout>;
 }
 
 /**
  * The console's own record of zot sessions: zot has none (no session list, no persistence, no way to
  * load a transcript). Sessions live in the console-kept transcript store (../shared/transcripts.ts),
- * loaded on first use; the list is the store's plus the live ones; transcripts are saved from the
- * hub's materialized state.
+ * loaded on first use; the list is the store's plus the live ones; transcripts are saved from what
+ * the adapter emitted (../shared/session-records.ts).
  */
 export class ZotSessions {
   private runtimes = new Map<string, Runtime>();
+  private records: SessionRecords;
 
   constructor(
     private backendId: string,
     private defaultCwd: string,
     private transcripts: TranscriptStore,
-    private sink: EventSink,
-  ) {}
+    sink: EventSink,
+  ) {
+    this.records = new SessionRecords(backendId, sink, transcripts);
+  }
+
+  /** The one way a session's events leave the adapter: to the hub, and into the session's record. */
+  publish(rt: Runtime, events: TimelineEvent[]): void {
+    this.records.publish(rt.id, events);
+  }
 
   all(): IterableIterator<Runtime> {
     return this.runtimes.values();
@@ -88,6 +92,7 @@ export class ZotSessions {
 
   forget(rt: Runtime): void {
     this.runtimes.delete(rt.id);
+    this.records.forget(rt.id);
     this.transcripts.delete(rt.id);
   }
 
@@ -109,19 +114,21 @@ export class ZotSessions {
   }
 
   sessionOf(rt: Runtime): Session {
-    const busy = rt.turn !== undefined && !rt.turn.done;
-    return { ...rt.session, status: busy ? "busy" : "idle" };
+    return { ...rt.session, status: statusOf(rt) };
   }
 
-  /** The session's messages as the hub holds them, else as the console kept them. */
+  /** The session's messages as the adapter emitted them (on top of what the console kept). */
   messagesOf(rt: Runtime): Message[] {
-    const live = this.sink.sessionState?.(this.backendId, rt.id);
-    if (live) return live.messages;
-    return this.transcripts.get(rt.id)?.messages ?? [];
+    return this.records.messages(rt.id);
   }
 
-  /** Keeps the session and its transcript (from the hub's state), so a console restart loses nothing. */
-  persist(rt: Runtime, messages: Message[] = this.messagesOf(rt)): void {
+  /**
+   * Keeps the session and its transcript (as emitted, or `messages` when the adapter rewrote them),
+   * so a console restart loses nothing.
+   */
+  persist(rt: Runtime, messages?: Message[]): void {
+    if (messages) this.records.seed(rt.id, { session: this.sessionOf(rt), messages, todos: [] });
+    else messages = this.messagesOf(rt);
     this.transcripts.save({ session: this.sessionOf(rt), messages, todos: [] });
   }
 

@@ -9,9 +9,20 @@ import { CONTEXT_MAX_CHARS, earlierConversation } from "./context";
 import type { ZotModels } from "./models";
 import { applyZotEvent, beginCompaction, beginTurn, endTurn, turnNotice } from "./normalize";
 import { ZotStartError } from "./process";
+import {
+  armStopGrace,
+  closeTurn,
+  dropQueue,
+  isBusy,
+  openTurn,
+  queueWhileBusy,
+  runningTurn,
+  STOP_GRACE_MS,
+  statusEvent,
+  takeNext,
+} from "../shared/turn-lifecycle";
 import { DEFAULT_TITLE, type Live, type Runtime, type Turn, type ZotSessions } from "./sessions";
 
-const ABORT_GRACE_MS = 10_000;
 export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
 export const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${randomBytes(6).toString("hex")}`;
 
@@ -59,11 +70,11 @@ export class ZotTurns {
   constructor(private host: ZotTurnsHost) {}
 
   private get grace(): number {
-    return this.host.abortGraceMs ?? ABORT_GRACE_MS;
+    return this.host.abortGraceMs ?? STOP_GRACE_MS;
   }
 
   emit(rt: Runtime, events: TimelineEvent[]): void {
-    for (const e of events) this.host.sink.publish(this.host.backendId, rt.id, e);
+    this.host.sessions.publish(rt, events);
   }
 
   /** A frame of a session's process. */
@@ -84,19 +95,14 @@ export class ZotTurns {
     // The old build ends a compaction without `done`: `compact_done` ends it. An `error` is not the end
     // (the summary may follow); an old build that failed sends nothing more, so the turn ends after a grace.
     if (turn.kind === "compact" && frame.type === "compact_done") this.finish(rt, turn);
-    else if (turn.kind === "compact" && frame.type === "error") {
-      turn.abortTimer ??= setTimeout(() => this.finish(rt, turn), this.grace);
-      turn.abortTimer.unref?.();
-    }
+    else if (turn.kind === "compact" && frame.type === "error")
+      armStopGrace(turn, this.grace, () => this.finish(rt, turn));
   }
 
   async prompt(rt: Runtime, body: PromptBody): Promise<void> {
     toZotPrompt(body.parts);
     if (body.model) this.host.models.checkProvider(body.model);
-    if (rt.turn && !rt.turn.done) {
-      rt.queued.push(body);
-      return;
-    }
+    if (queueWhileBusy(rt, body)) return;
     // The hub materializes the turn (and the transcript kept from it) even when no browser watches.
     await this.host.sink.openSession?.(this.host.backendId, rt.id);
     void this.run(rt, body);
@@ -129,17 +135,12 @@ export class ZotTurns {
       ...(contextWindow ? { contextWindow } : {}),
       ...(notice ? { notice } : {}),
     });
-    const turn: Turn = { z: begin.turn, kind: "prompt", started: false, done: false, aborted: false };
-    rt.turn = turn;
+    const turn = openTurn<Turn>(rt, { z: begin.turn, kind: "prompt", started: false, done: false, aborted: false });
     const firstText = body.parts.find((p) => p.type === "text")?.text;
     if (firstText && rt.session.title === DEFAULT_TITLE)
       rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80) };
     rt.session = { ...rt.session, updatedAt: now, ...(model ? { model } : {}) };
-    this.emit(rt, [
-      ...begin.events,
-      { type: "session.updated", session: sessions.sessionOf(rt) },
-      { type: "session.status", status: "busy" },
-    ]);
+    this.emit(rt, [...begin.events, { type: "session.updated", session: sessions.sessionOf(rt) }, statusEvent("busy")]);
     sessions.persist(rt);
     try {
       const live = await this.host.ensureProcess(rt);
@@ -196,10 +197,7 @@ export class ZotTurns {
 
   /** The turn is over: its message completed, the session idle and kept, the next queued prompt started. */
   finish(rt: Runtime, turn: Turn, opts: { aborted?: boolean; failure?: { name: string; message: string } } = {}): void {
-    if (turn.done) return;
-    turn.done = true;
-    if (turn.abortTimer) clearTimeout(turn.abortTimer);
-    if (rt.turn === turn) rt.turn = undefined;
+    if (!closeTurn(rt, turn)) return;
     const now = Date.now();
     const events = endTurn(turn.z, now, {
       aborted: opts.aborted ?? turn.aborted,
@@ -207,21 +205,18 @@ export class ZotTurns {
     });
     if (opts.failure) events.push({ type: "error", message: opts.failure.message, code: opts.failure.name });
     rt.session = { ...rt.session, updatedAt: now };
-    events.push(
-      { type: "session.updated", session: this.host.sessions.sessionOf(rt) },
-      { type: "session.status", status: "idle" },
-    );
+    events.push({ type: "session.updated", session: this.host.sessions.sessionOf(rt) }, statusEvent("idle"));
     this.emit(rt, events);
     this.host.sessions.persist(rt);
-    const next = rt.queued.shift();
+    const next = takeNext(rt);
     if (next) void this.run(rt, next);
     else if (rt.live) this.host.closeWhenIdle(rt);
   }
 
   abort(rt: Runtime): void {
-    rt.queued.length = 0;
-    const turn = rt.turn;
-    if (!turn || turn.done) return;
+    dropQueue(rt);
+    const turn = runningTurn(rt);
+    if (!turn) return;
     turn.aborted = true;
     const conn = turn.live?.zp.connection;
     // Not sent yet (the process is starting): `run` ends it as stopped.
@@ -229,13 +224,12 @@ export class ZotTurns {
     void conn.request("abort").catch(() => undefined);
     // zot that does not end the turn must not leave the session busy: end it here, and the wedged
     // process goes (the next prompt starts another, given the conversation).
-    turn.abortTimer ??= setTimeout(() => {
+    armStopGrace(turn, this.grace, () => {
       if (turn.done) return;
       const live = turn.live;
       this.finish(rt, turn, { aborted: true });
       if (live && rt.live === live) this.host.retire(rt, live);
-    }, this.grace);
-    turn.abortTimer.unref?.();
+    });
   }
 
   /**
@@ -243,7 +237,7 @@ export class ZotTurns {
    * in zot to compact (its next process gets the bounded context instead): 409.
    */
   async compact(rt: Runtime): Promise<void> {
-    if (rt.turn && !rt.turn.done) throw ApiError.conflict("Wait for the running turn to end before compacting");
+    if (isBusy(rt)) throw ApiError.conflict("Wait for the running turn to end before compacting");
     const live = rt.live;
     const conn = live?.zp.connection;
     if (!live || !conn || conn.closed) {
@@ -258,9 +252,15 @@ export class ZotTurns {
       ...(model ? { model } : {}),
       base: live.base,
     });
-    const turn: Turn = { z: begin.turn, kind: "compact", live, started: false, done: false, aborted: false };
-    rt.turn = turn;
-    this.emit(rt, [...begin.events, { type: "session.status", status: "busy" }]);
+    const turn = openTurn<Turn>(rt, {
+      z: begin.turn,
+      kind: "compact",
+      live,
+      started: false,
+      done: false,
+      aborted: false,
+    });
+    this.emit(rt, [...begin.events, statusEvent("busy")]);
     try {
       const r = await conn.request("compact", {}, (res) => {
         if (res.success) turn.started = true;
