@@ -18,19 +18,7 @@ import {
   type FrameResult,
   type TurnEnd,
 } from "./normalize";
-import {
-  armStopGrace,
-  closeTurn,
-  dropQueue,
-  isBusy,
-  openTurn,
-  queueWhileBusy,
-  runningTurn,
-  STOP_GRACE_MS,
-  statusEvent,
-  statusOf,
-  takeNext,
-} from "../shared/turn-lifecycle";
+import * as lifecycle from "../shared/turn-lifecycle";
 import { DEFAULT_TITLE, type A2aSessions, type RunningTurn, type Runtime } from "./sessions";
 import { sendRequest } from "./send-request";
 import { addUsage } from "./usage";
@@ -89,7 +77,7 @@ export class A2aTurns {
    * `auth-required` ask) goes to the agent as typed but is shown, kept and exported only masked.
    */
   async start(rt: Runtime, body: PromptBody, opts: { sensitive?: boolean } = {}): Promise<void> {
-    if (queueWhileBusy(rt, body)) return;
+    if (lifecycle.queueWhileBusy(rt, body)) return;
     const c = await this.ctx.connection();
     const opencode = rt.norm.profile === "opencode";
     if (opencode && body.model && !body.model.provider) throw ApiError.badRequest("Pick a model with its provider");
@@ -116,7 +104,7 @@ export class A2aTurns {
       rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80), updatedAt: now };
       events.push({ type: "session.updated", session: this.ctx.sessions.sessionOf(rt) });
     }
-    const turn = openTurn<RunningTurn>(rt, {
+    const turn = lifecycle.openTurn<RunningTurn>(rt, {
       ac: new AbortController(),
       done: false,
       stopping: false,
@@ -124,7 +112,7 @@ export class A2aTurns {
       ...(paused ? { taskId: paused.taskId } : {}),
     });
     rt.session = { ...rt.session, updatedAt: now };
-    this.ctx.emit(rt, [...events, statusEvent("busy")]);
+    this.ctx.emit(rt, [...events, lifecycle.statusEvent("busy")]);
     const params = sendRequest(body, a2aParts, {
       opencode,
       sessionId: rt.id,
@@ -240,7 +228,7 @@ export class A2aTurns {
 
   /** The task ended (or paused): the messages say how, and the session is idle. */
   private async finish(rt: Runtime, turn: RunningTurn, end: TurnEnd): Promise<void> {
-    if (!closeTurn(rt, turn)) return;
+    if (!lifecycle.closeTurn(rt, turn)) return;
     turn.ac.abort();
     const now = Date.now();
     const events = endTurn(rt.norm, end, now);
@@ -267,11 +255,11 @@ export class A2aTurns {
   }
 
   private idle(rt: Runtime, turn: RunningTurn) {
-    closeTurn(rt, turn);
+    lifecycle.closeTurn(rt, turn);
     // A paused task (input-required) waits for the user's answer: the session stays busy, shown as waiting.
-    this.ctx.emit(rt, [statusEvent(statusOf(rt, rt.paused !== undefined))]);
+    this.ctx.emit(rt, [lifecycle.statusEvent(lifecycle.statusOf(rt, rt.paused !== undefined))]);
     this.ctx.sessions.persist(rt);
-    const next = takeNext(rt);
+    const next = lifecycle.takeNext(rt);
     if (next)
       this.start(rt, next).catch((err: unknown) =>
         this.ctx.emit(rt, [
@@ -281,12 +269,12 @@ export class A2aTurns {
   }
 
   private fail(rt: Runtime, turn: RunningTurn, error: { name: string; message: string }) {
-    if (!closeTurn(rt, turn)) return;
+    if (!lifecycle.closeTurn(rt, turn)) return;
     turn.ac.abort();
     this.ctx.emit(rt, failTurn(rt.norm, error, Date.now()));
     this.ctx.interrupts.expire((p) => p.sessionId === rt.id, undefined, "cancelled");
     if (rt.paused) rt.paused = undefined;
-    dropQueue(rt);
+    lifecycle.dropQueue(rt);
     this.idle(rt, turn);
   }
 
@@ -405,7 +393,7 @@ export class A2aTurns {
       }
     }
     rt.watching = false;
-    if (!closeTurn(rt, turn)) return;
+    if (!lifecycle.closeTurn(rt, turn)) return;
     // The lost task is over for the console: the next prompt starts a new one (see beginTurn).
     if (rt.norm.turn) rt.norm.turn.done = true;
     if (!lostMessage) return this.idle(rt, turn);
@@ -434,32 +422,32 @@ export class A2aTurns {
    * session — OpenCode goes on with the turn, which the console follows through the history.
    */
   async follow(rt: Runtime): Promise<void> {
-    if (isBusy(rt) || rt.norm.profile !== "opencode" || !rt.ocSession) return;
-    const turn = openTurn<RunningTurn>(rt, {
+    if (lifecycle.isBusy(rt) || rt.norm.profile !== "opencode" || !rt.ocSession) return;
+    const turn = lifecycle.openTurn<RunningTurn>(rt, {
       ac: new AbortController(),
       done: false,
       stopping: false,
       recovered: true,
     });
-    this.ctx.emit(rt, [statusEvent("busy")]);
+    this.ctx.emit(rt, [lifecycle.statusEvent("busy")]);
     await this.watch(rt, turn);
   }
 
   /** Stop: `tasks/cancel`; the agent's `canceled` ends the turn (or, without it, the grace does). */
   async abort(rt: Runtime): Promise<void> {
-    dropQueue(rt);
+    lifecycle.dropQueue(rt);
     const c = this.ctx.current();
     const paused = rt.paused;
-    if (paused && !isBusy(rt)) {
+    if (paused && !lifecycle.isBusy(rt)) {
       rt.paused = undefined;
       this.ctx.interrupts.settle(paused.interruptId, "cancelled", undefined);
       if (c) await c.cancelTask(paused.taskId).catch(() => undefined);
       const events = endTurn(rt.norm, { state: "canceled" }, Date.now());
-      this.ctx.emit(rt, [...events, statusEvent("idle")]);
+      this.ctx.emit(rt, [...events, lifecycle.statusEvent("idle")]);
       this.ctx.sessions.persist(rt);
       return;
     }
-    const turn = runningTurn(rt);
+    const turn = lifecycle.runningTurn(rt);
     if (!turn) return;
     turn.stopping = true;
     this.ctx.interrupts.expire((p) => p.sessionId === rt.id, undefined, "cancelled");
@@ -468,14 +456,14 @@ export class A2aTurns {
       turn.ac.abort();
       if (!turn.taskId && rt.watching) {
         // Only following the history: stop following.
-        closeTurn(rt, turn);
+        lifecycle.closeTurn(rt, turn);
         if (rt.norm.turn) rt.norm.turn.done = true;
         return this.idle(rt, turn);
       }
       void this.finish(rt, turn, { state: "canceled" });
     };
     if (!turn.taskId || !c) return stopHere();
-    armStopGrace(turn, STOP_GRACE_MS, stopHere);
+    lifecycle.armStopGrace(turn, lifecycle.STOP_GRACE_MS, stopHere);
     try {
       const task = await c.cancelTask(turn.taskId);
       // Without a stream (message/send agents), the canceled task ends the turn.

@@ -1,5 +1,4 @@
 import "server-only";
-import path from "node:path";
 import {
   methods,
   type AgentCapabilities,
@@ -21,9 +20,8 @@ import type { StdioAdapterOptions } from "../shared/kind";
 import { ndjsonLines } from "../shared/framing";
 import { InterruptBook } from "../shared/interrupts";
 import { pageMessages } from "../shared/session-list";
-import { SupervisedShell, shellIdentity } from "../shared/stdio-shell";
-import { SessionRecords } from "../shared/session-records";
-import { TranscriptStore } from "../shared/transcripts";
+import { SupervisedAdapter, SupervisedShell, shellIdentity } from "../shared/stdio-shell";
+import { keptSessions, type KeptSessions } from "../shared/session-records";
 import { isBusy } from "../shared/turn-lifecycle";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { AcpClient } from "./client";
@@ -63,7 +61,11 @@ const REPLAYED_UPDATES = new Set([
  * ./normalize.ts turns updates into canonical events. Here: the handshake and authentication, and
  * the sessions' requests (new, rename, delete, fork where advertised, options).
  */
-export class AcpAdapter implements BackendAdapter {
+export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements BackendAdapter {
+  protected get supervised() {
+    return this.shell;
+  }
+
   readonly id: string;
   private shell: SupervisedShell<ClientConnection>;
   private agentCaps: AgentCapabilities = {};
@@ -74,25 +76,23 @@ export class AcpAdapter implements BackendAdapter {
   private interrupts: InterruptBook<RequestPermissionResponse>;
   private client: AcpClient;
   private turns: AcpTurns;
-  private transcripts: TranscriptStore;
-  /** What this adapter emitted, per session: the transcripts it keeps are saved from it. */
-  private records: SessionRecords;
-  private defaultCwd: string;
+  /** The sessions' directory, kept transcripts, and what this adapter emitted (saved from it). */
+  private kept: KeptSessions;
 
   constructor(
     private opts: AcpAdapterOptions,
     sink: EventSink,
   ) {
+    super();
     this.id = opts.id;
-    this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
-    this.transcripts = new TranscriptStore(opts.store, opts.id);
-    this.records = new SessionRecords(opts.id, sink, this.transcripts);
+    this.kept = keptSessions(opts, sink);
+    const { defaultCwd } = this.kept;
     this.auth = new AcpAuth({
       backendId: opts.id,
       label: opts.label,
       store: opts.store,
       env: opts.env,
-      defaultCwd: this.defaultCwd,
+      defaultCwd,
     });
     this.interrupts = new InterruptBook({
       idPrefix: "perm",
@@ -114,7 +114,7 @@ export class AcpAdapter implements BackendAdapter {
             : { status, error },
       },
       {
-        cwd: this.defaultCwd,
+        cwd: defaultCwd,
         // The same object, updated in place when credentials change: the supervisor reads it at each spawn.
         env: this.auth.env,
         framing: ndjsonLines,
@@ -137,12 +137,12 @@ export class AcpAdapter implements BackendAdapter {
     const proc = this.shell.proc;
     this.sessions = new AcpSessions({
       backendId: opts.id,
-      defaultCwd: this.defaultCwd,
+      defaultCwd,
       proc,
       agentCaps: () => this.agentCaps,
       sink,
-      transcripts: this.transcripts,
-      records: this.records,
+      transcripts: this.kept.transcripts,
+      records: this.kept.records,
       emit: (rt, events) => this.emit(rt, events),
       mapError: (err, what) => this.mapError(err, what),
       call: (what, fn) => this.call(what, fn),
@@ -211,20 +211,6 @@ export class AcpAdapter implements BackendAdapter {
   }
 
   /** Restarts the agent process (after a login, or when it is wedged); sessions reattach on their next prompt. */
-  async restart(): Promise<void> {
-    await this.shell.restart();
-  }
-
-  /** For tests: wait until the agent is up. */
-  async ready(timeoutMs?: number): Promise<void> {
-    await this.shell.ready(timeoutMs);
-  }
-
-  /** For tests and the fault test: the live process is killed; the supervisor restarts it. */
-  killProcess(signal: NodeJS.Signals = "SIGKILL"): void {
-    this.shell.kill(signal);
-  }
-
   /* ------------------------------------------------------------------ handshake and authentication */
 
   private async handshake(conn: ClientConnection, gen: number) {
@@ -279,7 +265,7 @@ export class AcpAdapter implements BackendAdapter {
   /* ------------------------------------------------------------------ events */
 
   private emit(rt: Runtime, events: TimelineEvent[]) {
-    this.records.publish(rt.id, events);
+    this.kept.records.publish(rt.id, events);
   }
 
   private emitTo(sessionId: string, events: TimelineEvent[]) {
@@ -300,7 +286,7 @@ export class AcpAdapter implements BackendAdapter {
   }
 
   async createSession(input: CreateSessionBody): Promise<Session> {
-    const cwd = await resolveSessionDirectory(input.directory, this.defaultCwd, this.opts.workspace);
+    const cwd = await resolveSessionDirectory(input.directory, this.kept.defaultCwd, this.opts.workspace);
     const res =
       this.auth.takeSpare(this.shell.proc.current?.gen, cwd) ??
       (await this.call("create a session", (c) =>
@@ -345,8 +331,8 @@ export class AcpAdapter implements BackendAdapter {
       c.conn.agent.request(methods.agent.session.delete, { sessionId: rt.agentId }),
     );
     this.sessions.forget(rt);
-    this.records.forget(rt.id);
-    this.transcripts.delete(rt.id);
+    this.kept.records.forget(rt.id);
+    this.kept.transcripts.delete(rt.id);
   }
 
   /** `sessionCapabilities.fork` is in ACP's unstable schema only. */

@@ -1,5 +1,4 @@
 import "server-only";
-import { StdioBackendConfig } from "@/lib/api";
 import { defineStdioKind } from "../shared/kind";
 import { AcpAdapter } from "./adapter";
 import { ACP_PRESETS } from "./presets";
@@ -8,7 +7,6 @@ import { ACP_PRESETS } from "./presets";
 export const acpKind = defineStdioKind({
   kind: "acp",
   title: "ACP agent",
-  config: StdioBackendConfig,
   presets: ACP_PRESETS,
   create: (options, sink) => new AcpAdapter(options, sink),
 });

@@ -12,17 +12,7 @@ import { isTextMime } from "@/lib/attachments";
 import type { ApiError } from "../../errors";
 import type { AgentProcess } from "../shared/agent-process";
 import type { InterruptBook } from "../shared/interrupts";
-import {
-  armStopGrace,
-  closeTurn,
-  dropQueue,
-  openTurn,
-  queueWhileBusy,
-  runningTurn,
-  STOP_GRACE_MS,
-  statusEvent,
-  takeNext,
-} from "../shared/turn-lifecycle";
+import * as lifecycle from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import { rpcCode } from "./errors";
 import { applyUpdate, beginTurn, endTurn, failTurn } from "./normalize";
@@ -75,7 +65,7 @@ export class AcpTurns {
   }
 
   async prompt(rt: Runtime, body: PromptBody): Promise<void> {
-    if (queueWhileBusy(rt, body)) return;
+    if (lifecycle.queueWhileBusy(rt, body)) return;
     // The hub materializes the turn (and the transcript kept from it) even when no browser watches.
     await this.host.sink.openSession?.(this.host.backendId, rt.id);
     const c = await this.host.sessions.attach(rt);
@@ -86,7 +76,7 @@ export class AcpTurns {
     const now = Date.now();
     const t = beginTurn(rt.norm, body.parts, now);
     const firstText = body.parts.find((p): p is Extract<PromptPart, { type: "text" }> => p.type === "text")?.text;
-    const events = [...t.events, statusEvent("busy")];
+    const events = [...t.events, lifecycle.statusEvent("busy")];
     if (firstText && rt.norm.session.title === DEFAULT_TITLE) {
       // a provisional title until the agent names the session
       events.push(
@@ -104,7 +94,7 @@ export class AcpTurns {
       createdAt: now + 1,
       ...(rt.norm.session.model ? { model: rt.norm.session.model } : {}),
     };
-    const turn = openTurn<Turn>(rt, { info, gen: c.gen, done: false });
+    const turn = lifecycle.openTurn<Turn>(rt, { info, gen: c.gen, done: false });
     this.host.emit(rt, events);
     this.host.sessions.persist(rt);
     c.conn.agent
@@ -128,14 +118,17 @@ export class AcpTurns {
 
   /** Closes the turn (false: it was over already); its permission requests are cancelled. */
   private end(rt: Runtime, turn: Turn): boolean {
-    if (!closeTurn(rt, turn)) return false;
+    if (!lifecycle.closeTurn(rt, turn)) return false;
     this.host.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
     return true;
   }
 
   private finish(rt: Runtime, turn: Turn, result: unknown) {
     if (!this.end(rt, turn)) return;
-    this.host.emit(rt, [...endTurn(rt.norm, turn.info.id, turn.info, result, Date.now()), statusEvent("idle")]);
+    this.host.emit(rt, [
+      ...endTurn(rt.norm, turn.info.id, turn.info, result, Date.now()),
+      lifecycle.statusEvent("idle"),
+    ]);
     this.host.sessions.persist(rt);
     this.next(rt);
   }
@@ -146,27 +139,27 @@ export class AcpTurns {
     this.host.emit(rt, [
       ...failTurn(rt.norm, turn.info.id, turn.info, error, Date.now()),
       { type: "error", message: error.message, code: error.name },
-      statusEvent("idle"),
+      lifecycle.statusEvent("idle"),
     ]);
     this.host.sessions.persist(rt);
     this.next(rt);
   }
 
   private next(rt: Runtime) {
-    const body = takeNext(rt);
+    const body = lifecycle.takeNext(rt);
     if (!body) return;
     this.host.sessions
       .attach(rt)
       .then((c) => this.start(rt, c, body))
       .catch((err: unknown) => {
         this.host.emit(rt, [{ type: "error", message: this.host.mapError(err, "run the queued prompt").message }]);
-        dropQueue(rt);
+        lifecycle.dropQueue(rt);
       });
   }
 
   async abort(rt: Runtime): Promise<void> {
-    dropQueue(rt);
-    const turn = runningTurn(rt);
+    lifecycle.dropQueue(rt);
+    const turn = lifecycle.runningTurn(rt);
     if (!turn) return;
     // ACP: after session/cancel, pending permission requests are answered "cancelled".
     this.host.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
@@ -174,7 +167,7 @@ export class AcpTurns {
     if (c && c.gen === turn.gen)
       await c.conn.agent.notify(methods.agent.session.cancel, { sessionId: rt.agentId }).catch(() => undefined);
     // An agent that ignores the cancel must not leave the session busy forever.
-    armStopGrace(turn, this.host.cancelGraceMs ?? STOP_GRACE_MS, () =>
+    lifecycle.armStopGrace(turn, this.host.cancelGraceMs ?? lifecycle.STOP_GRACE_MS, () =>
       this.finish(rt, turn, { stopReason: "cancelled" }),
     );
   }
@@ -187,7 +180,7 @@ export class AcpTurns {
     this.host.interrupts.expire((p) => p.epoch === gen, CANCELLED);
     const ended: { sessionId: string; messageId: string }[] = [];
     for (const rt of this.host.sessions.all()) {
-      const turn = runningTurn(rt);
+      const turn = lifecycle.runningTurn(rt);
       if (turn && turn.gen === gen) {
         this.fail(rt, turn, { name: "AgentExited", message: turnError });
         ended.push({ sessionId: rt.id, messageId: turn.info.id });

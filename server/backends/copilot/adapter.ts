@@ -1,4 +1,6 @@
 import "server-only";
+import type { JsonRpcPeer } from "../shared/json-rpc";
+import { SupervisedAdapter } from "../shared/stdio-shell";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, Interrupt, Message, ModelRef, Session, TimelineEvent } from "@/lib/model";
 import { describeError } from "../../errors";
@@ -32,7 +34,11 @@ export { HEADLESS_FLAGS, headlessCommand } from "./config";
  * `interrupts.ts` (permissions, questions, forms), `settings.ts` (model, effort, mode), `rewind.ts`
  * (revert). This class routes the CLI's events and the console's calls to them.
  */
-export class CopilotAdapter implements BackendAdapter {
+export class CopilotAdapter extends SupervisedAdapter<JsonRpcPeer> implements BackendAdapter {
+  protected get supervised() {
+    return this.cli.shell;
+  }
+
   readonly id: string;
   private cli: CopilotConnection;
   private book: InterruptBook<Reply>;
@@ -47,6 +53,7 @@ export class CopilotAdapter implements BackendAdapter {
     opts: CopilotAdapterOptions,
     private sink: EventSink,
   ) {
+    super();
     this.id = opts.id;
     const publish = (sessionId: string, events: TimelineEvent[]) => this.publish(sessionId, events);
     this.book = new InterruptBook<Reply>({ idPrefix: "cp", emit: publish });
@@ -124,19 +131,6 @@ export class CopilotAdapter implements BackendAdapter {
     this.book.expire(() => true, { kind: "cancel" });
     this.turns.stop();
     await this.cli.shell.stop();
-  }
-
-  async restart(): Promise<void> {
-    await this.cli.shell.restart();
-  }
-
-  /** For tests and the fault e2e: kill the live CLI; the supervisor restarts it. */
-  killProcess(signal: NodeJS.Signals = "SIGKILL"): void {
-    this.cli.shell.kill(signal);
-  }
-
-  async ready(timeoutMs?: number): Promise<void> {
-    await this.cli.shell.ready(timeoutMs);
   }
 
   /* ------------------------------------------------------------------ events */

@@ -1,4 +1,6 @@
 import "server-only";
+import type { JsonRpcPeer } from "../shared/json-rpc";
+import { SupervisedAdapter } from "../shared/stdio-shell";
 import { clearStopGrace } from "../shared/turn-lifecycle";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session } from "@/lib/model";
@@ -68,7 +70,11 @@ const CAPABILITIES: Capabilities = {
  * and the path a branch left stay visible. Sessions the console has no record of are read from
  * `session/history`.
  */
-export class OpalAdapter implements BackendAdapter {
+export class OpalAdapter extends SupervisedAdapter<JsonRpcPeer> implements BackendAdapter {
+  protected get supervised() {
+    return this.ctx.shell;
+  }
+
   readonly id: string;
   private ctx: OpalContext;
   private healthTimer: ReturnType<typeof setInterval> | undefined;
@@ -77,6 +83,7 @@ export class OpalAdapter implements BackendAdapter {
     private opts: OpalAdapterOptions,
     sink: EventSink,
   ) {
+    super();
     this.id = opts.id;
     this.ctx = new OpalContext(opts, sink, {
       capabilities: CAPABILITIES,
@@ -128,19 +135,6 @@ export class OpalAdapter implements BackendAdapter {
     this.ctx.interrupts.expire(() => true, { error: "The console stopped" });
     for (const rt of this.ctx.runtimes.values()) clearStopGrace(rt);
     await this.ctx.shell.stop();
-  }
-
-  async restart(): Promise<void> {
-    await this.ctx.shell.restart();
-  }
-
-  /** For tests and the fault e2e: kill the live server; the supervisor restarts it. */
-  killProcess(signal: NodeJS.Signals = "SIGKILL"): void {
-    this.ctx.shell.kill(signal);
-  }
-
-  async ready(timeoutMs?: number): Promise<void> {
-    await this.ctx.shell.ready(timeoutMs);
   }
 
   setApiKey(provider: string, apiKey: string): Promise<void> {

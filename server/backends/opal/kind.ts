@@ -1,5 +1,4 @@
 import "server-only";
-import { StdioBackendConfig } from "@/lib/api";
 import { defineStdioKind } from "../shared/kind";
 import { OpalAdapter } from "./adapter";
 
@@ -7,7 +6,6 @@ import { OpalAdapter } from "./adapter";
 export const opalKind = defineStdioKind({
   kind: "opal",
   title: "Opal",
-  config: StdioBackendConfig,
   presets: [
     {
       id: "opal",

@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import type { BackendDefinition, BackendKindInfo, BackendPreset } from "@/lib/api";
+import { StdioBackendConfig } from "@/lib/api";
 import type { BackendKind } from "@/lib/model";
 import { resolveWorkspaceDir } from "../../auth/workspace";
 import { ApiError } from "../../errors";
@@ -146,15 +147,18 @@ export function stdioOptions(config: KindConfig<StdioKind>, ctx: AdapterContext)
  * created from `stdioOptions` (the kind adds what its own config has more, e.g. Copilot's provider).
  */
 export function defineStdioKind<K extends StdioKind>(
-  spec: Omit<KindSpec<K>, "form" | "directories" | "create"> & {
+  spec: Omit<KindSpec<K>, "form" | "directories" | "create" | "config"> & {
+    /** The config's schema; a kind that takes a plain command line (acp, opal, zot) leaves it out. */
+    config?: KindSpec<K>["config"];
     create(options: StdioAdapterOptions, sink: EventSink, config: KindConfig<K>): BackendAdapter;
   },
 ): KindEntry {
-  const { create, ...rest } = spec;
+  const { create, config, ...rest } = spec;
   // Every stdio kind's config has `command`, `env`, `passEnv` and `cwd`; TypeScript cannot see that
   // through the conditional `KindConfig<K>` of a generic K.
   return defineKind<K>({
     ...rest,
+    config: config ?? (StdioBackendConfig as unknown as KindSpec<K>["config"]),
     form: "command",
     directories: ["cwd"] as unknown as KindSpec<K>["directories"],
     create: (config, ctx) => create(stdioOptions(config as KindConfig<StdioKind>, ctx), ctx.sink, config),

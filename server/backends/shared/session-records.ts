@@ -1,8 +1,10 @@
 import "server-only";
+import path from "node:path";
 import type { Message, Session, TimelineEvent, Todo } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import type { EventSink } from "../types";
-import type { TranscriptStore } from "./transcripts";
+import type { Store } from "../../store/store";
+import { TranscriptStore } from "./transcripts";
 
 /** How many sessions' records stay in memory; an idle one beyond that is read from the store again. */
 const KEPT_RECORDS = 200;
@@ -95,4 +97,24 @@ export class SessionRecords {
       if (id !== sessionId && s.session?.status !== "busy") this.states.delete(id);
     }
   }
+}
+
+/** What a stdio adapter keeps of its sessions: their default directory, the transcript store, the records. */
+export interface KeptSessions {
+  /** The agent's working directory and the default directory of new sessions. */
+  defaultCwd: string;
+  transcripts: TranscriptStore;
+  records: SessionRecords;
+}
+
+export function keptSessions(
+  opts: { id: string; store: Store; cwd?: string | undefined; workspace: string },
+  sink: EventSink,
+): KeptSessions {
+  const transcripts = new TranscriptStore(opts.store, opts.id);
+  return {
+    defaultCwd: path.resolve(opts.cwd ?? opts.workspace),
+    transcripts,
+    records: new SessionRecords(opts.id, sink, transcripts),
+  };
 }

@@ -359,3 +359,27 @@ export class ProbedShell extends StdioShell {
     }
   }
 }
+
+/**
+ * What an adapter with one supervised agent process offers the routes and the tests besides the
+ * protocol (acp, copilot, opal): restart, wait until ready, kill as a crash would (the fault tests),
+ * each its shell's.
+ */
+export abstract class SupervisedAdapter<C> {
+  /** The adapter's shell. */
+  protected abstract get supervised(): SupervisedShell<C>;
+
+  async restart(): Promise<void> {
+    await this.supervised.restart();
+  }
+
+  /** For tests: until the agent is up. */
+  async ready(timeoutMs?: number): Promise<void> {
+    await this.supervised.ready(timeoutMs);
+  }
+
+  /** For tests and the fault tests: the live process is killed; the supervisor restarts it. */
+  killProcess(signal: NodeJS.Signals = "SIGKILL"): void {
+    this.supervised.kill(signal);
+  }
+}

@@ -1,5 +1,4 @@
 import "server-only";
-import path from "node:path";
 import type { CreateSessionBody, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, Message, ModelRef, Session } from "@/lib/model";
 import { describeError } from "../../errors";
@@ -8,7 +7,7 @@ import { resolveSessionDirectory } from "../shared/files";
 import type { StdioAdapterOptions } from "../shared/kind";
 import { pageMessages } from "../shared/session-list";
 import { ProbedShell, shellIdentity } from "../shared/stdio-shell";
-import { TranscriptStore } from "../shared/transcripts";
+import { keptSessions } from "../shared/session-records";
 import { obj, type Obj } from "../shared/values";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
 import { ZotModels } from "./models";
@@ -61,7 +60,6 @@ export class ZotAdapter implements BackendAdapter {
   private catalog = new ZotModels();
   private sessions: ZotSessions;
   private turns: ZotTurns;
-  private transcripts: TranscriptStore;
   private defaultCwd: string;
 
   constructor(
@@ -69,9 +67,9 @@ export class ZotAdapter implements BackendAdapter {
     sink: EventSink,
   ) {
     this.id = opts.id;
-    this.defaultCwd = path.resolve(opts.cwd ?? opts.workspace);
-    this.transcripts = new TranscriptStore(opts.store, opts.id);
-    this.sessions = new ZotSessions(opts.id, this.defaultCwd, this.transcripts, sink);
+    const kept = keptSessions(opts, sink);
+    this.defaultCwd = kept.defaultCwd;
+    this.sessions = new ZotSessions(opts.id, kept);
     this.shell = new ProbedShell(
       {
         ...shellIdentity(opts, "zot"),

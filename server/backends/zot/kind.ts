@@ -1,5 +1,4 @@
 import "server-only";
-import { StdioBackendConfig } from "@/lib/api";
 import { defineStdioKind } from "../shared/kind";
 import { ZotAdapter } from "./adapter";
 import { ZOT_PRESETS } from "./presets";
@@ -8,7 +7,6 @@ import { ZOT_PRESETS } from "./presets";
 export const zotKind = defineStdioKind({
   kind: "zot",
   title: "zot",
-  config: StdioBackendConfig,
   presets: ZOT_PRESETS,
   create: (options, sink) => new ZotAdapter(options, sink),
 });

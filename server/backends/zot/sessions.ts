@@ -2,10 +2,9 @@ import "server-only";
 import type { Message, Session, TimelineEvent, Usage } from "@/lib/model";
 import { ApiError } from "../../errors";
 import { pageSessions } from "../shared/session-list";
-import { SessionRecords } from "../shared/session-records";
+import type { KeptSessions, SessionRecords } from "../shared/session-records";
 import type { TranscriptStore } from "../shared/transcripts";
 import { statusOf, type LiveTurn, type SessionRuntime } from "../shared/turn-lifecycle";
-import type { EventSink } from "../types";
 import type { ZotTurn } from "./normalize";
 import type { HelloInfo, ZotProcess } from "./process";
 
@@ -65,14 +64,14 @@ export interface Runtime extends SessionRuntime<Turn> {
 export class ZotSessions {
   private runtimes = new Map<string, Runtime>();
   private records: SessionRecords;
+  private transcripts: TranscriptStore;
+  private defaultCwd: string;
 
   constructor(
     private backendId: string,
-    private defaultCwd: string,
-    private transcripts: TranscriptStore,
-    sink: EventSink,
+    kept: KeptSessions,
   ) {
-    this.records = new SessionRecords(backendId, sink, transcripts);
+    ({ records: this.records, transcripts: this.transcripts, defaultCwd: this.defaultCwd } = kept);
   }
 
   /** The one way a session's events leave the adapter: to the hub, and into the session's record. */

@@ -9,18 +9,7 @@ import { CONTEXT_MAX_CHARS, earlierConversation } from "./context";
 import type { ZotModels } from "./models";
 import { applyZotEvent, beginCompaction, beginTurn, endTurn, turnNotice } from "./normalize";
 import { ZotStartError } from "./process";
-import {
-  armStopGrace,
-  closeTurn,
-  dropQueue,
-  isBusy,
-  openTurn,
-  queueWhileBusy,
-  runningTurn,
-  STOP_GRACE_MS,
-  statusEvent,
-  takeNext,
-} from "../shared/turn-lifecycle";
+import * as lifecycle from "../shared/turn-lifecycle";
 import { DEFAULT_TITLE, type Live, type Runtime, type Turn, type ZotSessions } from "./sessions";
 
 export const zeroUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
@@ -70,7 +59,7 @@ export class ZotTurns {
   constructor(private host: ZotTurnsHost) {}
 
   private get grace(): number {
-    return this.host.abortGraceMs ?? STOP_GRACE_MS;
+    return this.host.abortGraceMs ?? lifecycle.STOP_GRACE_MS;
   }
 
   emit(rt: Runtime, events: TimelineEvent[]): void {
@@ -96,13 +85,13 @@ export class ZotTurns {
     // (the summary may follow); an old build that failed sends nothing more, so the turn ends after a grace.
     if (turn.kind === "compact" && frame.type === "compact_done") this.finish(rt, turn);
     else if (turn.kind === "compact" && frame.type === "error")
-      armStopGrace(turn, this.grace, () => this.finish(rt, turn));
+      lifecycle.armStopGrace(turn, this.grace, () => this.finish(rt, turn));
   }
 
   async prompt(rt: Runtime, body: PromptBody): Promise<void> {
     toZotPrompt(body.parts);
     if (body.model) this.host.models.checkProvider(body.model);
-    if (queueWhileBusy(rt, body)) return;
+    if (lifecycle.queueWhileBusy(rt, body)) return;
     // The hub materializes the turn (and the transcript kept from it) even when no browser watches.
     await this.host.sink.openSession?.(this.host.backendId, rt.id);
     void this.run(rt, body);
@@ -135,12 +124,22 @@ export class ZotTurns {
       ...(contextWindow ? { contextWindow } : {}),
       ...(notice ? { notice } : {}),
     });
-    const turn = openTurn<Turn>(rt, { z: begin.turn, kind: "prompt", started: false, done: false, aborted: false });
+    const turn = lifecycle.openTurn<Turn>(rt, {
+      z: begin.turn,
+      kind: "prompt",
+      started: false,
+      done: false,
+      aborted: false,
+    });
     const firstText = body.parts.find((p) => p.type === "text")?.text;
     if (firstText && rt.session.title === DEFAULT_TITLE)
       rt.session = { ...rt.session, title: firstText.replace(/\s+/g, " ").trim().slice(0, 80) };
     rt.session = { ...rt.session, updatedAt: now, ...(model ? { model } : {}) };
-    this.emit(rt, [...begin.events, { type: "session.updated", session: sessions.sessionOf(rt) }, statusEvent("busy")]);
+    this.emit(rt, [
+      ...begin.events,
+      { type: "session.updated", session: sessions.sessionOf(rt) },
+      lifecycle.statusEvent("busy"),
+    ]);
     sessions.persist(rt);
     try {
       const live = await this.host.ensureProcess(rt);
@@ -197,7 +196,7 @@ export class ZotTurns {
 
   /** The turn is over: its message completed, the session idle and kept, the next queued prompt started. */
   finish(rt: Runtime, turn: Turn, opts: { aborted?: boolean; failure?: { name: string; message: string } } = {}): void {
-    if (!closeTurn(rt, turn)) return;
+    if (!lifecycle.closeTurn(rt, turn)) return;
     const now = Date.now();
     const events = endTurn(turn.z, now, {
       aborted: opts.aborted ?? turn.aborted,
@@ -205,17 +204,17 @@ export class ZotTurns {
     });
     if (opts.failure) events.push({ type: "error", message: opts.failure.message, code: opts.failure.name });
     rt.session = { ...rt.session, updatedAt: now };
-    events.push({ type: "session.updated", session: this.host.sessions.sessionOf(rt) }, statusEvent("idle"));
+    events.push({ type: "session.updated", session: this.host.sessions.sessionOf(rt) }, lifecycle.statusEvent("idle"));
     this.emit(rt, events);
     this.host.sessions.persist(rt);
-    const next = takeNext(rt);
+    const next = lifecycle.takeNext(rt);
     if (next) void this.run(rt, next);
     else if (rt.live) this.host.closeWhenIdle(rt);
   }
 
   abort(rt: Runtime): void {
-    dropQueue(rt);
-    const turn = runningTurn(rt);
+    lifecycle.dropQueue(rt);
+    const turn = lifecycle.runningTurn(rt);
     if (!turn) return;
     turn.aborted = true;
     const conn = turn.live?.zp.connection;
@@ -224,7 +223,7 @@ export class ZotTurns {
     void conn.request("abort").catch(() => undefined);
     // zot that does not end the turn must not leave the session busy: end it here, and the wedged
     // process goes (the next prompt starts another, given the conversation).
-    armStopGrace(turn, this.grace, () => {
+    lifecycle.armStopGrace(turn, this.grace, () => {
       if (turn.done) return;
       const live = turn.live;
       this.finish(rt, turn, { aborted: true });
@@ -237,7 +236,7 @@ export class ZotTurns {
    * in zot to compact (its next process gets the bounded context instead): 409.
    */
   async compact(rt: Runtime): Promise<void> {
-    if (isBusy(rt)) throw ApiError.conflict("Wait for the running turn to end before compacting");
+    if (lifecycle.isBusy(rt)) throw ApiError.conflict("Wait for the running turn to end before compacting");
     const live = rt.live;
     const conn = live?.zp.connection;
     if (!live || !conn || conn.closed) {
@@ -252,7 +251,7 @@ export class ZotTurns {
       ...(model ? { model } : {}),
       base: live.base,
     });
-    const turn = openTurn<Turn>(rt, {
+    const turn = lifecycle.openTurn<Turn>(rt, {
       z: begin.turn,
       kind: "compact",
       live,
@@ -260,7 +259,7 @@ export class ZotTurns {
       done: false,
       aborted: false,
     });
-    this.emit(rt, [...begin.events, statusEvent("busy")]);
+    this.emit(rt, [...begin.events, lifecycle.statusEvent("busy")]);
     try {
       const r = await conn.request("compact", {}, (res) => {
         if (res.success) turn.started = true;
