@@ -5,6 +5,7 @@
  * exactly as the HTTP routes do. Adding an adapter: one `conformanceSuite(...)` call in
  * ./conformance.test.ts with its `ConformanceTarget`.
  *
+ * The target, the recording sink and the transcript readers: ./conformance-harness.ts.
  * Checks: create a session (read back, listed) · a prompt streams text and the turn ends idle · a tool
  * call appears with its output · abort ends the turn · history survives a reload (a new adapter, and
  * for stdio agents a new process) · permission interrupts round-trip where declared · question
@@ -16,87 +17,16 @@
  * adapter emitted passes the canonical schema (`TimelineEvent` in lib/model.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  TimelineEvent as TimelineEventSchema,
-  type Backend,
-  type Message,
-  type TimelineEvent,
-  type ToolBlock,
-} from "@/lib/model";
+import type { Message, TimelineEvent } from "@/lib/model";
+import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
 import type { CapabilityName } from "@/lib/capabilities";
 import { capability } from "../capability";
-import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
 import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
-import type { BackendAdapter, EventSink, LoadedSession } from "./types";
+import { assistantText, type ConformanceTarget, TeeSink, toolBlocks, userText } from "./conformance-harness";
+import type { BackendAdapter } from "./types";
 import { until } from "@/lib/testing/until";
-
-export interface ConformanceTarget {
-  /** Starts a new adapter instance on the same backing data (a new process for stdio agents). */
-  open(sink: EventSink): Promise<BackendAdapter>;
-  /** Queue scripted model turns (consumed in order by the backend's next model requests). */
-  enqueue(...turns: ScriptedTurn[]): void;
-  resetModel(): void;
-  /** The target is configured so that bash asks for permission (required to check interrupts). */
-  asksPermission: boolean;
-  /** Its protocol shows tool calls (default true; a plain A2A agent sends only text, data and files). */
-  toolCalls?: boolean;
-  /** How this backend's model asks the user a question (its question tool), where it declares questions. */
-  questionTurn?(q: { question: string; options: string[] }): ScriptedTurn;
-  /**
-   * Kills the backend's process mid-turn, as a crash would (SIGKILL). A backend the console
-   * supervises comes back by itself; a target that runs the backend itself starts it again.
-   */
-  killBackend(adapter: BackendAdapter): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Forwards to the hub and records every event, per session. */
-class TeeSink implements EventSink {
-  hub: Hub | undefined;
-  events: { sessionId: string; event: TimelineEvent }[] = [];
-  /** Events that did not pass the canonical schema, with why. */
-  invalid: { event: unknown; issues: string }[] = [];
-  publish(backendId: string, sessionId: string, event: TimelineEvent) {
-    const checked = TimelineEventSchema.safeParse(event);
-    if (!checked.success) this.invalid.push({ event, issues: checked.error.message });
-    this.events.push({ sessionId, event });
-    this.hub?.publish(backendId, sessionId, event);
-  }
-  backendChanged(b: Backend) {
-    this.hub?.backendChanged(b);
-  }
-  openSessions(backendId: string) {
-    return this.hub?.openSessions(backendId) ?? [];
-  }
-  reconcile(backendId: string, sessionId: string, fresh: LoadedSession) {
-    this.hub?.reconcile(backendId, sessionId, fresh);
-  }
-  sessionState(backendId: string, sessionId: string) {
-    return this.hub?.sessionState(backendId, sessionId);
-  }
-  async openSession(backendId: string, sessionId: string) {
-    await this.hub?.openSession(backendId, sessionId);
-  }
-}
-
-const assistantText = (messages: Message[]) =>
-  messages
-    .filter((m) => m.role === "assistant")
-    .map((m) =>
-      m.blocks
-        .filter((b) => b.kind === "text")
-        .map((b) => (b.kind === "text" ? b.text : ""))
-        .join(""),
-    )
-    .join("\n");
-const userText = (messages: Message[]) =>
-  messages
-    .filter((m) => m.role === "user")
-    .flatMap((m) => m.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : "")));
-const toolBlocks = (messages: Message[]) =>
-  messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
 
 /** Registers the suite for one target (call at the top level of a test file). */
 export function conformanceSuite(
@@ -566,3 +496,5 @@ export function conformanceSuite(
     });
   });
 }
+
+export type { ConformanceTarget };
