@@ -26,7 +26,12 @@ export interface Transcript {
  * and read from the store again when next used (the adapters save a session at each turn's end).
  */
 export class SessionRecords {
-  private states = new Map<string, SessionState>();
+  /**
+   * Per session: the folded state and the events published since. Folding waits until the record
+   * is read (a save, a load) or `FOLD_AFTER` events wait, so the relay's path costs an array push:
+   * the hub folds every event already.
+   */
+  private records = new Map<string, { state: SessionState; pending: TimelineEvent[] }>();
 
   constructor(
     private backendId: string,
@@ -34,20 +39,22 @@ export class SessionRecords {
     private transcripts?: TranscriptStore,
   ) {}
 
-  /** Publishes the session's events to the hub and folds them into its record. */
+  /** Publishes the session's events to the hub and keeps them for the session's record. */
   publish(sessionId: string, events: readonly TimelineEvent[]): void {
     if (events.length === 0) return;
-    this.touch(sessionId, applyAll(this.stateOf(sessionId), events));
+    const rec = this.recordOf(sessionId);
+    rec.pending.push(...events);
+    if (rec.pending.length >= FOLD_AFTER) fold(rec);
     for (const e of events) this.sink.publish(this.backendId, sessionId, e);
   }
 
   /** Starts the session's record over from what the adapter has built of it (a load, a replay). */
   seed(sessionId: string, snapshot: { session?: Session } & Transcript): void {
-    this.touch(sessionId, {
-      ...emptyState,
-      session: snapshot.session ?? this.states.get(sessionId)?.session ?? null,
-      messages: snapshot.messages,
-      todos: snapshot.todos,
+    const held = this.records.get(sessionId);
+    const session = snapshot.session ?? (held ? fold(held).session : null);
+    this.hold(sessionId, {
+      state: { ...emptyState, session, messages: snapshot.messages, todos: snapshot.todos },
+      pending: [],
     });
   }
 
@@ -56,8 +63,11 @@ export class SessionRecords {
    * for a session of which nothing was emitted or kept (an agent that replays its own history).
    */
   transcript(sessionId: string): Transcript | undefined {
-    const state = this.states.get(sessionId);
-    if (state) return { messages: state.messages, todos: state.todos };
+    const held = this.records.get(sessionId);
+    if (held) {
+      const state = fold(held);
+      return { messages: state.messages, todos: state.todos };
+    }
     const stored = this.transcripts?.get(sessionId);
     return stored?.messages ? { messages: stored.messages, todos: stored.todos ?? [] } : undefined;
   }
@@ -68,35 +78,49 @@ export class SessionRecords {
   }
 
   forget(sessionId: string): void {
-    this.states.delete(sessionId);
+    this.records.delete(sessionId);
   }
 
-  clear(): void {
-    this.states.clear();
-  }
-
-  private stateOf(sessionId: string): SessionState {
-    const held = this.states.get(sessionId);
+  /** The session's record, started from the kept transcript when there is none yet. */
+  private recordOf(sessionId: string): { state: SessionState; pending: TimelineEvent[] } {
+    const held = this.records.get(sessionId);
     if (held) return held;
     const stored = this.transcripts?.get(sessionId);
-    return {
-      ...emptyState,
-      session: stored?.session ?? null,
-      messages: stored?.messages ?? [],
-      todos: stored?.todos ?? [],
+    const rec = {
+      state: {
+        ...emptyState,
+        session: stored?.session ?? null,
+        messages: stored?.messages ?? [],
+        todos: stored?.todos ?? [],
+      },
+      pending: [],
     };
+    this.hold(sessionId, rec);
+    return rec;
   }
 
-  /** Holds the state as the newest; drops the oldest idle records beyond the bound. */
-  private touch(sessionId: string, state: SessionState): void {
-    this.states.delete(sessionId);
-    this.states.set(sessionId, state);
-    if (this.states.size <= KEPT_RECORDS) return;
-    for (const [id, s] of this.states) {
-      if (this.states.size <= KEPT_RECORDS) break;
-      if (id !== sessionId && s.session?.status !== "busy") this.states.delete(id);
+  /** Holds a new record; drops the oldest idle records beyond the bound. */
+  private hold(sessionId: string, rec: { state: SessionState; pending: TimelineEvent[] }): void {
+    this.records.delete(sessionId);
+    this.records.set(sessionId, rec);
+    if (this.records.size <= KEPT_RECORDS) return;
+    for (const [id, r] of this.records) {
+      if (this.records.size <= KEPT_RECORDS) break;
+      if (id !== sessionId && fold(r).session?.status !== "busy") this.records.delete(id);
     }
   }
+}
+
+/** How many published events wait before they are folded into the record. */
+const FOLD_AFTER = 500;
+
+/** Folds the waiting events into the record's state (the same reducer as the hub's). */
+function fold(rec: { state: SessionState; pending: TimelineEvent[] }): SessionState {
+  if (rec.pending.length) {
+    rec.state = applyAll(rec.state, rec.pending);
+    rec.pending = [];
+  }
+  return rec.state;
 }
 
 /** What a stdio adapter keeps of its sessions: their default directory, the transcript store, the records. */
