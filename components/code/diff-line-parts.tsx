@@ -13,6 +13,30 @@ export type Hl = ReturnType<typeof useHighlight>;
 
 export const ROW_BG: Record<DiffRowKind, string> = { add: "bg-add-bg", del: "bg-del-bg", ctx: "" };
 export const SIGN_FG: Record<DiffRowKind, string> = { add: "text-add", del: "text-del", ctx: "text-faint" };
+const NO_FG: Record<DiffRowKind, string> = { add: "text-add/70", del: "text-del/70", ctx: "text-faint/60" };
+
+/** A line number in the gutter (`tone`: the colour of the row kind it counts, `ctx` for plain). */
+export function LineNo({ no, tone, width }: { no: number | string | undefined; tone: DiffRowKind; width: string }) {
+  return (
+    <span className={cx("shrink-0 select-none pr-1 text-right", NO_FG[tone])} style={{ width }} aria-hidden>
+      {no}
+    </span>
+  );
+}
+
+/** What both layouts of a diff body take: the rows, numbers, highlighting, picking, and what shows under a row. */
+export interface DiffBodyProps<Row, Column> {
+  rows: readonly Row[];
+  showNumbers: boolean;
+  numW: string;
+  oldHl: Hl;
+  newHl: Hl;
+  isPicked(i: number, column: Column): boolean;
+  onPick: ((i: number, column: Column, extend: boolean) => void) | undefined;
+  /** What shows under row `i` (the comment editor, saved comments). */
+  below(i: number): ReactNode;
+}
+
 export const PICKED = "bg-accent/15 shadow-[inset_2px_0_0_var(--sb-accent)]";
 
 /** The line number a picked row is named by, for its button's accessible name. */

@@ -1,12 +1,22 @@
 "use client";
 /** The side-by-side layout of a diff: old lines on the left, new lines on the right. */
-import { Fragment, type ReactNode } from "react";
+import { Fragment } from "react";
 import { cx } from "@/components/ui/cx";
 import type { ReviewSide } from "@/lib/review-comments";
 import type { LineRow } from "@/lib/unified-diff/parse";
 import type { SplitRow } from "@/lib/unified-diff/split-rows";
 import { renderLine, tokensFor } from "./code-block";
-import { Gutter, type Hl, MarkerRow, PICKED, pickName, ROW_BG, SIGN_FG } from "./diff-line-parts";
+import {
+  type DiffBodyProps,
+  Gutter,
+  type Hl,
+  LineNo,
+  MarkerRow,
+  PICKED,
+  pickName,
+  ROW_BG,
+  SIGN_FG,
+} from "./diff-line-parts";
 
 /** One side of a split row: number, sign and text, or an empty filler. */
 function SplitCell({
@@ -52,18 +62,7 @@ function SplitCell({
       data-picked={picked || undefined}
     >
       <Gutter name={onPick ? pickName(row, side) : undefined} at={`${side}:${at}`} onPick={onPick}>
-        {showNumbers ? (
-          <span
-            className={cx(
-              "shrink-0 select-none pr-1 text-right",
-              kind === "del" ? "text-del/70" : kind === "add" ? "text-add/70" : "text-faint/60",
-            )}
-            style={{ width: numW }}
-            aria-hidden
-          >
-            {no}
-          </span>
-        ) : null}
+        {showNumbers ? <LineNo no={no} tone={kind} width={numW} /> : null}
         <span className={cx("w-5 shrink-0 select-none text-center", SIGN_FG[kind])} aria-hidden>
           {kind === "add" ? "+" : kind === "del" ? "−" : " "}
         </span>
@@ -84,17 +83,7 @@ export function SplitBody({
   isPicked,
   onPick,
   below,
-}: {
-  rows: readonly SplitRow[];
-  showNumbers: boolean;
-  numW: string;
-  oldHl: Hl;
-  newHl: Hl;
-  isPicked(i: number, side: ReviewSide): boolean;
-  onPick: ((i: number, side: ReviewSide, extend: boolean) => void) | undefined;
-  /** What shows under row `i` (the comment editor, saved comments). */
-  below(i: number): ReactNode;
-}) {
+}: DiffBodyProps<SplitRow, ReviewSide>) {
   return (
     <div className="py-1 font-mono" data-layout="split">
       {rows.map((r, i) => {
@@ -105,26 +94,19 @@ export function SplitBody({
         return (
           <Fragment key={i}>
             <div className="grid grid-cols-2" data-testid="split-row">
-              <SplitCell
-                row={r.left}
-                side="old"
-                showNumbers={showNumbers}
-                numW={numW}
-                hl={oldHl}
-                at={i}
-                picked={isPicked(i, "old")}
-                onPick={onPick ? (extend) => onPick(i, "old", extend) : undefined}
-              />
-              <SplitCell
-                row={r.right}
-                side="new"
-                showNumbers={showNumbers}
-                numW={numW}
-                hl={newHl}
-                at={i}
-                picked={isPicked(i, "new")}
-                onPick={onPick ? (extend) => onPick(i, "new", extend) : undefined}
-              />
+              {(["old", "new"] as const).map((side) => (
+                <SplitCell
+                  key={side}
+                  row={side === "old" ? r.left : r.right}
+                  side={side}
+                  showNumbers={showNumbers}
+                  numW={numW}
+                  hl={side === "old" ? oldHl : newHl}
+                  at={i}
+                  picked={isPicked(i, side)}
+                  onPick={onPick ? (extend) => onPick(i, side, extend) : undefined}
+                />
+              ))}
             </div>
             {below(i)}
           </Fragment>

@@ -1,11 +1,11 @@
 "use client";
 /** The unified layout of a diff: one column of removed, added and context lines. */
-import { Fragment, type ReactNode } from "react";
+import { Fragment } from "react";
 import { cx } from "@/components/ui/cx";
 import type { PickColumn } from "@/lib/hooks/use-line-pick";
 import type { DiffRow } from "@/lib/unified-diff/parse";
 import { renderLine, tokensFor } from "./code-block";
-import { Gutter, type Hl, MarkerRow, PICKED, pickName, ROW_BG, SIGN_FG } from "./diff-line-parts";
+import { type DiffBodyProps, Gutter, LineNo, MarkerRow, PICKED, pickName, ROW_BG, SIGN_FG } from "./diff-line-parts";
 
 export function UnifiedBody({
   rows,
@@ -16,17 +16,7 @@ export function UnifiedBody({
   isPicked,
   onPick,
   below,
-}: {
-  rows: readonly DiffRow[];
-  showNumbers: boolean;
-  numW: string;
-  oldHl: Hl;
-  newHl: Hl;
-  isPicked(i: number, column: PickColumn): boolean;
-  onPick: ((i: number, column: PickColumn, extend: boolean) => void) | undefined;
-  /** What shows under row `i` (the comment editor, saved comments). */
-  below(i: number): ReactNode;
-}) {
+}: DiffBodyProps<DiffRow, PickColumn>) {
   return (
     <div className="overflow-x-auto py-1 font-mono">
       <div className="w-max min-w-full">
@@ -51,26 +41,16 @@ export function UnifiedBody({
                 >
                   {showNumbers ? (
                     <>
-                      <span
-                        className={cx(
-                          "shrink-0 select-none pr-1 text-right",
-                          r.kind === "del" ? "text-del/70" : "text-faint/60",
-                        )}
-                        style={{ width: numW }}
-                        aria-hidden
-                      >
-                        {r.kind === "add" ? "" : r.oldNo}
-                      </span>
-                      <span
-                        className={cx(
-                          "shrink-0 select-none pr-1 text-right",
-                          r.kind === "add" ? "text-add/70" : "text-faint/60",
-                        )}
-                        style={{ width: numW }}
-                        aria-hidden
-                      >
-                        {r.kind === "del" ? "" : r.newNo}
-                      </span>
+                      <LineNo
+                        no={r.kind === "add" ? "" : r.oldNo}
+                        tone={r.kind === "del" ? "del" : "ctx"}
+                        width={numW}
+                      />
+                      <LineNo
+                        no={r.kind === "del" ? "" : r.newNo}
+                        tone={r.kind === "add" ? "add" : "ctx"}
+                        width={numW}
+                      />
                     </>
                   ) : null}
                   <span className={cx("w-6 shrink-0 select-none text-center", SIGN_FG[r.kind])} aria-hidden>
