@@ -1,0 +1,230 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Message, Session } from "@/lib/model";
+import { startPostgres, type PostgresServer } from "../../e2e/fixtures/postgres-server";
+import { ftsQuery } from "../search/query";
+import { type AsyncStore, asAsync } from "./async-store";
+import { PostgresStore } from "./postgres-store";
+import { SqliteStore } from "./sqlite-store";
+import type { StoredShare } from "./store";
+
+/**
+ * One contract, two engines: every check runs on SQLite (the embedded default) and on a real
+ * PostgreSQL server started for this file (e2e/fixtures/postgres-server.ts).
+ */
+
+const session: Session = { id: "s1", backendId: "b1", title: "Hello", createdAt: 1, updatedAt: 2, status: "idle" };
+const messages: Message[] = [
+  { id: "m1", sessionId: "s1", role: "user", createdAt: 1, blocks: [{ id: "m1-b0", kind: "text", text: "hi" }] },
+  {
+    id: "m2",
+    sessionId: "s1",
+    role: "assistant",
+    createdAt: 2,
+    completedAt: 3,
+    blocks: [{ id: "m2-b1", kind: "text", text: "hello" }],
+  },
+];
+const share = (id: string, createdAt: number): StoredShare => ({
+  id,
+  tokenHash: `hash-${id}`,
+  backendId: "b1",
+  sessionId: "s1",
+  sessionTitle: "Hello",
+  upToMessageId: "m2",
+  upToCreatedAt: 2,
+  live: false,
+  includeToolOutput: true,
+  createdAt,
+  expiresAt: null,
+  accessCount: 0,
+});
+
+function contract(name: string, open: () => Promise<AsyncStore>) {
+  describe(`store contract: ${name}`, () => {
+    let store: AsyncStore;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it("keeps backends by id (an update keeps the creation time) and meta values", async () => {
+      await store.putBackend({ id: "x", def: { kind: "opencode", label: "X", config: {} }, createdAt: 5 });
+      await store.putBackend({ id: "y", def: { kind: "opencode", label: "Y", config: {} }, createdAt: 6 });
+      await store.putBackend({ id: "x", def: { kind: "opencode", label: "X2", config: {} }, createdAt: 99 });
+      const list = await store.listBackends();
+      expect(list.map((b) => [b.id, b.def.label, b.createdAt])).toEqual([
+        ["x", "X2", 5],
+        ["y", "Y", 6],
+      ]);
+      expect(await store.deleteBackend("y")).toBe(true);
+      expect(await store.deleteBackend("y")).toBe(false);
+      expect(await store.getMeta("k")).toBeUndefined();
+      await store.setMeta("k", "1");
+      await store.setMeta("k", "2");
+      expect(await store.getMeta("k")).toBe("2");
+    });
+
+    it("shares: found by id and token hash, frozen snapshot until revoked, access counted", async () => {
+      await store.insertShare(share("sh1", 10), '{"frozen":true}');
+      await store.insertShare({ ...share("sh2", 20), tokenHash: "hash-2", live: true, expiresAt: 99 });
+      expect(await store.getShare("sh1")).toEqual(share("sh1", 10));
+      expect((await store.shareByTokenHash("hash-2"))?.id).toBe("sh2");
+      expect(await store.shareByTokenHash("nope")).toBeUndefined();
+      expect((await store.listShares()).map((s) => s.id)).toEqual(["sh2", "sh1"]);
+      expect(await store.frozenSnapshot("sh1")).toBe('{"frozen":true}');
+      await store.touchShare("sh1", 50, 2);
+      await store.touchShare("sh1", 60, 1);
+      expect(await store.getShare("sh1")).toMatchObject({ lastAccessAt: 60, accessCount: 3 });
+      expect(await store.revokeShare("sh1", 70)).toBe(true);
+      expect(await store.revokeShare("sh1", 80)).toBe(false);
+      expect(await store.getShare("sh1")).toMatchObject({ revokedAt: 70 });
+      expect(await store.frozenSnapshot("sh1")).toBeUndefined();
+      await store.dropFrozenSnapshot("sh2");
+      expect(await store.frozenSnapshot("sh2")).toBeUndefined();
+    });
+
+    it("redaction patterns in creation order", async () => {
+      await store.insertRedactionPattern({ id: "p2", label: "B", pattern: "b+", regex: true, createdAt: 2 });
+      await store.insertRedactionPattern({ id: "p1", label: "A", pattern: "secret", regex: false, createdAt: 1 });
+      expect(await store.listRedactionPatterns()).toEqual([
+        { id: "p1", label: "A", pattern: "secret", regex: false, createdAt: 1 },
+        { id: "p2", label: "B", pattern: "b+", regex: true, createdAt: 2 },
+      ]);
+      expect(await store.deleteRedactionPattern("p1")).toBe(true);
+      expect(await store.deleteRedactionPattern("p1")).toBe(false);
+    });
+
+    it("forks: lineage both ways, and forgetting a fork forgets the forks made from it", async () => {
+      await store.putFork({
+        backendId: "b1",
+        sessionId: "f1",
+        sourceSessionId: "s1",
+        sourceMessageId: "m1",
+        createdAt: 1,
+      });
+      await store.putFork({ backendId: "b1", sessionId: "f2", sourceSessionId: "s1", createdAt: 2 });
+      await store.putFork({ backendId: "b1", sessionId: "f3", sourceSessionId: "f1", createdAt: 3 });
+      expect(await store.getFork("b1", "f1")).toEqual({
+        backendId: "b1",
+        sessionId: "f1",
+        sourceSessionId: "s1",
+        sourceMessageId: "m1",
+        createdAt: 1,
+      });
+      expect((await store.listForks("b1", "s1")).map((f) => f.sessionId)).toEqual(["f1", "f2"]);
+      await store.deleteFork("b1", "f1");
+      expect(await store.getFork("b1", "f1")).toBeUndefined();
+      expect(await store.getFork("b1", "f3")).toBeUndefined();
+      expect(await store.getFork("b1", "f2")).toBeDefined();
+    });
+
+    it("transcripts: stored, listed newest first without messages, updated and deleted", async () => {
+      await store.putTranscript({ backendId: "b1", sessionId: "s1", session, messages, updatedAt: 2 });
+      await store.putTranscript({
+        backendId: "b1",
+        sessionId: "s2",
+        session: { ...session, id: "s2" },
+        agentSessionId: "agent-2",
+        updatedAt: 5,
+      });
+      await store.putTranscript({
+        backendId: "b2",
+        sessionId: "s3",
+        session: { ...session, id: "s3", backendId: "b2" },
+        updatedAt: 9,
+      });
+      const list = await store.listTranscripts("b1");
+      expect(list.map((t) => t.sessionId)).toEqual(["s2", "s1"]);
+      expect(list[1]!.messages).toBeUndefined();
+      expect(list[0]!.agentSessionId).toBe("agent-2");
+      expect(await store.getTranscript("b1", "s1")).toMatchObject({ session, messages });
+      await store.putTranscript({
+        backendId: "b1",
+        sessionId: "s1",
+        session: { ...session, title: "Renamed" },
+        messages: messages.slice(0, 1),
+        updatedAt: 10,
+      });
+      expect(await store.getTranscript("b1", "s1")).toMatchObject({
+        session: { title: "Renamed" },
+        messages: [{ id: "m1" }],
+      });
+      await store.deleteTranscript("b1", "s1");
+      expect(await store.getTranscript("b1", "s1")).toBeUndefined();
+      await store.deleteTranscripts("b1");
+      expect(await store.listTranscripts("b1")).toEqual([]);
+      expect(await store.listTranscripts("b2")).toHaveLength(1);
+    });
+
+    it("search: every word must match, the last as a prefix; snippets mark the words; counts and deletes", async () => {
+      await store.putSearchSession("b1", "s1", "Deploy notes", 7);
+      await store.putSearchSession("b2", "s9", "Other", 8);
+      await store.putSearchDocuments([
+        {
+          backendId: "b1",
+          sessionId: "s1",
+          messageId: "m1",
+          role: "user",
+          createdAt: 1,
+          text: "deploy the widget today",
+        },
+        {
+          backendId: "b1",
+          sessionId: "s1",
+          messageId: "m2",
+          role: "assistant",
+          createdAt: 2,
+          text: "the widget is deployed",
+        },
+        { backendId: "b2", sessionId: "s9", messageId: "m3", role: "user", createdAt: 3, text: "widget factory" },
+      ]);
+      const hits = await store.search(ftsQuery("widget depl")!, { limit: 10, offset: 0 });
+      expect(hits.map((h) => h.messageId).sort()).toEqual(["m1", "m2"]);
+      const m1 = hits.find((h) => h.messageId === "m1")!;
+      expect(m1).toMatchObject({ backendId: "b1", sessionId: "s1", sessionTitle: "Deploy notes", role: "user" });
+      expect(m1.snippet).toContain("deploy the widget today");
+      expect(m1.matches.map(([a, b]) => m1.snippet.slice(a, b)).sort()).toEqual(["deploy", "widget"]);
+      expect(
+        (await store.search(ftsQuery("WIDGET")!, { backendId: "b2", limit: 10, offset: 0 })).map((h) => h.messageId),
+      ).toEqual(["m3"]);
+      expect(await store.search(ftsQuery("widget")!, { limit: 1, offset: 5 })).toEqual([]);
+      expect(await store.searchSessionUpdatedAt("b1", "s1")).toBe(7);
+      expect(await store.searchSessionIds("b1")).toEqual(["s1"]);
+      expect(await store.searchCounts()).toEqual([
+        { backendId: "b1", sessions: 1, messages: 2 },
+        { backendId: "b2", sessions: 1, messages: 1 },
+      ]);
+      // A message's text replaced, then emptied (removed).
+      await store.putSearchDocuments([
+        { backendId: "b1", sessionId: "s1", messageId: "m1", role: "user", createdAt: 1, text: "nothing here" },
+        { backendId: "b1", sessionId: "s1", messageId: "m2", role: "assistant", createdAt: 2, text: "  " },
+      ]);
+      expect(await store.search(ftsQuery("widget")!, { backendId: "b1", limit: 10, offset: 0 })).toEqual([]);
+      expect((await store.search(ftsQuery("nothing")!, { limit: 10, offset: 0 })).map((h) => h.messageId)).toEqual([
+        "m1",
+      ]);
+      await store.deleteSearchSession("b1", "s1");
+      expect(await store.searchSessionUpdatedAt("b1", "s1")).toBeUndefined();
+      await store.deleteSearchSession("b2");
+      expect(await store.searchCounts()).toEqual([]);
+    });
+  });
+}
+
+contract("SQLite", async () =>
+  asAsync(new SqliteStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sb-sc-")), "db.sqlite"))),
+);
+
+let pgServer: PostgresServer | undefined;
+afterAll(async () => {
+  await pgServer?.stop();
+});
+contract("PostgreSQL", async () => {
+  pgServer = await startPostgres();
+  return PostgresStore.open(pgServer.url);
+});
