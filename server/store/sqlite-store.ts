@@ -15,6 +15,7 @@ import type {
   StoredSearchHit,
   StoredShare,
   StoredTranscript,
+  StoreItem,
 } from "./store";
 
 interface ForkRow {
@@ -515,6 +516,71 @@ export class SqliteStore implements Store {
       createdAt: r.created_at,
       ...markedSnippet(r.snip),
     }));
+  }
+
+  /**
+   * Everything this store holds, table by table, for `npm run store:copy` (server/store/copy-store.ts):
+   * the rows as the store's own readers give them, transcripts one at a time.
+   */
+  *exportAll(): Generator<StoreItem> {
+    for (const b of this.listBackends()) yield { kind: "backend", value: b };
+    for (const r of this.db.prepare("SELECT key, value FROM meta ORDER BY key").all() as {
+      key: string;
+      value: string;
+    }[])
+      yield { kind: "meta", key: r.key, value: r.value };
+    for (const sh of this.listShares()) {
+      const frozen = this.frozenSnapshot(sh.id);
+      yield { kind: "share", value: sh, ...(frozen !== undefined ? { frozen } : {}) };
+    }
+    for (const p of this.listRedactionPatterns()) yield { kind: "redaction", value: p };
+    for (const r of this.db.prepare("SELECT * FROM session_forks ORDER BY created_at").all() as ForkRow[])
+      yield { kind: "fork", value: toFork(r) };
+    for (const r of this.db
+      .prepare("SELECT * FROM transcripts ORDER BY backend_id, session_id")
+      .iterate() as IterableIterator<TranscriptRow>) {
+      const t = toTranscript(r);
+      if (t) yield { kind: "transcript", value: t };
+    }
+    const sessions = this.db.prepare("SELECT backend_id, session_id, title, updated_at FROM search_sessions").all() as {
+      backend_id: string;
+      session_id: string;
+      title: string;
+      updated_at: number;
+    }[];
+    for (const r of sessions)
+      yield {
+        kind: "searchSession",
+        backendId: r.backend_id,
+        sessionId: r.session_id,
+        title: r.title,
+        updatedAt: r.updated_at,
+      };
+    const docs = this.db
+      .prepare(
+        `SELECT r.backend_id, r.session_id, r.message_id, r.role, r.created_at, f.text
+         FROM search_rows r JOIN search_fts f ON f.rowid = r.id ORDER BY r.id`,
+      )
+      .iterate() as IterableIterator<{
+      backend_id: string;
+      session_id: string;
+      message_id: string;
+      role: SearchDocument["role"];
+      created_at: number;
+      text: string;
+    }>;
+    for (const r of docs)
+      yield {
+        kind: "searchDocument",
+        value: {
+          backendId: r.backend_id,
+          sessionId: r.session_id,
+          messageId: r.message_id,
+          role: r.role,
+          createdAt: r.created_at,
+          text: r.text,
+        },
+      };
   }
 
   close(): void {

@@ -86,6 +86,17 @@ export interface StoredSearchHit {
   matches: [number, number][];
 }
 
+/** One row of a store's export (`SqliteStore.exportAll`), for the copy into PostgreSQL. */
+export type StoreItem =
+  | { kind: "backend"; value: StoredBackend }
+  | { kind: "meta"; key: string; value: string }
+  | { kind: "share"; value: StoredShare; frozen?: string }
+  | { kind: "redaction"; value: StoredRedactionPattern }
+  | { kind: "fork"; value: ForkRecord }
+  | { kind: "transcript"; value: StoredTranscript }
+  | { kind: "searchSession"; backendId: string; sessionId: string; title: string; updatedAt: number }
+  | { kind: "searchDocument"; value: SearchDocument };
+
 /** Everything the console keeps. Behind an interface so a server database can replace SQLite. */
 export interface Store {
   listBackends(): StoredBackend[];
