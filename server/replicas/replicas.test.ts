@@ -1,0 +1,93 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "@/lib/testing/until";
+import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
+import { BackendLease, leaseHolder } from "./lease";
+import { DeposedError, type LogEntry, SessionLog } from "./session-log";
+
+let server: RedisServer;
+const clients: Redis[] = [];
+const client = () => {
+  const c = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  c.on("error", () => undefined);
+  clients.push(c);
+  return c;
+};
+beforeAll(async () => {
+  server = await startRedis();
+});
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  await server?.stop();
+});
+
+function recorder() {
+  const events: string[] = [];
+  return {
+    events,
+    acquired: (e: number) => events.push(`acquired ${e}`),
+    lost: (e: number) => events.push(`lost ${e}`),
+  };
+}
+
+describe("backend lease (real Redis)", () => {
+  it("one owner; when it stops answering, another takes over with a higher epoch and the old one's writes are refused", async () => {
+    const a = recorder();
+    const b = recorder();
+    const redisA = client();
+    const leaseA = new BackendLease(redisA, "oc", "A", a, 600);
+    const leaseB = new BackendLease(client(), "oc", "B", b, 600);
+    leaseA.start();
+    await until(() => a.events.includes("acquired 1"));
+    leaseB.start();
+    await new Promise((r) => setTimeout(r, 700));
+    expect(b.events).toEqual([]);
+    expect(await leaseHolder(client(), "oc")).toEqual({ replica: "A", epoch: 1 });
+    const tokenA = leaseA.token!;
+    const log = new SessionLog(client(), "oc", "s1");
+    await log.append(tokenA, [{ seq: 1, frame: "one" }]);
+
+    // A stalls: its connection to Redis is gone, so it cannot renew.
+    redisA.disconnect();
+    await until(() => b.events.includes("acquired 2"), "B takes the lease", 5000);
+    await until(() => a.events.includes("lost 1"), "A knows it lost the lease", 5000);
+    await expect(log.append(tokenA, [{ seq: 2, frame: "late" }])).rejects.toBeInstanceOf(DeposedError);
+    await log.append(leaseB.token!, [{ seq: 2, frame: "two" }]);
+    expect((await log.after(0)).map((e) => e.frame)).toEqual(["one", "two"]);
+    await leaseB.stop();
+    expect(b.events).toEqual(["acquired 2", "lost 2"]);
+    expect(await leaseHolder(client(), "oc")).toBeUndefined();
+    await leaseA.stop();
+  });
+});
+
+describe("session log in Redis Streams (real Redis)", () => {
+  it("seq is the stream id: reads from a cursor, follows live, keeps large frames whole, refuses falling ids", async () => {
+    const redis = client();
+    await redis.set("sb:lease:b1", "R:1");
+    const log = new SessionLog(redis, "b1", "s1");
+    expect(await log.bounds()).toBeUndefined();
+    await log.append(
+      "R:1",
+      [1, 2, 3].map((seq) => ({ seq, frame: `f${seq}` })),
+    );
+    expect((await log.after(1)).map((e) => e.seq)).toEqual([2, 3]);
+    expect(await log.bounds()).toEqual({ first: 1, last: 3 });
+    expect(await log.holds(0)).toBe(true);
+
+    const got: LogEntry[] = [];
+    const stop = log.follow(client(), 3, (batch) => got.push(...batch));
+    const big = "x".repeat(1_000_000);
+    await log.append("R:1", [
+      { seq: 4, frame: "f4" },
+      { seq: 5, frame: big },
+    ]);
+    await until(() => got.length === 2);
+    expect(got.map((e) => e.seq)).toEqual([4, 5]);
+    expect(got[1]!.frame.length).toBe(1_000_000);
+    stop();
+    // A seq that does not rise is an error from Redis, not a silent reorder.
+    await expect(log.append("R:1", [{ seq: 5, frame: "again" }])).rejects.toThrow();
+    await expect(log.append("R:2", [{ seq: 6, frame: "f6" }])).rejects.toBeInstanceOf(DeposedError);
+  });
+});
