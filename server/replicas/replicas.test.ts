@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "@/lib/testing/until";
 import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
 import { BackendLease, leaseHolder } from "./lease";
+import { RedisWindowLimiter } from "./redis-limiter";
 import { DeposedError, type LogEntry, SessionLog } from "./session-log";
 
 let server: RedisServer;
@@ -89,5 +90,33 @@ describe("session log in Redis Streams (real Redis)", () => {
     // A seq that does not rise is an error from Redis, not a silent reorder.
     await expect(log.append("R:1", [{ seq: 5, frame: "again" }])).rejects.toThrow();
     await expect(log.append("R:2", [{ seq: 6, frame: "f6" }])).rejects.toBeInstanceOf(DeposedError);
+  });
+});
+
+describe("limits counted in Redis (real Redis)", () => {
+  it("failed logins split across two replicas are counted together, per address and in total", async () => {
+    const opts = { perKey: 3, total: 5, windowMs: 60_000 };
+    const a = new RedisWindowLimiter(client(), "login", opts);
+    const b = new RedisWindowLimiter(client(), "login", opts);
+    await a.hit("10.0.0.1");
+    await b.hit("10.0.0.1");
+    expect(await a.check("10.0.0.1")).toEqual({ allowed: true, retryAfter: 0 });
+    await a.hit("10.0.0.1");
+    const blocked = await b.check("10.0.0.1");
+    expect(blocked.allowed).toBe(false);
+    expect(blocked.retryAfter).toBeGreaterThan(50);
+    expect((await b.check("10.0.0.2")).allowed).toBe(true);
+    await b.hit("10.0.0.2");
+    await a.hit("10.0.0.3");
+    // Five failures in all: every address waits now, also one never seen.
+    expect((await a.check("10.0.0.9")).allowed).toBe(false);
+  });
+
+  it("a window ends by itself", async () => {
+    const a = new RedisWindowLimiter(client(), "short", { perKey: 1, total: 100, windowMs: 200 });
+    await a.hit("x");
+    expect((await a.check("x")).allowed).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await a.check("x")).allowed).toBe(true);
   });
 });
