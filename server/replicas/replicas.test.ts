@@ -4,6 +4,7 @@ import { until } from "@/lib/testing/until";
 import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
 import { BackendLease, leaseHolder } from "./lease";
 import { RedisWindowLimiter } from "./redis-limiter";
+import { ReplicatedSet } from "./replicated-set";
 import { DeposedError, type LogEntry, SessionLog } from "./session-log";
 
 let server: RedisServer;
@@ -118,5 +119,28 @@ describe("limits counted in Redis (real Redis)", () => {
     expect((await a.check("x")).allowed).toBe(false);
     await new Promise((r) => setTimeout(r, 300));
     expect((await a.check("x")).allowed).toBe(true);
+  });
+});
+
+describe("a set every replica sees (real Redis)", () => {
+  it("a logout on A is seen on B within a second; a replica started later loads it; expired members go", async () => {
+    const a = new ReplicatedSet(client(), client(), "logouts");
+    const b = new ReplicatedSet(client(), client(), "logouts");
+    await a.start();
+    await b.start();
+    await a.add("session-1", Date.now() + 60_000);
+    expect(a.has("session-1")).toBe(true);
+    const t0 = Date.now();
+    await until(() => b.has("session-1"));
+    expect(Date.now() - t0).toBeLessThan(1000);
+    await a.add("short", Date.now() + 150);
+    const c = new ReplicatedSet(client(), client(), "logouts");
+    await c.start();
+    expect(c.has("session-1")).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.has("short")).toBe(false);
+    expect(b.has("short")).toBe(false);
+    expect(b.has("never")).toBe(false);
+    for (const s of [a, b, c]) await s.stop();
   });
 });
