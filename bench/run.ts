@@ -7,6 +7,8 @@
  *            frames; relay latency; reducer µs per delta at 100 and 5,000 messages (./reducer.ts).
  *   browser  Switchboard vs OpenCode's own web app on a seeded 5,000-message session (./browser.ts).
  *   viewers  1,000 subscribers, 50 streaming sessions, relay through Next vs a raw pipe (./viewers.ts).
+ *   replicas the Redis cost per published delta against the in-process hub, and the follower's
+ *            delivery latency, on a real redis-server (./replicas.ts; issue 31, in progress).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,6 +22,7 @@ import type { Message, Session, TimelineEvent } from "../lib/model";
 import { browserBench, SCROLL_BACK_TIMEOUT_MS } from "./browser";
 import { startLongStack } from "./long-stack";
 import { reducerBench } from "./reducer";
+import { replicasBench } from "./replicas";
 import { viewersBench } from "./viewers";
 import { SessionChannel } from "../server/hub/session-channel";
 import { sseResponse } from "../server/hub/sse";
@@ -264,11 +267,11 @@ function markdownTable(rows: Row[]): string {
   return `${out.join("\n")}\n`;
 }
 
-type Mode = "all" | "core" | "browser" | "viewers";
+type Mode = "all" | "core" | "browser" | "viewers" | "replicas";
 
 async function main() {
   const arg = (process.argv[2] ?? "all") as Mode;
-  const mode: Mode = ["all", "core", "browser", "viewers"].includes(arg) ? arg : "all";
+  const mode: Mode = ["all", "core", "browser", "viewers", "replicas"].includes(arg) ? arg : "all";
   const started = performance.now();
   console.log(`Switchboard bench (${mode}) — node ${process.version}, ${os.cpus().length} cores\n`);
   const rows: Row[] = [];
@@ -321,6 +324,46 @@ async function main() {
       budget: "near 1× (≤ 1.5×)",
       met: r.at5000.frame / r.at100.frame <= 1.5,
     });
+  }
+
+  if (mode === "all" || mode === "replicas") {
+    const r = await replicasBench();
+    results.replicas = r;
+    rows.push(
+      ratioRow(
+        "replicas",
+        "Redis log append ÷ hub publish, one delta (µs/delta)",
+        "µs",
+        r.redisUsPerDelta,
+        r.hubUsPerDelta,
+        null,
+        {
+          note: "measured",
+        },
+      ),
+      ratioRow(
+        "replicas",
+        "Redis log append ÷ hub publish, 16 a call (µs/delta)",
+        "µs",
+        r.redisBatchedUsPerDelta,
+        r.hubUsPerDelta,
+        null,
+        {
+          note: "measured",
+        },
+      ),
+      ratioRow(
+        "replicas",
+        "owner's append → other replica's follower p99 (1,000/s)",
+        "ms",
+        r.followLatency.p99,
+        null,
+        null,
+        {
+          max: 50,
+        },
+      ),
+    );
   }
 
   if (mode === "all" || mode === "browser" || mode === "viewers") {
