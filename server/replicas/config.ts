@@ -1,0 +1,58 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import { z } from "zod";
+
+/**
+ * Replica mode's configuration (docs/deploy.md): `SWITCHBOARD_DATABASE_URL` puts the store in
+ * PostgreSQL, `SWITCHBOARD_REDIS_URL` turns replica mode on. Neither set: the embedded default
+ * (SQLite, the hub in memory, one process). A value that is set but wrong stops the start with a
+ * sentence that says which variable and why (never a half-configured replica).
+ */
+
+/** The URL's scheme, or undefined when it is not a URL. */
+function scheme(u: string): string | undefined {
+  try {
+    return new URL(u).protocol;
+  } catch {
+    return undefined;
+  }
+}
+const DatabaseUrl = z
+  .string()
+  .refine((u) => /^postgres(ql)?:$/.test(scheme(u) ?? ""), "must be a postgres:// or postgresql:// URL");
+const RedisUrl = z.string().refine((u) => /^rediss?:$/.test(scheme(u) ?? ""), "must be a redis:// or rediss:// URL");
+
+export interface ReplicaConfig {
+  /** PostgreSQL for the store; undefined: SQLite in the data folder. */
+  databaseUrl?: string;
+  /** Redis for leases, session logs, limits and revocations; undefined: one process. */
+  redisUrl?: string;
+  /** This replica's name in leases and logs: `SWITCHBOARD_REPLICA_ID`, else host, pid and a nonce. */
+  replicaId: string;
+}
+
+export class ReplicaConfigError extends Error {
+  override name = "ReplicaConfigError";
+}
+
+export function readReplicaConfig(env: Readonly<Record<string, string | undefined>> = process.env): ReplicaConfig {
+  const out: ReplicaConfig = {
+    replicaId:
+      env.SWITCHBOARD_REPLICA_ID?.trim() || `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
+  };
+  const check = (name: string, schema: z.ZodType<string>, value: string | undefined): string | undefined => {
+    if (value === undefined || value.trim() === "") return undefined;
+    const r = schema.safeParse(value.trim());
+    if (!r.success) throw new ReplicaConfigError(`${name} ${r.error.issues[0]?.message ?? "is not valid"}`);
+    return r.data;
+  };
+  const databaseUrl = check("SWITCHBOARD_DATABASE_URL", DatabaseUrl, env.SWITCHBOARD_DATABASE_URL);
+  const redisUrl = check("SWITCHBOARD_REDIS_URL", RedisUrl, env.SWITCHBOARD_REDIS_URL);
+  if (redisUrl && !databaseUrl)
+    throw new ReplicaConfigError(
+      "SWITCHBOARD_REDIS_URL needs SWITCHBOARD_DATABASE_URL: replicas share one PostgreSQL store (a SQLite file is one process's)",
+    );
+  if (/[:\s]/.test(out.replicaId)) throw new ReplicaConfigError("SWITCHBOARD_REPLICA_ID may not contain ':' or spaces");
+  return { ...out, ...(databaseUrl ? { databaseUrl } : {}), ...(redisUrl ? { redisUrl } : {}) };
+}
