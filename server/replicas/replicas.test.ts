@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "@/lib/testing/until";
 import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
 import { BackendLease, leaseHolder } from "./lease";
+import { LogChannel } from "./log-channel";
 import { RedisWindowLimiter } from "./redis-limiter";
 import { ReplicatedSet } from "./replicated-set";
 import { DeposedError, type LogEntry, SessionLog } from "./session-log";
@@ -142,5 +143,57 @@ describe("a set every replica sees (real Redis)", () => {
     expect(b.has("short")).toBe(false);
     expect(b.has("never")).toBe(false);
     for (const s of [a, b, c]) await s.stop();
+  });
+});
+
+describe("a session's stream served by any replica (real Redis)", () => {
+  class Sink {
+    frames: string[] = [];
+    closed = false;
+    write(f: Uint8Array) {
+      this.frames.push(new TextDecoder().decode(f));
+      return true;
+    }
+    close() {
+      this.closed = true;
+    }
+    get seqs() {
+      return this.frames.map((f) => Number(/^id: (\d+)/.exec(f)?.[1]));
+    }
+  }
+
+  it("live on both replicas with rising seqs; a cursor from A resumes on B with no gap or repeat; a lost cursor resets", async () => {
+    const redis = client();
+    await redis.set("sb:lease:oc2", "A:1");
+    const owner = new SessionLog(redis, "oc2", "s");
+    const onA = await LogChannel.open(new SessionLog(client(), "oc2", "s"), client());
+    const onB = await LogChannel.open(new SessionLog(client(), "oc2", "s"), client());
+    const a = new Sink();
+    const b = new Sink();
+    await onA.subscribe(a, undefined);
+    await onB.subscribe(b, undefined);
+    const frame = (seq: number) => ({ seq, frame: JSON.stringify({ type: "block.delta", delta: `t${seq}`, seq }) });
+    for (let seq = 1; seq <= 50; seq++) await owner.append("A:1", [frame(seq)]);
+    await until(() => a.frames.length === 50 && b.frames.length === 50);
+    expect(b.seqs).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(a.seqs).toEqual(b.seqs);
+
+    // A browser that saw up to 20 on A comes back through B while the owner goes on appending.
+    const resumed = new Sink();
+    const appending = (async () => {
+      for (let seq = 51; seq <= 80; seq++) await owner.append("A:1", [frame(seq)]);
+    })();
+    await onB.subscribe(resumed, 20);
+    await appending;
+    await until(() => resumed.frames.length === 60);
+    expect(resumed.seqs).toEqual(Array.from({ length: 60 }, (_, i) => i + 21));
+
+    // The log no longer holds seq 1..: a cursor of 0 from a stale tab is reset, not silently cut.
+    await redis.xtrim("sb:log:oc2:s", "MINID", "40-0");
+    const stale = new Sink();
+    await onB.subscribe(stale, 5);
+    expect(stale.frames[0]).toContain('"type":"stream.reset"');
+    onA.close();
+    onB.close();
   });
 });
