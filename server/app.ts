@@ -1,5 +1,4 @@
 import "server-only";
-import path from "node:path";
 import { consoleAuth } from "./auth/console-auth";
 import { BackendRegistry } from "./backends/registry";
 import { readConfig, type ConsoleConfig } from "./config";
@@ -8,14 +7,15 @@ import { Lineage } from "./lineage";
 import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
 import { SearchIndexer } from "./search/indexer";
-import { SqliteStore } from "./store/sqlite-store";
-import type { Store } from "./store/store";
+import { readReplicaConfig, ReplicaConfigError } from "./replicas/config";
+import { openStore } from "./store/open-store";
+import type { LiveStore } from "./store/store";
 
 export const VERSION = "0.1.0";
 
 export interface ConsoleApp {
   config: ConsoleConfig;
-  store: Store;
+  store: LiveStore;
   hub: Hub;
   backends: BackendRegistry;
   lineage: Lineage;
@@ -28,7 +28,12 @@ function create(): ConsoleApp {
   const config = readConfig();
   // The console token (registered for redaction by consoleAuth) is never an agent's to inherit.
   withholdFromAgents(consoleAuth().token.token);
-  const store = new SqliteStore(path.join(config.dataDir, "switchboard.db"));
+  const replica = readReplicaConfig();
+  if (replica.redisUrl)
+    throw new ReplicaConfigError(
+      "SWITCHBOARD_REDIS_URL: replica mode is not available in this build yet (docs/deploy.md); unset it to run one console on PostgreSQL",
+    );
+  const { store, opened, engine } = openStore({ dataDir: config.dataDir, databaseUrl: replica.databaseUrl });
   let registry: BackendRegistry | undefined;
   const lineage = new Lineage(store);
   const hub = new Hub(
@@ -45,14 +50,14 @@ function create(): ConsoleApp {
       : {}),
   });
   hub.observe(search);
-  const ready = backends.start().then(() => search.start());
+  const ready = opened.then(() => backends.start()).then(() => search.start());
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       hub.stop();
       search.stop();
       await backends.stopAll();
-      store.close();
+      await store.close();
     })());
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     process.once(sig, () => {
@@ -60,7 +65,7 @@ function create(): ConsoleApp {
       void stop().finally(() => process.exit(0));
     });
   }
-  log.info("console started", { workspace: config.workspace, dataDir: config.dataDir });
+  log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
   return { config, store, hub, backends, lineage, search, ready, stop };
 }
 

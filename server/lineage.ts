@@ -1,6 +1,6 @@
 import "server-only";
 import type { Session } from "@/lib/model";
-import type { Store } from "./store/store";
+import type { LiveStore } from "./store/store";
 
 /**
  * Where forked sessions came from. OpenCode's fork records no parent, so the console keeps the
@@ -8,7 +8,7 @@ import type { Store } from "./store/store";
  * and live `session.updated` events).
  */
 export class Lineage {
-  constructor(private store: Store) {}
+  constructor(private store: LiveStore) {}
 
   record(backendId: string, sessionId: string, source: { sessionId: string; messageId?: string }): void {
     this.store.putFork({

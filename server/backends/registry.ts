@@ -7,7 +7,7 @@ import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import { withinBounds, type Hub } from "../hub/hub";
 import { log } from "../log";
-import type { Store } from "../store/store";
+import type { LiveStore } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
 import { registerBackendSecrets } from "./secrets";
 import type { BackendAdapter } from "./types";
@@ -21,7 +21,7 @@ export class BackendRegistry {
 
   constructor(
     private config: ConsoleConfig,
-    private store: Store,
+    private store: LiveStore,
     private hub: Hub,
   ) {}
 

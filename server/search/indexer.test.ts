@@ -115,7 +115,9 @@ describe("SearchIndexer", () => {
     expect(find("zebrafile")[0]?.messageId).toBe("m4");
     expect(find("kang")[0]?.messageId).toBe("m3"); // the last word is a prefix
     expect(loads).toEqual(["s1", "s2"]);
-    expect(indexer.status()).toMatchObject([{ backendId: "b1", state: "idle", sessions: 2, messages: 5, seen: 2 }]);
+    expect(await indexer.status()).toMatchObject([
+      { backendId: "b1", state: "idle", sessions: 2, messages: 5, seen: 2 },
+    ]);
 
     // Unchanged sessions are not read again; a changed one is; one no longer listed is dropped.
     data.get("s2")!.session = session("s2", "Other", 6);
@@ -168,7 +170,7 @@ describe("SearchIndexer", () => {
       { type: "message.updated", message: { ...msg("m1", "user", "", 1), blocks: undefined } as never },
       () => state,
     );
-    indexer.flush();
+    await indexer.flush();
     expect(find("platypus")[0]).toMatchObject({ sessionId: "s9", sessionTitle: "Live one" });
     // Not read whole yet: the next pass reads it (its older pages) even though updatedAt matches.
     expect(store.searchSessionUpdatedAt("b1", "s9")).toBe(-1);
@@ -187,7 +189,7 @@ describe("SearchIndexer", () => {
     );
     indexer.event("b1", "s9", { type: "message.removed", messageId: "m1" }, () => next);
     indexer.event("b1", "s9", { type: "session.status", status: "busy" }, () => next);
-    indexer.flush();
+    await indexer.flush();
     expect(find("echidna")[0]).toMatchObject({ messageId: "m2" });
     expect(find("platypus")).toEqual([]);
     indexer.sessionRemoved("b1", "s9");
@@ -249,7 +251,7 @@ describe("SearchIndexer on a backend whose history lives in the agent", () => {
         sessionTitle: "Kept",
       });
       expect(asked).toEqual([]);
-      expect(indexer.status()[0]).toMatchObject({ state: "idle", sessions: 1, seen: 1, indexed: 1 });
+      expect((await indexer.status())[0]).toMatchObject({ state: "idle", sessions: 1, seen: 1, indexed: 1 });
     } finally {
       indexer.stop();
       store.close();

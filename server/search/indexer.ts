@@ -6,7 +6,7 @@ import type { BackendAdapter } from "../backends/types";
 import { describeError } from "../errors";
 import type { HubObserver } from "../hub/hub";
 import { log } from "../log";
-import type { SearchDocument, Store } from "../store/store";
+import type { SearchDocument, LiveStore } from "../store/store";
 
 /** The meta key of the "index tool outputs" setting ("0" leaves them out). */
 export const TOOL_OUTPUTS_KEY = "search.toolOutputs";
@@ -47,7 +47,7 @@ export interface BackfillStatus {
 }
 
 export interface SearchIndexerOptions {
-  store: Store;
+  store: LiveStore;
   backends: () => BackendAdapter[];
   /** Time between two backfill passes. */
   intervalMs?: number;
@@ -116,7 +116,7 @@ export class SearchIndexer implements HubObserver {
     if (touched === "all") entry.messages = "all";
     else if (touched !== undefined && entry.messages !== "all") entry.messages.add(touched);
     this.dirty.set(k, entry);
-    this.timer ??= setTimeout(() => this.flush(), LIVE_DEBOUNCE_MS);
+    this.timer ??= setTimeout(() => void this.flush(), LIVE_DEBOUNCE_MS);
     this.timer.unref?.();
   }
 
@@ -131,7 +131,7 @@ export class SearchIndexer implements HubObserver {
   }
 
   /** Indexes the open sessions changed since the last flush, from the hub's state. */
-  flush(): void {
+  async flush(): Promise<void> {
     this.timer = undefined;
     const batch = [...this.dirty.values()];
     this.dirty.clear();
@@ -154,7 +154,7 @@ export class SearchIndexer implements HubObserver {
         }
         // The hub holds the newest messages: a session the backfill has not read whole yet is left
         // marked unread (-1), so the next pass reads its older pages too.
-        const known = this.opts.store.searchSessionUpdatedAt(backendId, sessionId) !== undefined;
+        const known = (await this.opts.store.searchSessionUpdatedAt(backendId, sessionId)) !== undefined;
         this.opts.store.putSearchSession(
           backendId,
           sessionId,
@@ -246,7 +246,7 @@ export class SearchIndexer implements HubObserver {
           if (this.stopped) return;
           seen.add(s.id);
           p.seen++;
-          if (this.opts.store.searchSessionUpdatedAt(b.id, s.id) === s.updatedAt) continue;
+          if ((await this.opts.store.searchSessionUpdatedAt(b.id, s.id)) === s.updatedAt) continue;
           await this.backfillSession(b, s);
           p.indexed++;
           this.progress.set(b.id, { ...this.progress.get(b.id), ...p });
@@ -256,7 +256,7 @@ export class SearchIndexer implements HubObserver {
       } while (cursor);
       complete = true;
       // Sessions the backend no longer lists were deleted elsewhere.
-      for (const id of this.opts.store.searchSessionIds(b.id))
+      for (const id of await this.opts.store.searchSessionIds(b.id))
         if (!seen.has(id)) this.opts.store.deleteSearchSession(b.id, id);
       this.progress.set(b.id, { ...p, state: "idle", lastPassAt: Date.now() });
     } catch (err) {
@@ -278,7 +278,7 @@ export class SearchIndexer implements HubObserver {
     for (const t of this.opts.store.listTranscripts(b.id, 10_000)) {
       if (this.stopped) return;
       p.seen++;
-      if (this.opts.store.searchSessionUpdatedAt(b.id, t.sessionId) === t.updatedAt) continue;
+      if ((await this.opts.store.searchSessionUpdatedAt(b.id, t.sessionId)) === t.updatedAt) continue;
       const full = this.opts.store.getTranscript(b.id, t.sessionId);
       if (full?.messages) this.indexMessages(b.id, t.sessionId, full.messages);
       this.opts.store.putSearchSession(b.id, t.sessionId, t.session.title, t.updatedAt);
@@ -300,8 +300,8 @@ export class SearchIndexer implements HubObserver {
     this.opts.store.putSearchSession(b.id, s.id, loaded.session.title || s.title, s.updatedAt);
   }
 
-  status(): BackfillStatus[] {
-    const counts = new Map(this.opts.store.searchCounts().map((c) => [c.backendId, c]));
+  async status(): Promise<BackfillStatus[]> {
+    const counts = new Map((await this.opts.store.searchCounts()).map((c) => [c.backendId, c]));
     return this.opts.backends().map((b) => ({
       backendId: b.id,
       state: "idle",

@@ -27,7 +27,7 @@ import type { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import { encodeFrame, sseResponse, type SseSink } from "../hub/sse";
 import { log } from "../log";
-import type { Store, StoredRedactionPattern, StoredShare } from "../store/store";
+import type { LiveStore, StoredRedactionPattern, StoredShare } from "../store/store";
 import { ShareEventFilter, ShareRenderer, previewRedactions, type ShareMeta } from "./view";
 
 /** A frozen snapshot larger than this is refused (a share is not a backup). */
@@ -188,7 +188,7 @@ export class ShareService {
   private now: () => number;
 
   constructor(
-    private store: Store,
+    private store: LiveStore,
     private hub: Hub,
     private backends: BackendRegistry,
     opts: ShareServiceOptions = {},
@@ -405,7 +405,7 @@ export class ShareService {
   async snapshot(share: StoredShare): Promise<SharedSnapshot> {
     const renderer = this.renderer(share);
     if (!share.live) {
-      const raw = this.store.frozenSnapshot(share.id);
+      const raw = await this.store.frozenSnapshot(share.id);
       const parsed = raw ? SharedSnapshot.safeParse(JSON.parse(raw)) : undefined;
       if (!parsed?.success) throw ApiError.notFound("This shared session is no longer available");
       return renderer.reRedact(parsed.data);

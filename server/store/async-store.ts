@@ -1,5 +1,5 @@
 import "server-only";
-import type { Store } from "./store";
+import type { LiveStore, Store } from "./store";
 
 /**
  * The store as a server database serves it: every call a promise (PostgreSQL, docs/architecture.md
@@ -11,7 +11,7 @@ export type AsyncStore = {
   [K in keyof Store]: Store[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
 };
 
-export function asAsync(store: Store): AsyncStore {
+export function asAsync(store: Store | LiveStore): AsyncStore {
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);

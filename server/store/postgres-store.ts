@@ -613,6 +613,28 @@ export class PostgresStore implements AsyncStore {
     }));
   }
 
+  /* ------------------------------------------------------------------ whole tables (CachedStore) */
+
+  /** Every setting (the cache holds them all: ACP credentials and A2A profiles are keyed per backend). */
+  async listMeta(): Promise<[string, string][]> {
+    const r = await this.pool.query<{ key: string; value: string }>("SELECT key, value FROM meta ORDER BY key");
+    return r.rows.map((row) => [row.key, row.value]);
+  }
+
+  /** Every fork record, oldest first (the session list decorates every session with its lineage). */
+  async listAllForks(): Promise<ForkRecord[]> {
+    const r = await this.pool.query<ForkRow>("SELECT * FROM session_forks ORDER BY created_at, session_id");
+    return r.rows.map(toFork);
+  }
+
+  /** Every kept transcript of the given backends, messages included (their owner's working copy). */
+  async loadTranscripts(backendIds?: readonly string[]): Promise<StoredTranscript[]> {
+    const r = backendIds
+      ? await this.pool.query<TranscriptRow>("SELECT * FROM transcripts WHERE backend_id = ANY($1)", [backendIds])
+      : await this.pool.query<TranscriptRow>("SELECT * FROM transcripts");
+    return r.rows.flatMap((row) => toTranscript(row) ?? []);
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

@@ -6,6 +6,7 @@ import type { Message, Session } from "@/lib/model";
 import { startPostgres, type PostgresServer } from "../../e2e/fixtures/postgres-server";
 import { ftsQuery } from "../search/query";
 import { type AsyncStore, asAsync } from "./async-store";
+import { CachedStore } from "./cached-store";
 import { PostgresStore } from "./postgres-store";
 import { SqliteStore } from "./sqlite-store";
 import type { StoredShare } from "./store";
@@ -221,10 +222,19 @@ contract("SQLite", async () =>
 );
 
 let pgServer: PostgresServer | undefined;
+let cachedServer: PostgresServer | undefined;
 afterAll(async () => {
   await pgServer?.stop();
+  await cachedServer?.stop();
 });
 contract("PostgreSQL", async () => {
   pgServer = await startPostgres();
   return PostgresStore.open(pgServer.url);
+});
+
+// The running console's view of PostgreSQL: the same contract through the copy in memory and its
+// queue of writes (each read of the database waits for the writes before it).
+contract("PostgreSQL through CachedStore", async () => {
+  cachedServer = await startPostgres();
+  return asAsync(await CachedStore.open(await PostgresStore.open(cachedServer.url)));
 });

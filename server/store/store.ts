@@ -146,3 +146,25 @@ export interface Store {
   search(match: string, q: { backendId?: string; limit: number; offset: number }): StoredSearchHit[];
   close(): void;
 }
+
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * The store as the running console uses it. `SqliteStore` is one as it is (every call answers at
+ * once). On PostgreSQL it is a `CachedStore` (server/store/cached-store.ts): the tables every request
+ * reads synchronously are held in memory and kept current by every replica's NOTIFY; writes apply to
+ * that copy at once and reach the database in order behind it. The reads that only a database can
+ * answer — a frozen share's snapshot and the search index — may be promises: callers `await` them.
+ */
+export interface LiveStore
+  extends Omit<
+    Store,
+    "frozenSnapshot" | "searchSessionUpdatedAt" | "searchSessionIds" | "searchCounts" | "search" | "close"
+  > {
+  frozenSnapshot(id: string): MaybePromise<string | undefined>;
+  searchSessionUpdatedAt(backendId: string, sessionId: string): MaybePromise<number | undefined>;
+  searchSessionIds(backendId: string): MaybePromise<string[]>;
+  searchCounts(): MaybePromise<{ backendId: string; sessions: number; messages: number }[]>;
+  search(match: string, q: { backendId?: string; limit: number; offset: number }): MaybePromise<StoredSearchHit[]>;
+  close(): MaybePromise<void>;
+}

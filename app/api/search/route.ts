@@ -13,7 +13,11 @@ export const GET = route(async (req) => {
   const { store } = await app();
   const offset = Number(q.cursor ?? 0);
   // One more than asked tells whether there is a next page.
-  const hits = store.search(match, { ...(q.backendId ? { backendId: q.backendId } : {}), limit: q.limit + 1, offset });
+  const hits = await store.search(match, {
+    ...(q.backendId ? { backendId: q.backendId } : {}),
+    limit: q.limit + 1,
+    offset,
+  });
   const items = hits.slice(0, q.limit);
   return json({ items, ...(hits.length > q.limit ? { nextCursor: String(offset + q.limit) } : {}) });
 });

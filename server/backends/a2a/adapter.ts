@@ -12,7 +12,7 @@ import type {
 } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
-import type { Store } from "../../store/store";
+import type { LiveStore } from "../../store/store";
 import { InterruptBook } from "../shared/interrupts";
 import { pageMessages } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
@@ -35,7 +35,7 @@ export interface A2aAdapterOptions {
   url: string;
   /** Bearer token; kept on the server, never in `info()`. */
   token?: string;
-  store: Store;
+  store: LiveStore;
   source?: "env" | "store";
   /** How often a ready agent's card is read again to notice it went away (default 10 s). */
   healthMs?: number;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Backend } from "@/lib/model";
 import { ApiError } from "../../errors";
 import { log } from "../../log";
-import type { Store } from "../../store/store";
+import type { LiveStore } from "../../store/store";
 import { withTimeout } from "../shared/agent-process";
 import {
   authHelp,
@@ -22,7 +22,7 @@ import { REQUEST_TIMEOUT_MS } from "./sessions";
 export interface AcpAuthOptions {
   backendId: string;
   label: string;
-  store: Store;
+  store: LiveStore;
   /** The config's `env`. */
   env?: Record<string, string> | undefined;
   /** Where the post-handshake check opens its session. */

@@ -7,7 +7,7 @@ import { resolveWorkspaceDir } from "../../auth/workspace";
 import { ApiError } from "../../errors";
 import { passThrough } from "../../processes/agent-env";
 import { resolveCommand } from "../../processes/resolve-command";
-import type { Store } from "../../store/store";
+import type { LiveStore } from "../../store/store";
 import type { BackendAdapter, EventSink } from "../types";
 
 /** The `config` of a backend definition of kind `K` (lib/api.ts `BackendDefinition`). */
@@ -22,7 +22,7 @@ export interface AdapterContext {
   source: "env" | "store";
   /** The console's workspace (the default directory of sessions). */
   workspace: string;
-  store: Store;
+  store: LiveStore;
   sink: EventSink;
 }
 
@@ -124,7 +124,7 @@ export interface StdioAdapterOptions {
   cwd?: string;
   /** The console's workspace root: session directories stay inside it (or inside `cwd`). */
   workspace: string;
-  store: Store;
+  store: LiveStore;
   source?: "env" | "store";
 }
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Message, Session, TimelineEvent, Todo } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
 import type { EventSink } from "../types";
-import type { Store } from "../../store/store";
+import type { LiveStore } from "../../store/store";
 import { TranscriptStore } from "./transcripts";
 
 /** How many sessions' records stay in memory; an idle one beyond that is read from the store again. */
@@ -132,7 +132,7 @@ export interface KeptSessions {
 }
 
 export function keptSessions(
-  opts: { id: string; store: Store; cwd?: string | undefined; workspace: string },
+  opts: { id: string; store: LiveStore; cwd?: string | undefined; workspace: string },
   sink: EventSink,
 ): KeptSessions {
   const transcripts = new TranscriptStore(opts.store, opts.id);

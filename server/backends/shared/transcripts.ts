@@ -2,7 +2,7 @@ import "server-only";
 import type { Message, Session, Todo } from "@/lib/model";
 import { describeError } from "../../errors";
 import { log } from "../../log";
-import type { Store, StoredTranscript } from "../../store/store";
+import type { LiveStore, StoredTranscript } from "../../store/store";
 
 /** How many of the newest messages are kept per session. */
 export const KEPT_MESSAGES = 1000;
@@ -26,7 +26,7 @@ export interface TranscriptSave {
  */
 export class TranscriptStore {
   constructor(
-    private store: Store,
+    private store: LiveStore,
     private backendId: string,
   ) {}
 

@@ -10,5 +10,5 @@ export const PUT = route(async (req) => {
   const body = await readBody(req, SearchSettingsBody);
   const { search } = await app();
   search.setToolOutputs(body.toolOutputs);
-  return json({ toolOutputs: search.toolOutputs, backends: search.status() });
+  return json({ toolOutputs: search.toolOutputs, backends: await search.status() });
 });

@@ -8,5 +8,5 @@ export const dynamic = "force-dynamic";
 export const GET = route(async (req) => {
   readQuery(req, EmptyQuery);
   const { search } = await app();
-  return json({ toolOutputs: search.toolOutputs, backends: search.status() });
+  return json({ toolOutputs: search.toolOutputs, backends: await search.status() });
 });

@@ -1,0 +1,104 @@
+/**
+ * The store on PostgreSQL (`SWITCHBOARD_DATABASE_URL`, docs/deploy.md): the zot stack's console on
+ * a real PostgreSQL server of this worker's own (e2e/fixtures/postgres-server.ts; nothing mocked at
+ * the SQL level). A session's transcript, a frozen share, a redaction pattern, a backend added in
+ * the console and the search index are written there; a console started again on an empty data
+ * folder has them all, and no SQLite file was made.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import type { CreatedShare, RedactionPattern, SearchPage, SharedSnapshot } from "../lib/api";
+import type { Snapshot } from "../lib/model";
+import { SessionPage } from "./pages/session-page";
+import { ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
+
+test.use({ zotOnPostgres: true });
+
+test.describe("the store on PostgreSQL", () => {
+  test("a console on an empty data folder keeps the transcript, shares, patterns, backends and search index it wrote to PostgreSQL", async ({
+    page,
+    request,
+    zotApi,
+    zotStack,
+  }) => {
+    const reply = "The tangerine report is filed under quarterly.";
+    zotStack.model.enqueue({ text: reply });
+    const s = await zotApi.createSession("postgres session");
+    const sp = new SessionPage(page);
+    await sp.goto(ZOT_ID, s.id);
+    await sp.prompt("File the tangerine report.");
+    await expect(sp.assistantText().last()).toHaveText(reply);
+    await sp.waitStatus("idle");
+
+    const api = (p: string) => `${zotStack.url}${p}`;
+    const pattern = await request.post(api("/api/shares/patterns"), {
+      data: { label: "Quarter", pattern: "quarterly" },
+    });
+    expect(pattern.status(), await pattern.text()).toBe(201);
+    const { id: patternId } = (await pattern.json()) as RedactionPattern;
+    const created = await request.post(api("/api/shares"), {
+      data: { backendId: ZOT_ID, sessionId: s.id, live: false },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const share = (await created.json()) as CreatedShare;
+    const added = await request.post(api("/api/backends"), {
+      data: { kind: "zot", label: "zot added in the console", config: { command: ["zot", "rpc"] } },
+    });
+    expect(added.status(), await added.text()).toBe(201);
+    const { id: addedId } = (await added.json()) as { id: string };
+    // The live index is written a second after the events (its debounce).
+    await expect
+      .poll(async () => ((await (await request.get(api("/api/search?q=tangerine"))).json()) as SearchPage).items.length)
+      .toBe(2);
+
+    // The rows are PostgreSQL's: read them with a client of our own.
+    const db = new pg.Client({ connectionString: zotStack.postgres!.url });
+    await db.connect();
+    try {
+      const count = async (sql: string, args: unknown[] = []) =>
+        Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${sql}`, args)).rows[0]?.n);
+      expect(await count("transcripts WHERE backend_id = $1 AND session_id = $2", [ZOT_ID, s.id])).toBe(1);
+      expect(await count("shares WHERE id = $1", [share.id])).toBe(1);
+      expect(await count("redaction_patterns WHERE id = $1", [patternId])).toBe(1);
+      expect(await count("backends WHERE id = $1", [addedId])).toBe(1);
+    } finally {
+      await db.end();
+    }
+
+    await zotStack.restartConsole({ freshDataDir: true });
+    expect(fs.existsSync(path.join(zotStack.dataDir, "switchboard.db"))).toBe(false);
+
+    // The backend added in the console is listed again.
+    const backends = (await (await request.get(api("/api/backends"))).json()) as { items: { id: string }[] };
+    expect(backends.items.map((b) => b.id)).toContain(addedId);
+    // The session and its transcript.
+    const listed = (await (await request.get(api(`/api/backends/${ZOT_ID}/sessions`))).json()) as {
+      items: { id: string }[];
+    };
+    expect(listed.items.map((x) => x.id)).toContain(s.id);
+    const snap = (await (await request.get(api(`/api/backends/${ZOT_ID}/sessions/${s.id}/snapshot`))).json()) as Snapshot;
+    expect(snap.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    // The frozen share serves its stored snapshot, with the pattern applied.
+    const shared = await fetch(api(`/api/shares/public/${share.token}/snapshot`));
+    expect(shared.status).toBe(200);
+    const body = JSON.stringify((await shared.json()) as SharedSnapshot);
+    expect(body).toContain("tangerine report");
+    expect(body).not.toContain("quarterly");
+    // The search index.
+    const hits = (await (await request.get(api("/api/search?q=tangerine"))).json()) as SearchPage;
+    expect(hits.items.map((h) => h.sessionId)).toEqual([s.id, s.id]);
+    // Revoked: the link is dead at once, and after another start.
+    expect((await request.delete(api(`/api/shares/${share.id}`))).status()).toBe(200);
+    expect((await fetch(api(`/api/shares/public/${share.token}/snapshot`))).status).toBe(404);
+    await zotStack.restartConsole();
+    expect((await fetch(api(`/api/shares/public/${share.token}/snapshot`))).status).toBe(404);
+
+    // And the conversation goes on.
+    zotStack.model.enqueue({ text: "Filed twice now." });
+    await sp.goto(ZOT_ID, s.id);
+    await expect(sp.assistantText().last()).toHaveText(reply);
+    await sp.prompt("File it again.");
+    await expect(sp.assistantText().last()).toHaveText("Filed twice now.", { timeout: 30_000 });
+  });
+});

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { until } from "@/lib/testing/until";
+import { type PostgresServer, startPostgres } from "../../e2e/fixtures/postgres-server";
+import { CachedStore } from "./cached-store";
+import { PostgresStore } from "./postgres-store";
+import type { StoredShare } from "./store";
+
+/** Two consoles on one real PostgreSQL (e2e/fixtures/postgres-server.ts), each with its CachedStore. */
+let server: PostgresServer;
+const stores: CachedStore[] = [];
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  await server?.stop();
+});
+
+async function replica(): Promise<CachedStore> {
+  const s = await CachedStore.open(await PostgresStore.open(server.url));
+  stores.push(s);
+  return s;
+}
+
+const share: StoredShare = {
+  id: "sh1",
+  tokenHash: "h1",
+  backendId: "b",
+  sessionId: "s",
+  sessionTitle: "S",
+  live: true,
+  includeToolOutput: false,
+  createdAt: 1,
+  expiresAt: null,
+  accessCount: 0,
+};
+
+it("a write on A is read back on A at once, and reaches B's copy within a second (NOTIFY)", async () => {
+  const a = await replica();
+  const b = await replica();
+  a.insertShare(share);
+  // A reads its own write before the database has it.
+  expect(a.shareByTokenHash("h1")?.id).toBe("sh1");
+  await until(() => b.shareByTokenHash("h1"), "B sees the new share");
+  expect(b.shareByTokenHash("h1")?.revokedAt).toBeUndefined();
+
+  const t0 = Date.now();
+  expect(a.revokeShare("sh1", 42)).toBe(true);
+  expect(a.revokeShare("sh1", 43)).toBe(false);
+  await until(() => b.shareByTokenHash("h1")?.revokedAt === 42, "B sees the revocation");
+  expect(Date.now() - t0).toBeLessThan(1000);
+
+  a.insertRedactionPattern({ id: "p", label: "L", pattern: "sk-", regex: false, createdAt: 1 });
+  await until(() => b.listRedactionPatterns().length === 1, "B sees the pattern");
+  a.setMeta("acp-credentials:x", "{}");
+  await until(() => b.getMeta("acp-credentials:x") === "{}", "B sees the setting");
+  a.putBackend({ id: "x", def: { kind: "opencode", label: "X", config: {} }, createdAt: 1 });
+  await until(() => b.listBackends().some((x) => x.id === "x"), "B sees the backend");
+  a.putFork({ backendId: "x", sessionId: "f1", sourceSessionId: "s1", createdAt: 3 });
+  await until(() => b.getFork("x", "f1")?.sourceSessionId === "s1", "B sees the fork");
+  expect(b.listForks("x", "s1").map((f) => f.sessionId)).toEqual(["f1"]);
+
+  // A console that opens later starts from the tables as they are.
+  const c = await replica();
+  expect(c.getShare("sh1")?.revokedAt).toBe(42);
+  expect(c.getMeta("acp-credentials:x")).toBe("{}");
+});
+
+it("writes reach the database in order; the database's own reads wait for them", async () => {
+  const a = await replica();
+  const t = {
+    backendId: "zot",
+    sessionId: "s1",
+    session: { id: "s1", backendId: "zot", title: "T", createdAt: 1, updatedAt: 2, status: "idle" as const },
+    messages: [],
+    updatedAt: 2,
+  };
+  for (let i = 0; i < 20; i++) a.putTranscript({ ...t, session: { ...t.session, title: `T${i}` }, updatedAt: i });
+  a.putSearchSession("zot", "s1", "T19", 19);
+  // The search index is the database's: the read comes after the writes queued before it.
+  expect(await a.searchSessionUpdatedAt("zot", "s1")).toBe(19);
+  await a.flushed();
+  const again = await replica();
+  expect(again.getTranscript("zot", "s1")?.session.title).toBe("T19");
+  // A copy: folding into what was read does not change what is kept.
+  const read = again.getTranscript("zot", "s1");
+  read?.messages?.push({ id: "m", sessionId: "s1", role: "user", createdAt: 1, blocks: [] });
+  expect(again.getTranscript("zot", "s1")?.messages).toEqual([]);
+});
+
+it("a write the database refuses is logged and the copy is read again, so it does not keep it", async () => {
+  const a = await replica();
+  // The same token hash under another id breaks the table's unique index: the insert is refused.
+  a.insertShare({ ...share, id: "sh-dup", tokenHash: "h-dup" });
+  await a.flushed();
+  a.insertShare({ ...share, id: "sh-dup2", tokenHash: "h-dup" });
+  expect(a.getShare("sh-dup2")).toBeDefined();
+  await a.flushed();
+  await until(() => a.getShare("sh-dup2") === undefined, "the refused share leaves the copy");
+  expect(a.shareByTokenHash("h-dup")?.id).toBe("sh-dup");
+});
