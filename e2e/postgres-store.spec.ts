@@ -9,7 +9,6 @@ import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { CreatedShare, RedactionPattern, SearchPage, SharedSnapshot } from "../lib/api";
-import type { Snapshot } from "../lib/model";
 import { SessionPage } from "./pages/session-page";
 import { ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
 
@@ -77,7 +76,7 @@ test.describe("the store on PostgreSQL", () => {
       items: { id: string }[];
     };
     expect(listed.items.map((x) => x.id)).toContain(s.id);
-    const snap = (await (await request.get(api(`/api/backends/${ZOT_ID}/sessions/${s.id}/snapshot`))).json()) as Snapshot;
+    const snap = await zotApi.snapshot(s.id);
     expect(snap.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     // The frozen share serves its stored snapshot, with the pattern applied.
     const shared = await fetch(api(`/api/shares/public/${share.token}/snapshot`));
