@@ -99,3 +99,17 @@ it("a write the database refuses is logged and the copy is read again, so it doe
   await until(() => a.getShare("sh-dup2") === undefined, "the refused share leaves the copy");
   expect(a.shareByTokenHash("h-dup")?.id).toBe("sh-dup");
 });
+
+it("a read of the table that began before a revocation reached the database does not undo it", async () => {
+  const a = await replica();
+  a.insertShare({ ...share, id: "sh-r", tokenHash: "h-r" });
+  await a.flushed();
+  for (let i = 0; i < 5; i++) {
+    // A NOTIFY from another write arrives: the table is read again while the revocation is queued.
+    const reading = a.reload("shares");
+    if (i === 0) expect(a.revokeShare("sh-r", 5)).toBe(true);
+    else a.touchShare("sh-r", 10 + i, 1);
+    await reading;
+    expect(a.shareByTokenHash("h-r")?.revokedAt).toBe(5);
+  }
+});

@@ -44,6 +44,8 @@ export class CachedStore implements LiveStore {
   private forks = new Map<string, ForkRecord>();
   private transcripts = new Map<string, Map<string, StoredTranscript>>();
   private tail: Promise<void> = Promise.resolve();
+  /** Writes queued per table: a reload that overlapped one is thrown away and done again. */
+  private writes = new Map<Table, number>();
   private unlisten: (() => Promise<void>) | undefined;
   private closed = false;
 
@@ -76,25 +78,16 @@ export class CachedStore implements LiveStore {
   /** Reads one table again: announced by a replica (this one's own writes too), or after a refused write. */
   async reload(table: Table, strict = false): Promise<void> {
     try {
-      switch (table) {
-        case "backends":
-          this.backends = new Map((await this.db.listBackends()).map((b) => [b.id, b]));
-          break;
-        case "meta":
-          this.meta = new Map(await this.db.listMeta());
-          break;
-        case "shares": {
-          const list = await this.db.listShares();
-          this.shares = new Map(list.map((s) => [s.id, s]));
-          this.byToken = new Map(list.map((s) => [s.tokenHash, s]));
-          break;
-        }
-        case "redaction_patterns":
-          this.patterns = await this.db.listRedactionPatterns();
-          break;
-        case "session_forks":
-          this.forks = new Map((await this.db.listAllForks()).map((f) => [forkKey(f.backendId, f.sessionId), f]));
-          break;
+      // Read after this console's queued writes have landed, and keep what was read only if no write
+      // to the table was made meanwhile (the copy already has it; the database may not yet): a
+      // revocation made here is never undone by a read that started before it reached the database.
+      for (;;) {
+        const before = this.writes.get(table) ?? 0;
+        await this.tail;
+        const apply = await this.read(table);
+        if ((this.writes.get(table) ?? 0) !== before) continue;
+        apply();
+        return;
       }
     } catch (err) {
       if (strict) throw err;
@@ -102,8 +95,46 @@ export class CachedStore implements LiveStore {
     }
   }
 
+  /** Reads a table; the returned function puts it in the copy. */
+  private async read(table: Table): Promise<() => void> {
+    switch (table) {
+      case "backends": {
+        const list = await this.db.listBackends();
+        return () => {
+          this.backends = new Map(list.map((b) => [b.id, b]));
+        };
+      }
+      case "meta": {
+        const rows = await this.db.listMeta();
+        return () => {
+          this.meta = new Map(rows);
+        };
+      }
+      case "shares": {
+        const list = await this.db.listShares();
+        return () => {
+          this.shares = new Map(list.map((s) => [s.id, s]));
+          this.byToken = new Map(list.map((s) => [s.tokenHash, s]));
+        };
+      }
+      case "redaction_patterns": {
+        const list = await this.db.listRedactionPatterns();
+        return () => {
+          this.patterns = list;
+        };
+      }
+      case "session_forks": {
+        const list = await this.db.listAllForks();
+        return () => {
+          this.forks = new Map(list.map((f) => [forkKey(f.backendId, f.sessionId), f]));
+        };
+      }
+    }
+  }
+
   /** Queues a write behind the earlier ones; a refused write is logged and its table read again. */
   private write(what: string, table: Table | undefined, fn: (db: PostgresStore) => Promise<unknown>): void {
+    if (table) this.writes.set(table, (this.writes.get(table) ?? 0) + 1);
     this.tail = this.tail
       .then(() => fn(this.db))
       .then(
@@ -116,7 +147,7 @@ export class CachedStore implements LiveStore {
   }
 
   /** A read only the database answers, after the writes queued before it. */
-  private async read<T>(fn: (db: PostgresStore) => Promise<T>): Promise<T> {
+  private async ask<T>(fn: (db: PostgresStore) => Promise<T>): Promise<T> {
     await this.tail;
     return fn(this.db);
   }
@@ -161,7 +192,7 @@ export class CachedStore implements LiveStore {
     return [...this.shares.values()].sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
   }
   frozenSnapshot(id: string): Promise<string | undefined> {
-    return this.read((db) => db.frozenSnapshot(id));
+    return this.ask((db) => db.frozenSnapshot(id));
   }
   revokeShare(id: string, at: number): boolean {
     const s = this.shares.get(id);
@@ -262,18 +293,18 @@ export class CachedStore implements LiveStore {
     this.write("putSearchSession", undefined, (db) => db.putSearchSession(backendId, sessionId, title, updatedAt));
   }
   searchSessionUpdatedAt(backendId: string, sessionId: string): Promise<number | undefined> {
-    return this.read((db) => db.searchSessionUpdatedAt(backendId, sessionId));
+    return this.ask((db) => db.searchSessionUpdatedAt(backendId, sessionId));
   }
   searchSessionIds(backendId: string): Promise<string[]> {
-    return this.read((db) => db.searchSessionIds(backendId));
+    return this.ask((db) => db.searchSessionIds(backendId));
   }
   deleteSearchSession(backendId: string, sessionId?: string): void {
     this.write("deleteSearchSession", undefined, (db) => db.deleteSearchSession(backendId, sessionId));
   }
   searchCounts(): Promise<{ backendId: string; sessions: number; messages: number }[]> {
-    return this.read((db) => db.searchCounts());
+    return this.ask((db) => db.searchCounts());
   }
   search(match: string, q: { backendId?: string; limit: number; offset: number }): Promise<StoredSearchHit[]> {
-    return this.read((db) => db.search(match, q));
+    return this.ask((db) => db.search(match, q));
   }
 }
