@@ -11,6 +11,15 @@ export async function register() {
     const { announceLogin } = await import("./server/auth/announce");
     announceLogin();
     const { getApp } = await import("./server/app");
-    await getApp().ready;
+    try {
+      await getApp().ready;
+    } catch (err) {
+      // A wrong store or replica setting: say which, in one sentence, and stop (a service manager
+      // starts the console again), rather than answer every request with a 500.
+      // By name: instrumentation and the routes are separate bundles (see server/errors.ts).
+      if (!(err instanceof Error && err.name === "StartError")) throw err;
+      console.error(`[switchboard] cannot start: ${err.message}`);
+      process.exit(1);
+    }
   }
 }

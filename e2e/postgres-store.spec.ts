@@ -9,6 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { CreatedShare, RedactionPattern, SearchPage, SharedSnapshot } from "../lib/api";
+import { startConsole } from "./fixtures/console";
+import { freePort } from "./fixtures/opencode-server";
 import { SessionPage } from "./pages/session-page";
 import { ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
 
@@ -99,5 +101,36 @@ test.describe("the store on PostgreSQL", () => {
     await expect(sp.assistantText().last()).toHaveText(reply);
     await sp.prompt("File it again.");
     await expect(sp.assistantText().last()).toHaveText("Filed twice now.", { timeout: 30_000 });
+  });
+
+  test("a PostgreSQL that does not answer, a wrong URL, or SWITCHBOARD_REDIS_URL stops the start with one sentence", async () => {
+    const cases: [Record<string, string>, string][] = [
+      [
+        { SWITCHBOARD_DATABASE_URL: `postgres://switchboard@127.0.0.1:${await freePort()}/none` },
+        "could not open the PostgreSQL store (SWITCHBOARD_DATABASE_URL): connect ECONNREFUSED",
+      ],
+      [
+        { SWITCHBOARD_DATABASE_URL: "mysql://db/x" },
+        "SWITCHBOARD_DATABASE_URL must be a postgres:// or postgresql:// URL",
+      ],
+      [
+        { SWITCHBOARD_DATABASE_URL: "postgres://db/x", SWITCHBOARD_REDIS_URL: "redis://127.0.0.1:6379" },
+        "SWITCHBOARD_REDIS_URL: replica mode is not available in this build yet",
+      ],
+    ];
+    for (const [env, sentence] of cases) {
+      const started = await startConsole({
+        env: { SWITCHBOARD_TOKEN: "e2e-start-error-token-0123456789abcdef", ...env },
+      }).then(
+        (c) => c,
+        (e: Error) => e,
+      );
+      if (!(started instanceof Error)) {
+        await started.stop();
+        throw new Error(`the console started with ${JSON.stringify(env)}`);
+      }
+      expect(started.message).toContain("console exited early (1)");
+      expect(started.message).toContain(`[switchboard] cannot start: ${sentence}`);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import "server-only";
 import { consoleAuth } from "./auth/console-auth";
+import { describeError } from "./errors";
 import { BackendRegistry } from "./backends/registry";
 import { readConfig, type ConsoleConfig } from "./config";
 import { Hub } from "./hub/hub";
@@ -13,6 +14,11 @@ import type { LiveStore } from "./store/store";
 
 export const VERSION = "0.1.0";
 
+/** The console cannot start as configured (a store that does not open, a replica setting that is wrong). */
+export class StartError extends Error {
+  override name = "StartError";
+}
+
 export interface ConsoleApp {
   config: ConsoleConfig;
   store: LiveStore;
@@ -24,13 +30,23 @@ export interface ConsoleApp {
   stop(): Promise<void>;
 }
 
+/** Runs a start-up step whose failure is a wrong setting: its sentence becomes a `StartError`. */
+function startStep<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    if (err instanceof ReplicaConfigError) throw new StartError(err.message);
+    throw err;
+  }
+}
+
 function create(): ConsoleApp {
   const config = readConfig();
   // The console token (registered for redaction by consoleAuth) is never an agent's to inherit.
   withholdFromAgents(consoleAuth().token.token);
-  const replica = readReplicaConfig();
+  const replica = startStep(readReplicaConfig);
   if (replica.redisUrl)
-    throw new ReplicaConfigError(
+    throw new StartError(
       "SWITCHBOARD_REDIS_URL: replica mode is not available in this build yet (docs/deploy.md); unset it to run one console on PostgreSQL",
     );
   const { store, opened, engine } = openStore({ dataDir: config.dataDir, databaseUrl: replica.databaseUrl });
@@ -50,7 +66,12 @@ function create(): ConsoleApp {
       : {}),
   });
   hub.observe(search);
-  const ready = opened.then(() => backends.start()).then(() => search.start());
+  const ready = opened
+    .catch((err: unknown) => {
+      throw new StartError(describeError(err));
+    })
+    .then(() => backends.start())
+    .then(() => search.start());
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {

@@ -1,7 +1,6 @@
 import "server-only";
 import path from "node:path";
 import { describeError } from "../errors";
-import { log } from "../log";
 import { CachedStore } from "./cached-store";
 import { PostgresStore } from "./postgres-store";
 import { SqliteStore } from "./sqlite-store";
@@ -38,9 +37,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string | undefi
         target = s;
       },
       (err: unknown) => {
-        const message = `could not open the PostgreSQL store (SWITCHBOARD_DATABASE_URL): ${describeError(err)}`;
-        log.error(message);
-        throw new Error(message);
+        throw new Error(`could not open the PostgreSQL store (SWITCHBOARD_DATABASE_URL): ${describeError(err)}`);
       },
     );
   const store = new Proxy({} as LiveStore, {
