@@ -44,11 +44,10 @@ it("a write on A is read back on A at once, and reaches B's copy within a second
   await until(() => b.shareByTokenHash("h1"), "B sees the new share");
   expect(b.shareByTokenHash("h1")?.revokedAt).toBeUndefined();
 
-  const t0 = Date.now();
   expect(a.revokeShare("sh1", 42)).toBe(true);
   expect(a.revokeShare("sh1", 43)).toBe(false);
-  await until(() => b.shareByTokenHash("h1")?.revokedAt === 42, "B sees the revocation");
-  expect(Date.now() - t0).toBeLessThan(1000);
+  // The bound the console promises ("within a second") as the wait's deadline, not a timing assertion.
+  await until(() => b.shareByTokenHash("h1")?.revokedAt === 42, "B sees the revocation within a second", 1000);
 
   a.insertRedactionPattern({ id: "p", label: "L", pattern: "sk-", regex: false, createdAt: 1 });
   await until(() => b.listRedactionPatterns().length === 1, "B sees the pattern");
