@@ -7,7 +7,8 @@ import type { OpencodeContractOption } from "./e2e/fixtures/stack";
  * keep the suite's time: the tests of the timeline, interrupts and review specs whose path differs
  * on /api (streaming, reasoning, tools, Stop, reload, a model error, queued prompts, permissions
  * once/always/reject, questions answered and dismissed, a console restart with a pending permission,
- * compaction, todos) and the mentions spec's `@` search and prompt (`/api/fs/find`; the mention goes as text). Left out:
+ * compaction, todos), the mentions spec's `@` search and prompt (`/api/fs/find`; the mention goes as text)
+ * and the attachments spec's image and text file (the text file goes as text). Left out:
  * - what /api hides (never faked): fork, rename, delete, subagent children, the review panel's
  *   per-turn patches, title search (the sidebar tests);
  * - what OpenCode 1.18's /api does otherwise, so the V1 test cannot pass there: compaction (503,
@@ -38,6 +39,7 @@ const API_TESTS = [
   "OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole",
   "the browser's stream cut 20 times during a long reply: the timeline equals the backend's history",
   "@ lists workspace files, and the sent prompt carries the chosen one",
+  "a pasted PNG goes as an image part, a dropped text file as its text",
 ];
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -85,7 +87,7 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
       { name: "default", grepInvert: /@api-only/ },
       {
         name: "opencode-api",
-        testMatch: /(timeline|interrupts|review|faults|mentions)\.spec\.ts/,
+        testMatch: /(timeline|interrupts|review|faults|mentions|attachments)\.spec\.ts/,
         grep: new RegExp(API_TESTS.map(escapeRe).join("|")),
         use: { opencodeContract: "api" as const },
       },

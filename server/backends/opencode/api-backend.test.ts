@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { isApiError } from "../../errors";
-import { ApiBackend } from "./api-backend";
+import { ApiBackend, apiPrompt } from "./api-backend";
 import { toApiPermission, type ApiPermission } from "./normalize-api";
 
 const S = "ses_de8ddf1dcffe3LDbLapIcx91Z9";
@@ -97,5 +97,32 @@ describe("ApiBackend saved permission rules", () => {
     expect(await backend.readSavedRules()).toBe(true);
     expect(backend.saved).toEqual(card.always!.map((r) => `${card.action}: ${r}`));
     expect(asked).toEqual([{ method: "GET", path: "/api/permission/saved" }]);
+  });
+});
+
+describe("apiPrompt", () => {
+  const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+  it("a text file goes as named text after what was typed; an image stays a file", () => {
+    const png = "data:image/png;base64,iVBORw0KGgo=";
+    const out = apiPrompt([
+      { type: "text", text: "summarize the notes" },
+      {
+        type: "file",
+        mime: "text/markdown",
+        url: `data:text/markdown;base64,${b64("# Notes\ncardamom ✓\n")}`,
+        filename: "notes.md",
+      },
+      { type: "file", mime: "image/png", url: png, filename: "shot.png" },
+    ]);
+    expect(out.text).toBe('summarize the notes\n\n<file name="notes.md">\n# Notes\ncardamom ✓\n\n</file>');
+    expect(out.files).toEqual([{ uri: png, name: "shot.png" }]);
+  });
+  it("a file URI or a binary file goes as a file; a name cannot break out of its quotes", () => {
+    const out = apiPrompt([
+      { type: "file", mime: "application/pdf", url: "data:application/pdf;base64,JVBERi0=" },
+      { type: "file", mime: "text/plain", url: `data:text/plain;base64,${b64("x")}`, filename: 'a"b\nc.txt' },
+    ]);
+    expect(out.files).toEqual([{ uri: "data:application/pdf;base64,JVBERi0=" }]);
+    expect(out.text).toBe('<file name="abc.txt">\nx\n</file>');
   });
 });

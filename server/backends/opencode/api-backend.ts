@@ -1,4 +1,5 @@
 import "server-only";
+import { isTextMime } from "@/lib/attachments";
 import createClient, { type Client } from "openapi-fetch";
 import { createParser } from "eventsource-parser";
 import type { FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
@@ -180,10 +181,7 @@ export class ApiBackend {
     // A staged revert is committed by the next prompt (as V1 does by itself).
     if (session.revert)
       await this.call(() => this.client.POST("/api/session/{sessionID}/revert/commit", { params: { path } }));
-    const text = body.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n\n");
-    const files = body.parts.flatMap((p) =>
-      p.type === "file" ? [{ uri: p.url, ...(p.filename ? { name: p.filename } : {}) }] : [],
-    );
+    const { text, files } = apiPrompt(body.parts);
     await this.call(() =>
       this.client.POST("/api/session/{sessionID}/prompt", {
         params: { path },
@@ -377,3 +375,26 @@ export class ApiBackend {
 }
 
 export type { ModelRef };
+
+/**
+ * A prompt's parts as /api takes them: the text, and the files by URI. A text file the user attached
+ * goes as text, named, after what they typed: OpenCode 1.18's /api hands every file to the provider
+ * as media, and its OpenAI Chat lowering takes images only ("does not support media type
+ * text/markdown"), so the turn would fail (the same reason mentions go as text, capabilities.ts).
+ */
+export function apiPrompt(parts: PromptBody["parts"]): { text: string; files: { uri: string; name?: string }[] } {
+  const texts: string[] = [];
+  const files: { uri: string; name?: string }[] = [];
+  for (const p of parts) {
+    if (p.type === "text") {
+      texts.push(p.text);
+      continue;
+    }
+    const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.url);
+    if (m && isTextMime(m[1]!)) {
+      const name = (p.filename ?? "file").replace(/["\n]/g, "");
+      texts.push(`<file name="${name}">\n${Buffer.from(m[2]!, "base64").toString("utf8")}\n</file>`);
+    } else files.push({ uri: p.url, ...(p.filename ? { name: p.filename } : {}) });
+  }
+  return { text: texts.join("\n\n"), files };
+}
