@@ -2,10 +2,17 @@ import "server-only";
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { BackendDefinition } from "@/lib/api";
-import { Message, Session, Todo } from "@/lib/model";
 import { log } from "../log";
+import {
+  type ForkRow,
+  SHARE_COLUMNS,
+  type ShareRow,
+  shareFromRow,
+  type TranscriptRow,
+  toFork,
+  toTranscript,
+} from "./rows";
 import type {
   ForkRecord,
   SearchDocument,
@@ -17,22 +24,6 @@ import type {
   StoredTranscript,
   StoreItem,
 } from "./store";
-
-interface ForkRow {
-  backend_id: string;
-  session_id: string;
-  source_session_id: string;
-  source_message_id: string | null;
-  created_at: number;
-}
-
-const toFork = (r: ForkRow): ForkRecord => ({
-  backendId: r.backend_id,
-  sessionId: r.session_id,
-  sourceSessionId: r.source_session_id,
-  ...(r.source_message_id ? { sourceMessageId: r.source_message_id } : {}),
-  createdAt: r.created_at,
-});
 
 /** Versioned migrations, applied in order at start-up; never edit one that has shipped. */
 const MIGRATIONS: string[] = [
@@ -110,84 +101,6 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (backend_id, session_id)
    );`,
 ];
-
-interface ShareRow {
-  id: string;
-  token_hash: string;
-  backend_id: string;
-  session_id: string;
-  session_title: string;
-  up_to_message_id: string | null;
-  up_to_created_at: number | null;
-  live: number;
-  include_tool_output: number;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-  last_access_at: number | null;
-  access_count: number;
-}
-
-const SHARE_COLUMNS =
-  "id, token_hash, backend_id, session_id, session_title, up_to_message_id, up_to_created_at, live, include_tool_output, created_at, expires_at, revoked_at, last_access_at, access_count";
-
-function shareFromRow(r: ShareRow): StoredShare {
-  return {
-    id: r.id,
-    tokenHash: r.token_hash,
-    backendId: r.backend_id,
-    sessionId: r.session_id,
-    sessionTitle: r.session_title,
-    ...(r.up_to_message_id !== null ? { upToMessageId: r.up_to_message_id } : {}),
-    ...(r.up_to_created_at !== null ? { upToCreatedAt: r.up_to_created_at } : {}),
-    live: r.live === 1,
-    includeToolOutput: r.include_tool_output === 1,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    ...(r.revoked_at !== null ? { revokedAt: r.revoked_at } : {}),
-    ...(r.last_access_at !== null ? { lastAccessAt: r.last_access_at } : {}),
-    accessCount: r.access_count,
-  };
-}
-
-type TranscriptRow = {
-  backend_id: string;
-  session_id: string;
-  session: string;
-  messages?: string | null;
-  todos: string | null;
-  agent_session_id: string | null;
-  updated_at: number;
-};
-
-function parseJson<T>(schema: z.ZodType<T>, text: string | null | undefined): T | undefined {
-  if (!text) return undefined;
-  try {
-    const r = schema.safeParse(JSON.parse(text));
-    return r.success ? r.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function toTranscript(r: TranscriptRow): StoredTranscript | undefined {
-  const session = parseJson(Session, r.session);
-  if (!session) {
-    log.warn("ignoring a stored session that does not parse", { backendId: r.backend_id, sessionId: r.session_id });
-    return undefined;
-  }
-  const messages = parseJson(z.array(Message), r.messages);
-  const todos = parseJson(z.array(Todo), r.todos);
-  return {
-    backendId: r.backend_id,
-    sessionId: r.session_id,
-    session,
-    updatedAt: r.updated_at,
-    ...(messages ? { messages } : {}),
-    ...(todos ? { todos } : {}),
-    ...(r.agent_session_id ? { agentSessionId: r.agent_session_id } : {}),
-  };
-}
 
 export class SqliteStore implements Store {
   private db: Database.Database;
