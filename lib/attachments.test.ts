@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attachmentError, attachmentKind, attachmentMime, MAX_ATTACHMENT_BYTES } from "./attachments";
+import { attachmentError, attachmentKind, attachmentMime, MAX_ATTACHMENT_BYTES, parseDataUrl } from "./attachments";
 
 const both = { images: true, files: true };
 const none = { count: 0, bytes: 0 };
@@ -37,5 +37,13 @@ describe("attachments", () => {
       attachmentError({ name: "a.png", type: "image/png", size: 3_000_000 }, both, { count: 1, bytes: 5_000_000 }),
     ).toMatch(/past 7\.0 MB/);
     expect(attachmentError({ name: "a.png", type: "image/png", size: 10 }, undefined, none)).toMatch(/does not take/);
+  });
+});
+
+describe("parseDataUrl", () => {
+  it("a base64 data: URL gives its media type and payload; anything else gives nothing", () => {
+    expect(parseDataUrl("data:image/png;base64,iVBO\nRw==")).toEqual({ mime: "image/png", base64: "iVBO\nRw==" });
+    expect(parseDataUrl("data:text/plain,hello")).toBeUndefined();
+    expect(parseDataUrl("file:///tmp/a.png")).toBeUndefined();
   });
 });

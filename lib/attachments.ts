@@ -35,6 +35,12 @@ export function attachmentMime(file: { name: string; type: string }): string {
     : "application/octet-stream";
 }
 
+/** A base64 `data:` URL's media type and payload (how attachments travel); undefined for any other URL. */
+export function parseDataUrl(url: string): { mime: string; base64: string } | undefined {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return m ? { mime: m[1]!, base64: m[2]! } : undefined;
+}
+
 export type AttachmentKind = "image" | "file";
 
 export function attachmentKind(mime: string): AttachmentKind | undefined {

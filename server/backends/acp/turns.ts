@@ -8,7 +8,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { PromptBody, PromptPart } from "@/lib/api";
 import type { MessageInfo, TimelineEvent } from "@/lib/model";
-import { isTextMime } from "@/lib/attachments";
+import { isTextMime, parseDataUrl } from "@/lib/attachments";
 import type { ApiError } from "../../errors";
 import type { AgentProcess } from "../shared/agent-process";
 import type { InterruptBook } from "../shared/interrupts";
@@ -49,16 +49,16 @@ export class AcpTurns {
     const image = caps?.image === true;
     return parts.map((p): ContentBlock => {
       if (p.type === "text") return { type: "text", text: p.text };
-      const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.url);
-      if (m && image && p.mime.startsWith("image/")) return { type: "image", mimeType: m[1]!, data: m[2]! };
+      const d = parseDataUrl(p.url);
+      if (d && image && p.mime.startsWith("image/")) return { type: "image", mimeType: d.mime, data: d.base64 };
       // A file the user attached, embedded when the agent takes embedded context (its text for a
       // text file), a link otherwise.
-      if (m && caps?.embeddedContext === true) {
+      if (d && caps?.embeddedContext === true) {
         const uri = `attachment:///${encodeURIComponent(p.filename ?? "file")}`;
-        const mimeType = m[1]!;
+        const mimeType = d.mime;
         return isTextMime(mimeType)
-          ? { type: "resource", resource: { uri, mimeType, text: Buffer.from(m[2]!, "base64").toString("utf8") } }
-          : { type: "resource", resource: { uri, mimeType, blob: m[2]! } };
+          ? { type: "resource", resource: { uri, mimeType, text: Buffer.from(d.base64, "base64").toString("utf8") } }
+          : { type: "resource", resource: { uri, mimeType, blob: d.base64 } };
       }
       return { type: "resource_link", uri: p.url, name: p.filename ?? "file", mimeType: p.mime };
     });

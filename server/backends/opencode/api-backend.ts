@@ -1,5 +1,5 @@
 import "server-only";
-import { isTextMime } from "@/lib/attachments";
+import { isTextMime, parseDataUrl } from "@/lib/attachments";
 import createClient, { type Client } from "openapi-fetch";
 import { createParser } from "eventsource-parser";
 import type { FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
@@ -390,10 +390,10 @@ export function apiPrompt(parts: PromptBody["parts"]): { text: string; files: { 
       texts.push(p.text);
       continue;
     }
-    const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.url);
-    if (m && isTextMime(m[1]!)) {
+    const d = parseDataUrl(p.url);
+    if (d && isTextMime(d.mime)) {
       const name = (p.filename ?? "file").replace(/["\n]/g, "");
-      texts.push(`<file name="${name}">\n${Buffer.from(m[2]!, "base64").toString("utf8")}\n</file>`);
+      texts.push(`<file name="${name}">\n${Buffer.from(d.base64, "base64").toString("utf8")}\n</file>`);
     } else files.push({ uri: p.url, ...(p.filename ? { name: p.filename } : {}) });
   }
   return { text: texts.join("\n\n"), files };

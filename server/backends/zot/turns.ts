@@ -1,6 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { PromptBody, PromptPart } from "@/lib/api";
+import { parseDataUrl } from "@/lib/attachments";
 import type { TimelineEvent, Usage } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import type { Obj } from "../shared/values";
@@ -42,10 +43,10 @@ export function toZotPrompt(parts: PromptPart[]): { message: string; images: { m
       texts.push(p.text);
       continue;
     }
-    const m = /^data:([^;,]+);base64,(.*)$/s.exec(p.url);
-    if (!m || !m[1]!.startsWith("image/"))
+    const d = parseDataUrl(p.url);
+    if (!d?.mime.startsWith("image/"))
       throw ApiError.badRequest(`zot takes text and images only; ${p.filename ?? p.mime} cannot be attached`);
-    images.push({ mime_type: m[1]!, data: m[2]! });
+    images.push({ mime_type: d.mime, data: d.base64 });
   }
   return { message: texts.join("\n\n"), images };
 }
