@@ -103,7 +103,7 @@ test.describe("the store on PostgreSQL", () => {
     await expect(sp.assistantText().last()).toHaveText("Filed twice now.", { timeout: 30_000 });
   });
 
-  test("a PostgreSQL that does not answer, a wrong URL, or SWITCHBOARD_REDIS_URL stops the start with one sentence", async () => {
+  test("a PostgreSQL that does not answer, a wrong URL, or replica mode without its address stops the start with one sentence", async () => {
     const cases: [Record<string, string>, string][] = [
       [
         { SWITCHBOARD_DATABASE_URL: `postgres://switchboard@127.0.0.1:${await freePort()}/none` },
@@ -115,7 +115,7 @@ test.describe("the store on PostgreSQL", () => {
       ],
       [
         { SWITCHBOARD_DATABASE_URL: "postgres://db/x", SWITCHBOARD_REDIS_URL: "redis://127.0.0.1:6379" },
-        "SWITCHBOARD_REDIS_URL: replica mode is not available in this build yet",
+        "SWITCHBOARD_REDIS_URL needs SWITCHBOARD_REPLICA_URL",
       ],
     ];
     for (const [env, sentence] of cases) {

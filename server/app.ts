@@ -9,6 +9,7 @@ import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
 import { SearchIndexer } from "./search/indexer";
 import { readReplicaConfig, ReplicaConfigError } from "./replicas/config";
+import { replicaMode, type ReplicaMode } from "./replicas/replica-mode";
 import { openStore } from "./store/open-store";
 import type { LiveStore } from "./store/store";
 
@@ -45,10 +46,6 @@ function create(): ConsoleApp {
   // The console token (registered for redaction by consoleAuth) is never an agent's to inherit.
   withholdFromAgents(consoleAuth().token.token);
   const replica = startStep(readReplicaConfig);
-  if (replica.redisUrl)
-    throw new StartError(
-      "SWITCHBOARD_REDIS_URL: replica mode is not available in this build yet (docs/deploy.md); unset it to run one console on PostgreSQL",
-    );
   const { store, opened, engine } = openStore({ dataDir: config.dataDir, databaseUrl: replica.databaseUrl });
   let registry: BackendRegistry | undefined;
   const lineage = new Lineage(store);
@@ -58,19 +55,37 @@ function create(): ConsoleApp {
   );
   registry = new BackendRegistry(config, store, hub);
   const backends = registry;
+  let ready: Promise<void> | undefined;
+  const replicas: ReplicaMode | undefined =
+    replica.redisUrl && replica.replicaUrl
+      ? replicaMode(
+          { ...replica, redisUrl: replica.redisUrl, replicaUrl: replica.replicaUrl },
+          backends,
+          consoleAuth().token.token,
+          () => ready ?? Promise.resolve(),
+        )
+      : undefined;
   const search = new SearchIndexer({
     store,
-    backends: () => backends.list().flatMap((b) => backends.get(b.id) ?? []),
+    // A replica indexes the backends it runs; the others are indexed by their owners.
+    backends: () => backends.list().flatMap((b) => (backends.runsHere(b.id) ? (backends.get(b.id) ?? []) : [])),
     ...(process.env.SWITCHBOARD_SEARCH_INTERVAL_MS
       ? { intervalMs: Number(process.env.SWITCHBOARD_SEARCH_INTERVAL_MS) }
       : {}),
   });
   hub.observe(search);
-  const ready = opened
+  ready = opened
+    .then(() => replicas?.start())
     .catch((err: unknown) => {
       throw new StartError(describeError(err));
     })
-    .then(() => backends.start())
+    .then(() => {
+      // Another replica added or removed a backend (the store's NOTIFY): list it here too.
+      store.onChange?.((table) => {
+        if (table === "backends") void backends.syncFromStore();
+      });
+      return backends.start();
+    })
     .then(() => search.start());
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -78,6 +93,7 @@ function create(): ConsoleApp {
       hub.stop();
       search.stop();
       await backends.stopAll();
+      await replicas?.stop();
       await store.close();
     })());
   for (const sig of ["SIGTERM", "SIGINT"] as const) {

@@ -30,6 +30,18 @@ export function errorResponse(err: unknown): Response {
 
 type RouteCtx<P> = { params: Promise<P> };
 
+/**
+ * Sends a request for a backend another replica runs to that replica, or answers undefined to serve
+ * it here (server/replicas/forward.ts). Set by the app in replica mode; kept on globalThis because
+ * each route is a bundle of its own.
+ */
+export type RouteForwarder = (req: Request, backendId: string) => Promise<Response | undefined>;
+const forwarding = globalThis as typeof globalThis & { __switchboardForward?: RouteForwarder };
+
+export function setRouteForwarder(fn: RouteForwarder | undefined): void {
+  forwarding.__switchboardForward = fn;
+}
+
 /** Wraps a route handler: every thrown value becomes the JSON error shape; nothing leaks a stack. */
 export function route<P = Record<string, string>>(
   fn: (req: Request, params: P) => Promise<Response>,
@@ -37,6 +49,12 @@ export function route<P = Record<string, string>>(
   return async (req, ctx) => {
     try {
       const params = ctx?.params ? await ctx.params : ({} as P);
+      const backendId = (params as { backendId?: unknown }).backendId;
+      const forward = forwarding.__switchboardForward;
+      if (forward && typeof backendId === "string") {
+        const forwarded = await forward(req, backendId);
+        if (forwarded) return forwarded;
+      }
       return await fn(req, params);
     } catch (err) {
       return errorResponse(err);

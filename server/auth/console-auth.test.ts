@@ -35,9 +35,9 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function code(fn: () => unknown): string | undefined {
+async function code(fn: () => Promise<unknown>): Promise<string | undefined> {
   try {
-    fn();
+    await fn();
     return undefined;
   } catch (err) {
     return isApiError(err) ? err.code : "thrown";
@@ -45,26 +45,27 @@ function code(fn: () => unknown): string | undefined {
 }
 
 describe("console auth", () => {
-  it("accepts the bearer token and refuses a wrong one (a wrong bearer is not rescued by a cookie)", () => {
-    const { cookieValue } = login(TOKEN, "10.0.0.1");
+  it("accepts the bearer token and refuses a wrong one (a wrong bearer is not rescued by a cookie)", async () => {
+    const { cookieValue } = await login(TOKEN, "10.0.0.1");
     expect(authenticate(new Headers({ authorization: `Bearer ${TOKEN}` }), undefined)).toBe("bearer");
     expect(authenticate(new Headers({ authorization: "Bearer wrong" }), cookieValue)).toBeUndefined();
     expect(authenticate(new Headers(), undefined)).toBeUndefined();
   });
 
-  it("logs in with a cookie that works until logout", () => {
-    const { cookieValue } = login(TOKEN, "10.0.0.2");
+  it("logs in with a cookie that works until logout", async () => {
+    const { cookieValue } = await login(TOKEN, "10.0.0.2");
     expect(cookieValue).not.toContain(TOKEN);
     expect(authenticate(new Headers(), cookieValue)).toBe("cookie");
-    logout(cookieValue);
+    await logout(cookieValue);
     expect(authenticate(new Headers(), cookieValue)).toBeUndefined();
   });
 
-  it("rate limits failed logins per address with 429", () => {
-    for (let i = 0; i < LOGIN_LIMIT.perKey; i++) expect(code(() => login("wrong", "10.9.9.9"))).toBe("unauthorized");
-    expect(code(() => login("wrong", "10.9.9.9"))).toBe("rate_limited");
-    expect(code(() => login(TOKEN, "10.9.9.9"))).toBe("rate_limited");
-    expect(code(() => login(TOKEN, "10.9.9.10"))).toBeUndefined();
+  it("rate limits failed logins per address with 429", async () => {
+    for (let i = 0; i < LOGIN_LIMIT.perKey; i++)
+      expect(await code(() => login("wrong", "10.9.9.9"))).toBe("unauthorized");
+    expect(await code(() => login("wrong", "10.9.9.9"))).toBe("rate_limited");
+    expect(await code(() => login(TOKEN, "10.9.9.9"))).toBe("rate_limited");
+    expect(await code(() => login(TOKEN, "10.9.9.10"))).toBeUndefined();
   });
 
   it("formats cookies and reads request details", () => {

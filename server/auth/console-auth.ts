@@ -2,7 +2,7 @@ import "server-only";
 import path from "node:path";
 import { ApiError } from "../errors";
 import { bearerToken } from "./policy";
-import { FixedWindowLimiter } from "./rate-limit";
+import { FixedWindowLimiter, type LimitDecision } from "./rate-limit";
 import { registerSecret } from "./redact";
 import {
   mintSession,
@@ -17,11 +17,22 @@ import { dataDirOf, deriveCookieKey, resolveConsoleToken, safeEqual, type Consol
 /** Failed logins allowed per client address, and over all addresses, per minute. */
 export const LOGIN_LIMIT = { perKey: 10, total: 100, windowMs: 60_000 };
 
+/**
+ * Replica mode's shared login state (docs/architecture.md, "Replicas"): logouts every replica sees
+ * within a second (a `ReplicatedSet` of session ids, read synchronously on every request) and the
+ * failed-login counters kept in Redis, so attempts split across replicas are counted together.
+ */
+export interface SharedAuth {
+  loggedOut: { has(id: string): boolean; add(id: string, until: number): Promise<void> };
+  limiter: { check(key: string): Promise<LimitDecision>; hit(key: string): Promise<void> };
+}
+
 interface AuthState {
   token: ConsoleToken;
   key: Buffer;
   revoked: RevocationList;
   limiter: FixedWindowLimiter;
+  shared?: SharedAuth;
 }
 
 const g = globalThis as typeof globalThis & { __switchboardAuth?: AuthState };
@@ -44,11 +55,16 @@ export function consoleAuth(): AuthState {
   return g.__switchboardAuth;
 }
 
-/** The valid session a cookie value stands for (signed, unexpired, not logged out). */
+/** Replica mode: logouts and failed logins from now on are counted with the other replicas'. */
+export function shareAuthState(shared: SharedAuth | undefined): void {
+  consoleAuth().shared = shared;
+}
+
+/** The valid session a cookie value stands for (signed, unexpired, not logged out on any replica). */
 export function sessionFromCookie(value: string | undefined): SessionValue | undefined {
   const a = consoleAuth();
   const s = verifySession(a.key, value);
-  return s && !a.revoked.isRevoked(s.id) ? s : undefined;
+  return s && !a.revoked.isRevoked(s.id) && !a.shared?.loggedOut.has(s.id) ? s : undefined;
 }
 
 /** How a request proves it may use the console, or undefined when it does not. */
@@ -69,24 +85,28 @@ export function clientAddress(headers: Headers): string {
  * Checks a presented token: 429 while the address (or everyone) is over the failed-login limit,
  * 401 when it is wrong, else a new signed session cookie value.
  */
-export function login(presented: string, address: string): { cookieValue: string; maxAge: number } {
+export async function login(presented: string, address: string): Promise<{ cookieValue: string; maxAge: number }> {
   const a = consoleAuth();
-  const gate = a.limiter.check(address);
+  const limiter = a.shared?.limiter;
+  const gate = limiter ? await limiter.check(address) : a.limiter.check(address);
   if (!gate.allowed) {
     throw new ApiError("rate_limited", "Too many login attempts; try again later", { retryAfter: gate.retryAfter });
   }
   if (!safeEqual(presented, a.token.token)) {
-    a.limiter.hit(address);
+    if (limiter) await limiter.hit(address);
+    else a.limiter.hit(address);
     throw new ApiError("unauthorized", "Wrong token");
   }
   return { cookieValue: mintSession(a.key).value, maxAge: SESSION_TTL_SECONDS };
 }
 
-/** Ends the session a cookie stands for (a copied cookie stops working too). */
-export function logout(cookieValue: string | undefined): void {
+/** Ends the session a cookie stands for (a copied cookie stops working too, on every replica). */
+export async function logout(cookieValue: string | undefined): Promise<void> {
   const a = consoleAuth();
   const s = verifySession(a.key, cookieValue);
-  if (s) a.revoked.revoke(s);
+  if (!s) return;
+  a.revoked.revoke(s);
+  await a.shared?.loggedOut.add(s.id, s.exp * 1000);
 }
 
 /** `Set-Cookie` for a login (Secure when the console is reached over HTTPS). */

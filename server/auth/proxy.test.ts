@@ -55,10 +55,10 @@ describe("proxy", () => {
     }
   });
 
-  it("accepts a bearer token or a session cookie; a wrong one is 401", () => {
+  it("accepts a bearer token or a session cookie; a wrong one is 401", async () => {
     expect(proxy(req("/api/backends", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     expect(proxy(req("/api/backends", { headers: { authorization: "Bearer nope" } })).status).toBe(401);
-    const { cookieValue } = login(TOKEN, "proxy-test");
+    const { cookieValue } = await login(TOKEN, "proxy-test");
     expect(proxy(req("/api/backends", { headers: { cookie: `${SESSION_COOKIE}=${cookieValue}` } })).status).toBe(200);
     expect(proxy(req("/api/backends", { headers: { cookie: `${SESSION_COOKIE}=${cookieValue}x` } })).status).toBe(401);
   });

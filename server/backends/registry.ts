@@ -7,6 +7,7 @@ import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import { withinBounds, type Hub } from "../hub/hub";
 import { log } from "../log";
+import type { Ownership } from "../replicas/ownership";
 import type { LiveStore } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
 import { registerBackendSecrets } from "./secrets";
@@ -18,12 +19,94 @@ export const EMBEDDED_ID = "local";
 export class BackendRegistry {
   private adapters = new Map<string, BackendAdapter>();
   private sources = new Map<string, "env" | "store" | "embedded">();
+  private defs = new Map<string, BackendDefinition>();
+  /** Replica mode: the backends whose lease this replica holds run here; the others are listed only. */
+  private ownership: Ownership | undefined;
+  /** Per backend, the lease events applied in order (a start finishes before a loss stops it). */
+  private turns = new Map<string, Promise<void>>();
 
   constructor(
     private config: ConsoleConfig,
     private store: LiveStore,
     private hub: Hub,
   ) {}
+
+  /**
+   * Replica mode (docs/architecture.md, "Replicas"): every backend gets an adapter, so every replica
+   * lists the same ones, but it is started only while this replica holds the backend's lease.
+   */
+  useOwnership(ownership: Ownership): void {
+    this.ownership = ownership;
+  }
+
+  /** The lease was granted: read the backend's transcripts as the last owner left them, then run it. */
+  acquired(id: string, epoch: number): void {
+    this.inTurn(id, async () => {
+      const a = this.adapters.get(id);
+      if (!a || this.ownership?.token(id) !== `${this.ownership?.replicaId}:${epoch}`) return;
+      log.info("running a backend here (its lease is ours)", { id, epoch });
+      await this.store.reloadTranscripts?.(id);
+      await a.start();
+      this.hub.backendChanged(a.info());
+    });
+  }
+
+  /**
+   * The lease was lost or given up: stop the agents now, close the streams that followed them (they
+   * reconnect to the new owner) and keep a fresh, unstarted adapter for the listing.
+   */
+  lost(id: string, epoch: number): void {
+    this.inTurn(id, async () => {
+      const old = this.adapters.get(id);
+      const def = this.defs.get(id);
+      if (!old || !def) return;
+      log.warn("stopped running a backend here (its lease moved)", { id, epoch });
+      this.adapters.set(id, this.make(id, def, this.sources.get(id) ?? "store"));
+      this.hub.closeBackend(id);
+      await old.stop();
+    });
+  }
+
+  private inTurn(id: string, step: () => Promise<void>): void {
+    const next = (this.turns.get(id) ?? Promise.resolve()).then(step).catch((err: unknown) =>
+      log.error("backend failed to start", { id, error: String(err) }),
+    );
+    this.turns.set(id, next);
+  }
+
+  /** Does this replica run the backend (always, outside replica mode)? */
+  runsHere(id: string): boolean {
+    return !this.ownership || this.ownership.owns(id);
+  }
+
+  /**
+   * Another replica added or removed a backend in the store: list (and claim) the new ones, drop the
+   * ones gone. The environment's backends are every replica's own and stay.
+   */
+  async syncFromStore(): Promise<void> {
+    const stored = new Map(this.store.listBackends().map((b) => [b.id, b]));
+    for (const [id, source] of [...this.sources]) {
+      if (source !== "store" || stored.has(id)) continue;
+      const a = this.adapters.get(id);
+      this.adapters.delete(id);
+      this.sources.delete(id);
+      this.defs.delete(id);
+      await this.ownership?.release(id);
+      this.hub.dropBackend(id);
+      await a?.stop();
+    }
+    for (const b of stored.values()) {
+      if (this.adapters.has(b.id)) continue;
+      const def = await this.confineStored(b.id, b.def);
+      if (!def || this.adapters.has(b.id)) continue;
+      try {
+        const a = this.add(b.id, def, "store");
+        this.hub.backendChanged(a.info());
+      } catch (err) {
+        log.warn("skipping a backend this console cannot run", { id: b.id, error: String(err) });
+      }
+    }
+  }
 
   async start(): Promise<void> {
     const tryAdd = (id: string, def: BackendDefinition, source: "env" | "store") => {
@@ -126,10 +209,12 @@ export class BackendRegistry {
       throw ApiError.conflict(`Backend ${id} comes from the environment; remove it there`);
     this.adapters.delete(id);
     this.sources.delete(id);
+    this.defs.delete(id);
     this.store.deleteBackend(id);
     this.store.deleteTranscripts(id);
     a.forget?.();
     this.hub.dropBackend(id);
+    await this.ownership?.release(id);
     await a.stop();
   }
 
@@ -138,10 +223,20 @@ export class BackendRegistry {
   }
 
   private add(id: string, def: BackendDefinition, source: "env" | "store" | "embedded"): BackendAdapter {
+    registerBackendSecrets(def);
+    const adapter = this.make(id, def, source);
+    this.adapters.set(id, adapter);
+    this.sources.set(id, source);
+    this.defs.set(id, def);
+    if (this.ownership) this.ownership.claim(id);
+    else adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
+    return adapter;
+  }
+
+  private make(id: string, def: BackendDefinition, source: "env" | "store" | "embedded"): BackendAdapter {
     // The embedded backend is the console's own: as trusted as the operator's.
     const ctxSource = source === "embedded" ? "env" : source;
-    registerBackendSecrets(def);
-    const adapter = kindEntry(def.kind).create(def.config, {
+    return kindEntry(def.kind).create(def.config, {
       id,
       label: def.label,
       source: ctxSource,
@@ -149,10 +244,6 @@ export class BackendRegistry {
       store: this.store,
       sink: this.hub,
     });
-    this.adapters.set(id, adapter);
-    this.sources.set(id, source);
-    adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
-    return adapter;
   }
 
   /** With no backend configured, the console runs its own `opencode serve` (an `opencode` entry without a URL). */

@@ -174,13 +174,21 @@ export class Hub implements EventSink {
     this.tell((o) => o.sessionRemoved(backendId, sessionId));
   }
 
-  dropBackend(backendId: string): void {
+  /**
+   * Closes the backend's open channels without saying it is gone: this replica stopped running it
+   * (replica mode, its lease moved). Their subscribers reconnect and reach the new owner.
+   */
+  closeBackend(backendId: string): void {
     for (const [k, ch] of this.channels) {
       if (ch.backendId === backendId) {
         ch.closeAll();
         this.channels.delete(k);
       }
     }
+  }
+
+  dropBackend(backendId: string): void {
+    this.closeBackend(backendId);
     this.emitGlobal({ type: "backend.removed", backendId });
     this.tell((o) => o.backendRemoved(backendId));
   }

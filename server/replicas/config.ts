@@ -21,6 +21,11 @@ function scheme(u: string): string | undefined {
 const DatabaseUrl = z
   .string()
   .refine((u) => /^postgres(ql)?:$/.test(scheme(u) ?? ""), "must be a postgres:// or postgresql:// URL");
+const HttpUrl = z.string().refine((u) => /^https?:$/.test(scheme(u) ?? ""), "must be an http:// or https:// URL");
+const LeaseTtl = z
+  .string()
+  .regex(/^\d+$/, "must be a whole number of milliseconds")
+  .refine((v) => Number(v) >= 500 && Number(v) <= 600_000, "must be between 500 and 600000");
 const RedisUrl = z.string().refine((u) => /^rediss?:$/.test(scheme(u) ?? ""), "must be a redis:// or rediss:// URL");
 
 export interface ReplicaConfig {
@@ -30,6 +35,10 @@ export interface ReplicaConfig {
   redisUrl?: string;
   /** This replica's name in leases and logs: `SWITCHBOARD_REPLICA_ID`, else host, pid and a nonce. */
   replicaId: string;
+  /** Replica mode: the URL the other replicas reach this one at (`SWITCHBOARD_REPLICA_URL`). */
+  replicaUrl?: string;
+  /** Replica mode: a backend's lease time to live (`SWITCHBOARD_LEASE_TTL_MS`, default 5 s). */
+  leaseTtlMs: number;
 }
 
 export class ReplicaConfigError extends Error {
@@ -38,6 +47,7 @@ export class ReplicaConfigError extends Error {
 
 export function readReplicaConfig(env: Readonly<Record<string, string | undefined>> = process.env): ReplicaConfig {
   const out: ReplicaConfig = {
+    leaseTtlMs: 5_000,
     replicaId:
       env.SWITCHBOARD_REPLICA_ID?.trim() || `${os.hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`,
   };
@@ -53,6 +63,17 @@ export function readReplicaConfig(env: Readonly<Record<string, string | undefine
     throw new ReplicaConfigError(
       "SWITCHBOARD_REDIS_URL needs SWITCHBOARD_DATABASE_URL: replicas share one PostgreSQL store (a SQLite file is one process's)",
     );
+  const replicaUrl = check("SWITCHBOARD_REPLICA_URL", HttpUrl, env.SWITCHBOARD_REPLICA_URL);
+  if (redisUrl && !replicaUrl)
+    throw new ReplicaConfigError(
+      "SWITCHBOARD_REDIS_URL needs SWITCHBOARD_REPLICA_URL: the address the other replicas reach this one at (requests for the backends it runs are forwarded there)",
+    );
+  const ttl = check("SWITCHBOARD_LEASE_TTL_MS", LeaseTtl, env.SWITCHBOARD_LEASE_TTL_MS);
+  if (ttl) out.leaseTtlMs = Number(ttl);
   if (/[:\s]/.test(out.replicaId)) throw new ReplicaConfigError("SWITCHBOARD_REPLICA_ID may not contain ':' or spaces");
-  return { ...out, ...(databaseUrl ? { databaseUrl } : {}), ...(redisUrl ? { redisUrl } : {}) };
+  return {
+    ...out,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(redisUrl ? { redisUrl, ...(replicaUrl ? { replicaUrl } : {}) } : {}),
+  };
 }

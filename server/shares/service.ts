@@ -196,6 +196,22 @@ export class ShareService {
     this.now = opts.now ?? Date.now;
     this.limiter = new FailureLimiter(opts.failureLimit ?? 30, opts.failureWindowMs ?? 60_000, this.now);
     this.redactor = this.buildRedactor();
+    // Another replica revoked a share or changed the patterns (PostgreSQL's NOTIFY, read again by
+    // the store): its viewers here are ended, and the patterns apply, within a second.
+    store.onChange?.((table) => {
+      if (table === "shares") this.endRevokedStreams();
+      else if (table === "redaction_patterns") this.reloadPatterns();
+    });
+  }
+
+  /** Ends the open streams of every share the store now says is revoked (or no longer has). */
+  private endRevokedStreams() {
+    for (const id of [...this.streams.keys()]) {
+      const s = this.store.getShare(id);
+      if (s && s.revokedAt === undefined) continue;
+      this.endStreams(id, "revoked");
+      this.renderers.delete(id);
+    }
   }
 
   /** The user's patterns plus the exact secrets the console holds now (server/auth/redact.ts). */

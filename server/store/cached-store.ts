@@ -48,6 +48,7 @@ export class CachedStore implements LiveStore {
   private writes = new Map<Table, number>();
   private unlisten: (() => Promise<void>) | undefined;
   private closed = false;
+  private listeners = new Set<(table: string) => void>();
 
   private constructor(private db: PostgresStore) {}
 
@@ -60,6 +61,16 @@ export class CachedStore implements LiveStore {
     for (const t of TABLES) await store.reload(t, true);
     for (const t of await db.loadTranscripts()) store.transcriptsOf(t.backendId).set(t.sessionId, t);
     return store;
+  }
+
+  onChange(fn: (table: string) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  async reloadTranscripts(backendId: string): Promise<void> {
+    const rows = await this.ask((db) => db.loadTranscripts([backendId]));
+    this.transcripts.set(backendId, new Map(rows.map((t) => [t.sessionId, t])));
   }
 
   /** Resolves when every write made so far has reached the database (or failed and was logged). */
@@ -87,6 +98,13 @@ export class CachedStore implements LiveStore {
         const apply = await this.read(table);
         if ((this.writes.get(table) ?? 0) !== before) continue;
         apply();
+        for (const fn of this.listeners) {
+          try {
+            fn(table);
+          } catch (err) {
+            log.warn("a store change listener failed", { table, error: describeError(err) });
+          }
+        }
         return;
       }
     } catch (err) {

@@ -167,4 +167,12 @@ export interface LiveStore
   searchCounts(): MaybePromise<{ backendId: string; sessions: number; messages: number }[]>;
   search(match: string, q: { backendId?: string; limit: number; offset: number }): MaybePromise<StoredSearchHit[]>;
   close(): MaybePromise<void>;
+  /**
+   * Calls `fn` after one of the shared tables (backends, meta, shares, redaction_patterns,
+   * session_forks) was read again because a console wrote it: another replica's revocation, pattern
+   * or backend. Only a store other consoles write to has it (PostgreSQL's `CachedStore`).
+   */
+  onChange?(fn: (table: string) => void): () => void;
+  /** Reads a backend's transcripts again from the database: this replica has just taken it over. */
+  reloadTranscripts?(backendId: string): Promise<void>;
 }

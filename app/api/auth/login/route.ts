@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, LoginBody, 10_000);
-  const { cookieValue, maxAge } = login(body.token, clientAddress(req.headers));
+  const { cookieValue, maxAge } = await login(body.token, clientAddress(req.headers));
   return json(
     { ok: true },
     {

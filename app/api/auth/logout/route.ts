@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
   await readBody(req, EmptyBody);
-  logout(readCookie(req.headers, SESSION_COOKIE));
+  await logout(readCookie(req.headers, SESSION_COOKIE));
   return json(
     { ok: true },
     {
