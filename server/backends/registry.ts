@@ -35,7 +35,7 @@ export class BackendRegistry {
    * Replica mode (docs/architecture.md, "Replicas"): every backend gets an adapter, so every replica
    * lists the same ones, but it is started only while this replica holds the backend's lease.
    */
-  useOwnership(ownership: Ownership): void {
+  runUnder(ownership: Ownership): void {
     this.ownership = ownership;
   }
 
@@ -68,9 +68,9 @@ export class BackendRegistry {
   }
 
   private inTurn(id: string, step: () => Promise<void>): void {
-    const next = (this.turns.get(id) ?? Promise.resolve()).then(step).catch((err: unknown) =>
-      log.error("backend failed to start", { id, error: String(err) }),
-    );
+    const next = (this.turns.get(id) ?? Promise.resolve())
+      .then(step)
+      .catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
     this.turns.set(id, next);
   }
 

@@ -42,7 +42,9 @@ describe("replica configuration", () => {
     expect(() => readReplicaConfig({ SWITCHBOARD_REDIS_URL: "redis://x" })).toThrow(/needs SWITCHBOARD_DATABASE_URL/);
     const pg = { SWITCHBOARD_DATABASE_URL: "postgres://db/sb", SWITCHBOARD_REDIS_URL: "redis://x" };
     expect(() => readReplicaConfig(pg)).toThrow(/needs SWITCHBOARD_REPLICA_URL/);
-    expect(() => readReplicaConfig({ ...pg, SWITCHBOARD_REPLICA_URL: "a:3000" })).toThrow(/REPLICA_URL must be an http/);
+    expect(() => readReplicaConfig({ ...pg, SWITCHBOARD_REPLICA_URL: "a:3000" })).toThrow(
+      /REPLICA_URL must be an http/,
+    );
     expect(() =>
       readReplicaConfig({ ...pg, SWITCHBOARD_REPLICA_URL: "http://a:3000", SWITCHBOARD_LEASE_TTL_MS: "5s" }),
     ).toThrow(/LEASE_TTL_MS must be a whole number/);

@@ -22,7 +22,13 @@ const DROPPED_REQUEST = new Set([
   "accept-encoding",
 ]);
 /** Answer headers the fetch already undid (decompression, chunking). */
-const DROPPED_RESPONSE = new Set(["connection", "keep-alive", "transfer-encoding", "content-encoding", "content-length"]);
+const DROPPED_RESPONSE = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-encoding",
+  "content-length",
+]);
 
 export interface ForwardTarget {
   /** The owner's base URL (`SWITCHBOARD_REPLICA_URL` of that replica). */

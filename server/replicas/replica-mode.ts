@@ -47,7 +47,7 @@ export function replicaMode(
     { acquired: (id, epoch) => registry.acquired(id, epoch), lost: (id, epoch) => registry.lost(id, epoch) },
     config.leaseTtlMs,
   );
-  registry.useOwnership(ownership);
+  registry.runUnder(ownership);
   const loggedOut = new ReplicatedSet(redis, subscriber, "logouts");
   const limiter = new RedisWindowLimiter(redis, "login", LOGIN_LIMIT);
 
@@ -56,7 +56,10 @@ export function replicaMode(
     if (!registry.get(backendId) || registry.runsHere(backendId)) return undefined; // 404 or served here
     const owner = await ownership.owner(backendId);
     if (!owner)
-      throw new ApiError("backend_down", `No replica runs ${backendId} right now (its lease is being taken over); try again`);
+      throw new ApiError(
+        "backend_down",
+        `No replica runs ${backendId} right now (its lease is being taken over); try again`,
+      );
     if (owner.replicaId === config.replicaId) return undefined;
     return forwardRequest(req, owner, { replicaId: config.replicaId, consoleToken });
   });
