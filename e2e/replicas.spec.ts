@@ -1,0 +1,217 @@
+/**
+ * Replica mode (docs/architecture.md, "Replicas"): consoles A and B on one PostgreSQL and one Redis
+ * (real servers, nothing mocked at the SQL or Redis level) behind a round-robin proxy without
+ * stickiness (e2e/fixtures/replica-stack.ts). One replica holds the zot backend's lease and runs its
+ * agents; requests that reach the other are forwarded to it.
+ */
+import pg from "pg";
+import type { CreatedShare } from "../lib/api";
+import type { Session, Snapshot, WireEvent } from "../lib/model";
+import { expect, test } from "@playwright/test";
+import {
+  LEASE_TTL_MS,
+  REPLICA_ZOT,
+  type ReplicaName,
+  type ReplicaStack,
+  startReplicaStack,
+} from "./fixtures/replica-stack";
+import { openSse } from "./fixtures/sse";
+
+let stack: ReplicaStack;
+
+test.describe.configure({ mode: "serial" });
+test.setTimeout(180_000);
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  stack = await startReplicaStack();
+});
+test.afterAll(async () => {
+  await stack?.stop();
+});
+
+const other = (r: ReplicaName): ReplicaName => (r === "A" ? "B" : "A");
+const url = (r: ReplicaName) => stack.replicas[r].url;
+const json = { "content-type": "application/json" };
+
+async function createSession(base: string, title: string): Promise<Session> {
+  const r = await fetch(`${base}/api/backends/${REPLICA_ZOT}/sessions`, {
+    method: "POST",
+    headers: { ...stack.headers, ...json },
+    body: JSON.stringify({ title }),
+  });
+  expect(r.status, await r.clone().text()).toBe(201);
+  return (await r.json()) as Session;
+}
+
+async function prompt(base: string, sessionId: string, text: string): Promise<void> {
+  const r = await fetch(`${base}/api/backends/${REPLICA_ZOT}/sessions/${sessionId}/prompt`, {
+    method: "POST",
+    headers: { ...stack.headers, ...json },
+    body: JSON.stringify({ parts: [{ type: "text", text }] }),
+  });
+  expect(r.status, await r.clone().text()).toBe(202);
+}
+
+async function snapshot(base: string, sessionId: string): Promise<Snapshot> {
+  const r = await fetch(`${base}/api/backends/${REPLICA_ZOT}/sessions/${sessionId}/snapshot`, {
+    headers: stack.headers,
+  });
+  expect(r.status).toBe(200);
+  return (await r.json()) as Snapshot;
+}
+
+const texts = (snap: Snapshot, kind: "text" | "notice") =>
+  snap.messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === kind ? [b.text] : [])));
+
+/** The reply streamed whole (zot sends the text as deltas), then the session went idle. */
+const turnEnded = (reply: string) => (evs: WireEvent[]) =>
+  evs
+    .map((e) => (e.type === "block.delta" && e.field === "text" ? e.delta : ""))
+    .join("")
+    .includes(reply) && evs.some((e) => e.type === "session.status" && e.status === "idle");
+
+test.describe("replicas on PostgreSQL and Redis", () => {
+  test("one replica runs the stdio agent; the other lists its sessions, streams its turn and resumes a cursor", async () => {
+    const owner = await stack.waitForOwner();
+    const peer = other(owner);
+    // A session made through one replica is listed through the other.
+    const s = await createSession(url(peer), "made on the peer");
+    const list = await fetch(`${url(owner)}/api/backends/${REPLICA_ZOT}/sessions`, { headers: stack.headers });
+    expect(((await list.json()) as { items: Session[] }).items.map((x) => x.id)).toContain(s.id);
+    const list2 = await fetch(`${url(peer)}/api/backends/${REPLICA_ZOT}/sessions`, { headers: stack.headers });
+    expect(((await list2.json()) as { items: Session[] }).items.map((x) => x.id)).toContain(s.id);
+
+    // A turn prompted through the proxy streams live on the replica that does not run the agent.
+    const reply = "Replicated answer, streamed through the other replica.";
+    stack.model.enqueue({ text: reply, chunks: 10, delayMs: 40 });
+    const snap = await snapshot(stack.proxy.url, s.id);
+    const live = await openSse(`${url(peer)}/api/backends/${REPLICA_ZOT}/sessions/${s.id}/events`, {
+      ...stack.headers,
+      "last-event-id": String(snap.seq),
+    });
+    await prompt(stack.proxy.url, s.id, "answer through the replicas");
+    await live.waitFor(turnEnded(reply), 60_000);
+    live.close();
+    const seqs = live.events.map((e) => e.seq);
+    expect(seqs.every((n, i) => i === 0 || n > seqs[i - 1]!)).toBe(true);
+    expect(seqs[0]).toBeGreaterThan(snap.seq);
+    expect(live.events.some((e) => e.type === "stream.reset")).toBe(false);
+    expect(live.events.filter((e) => e.type === "block.delta").length).toBeGreaterThan(3);
+    // The session's zot process runs once across both replicas, in the owner's process tree.
+    const procs = stack.zotProcesses();
+    expect(procs.length).toBe(1);
+    expect(procs[0]?.replica).toBe(owner);
+
+    // A cursor taken from that stream resumes on the owner: exactly the events after it.
+    const cut = seqs[Math.floor(seqs.length / 2)]!;
+    const resumed = await openSse(`${url(owner)}/api/backends/${REPLICA_ZOT}/sessions/${s.id}/events`, {
+      ...stack.headers,
+      "last-event-id": String(cut),
+    });
+    const last = seqs[seqs.length - 1]!;
+    await resumed.waitFor((evs) => evs.some((e) => e.seq >= last), 20_000);
+    resumed.close();
+    expect(resumed.events.filter((e) => e.seq <= last).map((e) => e.seq)).toEqual(seqs.filter((n) => n > cut));
+    expect(texts(await snapshot(url(peer), s.id), "text")).toContain(reply);
+  });
+
+  test("a logout on one replica rejects the cookie on the other; failed logins split across both are counted together; a share revoked on one ends its viewers on the other", async () => {
+    const login = (r: ReplicaName, token: string, address: string) =>
+      fetch(`${url(r)}/api/auth/login`, {
+        method: "POST",
+        headers: { ...json, origin: url(r), "x-forwarded-for": address },
+        body: JSON.stringify({ token }),
+      });
+    const res = await login("A", stack.token, "198.51.100.10");
+    expect(res.status).toBe(200);
+    const cookie = /sb_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+    expect(cookie).toBeTruthy();
+    const withCookie = { cookie: `sb_session=${cookie}` };
+    expect((await fetch(`${url("B")}/api/backends`, { headers: withCookie })).status).toBe(200);
+    const out = await fetch(`${url("A")}/api/auth/logout`, {
+      method: "POST",
+      headers: { ...withCookie, origin: url("A") },
+    });
+    expect(out.status).toBe(200);
+    // "Within a second" is the wait's deadline, not a measurement (docs/testing.md, "Waiting").
+    await expect
+      .poll(async () => (await fetch(`${url("B")}/api/backends`, { headers: withCookie })).status, { timeout: 1_000 })
+      .toBe(401);
+
+    // Ten failed logins from one address, five on each replica: the eleventh is refused on either.
+    const address = "198.51.100.23";
+    for (let i = 0; i < 10; i++) expect((await login(i % 2 ? "B" : "A", "wrong-token", address)).status).toBe(401);
+    expect((await login("A", "wrong-token", address)).status).toBe(429);
+    expect((await login("B", stack.token, address)).status).toBe(429);
+    expect((await login("B", stack.token, "198.51.100.24")).status).toBe(200);
+
+    // A live share of a session the owner runs, watched on the owner, revoked through the other replica.
+    const owner = await stack.waitForOwner();
+    const s = await createSession(url(owner), "shared across replicas");
+    const created = await fetch(`${url(owner)}/api/shares`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ backendId: REPLICA_ZOT, sessionId: s.id, live: true }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const share = (await created.json()) as CreatedShare;
+    const viewer = await openSse(`${url(owner)}/api/shares/public/${share.token}/events`, {});
+    const revoked = await fetch(`${url(other(owner))}/api/shares/${share.id}`, {
+      method: "DELETE",
+      headers: stack.headers,
+    });
+    expect(revoked.status).toBe(200);
+    await viewer.waitFor(
+      (evs) => evs.some((e) => (e as { type: string; reason?: string }).type === "share.ended"),
+      1_000,
+    );
+    viewer.close();
+    expect(viewer.events.find((e) => (e as { type: string }).type === "share.ended")).toMatchObject({
+      reason: "revoked",
+    });
+    expect((await fetch(`${url(owner)}/api/shares/public/${share.token}/snapshot`)).status).toBe(404);
+  });
+
+  test("kill -9 the replica that runs the stdio agent: the other takes it over within the lease, says the agent restarted, and the next prompt works", async () => {
+    const owner = await stack.waitForOwner();
+    const peer = other(owner);
+    const s = await createSession(stack.proxy.url, "survives its replica");
+    stack.model.enqueue({ text: "First answer, before the failover." });
+    await prompt(stack.proxy.url, s.id, "first question");
+    await expect
+      .poll(async () => texts(await snapshot(url(owner), s.id), "text"), { timeout: 30_000 })
+      .toContain("First answer, before the failover.");
+    // The transcript is in PostgreSQL before the owner dies (a replica killed with writes still
+    // queued loses them; docs/architecture.md, "Replicas").
+    const db = new pg.Client({ connectionString: stack.postgres.url });
+    await db.connect();
+    try {
+      const kept = async () =>
+        (
+          await db.query<{ text: string }>(
+            "SELECT coalesce(messages, '') AS text FROM transcripts WHERE backend_id = $1 AND session_id = $2",
+            [REPLICA_ZOT, s.id],
+          )
+        ).rows[0]?.text ?? "";
+      await expect.poll(kept, { timeout: 10_000 }).toContain("First answer, before the failover.");
+    } finally {
+      await db.end();
+    }
+
+    stack.replicas[owner].child.kill("SIGKILL");
+    await expect.poll(() => stack.owner(), { timeout: LEASE_TTL_MS * 3 }).toBe(peer);
+    expect(await stack.waitForOwner(REPLICA_ZOT, 30_000)).toBe(peer);
+    // The dead replica's agent is gone with it; the one running now is the peer's.
+    await expect.poll(() => stack.zotProcesses().every((p) => p.replica === peer), { timeout: 20_000 }).toBe(true);
+
+    stack.model.enqueue({ text: "Second answer, from the replica that took over." });
+    await prompt(stack.proxy.url, s.id, "second question");
+    await expect
+      .poll(async () => texts(await snapshot(stack.proxy.url, s.id), "text"), { timeout: 30_000 })
+      .toContain("Second answer, from the replica that took over.");
+    const after = await snapshot(url(peer), s.id);
+    expect(texts(after, "text")).toContain("First answer, before the failover.");
+    expect(texts(after, "notice").some((t) => t.startsWith("New zot process for this session"))).toBe(true);
+  });
+});
