@@ -10,6 +10,7 @@ import type { Session, Snapshot, WireEvent } from "../lib/model";
 import { expect, test } from "@playwright/test";
 import {
   LEASE_TTL_MS,
+  REPLICA_OPAL,
   REPLICA_ZOT,
   type ReplicaName,
   type ReplicaStack,
@@ -114,6 +115,57 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     resumed.close();
     expect(resumed.events.filter((e) => e.seq <= last).map((e) => e.seq)).toEqual(seqs.filter((n) => n > cut));
     expect(texts(await snapshot(url(peer), s.id), "text")).toContain(reply);
+  });
+
+  test("a question raised by an agent one replica runs is answered through the other; a second answer gets 409", async () => {
+    const owner = await stack.waitForOwner(REPLICA_OPAL);
+    const peer = other(owner);
+    const base = (r: ReplicaName) => `${url(r)}/api/backends/${REPLICA_OPAL}/sessions`;
+    stack.model.enqueue(
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Which replica?", choices: ["A", "B"] } }] },
+      { text: "Answered across replicas." },
+    );
+    const created = await fetch(base(peer), {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ title: "opal question" }),
+    });
+    expect(created.status).toBe(201);
+    const s = (await created.json()) as Session;
+    const asked = await fetch(`${base(peer)}/${s.id}/prompt`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ parts: [{ type: "text", text: "ask me which" }] }),
+    });
+    expect(asked.status).toBe(202);
+    const pending = async () =>
+      ((await (await fetch(`${base(peer)}/${s.id}/snapshot`, { headers: stack.headers })).json()) as Snapshot)
+        .interrupts;
+    await expect.poll(async () => (await pending()).length, { timeout: 30_000 }).toBe(1);
+    const [interrupt] = await pending();
+    const answer = (r: ReplicaName) =>
+      fetch(`${base(r)}/${s.id}/interrupts/${interrupt!.id}`, {
+        method: "POST",
+        headers: { ...stack.headers, ...json },
+        body: JSON.stringify({ answers: [["B"]] }),
+      });
+    const first = await answer(peer);
+    expect(first.status, await first.clone().text()).toBe(200);
+    const second = await answer(owner);
+    expect(second.status).toBe(409);
+    const third = await answer(peer);
+    expect(third.status).toBe(409);
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (await fetch(`${base(peer)}/${s.id}/snapshot`, { headers: stack.headers })).json()) as Snapshot
+          ).messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : []))),
+        { timeout: 30_000 },
+      )
+      .toContain("Answered across replicas.");
+    const tool = stack.model.requests.at(-1)?.messages.find((m) => m.role === "tool");
+    expect(JSON.stringify(tool)).toContain("B");
   });
 
   test("a logout on one replica rejects the cookie on the other; failed logins split across both are counted together; a share revoked on one ends its viewers on the other", async () => {
