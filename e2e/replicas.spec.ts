@@ -225,6 +225,61 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     expect((await fetch(`${url(owner)}/api/shares/public/${share.token}/snapshot`)).status).toBe(404);
   });
 
+  test("SIGSTOP the replica that runs the stdio agent past its lease, then SIGCONT it: its late writes are refused and it stops its agent", async () => {
+    const owner = await stack.waitForOwner();
+    const peer = other(owner);
+    const stalled = stack.replicas[owner];
+    // The stalled replica is out of the proxy's reach while stopped (a request to it would hang):
+    // this test talks to the peer directly.
+    const s = await createSession(url(peer), "its owner stalls");
+    const tail = "the part written after the stall";
+    const reply = `A long answer streamed slowly, and ${tail}.`;
+    stack.model.enqueue({ text: reply, chunks: 24, delayMs: 150 });
+    const asked = stack.model.requests.length;
+    await prompt(url(peer), s.id, "answer slowly");
+    // The owner's agent has asked the model, and the reply is streaming, when the owner stalls.
+    await expect.poll(() => stack.model.requests.length, { timeout: 20_000 }).toBeGreaterThan(asked);
+    await new Promise((r) => setTimeout(r, 600));
+    const before = stalled.logs.length;
+    process.kill(stalled.child.pid!, "SIGSTOP");
+    try {
+      await expect.poll(() => stack.owner(), { timeout: LEASE_TTL_MS * 4 }).toBe(peer);
+      // Let the model finish the reply (24 chunks, 150 ms apart, from the prompt): the stalled
+      // replica's agent has it all in its pipe.
+      await new Promise((r) => setTimeout(r, 24 * 150 + 500));
+    } finally {
+      process.kill(stalled.child.pid!, "SIGCONT");
+    }
+    // It runs again: its first lease check finds the lease gone and stops the agent. Whatever of
+    // the agent's late output it reads first is not written (server/replicas/fenced-store.ts).
+    await expect
+      .poll(() => stalled.logs.slice(before).some((l) => l.includes("stopped running a backend here")), {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    await expect
+      .poll(() => stack.zotProcesses().filter((p) => p.replica === owner).length, { timeout: 10_000 })
+      .toBe(0);
+    const db = new pg.Client({ connectionString: stack.postgres.url });
+    await db.connect();
+    try {
+      const kept = await db.query<{ text: string }>(
+        "SELECT coalesce(messages, '') AS text FROM transcripts WHERE backend_id = $1 AND session_id = $2",
+        [REPLICA_ZOT, s.id],
+      );
+      expect(kept.rows[0]?.text ?? "").not.toContain(tail);
+    } finally {
+      await db.end();
+    }
+    // The peer runs zot now, and the session goes on there.
+    expect(await stack.waitForOwner(REPLICA_ZOT, 30_000)).toBe(peer);
+    stack.model.enqueue({ text: "Answered by the new owner." });
+    await prompt(url(peer), s.id, "are you there?");
+    await expect
+      .poll(async () => texts(await snapshot(url(peer), s.id), "text"), { timeout: 30_000 })
+      .toContain("Answered by the new owner.");
+  });
+
   test("kill -9 the replica that runs the stdio agent: the other takes it over within the lease, says the agent restarted, and the next prompt works", async () => {
     const owner = await stack.waitForOwner();
     const peer = other(owner);

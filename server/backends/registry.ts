@@ -7,6 +7,7 @@ import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import { withinBounds, type Hub } from "../hub/hub";
 import { log } from "../log";
+import { fencedStore } from "../replicas/fenced-store";
 import type { Ownership } from "../replicas/ownership";
 import type { LiveStore } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
@@ -241,7 +242,7 @@ export class BackendRegistry {
       label: def.label,
       source: ctxSource,
       workspace: this.config.workspace,
-      store: this.store,
+      store: this.ownership ? fencedStore(this.store, id, () => this.ownership?.mayWrite(id) ?? false) : this.store,
       sink: this.hub,
     });
   }

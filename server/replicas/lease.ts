@@ -87,6 +87,14 @@ export class BackendLease {
     return this.held === undefined ? undefined : `${this.replicaId}:${this.held}`;
   }
 
+  /**
+   * Held, and renewed within the time to live by this process's clock: what a fenced write checks
+   * (a process stalled past its lease has not yet heard that it lost it, but knows it may have).
+   */
+  get valid(): boolean {
+    return this.held !== undefined && Date.now() - this.renewedAt < this.ttlMs;
+  }
+
   start(): void {
     this.stopped = false;
     void this.tick();

@@ -55,10 +55,12 @@ describe("ownership (real Redis)", () => {
     expect(await a.o.owner("opal")).toEqual({ replicaId: "B", url: "http://B.replicas.test:3000", epoch: 1 });
     expect(a.o.token("zot")).toBe("A:1");
     expect(b.o.token("zot")).toBeUndefined();
+    expect(a.o.mayWrite("zot") && !b.o.mayWrite("zot")).toBe(true);
 
     // A stops: it gives its leases up, and B runs zot at once, under a higher epoch.
     await a.o.stop();
     expect(a.events).toContain("-zot@1");
+    expect(a.o.mayWrite("zot")).toBe(false);
     await until(() => b.events.includes("+zot@2"), "B takes zot over", 3000);
     expect(await b.o.owner("zot")).toMatchObject({ replicaId: "B", epoch: 2 });
 

@@ -75,6 +75,11 @@ export class Ownership {
     return this.leases.get(backendId)?.epoch !== undefined;
   }
 
+  /** May this replica write for the backend now (held, and renewed within the lease's time)? */
+  mayWrite(backendId: string): boolean {
+    return this.leases.get(backendId)?.valid ?? false;
+  }
+
   /** The lease value while held here (`<replica>:<epoch>`): what fenced writes compare. */
   token(backendId: string): string | undefined {
     return this.leases.get(backendId)?.token;
