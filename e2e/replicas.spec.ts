@@ -17,6 +17,7 @@ import {
   startReplicaStack,
 } from "./fixtures/replica-stack";
 import { openSse } from "./fixtures/sse";
+import { SessionPage } from "./pages/session-page";
 
 let stack: ReplicaStack;
 
@@ -115,6 +116,40 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     resumed.close();
     expect(resumed.events.filter((e) => e.seq <= last).map((e) => e.seq)).toEqual(seqs.filter((n) => n > cut));
     expect(texts(await snapshot(url(peer), s.id), "text")).toContain(reply);
+  });
+
+  test("a browser through the proxy, with no stickiness, lists the backend as ready, streams a turn and answers it live whichever replica each request reaches", async ({
+    page,
+  }) => {
+    const owner = await stack.waitForOwner();
+    const s = await createSession(url(other(owner)), "in the browser");
+    const login = await fetch(`${stack.proxy.url}/api/auth/login`, {
+      method: "POST",
+      headers: { ...json, origin: stack.proxy.url },
+      body: JSON.stringify({ token: stack.token }),
+    });
+    const cookie = /sb_session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    await page
+      .context()
+      .addCookies([{ name: "sb_session", value: cookie, url: stack.proxy.url, httpOnly: true, sameSite: "Strict" }]);
+    const served = { ...Object.fromEntries(stack.proxy.served) };
+    const sp = new SessionPage(page);
+    await page.goto(`${stack.proxy.url}/sessions/${REPLICA_ZOT}/${s.id}`);
+    await expect(sp.view).toHaveAttribute("data-loaded", "true");
+    await expect(sp.connection).toHaveAttribute("data-state", "connected");
+    // Both replicas list zot as their owner described it: ready.
+    for (const r of ["A", "B"] as const) {
+      const list = await fetch(`${url(r)}/api/backends`, { headers: stack.headers });
+      const items = ((await list.json()) as { items: { id: string; status: string }[] }).items;
+      expect(items.find((b) => b.id === REPLICA_ZOT)?.status).toBe("ready");
+    }
+    const reply = "Streamed to a browser that no replica holds on to.";
+    stack.model.enqueue({ text: reply, chunks: 12, delayMs: 40 });
+    await sp.prompt("answer the browser");
+    await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 30_000 });
+    await sp.waitStatus("idle");
+    // The page's requests went to both replicas.
+    for (const [port, n] of stack.proxy.served) expect(n).toBeGreaterThan(served[port] ?? 0);
   });
 
   test("a question raised by an agent one replica runs is answered through the other; a second answer gets 409", async () => {

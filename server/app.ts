@@ -27,6 +27,8 @@ export interface ConsoleApp {
   backends: BackendRegistry;
   lineage: Lineage;
   search: SearchIndexer;
+  /** Replica mode's parts (`SWITCHBOARD_REDIS_URL`); undefined for one console. */
+  replicas?: ReplicaMode | undefined;
   ready: Promise<void>;
   stop(): Promise<void>;
 }
@@ -61,6 +63,7 @@ function create(): ConsoleApp {
       ? replicaMode(
           { ...replica, redisUrl: replica.redisUrl, replicaUrl: replica.replicaUrl },
           backends,
+          hub,
           consoleAuth().token.token,
           () => ready ?? Promise.resolve(),
         )
@@ -103,7 +106,7 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
-  return { config, store, hub, backends, lineage, search, ready, stop };
+  return { config, store, hub, backends, lineage, search, replicas, ready, stop };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

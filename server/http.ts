@@ -35,7 +35,7 @@ type RouteCtx<P> = { params: Promise<P> };
  * it here (server/replicas/forward.ts). Set by the app in replica mode; kept on globalThis because
  * each route is a bundle of its own.
  */
-export type RouteForwarder = (req: Request, backendId: string) => Promise<Response | undefined>;
+export type RouteForwarder = (req: Request, params: Readonly<Record<string, unknown>>) => Promise<Response | undefined>;
 const forwarding = globalThis as typeof globalThis & { __switchboardForward?: RouteForwarder };
 
 export function setRouteForwarder(fn: RouteForwarder | undefined): void {
@@ -49,10 +49,9 @@ export function route<P = Record<string, string>>(
   return async (req, ctx) => {
     try {
       const params = ctx?.params ? await ctx.params : ({} as P);
-      const backendId = (params as { backendId?: unknown }).backendId;
       const forward = forwarding.__switchboardForward;
-      if (forward && typeof backendId === "string") {
-        const forwarded = await forward(req, backendId);
+      if (forward && params && typeof params === "object") {
+        const forwarded = await forward(req, params as Record<string, unknown>);
         if (forwarded) return forwarded;
       }
       return await fn(req, params);

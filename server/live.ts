@@ -11,25 +11,13 @@ import type { BackendRegistry } from "./backends/registry";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
 import { json, readBody } from "./http";
-import { MuxRegistry, type MuxStream } from "./hub/mux";
+import type { MuxStream } from "./hub/mux";
+import { liveStreams, type LiveScope } from "./live-streams";
 import { sseResponse } from "./hub/sse";
 import { app } from "./routes";
 import { acquireShareStream, shareClient, shareStreamIdleMs, shares } from "./shares";
 
-/**
- * Which live streams: the console's (`/api/live`, behind the login: global channel, sessions and
- * shares) or the share pages' (`/api/shares/public/live`, public: shares only, by token).
- */
-export type LiveScope = "console" | "share";
-
-const g = globalThis as typeof globalThis & { __switchboardLive?: Record<LiveScope, MuxRegistry> };
-
-/** The open live streams of a scope (one per browser), kept on globalThis like the app. */
-export function liveStreams(scope: LiveScope): MuxRegistry {
-  g.__switchboardLive ??= { console: new MuxRegistry(), share: new MuxRegistry(1000) };
-  return g.__switchboardLive[scope];
-}
-
+export { liveStreams, type LiveScope } from "./live-streams";
 /** Live streams open in both scopes. */
 export function liveStreamCount(): number {
   return liveStreams("console").size + liveStreams("share").size;
@@ -78,7 +66,7 @@ export async function setSubscriptions(
 ): Promise<Record<string, LiveSubscriptionResult>> {
   for (const key of stream.keys()) if (!(key in wanted)) stream.remove(key);
   const results: Record<string, LiveSubscriptionResult> = {};
-  const { hub, backends } = await app();
+  const { hub, backends, replicas } = await app();
   await Promise.all(
     Object.entries(wanted).map(async ([key, spec]) => {
       const fp = fingerprint(spec);
@@ -93,9 +81,18 @@ export async function setSubscriptions(
           stream.add(key, fp, (sink) => hub.subscribeGlobal(sink, globalHello(backends), spec.after));
         } else if (spec.type === "session") {
           backends.require(spec.backendId);
-          const channel = await hub.open(spec.backendId, spec.sessionId);
-          if (stream.closed) return;
-          stream.add(key, fp, (sink) => channel.subscribe(sink, spec.after));
+          if (replicas && !backends.runsHere(spec.backendId)) {
+            // Replica mode: another replica runs the backend; its events come from there. When that
+            // stream ends (the owner moved or died), the whole live stream is closed, and the
+            // browser reopens it with its cursors.
+            const remote = await replicas.followRemote(spec.backendId, spec.sessionId, spec.after);
+            if (stream.closed) return;
+            stream.add(key, fp, (sink) => remote.attach(sink, () => stream.sink.close()));
+          } else {
+            const channel = await hub.open(spec.backendId, spec.sessionId);
+            if (stream.closed) return;
+            stream.add(key, fp, (sink) => channel.subscribe(sink, spec.after));
+          }
         } else {
           const svc = await shares();
           const share = svc.resolve(spec.token, shareClient(ctx.headers));

@@ -21,6 +21,8 @@ export class BackendRegistry {
   private adapters = new Map<string, BackendAdapter>();
   private sources = new Map<string, "env" | "store" | "embedded">();
   private defs = new Map<string, BackendDefinition>();
+  /** Replica mode: how the owner last described each backend this replica does not run. */
+  private remote = new Map<string, Backend>();
   /** Replica mode: the backends whose lease this replica holds run here; the others are listed only. */
   private ownership: Ownership | undefined;
   /** Per backend, the lease events applied in order (a start finishes before a loss stops it). */
@@ -73,6 +75,11 @@ export class BackendRegistry {
       .then(step)
       .catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
     this.turns.set(id, next);
+  }
+
+  /** Replica mode: the owner's description of a backend (from server/replicas/global-relay.ts). */
+  rememberRemote(b: Backend): void {
+    this.remote.set(b.id, b);
   }
 
   /** Does this replica run the backend (always, outside replica mode)? */
@@ -185,7 +192,9 @@ export class BackendRegistry {
   /** A backend as the browser sees it, with where it came from. */
   describe(a: BackendAdapter): Backend {
     const source = this.sources.get(a.id);
-    return { ...a.info(), ...(source ? { source } : {}) };
+    // Run by another replica: as its owner described it last (this adapter was never started).
+    const remote = this.runsHere(a.id) ? undefined : this.remote.get(a.id);
+    return { ...(remote ?? a.info()), ...(source ? { source } : {}) };
   }
 
   /**

@@ -195,7 +195,15 @@ export class Hub implements EventSink {
 
   /* ------------------------------------------------------------------ global channel */
 
-  emitGlobal(event: GlobalEvent): void {
+  /**
+   * Replica mode: sees every global event this console makes (not those relayed from another
+   * replica), to pass the ones about the backends it runs to the others (server/replicas/global-relay.ts).
+   */
+  globalTap: ((event: GlobalEvent) => void) | undefined;
+
+  /** `relayed`: the event came from another replica (it is not passed on again). */
+  emitGlobal(event: GlobalEvent, relayed = false): void {
+    if (!relayed) this.globalTap?.(event);
     const seq = ++this.globalSeq;
     const frame = encodeFrame(seq, event);
     this.globalLog.push({ seq, frame });

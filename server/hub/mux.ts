@@ -73,10 +73,15 @@ class KeyedSink implements SseSink {
  * reopens it with a cursor per subscription.
  */
 export class MuxStream {
-  readonly id = randomBytes(16).toString("base64url");
+  readonly id: string;
   private subs = new Map<string, Sub>();
 
-  constructor(readonly sink: SseSink) {
+  /** `idPrefix`: replica mode names the replica that holds the stream (`<replica>~<random>`). */
+  constructor(
+    readonly sink: SseSink,
+    idPrefix = "",
+  ) {
+    this.id = idPrefix + randomBytes(16).toString("base64url");
     sink.write(controlFrame(MUX_OPEN, { streamId: this.id }));
   }
 
@@ -135,6 +140,9 @@ export class MuxStream {
 export class MuxRegistry {
   private streams = new Map<string, MuxStream>();
 
+  /** Replica mode: `<replica>~`, so a `PUT …/live/:streamId` that reaches another replica is sent here. */
+  idPrefix = "";
+
   constructor(readonly maxStreams = 5000) {}
 
   get size(): number {
@@ -143,7 +151,7 @@ export class MuxRegistry {
 
   open(sink: SseSink): MuxStream | undefined {
     if (this.streams.size >= this.maxStreams) return undefined;
-    const s = new MuxStream(sink);
+    const s = new MuxStream(sink, this.idPrefix);
     this.streams.set(s.id, s);
     return s;
   }

@@ -89,8 +89,14 @@ export class Ownership {
   async owner(backendId: string): Promise<{ replicaId: string; url: string; epoch: number } | undefined> {
     const holder = await leaseHolder(this.redis, backendId);
     if (!holder) return undefined;
-    const url = holder.replica === this.replicaId ? this.url : await this.redis.get(addressKey(holder.replica));
+    const url = await this.addressOf(holder.replica);
     return url ? { replicaId: holder.replica, url, epoch: holder.epoch } : undefined;
+  }
+
+  /** The URL a replica is reached at, while it is alive (it renews its address with its leases). */
+  async addressOf(replicaId: string): Promise<string | undefined> {
+    if (replicaId === this.replicaId) return this.url;
+    return (await this.redis.get(addressKey(replicaId))) ?? undefined;
   }
 
   /** Gives up every lease (a stopping replica: the others take its backends at once). */

@@ -6,7 +6,11 @@ import { ApiError, describeError } from "../errors";
 import { setRouteForwarder } from "../http";
 import { log } from "../log";
 import type { ReplicaConfig } from "./config";
+import type { Hub } from "../hub/hub";
+import { liveStreams } from "../live-streams";
 import { forwardRequest } from "./forward";
+import { GlobalRelay } from "./global-relay";
+import { openRemoteSession } from "./remote-session";
 import { Ownership } from "./ownership";
 import { RedisWindowLimiter } from "./redis-limiter";
 import { ReplicatedSet } from "./replicated-set";
@@ -17,8 +21,13 @@ import { ReplicatedSet } from "./replicated-set";
  * logouts and failed logins shared by every replica. The store is PostgreSQL (shares, revocations,
  * redaction patterns and backends reach every replica through its NOTIFY).
  */
+/** Between a live stream id's replica and its random part. */
+const STREAM_SEP = "~";
+
 export interface ReplicaMode {
   ownership: Ownership;
+  /** Opens a session's events from the replica that runs its backend (for a live stream held here). */
+  followRemote(backendId: string, sessionId: string, after: number | undefined): ReturnType<typeof openRemoteSession>;
   /** Publishes this replica, loads the shared sets, and starts claiming backends. */
   start(): Promise<void>;
   /** Gives up every lease (the others take the backends at once) and closes the connections. */
@@ -35,6 +44,7 @@ function connect(url: string, name: string): Redis {
 export function replicaMode(
   config: ReplicaConfig & { redisUrl: string; replicaUrl: string },
   registry: BackendRegistry,
+  hub: Hub,
   consoleToken: string,
   ready: () => Promise<void>,
 ): ReplicaMode {
@@ -51,21 +61,46 @@ export function replicaMode(
   const loggedOut = new ReplicatedSet(redis, subscriber, "logouts");
   const limiter = new RedisWindowLimiter(redis, "login", LOGIN_LIMIT);
 
-  setRouteForwarder(async (req, backendId) => {
-    await ready();
-    if (!registry.get(backendId) || registry.runsHere(backendId)) return undefined; // 404 or served here
+  const self = { replicaId: config.replicaId, consoleToken };
+  const ownerOf = async (backendId: string) => {
     const owner = await ownership.owner(backendId);
     if (!owner)
       throw new ApiError(
         "backend_down",
         `No replica runs ${backendId} right now (its lease is being taken over); try again`,
       );
-    if (owner.replicaId === config.replicaId) return undefined;
-    return forwardRequest(req, owner, { replicaId: config.replicaId, consoleToken });
+    return owner;
+  };
+
+  setRouteForwarder(async (req, params) => {
+    const { backendId, streamId } = params;
+    if (typeof backendId === "string") {
+      await ready();
+      if (!registry.get(backendId) || registry.runsHere(backendId)) return undefined; // 404, or served here
+      const owner = await ownerOf(backendId);
+      return owner.replicaId === config.replicaId ? undefined : forwardRequest(req, owner, self);
+    }
+    if (typeof streamId === "string") {
+      // A live stream's subscriptions are set on the replica that holds the stream.
+      const at = streamId.lastIndexOf(STREAM_SEP);
+      const holder = at > 0 ? streamId.slice(0, at) : undefined;
+      if (!holder || holder === config.replicaId) return undefined;
+      const url = await ownership.addressOf(holder);
+      if (!url) throw ApiError.notFound("No such live stream (its replica is gone): open a new one");
+      return forwardRequest(req, { url, replicaId: holder }, self);
+    }
+    return undefined;
   });
+  for (const scope of ["console", "share"] as const) liveStreams(scope).idPrefix = `${config.replicaId}${STREAM_SEP}`;
+
+  const relay = new GlobalRelay(redis, subscriber, config.replicaId, hub, registry);
 
   return {
     ownership,
+    async followRemote(backendId, sessionId, after) {
+      const target = await ownerOf(backendId);
+      return openRemoteSession({ target, backendId, sessionId, after, self });
+    },
     async start() {
       try {
         await redis.connect();
@@ -76,11 +111,13 @@ export function replicaMode(
       }
       await ownership.start();
       await loggedOut.start();
+      await relay.start();
       shareAuthState({ loggedOut, limiter });
       log.info("replica mode", { replica: config.replicaId, url: config.replicaUrl, leaseTtlMs: config.leaseTtlMs });
     },
     async stop() {
       setRouteForwarder(undefined);
+      relay.stop();
       await ownership.stop();
       await loggedOut.stop();
       shareAuthState(undefined);

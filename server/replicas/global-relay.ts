@@ -1,0 +1,96 @@
+import "server-only";
+import type { Redis } from "ioredis";
+import { Backend, GlobalEvent } from "@/lib/model";
+import type { BackendRegistry } from "../backends/registry";
+import { describeError } from "../errors";
+import type { Hub } from "../hub/hub";
+import { log } from "../log";
+
+const CHANNEL = "sb:global";
+const INFO = "sb:backend-info";
+
+/** The backend a global event is about, if it is about one. */
+function backendOf(e: GlobalEvent): string | undefined {
+  switch (e.type) {
+    case "backend.updated":
+      return e.backend.id;
+    case "session.updated":
+      return e.session.backendId;
+    case "session.removed":
+    case "session.status":
+    case "interrupt.requested":
+    case "interrupt.resolved":
+      return e.backendId;
+    default:
+      return undefined; // hello is per subscriber; backend.removed reaches every replica by the store
+  }
+}
+
+/**
+ * The global channel across replicas (docs/architecture.md, "Replicas"): each replica passes the
+ * global events about the backends it runs — status, sessions listed or changed, interrupts — to
+ * the others over one Redis channel, and each re-emits the others' on its own global channel, so a
+ * browser on any replica sees every backend's sidebar and inbox change live. A backend's latest
+ * description is also kept in a Redis hash, so a replica that does not run it lists it as its
+ * owner last described it (status, models), not as an adapter that was never started.
+ */
+export class GlobalRelay {
+  constructor(
+    private redis: Redis,
+    private subscriber: Redis,
+    private replicaId: string,
+    private hub: Hub,
+    private registry: BackendRegistry,
+  ) {}
+
+  async start(): Promise<void> {
+    const known = await this.redis.hgetall(INFO);
+    for (const raw of Object.values(known)) this.remember(raw);
+    this.subscriber.on("message", (channel: string, message: string) => {
+      if (channel === CHANNEL) this.receive(message);
+    });
+    await this.subscriber.subscribe(CHANNEL);
+    this.hub.globalTap = (e) => this.send(e);
+  }
+
+  stop(): void {
+    this.hub.globalTap = undefined;
+    void this.subscriber.unsubscribe(CHANNEL).catch(() => undefined);
+  }
+
+  private remember(raw: string) {
+    try {
+      const b = Backend.safeParse(JSON.parse(raw));
+      if (b.success) this.registry.rememberRemote(b.data);
+    } catch {
+      // a malformed entry is skipped
+    }
+  }
+
+  private send(e: GlobalEvent) {
+    const backendId = backendOf(e);
+    if (!backendId || !this.registry.runsHere(backendId)) return;
+    const message = JSON.stringify({ from: this.replicaId, event: e });
+    const done = (err: unknown) =>
+      log.warn("could not pass a global event to the other replicas", { type: e.type, error: describeError(err) });
+    if (e.type === "backend.updated") void this.redis.hset(INFO, backendId, JSON.stringify(e.backend)).catch(done);
+    void this.redis.publish(CHANNEL, message).catch(done);
+  }
+
+  private receive(message: string) {
+    let parsed: { from?: unknown; event?: unknown };
+    try {
+      parsed = JSON.parse(message) as { from?: unknown; event?: unknown };
+    } catch {
+      return;
+    }
+    if (parsed.from === this.replicaId) return;
+    const e = GlobalEvent.safeParse(parsed.event);
+    if (!e.success) return;
+    const backendId = backendOf(e.data);
+    // Only about a backend this replica lists and does not run (its own events are its own).
+    if (!backendId || !this.registry.get(backendId) || this.registry.runsHere(backendId)) return;
+    if (e.data.type === "backend.updated") this.registry.rememberRemote(e.data.backend);
+    this.hub.emitGlobal(e.data, true);
+  }
+}
