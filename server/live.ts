@@ -81,13 +81,22 @@ export async function setSubscriptions(
           stream.add(key, fp, (sink) => hub.subscribeGlobal(sink, globalHello(backends), spec.after));
         } else if (spec.type === "session") {
           backends.require(spec.backendId);
-          if (replicas && !backends.runsHere(spec.backendId)) {
-            // Replica mode: another replica runs the backend; its events come from there. When that
-            // stream ends (the owner moved or died), the whole live stream is closed, and the
-            // browser reopens it with its cursors.
-            const remote = await replicas.followRemote(spec.backendId, spec.sessionId, spec.after);
+          if (replicas) {
+            // Replica mode: from this replica's hub when it runs the backend, else from the owner's
+            // stream. When a followed stream ends (the owner moved or died), the whole live stream
+            // is closed, and the browser reopens it with its cursors. While a backend changes hands
+            // (up to twice the lease's time), the subscription waits rather than fail.
+            const source = await replicas.sessionSource(spec.backendId, spec.sessionId, spec.after, () =>
+              hub.open(spec.backendId, spec.sessionId),
+            );
             if (stream.closed) return;
-            stream.add(key, fp, (sink) => remote.attach(sink, () => stream.sink.close()));
+            if (source.channel) {
+              const channel = source.channel;
+              stream.add(key, fp, (sink) => channel.subscribe(sink, spec.after));
+            } else {
+              const remote = source.remote;
+              stream.add(key, fp, (sink) => remote.attach(sink, () => stream.sink.close()));
+            }
           } else {
             const channel = await hub.open(spec.backendId, spec.sessionId);
             if (stream.closed) return;

@@ -1,6 +1,6 @@
 import "server-only";
 import { interruptLimitError, refusedInterruptNotice } from "@/lib/interrupt-limits";
-import type { Backend, GlobalEvent, Interrupt, Session, TimelineEvent } from "@/lib/model";
+import type { Backend, GlobalEvent, Interrupt, Session, Snapshot, TimelineEvent, WireEvent } from "@/lib/model";
 import { diffStates } from "@/lib/timeline/diff";
 import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
 import type { BackendAdapter, EventSink, LoadedSession } from "../backends/types";
@@ -28,6 +28,24 @@ export interface HubObserver {
   sessionRemoved(backendId: string, sessionId: string): void;
   backendRemoved(backendId: string): void;
 }
+/**
+ * Replica mode: a session's events kept outside this process (server/replicas/session-journal.ts,
+ * a Redis Stream per session), so that the replica that runs the backend next — after a failover,
+ * or this one after a restart — numbers them on from the same `seq` and a browser's cursor resumes.
+ */
+export interface SessionJournal {
+  /** Are this backend's sessions journaled here (this replica runs it)? */
+  covers(backendId: string): boolean;
+  /** A channel was opened with this state: the base later events are folded onto. */
+  opened(backendId: string, sessionId: string, snapshot: Snapshot): void;
+  /** An event the channel published (with its seq); `snapshot` reads the state after it. */
+  record(backendId: string, sessionId: string, wire: WireEvent, snapshot: () => Snapshot): void;
+  /** The last state kept and the events the log holds, to open the channel from. */
+  restore(backendId: string, sessionId: string): Promise<{ checkpoint?: Snapshot; entries: WireEvent[] }>;
+  /** The session was deleted. */
+  forget(backendId: string, sessionId: string): void;
+}
+
 const IDLE_EVICT_MS = 10 * 60_000;
 const MAX_CHANNELS = 200;
 
@@ -43,6 +61,8 @@ export class Hub implements EventSink {
   private globalSeq = Date.now() * 1000;
   private sweeper: ReturnType<typeof setInterval>;
   private observers = new Set<HubObserver>();
+  /** Replica mode's session logs (undefined for one console: the ring log is all there is). */
+  journal: SessionJournal | undefined;
 
   constructor(
     private resolve: (backendId: string) => BackendAdapter | undefined,
@@ -75,7 +95,7 @@ export class Hub implements EventSink {
       eventIn.type === "session.updated" ? { ...eventIn, session: this.decorate(backendId, eventIn.session) } : eventIn;
     const k = key(backendId, sessionId);
     const ch = this.channels.get(k);
-    if (ch) ch.publish(event);
+    if (ch) this.emit(ch, event);
     else this.loading.get(k)?.buffer.push(event);
     this.toGlobal(backendId, sessionId, event, ch);
     if (this.observers.size) this.tell((o) => o.event(backendId, sessionId, event, ch ? () => ch.state : undefined));
@@ -143,17 +163,47 @@ export class Hub implements EventSink {
     const adapter = this.resolve(backendId);
     if (!adapter) throw ApiError.notFound(`Unknown backend: ${backendId}`);
     const buffer: TimelineEvent[] = [];
+    const journal = this.journal?.covers(backendId) ? this.journal : undefined;
     const promise = (async () => {
       try {
+        const restored = journal
+          ? await journal.restore(backendId, sessionId).catch((err: unknown) => {
+              log.warn("could not read a session's log; it starts afresh", {
+                backendId,
+                sessionId,
+                error: err instanceof Error ? err.message : String(err),
+              });
+              return undefined;
+            })
+          : undefined;
         const loaded = await adapter.loadSession(sessionId);
         loaded.interrupts = withinBounds(loaded.interrupts);
         loaded.session = this.decorate(backendId, loaded.session);
-        const ch = new SessionChannel(backendId, sessionId, stateFromSnapshot(loaded), {
-          ...(loaded.olderCursor ? { olderCursor: loaded.olderCursor } : {}),
-        });
+        const olderCursor = loaded.olderCursor ? { olderCursor: loaded.olderCursor } : {};
+        const fresh = stateFromSnapshot(loaded);
+        let ch: SessionChannel;
+        if (restored?.checkpoint) {
+          // The state the last owner kept, its events after that, then what the backend has now
+          // that the log does not (the owner died mid-turn): a cursor from before resumes with no gap.
+          ch = new SessionChannel(backendId, sessionId, stateFromSnapshot(restored.checkpoint), {
+            ...olderCursor,
+            seqBase: restored.checkpoint.seq,
+          });
+          ch.restore(restored.entries, restored.checkpoint.seq);
+          const missed = diffStates(ch.state, fresh);
+          if (missed.length) log.info("resumed a session's log", { backendId, sessionId, missed: missed.length });
+          for (const e of missed) this.emit(ch, e);
+        } else {
+          const last = restored?.entries.at(-1)?.seq;
+          ch = new SessionChannel(backendId, sessionId, fresh, {
+            ...olderCursor,
+            ...(last !== undefined ? { seqBase: Math.max(last, Date.now() * 1000) } : {}),
+          });
+        }
+        journal?.opened(backendId, sessionId, ch.snapshot());
         // Events that raced with the load: upserts are safe to apply again; deltas may already be
         // in the loaded text, so they are dropped (the block's next full update carries them).
-        for (const e of buffer) if (e.type !== "block.delta") ch.publish(e);
+        for (const e of buffer) if (e.type !== "block.delta") this.emit(ch, e);
         this.channels.set(k, ch);
         this.evictIfNeeded();
         return ch;
@@ -168,6 +218,7 @@ export class Hub implements EventSink {
   /** Drop a channel (session deleted): subscribers are closed. */
   drop(backendId: string, sessionId: string): void {
     const k = key(backendId, sessionId);
+    this.journal?.forget(backendId, sessionId);
     this.channels.get(k)?.closeAll();
     this.channels.delete(k);
     this.emitGlobal({ type: "session.removed", backendId, sessionId });
@@ -245,6 +296,12 @@ export class Hub implements EventSink {
   }
 
   /* ------------------------------------------------------------------ internals */
+
+  /** Publishes on a channel, and keeps the event in the session's log in replica mode. */
+  private emit(ch: SessionChannel, event: TimelineEvent): void {
+    const wire = ch.publish(event);
+    if (this.journal?.covers(ch.backendId)) this.journal.record(ch.backendId, ch.sessionId, wire, () => ch.snapshot());
+  }
 
   private toGlobal(backendId: string, sessionId: string, e: TimelineEvent, ch: SessionChannel | undefined) {
     switch (e.type) {

@@ -63,6 +63,27 @@ export class SessionChannel {
     return this.subscribers.size + this.listeners.size;
   }
 
+  /**
+   * Replica mode: takes the session's log as the previous owner left it (server/replicas/session-journal.ts):
+   * every entry goes into the ring log, so a cursor from that owner resumes here; those after
+   * `foldAfter` (the seq of the state this channel was made with) are applied to the state. Nothing
+   * is sent: no subscriber is attached yet.
+   */
+  restore(entries: WireEvent[], foldAfter: number): void {
+    for (const e of entries) {
+      if (e.seq <= foldAfter) {
+        this.log.push({ seq: e.seq, event: e });
+        continue;
+      }
+      const { seq: _seq, ...event } = e;
+      this.pending.push(event as TimelineEvent);
+      if (this.pending.length >= MAX_PENDING) this.materialize();
+      this.log.push({ seq: e.seq, event: e });
+    }
+    const last = entries.at(-1)?.seq;
+    if (last !== undefined && last > this.seq) this.seq = last;
+  }
+
   publish(event: TimelineEvent): WireEvent {
     this.pending.push(event);
     if (this.pending.length >= MAX_PENDING) this.materialize();

@@ -13,13 +13,17 @@ const encoder = new TextEncoder();
  * before the subscription is added, so an unknown session is the subscription's error, not a stream
  * that ends at once.
  */
+export interface RemoteSession {
+  attach(sink: SseSink, lost: () => void): () => void;
+}
+
 export async function openRemoteSession(opts: {
   target: ForwardTarget;
   backendId: string;
   sessionId: string;
   after: number | undefined;
   self: { replicaId: string; consoleToken: string };
-}): Promise<{ attach(sink: SseSink, lost: () => void): () => void }> {
+}): Promise<RemoteSession> {
   const ac = new AbortController();
   const path = `/api/backends/${encodeURIComponent(opts.backendId)}/sessions/${encodeURIComponent(opts.sessionId)}/events`;
   let res: Response;

@@ -2,32 +2,44 @@ import "server-only";
 import { Redis } from "ioredis";
 import { LOGIN_LIMIT, shareAuthState } from "../auth/console-auth";
 import type { BackendRegistry } from "../backends/registry";
-import { ApiError, describeError } from "../errors";
+import { ApiError, describeError, isApiError } from "../errors";
 import { setRouteForwarder } from "../http";
 import { log } from "../log";
 import type { ReplicaConfig } from "./config";
 import type { Hub } from "../hub/hub";
+import type { SessionChannel } from "../hub/session-channel";
 import { liveStreams } from "../live-streams";
 import { forwardRequest } from "./forward";
 import { GlobalRelay } from "./global-relay";
-import { openRemoteSession } from "./remote-session";
+import { openRemoteSession, type RemoteSession } from "./remote-session";
+import { RedisSessionJournal } from "./session-journal";
 import { Ownership } from "./ownership";
 import { RedisWindowLimiter } from "./redis-limiter";
 import { ReplicatedSet } from "./replicated-set";
 
-/**
- * Replica mode (`SWITCHBOARD_REDIS_URL`, docs/architecture.md "Replicas"), as this build has it:
- * one owner per backend by a lease in Redis, requests for a backend forwarded to its owner, and
- * logouts and failed logins shared by every replica. The store is PostgreSQL (shares, revocations,
- * redaction patterns and backends reach every replica through its NOTIFY).
- */
 /** Between a live stream id's replica and its random part. */
 const STREAM_SEP = "~";
 
+/**
+ * Replica mode (`SWITCHBOARD_REDIS_URL`, docs/architecture.md "Replicas"): one owner per backend by
+ * a lease in Redis, requests for a backend forwarded to its owner, the owner's session events kept
+ * in Redis Streams, global events relayed, and logouts and failed logins shared by every replica.
+ * The store is PostgreSQL (shares, revocations, redaction patterns and backends reach every replica
+ * through its NOTIFY).
+ */
 export interface ReplicaMode {
   ownership: Ownership;
-  /** Opens a session's events from the replica that runs its backend (for a live stream held here). */
-  followRemote(backendId: string, sessionId: string, after: number | undefined): ReturnType<typeof openRemoteSession>;
+  /**
+   * Where a live stream held here gets a session's events: this replica's channel when it runs the
+   * backend, else the owner's stream. While the backend changes hands (no owner yet, or one that
+   * does not answer, or is still starting it), it tries again for up to twice the lease's time.
+   */
+  sessionSource(
+    backendId: string,
+    sessionId: string,
+    after: number | undefined,
+    openHere: () => Promise<SessionChannel>,
+  ): Promise<{ channel: SessionChannel; remote?: undefined } | { channel?: undefined; remote: RemoteSession }>;
   /** Publishes this replica, loads the shared sets, and starts claiming backends. */
   start(): Promise<void>;
   /** Gives up every lease (the others take the backends at once) and closes the connections. */
@@ -94,12 +106,25 @@ export function replicaMode(
   for (const scope of ["console", "share"] as const) liveStreams(scope).idPrefix = `${config.replicaId}${STREAM_SEP}`;
 
   const relay = new GlobalRelay(redis, subscriber, config.replicaId, hub, registry);
+  // The sessions of the backends this replica runs are journaled while its lease is good.
+  hub.journal = new RedisSessionJournal(redis, (id) => (ownership.mayWrite(id) ? ownership.token(id) : undefined));
 
   return {
     ownership,
-    async followRemote(backendId, sessionId, after) {
-      const target = await ownerOf(backendId);
-      return openRemoteSession({ target, backendId, sessionId, after, self });
+    async sessionSource(backendId, sessionId, after, openHere) {
+      const deadline = Date.now() + 2 * config.leaseTtlMs + 1_000;
+      for (;;) {
+        try {
+          if (registry.runsHere(backendId)) return { channel: await openHere() };
+          const target = await ownerOf(backendId);
+          if (target.replicaId !== config.replicaId)
+            return { remote: await openRemoteSession({ target, backendId, sessionId, after, self }) };
+        } catch (err) {
+          const moving = isApiError(err) && (err.code === "backend_down" || err.code === "upstream_failed");
+          if (!moving || Date.now() > deadline) throw err;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
     },
     async start() {
       try {
