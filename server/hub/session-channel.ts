@@ -13,6 +13,13 @@ interface LogEntry {
 export const DEFAULT_LOG_CAPACITY = 10_000;
 
 /**
+ * How far a restored channel's numbering jumps past the last logged event: the last owner may have
+ * sent a few events to browsers that it had not yet written to the log when it died, and their seqs
+ * must never be given to other events here.
+ */
+export const RESUME_GAP = 1_000_000;
+
+/**
  * Events published but not yet folded into the state. The state is materialized when it is read (a
  * snapshot, the hub's global view) or when this many are waiting: one batch copies the messages
  * array once, so the hub's cost per delta does not grow with the session's length.
@@ -40,6 +47,10 @@ export class SessionChannel {
   private listeners = new Set<ChannelListener>();
   private applied: SessionState;
   private pending: TimelineEvent[] = [];
+  /** After `restore`: the last seq the log held; cursors above it (and below `seq` at restore) were the last owner's unlogged events. */
+  private restoredTo: number | undefined;
+  /** After `restore`: the seq this channel's own events start after. */
+  private resumedAt: number | undefined;
 
   constructor(
     readonly backendId: string,
@@ -82,6 +93,20 @@ export class SessionChannel {
     }
     const last = entries.at(-1)?.seq;
     if (last !== undefined && last > this.seq) this.seq = last;
+    this.restoredTo = this.seq;
+    this.seq += RESUME_GAP;
+    this.resumedAt = this.seq;
+  }
+
+  /**
+   * A cursor past the restored log but before this channel's own events: the last owner's events it
+   * did not get to log. The browser has them; every event this channel published since restoring
+   * (first the absolute upserts that bring the log's state to the agent's) is what it lacks.
+   */
+  private beyondLog(after: number): boolean {
+    return (
+      this.restoredTo !== undefined && this.resumedAt !== undefined && after > this.restoredTo && after < this.resumedAt
+    );
   }
 
   publish(event: TimelineEvent): WireEvent {
@@ -124,8 +149,9 @@ export class SessionChannel {
    * belongs to another incarnation of the channel), sends `stream.reset` first so the client
    * reloads the snapshot.
    */
-  subscribe(sink: SseSink, after: number | undefined): () => void {
+  subscribe(sink: SseSink, afterIn: number | undefined): () => void {
     this.lastUsed = Date.now();
+    const after = afterIn !== undefined && this.beyondLog(afterIn) ? this.resumedAt : afterIn;
     if (after !== undefined && after !== this.seq) {
       const first = this.log.firstSeq;
       const held = after <= this.seq && (first === undefined ? after === this.seq : after >= first - 1);
@@ -154,8 +180,9 @@ export class SessionChannel {
    * Attach an event listener, with the same replay rules as `subscribe`: the events after `after`,
    * or `stream.reset` when that seq is no longer held.
    */
-  listen(listener: ChannelListener, after: number | undefined): () => void {
+  listen(listener: ChannelListener, afterIn: number | undefined): () => void {
     this.lastUsed = Date.now();
+    const after = afterIn !== undefined && this.beyondLog(afterIn) ? this.resumedAt : afterIn;
     if (after !== undefined && after !== this.seq) {
       const first = this.log.firstSeq;
       const held = after <= this.seq && (first === undefined ? after === this.seq : after >= first - 1);

@@ -6,6 +6,7 @@ import { applyAll, stateFromSnapshot } from "@/lib/timeline/reducer";
 import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { Hub } from "../hub/hub";
+import { RESUME_GAP } from "../hub/session-channel";
 import type { SseSink } from "../hub/sse";
 import { BackendLease } from "./lease";
 import { RedisSessionJournal } from "./session-journal";
@@ -95,8 +96,16 @@ describe("session logs in Redis Streams (real Redis)", () => {
       ([, f]) => JSON.parse(f[1]!) as WireEvent,
     );
     expect(seenOnA.map((e) => e.seq)).toEqual(Array.from({ length: 8 }, (_, i) => lastA - 7 + i));
+    // Two more reach a browser on A, and A dies before it logs them.
+    const browser = collector();
+    chA.subscribe(browser, lastA);
+    publish({ type: "block.delta", messageId: "a1", blockId: "a1-t", field: "text", delta: "42" });
+    publish({ type: "block.delta", messageId: "a1", blockId: "a1-t", field: "text", delta: "." });
+    void leaseA.stop(); // gives the lease up at once: the writes scheduled for the next tick are refused
     hubA.stop();
-    await leaseA.stop();
+    expect(browser.events.map((e) => e.seq)).toEqual([lastA + 1, lastA + 2]);
+    await until(async () => (await client().get("sb:lease:oc")) === null);
+    expect(await client().xlen("sb:log:oc:s")).toBe(8);
 
     // B takes over; the agent finished the reply meanwhile, and the log never saw the end.
     const leaseB = lease("B");
@@ -113,19 +122,25 @@ describe("session logs in Redis Streams (real Redis)", () => {
     expect(chB.seq).toBeGreaterThan(lastA);
     expect(chB.snapshot().messages).toEqual(finished.messages);
 
-    // A browser that saw all of A's events, and one that saw five: each resumes on B from its cursor.
+    // Browsers that saw all of A's logged events, five of them, or also the two A never logged:
+    // each resumes on B from its cursor, with rising seqs, and ends where the agent is.
     const initial = stateFromSnapshot({ session, messages: [], interrupts: [], todos: [] });
-    for (const cursor of [lastA, lastA - 3]) {
+    const seenAnywhere = [...seenOnA, ...browser.events];
+    for (const cursor of [lastA, lastA - 3, lastA + 2]) {
       const resumed = collector();
       chB.subscribe(resumed, cursor);
       const seqs = resumed.events.map((e) => e.seq);
-      expect(seqs[0]).toBe(cursor + 1);
-      expect(seqs.every((n, i) => i === 0 || n === seqs[i - 1]! + 1)).toBe(true);
+      expect(seqs[0]).toBeGreaterThan(cursor);
+      expect(seqs.every((n, i) => i === 0 || n > seqs[i - 1]!)).toBe(true);
+      // What the log held after the cursor, then B's own events (after the jump past A's unlogged ones).
+      const logged = seqs.filter((n) => n <= lastA);
+      expect(logged).toEqual(seenOnA.map((e) => e.seq).filter((n) => n > cursor));
+      expect(seqs.filter((n) => n > lastA)[0]).toBe(lastA + RESUME_GAP + 1);
       expect(seqs.at(-1)).toBe(chB.seq);
       expect(resumed.events.some((e) => e.type === "stream.reset")).toBe(false);
       const atCursor = applyAll(
         initial,
-        seenOnA.filter((e) => e.seq <= cursor),
+        seenAnywhere.filter((e) => e.seq <= cursor),
       );
       expect(applyAll(atCursor, resumed.events).messages).toEqual(finished.messages);
     }
