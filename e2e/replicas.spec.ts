@@ -11,6 +11,7 @@ import { expect, test } from "@playwright/test";
 import {
   LEASE_TTL_MS,
   REPLICA_OPAL,
+  REPLICA_OPENCODE,
   REPLICA_ZOT,
   type ReplicaName,
   type ReplicaStack,
@@ -18,6 +19,8 @@ import {
 } from "./fixtures/replica-stack";
 import { openSse } from "./fixtures/sse";
 import { SessionPage } from "./pages/session-page";
+import { applyAll, stateFromSnapshot } from "../lib/timeline/reducer";
+import type { Page } from "@playwright/test";
 
 let stack: ReplicaStack;
 
@@ -31,6 +34,19 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await stack?.stop();
 });
+
+/** Logs a page in through the proxy (the cookie is good on every replica: they share the token). */
+async function loginPage(page: Page): Promise<void> {
+  const login = await fetch(`${stack.proxy.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: stack.proxy.url },
+    body: JSON.stringify({ token: stack.token }),
+  });
+  const cookie = /sb_session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")?.[1] ?? "";
+  await page
+    .context()
+    .addCookies([{ name: "sb_session", value: cookie, url: stack.proxy.url, httpOnly: true, sameSite: "Strict" }]);
+}
 
 const other = (r: ReplicaName): ReplicaName => (r === "A" ? "B" : "A");
 const url = (r: ReplicaName) => stack.replicas[r].url;
@@ -123,15 +139,7 @@ test.describe("replicas on PostgreSQL and Redis", () => {
   }) => {
     const owner = await stack.waitForOwner();
     const s = await createSession(url(other(owner)), "in the browser");
-    const login = await fetch(`${stack.proxy.url}/api/auth/login`, {
-      method: "POST",
-      headers: { ...json, origin: stack.proxy.url },
-      body: JSON.stringify({ token: stack.token }),
-    });
-    const cookie = /sb_session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")?.[1] ?? "";
-    await page
-      .context()
-      .addCookies([{ name: "sb_session", value: cookie, url: stack.proxy.url, httpOnly: true, sameSite: "Strict" }]);
+    await loginPage(page);
     const served = { ...Object.fromEntries(stack.proxy.served) };
     const sp = new SessionPage(page);
     await page.goto(`${stack.proxy.url}/sessions/${REPLICA_ZOT}/${s.id}`);
@@ -313,6 +321,82 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     await expect
       .poll(async () => texts(await snapshot(url(peer), s.id), "text"), { timeout: 30_000 })
       .toContain("Answered by the new owner.");
+  });
+
+  test("kill -9 the replica that runs an external opencode serve in the middle of a reply: the stream resumes from its Last-Event-ID on the other replica with no gap, repeat or reset, and the turn ends whole", async ({
+    page,
+  }) => {
+    const owner = await stack.waitForOwner(REPLICA_OPENCODE);
+    const peer = other(owner);
+    const base = (at: string) => `${at}/api/backends/${REPLICA_OPENCODE}/sessions`;
+    const created = await fetch(base(stack.proxy.url), {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ title: "outlives its replica" }),
+    });
+    expect(created.status).toBe(201);
+    const s = (await created.json()) as Session;
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
+    const reply = `${words.join(" ")}.`;
+    stack.model.enqueue({ text: reply, chunks: 40, delayMs: 150 });
+
+    // A browser page through the proxy, and a stream read directly from the owner (the one that dies).
+    await loginPage(page);
+    const sp = new SessionPage(page);
+    await page.goto(`${stack.proxy.url}/sessions/${REPLICA_OPENCODE}/${s.id}`);
+    await expect(sp.view).toHaveAttribute("data-loaded", "true");
+    const snap = (await (
+      await fetch(`${base(url(owner))}/${s.id}/snapshot`, { headers: stack.headers })
+    ).json()) as Snapshot;
+    const first = await openSse(`${base(url(owner))}/${s.id}/events`, {
+      ...stack.headers,
+      "last-event-id": String(snap.seq),
+    });
+    const prompted = await fetch(`${base(url(owner))}/${s.id}/prompt`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ parts: [{ type: "text", text: "a long answer, please" }] }),
+    });
+    expect(prompted.status).toBe(202);
+    const deltas = (evs: WireEvent[]) => evs.filter((e) => e.type === "block.delta").length;
+    await first.waitFor((evs) => deltas(evs) >= 8, 60_000);
+    stack.replicas[owner].child.kill("SIGKILL");
+    await new Promise((r) => setTimeout(r, 100));
+    first.close();
+    expect(first.events.some((e) => e.type === "session.status" && e.status === "idle")).toBe(false);
+    const cursor = first.events.at(-1)!.seq;
+
+    // Reconnect through the proxy from the cursor, as a browser does, until a replica answers it.
+    let second: Awaited<ReturnType<typeof openSse>> | undefined;
+    const deadline = Date.now() + LEASE_TTL_MS * 10;
+    while (!second) {
+      second = await openSse(`${base(stack.proxy.url)}/${s.id}/events`, {
+        ...stack.headers,
+        "last-event-id": String(cursor),
+      }).catch(() => undefined);
+      if (!second) {
+        if (Date.now() > deadline) throw new Error("no replica resumed the stream");
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    await second.waitFor((evs) => evs.some((e) => e.type === "session.status" && e.status === "idle"), 60_000);
+    second.close();
+    expect(await stack.owner(REPLICA_OPENCODE)).toBe(peer);
+    const seqs = second.events.map((e) => e.seq);
+    expect(seqs[0]).toBeGreaterThan(cursor);
+    expect(seqs.every((n, i) => i === 0 || n > seqs[i - 1]!)).toBe(true);
+    expect(second.events.some((e) => e.type === "stream.reset")).toBe(false);
+    // The events seen before and after, applied to the snapshot, give the whole reply, once.
+    const state = applyAll(stateFromSnapshot(snap), [...first.events, ...second.events]);
+    const assistant = state.messages.filter((m) => m.role === "assistant");
+    expect(assistant).toHaveLength(1);
+    expect(assistant[0]!.blocks.filter((b) => b.kind === "text").map((b) => (b.kind === "text" ? b.text : ""))).toEqual(
+      [reply],
+    );
+    // The page recovered on its own: the whole reply, once, and connected.
+    await expect(sp.assistantText()).toHaveText([reply], { timeout: 30_000 });
+    await expect(sp.connection).toHaveAttribute("data-state", "connected");
+    await stack.restart(owner);
   });
 
   test("kill -9 the replica that runs the stdio agent: the other takes it over within the lease, says the agent restarted, and the next prompt works", async () => {

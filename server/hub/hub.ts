@@ -2,6 +2,7 @@ import "server-only";
 import { interruptLimitError, refusedInterruptNotice } from "@/lib/interrupt-limits";
 import type { Backend, GlobalEvent, Interrupt, Session, Snapshot, TimelineEvent, WireEvent } from "@/lib/model";
 import { diffStates } from "@/lib/timeline/diff";
+import { keepShownText } from "@/lib/timeline/keep-shown";
 import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
 import type { BackendAdapter, EventSink, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
@@ -44,6 +45,20 @@ export interface SessionJournal {
   restore(backendId: string, sessionId: string): Promise<{ checkpoint?: Snapshot; entries: WireEvent[] }>;
   /** The session was deleted. */
   forget(backendId: string, sessionId: string): void;
+}
+
+/**
+ * What the agent has now, with the text the log already showed kept in replies still running: an
+ * agent that stores a streamed part only when it ends (OpenCode 1.x) reads back a running reply
+ * shorter than the browsers saw it, and the part's final update carries the whole text.
+ */
+function keepLoggedText(logged: SessionState, fresh: SessionState): SessionState {
+  const byId = new Map(logged.messages.map((m) => [m.id, m]));
+  const messages = fresh.messages.map((m) => {
+    const shown = byId.get(m.id);
+    return shown && m.role === "assistant" && m.completedAt === undefined ? keepShownText(m, shown) : m;
+  });
+  return { ...fresh, messages };
 }
 
 const IDLE_EVICT_MS = 10 * 60_000;
@@ -190,7 +205,7 @@ export class Hub implements EventSink {
             seqBase: restored.checkpoint.seq,
           });
           ch.restore(restored.entries, restored.checkpoint.seq);
-          const missed = diffStates(ch.state, fresh);
+          const missed = diffStates(ch.state, keepLoggedText(ch.state, fresh));
           if (missed.length) log.info("resumed a session's log", { backendId, sessionId, missed: missed.length });
           for (const e of missed) this.emit(ch, e);
         } else {

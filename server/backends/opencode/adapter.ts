@@ -18,6 +18,7 @@ import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { settleIdle, toSession, toTodos } from "./normalize";
+import { toStatus } from "./sessions";
 import { ApiBackend } from "./api-backend";
 import { ApiEventMapper } from "./api-events";
 import { ApiUsageBook } from "./api-usage";
@@ -57,6 +58,9 @@ const REFRESH_INTERVAL_MS = 3_000;
 const PAGE = 100;
 const REQUEST_TIMEOUT_MS = 30_000;
 const HEALTH_TIMEOUT_MS = 5_000;
+/** How long a session's first load waits for the server's live statuses (`statusesRead`). */
+const STATUS_READ_MS = 1_500;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 const timedFetch = createTimedFetch(REQUEST_TIMEOUT_MS);
 
@@ -300,6 +304,23 @@ export class OpencodeAdapter implements BackendAdapter {
     return answerInterrupt(ctx, sessionId, interruptId, answer);
   }
 
+  /** Whether the live statuses were read from the server since this adapter started. */
+  private statusesKnown = false;
+
+  /**
+   * Reads the server's live statuses once, before the first session is loaded: a console that has
+   * just started (or taken the backend over from another replica) must not call a running session
+   * idle, and its reply cut off, because its event stream has not told it otherwise yet. Statuses
+   * the stream has already given win.
+   */
+  private async statusesRead(): Promise<void> {
+    if (this.statusesKnown || !this.client) return;
+    const live = (await this.liveStatuses().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (!live || this.statusesKnown) return;
+    this.statusesKnown = true;
+    for (const [sid, raw] of Object.entries(live)) if (!this.statuses.has(sid)) this.statuses.set(sid, toStatus(raw));
+  }
+
   private statusOf(sessionId: string): SessionStatus {
     for (const it of this.requests.list()) if (interruptBlocks(it, sessionId)) return "waiting";
     return this.statuses.get(sessionId)?.status ?? "idle";
@@ -359,7 +380,9 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async loadSession(sessionId: string): Promise<LoadedSession> {
-    const [session, page, todos] = await Promise.all([
+    const [, session, page, todos] = await Promise.all([
+      // Bounded: a server that does not answer must not hold the load (the stream reconciles later).
+      Promise.race([this.statusesRead(), sleep(STATUS_READ_MS)]),
       this.getSession(sessionId),
       this.loadMessages(sessionId, { limit: PAGE }),
       // `/api` has no todo route: its todos arrive with `todo.updated` frames.
