@@ -8,7 +8,8 @@
  *   browser  Switchboard vs OpenCode's own web app on a seeded 5,000-message session (./browser.ts).
  *   viewers  1,000 subscribers, 50 streaming sessions, relay through Next vs a raw pipe (./viewers.ts).
  *   replicas the Redis cost per published delta against the in-process hub, and the follower's
- *            delivery latency, on a real redis-server (./replicas.ts; issue 31, in progress).
+ *            delivery latency, on a real redis-server (./replicas.ts); 1,000 subscribers over two
+ *            built replicas against all on the owner (./replica-viewers.ts).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -22,6 +23,7 @@ import type { Message, Session, TimelineEvent } from "../lib/model";
 import { browserBench, SCROLL_BACK_TIMEOUT_MS } from "./browser";
 import { startLongStack } from "./long-stack";
 import { reducerBench } from "./reducer";
+import { replicaViewersBench } from "./replica-viewers";
 import { replicasBench } from "./replicas";
 import { viewersBench } from "./viewers";
 import { SessionChannel } from "../server/hub/session-channel";
@@ -364,6 +366,29 @@ async function main() {
         },
       ),
     );
+    await ensureBuilt();
+    const v = await replicaViewersBench().catch((err: unknown) => {
+      console.log(`replica viewers bench failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      return null;
+    });
+    if (v) {
+      results.replicaViewers = v;
+      const g = "1,000 subscribers over two replicas (baseline: all on the owner, same run)";
+      rows.push(
+        ratioRow(g, "delivery spread p99, split ÷ all on the owner", "ms", v.split.p99Ms, v.baseline.p99Ms, null, {
+          note: "measured",
+        }),
+        ratioRow(g, "delivery spread p99, subscribers on the other replica", "ms", v.split.p99PeerMs, null, null, {
+          max: 250,
+        }),
+        ratioRow(g, "owner RSS, split ÷ all on the owner (MB)", "MB", v.split.ownerRssMb, v.baseline.ownerRssMb, null, {
+          note: "measured",
+        }),
+        ratioRow(g, "other replica RSS with 500 subscribers (MB)", "MB", v.split.peerRssMb, null, null, {
+          note: "measured",
+        }),
+      );
+    }
   }
 
   if (mode === "all" || mode === "browser" || mode === "viewers") {

@@ -1,0 +1,153 @@
+/**
+ * 1,000 subscribers over two replicas (issue 31), through the real HTTP route of two built consoles
+ * in replica mode (e2e/fixtures/replica-stack.ts: real PostgreSQL, Redis, and the fake zot on the
+ * scripted model): one streaming session, its events read by
+ *   - the baseline, measured in the same run: every subscriber on the replica that runs the agent;
+ *   - split: half on each replica (the other replica forwards its subscribers' streams to the owner).
+ * Reported: delivery spread (each delta's arrival after its first arrival anywhere) p50/p99, per
+ * replica, and each replica's RSS at its peak.
+ */
+import fs from "node:fs";
+import { createParser } from "eventsource-parser";
+import type { Snapshot } from "../lib/model";
+import { REPLICA_ZOT, type ReplicaName, type ReplicaStack, startReplicaStack } from "../e2e/fixtures/replica-stack";
+
+export interface ReplicaViewerFigures {
+  subscribers: number;
+  deltas: number;
+  baseline: { p50Ms: number; p99Ms: number; ownerRssMb: number };
+  split: { p50Ms: number; p99Ms: number; p99OwnerMs: number; p99PeerMs: number; ownerRssMb: number; peerRssMb: number };
+}
+
+function rssMb(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return Number(m?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function percentile(xs: number[], p: number): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+}
+
+interface Sub {
+  on: ReplicaName;
+  arrivals: Map<number, number>;
+  ready: Promise<void>;
+  close(): void;
+}
+
+function subscribe(stack: ReplicaStack, on: ReplicaName, sessionId: string): Sub {
+  const ac = new AbortController();
+  let ready!: () => void;
+  const sub: Sub = { on, arrivals: new Map(), ready: new Promise((r) => (ready = r)), close: () => ac.abort() };
+  const parser = createParser({
+    onEvent(ev) {
+      if (ev.id && ev.data.includes('"block.delta"')) sub.arrivals.set(Number(ev.id), performance.now());
+    },
+  });
+  void (async () => {
+    try {
+      const res = await fetch(`${stack.replicas[on].url}/api/backends/${REPLICA_ZOT}/sessions/${sessionId}/events`, {
+        headers: { ...stack.headers, accept: "text/event-stream" },
+        signal: ac.signal,
+      });
+      ready();
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parser.feed(value);
+      }
+    } catch {
+      ready();
+    }
+  })();
+  return sub;
+}
+
+async function turn(stack: ReplicaStack, owner: ReplicaName, placement: ReplicaName[], deltas: number) {
+  const base = `${stack.replicas[owner].url}/api/backends/${REPLICA_ZOT}/sessions`;
+  const created = await fetch(base, {
+    method: "POST",
+    headers: { ...stack.headers, "content-type": "application/json" },
+    body: JSON.stringify({ title: "bench: replicas" }),
+  });
+  const session = (await created.json()) as { id: string };
+  const subs = placement.map((on) => subscribe(stack, on, session.id));
+  await Promise.all(subs.map((s) => s.ready));
+  await new Promise((r) => setTimeout(r, 1000));
+  const peak: Record<ReplicaName, number> = { A: 0, B: 0 };
+  const sample = () => {
+    for (const r of ["A", "B"] as const) peak[r] = Math.max(peak[r], rssMb(stack.replicas[r].child.pid));
+  };
+  const sampler = setInterval(sample, 200);
+  const words = Array.from({ length: deltas }, (_, i) => `w${i}`).join(" ");
+  stack.model.enqueue({ text: words, chunks: deltas, delayMs: 20 });
+  await fetch(`${base}/${session.id}/prompt`, {
+    method: "POST",
+    headers: { ...stack.headers, "content-type": "application/json" },
+    body: JSON.stringify({ parts: [{ type: "text", text: "stream to everyone" }] }),
+  });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const snap = (await (await fetch(`${base}/${session.id}/snapshot`, { headers: stack.headers })).json()) as Snapshot;
+    const text = snap.messages.at(-1)?.blocks.find((b) => b.kind === "text");
+    if (snap.session.status === "idle" && text && text.kind === "text" && text.text === words) break;
+    if (Date.now() > deadline) throw new Error("the bench turn did not end");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  clearInterval(sampler);
+  sample();
+  for (const s of subs) s.close();
+  const first = new Map<number, number>();
+  for (const s of subs) for (const [seq, t] of s.arrivals) first.set(seq, Math.min(first.get(seq) ?? Infinity, t));
+  const spread = (which?: ReplicaName) =>
+    subs.filter((s) => !which || s.on === which).flatMap((s) => [...s.arrivals].map(([seq, t]) => t - first.get(seq)!));
+  return { spread, peak };
+}
+
+export async function replicaViewersBench(subscribers = 1000, deltas = 200): Promise<ReplicaViewerFigures> {
+  const stack = await startReplicaStack();
+  try {
+    const owner = await stack.waitForOwner();
+    const peer: ReplicaName = owner === "A" ? "B" : "A";
+    const all = await turn(
+      stack,
+      owner,
+      Array.from({ length: subscribers }, () => owner),
+      deltas,
+    );
+    const split = await turn(
+      stack,
+      owner,
+      Array.from({ length: subscribers }, (_, i) => (i % 2 ? peer : owner)),
+      deltas,
+    );
+    return {
+      subscribers,
+      deltas,
+      baseline: {
+        p50Ms: percentile(all.spread(), 0.5),
+        p99Ms: percentile(all.spread(), 0.99),
+        ownerRssMb: all.peak[owner],
+      },
+      split: {
+        p50Ms: percentile(split.spread(), 0.5),
+        p99Ms: percentile(split.spread(), 0.99),
+        p99OwnerMs: percentile(split.spread(owner), 0.99),
+        p99PeerMs: percentile(split.spread(peer), 0.99),
+        ownerRssMb: split.peak[owner],
+        peerRssMb: split.peak[peer],
+      },
+    };
+  } finally {
+    await stack.stop();
+  }
+}
