@@ -266,6 +266,33 @@ test.describe("replicas on PostgreSQL and Redis", () => {
       reason: "revoked",
     });
     expect((await fetch(`${url(owner)}/api/shares/public/${share.token}/snapshot`)).status).toBe(404);
+
+    // A live share made, viewed and followed through the replica that does not run the session: the
+    // share is made where the session runs, and its link names the address the request came to.
+    const peer = other(owner);
+    const s2 = await createSession(url(owner), "shared through the other replica");
+    const made = await fetch(`${url(peer)}/api/shares`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ backendId: REPLICA_ZOT, sessionId: s2.id, live: true }),
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const share2 = (await made.json()) as CreatedShare;
+    expect(share2.url.startsWith(url(peer))).toBe(true);
+    const page = await fetch(`${url(peer)}/api/shares/public/${share2.token}/snapshot`);
+    expect(page.status).toBe(200);
+    expect(((await page.json()) as { session: { title: string } }).session.title).toBe(
+      "shared through the other replica",
+    );
+    const follower = await openSse(`${url(peer)}/api/shares/public/${share2.token}/events`, {});
+    const answer = "Shared with a viewer on the other replica.";
+    stack.model.enqueue({ text: answer });
+    await prompt(url(owner), s2.id, "say it to the viewer");
+    await follower.waitFor((evs) => JSON.stringify(evs).includes(answer), 30_000);
+    const ended = await fetch(`${url(owner)}/api/shares/${share2.id}`, { method: "DELETE", headers: stack.headers });
+    expect(ended.status).toBe(200);
+    await follower.waitFor((evs) => evs.some((e) => (e as { type: string }).type === "share.ended"), 1_000);
+    follower.close();
   });
 
   test("SIGSTOP the replica that runs the stdio agent past its lease, then SIGCONT it: its late writes are refused and it stops its agent", async () => {

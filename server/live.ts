@@ -105,7 +105,7 @@ export async function setSubscriptions(
         } else {
           const svc = await shares();
           const share = svc.resolve(spec.token, shareClient(ctx.headers));
-          const attach = await svc.attacher(share, spec.after);
+          const attach = await svc.attacher(share, spec.after, spec.token);
           if (stream.closed) return;
           stream.add(key, fp, attach);
         }

@@ -1,4 +1,5 @@
 import "server-only";
+import { authenticate } from "../auth/console-auth";
 import { ApiError, describeError } from "../errors";
 import { log } from "../log";
 
@@ -30,6 +31,11 @@ const DROPPED_RESPONSE = new Set([
   "content-length",
 ]);
 
+/** A request another replica sent (the console token, which every replica shares, and its mark). */
+export function fromReplica(req: Request): boolean {
+  return req.headers.has(FORWARDED_BY) && authenticate(req.headers, undefined) === "bearer";
+}
+
 export interface ForwardTarget {
   /** The owner's base URL (`SWITCHBOARD_REPLICA_URL` of that replica). */
   url: string;
@@ -47,6 +53,8 @@ export async function forwardRequest(
   req: Request,
   target: ForwardTarget,
   self: { replicaId: string; consoleToken: string },
+  /** The body, when the route has already read it (sent as JSON). */
+  json?: unknown,
 ): Promise<Response> {
   if (req.headers.has(FORWARDED_BY))
     // The owner moved while the request was on its way: the browser retries and lands right.
@@ -55,9 +63,15 @@ export async function forwardRequest(
   const url = new URL(incoming.pathname + incoming.search, target.url);
   const headers = new Headers();
   for (const [k, v] of req.headers) if (!DROPPED_REQUEST.has(k.toLowerCase())) headers.set(k, v);
+  // Where the browser reached the console (a share's link is made from it), as it would be here.
+  if (!headers.has("x-forwarded-host") && req.headers.get("host"))
+    headers.set("x-forwarded-host", req.headers.get("host")!);
+  if (!headers.has("x-forwarded-proto")) headers.set("x-forwarded-proto", incoming.protocol.replace(/:$/, ""));
   headers.set("authorization", `Bearer ${self.consoleToken}`);
   headers.set(FORWARDED_BY, self.replicaId);
-  const hasBody = req.method !== "GET" && req.method !== "HEAD" && req.body !== null;
+  if (json !== undefined) headers.set("content-type", "application/json");
+  const body = json !== undefined ? JSON.stringify(json) : req.body;
+  const hasBody = req.method !== "GET" && req.method !== "HEAD" && body !== null;
   let upstream: Response;
   try {
     upstream = await fetch(url, {
@@ -65,7 +79,7 @@ export async function forwardRequest(
       headers,
       redirect: "manual",
       signal: req.signal,
-      ...(hasBody ? { body: req.body, duplex: "half" } : {}),
+      ...(hasBody ? { body, duplex: "half" } : {}),
     } as RequestInit);
   } catch (err) {
     log.warn("could not reach the replica that runs this backend", {

@@ -17,15 +17,26 @@ export interface RemoteSession {
   attach(sink: SseSink, lost: () => void): () => void;
 }
 
-export async function openRemoteSession(opts: {
+export function openRemoteSession(opts: {
   target: ForwardTarget;
   backendId: string;
   sessionId: string;
   after: number | undefined;
   self: { replicaId: string; consoleToken: string };
 }): Promise<RemoteSession> {
-  const ac = new AbortController();
   const path = `/api/backends/${encodeURIComponent(opts.backendId)}/sessions/${encodeURIComponent(opts.sessionId)}/events`;
+  return openRemoteStream({ ...opts, path });
+}
+
+/** Any of the owner's event streams (a session's, a share's public one), from `after`, passed on byte for byte. */
+export async function openRemoteStream(opts: {
+  target: ForwardTarget;
+  path: string;
+  after: number | undefined;
+  self: { replicaId: string; consoleToken: string };
+}): Promise<RemoteSession> {
+  const ac = new AbortController();
+  const path = opts.path;
   let res: Response;
   try {
     res = await fetch(new URL(path, opts.target.url), {

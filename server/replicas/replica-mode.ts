@@ -9,9 +9,11 @@ import type { ReplicaConfig } from "./config";
 import type { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import { liveStreams } from "../live-streams";
-import { forwardRequest } from "./forward";
+import type { SharedSnapshot } from "@/lib/api";
+import type { ShareRemote } from "../shares/service";
+import { FORWARDED_BY, forwardRequest } from "./forward";
 import { GlobalRelay } from "./global-relay";
-import { openRemoteSession, type RemoteSession } from "./remote-session";
+import { openRemoteSession, openRemoteStream, type RemoteSession } from "./remote-session";
 import { RedisSessionJournal } from "./session-journal";
 import { Ownership } from "./ownership";
 import { RedisWindowLimiter } from "./redis-limiter";
@@ -29,6 +31,8 @@ const STREAM_SEP = "~";
  */
 export interface ReplicaMode {
   ownership: Ownership;
+  /** Live shares whose session runs on another replica (server/shares/service.ts). */
+  shareRemote: ShareRemote;
   /**
    * Where a live stream held here gets a session's events: this replica's channel when it runs the
    * backend, else the owner's stream. While the backend changes hands (no owner yet, or one that
@@ -109,8 +113,37 @@ export function replicaMode(
   // The sessions of the backends this replica runs are journaled while its lease is good.
   hub.journal = new RedisSessionJournal(redis, (id) => (ownership.mayWrite(id) ? ownership.token(id) : undefined));
 
+  const runsElsewhere = (backendId: string) => !!registry.get(backendId) && !registry.runsHere(backendId);
+  const shareRemote: ShareRemote = {
+    runsElsewhere,
+    async forward(req, backendId, json) {
+      return forwardRequest(req, await ownerOf(backendId), self, json);
+    },
+    async follow(token, backendId, after) {
+      const target = await ownerOf(backendId);
+      return openRemoteStream({ target, path: `/api/shares/public/${encodeURIComponent(token)}/events`, after, self });
+    },
+    async snapshot(token, backendId) {
+      const target = await ownerOf(backendId);
+      const res = await fetch(new URL(`/api/shares/public/${encodeURIComponent(token)}/snapshot`, target.url), {
+        headers: { [FORWARDED_BY]: config.replicaId, authorization: `Bearer ${consoleToken}` },
+      }).catch(() => undefined);
+      if (!res) throw new ApiError("backend_down", "The shared session is temporarily unavailable");
+      const body = (await res.json().catch(() => undefined)) as
+        | SharedSnapshot
+        | { error?: { code?: ApiError["code"]; message?: string } }
+        | undefined;
+      if (!res.ok || !body || "error" in body) {
+        const e = body && "error" in body ? body.error : undefined;
+        throw new ApiError(e?.code ?? "backend_down", e?.message ?? "The shared session is temporarily unavailable");
+      }
+      return body as SharedSnapshot;
+    },
+  };
+
   return {
     ownership,
+    shareRemote,
     async sessionSource(backendId, sessionId, after, openHere) {
       const deadline = Date.now() + 2 * config.leaseTtlMs + 1_000;
       for (;;) {

@@ -56,7 +56,7 @@ export async function loadSharedPage(token: string, headers: Headers): Promise<S
   try {
     const svc = await shares();
     const share = svc.resolve(token, shareClient(headers));
-    const snapshot = await svc.snapshot(share);
+    const snapshot = await svc.snapshot(share, token);
     svc.touch(share);
     return { ok: true, snapshot };
   } catch (err) {

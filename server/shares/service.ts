@@ -22,6 +22,7 @@ import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "..
 import { FailureLimiter } from "../auth/failure-limiter";
 import { hashShareToken, isWellFormedShareToken, newShareId, newShareToken } from "../auth/share-token";
 import type { BackendRegistry } from "../backends/registry";
+import type { RemoteSession } from "../replicas/remote-session";
 import { ApiError, describeError, isApiError } from "../errors";
 import type { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
@@ -37,7 +38,23 @@ const FLUSH_MS = 100;
 /** setTimeout's limit; longer expiries re-arm. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * Replica mode: a live share's session may run on another replica (docs/architecture.md,
+ * "Replicas"); its snapshot and events then come from that replica's public share routes, by token,
+ * and requests that make or preview a share are sent there.
+ */
+export interface ShareRemote {
+  runsElsewhere(backendId: string): boolean;
+  /** Sends a request to the replica that runs the backend; its answer as it comes. */
+  forward(req: Request, backendId: string, json?: unknown): Promise<Response>;
+  /** The owner's public share stream for `token`, from `after`, passed on byte for byte. */
+  follow(token: string, backendId: string, after: number | undefined): Promise<RemoteSession>;
+  /** The owner's public snapshot for `token` (not counted as a view there). */
+  snapshot(token: string, backendId: string): Promise<SharedSnapshot>;
+}
+
 export interface ShareServiceOptions {
+  remote?: ShareRemote;
   /** Unknown tokens per client address per window before it is answered 429. */
   failureLimit?: number;
   failureWindowMs?: number;
@@ -186,6 +203,7 @@ export class ShareService {
   private streams = new Map<string, Set<ShareStream>>();
   private renderers = new Map<string, ShareRenderer>();
   private now: () => number;
+  readonly remote: ShareRemote | undefined;
 
   constructor(
     private store: LiveStore,
@@ -194,6 +212,7 @@ export class ShareService {
     opts: ShareServiceOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
+    this.remote = opts.remote;
     this.limiter = new FailureLimiter(opts.failureLimit ?? 30, opts.failureWindowMs ?? 60_000, this.now);
     this.redactor = this.buildRedactor();
     // Another replica revoked a share or changed the patterns (PostgreSQL's NOTIFY, read again by
@@ -418,7 +437,14 @@ export class ShareService {
     this.store.touchShare(share.id, this.now(), 1);
   }
 
-  async snapshot(share: StoredShare): Promise<SharedSnapshot> {
+  /** Whether a live share's session runs on another replica (then `token` reaches it there). */
+  private elsewhere(share: StoredShare): ShareRemote | undefined {
+    return share.live && this.remote?.runsElsewhere(share.backendId) ? this.remote : undefined;
+  }
+
+  async snapshot(share: StoredShare, token?: string): Promise<SharedSnapshot> {
+    const remote = this.elsewhere(share);
+    if (remote && token) return remote.snapshot(token, share.backendId);
     const renderer = this.renderer(share);
     if (!share.live) {
       const raw = await this.store.frozenSnapshot(share.id);
@@ -435,9 +461,9 @@ export class ShareService {
     share: StoredShare,
     after: number | undefined,
     signal: AbortSignal,
-    opts: { idleMs?: number; onEnd?: () => void } = {},
+    opts: { idleMs?: number; onEnd?: () => void; token?: string } = {},
   ): Promise<Response> {
-    const attach = await this.attacher(share, after);
+    const attach = await this.attacher(share, after, opts.token);
     return sseResponse({
       signal,
       ...(opts.idleMs !== undefined ? { idleMs: opts.idleMs } : {}),
@@ -456,7 +482,17 @@ export class ShareService {
    * stream (`server/live.ts`) — and returns the detach. Resolving the live channel is the part that
    * can fail, so it happens before anything is attached.
    */
-  async attacher(share: StoredShare, after: number | undefined): Promise<(sink: SseSink) => () => void> {
+  async attacher(
+    share: StoredShare,
+    after: number | undefined,
+    token?: string,
+  ): Promise<(sink: SseSink) => () => void> {
+    const remote = this.elsewhere(share);
+    if (remote && token) {
+      // The owner's stream, already redacted and scoped there; it ends when the share does.
+      const followed = await remote.follow(token, share.backendId, after);
+      return (sink) => followed.attach(sink, () => sink.close());
+    }
     const ch = share.live ? await this.liveChannel(share) : undefined;
     const renderer = this.renderer(share);
     return (sink) => {

@@ -14,6 +14,9 @@ export const GET = route(async (req) => {
 export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, CreateShareBody);
-  const created = await (await shares()).create(body, requestOrigin(req));
+  const svc = await shares();
+  // Replica mode: a live share is made where its session runs.
+  if (svc.remote?.runsElsewhere(body.backendId)) return svc.remote.forward(req, body.backendId, body);
+  const created = await svc.create(body, requestOrigin(req));
   return json(created, { status: 201, headers: { "cache-control": "no-store" } });
 });

@@ -8,5 +8,7 @@ export const dynamic = "force-dynamic";
 export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, SharePreviewBody);
-  return json(await (await shares()).preview(body));
+  const svc = await shares();
+  if (svc.remote?.runsElsewhere(body.backendId)) return svc.remote.forward(req, body.backendId, body);
+  return json(await svc.preview(body));
 });

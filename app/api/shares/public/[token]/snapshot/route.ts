@@ -1,3 +1,4 @@
+import { fromReplica } from "@/server/replicas/forward";
 import { EmptyQuery } from "@/lib/api";
 import { json, readQuery } from "@/server/http";
 import { shareClient, shares } from "@/server/shares";
@@ -10,7 +11,8 @@ export const GET = publicRoute(async (req, token) => {
   readQuery(req, EmptyQuery);
   const svc = await shares();
   const share = svc.resolve(token, shareClient(req.headers));
-  const snapshot = await svc.snapshot(share);
-  svc.touch(share);
+  const snapshot = await svc.snapshot(share, token);
+  // A replica asking for a share whose session runs here counts the view itself.
+  if (!fromReplica(req)) svc.touch(share);
   return json(snapshot);
 });
