@@ -295,6 +295,43 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     follower.close();
   });
 
+  test("a backend added through one replica is listed, run once and removable through the other", async () => {
+    const listed = async (r: ReplicaName) =>
+      (
+        (await (await fetch(`${url(r)}/api/backends`, { headers: stack.headers })).json()) as {
+          items: { id: string; status: string }[];
+        }
+      ).items;
+    const added = await fetch(`${url("A")}/api/backends`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({
+        kind: "zot",
+        label: "zot two",
+        config: {
+          command: ["zot", "rpc", "--provider", "openai", "--base-url", stack.model.url, "--model", "fake-model"],
+          env: { OPENAI_API_KEY: "sk-scripted-zot" },
+          cwd: stack.workspace,
+        },
+      }),
+    });
+    expect(added.status, await added.clone().text()).toBe(201);
+    const { id } = (await added.json()) as { id: string };
+    // The other replica lists it within a second (the store's NOTIFY), under the same id.
+    await expect.poll(async () => (await listed("B")).some((b) => b.id === id), { timeout: 1_000 }).toBe(true);
+    const owner = await stack.waitForOwner(id);
+    expect((await listed(other(owner))).find((b) => b.id === id)?.status).toBe("ready");
+    // Removed through the replica that does not run it: gone from both, its lease given up.
+    const removed = await fetch(`${url(other(owner))}/api/backends/${id}`, {
+      method: "DELETE",
+      headers: stack.headers,
+    });
+    expect(removed.status).toBe(200);
+    for (const r of ["A", "B"] as const)
+      await expect.poll(async () => (await listed(r)).some((b) => b.id === id), { timeout: 1_000 }).toBe(false);
+    await expect.poll(() => stack.owner(id), { timeout: 5_000 }).toBeUndefined();
+  });
+
   test("SIGSTOP the replica that runs the stdio agent past its lease, then SIGCONT it: its late writes are refused and it stops its agent", async () => {
     const owner = await stack.waitForOwner();
     const peer = other(owner);
