@@ -48,7 +48,11 @@ function create(): ConsoleApp {
   // The console token (registered for redaction by consoleAuth) is never an agent's to inherit.
   withholdFromAgents(consoleAuth().token.token);
   const replica = startStep(readReplicaConfig);
-  const { store, opened, engine } = openStore({ dataDir: config.dataDir, databaseUrl: replica.databaseUrl });
+  const { store, opened, engine } = openStore({
+    dataDir: config.dataDir,
+    databaseUrl: replica.databaseUrl,
+    ownedTranscripts: !!replica.redisUrl,
+  });
   let registry: BackendRegistry | undefined;
   const lineage = new Lineage(store);
   const hub = new Hub(

@@ -67,6 +67,7 @@ export class BackendRegistry {
       this.adapters.set(id, this.make(id, def, this.sources.get(id) ?? "store"));
       this.hub.closeBackend(id);
       await old.stop();
+      this.store.dropTranscripts?.(id);
     });
   }
 

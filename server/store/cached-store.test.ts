@@ -87,6 +87,28 @@ it("writes reach the database in order; the database's own reads wait for them",
   expect(again.getTranscript("zot", "s1")?.messages).toEqual([]);
 });
 
+it("in replica mode a console holds only the transcripts of the backends it runs", async () => {
+  const writer = await replica();
+  const t = {
+    backendId: "owned",
+    sessionId: "s1",
+    session: { id: "s1", backendId: "owned", title: "Kept", createdAt: 1, updatedAt: 2, status: "idle" as const },
+    messages: [],
+    updatedAt: 2,
+  };
+  writer.putTranscript(t);
+  await writer.flushed();
+  const standby = await CachedStore.open(await PostgresStore.open(server.url), { transcripts: "owned" });
+  stores.push(standby);
+  expect(standby.getTranscript("owned", "s1")).toBeUndefined();
+  await standby.reloadTranscripts("owned"); // it takes the backend over
+  expect(standby.getTranscript("owned", "s1")?.session.title).toBe("Kept");
+  standby.dropTranscripts("owned"); // another replica runs it now; the database keeps it
+  expect(standby.listTranscripts("owned")).toEqual([]);
+  await standby.reloadTranscripts("owned");
+  expect(standby.listTranscripts("owned").map((x) => x.sessionId)).toEqual(["s1"]);
+});
+
 it("a write the database refuses is logged and the copy is read again, so it does not keep it", async () => {
   const a = await replica();
   // The same token hash under another id breaks the table's unique index: the insert is refused.

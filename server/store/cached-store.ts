@@ -52,20 +52,29 @@ export class CachedStore implements LiveStore {
 
   private constructor(private db: PostgresStore) {}
 
-  /** Reads the tables, follows every replica's writes, and holds the transcripts of every backend. */
-  static async open(db: PostgresStore): Promise<CachedStore> {
+  /**
+   * Reads the tables, follows every replica's writes, and holds the transcripts of every backend —
+   * or, in replica mode (`transcripts: "owned"`), of none until this replica runs a backend
+   * (`reloadTranscripts`), so a replica holds only those of the backends it runs.
+   */
+  static async open(db: PostgresStore, opts: { transcripts?: "all" | "owned" } = {}): Promise<CachedStore> {
     const store = new CachedStore(db);
     store.unlisten = await db.listen((table) => {
       if ((TABLES as readonly string[]).includes(table)) void store.reload(table as Table);
     });
     for (const t of TABLES) await store.reload(t, true);
-    for (const t of await db.loadTranscripts()) store.transcriptsOf(t.backendId).set(t.sessionId, t);
+    if (opts.transcripts !== "owned")
+      for (const t of await db.loadTranscripts()) store.transcriptsOf(t.backendId).set(t.sessionId, t);
     return store;
   }
 
   onChange(fn: (table: string) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  dropTranscripts(backendId: string): void {
+    this.transcripts.delete(backendId);
   }
 
   async reloadTranscripts(backendId: string): Promise<void> {

@@ -22,7 +22,12 @@ export interface OpenedStore {
  * `CachedStore` once it is open; every route awaits the app's `ready`, which awaits `opened`, so no
  * part reads the store before then.
  */
-export function openStore(opts: { dataDir: string; databaseUrl?: string | undefined }): OpenedStore {
+export function openStore(opts: {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  /** Replica mode: hold the transcripts of the backends this replica runs only. */
+  ownedTranscripts?: boolean;
+}): OpenedStore {
   if (!opts.databaseUrl)
     return {
       store: new SqliteStore(path.join(opts.dataDir, "switchboard.db")),
@@ -31,7 +36,7 @@ export function openStore(opts: { dataDir: string; databaseUrl?: string | undefi
     };
   let target: CachedStore | undefined;
   const opened = PostgresStore.open(opts.databaseUrl)
-    .then((db) => CachedStore.open(db))
+    .then((db) => CachedStore.open(db, { transcripts: opts.ownedTranscripts ? "owned" : "all" }))
     .then(
       (s) => {
         target = s;

@@ -175,4 +175,6 @@ export interface LiveStore
   onChange?(fn: (table: string) => void): () => void;
   /** Reads a backend's transcripts again from the database: this replica has just taken it over. */
   reloadTranscripts?(backendId: string): Promise<void>;
+  /** Forgets a backend's transcripts held in memory (the database keeps them): another replica runs it now. */
+  dropTranscripts?(backendId: string): void;
 }
