@@ -15,6 +15,7 @@ import { FORWARDED_BY, forwardRequest } from "./forward";
 import { GlobalRelay } from "./global-relay";
 import { openRemoteSession, openRemoteStream, type RemoteSession } from "./remote-session";
 import { RedisSessionJournal } from "./session-journal";
+import { SharedFailureCounter } from "./shared-failures";
 import { Ownership } from "./ownership";
 import { RedisWindowLimiter } from "./redis-limiter";
 import { ReplicatedSet } from "./replicated-set";
@@ -33,6 +34,8 @@ export interface ReplicaMode {
   ownership: Ownership;
   /** Live shares whose session runs on another replica (server/shares/service.ts). */
   shareRemote: ShareRemote;
+  /** A failure limit counted over every replica, checked synchronously (share pages' unknown tokens). */
+  sharedFailures(name: string, limit: number, windowMs: number): SharedFailureCounter;
   /**
    * Where a live stream held here gets a session's events: this replica's channel when it runs the
    * backend, else the owner's stream. While the backend changes hands (no owner yet, or one that
@@ -76,6 +79,7 @@ export function replicaMode(
   registry.runUnder(ownership);
   const loggedOut = new ReplicatedSet(redis, subscriber, "logouts");
   const limiter = new RedisWindowLimiter(redis, "login", LOGIN_LIMIT);
+  const blocked = new ReplicatedSet(redis, subscriber, "blocked");
 
   const self = { replicaId: config.replicaId, consoleToken };
   const ownerOf = async (backendId: string) => {
@@ -144,6 +148,7 @@ export function replicaMode(
   return {
     ownership,
     shareRemote,
+    sharedFailures: (name, limit, windowMs) => new SharedFailureCounter(redis, blocked, name, limit, windowMs),
     async sessionSource(backendId, sessionId, after, openHere) {
       const deadline = Date.now() + 2 * config.leaseTtlMs + 1_000;
       for (;;) {
@@ -169,6 +174,7 @@ export function replicaMode(
       }
       await ownership.start();
       await loggedOut.start();
+      await blocked.start();
       await relay.start();
       shareAuthState({ loggedOut, limiter });
       log.info("replica mode", { replica: config.replicaId, url: config.replicaUrl, leaseTtlMs: config.leaseTtlMs });
@@ -178,6 +184,7 @@ export function replicaMode(
       relay.stop();
       await ownership.stop();
       await loggedOut.stop();
+      await blocked.stop();
       shareAuthState(undefined);
       redis.disconnect();
       subscriber.disconnect();

@@ -62,6 +62,11 @@ export class ReplicatedSet {
     await this.redis.publish(this.key, `${id} ${until}`);
   }
 
+  /** Until when (epoch ms) `id` is in the set, if it is. */
+  until(id: string): number | undefined {
+    return this.has(id) ? this.members.get(id) : undefined;
+  }
+
   has(id: string): boolean {
     const until = this.members.get(id);
     if (until === undefined) return false;

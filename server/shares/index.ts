@@ -22,7 +22,16 @@ function intEnv(name: string, fallback: number): number {
 export async function shares(): Promise<ShareService> {
   const a = await app();
   return (g.__switchboardShares ??= new ShareService(a.store, a.hub, a.backends, {
-    ...(a.replicas ? { remote: a.replicas.shareRemote } : {}),
+    ...(a.replicas
+      ? {
+          remote: a.replicas.shareRemote,
+          sharedFailures: a.replicas.sharedFailures(
+            "share-tokens",
+            intEnv("SWITCHBOARD_SHARE_FAILURE_LIMIT", 30),
+            intEnv("SWITCHBOARD_SHARE_FAILURE_WINDOW_MS", 60_000),
+          ),
+        }
+      : {}),
     failureLimit: intEnv("SWITCHBOARD_SHARE_FAILURE_LIMIT", 30),
     failureWindowMs: intEnv("SWITCHBOARD_SHARE_FAILURE_WINDOW_MS", 60_000),
   }));

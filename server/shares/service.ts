@@ -55,6 +55,8 @@ export interface ShareRemote {
 
 export interface ShareServiceOptions {
   remote?: ShareRemote;
+  /** Replica mode: unknown tokens counted with the other replicas (server/replicas/shared-failures.ts). */
+  sharedFailures?: { blockedFor(client: string): number; fail(client: string): void };
   /** Unknown tokens per client address per window before it is answered 429. */
   failureLimit?: number;
   failureWindowMs?: number;
@@ -204,6 +206,7 @@ export class ShareService {
   private renderers = new Map<string, ShareRenderer>();
   private now: () => number;
   readonly remote: ShareRemote | undefined;
+  private sharedFailures: ShareServiceOptions["sharedFailures"];
 
   constructor(
     private store: LiveStore,
@@ -213,6 +216,7 @@ export class ShareService {
   ) {
     this.now = opts.now ?? Date.now;
     this.remote = opts.remote;
+    this.sharedFailures = opts.sharedFailures;
     this.limiter = new FailureLimiter(opts.failureLimit ?? 30, opts.failureWindowMs ?? 60_000, this.now);
     this.redactor = this.buildRedactor();
     // Another replica revoked a share or changed the patterns (PostgreSQL's NOTIFY, read again by
@@ -413,7 +417,7 @@ export class ShareService {
    * unknown tokens, 404 for an unknown or revoked share, 410 for an expired one.
    */
   resolve(token: string, client: string): StoredShare {
-    const wait = this.limiter.blockedFor(client);
+    const wait = Math.max(this.limiter.blockedFor(client), this.sharedFailures?.blockedFor(client) ?? 0);
     if (wait > 0)
       throw new ApiError("rate_limited", "Too many requests for unknown share links; try again later", {
         retryAfterSeconds: wait,
@@ -421,6 +425,7 @@ export class ShareService {
     const share = isWellFormedShareToken(token) ? this.store.shareByTokenHash(hashShareToken(token)) : undefined;
     if (!share) {
       this.limiter.fail(client);
+      this.sharedFailures?.fail(client);
       throw ApiError.notFound("This share link does not exist");
     }
     const state = shareState(share, this.now());
