@@ -15,7 +15,9 @@ import { FORWARDED_BY, forwardRequest } from "./forward";
 import { GlobalRelay } from "./global-relay";
 import { openRemoteSession, openRemoteStream, type RemoteSession } from "./remote-session";
 import { RedisSessionJournal } from "./session-journal";
+import { shareStreamQuota } from "../shares/stream-quota";
 import { SharedFailureCounter } from "./shared-failures";
+import { SharedStreamCounts } from "./stream-counts";
 import { Ownership } from "./ownership";
 import { RedisWindowLimiter } from "./redis-limiter";
 import { ReplicatedSet } from "./replicated-set";
@@ -80,6 +82,7 @@ export function replicaMode(
   const loggedOut = new ReplicatedSet(redis, subscriber, "logouts");
   const limiter = new RedisWindowLimiter(redis, "login", LOGIN_LIMIT);
   const blocked = new ReplicatedSet(redis, subscriber, "blocked");
+  const streamCounts = new SharedStreamCounts(redis, config.replicaId, () => shareStreamQuota().counts());
 
   const self = { replicaId: config.replicaId, consoleToken };
   const ownerOf = async (backendId: string) => {
@@ -175,6 +178,8 @@ export function replicaMode(
       await ownership.start();
       await loggedOut.start();
       await blocked.start();
+      await streamCounts.start();
+      shareStreamQuota().elsewhere = (client) => streamCounts.elsewhere(client);
       await relay.start();
       shareAuthState({ loggedOut, limiter });
       log.info("replica mode", { replica: config.replicaId, url: config.replicaUrl, leaseTtlMs: config.leaseTtlMs });
@@ -185,6 +190,8 @@ export function replicaMode(
       await ownership.stop();
       await loggedOut.stop();
       await blocked.stop();
+      shareStreamQuota().elsewhere = undefined;
+      await streamCounts.stop();
       shareAuthState(undefined);
       redis.disconnect();
       subscriber.disconnect();

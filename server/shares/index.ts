@@ -3,15 +3,13 @@ import { clientAddress } from "../auth/failure-limiter";
 import { app } from "../routes";
 import { ApiError } from "../errors";
 import { ShareService } from "./service";
-import { StreamQuota } from "./stream-quota";
+import { shareStreamQuota } from "./stream-quota";
 
 const g = globalThis as typeof globalThis & {
   __switchboardShares?: ShareService;
-  __switchboardShareQuota?: StreamQuota;
 };
 
-/** Public share streams open at once over all clients. */
-export const SHARE_STREAMS_TOTAL = 1000;
+export { SHARE_STREAMS_TOTAL, shareStreamQuota } from "./stream-quota";
 
 function intEnv(name: string, fallback: number): number {
   const n = Number(process.env[name]);
@@ -52,14 +50,6 @@ export function requestOrigin(req: Request): string {
   const host = h.get("x-forwarded-host")?.split(",")[0]?.trim() || h.get("host");
   const proto = h.get("x-forwarded-proto")?.split(",")[0]?.trim() || new URL(req.url).protocol.replace(/:$/, "");
   return host ? `${proto}://${host}` : new URL(req.url).origin;
-}
-
-/** The quota of public share streams: `SWITCHBOARD_SHARE_STREAMS_PER_CLIENT` per address (20), 1,000 in all. */
-export function shareStreamQuota(): StreamQuota {
-  return (g.__switchboardShareQuota ??= new StreamQuota(
-    intEnv("SWITCHBOARD_SHARE_STREAMS_PER_CLIENT", 20),
-    SHARE_STREAMS_TOTAL,
-  ));
 }
 
 /** How long a public share stream may carry nothing but heartbeats before it is ended (`SWITCHBOARD_SHARE_STREAM_IDLE_MS`, 30 minutes). */

@@ -9,6 +9,8 @@ import "server-only";
 export class StreamQuota {
   private byClient = new Map<string, number>();
   private open = 0;
+  /** Replica mode: the streams open on the other replicas (of a client, or all). */
+  elsewhere: ((client?: string) => number) | undefined;
 
   constructor(
     readonly perClient: number,
@@ -17,9 +19,9 @@ export class StreamQuota {
 
   /** Takes a slot for `client`: the release (call it once, when the stream ends), or why not. */
   acquire(client: string): { ok: true; release: () => void } | { ok: false; scope: "client" | "total" } {
-    if (this.open >= this.total) return { ok: false, scope: "total" };
+    if (this.open + (this.elsewhere?.() ?? 0) >= this.total) return { ok: false, scope: "total" };
     const mine = this.byClient.get(client) ?? 0;
-    if (mine >= this.perClient) return { ok: false, scope: "client" };
+    if (mine + (this.elsewhere?.(client) ?? 0) >= this.perClient) return { ok: false, scope: "client" };
     this.byClient.set(client, mine + 1);
     this.open++;
     let released = false;
@@ -36,8 +38,31 @@ export class StreamQuota {
     };
   }
 
+  /** This process's open streams per client address, and `*`: all of them (for the other replicas). */
+  counts(): Record<string, number> {
+    return { ...Object.fromEntries(this.byClient), ...(this.open ? { "*": this.open } : {}) };
+  }
+
   /** Streams open now, of one client or all. */
   count(client?: string): number {
     return client === undefined ? this.open : (this.byClient.get(client) ?? 0);
   }
+}
+
+/** Public share streams open at once over all clients. */
+export const SHARE_STREAMS_TOTAL = 1000;
+
+const g = globalThis as typeof globalThis & { __switchboardShareQuota?: StreamQuota };
+
+function intEnv(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isSafeInteger(n) && n > 0 ? n : fallback;
+}
+
+/** The quota of public share streams: `SWITCHBOARD_SHARE_STREAMS_PER_CLIENT` per address (20), 1,000 in all. */
+export function shareStreamQuota(): StreamQuota {
+  return (g.__switchboardShareQuota ??= new StreamQuota(
+    intEnv("SWITCHBOARD_SHARE_STREAMS_PER_CLIENT", 20),
+    SHARE_STREAMS_TOTAL,
+  ));
 }
