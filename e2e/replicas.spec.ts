@@ -186,6 +186,15 @@ test.describe("replicas on PostgreSQL and Redis", () => {
         .interrupts;
     await expect.poll(async () => (await pending()).length, { timeout: 30_000 }).toBe(1);
     const [interrupt] = await pending();
+    // The inbox of a tab on the replica that does not run the agent lists it (a page load's hello).
+    const inbox = async (r: ReplicaName) =>
+      (
+        (await (await fetch(`${url(r)}/api/events/hello`, { headers: stack.headers })).json()) as {
+          interrupts: { id: string }[];
+        }
+      ).interrupts.map((i) => i.id);
+    await expect.poll(() => inbox(peer), { timeout: 1_000 }).toContain(interrupt!.id);
+    expect(await inbox(owner)).toContain(interrupt!.id);
     const answer = (r: ReplicaName) =>
       fetch(`${base(r)}/${s.id}/interrupts/${interrupt!.id}`, {
         method: "POST",
@@ -198,6 +207,7 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     expect(second.status).toBe(409);
     const third = await answer(peer);
     expect(third.status).toBe(409);
+    await expect.poll(() => inbox(peer), { timeout: 1_000 }).not.toContain(interrupt!.id);
     await expect
       .poll(
         async () =>

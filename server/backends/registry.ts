@@ -23,6 +23,8 @@ export class BackendRegistry {
   private defs = new Map<string, BackendDefinition>();
   /** Replica mode: how the owner last described each backend this replica does not run. */
   private remote = new Map<string, Backend>();
+  /** Replica mode: the pending interrupts the owner last listed for each backend run elsewhere. */
+  private remotePending = new Map<string, Interrupt[]>();
   /** Replica mode: the backends whose lease this replica holds run here; the others are listed only. */
   private ownership: Ownership | undefined;
   /** Per backend, the lease events applied in order (a start finishes before a loss stops it). */
@@ -81,6 +83,11 @@ export class BackendRegistry {
   /** Replica mode: the owner's description of a backend (from server/replicas/global-relay.ts). */
   rememberRemote(b: Backend): void {
     this.remote.set(b.id, b);
+  }
+
+  /** Replica mode: the pending interrupts the owner lists for a backend it runs. */
+  rememberRemotePending(backendId: string, list: Interrupt[]): void {
+    this.remotePending.set(backendId, list);
   }
 
   /** Does this replica run the backend (always, outside replica mode)? */
@@ -170,7 +177,10 @@ export class BackendRegistry {
 
   pendingInterrupts(): (Interrupt & { backendId: string })[] {
     return [...this.adapters.values()].flatMap((a) =>
-      withinBounds(a.pendingInterrupts?.() ?? []).map((i) => ({ ...i, backendId: a.id })),
+      withinBounds((this.runsHere(a.id) ? a.pendingInterrupts?.() : this.remotePending.get(a.id)) ?? []).map((i) => ({
+        ...i,
+        backendId: a.id,
+      })),
     );
   }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Redis } from "ioredis";
-import { Backend, GlobalEvent } from "@/lib/model";
+import { z } from "zod";
+import { Backend, GlobalEvent, Interrupt } from "@/lib/model";
 import type { BackendRegistry } from "../backends/registry";
 import { describeError } from "../errors";
 import type { Hub } from "../hub/hub";
@@ -8,6 +9,8 @@ import { log } from "../log";
 
 const CHANNEL = "sb:global";
 const INFO = "sb:backend-info";
+/** Per backend, the pending interrupts its owner lists (JSON), for the inbox of every replica. */
+const PENDING = "sb:backend-pending";
 
 /** The backend a global event is about, if it is about one. */
 function backendOf(e: GlobalEvent): string | undefined {
@@ -25,6 +28,10 @@ function backendOf(e: GlobalEvent): string | undefined {
       return undefined; // hello is per subscriber; backend.removed reaches every replica by the store
   }
 }
+
+/** Events after which a backend's pending list may differ. */
+const touchesPending = (e: GlobalEvent) =>
+  e.type === "interrupt.requested" || e.type === "interrupt.resolved" || e.type === "backend.updated";
 
 /**
  * The global channel across replicas (docs/architecture.md, "Replicas"): each replica passes the
@@ -46,6 +53,8 @@ export class GlobalRelay {
   async start(): Promise<void> {
     const known = await this.redis.hgetall(INFO);
     for (const raw of Object.values(known)) this.remember(raw);
+    const pending = await this.redis.hgetall(PENDING);
+    for (const [id, raw] of Object.entries(pending)) this.rememberPending(id, raw);
     this.subscriber.on("message", (channel: string, message: string) => {
       if (channel === CHANNEL) this.receive(message);
     });
@@ -67,6 +76,15 @@ export class GlobalRelay {
     }
   }
 
+  private rememberPending(backendId: string, raw: string | null) {
+    try {
+      const list = z.array(Interrupt).safeParse(JSON.parse(raw ?? "[]"));
+      if (list.success) this.registry.rememberRemotePending(backendId, list.data);
+    } catch {
+      // a malformed entry is skipped
+    }
+  }
+
   private send(e: GlobalEvent) {
     const backendId = backendOf(e);
     if (!backendId || !this.registry.runsHere(backendId)) return;
@@ -74,6 +92,16 @@ export class GlobalRelay {
     const done = (err: unknown) =>
       log.warn("could not pass a global event to the other replicas", { type: e.type, error: describeError(err) });
     if (e.type === "backend.updated") void this.redis.hset(INFO, backendId, JSON.stringify(e.backend)).catch(done);
+    // The owner's whole pending list, written before the event is announced: a replica that hears of
+    // an interrupt reads it, and one that starts later finds it.
+    if (touchesPending(e)) {
+      const pending = this.registry.get(backendId)?.pendingInterrupts?.() ?? [];
+      void this.redis
+        .hset(PENDING, backendId, JSON.stringify(pending))
+        .then(() => this.redis.publish(CHANNEL, message))
+        .catch(done);
+      return;
+    }
     void this.redis.publish(CHANNEL, message).catch(done);
   }
 
@@ -91,6 +119,11 @@ export class GlobalRelay {
     // Only about a backend this replica lists and does not run (its own events are its own).
     if (!backendId || !this.registry.get(backendId) || this.registry.runsHere(backendId)) return;
     if (e.data.type === "backend.updated") this.registry.rememberRemote(e.data.backend);
+    if (touchesPending(e.data))
+      void this.redis
+        .hget(PENDING, backendId)
+        .then((raw) => this.rememberPending(backendId, raw))
+        .catch(() => undefined);
     this.hub.emitGlobal(e.data, true);
   }
 }
