@@ -27,6 +27,8 @@ export async function sessionChannel(backendId: string, sessionId: string): Prom
  * route, which reports what went wrong. The load goes on either way, so that request finds it warm.
  */
 export async function snapshotForPage(backendId: string, sessionId: string, capMs: number): Promise<Snapshot | null> {
+  // Replica mode: a session another replica runs is not in this one's hub; the browser asks for it.
+  if (!(await app()).backends.runsHere(backendId)) return null;
   const load = sessionChannel(backendId, sessionId);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<null>((resolve) => {

@@ -50,6 +50,8 @@ export class BackendRegistry {
       const a = this.adapters.get(id);
       if (!a || this.ownership?.token(id) !== `${this.ownership?.replicaId}:${epoch}`) return;
       log.info("running a backend here (its lease is ours)", { id, epoch });
+      // Channels opened while another replica ran it hold nothing of its log: they are opened again.
+      this.hub.closeBackend(id);
       await this.store.reloadTranscripts?.(id);
       await a.start();
       this.hub.backendChanged(a.info());
@@ -187,6 +189,7 @@ export class BackendRegistry {
   /** Asks every backend that can to re-read its pending requests (failures are logged, never thrown). */
   refreshInterrupts(): void {
     for (const a of this.adapters.values()) {
+      if (!this.runsHere(a.id)) continue; // its owner keeps its list (server/replicas/global-relay.ts)
       void a.refreshInterrupts?.().catch((err: unknown) =>
         log.warn("could not refresh pending requests", {
           backend: a.id,
