@@ -11,7 +11,11 @@ import type { SessionChannel } from "../hub/session-channel";
 import { liveStreams } from "../live-streams";
 import type { SharedSnapshot } from "@/lib/api";
 import type { ShareRemote } from "../shares/service";
-import { FORWARDED_BY, forwardRequest } from "./forward";
+import { EventsQuery } from "@/lib/api";
+import { sseResponse } from "../hub/sse";
+import { readQuery, resumeCursor } from "../http";
+import { FORWARDED_BY, type ForwardTarget, forwardRequest } from "./forward";
+import { RemoteFeeds } from "./remote-feeds";
 import { GlobalRelay } from "./global-relay";
 import { openRemoteSession, openRemoteStream, type RemoteSession } from "./remote-session";
 import { RedisSessionJournal } from "./session-journal";
@@ -85,6 +89,7 @@ export function replicaMode(
   const streamCounts = new SharedStreamCounts(redis, config.replicaId, () => shareStreamQuota().counts());
 
   const self = { replicaId: config.replicaId, consoleToken };
+  const feeds = new RemoteFeeds();
   const ownerOf = async (backendId: string) => {
     const owner = await ownership.owner(backendId);
     if (!owner)
@@ -101,7 +106,11 @@ export function replicaMode(
       await ready();
       if (!registry.get(backendId) || registry.runsHere(backendId)) return undefined; // 404, or served here
       const owner = await ownerOf(backendId);
-      return owner.replicaId === config.replicaId ? undefined : forwardRequest(req, owner, self);
+      if (owner.replicaId === config.replicaId) return undefined;
+      const { sessionId } = params;
+      if (typeof sessionId === "string" && req.method === "GET" && new URL(req.url).pathname.endsWith("/events"))
+        return followedEvents(req, owner, backendId, sessionId);
+      return forwardRequest(req, owner, self);
     }
     if (typeof streamId === "string") {
       // A live stream's subscriptions are set on the replica that holds the stream.
@@ -119,6 +128,15 @@ export function replicaMode(
   const relay = new GlobalRelay(redis, subscriber, config.replicaId, hub, registry);
   // The sessions of the backends this replica runs are journaled while its lease is good.
   hub.journal = new RedisSessionJournal(redis, (id) => (ownership.mayWrite(id) ? ownership.token(id) : undefined));
+
+  /** A session's `…/events` on a replica that does not run it: from the shared feed of the owner's stream. */
+  const followedEvents = async (req: Request, target: ForwardTarget, backendId: string, sessionId: string) => {
+    const after = resumeCursor(req, readQuery(req, EventsQuery).after);
+    const remote = await feeds.source(backendId, sessionId, after, (a) =>
+      openRemoteSession({ target, backendId, sessionId, after: a, self }),
+    );
+    return sseResponse({ signal: req.signal, open: (sink) => remote.attach(sink, () => sink.close()) });
+  };
 
   const runsElsewhere = (backendId: string) => !!registry.get(backendId) && !registry.runsHere(backendId);
   const shareRemote: ShareRemote = {
@@ -159,7 +177,11 @@ export function replicaMode(
           if (registry.runsHere(backendId)) return { channel: await openHere() };
           const target = await ownerOf(backendId);
           if (target.replicaId !== config.replicaId)
-            return { remote: await openRemoteSession({ target, backendId, sessionId, after, self }) };
+            return {
+              remote: await feeds.source(backendId, sessionId, after, (a) =>
+                openRemoteSession({ target, backendId, sessionId, after: a, self }),
+              ),
+            };
         } catch (err) {
           const moving = isApiError(err) && (err.code === "backend_down" || err.code === "upstream_failed");
           if (!moving || Date.now() > deadline) throw err;
