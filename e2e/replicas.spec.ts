@@ -262,6 +262,18 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     expect(created.status, await created.clone().text()).toBe(201);
     const share = (await created.json()) as CreatedShare;
     const viewer = await openSse(`${url(owner)}/api/shares/public/${share.token}/events`, {});
+    // The other replica knows the share within a second (the store's NOTIFY).
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (await fetch(`${url(other(owner))}/api/shares`, { headers: stack.headers })).json()) as {
+              items: { id: string }[];
+            }
+          ).items.some((x) => x.id === share.id),
+        { timeout: 1_000 },
+      )
+      .toBe(true);
     const revoked = await fetch(`${url(other(owner))}/api/shares/${share.id}`, {
       method: "DELETE",
       headers: stack.headers,

@@ -360,6 +360,25 @@ export class ShareService {
       .filter((s) => q.state === "all" || s.state === q.state);
   }
 
+  /**
+   * `revoke`, for a share another replica may have made a moment ago (its NOTIFY not here yet): one
+   * not found is looked for in the database first.
+   */
+  /** Resolves when the shares written so far are in the database (for another replica to read). */
+  async written(): Promise<void> {
+    await this.store.flushed?.();
+  }
+
+  /** Reads the shares again now (a share was just made on another replica for a request made here). */
+  async refreshShares(): Promise<void> {
+    await this.store.refresh?.("shares");
+  }
+
+  async revokeAnywhere(id: string): Promise<ShareInfo> {
+    if (!this.store.getShare(id)) await this.store.refresh?.("shares");
+    return this.revoke(id);
+  }
+
   /** Revokes a share: its page and stream answer 404 from now on, and open streams close at once. */
   revoke(id: string): ShareInfo {
     const s = this.store.getShare(id);

@@ -73,6 +73,10 @@ export class CachedStore implements LiveStore {
     return () => this.listeners.delete(fn);
   }
 
+  refresh(table: "shares"): Promise<void> {
+    return this.reload(table);
+  }
+
   dropTranscripts(backendId: string): void {
     this.transcripts.delete(backendId);
   }

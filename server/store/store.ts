@@ -173,6 +173,13 @@ export interface LiveStore
    * or backend. Only a store other consoles write to has it (PostgreSQL's `CachedStore`).
    */
   onChange?(fn: (table: string) => void): () => void;
+  /**
+   * Reads a shared table again now, rather than on the next NOTIFY: something another replica
+   * wrote a moment ago (a share just made there) is asked for here.
+   */
+  refresh?(table: "shares"): Promise<void>;
+  /** Resolves when every write made so far has reached the database (a store that queues them). */
+  flushed?(): Promise<void>;
   /** Reads a backend's transcripts again from the database: this replica has just taken it over. */
   reloadTranscripts?(backendId: string): Promise<void>;
   /** Forgets a backend's transcripts held in memory (the database keeps them): another replica runs it now. */

@@ -8,5 +8,5 @@ export const dynamic = "force-dynamic";
 export const DELETE = route<{ shareId: string }>(async (req, { shareId }) => {
   readQuery(req, EmptyQuery);
   await readBody(req, EmptyBody);
-  return json((await shares()).revoke(shareId));
+  return json(await (await shares()).revokeAnywhere(shareId));
 });
