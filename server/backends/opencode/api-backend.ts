@@ -1,4 +1,5 @@
 import "server-only";
+import { streamFetch } from "./timed-fetch";
 import { isTextMime, parseDataUrl } from "@/lib/attachments";
 import createClient, { type Client } from "openapi-fetch";
 import { createParser } from "eventsource-parser";
@@ -340,7 +341,8 @@ export class ApiBackend {
     onChunk(): void;
     onFrame(frame: unknown, id: string | undefined): void;
   }): Promise<void> {
-    const res = await fetch(`${this.baseUrl}/api/event`, {
+    // Over node:http, aborted by the signal for certain (./timed-fetch.ts, `streamFetch`).
+    const res = await streamFetch(opts.signal)(`${this.baseUrl}/api/event`, {
       headers: {
         ...this.headers,
         accept: "text/event-stream",

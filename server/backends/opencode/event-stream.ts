@@ -5,6 +5,7 @@ import { describeError } from "../../errors";
 import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
 import type { ApiBackend } from "./api-backend";
+import { streamFetch } from "./timed-fetch";
 
 const WATCHDOG_MS = 35_000; // OpenCode sends server.heartbeat every 10 s
 /**
@@ -123,6 +124,7 @@ export class EventStream {
         }
         const { stream } = await client.global.event({
           signal: ac.signal,
+          fetch: streamFetch(ac.signal),
           sseMaxRetryAttempts: 1,
           onSseError: (err: unknown) => {
             lastError = describeError(err);

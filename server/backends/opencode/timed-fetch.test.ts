@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTimedFetch } from "./timed-fetch";
+import { createTimedFetch, streamFetch } from "./timed-fetch";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -13,6 +13,11 @@ let server: http.Server;
 let base: string;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
+    if (req.url === "/stream") {
+      res.writeHead(200, { "content-type": "text/event-stream", "x-kind": "sse" });
+      res.write("data: one\n\n");
+      return;
+    }
     if (req.url === "/echo") {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString()));
@@ -57,5 +62,26 @@ describe("the OpenCode clients' fetch", () => {
     expect(await settles(f(`${base}/session`), 2_000)).toBe("rejected");
     const res = await f(`${base}/echo`, { method: "POST", headers: { authorization: "Basic x" }, body: "hello" });
     expect(await res.json()).toEqual({ method: "POST", body: "hello", auth: "Basic x" });
+  });
+
+  it("an event stream's own fetch: aborted before an answer, or while the body streams, under garbage collection", async () => {
+    const ac = new AbortController();
+    const unanswered = sdkCall(streamFetch(ac.signal), `${base}/global/event`, new AbortController().signal);
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    gc();
+    ac.abort(new Error("watchdog"));
+    expect(await settles(unanswered, 2_000)).toBe("rejected");
+
+    const live = new AbortController();
+    const res = await streamFetch(live.signal)(`${base}/stream`, { headers: { authorization: "Basic y" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-kind")).toBe("sse");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    expect((await reader.read()).value).toBe("data: one\n\n");
+    const next = reader.read();
+    gc();
+    live.abort(new Error("watchdog"));
+    expect(await settles(next, 2_000)).toBe("rejected");
   });
 });

@@ -1,4 +1,7 @@
 import "server-only";
+import http from "node:http";
+import https from "node:https";
+import { Readable } from "node:stream";
 
 /**
  * The `fetch` the OpenCode clients are built with. The event streams are long-lived and aborted by
@@ -49,3 +52,46 @@ export function createTimedFetch(timeoutMs: number): typeof fetch {
 }
 
 const isEventStream = (url: string) => new URL(url).pathname.endsWith("/event");
+
+/**
+ * The `fetch` of one event-stream connection, aborted by `signal` for certain. A signal handed to
+ * Node's fetch reaches the request through a link undici holds weakly (nodejs/undici#4068): under
+ * garbage-collection pressure the watchdog's abort of a stream that a restarting server accepted and
+ * never answered was lost, and the stream waited forever (seen in crash.test.ts on a loaded machine).
+ * So the stream goes over `node:http` here, and the abort destroys the request, held by a listener
+ * on `signal` itself.
+ */
+export function streamFetch(signal: AbortSignal): typeof fetch {
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const req = input instanceof Request ? input : new Request(input, init);
+      const url = new URL(req.url);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of req.headers) headers[k] = v;
+      const request = (url.protocol === "https:" ? https : http).request(url, { method: req.method, headers });
+      const abort = () => {
+        const reason = signal.reason instanceof Error ? signal.reason : new Error("The event stream was aborted");
+        request.destroy(reason);
+        reject(reason);
+      };
+      if (signal.aborted) return abort();
+      signal.addEventListener("abort", abort, { once: true });
+      request.on("close", () => signal.removeEventListener("abort", abort));
+      request.on("error", reject);
+      request.on("response", (res) => {
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (Array.isArray(v)) for (const x of v) out.append(k, x);
+          else if (v !== undefined) out.set(k, v);
+        }
+        resolve(
+          new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, {
+            status: res.statusCode ?? 502,
+            statusText: res.statusMessage ?? "",
+            headers: out,
+          }),
+        );
+      });
+      request.end();
+    });
+}
