@@ -1,28 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { redisPerFile } from "./redis-per-file";
 import { until } from "@/lib/testing/until";
-import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
 import { isApiError } from "../errors";
 import { FORWARDED_BY, forwardRequest } from "./forward";
 import { Ownership } from "./ownership";
 
-let server: RedisServer;
-const clients: Redis[] = [];
-const client = () => {
-  const c = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  c.on("error", () => undefined);
-  clients.push(c);
-  return c;
-};
-beforeAll(async () => {
-  server = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await server?.stop();
-});
+const { client } = redisPerFile();
 
 function replica(id: string) {
   const events: string[] = [];

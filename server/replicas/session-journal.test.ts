@@ -1,9 +1,8 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { redisPerFile } from "./redis-per-file";
 import type { Message, Session, WireEvent } from "@/lib/model";
 import { until } from "@/lib/testing/until";
 import { applyAll, stateFromSnapshot } from "@/lib/timeline/reducer";
-import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { Hub } from "../hub/hub";
 import { RESUME_GAP } from "../hub/session-channel";
@@ -11,21 +10,7 @@ import type { SseSink } from "../hub/sse";
 import { BackendLease } from "./lease";
 import { RedisSessionJournal } from "./session-journal";
 
-let server: RedisServer;
-const clients: Redis[] = [];
-const client = () => {
-  const c = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  c.on("error", () => undefined);
-  clients.push(c);
-  return c;
-};
-beforeAll(async () => {
-  server = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await server?.stop();
-});
+const { client } = redisPerFile();
 
 const session: Session = { id: "s", backendId: "oc", title: "T", createdAt: 1, updatedAt: 1, status: "idle" };
 const user: Message = {
@@ -92,9 +77,7 @@ describe("session logs in Redis Streams (real Redis)", () => {
     // Let the journal's writes land, then A is gone (its lease is released, as on expiry).
     await until(async () => (await client().xlen("sb:log:oc:s")) === 8);
     const lastA = chA.seq;
-    const seenOnA = (await new Redis(server.url).xrange("sb:log:oc:s", "-", "+")).map(
-      ([, f]) => JSON.parse(f[1]!) as WireEvent,
-    );
+    const seenOnA = (await client().xrange("sb:log:oc:s", "-", "+")).map(([, f]) => JSON.parse(f[1]!) as WireEvent);
     expect(seenOnA.map((e) => e.seq)).toEqual(Array.from({ length: 8 }, (_, i) => lastA - 7 + i));
     // Two more reach a browser on A, and A dies before it logs them.
     const browser = collector();

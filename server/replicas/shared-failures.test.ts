@@ -1,25 +1,10 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { redisPerFile } from "./redis-per-file";
 import { until } from "@/lib/testing/until";
-import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
 import { ReplicatedSet } from "./replicated-set";
 import { SharedFailureCounter } from "./shared-failures";
 
-let server: RedisServer;
-const clients: Redis[] = [];
-const client = () => {
-  const c = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  c.on("error", () => undefined);
-  clients.push(c);
-  return c;
-};
-beforeAll(async () => {
-  server = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await server?.stop();
-});
+const { client } = redisPerFile();
 
 describe("a failure limit over every replica (real Redis)", () => {
   it("failures split across two replicas are counted together, and the block is seen on both at once", async () => {

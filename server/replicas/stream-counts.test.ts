@@ -1,24 +1,9 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
+import { describe, expect, it } from "vitest";
+import { redisPerFile } from "./redis-per-file";
 import { StreamQuota } from "../shares/stream-quota";
 import { SharedStreamCounts } from "./stream-counts";
 
-let server: RedisServer;
-const clients: Redis[] = [];
-const client = () => {
-  const c = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  c.on("error", () => undefined);
-  clients.push(c);
-  return c;
-};
-beforeAll(async () => {
-  server = await startRedis();
-});
-afterAll(async () => {
-  for (const c of clients) c.disconnect();
-  await server?.stop();
-});
+const { client } = redisPerFile();
 
 describe("the share stream quota over every replica (real Redis)", () => {
   it("a client's streams are counted wherever the load balancer sent them, and in all", async () => {
