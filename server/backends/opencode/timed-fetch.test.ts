@@ -95,11 +95,11 @@ describe("the OpenCode clients' fetch", () => {
       },
     });
     const out: string[] = [];
-    const reader = byEvent(source).pipeThrough(new TextDecoderStream()).getReader();
+    const reader = byEvent(source).getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      out.push(value);
+      out.push(Buffer.from(value).toString("utf8"));
     }
     expect(out).toEqual(['data: {"a":1}\n\n', "data: x\r\n\r", "\n: ping\n\n", "data: tail"]);
   });
