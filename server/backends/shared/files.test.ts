@@ -7,6 +7,7 @@ import {
   ConfinedPathError,
   confinePath,
   isInside,
+  openConfined,
   readConfinedText,
   resolveSessionDirectory,
   textSlice,
@@ -71,6 +72,28 @@ describe("files", () => {
     await writeConfinedText(cwd, path.join(cwd, "link-in.md"), "via link");
     expect(fs.readFileSync(path.join(cwd, "sub", "new.md"), "utf8")).toBe("via link");
     expect(fs.lstatSync(path.join(cwd, "link-in.md")).isSymbolicLink()).toBe(true);
+  });
+
+  it("does not follow a folder or link swapped in between the check and the open", async () => {
+    fs.mkdirSync(path.join(cwd, "swap"));
+    fs.mkdirSync(path.join(root, "swap-out"));
+    fs.writeFileSync(path.join(root, "swap-out", "old.txt"), "outside");
+    const target = path.join(cwd, "swap", "new.txt");
+    const real = await confinePath(cwd, target, true);
+    // The parent folder becomes a link to outside after the check.
+    fs.renameSync(path.join(cwd, "swap"), path.join(cwd, "swap-was"));
+    fs.symlinkSync(path.join(root, "swap-out"), path.join(cwd, "swap"));
+    expect(await reason(openConfined(cwd, target, real, true))).toBe("outside");
+    expect(fs.readdirSync(path.join(root, "swap-out"))).toEqual(["old.txt"]);
+    // The file itself becomes a link after the check.
+    const file = path.join(cwd, "swap-was", "f.txt");
+    fs.writeFileSync(file, "inside");
+    const realFile = await confinePath(cwd, file, true);
+    fs.rmSync(file);
+    fs.symlinkSync(path.join(root, "swap-out", "old.txt"), file);
+    expect(await reason(openConfined(cwd, file, realFile, true))).toBe("outside");
+    expect(await reason(openConfined(cwd, file, realFile, false))).toBe("outside");
+    expect(fs.readFileSync(path.join(root, "swap-out", "old.txt"), "utf8")).toBe("outside");
   });
 
   it("slices text by lines", () => {

@@ -74,7 +74,7 @@ const O_NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
  * (Linux's /proc/self/fd) — still inside the root, in case a parent folder was swapped for a link.
  * Returns the handle and whether this call created the file.
  */
-async function openConfined(
+export async function openConfined(
   root: string,
   p: string,
   real: string,
