@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { BackendDefinition } from "@/lib/api";
 import { log } from "../log";
+import { indexedPrefix } from "../search/indexed-text";
 import {
   type ForkRow,
   SHARE_COLUMNS,
@@ -350,7 +351,8 @@ export class SqliteStore implements Store {
         }
         if (!d.text.trim()) continue;
         const { lastInsertRowid } = addRow.run(d.backendId, d.sessionId, d.messageId, d.role, d.createdAt);
-        addText.run(lastInsertRowid, d.text);
+        // The same bounded prefix as on PostgreSQL (../search/indexed-text.ts).
+        addText.run(lastInsertRowid, indexedPrefix(d.text));
       }
     })();
   }

@@ -1,4 +1,5 @@
 import "server-only";
+import { limitErrorIn } from "../shared/bounded-body";
 import { streamFetch } from "./timed-fetch";
 import { isTextMime, parseDataUrl } from "@/lib/attachments";
 import createClient, { type Client } from "openapi-fetch";
@@ -51,6 +52,9 @@ export class ApiBackend {
     try {
       r = await fn();
     } catch (err) {
+      // A redirect, or an answer over its bound (./timed-fetch.ts): the server's fault, said plainly.
+      const limit = limitErrorIn(err);
+      if (limit) throw ApiError.upstream(limit.message);
       throw ApiError.down(`${this.label} is not reachable: ${describeError(err)}`);
     }
     if (r.response.ok) return r.data as T;
