@@ -530,9 +530,12 @@ export class PostgresStore implements AsyncStore {
 
   /* ------------------------------------------------------------------ whole tables (CachedStore) */
 
-  /** Every setting (the cache holds them all: ACP credentials and A2A profiles are keyed per backend). */
-  async listMeta(): Promise<[string, string][]> {
-    const r = await this.pool.query<{ key: string; value: string }>("SELECT key, value FROM meta ORDER BY key");
+  /** Every setting (the cache holds them all: ACP credentials and A2A profiles are keyed per backend), or those whose key starts with `prefix`. */
+  async listMeta(prefix = ""): Promise<[string, string][]> {
+    const r = await this.pool.query<{ key: string; value: string }>(
+      "SELECT key, value FROM meta WHERE left(key, length($1)) = $1 ORDER BY key",
+      [prefix],
+    );
     return r.rows.map((row) => [row.key, row.value]);
   }
 

@@ -259,6 +259,13 @@ export class SqliteStore implements Store {
       .run(key, value);
   }
 
+  listMeta(prefix: string): [string, string][] {
+    const rows = this.db
+      .prepare("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key")
+      .all(prefix.length, prefix) as { key: string; value: string }[];
+    return rows.map((r) => [r.key, r.value]);
+  }
+
   putFork(f: ForkRecord): void {
     this.db
       .prepare(

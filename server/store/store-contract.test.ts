@@ -86,6 +86,14 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
       await store.setMeta("k", "1");
       await store.setMeta("k", "2");
       expect(await store.getMeta("k")).toBe("2");
+      await store.setMeta("acp-credentials:b", "y");
+      await store.setMeta("acp-credentials:a", "x");
+      await store.setMeta("acp-credentialsX", "z");
+      expect(await store.listMeta("acp-credentials:")).toEqual([
+        ["acp-credentials:a", "x"],
+        ["acp-credentials:b", "y"],
+      ]);
+      expect(await store.listMeta("nothing:")).toEqual([]);
     });
 
     it("shares: found by id and token hash, frozen snapshot until revoked, access counted", async () => {

@@ -10,11 +10,13 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
+import { knownSecrets } from "../../auth/redact";
 import { isApiError } from "../../errors";
 import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";
 import { registerAdapterHarness } from "../shared/testing";
 import { OpalAdapter, type OpalAdapterOptions } from "./adapter";
+import { opalKeysKey } from "./auth";
 
 const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
 
@@ -428,5 +430,11 @@ describe("Opal adapter", () => {
     expect(r.adapter.info().status).toBe("ready");
     expect(r.adapter.info().auth!.providers.find((p) => p.id === "anthropic")!.ready).toBe(true);
     expect(JSON.stringify(r.adapter.info())).not.toContain("sk-ant-e2e");
+    // Removed from shares and exports (issue 39): registered here, and kept in the store (sealed
+    // there, server/backends/stored-secrets.ts) for the other replicas.
+    expect(knownSecrets()).toContain("sk-ant-e2e");
+    expect(JSON.parse(r.store.getMeta(opalKeysKey("opal")) ?? "{}")).toEqual({ anthropic: "sk-ant-e2e" });
+    r.adapter.forget();
+    expect(r.store.getMeta(opalKeysKey("opal"))).toBe("{}");
   });
 });
