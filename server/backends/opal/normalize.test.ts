@@ -161,7 +161,11 @@ describe("Opal agent/event → timeline", () => {
     ]);
     expect(extra[3]!.ended).toBe("error");
     expect(blocks(out).find((b) => b.kind === "tool")).toMatchObject({ status: "cancelled" });
-    expect(blocks(out).filter((b) => b.kind === "notice").map((b) => b.level)).toEqual(["warn"]);
+    expect(
+      blocks(out)
+        .filter((b) => b.kind === "notice")
+        .map((b) => b.level),
+    ).toEqual(["warn"]);
     expect(out.filter((e) => e.type === "message.updated").at(-1)).toMatchObject({
       message: { completedAt: expect.any(Number), error: { name: "OpalRecovered" } },
     });

@@ -307,7 +307,8 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
           ...endTurn(t, now, {
             error: {
               name: "OpalRecovered",
-              message: "Opal's agent crashed during this run and restarted idle; the run was lost. Send the prompt again.",
+              message:
+                "Opal's agent crashed during this run and restarted idle; the run was lost. Send the prompt again.",
             },
           }),
         ],
