@@ -350,7 +350,7 @@ export class OpencodeAdapter implements BackendAdapter {
 
   async listSessions(q: { search?: string; limit: number; cursor?: string }) {
     if (this.v2) {
-      const page = await this.v2.listSessions(q);
+      const page = await this.v2.listSessions(q, this.opts.directory);
       return { ...page, items: page.items.map((s) => this.adopt(s)) };
     }
     return this.v1.listSessions(q);
