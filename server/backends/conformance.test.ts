@@ -52,6 +52,7 @@ function opencodeTarget(contract: "v1" | "api") {
     const target: ConformanceTarget = {
       ...modelControls(model),
       asksPermission: true,
+      stopsInEveryState: true,
       questionTurn: (q) => ({
         toolCalls: [
           {

@@ -457,6 +457,15 @@ describe("AcpAdapter (fake agent)", () => {
     await expect(adapter.createSession({ directory: root })).rejects.toMatchObject({ code: "forbidden" });
   });
 
+  it("an agent that refuses --acp as an unknown argument (Gemini CLI before 0.33) is started again with --experimental-acp", async () => {
+    const { adapter, sink } = make({ command: [process.execPath, FAKE, "--acp"], env: { FAKE_OLD_GEMINI: "1" } });
+    await adapter.start();
+    await adapter.ready();
+    expect(adapter.info().config).toMatchObject({ command: [process.execPath, FAKE, "--acp"] });
+    const s = await adapter.createSession({});
+    await turn(adapter, sink, s, "hello");
+  });
+
   it("reports a command that does not exist as down", async () => {
     const { adapter } = make({ command: ["no-such-agent-binary-xyz", "--acp"], readyTimeoutMs: 300 });
     await adapter.start();

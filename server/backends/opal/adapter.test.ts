@@ -320,6 +320,22 @@ describe("Opal adapter", () => {
     await idle(ch);
   });
 
+  it("a crashed agent restarted by Opal's supervisor (agent_recovered, no agent_end) ends the run failed; the next prompt works", async () => {
+    const r = await started();
+    h.model.enqueue({ text: "A long answer that is cut by the crash.", chunks: 40, delayMs: 200 }, { text: "Back." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "go" }] });
+    await until(() => texts(ch.state.messages, "assistant").some((t) => t.length > 0), "the reply streaming");
+    process.kill(r.adapter.info().process!.pid!, "SIGUSR2");
+    await idle(ch);
+    const cut = replies(ch.state.messages).at(-1)!;
+    expect(cut.error).toMatchObject({ name: "OpalRecovered", message: expect.stringContaining("crashed") });
+    expect(cut.blocks.some((b) => b.kind === "notice" && b.level === "warn")).toBe(true);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "again" }] });
+    await until(() => texts(ch.state.messages, "assistant").includes("Back."), "the next reply");
+    await idle(ch);
+  });
+
   it("an edit's structured diff is the tool's diff, the turn's changes and the review's patch; a tasks view does not replace the plan", async () => {
     const r = await started();
     fs.writeFileSync(path.join(h.workspace, "review-me.txt"), "a\nb\nc\n");
