@@ -93,9 +93,19 @@ export const DATA_FILE_MODE = 0o600;
 export function tightenDataDir(dir: string, platform: NodeJS.Platform = process.platform): string[] {
   if (platform === "win32") return [];
   const changed: string[] = [];
-  fs.mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
-  if (tighten(dir, fs.statSync(dir).mode)) changed.push(dir);
-  for (const name of fs.readdirSync(dir)) {
+  let names: string[];
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
+    if (tighten(dir, fs.statSync(dir).mode)) changed.push(dir);
+    names = fs.readdirSync(dir);
+  } catch (err) {
+    // A folder the console cannot create or read fails later, where it is used, with its own message.
+    log.warn(`could not check the permissions of the data folder ${dir}`, {
+      error: (err as NodeJS.ErrnoException).code ?? String(err),
+    });
+    return changed;
+  }
+  for (const name of names) {
     const p = path.join(dir, name);
     let st: fs.Stats;
     try {
