@@ -4,6 +4,7 @@ import { Readable, Writable } from "node:stream";
 import { log } from "../log";
 import { agentEnvironment } from "./agent-env";
 import { resolveCommand } from "./resolve-command";
+import { sandboxed } from "./sandbox";
 
 export type ProcessState = "idle" | "starting" | "running" | "restarting" | "stopped";
 
@@ -47,6 +48,11 @@ export interface SupervisorOptions {
    */
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * The console settings the sandbox is read from (`SWITCHBOARD_AGENT_SANDBOX`, the workspace roots,
+   * the data folder: ./sandbox.ts). Default `process.env`.
+   */
+  sandboxEnv?: Readonly<Record<string, string | undefined>>;
   /**
    * Cuts stdout into frames before it is handed out (e.g. `ndjsonLines` from
    * server/backends/shared/framing.ts); skipped frames are noted in the stderr ring and logged.
@@ -262,8 +268,18 @@ export class ProcessSupervisor {
       return;
     }
     let child: ChildProcess;
+    let run: { command: string; args: string[] };
     try {
-      child = spawn(resolved, args, {
+      // SWITCHBOARD_AGENT_SANDBOX: the same command, under bubblewrap (./sandbox.ts).
+      run = sandboxed(resolved, args, { env: this.opts.sandboxEnv ?? process.env, agentEnv: env, cwd: this.opts.cwd });
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      this.note(error);
+      this.handleExit(generation, null, null, error);
+      return;
+    }
+    try {
+      child = spawn(run.command, run.args, {
         cwd: this.opts.cwd,
         env: env as NodeJS.ProcessEnv,
         stdio: ["pipe", "pipe", "pipe"],
@@ -291,7 +307,7 @@ export class ProcessSupervisor {
     if (child.pid === undefined) return; // spawn failed; 'error' follows
     trackGroup(child);
     this._state = "running";
-    this.note(`started pid ${child.pid}: ${[cmd, ...args].join(" ")}`);
+    this.note(`started pid ${child.pid}${run.command === resolved ? "" : " (in the bwrap sandbox)"}: ${[cmd, ...args].join(" ")}`);
     log.info("agent process started", { name: this.opts.name, pid: child.pid, generation });
 
     child.stderr!.setEncoding("utf8");
