@@ -107,8 +107,7 @@ describe("bubblewrap's command line", () => {
 
 const bwrapRuns =
   process.platform === "linux" &&
-  spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc", "true"]).status ===
-    0;
+  spawnSync("bwrap", ["--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc", "true"]).status === 0;
 
 /** What an agent process could do: read the data folder, the console's environ, the token file; write the workspace. */
 const PROBE = `

@@ -307,7 +307,9 @@ export class ProcessSupervisor {
     if (child.pid === undefined) return; // spawn failed; 'error' follows
     trackGroup(child);
     this._state = "running";
-    this.note(`started pid ${child.pid}${run.command === resolved ? "" : " (in the bwrap sandbox)"}: ${[cmd, ...args].join(" ")}`);
+    this.note(
+      `started pid ${child.pid}${run.command === resolved ? "" : " (in the bwrap sandbox)"}: ${[cmd, ...args].join(" ")}`,
+    );
     log.info("agent process started", { name: this.opts.name, pid: child.pid, generation });
 
     child.stderr!.setEncoding("utf8");
