@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { lookupUser } from "./agent-user";
 import { bwrapArgs, sandboxed, sandboxKindOf, sandboxPlan } from "./sandbox";
 import { type ProcessExit, ProcessSupervisor } from "./supervisor";
 
@@ -120,17 +121,23 @@ process.stdout.write(JSON.stringify({
   token: tryRead(process.env.PROBE_TOKEN_FILE),
   workspace: tryWrite(process.env.PROBE_WS_FILE),
   system: tryWrite("/etc/switchboard-sandbox-probe"),
+  uid: process.getuid(),
+  home: process.env.HOME,
 }) + "\\n");
 `;
 
-async function probe(sandbox: "bwrap" | "none") {
-  const root = path.join(base, `real-${sandbox}`);
+async function probe(sandbox: "bwrap" | "none", settings: Record<string, string> = {}) {
+  const root = path.join(base, `real-${sandbox}-${Object.values(settings).join("-")}`);
   const data = path.join(root, "data");
   const ws = path.join(root, "ws");
   const etc = path.join(root, "etc");
   for (const d of [data, ws, etc]) fs.mkdirSync(d, { recursive: true });
-  fs.writeFileSync(path.join(data, "switchboard.db"), "secret-store");
-  fs.writeFileSync(path.join(etc, "token"), "secret-token");
+  // as the console leaves them: its data folder 0700, its token file 0600; a workspace others may write
+  for (const d of [base, root, etc]) fs.chmodSync(d, 0o755);
+  fs.chmodSync(data, 0o700);
+  fs.chmodSync(ws, 0o777);
+  fs.writeFileSync(path.join(data, "switchboard.db"), "secret-store", { mode: 0o600 });
+  fs.writeFileSync(path.join(etc, "token"), "secret-token", { mode: 0o600 });
   const out: string[] = [];
   const exits: ProcessExit[] = [];
   const sup = new ProcessSupervisor({
@@ -148,6 +155,7 @@ async function probe(sandbox: "bwrap" | "none") {
       SWITCHBOARD_DATA_DIR: data,
       SWITCHBOARD_WORKSPACE_ROOTS: ws,
       SWITCHBOARD_TOKEN_FILE: path.join(etc, "token"),
+      ...settings,
     },
     restart: false,
     onSpawn: (p) => {
@@ -164,7 +172,7 @@ async function probe(sandbox: "bwrap" | "none") {
   await new Promise((r) => setTimeout(r, 50));
   expect(exits[0]?.code, sup.logs().join("\n")).toBe(0);
   return {
-    result: JSON.parse(out.join("")) as Record<string, string>,
+    result: JSON.parse(out.join("")) as Record<string, string | number>,
     written: fs.existsSync(path.join(ws, "out.txt")),
   };
 }
@@ -216,5 +224,35 @@ describe("an agent under bubblewrap", () => {
     await sup.stop();
     for (let i = 0; i < 250 && running().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(running()).toEqual([]);
+  });
+});
+
+/* ------------------------------------------------------------- a real agent as another user */
+
+const nobody = process.platform === "linux" && process.getuid?.() === 0 ? lookupUser("nobody") : undefined;
+
+describe("an agent as another user (SWITCHBOARD_AGENT_USER, the console as root)", () => {
+  it.runIf(nobody)(
+    "cannot read the data folder, the token file nor the console's environ; writes its workspace",
+    async () => {
+      const { result, written } = await probe("none", { SWITCHBOARD_AGENT_USER: "nobody" });
+      expect(result.uid).toBe(nobody!.uid);
+      expect(result.home).toBe(nobody!.home);
+      expect(result.data).toBe("ERR EACCES");
+      expect(result.token).toBe("ERR EACCES");
+      expect(result.environ).toBe("ERR EACCES");
+      expect(result.workspace).toBe("ok");
+      expect(written).toBe(true);
+    },
+  );
+
+  it.runIf(nobody && bwrapRuns)("and in the bwrap sandbox as well", async () => {
+    const { result, written } = await probe("bwrap", { SWITCHBOARD_AGENT_USER: "nobody" });
+    expect(result.uid).toBe(nobody!.uid);
+    expect(result.data).toBe("ERR ENOENT");
+    expect(result.environ).toBe("ERR ENOENT");
+    expect(result.system).toMatch(/^ERR E(ROFS|ACCES|PERM)/);
+    expect(result.workspace).toBe("ok");
+    expect(written).toBe(true);
   });
 });

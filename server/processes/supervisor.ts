@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { log } from "../log";
 import { agentEnvironment } from "./agent-env";
+import { type AgentUser, agentUserOf, environmentFor } from "./agent-user";
 import { resolveCommand } from "./resolve-command";
 import { sandboxed } from "./sandbox";
 
@@ -49,8 +50,9 @@ export interface SupervisorOptions {
   env?: Record<string, string>;
   cwd?: string;
   /**
-   * The console settings the sandbox is read from (`SWITCHBOARD_AGENT_SANDBOX`, the workspace roots,
-   * the data folder: ./sandbox.ts). Default `process.env`.
+   * The console settings the sandbox and the agent's user are read from (`SWITCHBOARD_AGENT_SANDBOX`,
+   * the workspace roots, the data folder: ./sandbox.ts; `SWITCHBOARD_AGENT_USER`: ./agent-user.ts).
+   * Default `process.env`.
    */
   sandboxEnv?: Readonly<Record<string, string | undefined>>;
   /**
@@ -254,7 +256,20 @@ export class ProcessSupervisor {
 
   private spawnNow(generation: number): void {
     const [cmd, ...args] = typeof this.opts.command === "function" ? this.opts.command() : this.opts.command;
-    const env: Record<string, string> = agentEnvironment({ own: this.opts.env ?? {}, name: this.opts.name });
+    const settings = this.opts.sandboxEnv ?? process.env;
+    const own = this.opts.env ?? {};
+    let env: Record<string, string> = agentEnvironment({ own, name: this.opts.name });
+    // SWITCHBOARD_AGENT_USER: another user's process, with that user's HOME (./agent-user.ts).
+    let user: AgentUser | undefined;
+    try {
+      user = agentUserOf(settings);
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      this.note(error);
+      this.handleExit(generation, null, null, error);
+      return;
+    }
+    if (user) env = environmentFor(user, env, new Set(Object.keys(own)));
     const resolved = cmd
       ? resolveCommand(cmd, {
           ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
@@ -271,7 +286,7 @@ export class ProcessSupervisor {
     let run: { command: string; args: string[] };
     try {
       // SWITCHBOARD_AGENT_SANDBOX: the same command, under bubblewrap (./sandbox.ts).
-      run = sandboxed(resolved, args, { env: this.opts.sandboxEnv ?? process.env, agentEnv: env, cwd: this.opts.cwd });
+      run = sandboxed(resolved, args, { env: settings, agentEnv: env, cwd: this.opts.cwd });
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
       this.note(error);
@@ -284,6 +299,7 @@ export class ProcessSupervisor {
         env: env as NodeJS.ProcessEnv,
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
       });
     } catch (err) {
       this.handleExit(generation, null, null, err instanceof Error ? err.message : String(err));
@@ -307,9 +323,8 @@ export class ProcessSupervisor {
     if (child.pid === undefined) return; // spawn failed; 'error' follows
     trackGroup(child);
     this._state = "running";
-    this.note(
-      `started pid ${child.pid}${run.command === resolved ? "" : " (in the bwrap sandbox)"}: ${[cmd, ...args].join(" ")}`,
-    );
+    const how = [run.command === resolved ? "" : "in the bwrap sandbox", user ? `as ${user.name}` : ""].filter(Boolean);
+    this.note(`started pid ${child.pid}${how.length ? ` (${how.join(", ")})` : ""}: ${[cmd, ...args].join(" ")}`);
     log.info("agent process started", { name: this.opts.name, pid: child.pid, generation });
 
     child.stderr!.setEncoding("utf8");
