@@ -39,7 +39,7 @@ export function lookupUser(nameOrUid: string): AgentUser | undefined {
     // no getent: read the file
   }
   try {
-    for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
+    for (const line of fs.readFileSync(/*turbopackIgnore: true*/ "/etc/passwd", "utf8").split("\n")) {
       const u = parsePasswdLine(line);
       if (u && (u.name === nameOrUid || String(u.uid) === nameOrUid)) return u;
     }
