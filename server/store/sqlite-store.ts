@@ -107,7 +107,11 @@ export class SqliteStore implements Store {
   private db: Database.Database;
 
   constructor(file: string) {
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ":memory:") {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Created 0600 before SQLite opens it: its -wal and -shm files take the database's mode.
+      fs.closeSync(fs.openSync(file, "a", 0o600));
+    }
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("foreign_keys = ON");
