@@ -539,6 +539,10 @@ export const BackendPreset = z.object({
   available: z.boolean(),
   /** Where the binary was found (when available). */
   path: z.string().optional(),
+  /** Its version, when it is an npm package's bin. */
+  version: z.string().optional(),
+  /** Found only in the console's own node_modules (the copy its tests use), not on the user's PATH. */
+  bundled: z.boolean().optional(),
 });
 export type BackendPreset = z.infer<typeof BackendPreset>;
 

@@ -106,9 +106,7 @@ export function AddAcpBackend() {
             onClick={() => applyPreset(p)}
             data-testid={`preset-${p.id}`}
             data-available={p.available}
-            title={
-              p.available ? `${p.description}\nFound at ${p.path}` : `${p.description}\nNot installed on this machine`
-            }
+            title={presetTitle(p)}
             className={cx(
               "inline-flex h-7 items-center gap-1.5 rounded-md border px-2.5 text-[12.5px]",
               p.available
@@ -118,6 +116,8 @@ export function AddAcpBackend() {
           >
             <span className={cx("size-1.5 rounded-full", p.available ? "bg-ok" : "bg-border-strong")} />
             {p.label}
+            {p.version && <span className="text-[11px] tabular-nums opacity-70">{p.version}</span>}
+            {p.bundled && <span className="text-[11px] opacity-70">· bundled copy</span>}
             {!p.available && <span className="text-[11px]">· not installed</span>}
           </button>
         ))}
@@ -219,4 +219,13 @@ export function AddAcpBackend() {
       </div>
     </form>
   );
+}
+
+/** A preset's tooltip: what it runs, where it was found, and whether that is the console's own copy. */
+function presetTitle(p: BackendPreset): string {
+  if (!p.available) return `${p.description}\nNot installed on this machine`;
+  const version = p.version ? `, version ${p.version}` : "";
+  if (p.bundled)
+    return `${p.description}\nNot on your PATH: the console's bundled copy${version} (${p.path}). Install it yourself to run your own.`;
+  return `${p.description}\nFound at ${p.path}${version}`;
 }

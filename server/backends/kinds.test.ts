@@ -117,4 +117,48 @@ describe("the kind table", () => {
     for (const id of ["codex", "claude-code", "gemini"])
       expect(presets.find((p) => p.id === id)).toMatchObject({ kind: "acp", available: true });
   });
+
+  it("runs what the user installed before the console's bundled copy, a renamed binary before its older name, with versions", () => {
+    // Only the console's copies: Claude's older binary, marked bundled, with its package's version.
+    const withPath = (PATH: string, f: () => void) => {
+      const before = process.env.PATH;
+      process.env.PATH = PATH;
+      try {
+        f();
+      } finally {
+        process.env.PATH = before;
+      }
+    };
+    withPath("/nonexistent", () => {
+      const claude = detectPresets().find((p) => p.id === "claude-code")!;
+      expect(claude).toMatchObject({ command: ["claude-code-acp"], available: true, bundled: true, version: "0.16.2" });
+      expect(claude).not.toHaveProperty("alternatives");
+    });
+    // Today's adapters on the user's PATH (npm-style installs): those run, not the console's copies.
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "sb-presets-"));
+    for (const [pkg, bin, version] of [
+      ["@agentclientprotocol/claude-agent-acp", "claude-agent-acp", "0.101.0"],
+      ["@agentclientprotocol/codex-acp", "codex-acp", "2.6.0"],
+    ] as const) {
+      const dir = path.join(prefix, "lib", "node_modules", pkg);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: pkg, version }));
+      fs.writeFileSync(path.join(dir, "cli.js"), "#!/bin/sh\n", { mode: 0o755 });
+      fs.mkdirSync(path.join(prefix, "bin"), { recursive: true });
+      fs.symlinkSync(path.join(dir, "cli.js"), path.join(prefix, "bin", bin));
+    }
+    // npm start puts the console's node_modules/.bin first on PATH: it must not shadow the user's.
+    withPath([path.join(process.cwd(), "node_modules", ".bin"), path.join(prefix, "bin")].join(path.delimiter), () => {
+      const presets = detectPresets();
+      expect(presets.find((p) => p.id === "claude-code")).toMatchObject({
+        command: ["claude-agent-acp"],
+        path: path.join(prefix, "bin", "claude-agent-acp"),
+        version: "0.101.0",
+      });
+      const codex = presets.find((p) => p.id === "codex")!;
+      expect(codex).toMatchObject({ path: path.join(prefix, "bin", "codex-acp"), version: "2.6.0" });
+      expect(codex.bundled).toBeUndefined();
+    });
+    fs.rmSync(prefix, { recursive: true, force: true });
+  });
 });

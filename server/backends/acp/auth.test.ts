@@ -78,6 +78,10 @@ describe("ACP auth methods", () => {
       "@zed-industries/claude-code-acp",
     );
     expect(claude.map((x) => `${x.id}:${x.origin}`)).toEqual(["claude-login:agent", "anthropic-api-key:console"]);
+    // today's Claude adapter, named by its new package, gets the same key option
+    expect(withKnownMethods([], "@agentclientprotocol/claude-agent-acp").map((x) => x.id)).toEqual([
+      "anthropic-api-key",
+    ]);
     expect(withKnownMethods([], "other")).toEqual([]);
   });
 

@@ -89,21 +89,21 @@ function fromRaw(m: RawAuthMethod): AuthMethodInfo {
  * - Claude Code's adapter advertises only its terminal login; the Claude Agent SDK reads
  *   `ANTHROPIC_API_KEY`. The console offers it as its own method (no `authenticate` call).
  */
+const ANTHROPIC_KEY: AuthMethodInfo = {
+  id: "anthropic-api-key",
+  name: "Use ANTHROPIC_API_KEY",
+  description: "An Anthropic API key, passed to Claude Code as ANTHROPIC_API_KEY.",
+  type: "env_var",
+  vars: [{ name: "ANTHROPIC_API_KEY" }],
+  link: "https://console.anthropic.com/settings/keys",
+  origin: "console",
+};
 const KNOWN: Record<string, { envOf?: Record<string, string[]>; extra?: AuthMethodInfo[] }> = {
   "gemini-cli": { envOf: { "gemini-api-key": ["GEMINI_API_KEY"] } },
-  "@zed-industries/claude-code-acp": {
-    extra: [
-      {
-        id: "anthropic-api-key",
-        name: "Use ANTHROPIC_API_KEY",
-        description: "An Anthropic API key, passed to Claude Code as ANTHROPIC_API_KEY.",
-        type: "env_var",
-        vars: [{ name: "ANTHROPIC_API_KEY" }],
-        link: "https://console.anthropic.com/settings/keys",
-        origin: "console",
-      },
-    ],
-  },
+  "@zed-industries/claude-code-acp": { extra: [ANTHROPIC_KEY] },
+  // Its successor (`agentInfo.name` is its package name: dist/acp-agent.js of 0.101.0), which lists
+  // its own logins as terminal methods only for clients that declare terminal auth.
+  "@agentclientprotocol/claude-agent-acp": { extra: [ANTHROPIC_KEY] },
 };
 
 /** The agent's methods with what the console knows about it (`agentName` from `agentInfo.name`). */

@@ -6,7 +6,7 @@ import type { BackendKind } from "@/lib/model";
 import { resolveWorkspaceDir } from "../../auth/workspace";
 import { ApiError } from "../../errors";
 import { passThrough } from "../../processes/agent-env";
-import { resolveCommand } from "../../processes/resolve-command";
+import { locateCommand, packageVersionOf } from "../../processes/resolve-command";
 import type { LiveStore } from "../../store/store";
 import type { BackendAdapter, EventSink } from "../types";
 
@@ -27,7 +27,10 @@ export interface AdapterContext {
 }
 
 /** A ready-made backend of a kind (before detection). */
-export type PresetTemplate = Omit<BackendPreset, "available" | "path">;
+export type PresetTemplate = Omit<BackendPreset, "available" | "path" | "version" | "bundled"> & {
+  /** Older command lines for the same agent (a renamed binary), tried in order when `command`'s is not installed. */
+  alternatives?: readonly string[][];
+};
 
 /** The form the settings page shows to add a backend of a kind. */
 export type KindForm = BackendKindInfo["form"];
@@ -101,8 +104,33 @@ export function defineKind<K extends BackendKind>(spec: KindSpec<K>): KindEntry 
     },
     presets: () =>
       (spec.presets ?? []).map((p) => {
-        const found = spec.detect ? spec.detect(p) : p.command[0] ? resolveCommand(p.command[0]) : undefined;
-        return { ...p, available: found !== undefined, ...(found ? { path: found } : {}) };
+        if (spec.detect) {
+          const found = spec.detect(p);
+          const { alternatives: _, ...rest } = p;
+          return { ...rest, available: found !== undefined, ...(found ? { path: found } : {}) };
+        }
+        const { alternatives = [], ...preset } = p;
+        // What the user installed (on PATH), the current name before an older one; else the console's bundled copy.
+        let command = preset.command;
+        let found = command[0] ? locateCommand(command[0]) : undefined;
+        for (const alt of alternatives) {
+          if (found && !found.bundled) break;
+          const other = alt[0] ? locateCommand(alt[0]) : undefined;
+          if (other && (!found || !other.bundled)) {
+            command = alt;
+            found = other;
+          }
+        }
+        if (!found) return { ...preset, available: false };
+        const version = packageVersionOf(found.path);
+        return {
+          ...preset,
+          command: [...command],
+          available: true,
+          path: found.path,
+          ...(version ? { version } : {}),
+          ...(found.bundled ? { bundled: true } : {}),
+        };
       }),
   };
 }
