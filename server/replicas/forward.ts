@@ -58,7 +58,12 @@ export async function replicaFetch(
   self: ReplicaSelf,
   target: ForwardTarget,
   pathQuery: string,
-  init: { method?: string; headers?: Headers | Record<string, string>; body?: Uint8Array<ArrayBuffer>; signal?: AbortSignal },
+  init: {
+    method?: string;
+    headers?: Headers | Record<string, string>;
+    body?: Uint8Array<ArrayBuffer>;
+    signal?: AbortSignal;
+  },
 ): Promise<Response> {
   if (!self.peers.allows(target.url)) {
     log.warn("refused to contact a replica that is not an allowed peer (SWITCHBOARD_REPLICAS)", {
@@ -78,7 +83,7 @@ export async function replicaFetch(
     headers,
     redirect: "manual",
     ...(init.signal ? { signal: init.signal } : {}),
-    ...(body !== undefined && body.length ? { body } : {}),
+    ...(body?.length ? { body } : {}),
   });
 }
 

@@ -91,11 +91,7 @@ describe("forwarding to the owner", () => {
         },
         body: JSON.stringify({ text: "hi" }),
       });
-      const res = await forwardRequest(
-        req,
-        { url: `http://127.0.0.1:${port}`, replicaId: "A" },
-        self("B"),
-      );
+      const res = await forwardRequest(req, { url: `http://127.0.0.1:${port}`, replicaId: "A" }, self("B"));
       expect(res.status).toBe(202);
       expect(res.headers.get("x-owner")).toBe("A");
       expect(await res.text()).toBe("id: 1\ndata: one\n\nid: 2\ndata: two\n\n");
@@ -111,11 +107,9 @@ describe("forwarding to the owner", () => {
 
       // Never forwarded twice: the owner moved meanwhile, and the browser is told to try again.
       const again = new Request("http://a.example/api/backends/zot", { headers: { [FORWARDED_BY]: "B" } });
-      const err = await forwardRequest(
-        again,
-        { url: `http://127.0.0.1:${port}`, replicaId: "C" },
-        self("A"),
-      ).catch((e: unknown) => e);
+      const err = await forwardRequest(again, { url: `http://127.0.0.1:${port}`, replicaId: "C" }, self("A")).catch(
+        (e: unknown) => e,
+      );
       expect(isApiError(err) && err.code).toBe("backend_down");
 
       // An owner that does not answer: 503 with a sentence, not a stack.

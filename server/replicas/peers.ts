@@ -67,7 +67,10 @@ function parseEntry(raw: string): PeerEntry | string {
 /** The peer list from `SWITCHBOARD_REPLICAS`; throws a sentence naming a wrong entry. */
 export function parsePeerList(value: string): PeerEntry[] {
   const entries: PeerEntry[] = [];
-  for (const raw of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const e = parseEntry(raw);
     if (typeof e === "string") throw new Error(e);
     entries.push(e);

@@ -67,9 +67,16 @@ function canonical(p: {
   nonce: string;
   body: string;
 }): string {
-  return ["switchboard-replica-v1", p.method.toUpperCase(), p.pathQuery, p.audience, p.from, p.time, p.nonce, p.body].join(
-    "\n",
-  );
+  return [
+    "switchboard-replica-v1",
+    p.method.toUpperCase(),
+    p.pathQuery,
+    p.audience,
+    p.from,
+    p.time,
+    p.nonce,
+    p.body,
+  ].join("\n");
 }
 
 const mac = (key: Buffer, text: string) => createHmac("sha256", key).update(text).digest();

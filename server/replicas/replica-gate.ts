@@ -38,7 +38,11 @@ const verified = (g.__switchboardReplicaVerified ??= new WeakMap<Request, boolea
 /** Sets (or clears) what signed requests are checked against; read from the environment otherwise. */
 export function setReplicaGate(opts: { keys: ReplicaKeys; replicaUrl: string } | undefined): void {
   g.__switchboardReplicaGate = opts
-    ? { keys: opts.keys, audience: audienceOf(opts.replicaUrl), nonces: g.__switchboardReplicaGate?.nonces ?? new NonceLedger() }
+    ? {
+        keys: opts.keys,
+        audience: audienceOf(opts.replicaUrl),
+        nonces: g.__switchboardReplicaGate?.nonces ?? new NonceLedger(),
+      }
     : null;
 }
 

@@ -159,9 +159,12 @@ export function replicaMode(
     async snapshot(token, backendId) {
       const target = await ownerOf(backendId);
       // Signed (the owner leaves the view count to this replica), never with the console token.
-      const res = await replicaFetch(self, target, `/api/shares/public/${encodeURIComponent(token)}/snapshot`, {}).catch(
-        () => undefined,
-      );
+      const res = await replicaFetch(
+        self,
+        target,
+        `/api/shares/public/${encodeURIComponent(token)}/snapshot`,
+        {},
+      ).catch(() => undefined);
       if (!res) throw new ApiError("backend_down", "The shared session is temporarily unavailable");
       const body = (await res.json().catch(() => undefined)) as
         | SharedSnapshot

@@ -69,7 +69,11 @@ export const logBytesKey = (backendId: string, sessionId: string) => `sb:logbyte
 
 /** What takes an oversized event's place in the log: readers reload the snapshot. */
 export function oversizedMarker(seq: number): string {
-  return JSON.stringify({ type: "stream.reset", reason: "an event too large for the shared log; reload the snapshot", seq });
+  return JSON.stringify({
+    type: "stream.reset",
+    reason: "an event too large for the shared log; reload the snapshot",
+    seq,
+  });
 }
 
 export interface LogEntry {
@@ -121,6 +125,8 @@ export class SessionLog {
     private redis: Redis,
     private backendId: string,
     private sessionId: string,
+    /** The log's bounds (tests set smaller ones). */
+    private limits: { maxEntries: number; maxBytes: number } = { maxEntries: MAX_ENTRIES, maxBytes: MAX_LOG_BYTES },
   ) {}
 
   private get key() {
@@ -134,7 +140,8 @@ export class SessionLog {
   async append(token: string, items: LogEntry[]): Promise<void> {
     if (!items.length) return;
     const args = items.flatMap((e) => {
-      if (Buffer.byteLength(e.frame, "utf8") <= MAX_FRAME_BYTES && !/[\r\n]/.test(e.frame)) return [String(e.seq), e.frame];
+      if (Buffer.byteLength(e.frame, "utf8") <= MAX_FRAME_BYTES && !/[\r\n]/.test(e.frame))
+        return [String(e.seq), e.frame];
       log.warn("an event is too large for the shared session log; stored as a stream.reset", {
         backendId: this.backendId,
         sessionId: this.sessionId,
@@ -151,8 +158,8 @@ export class SessionLog {
         leaseKey(this.backendId),
         logBytesKey(this.backendId, this.sessionId),
         token,
-        String(MAX_ENTRIES),
-        String(MAX_LOG_BYTES),
+        String(this.limits.maxEntries),
+        String(this.limits.maxBytes),
         ...args,
       );
     } catch (err) {
