@@ -5,11 +5,13 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GlobalEvent } from "@/lib/model";
 import { until } from "@/lib/testing/until";
 import type { BackendRegistry } from "../backends/registry";
 import type { Hub } from "../hub/hub";
+import { proxy } from "../../proxy";
 import { route } from "../http";
 import { GlobalRelay } from "./global-relay";
 import { leaseHolder } from "./lease";
@@ -210,6 +212,22 @@ describe("signed requests between replicas", () => {
     expect((await send(new Request(req.url, { headers: req.headers }))).status).toBe(401);
     expect(admitReplicaRequest("GET", pathQuery, req.headers)).toBe(false);
     expect(admitReplicaRequest("POST", pathQuery, signed(pathQuery, undefined).headers)).toBe(false);
+  });
+
+  it("the proxy lets a signed API request in as a login would, once; never a page, never unsigned", () => {
+    const through = (path: string, headers: Record<string, string>) =>
+      proxy(new NextRequest(new URL(path, audience), { headers: { host: "127.0.0.1:4000", ...headers } })).status;
+    const h = signRequest(KEYS, "B", "GET", new URL("/api/backends/zot/sessions?x=1", audience));
+    expect(through("/api/backends/zot/sessions?x=1", h)).toBe(200);
+    expect(through("/api/backends/zot/sessions?x=1", h)).toBe(401);
+    expect(
+      through(
+        "/api/backends/zot/sessions?x=2",
+        signRequest(KEYS, "B", "GET", new URL("/api/backends/zot/sessions?x=1", audience)),
+      ),
+    ).toBe(401);
+    expect(through("/", signRequest(KEYS, "B", "GET", new URL("/", audience)))).toBe(307);
+    expect(through("/api/backends/zot/sessions", { "x-switchboard-forwarded-by": "B" })).toBe(401);
   });
 
   it("the console token is not a replica's mark: a browser holding it is still counted as a viewer", () => {
