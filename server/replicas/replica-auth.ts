@@ -32,15 +32,20 @@ export const MIN_KEY_BYTES = 32;
 /** The replicas' keys: the first signs, every one verifies (two during a rotation). */
 export type ReplicaKeys = readonly Buffer[];
 
+/** The secrets `SWITCHBOARD_REPLICA_KEY` lists, as configured (to withhold from agents and redact). */
+export function rawReplicaKeys(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 /**
  * `SWITCHBOARD_REPLICA_KEY`: one key, or two separated by a comma during a rotation (the first
  * signs, both verify). Each at least `MIN_KEY_BYTES` bytes. Throws the reason.
  */
 export function parseReplicaKeys(value: string | undefined): ReplicaKeys {
-  const parts = (value ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const parts = rawReplicaKeys(value);
   if (!parts.length) throw new Error("is not set");
   if (parts.length > 2) throw new Error("holds at most two keys (the signing one, then the previous one)");
   for (const p of parts)
@@ -180,13 +185,16 @@ export function bodyMatches(claims: VerifiedClaims, body: Uint8Array): boolean {
 export class NonceLedger {
   private seen = new Map<string, { state: "admitted" | "taken"; until: number }>();
   private full = false;
+  private sweptAt = 0;
 
   private sweep(now: number) {
+    this.sweptAt = now;
     for (const [k, v] of this.seen) if (v.until <= now) this.seen.delete(k);
   }
 
   private room(now: number): boolean {
-    if (this.seen.size >= MAX_NONCES) this.sweep(now);
+    // Expired nonces go every `VALIDITY_MS`, or at once when the ledger is full.
+    if (this.seen.size >= MAX_NONCES || now - this.sweptAt > VALIDITY_MS) this.sweep(now);
     if (this.seen.size < MAX_NONCES) {
       this.full = false;
       return true;
@@ -210,8 +218,8 @@ export class NonceLedger {
     const e = this.seen.get(nonce);
     if (e && e.until > now && e.state === "taken") return false;
     if (!e && !this.room(now)) return false;
+    if (e && now - this.sweptAt > VALIDITY_MS) this.sweep(now);
     this.seen.set(nonce, { state: "taken", until: now + 2 * VALIDITY_MS });
-    if (this.seen.size % 1024 === 0) this.sweep(now);
     return true;
   }
 

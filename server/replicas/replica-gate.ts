@@ -72,8 +72,9 @@ function refused(reason: string, req: { method: string; pathQuery: string; heade
 }
 
 function claimsOf(req: { method: string; pathQuery: string; headers: Headers }): VerifiedClaims | undefined {
+  if (!hasReplicaSignature(req.headers)) return undefined;
   const gt = gate();
-  if (!gt || !hasReplicaSignature(req.headers)) return undefined;
+  if (!gt) return undefined;
   const claims = verifySignature(gt.keys, gt.audience, req);
   if (!claims) refused("bad signature or out of date", req);
   return claims;

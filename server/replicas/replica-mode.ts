@@ -16,7 +16,9 @@ import { sseResponse } from "../hub/sse";
 import { readQuery, resumeCursor } from "../http";
 import { type ForwardTarget, forwardRequest, type ReplicaSelf, replicaFetch } from "./forward";
 import type { PeerPolicy } from "./peers";
-import type { ReplicaKeys } from "./replica-auth";
+import { rawReplicaKeys, type ReplicaKeys } from "./replica-auth";
+import { registerSecret } from "../auth/redact";
+import { withholdFromAgents } from "../processes/agent-env";
 import { setReplicaGate } from "./replica-gate";
 import { RemoteFeeds } from "./remote-feeds";
 import { GlobalRelay } from "./global-relay";
@@ -75,6 +77,11 @@ export function replicaMode(
   hub: Hub,
   ready: () => Promise<void>,
 ): ReplicaMode {
+  // The replicas' key is a secret like the console token: no agent inherits it, and it is redacted.
+  for (const k of rawReplicaKeys(process.env.SWITCHBOARD_REPLICA_KEY)) {
+    withholdFromAgents(k);
+    registerSecret(k);
+  }
   // Signed requests from the other replicas are checked against this replica's key and address.
   setReplicaGate({ keys: config.replicaKeys, replicaUrl: config.replicaUrl });
   const redis = connect(config.redisUrl, `switchboard-${config.replicaId}`);
