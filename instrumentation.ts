@@ -1,13 +1,15 @@
 /**
- * Runs once when the server boots: moves an old `./.switchboard` to the data directory, makes sure the console token exists (generating and storing one
+ * Runs once when the server boots: moves an old `./.switchboard` to the data directory and makes it
+ * private (0700, files 0600), makes sure the console token exists (generating and storing one
  * on first start), prints the login URL — after a loud warning when `next start` listens beyond
  * loopback — and starts the console's backends before the first request.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
-    // Before anything reads the token or opens the store: an old ./.switchboard moves out of the workspace.
-    const { migrateLegacyDataDir } = await import("./server/data-dir");
-    migrateLegacyDataDir();
+    // Before anything reads the token or opens the store: an old ./.switchboard moves out of the
+    // workspace, and the data folder and its files are made private to their owner (0700/0600).
+    const { prepareDataDir } = await import("./server/data-dir");
+    prepareDataDir();
     const { announceLogin } = await import("./server/auth/announce");
     announceLogin();
     const { getApp } = await import("./server/app");

@@ -1,6 +1,6 @@
 /**
  * The vendors' own ACP agents at their pinned versions — Codex (codex-acp), Claude Code
- * (claude-code-acp) and Gemini CLI (`gemini --experimental-acp`) — each against the scripted model
+ * (claude-code-acp) and Gemini CLI (`gemini --acp`) — each against the scripted model
  * speaking its provider's API (e2e/fixtures/acp-vendor-env.ts). Per agent, in order: it starts without
  * credentials and shows as auth-required with its methods; a key entered in Settings makes it ready
  * and never reaches the browser; a prompt streams a reply; a shell tool call shows with its

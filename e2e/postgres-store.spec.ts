@@ -103,7 +103,7 @@ test.describe("the store on PostgreSQL", () => {
     await expect(sp.assistantText().last()).toHaveText("Filed twice now.", { timeout: 30_000 });
   });
 
-  test("a PostgreSQL that does not answer, a wrong URL, or replica mode without its address stops the start with one sentence", async () => {
+  test("a PostgreSQL that does not answer, a wrong URL, replica mode without its address or its secret key, or a malformed secret key stops the start with one sentence", async () => {
     const cases: [Record<string, string>, string][] = [
       [
         { SWITCHBOARD_DATABASE_URL: `postgres://switchboard@127.0.0.1:${await freePort()}/none` },
@@ -117,6 +117,15 @@ test.describe("the store on PostgreSQL", () => {
         { SWITCHBOARD_DATABASE_URL: "postgres://db/x", SWITCHBOARD_REDIS_URL: "redis://127.0.0.1:6379" },
         "SWITCHBOARD_REDIS_URL needs SWITCHBOARD_REPLICA_URL",
       ],
+      [
+        {
+          SWITCHBOARD_DATABASE_URL: "postgres://db/x",
+          SWITCHBOARD_REDIS_URL: "redis://127.0.0.1:6379",
+          SWITCHBOARD_REPLICA_URL: "http://127.0.0.1:1",
+        },
+        "replica mode (SWITCHBOARD_REDIS_URL) needs SWITCHBOARD_SECRET_KEY",
+      ],
+      [{ SWITCHBOARD_SECRET_KEY: "not-a-key" }, "SWITCHBOARD_SECRET_KEY must be 32 random bytes in base64"],
     ];
     for (const [env, sentence] of cases) {
       const started = await startConsole({

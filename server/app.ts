@@ -1,7 +1,9 @@
 import "server-only";
 import { consoleAuth } from "./auth/console-auth";
+import { loadSecretBox, SecretKeyError } from "./auth/secret-box";
 import { describeError } from "./errors";
 import { BackendRegistry } from "./backends/registry";
+import { sealedStore, startStoredSecrets } from "./backends/stored-secrets";
 import { readConfig, type ConsoleConfig } from "./config";
 import { Hub } from "./hub/hub";
 import { Lineage } from "./lineage";
@@ -38,7 +40,7 @@ function startStep<T>(step: () => T): T {
   try {
     return step();
   } catch (err) {
-    if (err instanceof ReplicaConfigError) throw new StartError(err.message);
+    if (err instanceof ReplicaConfigError || err instanceof SecretKeyError) throw new StartError(err.message);
     throw err;
   }
 }
@@ -48,11 +50,20 @@ function create(): ConsoleApp {
   // The console token (registered for redaction by consoleAuth) is never an agent's to inherit.
   withholdFromAgents(consoleAuth().token.token);
   const replica = startStep(readReplicaConfig);
-  const { store, opened, engine } = openStore({
+  // The key that seals the secrets kept in the store (docs/security.md, "Secrets at rest").
+  const box = startStep(() =>
+    loadSecretBox({ env: process.env, dataDir: config.dataDir, replicaMode: !!replica.redisUrl }),
+  );
+  const {
+    store: raw,
+    opened,
+    engine,
+  } = openStore({
     dataDir: config.dataDir,
     databaseUrl: replica.databaseUrl,
     ownedTranscripts: !!replica.redisUrl,
   });
+  const store = sealedStore(raw, box);
   let registry: BackendRegistry | undefined;
   const lineage = new Lineage(store);
   const hub = new Hub(
@@ -87,6 +98,8 @@ function create(): ConsoleApp {
   });
   hub.observe(search);
   ready = opened
+    // Seals what is in clear or under a previous key, and registers every stored key for redaction.
+    .then(() => startStoredSecrets(raw, box))
     .then(() => replicas?.start())
     .catch((err: unknown) => {
       throw new StartError(describeError(err));

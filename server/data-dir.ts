@@ -75,3 +75,81 @@ export function migrateLegacyDataDir(env: Env = process.env, cwd: string = proce
   );
   return { moved: true, from, to };
 }
+
+/* --------------------------------------------------------------------------- permissions */
+
+/** The data folder and everything in it are its owner's only (docs/security.md, "The data folder"). */
+export const DATA_DIR_MODE = 0o700;
+export const DATA_FILE_MODE = 0o600;
+
+/**
+ * Creates the data folder (0700) when it is missing, and takes every group and other permission off
+ * it and off each entry in it — the SQLite store and its `-wal`/`-shm`, the token file, the
+ * logged-out sessions, anything else — so a 0644 file becomes 0600 and a 0755 folder 0700. Symbolic
+ * links are not followed, and folders inside it are closed (0700) rather than walked. Returns what it
+ * changed: the folder's own path, then entry names. Nothing on Windows (an ACL matter there: the
+ * default place, under `%LOCALAPPDATA%`, is the user's own).
+ */
+export function tightenDataDir(dir: string, platform: NodeJS.Platform = process.platform): string[] {
+  if (platform === "win32") return [];
+  const changed: string[] = [];
+  let names: string[];
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: DATA_DIR_MODE });
+    if (tighten(dir, fs.statSync(dir).mode)) changed.push(dir);
+    names = fs.readdirSync(dir);
+  } catch (err) {
+    // A folder the console cannot create or read fails later, where it is used, with its own message.
+    log.warn(`could not check the permissions of the data folder ${dir}`, {
+      error: (err as NodeJS.ErrnoException).code ?? String(err),
+    });
+    return changed;
+  }
+  for (const name of names) {
+    const p = path.join(dir, name);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(p);
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (!st.isFile() && !st.isDirectory()) continue; // symlinks, sockets, fifos: left as they are
+    if (tighten(p, st.mode)) changed.push(name);
+  }
+  return changed;
+}
+
+/** Takes the group and other bits off one path; true when it had any. */
+function tighten(p: string, mode: number): boolean {
+  if ((mode & 0o077) === 0) return false;
+  try {
+    fs.chmodSync(p, mode & 0o7700);
+    return true;
+  } catch (err) {
+    log.warn(`could not make ${p} private to the console's user`, {
+      error: (err as NodeJS.ErrnoException).code ?? String(err),
+    });
+    return false;
+  }
+}
+
+/**
+ * What the console does with its data folder when it starts, before anything reads the token or
+ * opens the store: moves an old `./.switchboard` out of the workspace (`migrateLegacyDataDir`), then
+ * makes the folder and what is in it private to its owner (`tightenDataDir`), with one log line
+ * naming what had to be tightened. Files created later are created 0600 by whoever creates them (the
+ * token file, the logged-out sessions, the SQLite store, whose `-wal`/`-shm` take the store's mode).
+ */
+export function prepareDataDir(
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+): { migration: Migration; dir: string; tightened: string[] } {
+  const migration = migrateLegacyDataDir(env, cwd);
+  const dir = dataDirOf(env);
+  const tightened = tightenDataDir(dir);
+  if (tightened.length)
+    log.warn(
+      `tightened the permissions of the console's data folder ${dir} (folder 0700, files 0600: only its owner may read them): ${tightened.map((t) => (t === dir ? "the folder itself" : t)).join(", ")}`,
+    );
+  return { migration, dir, tightened };
+}

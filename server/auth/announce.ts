@@ -85,7 +85,9 @@ export function announceLogin(): void {
   const origin = consoleOrigin();
   const lines =
     token.source === "env"
-      ? [`Log in at ${origin}/login with the token from SWITCHBOARD_TOKEN.`]
+      ? [
+          `Log in at ${origin}/login with the token from ${token.file ? `SWITCHBOARD_TOKEN_FILE (${token.file})` : "SWITCHBOARD_TOKEN"}.`,
+        ]
       : [
           `Console token ${token.source === "generated" ? "generated and " : ""}stored in ${token.file}`,
           `To log in, open:`,

@@ -528,3 +528,48 @@ describe("exact values the console holds", () => {
     expect(only.value({ token: "plain" })).toEqual({ token: "plain" });
   });
 });
+
+describe("exact values in wrapped base64 and hex (issue 39)", () => {
+  const key = "sk-live-Zx81bQwe7Rt5yUi0pAsDf3Gh";
+  const r = new Redactor([], [key], { builtin: false });
+  /** `base64 -w cols` / `openssl base64`: the encoding cut into lines of `cols` characters. */
+  const wrap = (s: string, cols: number) => (s.match(new RegExp(`.{1,${cols}}`, "g")) ?? []).join("\n");
+  const blob = (prefix: string) =>
+    Buffer.from(`${prefix}${"filler text before the key, long enough to wrap ".repeat(2)}${key} and after it`);
+  it("base64 wrapped at 76 (coreutils) and 64 (openssl) columns, at every offset", () => {
+    for (const cols of [76, 64]) {
+      for (const prefix of ["", "a", "ab", "abc", "abcd", "abcde"]) {
+        const enc = wrap(blob(prefix).toString("base64"), cols);
+        expect(enc).toContain("\n");
+        const out = r.text(enc);
+        expect(out, `${cols} cols, prefix ${prefix.length}`).toContain("[REDACTED:console-secret]");
+        // Nothing that encodes only the key's bits is left: decoding what stays finds no 8 characters of it.
+        const left = Buffer.from(out.replace(/\[REDACTED:[a-z-]+\]/g, "\n").replace(/\s/g, ""), "base64").toString(
+          "latin1",
+        );
+        expect(left).not.toContain(key.slice(8, 16));
+      }
+    }
+  });
+  it("CRLF-wrapped base64 (MIME)", () => {
+    const enc = wrap(blob("xy").toString("base64"), 76).replace(/\n/g, "\r\n");
+    expect(r.text(enc)).toContain("[REDACTED:console-secret]");
+  });
+  it("hex, lower- and upper-case, and `xxd -p` (60 columns)", () => {
+    const hex = blob("q").toString("hex");
+    for (const text of [hex, hex.toUpperCase(), wrap(hex, 60), `  ${Buffer.from(key).toString("hex")}  `]) {
+      const out = r.text(text);
+      expect(out).toContain("[REDACTED:console-secret]");
+      expect(out.toLowerCase().replace(/\s/g, "")).not.toContain(Buffer.from(key).toString("hex").slice(0, 16));
+    }
+  });
+  it("stays linear on hostile input for the wrapped forms", { timeout: 30_000 }, () => {
+    const hexKey = Buffer.from(key).toString("hex");
+    const inputs = [
+      `${hexKey.slice(0, -2)}\n`.repeat(20_000),
+      "7\n".repeat(200_000),
+      `${Buffer.from(key).toString("base64").slice(0, 30)}\n`.repeat(20_000),
+    ];
+    for (const s of inputs) expect(typeof r.text(s)).toBe("string");
+  });
+});

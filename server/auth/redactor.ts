@@ -31,6 +31,12 @@ export interface RedactionRule {
   accept?(secret: string, match: RegExpExecArray): boolean;
   /** A more precise kind for this secret (e.g. a provider key found as an env value). */
   kindOf?(secret: string, match: RegExpExecArray): string | undefined;
+  /**
+   * Look only in blocks of base64 / hex lines (`WRAPPED_BLOCK`), with their line breaks taken out:
+   * what `base64` (76 columns), `openssl base64` (64) and `xxd -p` (60) print. The match may then
+   * span line breaks; it is replaced whole, breaks included. For rules without a capture group.
+   */
+  acrossLineBreaks?: boolean;
 }
 
 export interface Finding {
@@ -377,20 +383,40 @@ export function customRule(p: CustomPattern): RedactionRule {
 export const CONSOLE_SECRET_KIND = "console-secret";
 
 /**
- * A rule that finds the exact values of the secrets the console holds (its token, backend
- * passwords and keys) and their encoded forms (`secretForms`), or undefined when there are none.
+ * The rules that find the exact values of the secrets the console holds (its token, backend
+ * passwords and keys) and their encoded forms (`secretForms`): one over the text as it is, one over
+ * blocks of base64 / hex lines with their line breaks taken out (wrapped encodings). None when there
+ * are no secrets.
+ *
+ * Both use one alternation of literal strings, which V8 searches in time linear in the text whatever
+ * the number of forms (an alternation with optional line breaks between characters would be ten
+ * times slower on every event); the wrapped blocks are rare, found by a regex that cannot backtrack.
  */
-export function exactRule(secrets: readonly string[]): RedactionRule | undefined {
+export function exactRules(secrets: readonly string[]): RedactionRule[] {
   const forms = [...new Set(secrets.filter((x) => x.length >= 8).flatMap((x) => secretForms(x)))].sort(
     (a, b) => b.length - a.length,
   );
-  if (!forms.length) return undefined;
-  return {
-    kind: CONSOLE_SECRET_KIND,
-    description:
-      "The exact values of the secrets the console holds (its token, backend passwords, tokens and keys), also base64- and URL-encoded",
-    re: rx(forms.map(escapeRegExp).join("|")),
-  };
+  if (!forms.length) return [];
+  const source = forms.map(escapeRegExp).join("|");
+  return [
+    {
+      kind: CONSOLE_SECRET_KIND,
+      description:
+        "The exact values of the secrets the console holds (its token, backend passwords, tokens and keys), also base64- (wrapped or not), hex- and URL-encoded",
+      re: rx(source),
+    },
+    {
+      kind: CONSOLE_SECRET_KIND,
+      description: "The same, base64 or hex broken into lines (base64, openssl base64, xxd -p)",
+      re: rx(source),
+      acrossLineBreaks: true,
+    },
+  ];
+}
+
+/** One exact-value rule (the first of `exactRules`), or undefined when there are no secrets. */
+export function exactRule(secrets: readonly string[]): RedactionRule | undefined {
+  return exactRules(secrets)[0];
 }
 
 /* ---------------------------------------------------------------------------------- applying */
@@ -408,6 +434,70 @@ function overlaps(spans: [number, number][], start: number, end: number): boolea
   return false;
 }
 
+interface Match {
+  m: RegExpExecArray;
+  secret: string;
+  start: number;
+  end: number;
+}
+
+function* matches(text: string, re: RegExp, group: number): Generator<Match> {
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    const secret = m[group];
+    const at = m.indices?.[group];
+    if (secret && at) yield { m, secret, start: at[0], end: at[1] };
+  }
+}
+
+/**
+ * A run of base64 / hex characters that goes on over at least one line break (`\n` or `\r\n`):
+ * a wrapped encoding. It starts at a token boundary, and the class excludes the line break, so
+ * where each line ends is never in doubt: no backtracking.
+ */
+const WRAPPED_BLOCK = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{8,}(?:\r?\n[A-Za-z0-9+/=_-]+)+/g;
+
+const LINE_BREAK = /\r?\n/g;
+
+/** Matches of `re` in each wrapped block with its line breaks taken out, as spans of `text`. */
+function* wrappedMatches(text: string, re: RegExp): Generator<Match> {
+  if (!text.includes("\n")) return;
+  WRAPPED_BLOCK.lastIndex = 0;
+  for (let b = WRAPPED_BLOCK.exec(text); b; b = WRAPPED_BLOCK.exec(text)) {
+    const block = b[0];
+    const joined = block.replace(LINE_BREAK, "");
+    // Each line break: where it falls in `joined`, and how many characters were taken out up to it.
+    const breaks: [number, number][] = [];
+    let removed = 0;
+    LINE_BREAK.lastIndex = 0;
+    for (let lb = LINE_BREAK.exec(block); lb; lb = LINE_BREAK.exec(block)) {
+      removed += lb[0].length;
+      breaks.push([lb.index - (removed - lb[0].length), removed]);
+    }
+    // Matches come in order: one walk over the breaks maps them all.
+    let k = 0;
+    let shift = 0;
+    const toText = (j: number) => {
+      for (; k < breaks.length && (breaks[k] as [number, number])[0] <= j; k++)
+        shift = (breaks[k] as [number, number])[1];
+      return b.index + j + shift;
+    };
+    re.lastIndex = 0;
+    for (let m = re.exec(joined); m; m = re.exec(joined)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      const start = toText(m.index);
+      const end = toText(m.index + m[0].length - 1) + 1;
+      yield { m, secret: m[0], start, end };
+    }
+  }
+}
+
 function applyRule(text: string, rule: RedactionRule, findings: Finding[]): string {
   const re = rule.re;
   re.lastIndex = 0;
@@ -419,15 +509,7 @@ function applyRule(text: string, rule: RedactionRule, findings: Finding[]): stri
   const moves: [number, number][] = [];
   let delta = 0;
   const fresh: Finding[] = [];
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[0].length === 0) {
-      re.lastIndex++;
-      continue;
-    }
-    const secret = m[group];
-    const at = m.indices?.[group];
-    if (!secret || !at) continue;
-    const [start, end] = at;
+  for (const { m, secret, start, end } of rule.acrossLineBreaks ? wrappedMatches(text, re) : matches(text, re, group)) {
     if (start < last || overlaps(spans, start, end)) continue;
     if (rule.accept && !rule.accept(secret, m)) continue;
     const kind = rule.kindOf?.(secret, m) ?? rule.kind;
@@ -483,11 +565,11 @@ export class Redactor {
       }
     }
     this.custom = compiled;
-    const exact = exactRule(secrets);
-    this.exact = exact !== undefined;
+    const exact = exactRules(secrets);
+    this.exact = exact.length > 0;
     this.byKeyName = opts.builtin !== false;
     // The user's patterns run last so they cannot cut a well-known key in half before its rule sees it.
-    this.rules = [...(exact ? [exact] : []), ...(opts.builtin === false ? [] : BUILTIN_RULES), ...compiled];
+    this.rules = [...exact, ...(opts.builtin === false ? [] : BUILTIN_RULES), ...compiled];
   }
 
   /** The redacted text and what was removed. */

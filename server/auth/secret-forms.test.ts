@@ -24,6 +24,12 @@ describe("secretForms", () => {
       }
     }
   });
+  it("holds the bytes in hex, lower- and upper-case (issue 39)", () => {
+    const hex = Buffer.from(secret).toString("hex");
+    const forms = secretForms(secret);
+    expect(forms).toContain(hex);
+    expect(forms).toContain(hex.toUpperCase());
+  });
   it("lists longest first, without duplicates", () => {
     const forms = secretForms("abcdefgh12345678");
     expect(new Set(forms).size).toBe(forms.length);

@@ -1,7 +1,8 @@
 /**
  * The forms a known secret can take in text an agent printed (pure): the value itself, its
  * URL-encoded forms (`encodeURIComponent`, Python's `quote` that keeps `/`, form encoding with `+`,
- * lower-case hex) and its base64 forms (standard and URL-safe).
+ * lower-case hex), its base64 forms (standard and URL-safe) and its bytes in hex (lower- and
+ * upper-case: `xxd -p`, `od`-free hex dumps, `hexdigest`-style printing of raw bytes).
  *
  * Base64 encodes three bytes at a time, so the encoding of a secret inside a longer value depends
  * on where it starts: for each of the three offsets, the characters that encode only the secret's
@@ -43,5 +44,9 @@ export function secretForms(secret: string): string[] {
     forms.add(core);
     forms.add(core.replace(/\+/g, "-").replace(/\//g, "_"));
   }
+  // Hex is byte-aligned: the secret's hex is in the hex of anything that holds it.
+  const hex = Buffer.from(secret, "utf8").toString("hex");
+  forms.add(hex);
+  forms.add(hex.toUpperCase());
   return [...forms].sort((a, b) => b.length - a.length);
 }

@@ -22,6 +22,8 @@ export interface ConformanceTarget {
   resetModel(): void;
   /** The target is configured so that bash asks for permission (required to check interrupts). */
   asksPermission: boolean;
+  /** Takes part in ./conformance-stop.ts's checks: Stop while a tool runs, and while a permission waits. */
+  stopsInEveryState?: boolean;
   /** Its protocol shows tool calls (default true; a plain A2A agent sends only text, data and files). */
   toolCalls?: boolean;
   /** How this backend's model asks the user a question (its question tool), where it declares questions. */

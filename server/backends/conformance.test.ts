@@ -52,6 +52,7 @@ function opencodeTarget(contract: "v1" | "api") {
     const target: ConformanceTarget = {
       ...modelControls(model),
       asksPermission: true,
+      stopsInEveryState: true,
       questionTurn: (q) => ({
         toolCalls: [
           {
@@ -265,12 +266,12 @@ conformanceSuite("Copilot headless adapter (copilot --headless --stdio)", async 
   };
 });
 
-conformanceSuite("zot adapter (fake zot rpc)", async () => {
+const zotTarget = (program: "zot" | "terva") => async (): Promise<ConformanceTarget> => {
   const model = await startScriptedModel();
   const workspace = await createWorkspace();
   const dataDir = fs.mkdtempSync(path.join(workspace, ".switchboard-"));
   const store = new SqliteStore(path.join(dataDir, "switchboard.db"));
-  const zot = path.resolve(import.meta.dirname, "../../e2e/fixtures/fake-zot-bin/zot");
+  const zot = path.resolve(import.meta.dirname, `../../e2e/fixtures/fake-zot-bin/${program}`);
   return {
     ...modelControls(model),
     // zot runs its tools unattended: it never asks.
@@ -294,7 +295,9 @@ conformanceSuite("zot adapter (fake zot rpc)", async () => {
       fs.rmSync(workspace, { recursive: true, force: true });
     },
   };
-});
+};
+conformanceSuite("zot adapter (fake zot rpc)", zotTarget("zot"));
+conformanceSuite("zot adapter (fake terva rpc, zot's successor)", zotTarget("terva"));
 
 conformanceSuite("Opal adapter (fake opal-server)", async () => {
   const model = await startScriptedModel();

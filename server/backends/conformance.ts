@@ -7,7 +7,8 @@
  *
  * The target, the recording sink and the transcript readers: ./conformance-harness.ts.
  * Checks: create a session (read back, listed) · a prompt streams text and the turn ends idle · a tool
- * call appears with its output · abort ends the turn · history survives a reload (a new adapter, and
+ * call appears with its output · abort ends the turn (and, where the target takes part, Stop while a
+ * tool runs or a permission waits: ./conformance-stop.ts) · history survives a reload (a new adapter, and
  * for stdio agents a new process) · permission interrupts round-trip where declared · question
  * interrupts round-trip where declared · a whole-session fork holds the history and goes on by
  * itself, where declared · rename · history paging where declared · every declared capability
@@ -25,6 +26,7 @@ import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import { assistantText, type ConformanceTarget, TeeSink, toolBlocks, userText } from "./conformance-harness";
+import { stopChecks } from "./conformance-stop";
 import type { BackendAdapter } from "./types";
 import { until } from "@/lib/testing/until";
 
@@ -170,6 +172,8 @@ export function conformanceSuite(
         10_000,
       );
     });
+
+    stopChecks({ adapter: () => adapter, target: () => target, newSession, runTurn });
 
     it("keeps the history across a reload (a new adapter instance)", async () => {
       target.resetModel();

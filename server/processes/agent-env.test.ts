@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { resolveConsoleToken } from "../auth/token";
 import { agentEnvironment, parsePassEnv, passThrough, unpassableName, withholdFromAgents } from "./agent-env";
 import { embeddedOpencodeEnv } from "./opencode-serve";
 
@@ -71,6 +75,26 @@ describe("agentEnvironment", () => {
     expect(passThrough(["COPY"], { COPY: "withheld-value-123456" })).toEqual({});
     // a backend's own config may still set it (it is that backend's own)
     expect(agentEnvironment({ parent, own: { KEY: "withheld-value-123456" } }).KEY).toBe("withheld-value-123456");
+  });
+});
+
+describe("the console token", () => {
+  it("is withheld from every agent as soon as the console reads it, wherever it comes from", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-agent-env-"));
+    try {
+      const file = path.join(dir, "token");
+      fs.writeFileSync(file, "token-from-a-file-0123456789\n", { mode: 0o600 });
+      const fromFile = resolveConsoleToken({ SWITCHBOARD_TOKEN_FILE: file }).token;
+      const fromEnv = resolveConsoleToken({ SWITCHBOARD_TOKEN: "token-from-the-env-0123456789" }).token;
+      const env = agentEnvironment({
+        parent: { ...parent, LC_A: fromFile, SWITCHBOARD_PASS_ENV: "B", B: fromEnv },
+      });
+      expect(Object.values(env)).not.toContain(fromFile);
+      expect(Object.values(env)).not.toContain(fromEnv);
+      expect(passThrough(["B"], { B: fromEnv })).toEqual({});
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

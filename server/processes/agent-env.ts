@@ -12,6 +12,10 @@ import { log } from "../log";
  * - what the backend's own config sets (`env`), over the rest;
  * - never a `SWITCHBOARD_*` variable, and never an inherited variable whose value is a secret the
  *   console holds for something else (its token, another backend's password) — see `withholdFromAgents`.
+ *   (`SWITCHBOARD_TOKEN` is also deleted from `process.env` once read: server/auth/token.ts.)
+ *
+ * What an agent can reach besides its environment, and the sandbox and agent-user settings that
+ * narrow it, are in ./sandbox.ts and ./agent-user.ts (docs/security.md, "What an agent can reach").
  */
 
 /** Variables every agent gets from the console's environment, when set. */

@@ -3,7 +3,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { log } from "../log";
 import { agentEnvironment } from "./agent-env";
+import { type AgentUser, agentUserOf, environmentFor } from "./agent-user";
 import { resolveCommand } from "./resolve-command";
+import { sandboxed } from "./sandbox";
 
 export type ProcessState = "idle" | "starting" | "running" | "restarting" | "stopped";
 
@@ -47,6 +49,12 @@ export interface SupervisorOptions {
    */
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * The console settings the sandbox and the agent's user are read from (`SWITCHBOARD_AGENT_SANDBOX`,
+   * the workspace roots, the data folder: ./sandbox.ts; `SWITCHBOARD_AGENT_USER`: ./agent-user.ts).
+   * Default `process.env`.
+   */
+  sandboxEnv?: Readonly<Record<string, string | undefined>>;
   /**
    * Cuts stdout into frames before it is handed out (e.g. `ndjsonLines` from
    * server/backends/shared/framing.ts); skipped frames are noted in the stderr ring and logged.
@@ -248,7 +256,20 @@ export class ProcessSupervisor {
 
   private spawnNow(generation: number): void {
     const [cmd, ...args] = typeof this.opts.command === "function" ? this.opts.command() : this.opts.command;
-    const env: Record<string, string> = agentEnvironment({ own: this.opts.env ?? {}, name: this.opts.name });
+    const settings = this.opts.sandboxEnv ?? process.env;
+    const own = this.opts.env ?? {};
+    let env: Record<string, string> = agentEnvironment({ own, name: this.opts.name });
+    // SWITCHBOARD_AGENT_USER: another user's process, with that user's HOME (./agent-user.ts).
+    let user: AgentUser | undefined;
+    try {
+      user = agentUserOf(settings);
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      this.note(error);
+      this.handleExit(generation, null, null, error);
+      return;
+    }
+    if (user) env = environmentFor(user, env, new Set(Object.keys(own)));
     const resolved = cmd
       ? resolveCommand(cmd, {
           ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
@@ -262,12 +283,23 @@ export class ProcessSupervisor {
       return;
     }
     let child: ChildProcess;
+    let run: { command: string; args: string[] };
     try {
-      child = spawn(resolved, args, {
+      // SWITCHBOARD_AGENT_SANDBOX: the same command, under bubblewrap (./sandbox.ts).
+      run = sandboxed(resolved, args, { env: settings, agentEnv: env, cwd: this.opts.cwd });
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      this.note(error);
+      this.handleExit(generation, null, null, error);
+      return;
+    }
+    try {
+      child = spawn(run.command, run.args, {
         cwd: this.opts.cwd,
         env: env as NodeJS.ProcessEnv,
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
       });
     } catch (err) {
       this.handleExit(generation, null, null, err instanceof Error ? err.message : String(err));
@@ -291,7 +323,8 @@ export class ProcessSupervisor {
     if (child.pid === undefined) return; // spawn failed; 'error' follows
     trackGroup(child);
     this._state = "running";
-    this.note(`started pid ${child.pid}: ${[cmd, ...args].join(" ")}`);
+    const how = [run.command === resolved ? "" : "in the bwrap sandbox", user ? `as ${user.name}` : ""].filter(Boolean);
+    this.note(`started pid ${child.pid}${how.length ? ` (${how.join(", ")})` : ""}: ${[cmd, ...args].join(" ")}`);
     log.info("agent process started", { name: this.opts.name, pid: child.pid, generation });
 
     child.stderr!.setEncoding("utf8");

@@ -279,6 +279,21 @@ describe("POST …/prompt with mentioned files", () => {
     expect(raw.status).toBe(403);
   });
 
+  it("resolves links before the check: a mention through a symlink (or a dangling one) to outside is refused (403)", async () => {
+    fs.symlinkSync(path.join(elsewhere, "composer.tsx"), path.join(root, "proj", "out-link.tsx"));
+    fs.symlinkSync(path.join(elsewhere, "gone.txt"), path.join(root, "proj", "dangling.txt"));
+    fs.symlinkSync(elsewhere, path.join(root, "proj", "out-dir"));
+    fs.symlinkSync(path.join(root, "proj", "notes.md"), path.join(root, "proj", "in-link.md"));
+    const before = linking.prompted;
+    for (const p of ["out-link.tsx", "dangling.txt", "out-dir/composer.tsx", "out-dir/missing/x.txt"]) {
+      const res = await prompt("link", "l1", { parts: [part(path.join(root, "proj", p))] });
+      expect(res.status).toBe(403);
+    }
+    expect(linking.prompted).toBe(before);
+    const ok = await prompt("link", "l1", { parts: [part(path.join(root, "proj", "in-link.md"))] });
+    expect(ok.status).toBe(202);
+  });
+
   it("refuses file:// parts for a backend that takes mentions as text (400)", async () => {
     const res = await prompt("ws", "in", { parts: [part(path.join(root, "proj/notes.md"))] });
     expect(res.status).toBe(400);

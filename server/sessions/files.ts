@@ -1,5 +1,6 @@
 import "server-only";
 import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FileSearchQuery, FileSearchResult, PromptBody } from "@/lib/api";
@@ -173,7 +174,9 @@ function score(p: string, q: string): number | undefined {
 /**
  * A prompt's `file://` parts (mentioned files, which the backend reads itself) must name files inside
  * the session's directory: 403 otherwise, 400 for a malformed URL or a backend that takes no files by
- * path. The check is on the path as written (the directory may be on the backend's machine).
+ * path. The path as written must be inside; and where the directory exists on this machine, so must
+ * the path with its symbolic links resolved (a link to a file outside, or one whose target is
+ * missing, is refused). A directory that is not here (a remote backend's) is checked as written.
  */
 export async function confineFileParts(app: Deps, backendId: string, sessionId: string, body: PromptBody) {
   const urls = body.parts.flatMap((p) => (p.type === "file" && /^file:/i.test(p.url) ? [p.url] : []));
@@ -183,6 +186,7 @@ export async function confineFileParts(app: Deps, backendId: string, sessionId: 
     throw ApiError.badRequest(`${info.label} takes no files by path (file:// URLs)`);
   const session = (await app.hub.open(backendId, sessionId)).snapshot().session;
   const dir = session.directory ? path.resolve(session.directory) : undefined;
+  const realDir = dir ? await fs.realpath(dir).catch(() => undefined) : undefined;
   for (const url of urls) {
     let p: string;
     try {
@@ -192,5 +196,33 @@ export async function confineFileParts(app: Deps, backendId: string, sessionId: 
     }
     if (!dir || !isInside(dir, p) || p === dir)
       throw new ApiError("forbidden", "A mentioned file lies outside the session's directory");
+    if (realDir === undefined) continue;
+    const real = await resolveLinks(p);
+    if (real === undefined || !isInside(realDir, real) || real === realDir)
+      throw new ApiError("forbidden", "A mentioned file lies outside the session's directory");
+  }
+}
+
+/**
+ * `p` (absolute, `..` collapsed) with its symbolic links resolved: the real path of its nearest
+ * existing ancestor, then the missing rest. Undefined when a link in it dangles (its target may lie
+ * anywhere, and be created later) or a component cannot be read.
+ */
+async function resolveLinks(p: string): Promise<string | undefined> {
+  const rest: string[] = [];
+  for (let cur = p; ; ) {
+    try {
+      return path.join(await fs.realpath(cur), ...rest);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+      const exists = await fs.lstat(cur).then(
+        () => true,
+        () => false,
+      );
+      const up = path.dirname(cur);
+      if (exists || up === cur) return undefined;
+      rest.unshift(path.basename(cur));
+      cur = up;
+    }
   }
 }

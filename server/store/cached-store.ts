@@ -205,6 +205,9 @@ export class CachedStore implements LiveStore {
     this.meta.set(key, value);
     this.write("setMeta", "meta", (db) => db.setMeta(key, value));
   }
+  listMeta(prefix: string): [string, string][] {
+    return [...this.meta].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
 
   /* ------------------------------------------------------------------ shares and redaction */
 

@@ -2,6 +2,7 @@ import "server-only";
 import pg from "pg";
 import { BackendDefinition } from "@/lib/api";
 import { log } from "../log";
+import { indexedPrefix } from "../search/indexed-text";
 import {
   type ForkRow,
   SHARE_COLUMNS,
@@ -443,7 +444,8 @@ export class PostgresStore implements AsyncStore {
           `INSERT INTO search_rows (backend_id, session_id, message_id, role, created_at, text) VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (backend_id, session_id, message_id) DO UPDATE SET role = EXCLUDED.role,
              created_at = EXCLUDED.created_at, text = EXCLUDED.text`,
-          [d.backendId, d.sessionId, d.messageId, d.role, d.createdAt, d.text],
+          // A bounded prefix: over 1 MiB a tsvector fails the insert (../search/indexed-text.ts).
+          [d.backendId, d.sessionId, d.messageId, d.role, d.createdAt, indexedPrefix(d.text)],
         );
       }
     });
@@ -528,9 +530,12 @@ export class PostgresStore implements AsyncStore {
 
   /* ------------------------------------------------------------------ whole tables (CachedStore) */
 
-  /** Every setting (the cache holds them all: ACP credentials and A2A profiles are keyed per backend). */
-  async listMeta(): Promise<[string, string][]> {
-    const r = await this.pool.query<{ key: string; value: string }>("SELECT key, value FROM meta ORDER BY key");
+  /** Every setting (the cache holds them all: ACP credentials and A2A profiles are keyed per backend), or those whose key starts with `prefix`. */
+  async listMeta(prefix = ""): Promise<[string, string][]> {
+    const r = await this.pool.query<{ key: string; value: string }>(
+      "SELECT key, value FROM meta WHERE left(key, length($1)) = $1 ORDER BY key",
+      [prefix],
+    );
     return r.rows.map((row) => [row.key, row.value]);
   }
 

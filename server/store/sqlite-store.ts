@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { BackendDefinition } from "@/lib/api";
 import { log } from "../log";
+import { indexedPrefix } from "../search/indexed-text";
 import {
   type ForkRow,
   SHARE_COLUMNS,
@@ -106,7 +107,11 @@ export class SqliteStore implements Store {
   private db: Database.Database;
 
   constructor(file: string) {
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ":memory:") {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Created 0600 before SQLite opens it: its -wal and -shm files take the database's mode.
+      fs.closeSync(fs.openSync(file, "a", 0o600));
+    }
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("foreign_keys = ON");
@@ -258,6 +263,13 @@ export class SqliteStore implements Store {
       .run(key, value);
   }
 
+  listMeta(prefix: string): [string, string][] {
+    const rows = this.db
+      .prepare("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key")
+      .all(prefix.length, prefix) as { key: string; value: string }[];
+    return rows.map((r) => [r.key, r.value]);
+  }
+
   putFork(f: ForkRecord): void {
     this.db
       .prepare(
@@ -350,7 +362,8 @@ export class SqliteStore implements Store {
         }
         if (!d.text.trim()) continue;
         const { lastInsertRowid } = addRow.run(d.backendId, d.sessionId, d.messageId, d.role, d.createdAt);
-        addText.run(lastInsertRowid, d.text);
+        // The same bounded prefix as on PostgreSQL (../search/indexed-text.ts).
+        addText.run(lastInsertRowid, indexedPrefix(d.text));
       }
     })();
   }

@@ -43,6 +43,24 @@ const share = (id: string, createdAt: number): StoredShare => ({
   accessCount: 0,
 });
 
+/** The `i`th shortest lowercase word: a … z, aa … zz, aaa … */
+function shortWord(i: number): string {
+  let n = i;
+  let len = 1;
+  let count = 26;
+  while (n >= count) {
+    n -= count;
+    len++;
+    count *= 26;
+  }
+  let w = "";
+  for (let k = 0; k < len; k++) {
+    w = String.fromCharCode(97 + (n % 26)) + w;
+    n = Math.floor(n / 26);
+  }
+  return w;
+}
+
 function contract(name: string, open: () => Promise<AsyncStore>) {
   describe(`store contract: ${name}`, () => {
     let store: AsyncStore;
@@ -68,6 +86,14 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
       await store.setMeta("k", "1");
       await store.setMeta("k", "2");
       expect(await store.getMeta("k")).toBe("2");
+      await store.setMeta("acp-credentials:b", "y");
+      await store.setMeta("acp-credentials:a", "x");
+      await store.setMeta("acp-credentialsX", "z");
+      expect(await store.listMeta("acp-credentials:")).toEqual([
+        ["acp-credentials:a", "x"],
+        ["acp-credentials:b", "y"],
+      ]);
+      expect(await store.listMeta("nothing:")).toEqual([]);
     });
 
     it("shares: found by id and token hash, frozen snapshot until revoked, access counted", async () => {
@@ -213,6 +239,46 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
       expect(await store.searchSessionUpdatedAt("b1", "s1")).toBeUndefined();
       await store.deleteSearchSession("b2");
       expect(await store.searchCounts()).toEqual([]);
+    });
+
+    it("search: a session with a 2 MiB message stays searchable; the message's first 256 KiB are indexed", async () => {
+      // The densest text for a tsvector: every word distinct and as short as can be (a … z, aa …),
+      // so PostgreSQL's 1 MiB tsvector limit would fail the whole session's batch.
+      const words: string[] = [];
+      let bytes = 0;
+      for (let i = 0; bytes < 2 * 1024 * 1024; i++) {
+        const w = shortWord(i);
+        words.push(w);
+        bytes += w.length + 1;
+      }
+      const big = `bigstart ${words.join(" ")} bigend`;
+      await store.putSearchSession("b1", "big", "Big", 1);
+      await store.putSearchDocuments([
+        { backendId: "b1", sessionId: "big", messageId: "small1", role: "user", createdAt: 1, text: "alpha first" },
+        { backendId: "b1", sessionId: "big", messageId: "huge", role: "assistant", createdAt: 2, text: big },
+        { backendId: "b1", sessionId: "big", messageId: "small2", role: "user", createdAt: 3, text: "omega last" },
+      ]);
+      const find = async (q: string) =>
+        (await store.search(ftsQuery(q)!, { backendId: "b1", limit: 10, offset: 0 })).map((h) => h.messageId);
+      expect(await find("alpha")).toEqual(["small1"]);
+      expect(await find("omega")).toEqual(["small2"]);
+      expect(await find("bigstart")).toEqual(["huge"]);
+      // Past the indexed prefix (both engines alike).
+      expect(await find("bigend")).toEqual([]);
+      // A surrogate pair at the cut is never split: the prefix of emoji text is whole emoji.
+      const emoji = "😀".repeat(200_000);
+      await store.putSearchDocuments([
+        {
+          backendId: "b1",
+          sessionId: "big",
+          messageId: "emoji",
+          role: "user",
+          createdAt: 4,
+          text: `emojistart ${emoji}`,
+        },
+      ]);
+      expect(await find("emojistart")).toEqual(["emoji"]);
+      await store.deleteSearchSession("b1", "big");
     });
   });
 }

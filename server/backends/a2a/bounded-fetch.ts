@@ -1,4 +1,12 @@
 import "server-only";
+import {
+  BodyLimitError,
+  isRedirect,
+  limitBytes as sharedLimitBytes,
+  limitSse as sharedLimitSse,
+  readText as sharedReadText,
+  withBody,
+} from "../shared/bounded-body";
 
 /**
  * The one `fetch` every call to an A2A agent goes through (docs/backends/a2a.md, "Bounds"): the
@@ -7,7 +15,8 @@ import "server-only";
  * result) by its size, a Server-Sent Events stream by the length of one line and of one event. A
  * body over its bound fails the read with `A2aLimitError` (the connection is dropped), so a hostile
  * or broken agent costs the console at most the bound, never its memory. The SDK's client is
- * handed this `fetch`; nothing in it speaks the protocol.
+ * handed this `fetch`; nothing in it speaks the protocol. The bounding itself is shared with the
+ * OpenCode clients (../shared/bounded-body.ts).
  */
 
 /** Largest agent card (public or extended). */
@@ -28,7 +37,7 @@ export class A2aAuthError extends Error {
 }
 
 /** A body went over its bound, or the agent redirected: the call is refused. */
-export class A2aLimitError extends Error {
+export class A2aLimitError extends BodyLimitError {
   constructor(message: string) {
     super(message);
     this.name = "A2aLimitError";
@@ -44,18 +53,12 @@ export interface BoundedFetchOptions {
   maxEventBytes?: number;
 }
 
-/** A body limited to `max` bytes in all. */
+const a2aError = (m: string) => new A2aLimitError(m);
+const kib = (n: number) => `${Math.round(n / 1024)} KiB`;
+
+/** A body limited to `max` bytes in all (../shared/bounded-body.ts). */
 export function limitBytes(body: ReadableStream<Uint8Array>, max: number, what: string): ReadableStream<Uint8Array> {
-  let seen = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, ctl) {
-        seen += chunk.byteLength;
-        if (seen > max) ctl.error(new A2aLimitError(`${what} is larger than ${Math.round(max / 1024)} KiB`));
-        else ctl.enqueue(chunk);
-      },
-    }),
-  );
+  return sharedLimitBytes(body, max, what, a2aError, kib);
 }
 
 /** An SSE body whose lines are at most `maxLine` bytes and whose events at most `maxEvent` bytes. */
@@ -64,54 +67,16 @@ export function limitSse(
   maxLine: number,
   maxEvent: number,
 ): ReadableStream<Uint8Array> {
-  let line = 0;
-  let event = 0;
-  let lastCr = false;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, ctl) {
-        for (let i = 0; i < chunk.length; i++) {
-          const b = chunk[i]!;
-          if (b === 0x0a || b === 0x0d) {
-            // "\r\n" is one line end; an empty line ends the event.
-            if (!(b === 0x0a && lastCr)) {
-              if (line === 0) event = 0;
-              line = 0;
-            }
-            lastCr = b === 0x0d;
-            continue;
-          }
-          lastCr = false;
-          line++;
-          event++;
-          if (line > maxLine)
-            return ctl.error(
-              new A2aLimitError(`The agent's event stream sent a line longer than ${Math.round(maxLine / 1024)} KiB`),
-            );
-          if (event > maxEvent)
-            return ctl.error(
-              new A2aLimitError(
-                `The agent's event stream sent an event larger than ${Math.round(maxEvent / 1024)} KiB`,
-              ),
-            );
-        }
-        ctl.enqueue(chunk);
-      },
-    }),
-  );
+  return sharedLimitSse(body, maxLine, maxEvent, "The agent's event stream", a2aError, kib);
 }
 
 function bounded(res: Response, o: BoundedFetchOptions): Response {
-  if (!res.body) return res;
   const type = res.headers.get("content-type") ?? "";
-  const body = /text\/event-stream/i.test(type)
-    ? limitSse(res.body, o.maxLineBytes ?? MAX_SSE_LINE_BYTES, o.maxEventBytes ?? MAX_SSE_EVENT_BYTES)
-    : limitBytes(res.body, o.maxJsonBytes ?? MAX_JSON_BYTES, "The agent's answer");
-  const headers = new Headers(res.headers);
-  // The length no longer says anything the reader may rely on (and gzip was already undone).
-  headers.delete("content-length");
-  headers.delete("content-encoding");
-  return new Response(body, { status: res.status, statusText: res.statusText, headers });
+  return withBody(res, (body) =>
+    /text\/event-stream/i.test(type)
+      ? limitSse(body, o.maxLineBytes ?? MAX_SSE_LINE_BYTES, o.maxEventBytes ?? MAX_SSE_EVENT_BYTES)
+      : limitBytes(body, o.maxJsonBytes ?? MAX_JSON_BYTES, "The agent's answer"),
+  );
 }
 
 /** `fetch` for one agent: token, version header, no redirects, bounded bodies (see the file comment). */
@@ -125,7 +90,7 @@ export function boundedFetch(o: BoundedFetchOptions = {}): typeof fetch {
     const version = o.version?.();
     if (version && !headers.has("a2a-version")) headers.set("A2A-Version", version);
     const res = await fetch(input, { ...init, headers, redirect: "manual" });
-    if (res.status >= 300 && res.status < 400 && res.headers.has("location")) {
+    if (isRedirect(res)) {
       await res.body?.cancel().catch(() => undefined);
       throw new A2aLimitError(
         `The agent answered with a redirect (HTTP ${res.status}), which the console does not follow`,
@@ -140,14 +105,6 @@ export function boundedFetch(o: BoundedFetchOptions = {}): typeof fetch {
 }
 
 /** Reads a whole (already bounded) body as text, or fails with the bound's error. */
-export async function readText(res: Response, max: number, what: string): Promise<string> {
-  if (!res.body) return "";
-  const reader = limitBytes(res.body, max, what).getReader();
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+export function readText(res: Response, max: number, what: string): Promise<string> {
+  return sharedReadText(res, max, what, a2aError, kib);
 }

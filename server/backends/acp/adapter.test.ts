@@ -241,6 +241,30 @@ describe("AcpAdapter (fake agent)", () => {
     expect(fs.readFileSync(path.join(root, "secret.txt"), "utf8")).toBe("top secret");
   });
 
+  it("refuses a write through a dangling symlink or a linked folder that leads outside (nothing is written there)", async () => {
+    // A repository may ship `notes.md -> ~/.ssh/authorized_keys` with the target absent.
+    const absent = path.join(root, "authorized_keys");
+    fs.symlinkSync(absent, path.join(workspace, "notes.md"));
+    fs.mkdirSync(path.join(root, "outside-dir"));
+    fs.symlinkSync(path.join(root, "outside-dir"), path.join(workspace, "linked-dir"));
+    const { adapter, sink } = await started();
+    const s = await adapter.createSession({});
+    await turn(adapter, sink, s, `write ${path.join(workspace, "notes.md")}`);
+    expect(text(sink.state(s.id))).toMatch(/^write failed: .*outside/);
+    expect(fs.existsSync(absent)).toBe(false);
+    await turn(adapter, sink, s, `write ${path.join(workspace, "linked-dir", "new.txt")}`);
+    expect(text(sink.state(s.id))).toMatch(/^write failed: .*outside/);
+    expect(fs.readdirSync(path.join(root, "outside-dir"))).toEqual([]);
+    await turn(adapter, sink, s, `read ${path.join(workspace, "notes.md")}`);
+    expect(text(sink.state(s.id))).toMatch(/^read failed/);
+    // A link that stays inside is followed, as before.
+    fs.symlinkSync(path.join(workspace, "note.txt"), path.join(workspace, "link-in.txt"));
+    await turn(adapter, sink, s, `write ${path.join(workspace, "link-in.txt")}`);
+    expect(text(sink.state(s.id))).toBe("written");
+    expect(fs.readFileSync(path.join(workspace, "note.txt"), "utf8")).toBe("written by the fake agent");
+    fs.writeFileSync(path.join(workspace, "note.txt"), "line1\nline2\nline3\n");
+  });
+
   it("a crash mid-turn fails the turn with a notice, restarts the agent, and the next prompt works", async () => {
     const { adapter, sink } = await started();
     const s = await adapter.createSession({});
@@ -431,6 +455,15 @@ describe("AcpAdapter (fake agent)", () => {
     expect(page.items).toHaveLength(1);
     expect(page.nextCursor).toBeDefined();
     await expect(adapter.createSession({ directory: root })).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  it("an agent that refuses --acp as an unknown argument (Gemini CLI before 0.33) is started again with --experimental-acp", async () => {
+    const { adapter, sink } = make({ command: [process.execPath, FAKE, "--acp"], env: { FAKE_OLD_GEMINI: "1" } });
+    await adapter.start();
+    await adapter.ready();
+    expect(adapter.info().config).toMatchObject({ command: [process.execPath, FAKE, "--acp"] });
+    const s = await adapter.createSession({});
+    await turn(adapter, sink, s, "hello");
   });
 
   it("reports a command that does not exist as down", async () => {

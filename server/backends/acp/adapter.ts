@@ -14,6 +14,7 @@ import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, Message, Session, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
+import { fallBackToLegacyFlag } from "./legacy-flags";
 import { withTimeout } from "../shared/agent-process";
 import { resolveSessionDirectory } from "../shared/files";
 import type { StdioAdapterOptions } from "../shared/kind";
@@ -78,6 +79,8 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
   private turns: AcpTurns;
   /** The sessions' directory, kept transcripts, and what this adapter emitted (saved from it). */
   private kept: KeptSessions;
+  /** What is spawned: the configured command, with a renamed flag's older form once the agent refused it. */
+  private spawned: string[];
 
   constructor(
     private opts: AcpAdapterOptions,
@@ -85,6 +88,7 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
   ) {
     super();
     this.id = opts.id;
+    this.spawned = [...opts.command];
     this.kept = keptSessions(opts, sink);
     const { defaultCwd } = this.kept;
     this.auth = new AcpAuth({
@@ -124,7 +128,14 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
         connect: (p) => this.client.connect(p),
         handshake: (conn, gen) => this.handshake(conn, gen),
         close: (conn) => conn.close(),
+        command: this.spawned,
         onExit: (exit, turnError) => {
+          const swap = fallBackToLegacyFlag(this.spawned, this.shell.proc.logs());
+          if (swap)
+            log.info("the agent does not know its current ACP flag: starting it with the older one", {
+              backend: opts.id,
+              ...swap,
+            });
           for (const t of this.turns.processDied(exit.generation, turnError))
             this.shell.noteCrash(t.sessionId, t.messageId);
         },

@@ -1,5 +1,4 @@
 import "server-only";
-import fs from "node:fs/promises";
 import {
   client,
   methods,
@@ -17,7 +16,7 @@ import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { SupervisedProcess } from "../../processes/supervisor";
 import type { AgentProcess } from "../shared/agent-process";
-import { ConfinedPathError, confinePath, textSlice } from "../shared/files";
+import { ConfinedPathError, readConfinedText, textSlice, writeConfinedText } from "../shared/files";
 import type { InterruptBook } from "../shared/interrupts";
 import { applyUpdate, markRejected, permissionRequest } from "./normalize";
 import type { AcpSessions, Runtime } from "./sessions";
@@ -155,12 +154,16 @@ export class AcpClient {
 
   /* ------------------------------------------------------------------ client-side fs */
 
-  /** A path the agent may touch: absolute, and (after resolving symlinks) inside the session's directory. */
-  private async confine(agentSessionId: string, p: string, forWrite: boolean): Promise<string> {
+  /**
+   * Runs a file request of the agent's confined to its session's directory (../shared/files.ts:
+   * absolute, inside after resolving links, never through a link that leads outside); a refusal is
+   * the protocol's own error (resource not found, invalid params with the reason).
+   */
+  private async confined<T>(agentSessionId: string, p: string, run: (root: string) => Promise<T>): Promise<T> {
     const rt = this.host.sessions.ofAgent(agentSessionId);
     if (!rt) throw RequestError.sessionNotFound(agentSessionId);
     try {
-      return await confinePath(rt.cwd, p, forWrite);
+      return await run(rt.cwd);
     } catch (err) {
       if (!(err instanceof ConfinedPathError)) throw err;
       throw err.reason === "not-found"
@@ -170,10 +173,10 @@ export class AcpClient {
   }
 
   async readTextFile(agentSessionId: string, p: string, line?: number, limit?: number): Promise<string> {
-    return textSlice(await fs.readFile(await this.confine(agentSessionId, p, false), "utf8"), line, limit);
+    return textSlice(await this.confined(agentSessionId, p, (root) => readConfinedText(root, p)), line, limit);
   }
 
   async writeTextFile(agentSessionId: string, p: string, content: string): Promise<void> {
-    await fs.writeFile(await this.confine(agentSessionId, p, true), content, "utf8");
+    await this.confined(agentSessionId, p, (root) => writeConfinedText(root, p, content));
   }
 }

@@ -39,7 +39,7 @@ export const ACP_PRESETS: PresetTemplate[] = [
     kind: "acp",
     label: "Gemini CLI",
     description:
-      "gemini --experimental-acp (npm @google/gemini-cli). Log in with Google, or enter GEMINI_API_KEY in Settings once it is added.",
-    command: ["gemini", "--experimental-acp"],
+      "gemini --acp (npm @google/gemini-cli; --experimental-acp before 0.33). Log in with Google, or enter GEMINI_API_KEY in Settings once it is added.",
+    command: ["gemini", "--acp"],
   },
 ];

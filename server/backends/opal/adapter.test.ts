@@ -10,11 +10,13 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
+import { knownSecrets } from "../../auth/redact";
 import { isApiError } from "../../errors";
 import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";
 import { registerAdapterHarness } from "../shared/testing";
 import { OpalAdapter, type OpalAdapterOptions } from "./adapter";
+import { opalKeysKey } from "./auth";
 
 const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
 
@@ -318,6 +320,22 @@ describe("Opal adapter", () => {
     await idle(ch);
   });
 
+  it("a crashed agent restarted by Opal's supervisor (agent_recovered, no agent_end) ends the run failed; the next prompt works", async () => {
+    const r = await started();
+    h.model.enqueue({ text: "A long answer that is cut by the crash.", chunks: 40, delayMs: 200 }, { text: "Back." });
+    const { s, ch } = await session(r);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "go" }] });
+    await until(() => texts(ch.state.messages, "assistant").some((t) => t.length > 0), "the reply streaming");
+    process.kill(r.adapter.info().process!.pid!, "SIGUSR2");
+    await idle(ch);
+    const cut = replies(ch.state.messages).at(-1)!;
+    expect(cut.error).toMatchObject({ name: "OpalRecovered", message: expect.stringContaining("crashed") });
+    expect(cut.blocks.some((b) => b.kind === "notice" && b.level === "warn")).toBe(true);
+    await r.adapter.prompt(s.id, { parts: [{ type: "text", text: "again" }] });
+    await until(() => texts(ch.state.messages, "assistant").includes("Back."), "the next reply");
+    await idle(ch);
+  });
+
   it("an edit's structured diff is the tool's diff, the turn's changes and the review's patch; a tasks view does not replace the plan", async () => {
     const r = await started();
     fs.writeFileSync(path.join(h.workspace, "review-me.txt"), "a\nb\nc\n");
@@ -428,5 +446,11 @@ describe("Opal adapter", () => {
     expect(r.adapter.info().status).toBe("ready");
     expect(r.adapter.info().auth!.providers.find((p) => p.id === "anthropic")!.ready).toBe(true);
     expect(JSON.stringify(r.adapter.info())).not.toContain("sk-ant-e2e");
+    // Removed from shares and exports (issue 39): registered here, and kept in the store (sealed
+    // there, server/backends/stored-secrets.ts) for the other replicas.
+    expect(knownSecrets()).toContain("sk-ant-e2e");
+    expect(JSON.parse(r.store.getMeta(opalKeysKey("opal")) ?? "{}")).toEqual({ anthropic: "sk-ant-e2e" });
+    r.adapter.forget();
+    expect(r.store.getMeta(opalKeysKey("opal"))).toBe("{}");
   });
 });

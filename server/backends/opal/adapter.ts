@@ -6,7 +6,7 @@ import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session } from "@/lib/model";
 import type { StdioAdapterOptions } from "../shared/kind";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
-import { setApiKey } from "./auth";
+import { forgetKeys, setApiKey } from "./auth";
 import { connect, handshake, healthCheck } from "./connection";
 import { OpalContext } from "./context";
 import { recordedDiffs } from "./diffs";
@@ -139,6 +139,11 @@ export class OpalAdapter extends SupervisedAdapter<JsonRpcPeer> implements Backe
 
   setApiKey(provider: string, apiKey: string): Promise<void> {
     return setApiKey(this.ctx, provider, apiKey);
+  }
+
+  /** The backend is removed: the API keys kept for redaction go. */
+  forget(): void {
+    forgetKeys(this.opts.store, this.id);
   }
 
   /* ------------------------------------------------------------------ sessions */

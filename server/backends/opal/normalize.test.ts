@@ -152,6 +152,25 @@ describe("Opal agent/event → timeline", () => {
     ]);
   });
 
+  it("agent_recovered ends the run failed: the restarted agent is idle and sends no agent_end", () => {
+    const { out, extra } = run([
+      { type: "message_start" },
+      { type: "message_delta", delta: "Half" },
+      { type: "tool_execution_start", tool: "bash", call_id: "c1", args: {} },
+      { type: "agent_recovered" },
+    ]);
+    expect(extra[3]!.ended).toBe("error");
+    expect(blocks(out).find((b) => b.kind === "tool")).toMatchObject({ status: "cancelled" });
+    expect(
+      blocks(out)
+        .filter((b) => b.kind === "notice")
+        .map((b) => b.level),
+    ).toEqual(["warn"]);
+    expect(out.filter((e) => e.type === "message.updated").at(-1)).toMatchObject({
+      message: { completedAt: expect.any(Number), error: { name: "OpalRecovered" } },
+    });
+  });
+
   it("error {reason} ends the run failed (Opal goes idle without agent_end), the reason unquoted", () => {
     const { out, extra } = run([
       { type: "message_start" },

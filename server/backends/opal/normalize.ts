@@ -294,6 +294,9 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
         ended: "aborted",
       };
     case "agent_recovered":
+      // agent.ex init/1 → maybe_recover_session/1 (matteing/opal@36f655c): the supervisor restarted the
+      // crashed agent, which reloads the session's messages and starts `:idle`, with no `agent_end`.
+      // The run it was in is gone: end it failed, so the session is idle and the queue moves on.
       return {
         events: [
           notice(
@@ -301,7 +304,15 @@ export function applyOpalEvent(t: OpalTurn, ev: unknown, now: number): Applied {
             "warn",
             "Opal's agent process crashed and was restarted by its supervisor; the conversation was reloaded.",
           ),
+          ...endTurn(t, now, {
+            error: {
+              name: "OpalRecovered",
+              message:
+                "Opal's agent crashed during this run and restarted idle; the run was lost. Send the prompt again.",
+            },
+          }),
         ],
+        ended: "error",
       };
     case "status_update": {
       const m = str(ev.message);

@@ -31,7 +31,7 @@ import {
   type OpencodeContract,
 } from "./contract";
 import { EventStream } from "./event-stream";
-import { answerInterrupt } from "./interrupt-answers";
+import { type AnswerContext, answerInterrupt, declineStale } from "./interrupt-answers";
 import { handleApiFrame, handleFrame, type FrameContext } from "./frames";
 import { PendingRequests } from "./pending";
 import { CUT_OFF_ERROR, Reconciler } from "./reconcile";
@@ -154,6 +154,7 @@ export class OpencodeAdapter implements BackendAdapter {
       loadSession: (sessionId) => this.loadSession(sessionId),
       liveStatuses: () => this.liveStatuses(),
       refreshPending: () => this.requests.refresh(),
+      dropStaleRequests: (sessionId) => declineStale(this.answerContext(), sessionId),
     });
   }
 
@@ -294,14 +295,17 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async answerInterrupt(sessionId: string, interruptId: string, answer: InterruptAnswer): Promise<void> {
-    const ctx = {
+    return answerInterrupt(this.answerContext(), sessionId, interruptId, answer);
+  }
+
+  private answerContext(): AnswerContext {
+    return {
       requests: this.requests,
       v1: this.v1,
       v2: () => this.v2,
       apiEvents: this.v2Events,
       ruleSaved: () => this.refreshSavedRules(),
     };
-    return answerInterrupt(ctx, sessionId, interruptId, answer);
   }
 
   /** Whether the live statuses were read from the server since this adapter started. */
@@ -346,7 +350,7 @@ export class OpencodeAdapter implements BackendAdapter {
 
   async listSessions(q: { search?: string; limit: number; cursor?: string }) {
     if (this.v2) {
-      const page = await this.v2.listSessions(q);
+      const page = await this.v2.listSessions(q, this.opts.directory);
       return { ...page, items: page.items.map((s) => this.adopt(s)) };
     }
     return this.v1.listSessions(q);
@@ -442,8 +446,9 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async abort(sessionId: string): Promise<void> {
-    if (this.v2) return this.v2.interrupt(sessionId);
-    return this.v1.abort(sessionId);
+    if (this.v2) await this.v2.interrupt(sessionId);
+    else await this.v1.abort(sessionId);
+    void this.reconciler.settleStopped(sessionId);
   }
 
   async models(): Promise<ModelList> {

@@ -55,6 +55,8 @@ interface FakeApi {
   asked: string[];
   /** The query strings of `GET /api/fs/find`. */
   finds: string[];
+  /** The query strings of `GET /api/session`. */
+  lists: string[];
   send(type: string, data: Record<string, unknown>): void;
   close(): Promise<void>;
 }
@@ -69,6 +71,7 @@ async function startFakeApi(): Promise<FakeApi> {
     saved: [],
     asked: [],
     finds: [],
+    lists: [],
     send(type, data) {
       const id = `evt_${++seq}`;
       for (const s of streams)
@@ -93,6 +96,21 @@ async function startFakeApi(): Promise<FakeApi> {
       return;
     }
     if (url.pathname === "/api/session/active") return json(200, { data: {} });
+    // 1.18.33: the location's project, and `project=` keeps that project's sessions (checked on the real server).
+    if (url.pathname === "/api/location") return json(200, { directory: DIR, project: { directory: DIR, id: "p" } });
+    if (url.pathname === "/api/session" && req.method === "GET") {
+      fake.lists.push(url.search);
+      const other = {
+        ...session,
+        id: "ses_other0000000000000000000",
+        projectID: "q",
+        location: { directory: "/elsewhere" },
+      };
+      const all = [session, other].filter(
+        (x) => !url.searchParams.get("project") || x.projectID === url.searchParams.get("project"),
+      );
+      return json(200, { data: all, cursor: {} });
+    }
     if (url.pathname === "/api/permission/request" || url.pathname === "/api/question/request")
       return json(200, { location: { directory: DIR }, data: [] });
     if (url.pathname === `/api/session/${S}`) return json(200, { data: session });
@@ -298,5 +316,14 @@ describe("OpencodeAdapter on /api: file search for @ mentions", () => {
     expect(q.get("limit")).toBe("7");
     expect(fake.finds[0]).toContain(encodeURIComponent(DIR));
     expect(adapter.info().capabilities.mentions).toEqual({ search: "backend", carry: "text" });
+  });
+});
+
+describe("OpencodeAdapter on /api: the session list", () => {
+  it("lists the sessions of the backend directory's project only, as V1 does", async () => {
+    const { adapter, fake } = await connected();
+    const page = await adapter.listSessions({ limit: 20 });
+    expect(page.items.map((x) => x.id)).toEqual([S]);
+    expect(fake.lists.at(-1)).toContain("project=p");
   });
 });

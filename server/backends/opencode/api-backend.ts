@@ -1,4 +1,5 @@
 import "server-only";
+import { limitErrorIn } from "../shared/bounded-body";
 import { streamFetch } from "./timed-fetch";
 import { isTextMime, parseDataUrl } from "@/lib/attachments";
 import createClient, { type Client } from "openapi-fetch";
@@ -51,6 +52,9 @@ export class ApiBackend {
     try {
       r = await fn();
     } catch (err) {
+      // A redirect, or an answer over its bound (./timed-fetch.ts): the server's fault, said plainly.
+      const limit = limitErrorIn(err);
+      if (limit) throw ApiError.upstream(limit.message);
       throw ApiError.down(`${this.label} is not reachable: ${describeError(err)}`);
     }
     if (r.response.ok) return r.data as T;
@@ -82,17 +86,43 @@ export class ApiBackend {
 
   /* ------------------------------------------------------------------ sessions */
 
-  async listSessions(q: {
-    search?: string;
-    limit: number;
-    cursor?: string;
-  }): Promise<{ items: Session[]; nextCursor?: string }> {
+  /** The project of the backend's directory (the server's default location without one), read once. */
+  private projectId: Promise<string> | undefined;
+
+  private project(directory: string | undefined): Promise<string> {
+    this.projectId ??= this.call(() =>
+      this.client.GET("/api/location", { params: { query: this.location(directory) } }),
+    ).then(
+      (r) => r.project.id,
+      (err: unknown) => {
+        this.projectId = undefined; // asked again next time
+        throw err;
+      },
+    );
+    return this.projectId;
+  }
+
+  /**
+   * One project's sessions, as V1 lists them (its instance is the backend directory's project):
+   * `/api/session` alone lists every project's sessions on the server; `directory=` would keep
+   * only the sessions made in that very directory, not those of its subdirectories.
+   */
+  async listSessions(
+    q: {
+      search?: string;
+      limit: number;
+      cursor?: string;
+    },
+    directory?: string,
+  ): Promise<{ items: Session[]; nextCursor?: string }> {
+    const project = await this.project(directory);
     const r = await this.call(() =>
       this.client.GET("/api/session", {
         params: {
           query: {
             limit: q.limit,
             order: "desc",
+            project,
             ...(q.search ? { search: q.search } : {}),
             ...(q.cursor ? { cursor: q.cursor } : {}),
           },

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { isRedirect, readText } from "../shared/bounded-body";
+import { MAX_DOC_BYTES, MAX_HEALTH_BYTES, redirectError } from "./timed-fetch";
 
 /**
  * Which of OpenCode's two server contracts the adapter speaks (docs/backends/opencode.md):
@@ -52,21 +54,33 @@ export async function detectContract(setting: ContractSetting, probe: ContractPr
   return v1 !== undefined && /^1\./.test(v1) ? "v1" : "api";
 }
 
-/** The probe over HTTP (30 s per request: a server between bind and ready hangs). */
+/**
+ * The probe over HTTP (30 s per request: a server between bind and ready hangs). A redirect is
+ * refused, and the answers are read within their bounds (./timed-fetch.ts): a hostile server's
+ * endless `/doc` costs the console at most `MAX_DOC_BYTES`.
+ */
 export function httpContractProbe(
   baseUrl: string,
   headers: Record<string, string>,
   fetchImpl: typeof fetch = fetch,
 ): ContractProbe {
   const get = async (path: string) => {
+    let res: Response;
     try {
-      return await fetchImpl(`${baseUrl}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
+      res = await fetchImpl(`${baseUrl}${path}`, { headers, redirect: "manual", signal: AbortSignal.timeout(30_000) });
     } catch (err) {
       // undici says "fetch failed" and keeps the reason in `cause`.
       const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
       throw new Error(`GET ${path}: ${err instanceof Error ? err.message : String(err)}${cause}`);
     }
+    if (isRedirect(res)) {
+      await res.body?.cancel().catch(() => undefined);
+      throw redirectError(res.status, `${baseUrl}${path}`);
+    }
+    return res;
   };
+  const json = async (res: Response, max: number, what: string): Promise<unknown> =>
+    JSON.parse(await readText(res, max, what)) as unknown;
   return {
     async doc() {
       const res = await get("/doc");
@@ -75,7 +89,7 @@ export function httpContractProbe(
         await res.body?.cancel();
         return undefined;
       }
-      return (await res.json()) as unknown;
+      return await json(res, MAX_DOC_BYTES, "OpenCode's OpenAPI document (/doc)");
     },
     async apiHealth() {
       const res = await get("/api/health");
@@ -88,7 +102,7 @@ export function httpContractProbe(
         await res.body?.cancel();
         return undefined;
       }
-      const body = (await res.json().catch(() => undefined)) as unknown;
+      const body = await json(res, MAX_HEALTH_BYTES, "OpenCode's /global/health").catch(() => undefined);
       const parsed = z.object({ version: z.string() }).safeParse(body);
       return parsed.success ? parsed.data.version : "";
     },

@@ -124,7 +124,8 @@ export class EventStream {
         }
         const { stream } = await client.global.event({
           signal: ac.signal,
-          fetch: streamFetch(ac.signal),
+          // Bounded by line and event, and cut one event per chunk (./timed-fetch.ts).
+          fetch: streamFetch(ac.signal, { wholeEvents: true }),
           sseMaxRetryAttempts: 1,
           onSseError: (err: unknown) => {
             lastError = describeError(err);

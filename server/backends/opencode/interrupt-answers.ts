@@ -79,3 +79,15 @@ export async function answerInterrupt(
   }
   throw ApiError.badRequest("OpenCode has no free-text input requests");
 }
+
+/**
+ * Ends the requests still pending for a session that no longer runs (after Stop): declined at the
+ * server, which keeps them listed on V1 (1.18.33), and resolved in the console whatever it answers.
+ */
+export async function declineStale(ctx: AnswerContext, sessionId: string): Promise<void> {
+  for (const it of ctx.requests.list()) {
+    if (it.sessionId !== sessionId) continue;
+    const answer: InterruptAnswer = it.kind === "permission" ? { decision: "reject" } : { dismiss: true };
+    await answerInterrupt(ctx, sessionId, it.id, answer).catch(() => ctx.requests.resolve(it, "cancelled"));
+  }
+}

@@ -12,6 +12,8 @@ const RECONCILE_TRIES = 8;
 const MAX_BACKOFF_MS = 5_000;
 /** How a reply that OpenCode left unfinished (no completion time, no error, its session idle) reads. */
 export const CUT_OFF_ERROR = { name: "TurnInterrupted", message: "OpenCode stopped during this reply" } as const;
+/** A reply the user stopped, as OpenCode marks one it ends itself. */
+const STOPPED = { name: "MessageAbortedError", message: "Stopped", aborted: true } as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface ReconcileHost {
@@ -25,6 +27,11 @@ export interface ReconcileHost {
   liveStatuses(): Promise<unknown>;
   /** Re-reads the pending permission and question lists. */
   refreshPending(): Promise<void>;
+  /**
+   * Ends the requests still pending for a session that no longer runs (after Stop): declined at the
+   * server, which keeps them listed on V1 (1.18.33), and resolved in the console whatever it answers.
+   */
+  dropStaleRequests(sessionId: string): Promise<void>;
 }
 
 /**
@@ -127,6 +134,41 @@ export class Reconciler {
       }
     }
     return whole;
+  }
+
+  /**
+   * After Stop: the end of the turn must not hang on one frame. OpenCode 1.18's `/api` ends a tool
+   * it stopped with `tool.failed` and `step.ended {finish: "tool-calls"}` and sends nothing after;
+   * both contracts drop a pending permission or question without a `replied` frame (newer servers
+   * send `step.failed "Step interrupted"`, which ends the turn on its own). So once the server no
+   * longer lists the session as running (asked a bounded number of times), the pending lists are
+   * read again (what the server dropped is resolved), and a session the console still shows running,
+   * or with a reply left open, is read back: idle, its open reply marked stopped, its tools settled.
+   */
+  async settleStopped(sessionId: string, tries = 20, everyMs = 250): Promise<void> {
+    try {
+      for (let i = 0; ; i++) {
+        if (this.host.stopped()) return;
+        const live = ((await this.host.liveStatuses()) ?? {}) as Record<string, unknown>;
+        if (!(sessionId in live) || !isBusy(toStatus(live[sessionId]).status)) break;
+        if (i >= tries) return; // still running: its own frames will end it
+        await sleep(everyMs);
+      }
+      await this.host.refreshPending();
+      await this.host.dropStaleRequests(sessionId);
+      const state = this.host.sink.sessionState?.(this.host.backendId, sessionId);
+      if (!state) return;
+      const open = state.messages.some((m) => m.role === "assistant" && m.completedAt === undefined && !m.error);
+      if (!isBusy(state.session?.status) && !open) return;
+      this.applyStatus(sessionId, { status: "idle" });
+      const fresh = await this.host.loadSession(sessionId);
+      const messages = fresh.messages.map((m) =>
+        m.role === "assistant" && m.completedAt === undefined && !m.error ? { ...m, error: { ...STOPPED } } : m,
+      );
+      this.host.sink.reconcile(this.host.backendId, sessionId, { ...fresh, messages });
+    } catch (err) {
+      log.warn("could not settle a stopped session", { sessionId, error: describeError(err) });
+    }
   }
 
   private applyStatus(sessionId: string, st: { status: SessionStatus; detail?: string }) {

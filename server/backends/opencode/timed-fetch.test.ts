@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTimedFetch, streamFetch } from "./timed-fetch";
+import { byEvent, createTimedFetch, streamFetch } from "./timed-fetch";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -83,5 +83,24 @@ describe("the OpenCode clients' fetch", () => {
     gc();
     live.abort(new Error("watchdog"));
     expect(await settles(next, 2_000)).toBe("rejected");
+  });
+
+  it("cuts an event stream into one chunk per whole event, however it arrives", async () => {
+    const enc = new TextEncoder();
+    const pieces = ['data: {"a"', ":1}\n\ndata: x\r\n", "\r\n: ping\n", "\n", "data: tail"];
+    const source = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        for (const p of pieces) ctl.enqueue(enc.encode(p));
+        ctl.close();
+      },
+    });
+    const out: string[] = [];
+    const reader = byEvent(source).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      out.push(Buffer.from(value).toString("utf8"));
+    }
+    expect(out).toEqual(['data: {"a":1}\n\n', "data: x\r\n\r", "\n: ping\n\n", "data: tail"]);
   });
 });

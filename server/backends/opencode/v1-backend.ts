@@ -3,6 +3,7 @@ import { createOpencodeClient, type OpencodeClient } from "@opencode-ai/sdk/v2/c
 import type { AgentList, CreateSessionBody, ModelList, PromptBody } from "@/lib/api";
 import type { FileDiff, Interrupt, Message, Session } from "@/lib/model";
 import { ApiError, describeError, isApiError } from "../../errors";
+import { limitErrorIn } from "../shared/bounded-body";
 import { toAgentList, toModelList } from "./catalog";
 import { toPermissionInterrupt, toQuestionInterrupt } from "./interrupts";
 import { toFileDiffs, toMessage } from "./messages";
@@ -56,6 +57,9 @@ export class V1Backend {
       return r.data as T;
     } catch (err) {
       if (isApiError(err)) throw err;
+      // A redirect, or an answer over its bound (./timed-fetch.ts): the server's fault, said plainly.
+      const limit = limitErrorIn(err);
+      if (limit) throw ApiError.upstream(limit.message);
       const cause = (err as { cause?: { status?: number } }).cause;
       const status = cause?.status;
       const msg = describeError(err);

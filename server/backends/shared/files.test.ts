@@ -3,7 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isApiError } from "../../errors";
-import { ConfinedPathError, confinePath, isInside, resolveSessionDirectory, textSlice } from "./files";
+import {
+  ConfinedPathError,
+  confinePath,
+  isInside,
+  openConfined,
+  readConfinedText,
+  resolveSessionDirectory,
+  textSlice,
+  writeConfinedText,
+} from "./files";
 
 let root: string;
 let cwd: string;
@@ -37,6 +46,54 @@ describe("files", () => {
     expect(await reason(confinePath(cwd, path.join(cwd, "nodir", "x.txt"), true))).toBe("not-found");
     expect(await reason(confinePath(cwd, path.join(cwd, "link-out.txt"), false))).toBe("outside");
     expect(await reason(confinePath(cwd, path.join(cwd, "..", "secret.txt"), false))).toBe("outside");
+  });
+
+  it("never writes outside through a dangling link or a linked folder; reads stay inside too", async () => {
+    const absent = path.join(root, "authorized_keys");
+    fs.symlinkSync(absent, path.join(cwd, "dangling.md"));
+    fs.mkdirSync(path.join(root, "out-dir"));
+    fs.symlinkSync(path.join(root, "out-dir"), path.join(cwd, "linked-dir"));
+    expect(await reason(confinePath(cwd, path.join(cwd, "dangling.md"), true))).toBe("outside");
+    expect(await reason(writeConfinedText(cwd, path.join(cwd, "dangling.md"), "pwned"))).toBe("outside");
+    expect(fs.existsSync(absent)).toBe(false);
+    expect(await reason(writeConfinedText(cwd, path.join(cwd, "linked-dir", "x.txt"), "pwned"))).toBe("outside");
+    expect(fs.readdirSync(path.join(root, "out-dir"))).toEqual([]);
+    expect(await reason(writeConfinedText(cwd, path.join(cwd, "link-out.txt"), "pwned"))).toBe("outside");
+    expect(fs.readFileSync(path.join(root, "secret.txt"), "utf8")).toBe("no");
+    expect(await reason(readConfinedText(cwd, path.join(cwd, "link-out.txt")))).toBe("outside");
+    expect(await reason(readConfinedText(cwd, path.join(cwd, "dangling.md")))).toBe("not-found");
+    expect(await reason(writeConfinedText(cwd, path.join(cwd, "sub"), "x"))).toBe("not-a-file");
+    // Inside, writes and reads work (a new file, an existing one shortened, a link that stays inside).
+    await writeConfinedText(cwd, path.join(cwd, "sub", "new.md"), "hello");
+    expect(await readConfinedText(cwd, path.join(cwd, "sub", "new.md"))).toBe("hello");
+    await writeConfinedText(cwd, path.join(cwd, "sub", "new.md"), "hi");
+    expect(fs.readFileSync(path.join(cwd, "sub", "new.md"), "utf8")).toBe("hi");
+    fs.symlinkSync(path.join(cwd, "sub", "new.md"), path.join(cwd, "link-in.md"));
+    await writeConfinedText(cwd, path.join(cwd, "link-in.md"), "via link");
+    expect(fs.readFileSync(path.join(cwd, "sub", "new.md"), "utf8")).toBe("via link");
+    expect(fs.lstatSync(path.join(cwd, "link-in.md")).isSymbolicLink()).toBe(true);
+  });
+
+  it("does not follow a folder or link swapped in between the check and the open", async () => {
+    fs.mkdirSync(path.join(cwd, "swap"));
+    fs.mkdirSync(path.join(root, "swap-out"));
+    fs.writeFileSync(path.join(root, "swap-out", "old.txt"), "outside");
+    const target = path.join(cwd, "swap", "new.txt");
+    const real = await confinePath(cwd, target, true);
+    // The parent folder becomes a link to outside after the check.
+    fs.renameSync(path.join(cwd, "swap"), path.join(cwd, "swap-was"));
+    fs.symlinkSync(path.join(root, "swap-out"), path.join(cwd, "swap"));
+    expect(await reason(openConfined(cwd, target, real, true))).toBe("outside");
+    expect(fs.readdirSync(path.join(root, "swap-out"))).toEqual(["old.txt"]);
+    // The file itself becomes a link after the check.
+    const file = path.join(cwd, "swap-was", "f.txt");
+    fs.writeFileSync(file, "inside");
+    const realFile = await confinePath(cwd, file, true);
+    fs.rmSync(file);
+    fs.symlinkSync(path.join(root, "swap-out", "old.txt"), file);
+    expect(await reason(openConfined(cwd, file, realFile, true))).toBe("outside");
+    expect(await reason(openConfined(cwd, file, realFile, false))).toBe("outside");
+    expect(fs.readFileSync(path.join(root, "swap-out", "old.txt"), "utf8")).toBe("outside");
   });
 
   it("slices text by lines", () => {

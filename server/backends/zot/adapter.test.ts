@@ -371,4 +371,30 @@ describe("zot adapter: sessions", () => {
       ]);
     }
   });
+
+  it("terva (zot's successor): a tool turn with its usage, a prompt its guard refuses shown with the reason, a model failure shown, and the next prompt works", async () => {
+    const TERVA = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-zot-bin/terva");
+    const r = await started({ command: [TERVA, ...zotCommand().slice(1)] });
+    const s = await r.adapter.createSession({});
+    h.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo from-terva" } }] }, { text: "Ran it." });
+    let { reply } = await turn(r, s.id, "run it");
+    expect(reply.blocks.find((b): b is ToolBlock => b.kind === "tool")).toMatchObject({ status: "completed" });
+    expect(textOf(reply)).toBe("Ran it.");
+    expect(reply.usage?.inputTokens).toBeGreaterThan(0);
+    expect(reply.error).toBeUndefined();
+
+    ({ reply } = await turn(r, s.id, "please terva-reject-me now"));
+    expect(reply.error?.message).toBe(
+      "The agent refused the prompt (“please terva-reject-me now”): a BeforeUserMessage guard blocked this prompt",
+    );
+
+    h.model.enqueue({ error: { status: 500, message: "upstream exploded" } });
+    ({ reply } = await turn(r, s.id, "fail please"));
+    expect(reply.error?.message).toContain("upstream exploded");
+
+    h.model.enqueue({ text: "Still here." });
+    ({ reply } = await turn(r, s.id, "again"));
+    expect(textOf(reply)).toBe("Still here.");
+    expect(reply.error).toBeUndefined();
+  });
 });

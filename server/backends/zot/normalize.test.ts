@@ -396,6 +396,42 @@ describe("zot normalizer", () => {
   });
 });
 
+describe("terva (zot's successor, terva-sh/terva docs/rpc.md at 17746285)", () => {
+  it("reads its nested usage, its assistant_message {message} and its error {error} as the run's failure", () => {
+    const { reply, events } = run([
+      { type: "user_message", message: { role: "user", content: [{ type: "text", text: "fix the test" }] } },
+      { type: "turn_start", step: 1 },
+      { type: "assistant_start" },
+      { type: "text_delta", delta: "Half" },
+      {
+        type: "usage",
+        usage: { input: 100, output: 20, cache_read: 5, cache_write: 0, cost_usd: 0.01 },
+        cumulative: { input: 300, output: 60, cache_read: 5, cache_write: 0, cost_usd: 0.03 },
+      },
+      { type: "assistant_message", message: { role: "assistant", content: [{ type: "text", text: "Half done." }] } },
+      { type: "turn_end", stop: "end" },
+      { type: "error", error: "provider returned 529: overloaded" },
+    ]);
+    expect(texts(reply)).toEqual(["Half done."]);
+    expect(reply.usage).toMatchObject({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 5, costUsd: 0.01 });
+    expect(events.find((e) => e.type === "usage.updated")).toMatchObject({
+      usage: { inputTokens: 300, outputTokens: 60 },
+    });
+    expect(reply.error).toMatchObject({ message: "provider returned 529: overloaded" });
+    expect(notices(reply)).toEqual(["error: provider returned 529: overloaded"]);
+  });
+
+  it("user_message_rejected: the run fails with the guard's reason and the refused prompt quoted", () => {
+    const { reply } = run([
+      { type: "user_message_rejected", text: "prompts that name secrets are blocked", rejected: "print the AWS key" },
+    ]);
+    expect(reply.error?.message).toBe(
+      "The agent refused the prompt (“print the AWS key”): prompts that name secrets are blocked",
+    );
+    expect(notices(reply)).toHaveLength(1);
+  });
+});
+
 describe("helpers", () => {
   it("parsePartialJson closes prefixes", () => {
     expect(parsePartialJson('{"command":"echo hi')).toEqual({ command: "echo hi" });

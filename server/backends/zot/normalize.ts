@@ -1,5 +1,6 @@
 /**
- * zot's `zot rpc` events → canonical timeline events (docs/backends/zot.md). Pure and defensive: no
+ * zot's `zot rpc` events → canonical timeline events (docs/backends/zot.md), and those of its
+ * successor terva (`terva rpc`), read in both shapes where they differ. Pure and defensive: no
  * I/O, the clock is passed in, and a frame that is malformed or unknown yields nothing, never a
  * throw. One `ZotTurn` per prompt (or compaction) holds what the mapping needs across frames; the
  * adapter feeds it every event of its session's process until `done`.
@@ -213,7 +214,8 @@ function ensureTool(
 }
 
 function onUsage(turn: ZotTurn, f: Obj): TimelineEvent[] {
-  const call = usageOf(f);
+  // zot: the call's counts at the top level; terva: nested under `usage` (beside `cumulative`).
+  const call = usageOf(isObj(f.usage) ? f.usage : f);
   turn.usage = addUsage(turn.usage, call);
   if (f.auxiliary !== true)
     turn.contextTokens =
@@ -276,9 +278,12 @@ function onText(turn: ZotTurn, delta: string): TimelineEvent[] {
   return events;
 }
 
-/** `assistant_message`: the final text of this call replaces what the deltas built, if it differs. */
+/**
+ * `assistant_message`: the final text of this call replaces what the deltas built, if it differs
+ * (zot: `{content, time}`; terva: `{message: {role, content, time}}`).
+ */
 function onAssistantMessage(turn: ZotTurn, f: Obj): TimelineEvent[] {
-  const text = arr(f.content)
+  const text = arr(isObj(f.message) ? f.message.content : f.content)
     .map((b) => obj(b))
     .filter((b) => b.type === "text")
     .map((b) => str(b.text) ?? "")
@@ -375,12 +380,24 @@ function apply(turn: ZotTurn, f: Obj, now: number): TimelineEvent[] {
       return [];
     }
     case "error": {
-      // zot's `error` is non-fatal (its RPC document): a notice, and the reply goes on. A run that
-      // fails says so in `turn_end {stop: "error"}`, whose error this often repeats.
+      // terva's `error {error}` is the prompt's failure (terva-sh/terva docs/rpc.md): `done` follows.
+      if (typeof f.error === "string") {
+        turn.lastError = f.error.trim() || GENERIC_ERROR;
+        return recordError(turn, f.error);
+      }
+      // zot's `error {message}` is non-fatal (its RPC document): a notice, and the reply goes on. A
+      // run that fails says so in `turn_end {stop: "error"}`, whose error this often repeats.
       const message = str(f.message)?.trim();
       turn.lastError = message || GENERIC_ERROR;
       if (message && message === turn.error) return [];
       return [notice(turn, "warn", message ? `zot reported an error: ${message}` : GENERIC_ERROR, "error")];
+    }
+    case "user_message_rejected": {
+      // terva: a `BeforeUserMessage` guard refused the prompt before the model saw it; `done` follows.
+      const reason = str(f.text)?.trim() || "no reason given";
+      const prompt = str(f.rejected)?.trim();
+      const quoted = prompt ? ` (“${prompt.length > 80 ? `${prompt.slice(0, 80)}…` : prompt}”)` : "";
+      return recordError(turn, `The agent refused the prompt${quoted}: ${reason}`);
     }
     case "compact_done": {
       if (!turn.compaction) return [];

@@ -20,7 +20,8 @@
  *                unknown methods, session/update with bad or missing params or an unknown session,
  *                invalid UTF-8, a request for a method the client does not have
  *
- * Environment: FAKE_NO_LOAD=1 (no loadSession, no list), FAKE_AUTH=1 (session/new: Authentication
+ * Environment: FAKE_OLD_GEMINI=1 (refuses any flag but --experimental-acp, as Gemini CLI before
+ * 0.33 did), FAKE_NO_LOAD=1 (no loadSession, no list), FAKE_AUTH=1 (session/new: Authentication
  * required), FAKE_ENV_AUTH=1 (an `env_var` method with FAKE_KEY: session/new needs an
  * `authenticate` call with FAKE_KEY set; FAKE_KEY=bad fails it with `data.details`), FAKE_MODES=1 (modes instead of config options), FAKE_STATE=<file> (sessions survive a
  * restart, like a real agent's session store).
@@ -34,6 +35,17 @@ const needsAuth = process.env.FAKE_AUTH === "1";
 const withModes = process.env.FAKE_MODES === "1";
 const envAuth = process.env.FAKE_ENV_AUTH === "1";
 let authenticated = false;
+
+// FAKE_OLD_GEMINI=1: a Gemini CLI before 0.33, whose strict yargs parser knows only
+// `--experimental-acp` (it logs the parse error, prints the help to stderr and exits 1).
+if (process.env.FAKE_OLD_GEMINI === "1" && !process.argv.includes("--experimental-acp")) {
+  const unknown = process.argv
+    .slice(2)
+    .filter((a) => a.startsWith("--"))
+    .map((a) => a.slice(2));
+  process.stderr.write(`Unknown argument: ${unknown.join(", ")}\nUsage: gemini [options] [command]\n`);
+  process.exit(1);
+}
 
 process.stdout.write("Fake ACP agent starting (this banner is not JSON)\n");
 process.stderr.write(`fake agent pid ${process.pid}\n`);
