@@ -1,8 +1,9 @@
 /**
  * Every request passes here first (Next 16 "proxy", formerly middleware; Node runtime): cross-site
  * mutations are refused (403), everything but the public paths needs the console login — a session
- * cookie or `Authorization: Bearer <token>` — (401 for the API, a redirect to /login for pages), and
- * every answer gets the security headers, pages a Content-Security-Policy with a fresh nonce.
+ * cookie or `Authorization: Bearer <token>`, or for the API another replica's signed request — (401
+ * for the API, a redirect to /login for pages), and every answer gets the security headers, pages a
+ * Content-Security-Policy with a fresh nonce.
  * The logic lives in server/auth/ (unit-tested); docs/security.md explains the whole.
  */
 import { NextResponse, type NextRequest } from "next/server";
@@ -17,6 +18,7 @@ import {
   pageCsp,
   SECURITY_HEADERS,
 } from "@/server/auth/policy";
+import { admitReplicaRequest } from "@/server/replicas/replica-gate";
 
 function allowedOrigins(): string[] {
   return (process.env.SWITCHBOARD_ALLOWED_ORIGINS ?? "")
@@ -56,7 +58,12 @@ export function proxy(req: NextRequest): Response {
   const crossSite = crossSiteReason(req.method, req.headers, allowedOrigins());
   if (crossSite) return secured(apiError(403, "forbidden", `Refused a ${crossSite}`), API_CSP);
 
-  if (!isPublicPath(pathname) && !authenticate(req.headers, req.cookies.get(SESSION_COOKIE)?.value)) {
+  // Replica mode: another replica's request for a backend this one runs is signed for this one with
+  // the replicas' key (server/replicas/replica-auth.ts), never sent with the console token.
+  const admitted = () =>
+    !!authenticate(req.headers, req.cookies.get(SESSION_COOKIE)?.value) ||
+    (api && admitReplicaRequest(req.method, pathname + search, req.headers));
+  if (!isPublicPath(pathname) && !admitted()) {
     if (api || !isPage(pathname)) {
       return secured(
         apiError(401, "unauthorized", "Log in to the console, or send Authorization: Bearer <token>"),

@@ -103,7 +103,7 @@ test.describe("the store on PostgreSQL", () => {
     await expect(sp.assistantText().last()).toHaveText("Filed twice now.", { timeout: 30_000 });
   });
 
-  test("a PostgreSQL that does not answer, a wrong URL, replica mode without its address or its secret key, or a malformed secret key stops the start with one sentence", async () => {
+  test("a PostgreSQL that does not answer, a wrong URL, replica mode without its address, its replica key or its secret key, or a malformed secret key stops the start with one sentence", async () => {
     const cases: [Record<string, string>, string][] = [
       [
         { SWITCHBOARD_DATABASE_URL: `postgres://switchboard@127.0.0.1:${await freePort()}/none` },
@@ -122,6 +122,24 @@ test.describe("the store on PostgreSQL", () => {
           SWITCHBOARD_DATABASE_URL: "postgres://db/x",
           SWITCHBOARD_REDIS_URL: "redis://127.0.0.1:6379",
           SWITCHBOARD_REPLICA_URL: "http://127.0.0.1:1",
+        },
+        "SWITCHBOARD_REPLICA_KEY is not set: replicas sign their requests to each other with it",
+      ],
+      [
+        {
+          SWITCHBOARD_DATABASE_URL: "postgres://db/x",
+          SWITCHBOARD_REDIS_URL: "redis://127.0.0.1:6379",
+          SWITCHBOARD_REPLICA_URL: "http://10.0.0.5:3000",
+          SWITCHBOARD_REPLICA_KEY: "e2e-replica-key-0123456789abcdef-0123456789",
+        },
+        "SWITCHBOARD_REPLICA_URL must use https:// (http:// only to a loopback address",
+      ],
+      [
+        {
+          SWITCHBOARD_DATABASE_URL: "postgres://db/x",
+          SWITCHBOARD_REDIS_URL: "redis://127.0.0.1:6379",
+          SWITCHBOARD_REPLICA_URL: "http://127.0.0.1:1",
+          SWITCHBOARD_REPLICA_KEY: "e2e-replica-key-0123456789abcdef-0123456789",
         },
         "replica mode (SWITCHBOARD_REDIS_URL) needs SWITCHBOARD_SECRET_KEY",
       ],

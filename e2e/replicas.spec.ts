@@ -4,6 +4,8 @@
  * stickiness (e2e/fixtures/replica-stack.ts). One replica holds the zot backend's lease and runs its
  * agents; requests that reach the other are forwarded to it.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import pg from "pg";
 import type { CreatedShare } from "../lib/api";
 import type { Session, Snapshot, WireEvent } from "../lib/model";
@@ -352,6 +354,33 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     for (const r of ["A", "B"] as const)
       await expect.poll(async () => (await listed(r)).some((b) => b.id === id), { timeout: 1_000 }).toBe(false);
     await expect.poll(() => stack.owner(id), { timeout: 5_000 }).toBeUndefined();
+  });
+
+  test("an address planted in Redis is never contacted: an anonymous live-stream id naming it gets 404 on either replica", async () => {
+    // Issue 39: the replicas used to forward this to `sb:replica:evil` with the console token.
+    const seen: string[] = [];
+    const listener = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? "-"}`);
+      req.resume();
+      res.end("{}");
+    });
+    await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
+    const port = (listener.address() as AddressInfo).port;
+    await stack.redisClient.set("sb:replica:evil", `http://127.0.0.1:${port}`, "PX", 60_000);
+    try {
+      for (const r of ["A", "B"] as const) {
+        const res = await fetch(`${url(r)}/api/shares/public/live/evil~x`, {
+          method: "PUT",
+          headers: { ...json, origin: url(r) },
+          body: JSON.stringify({ subscriptions: [] }),
+        });
+        expect(res.status).toBe(404);
+      }
+      expect(seen).toEqual([]);
+    } finally {
+      await stack.redisClient.del("sb:replica:evil");
+      listener.close();
+    }
   });
 
   test("SIGSTOP the replica that runs the stdio agent past its lease, then SIGCONT it: its late writes are refused and it stops its agent", async () => {

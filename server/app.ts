@@ -74,12 +74,17 @@ function create(): ConsoleApp {
   const backends = registry;
   let ready: Promise<void> | undefined;
   const replicas: ReplicaMode | undefined =
-    replica.redisUrl && replica.replicaUrl
+    replica.redisUrl && replica.replicaUrl && replica.replicaKeys && replica.peers
       ? replicaMode(
-          { ...replica, redisUrl: replica.redisUrl, replicaUrl: replica.replicaUrl },
+          {
+            ...replica,
+            redisUrl: replica.redisUrl,
+            replicaUrl: replica.replicaUrl,
+            replicaKeys: replica.replicaKeys,
+            peers: replica.peers,
+          },
           backends,
           hub,
-          consoleAuth().token.token,
           () => ready ?? Promise.resolve(),
         )
       : undefined;

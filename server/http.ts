@@ -3,6 +3,8 @@ import type { ZodType, z } from "zod";
 import { redactSecrets } from "./auth/redact";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
+import { acceptReplicaRequest } from "./replicas/replica-gate";
+import { hasReplicaSignature } from "./replicas/replica-auth";
 
 export const MAX_BODY_BYTES = 1_000_000;
 
@@ -46,8 +48,11 @@ export function setRouteForwarder(fn: RouteForwarder | undefined): void {
 export function route<P = Record<string, string>>(
   fn: (req: Request, params: P) => Promise<Response>,
 ): (req: Request, ctx: RouteCtx<P>) => Promise<Response> {
-  return async (req, ctx) => {
+  return async (incoming, ctx) => {
     try {
+      // A request another replica signed (server/replicas/replica-gate.ts): its signature, nonce and
+      // body are checked here before anything else reads it (401 when one fails).
+      const req = hasReplicaSignature(incoming.headers) ? await acceptReplicaRequest(incoming) : incoming;
       const params = ctx?.params ? await ctx.params : ({} as P);
       const forward = forwarding.__switchboardForward;
       if (forward && params && typeof params === "object") {

@@ -2,6 +2,8 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { z } from "zod";
+import { PeerPolicy, peerUrlProblem } from "./peers";
+import { parseReplicaKeys, type ReplicaKeys } from "./replica-auth";
 
 /**
  * Replica mode's configuration (docs/deploy.md): `SWITCHBOARD_DATABASE_URL` puts the store in
@@ -21,7 +23,10 @@ function scheme(u: string): string | undefined {
 const DatabaseUrl = z
   .string()
   .refine((u) => /^postgres(ql)?:$/.test(scheme(u) ?? ""), "must be a postgres:// or postgresql:// URL");
-const HttpUrl = z.string().refine((u) => /^https?:$/.test(scheme(u) ?? ""), "must be an http:// or https:// URL");
+const HttpUrl = z.string().superRefine((u, ctx) => {
+  const problem = peerUrlProblem(u);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 const LeaseTtl = z
   .string()
   .regex(/^\d+$/, "must be a whole number of milliseconds")
@@ -39,6 +44,10 @@ export interface ReplicaConfig {
   replicaUrl?: string;
   /** Replica mode: a backend's lease time to live (`SWITCHBOARD_LEASE_TTL_MS`, default 5 s). */
   leaseTtlMs: number;
+  /** Replica mode: the key replicas sign their requests to each other with (`SWITCHBOARD_REPLICA_KEY`). */
+  replicaKeys?: ReplicaKeys;
+  /** Replica mode: the addresses this replica may contact (`SWITCHBOARD_REPLICAS`; unset: loopback only). */
+  peers?: PeerPolicy;
 }
 
 export class ReplicaConfigError extends Error {
@@ -71,9 +80,33 @@ export function readReplicaConfig(env: Readonly<Record<string, string | undefine
   const ttl = check("SWITCHBOARD_LEASE_TTL_MS", LeaseTtl, env.SWITCHBOARD_LEASE_TTL_MS);
   if (ttl) out.leaseTtlMs = Number(ttl);
   if (/[:\s]/.test(out.replicaId)) throw new ReplicaConfigError("SWITCHBOARD_REPLICA_ID may not contain ':' or spaces");
+  let replicaKeys: ReplicaKeys | undefined;
+  let peers: PeerPolicy | undefined;
+  if (redisUrl) {
+    try {
+      replicaKeys = parseReplicaKeys(env.SWITCHBOARD_REPLICA_KEY);
+    } catch (err) {
+      throw new ReplicaConfigError(
+        `SWITCHBOARD_REPLICA_KEY ${(err as Error).message}: replicas sign their requests to each other with it (the same on every replica)`,
+      );
+    }
+    try {
+      peers = PeerPolicy.fromList(env.SWITCHBOARD_REPLICAS);
+    } catch (err) {
+      throw new ReplicaConfigError(`SWITCHBOARD_REPLICAS ${(err as Error).message}`);
+    }
+    if (replicaUrl && !peers.allows(replicaUrl))
+      throw new ReplicaConfigError(
+        env.SWITCHBOARD_REPLICAS?.trim()
+          ? "SWITCHBOARD_REPLICA_URL is not on SWITCHBOARD_REPLICAS: the other replicas (with the same list) would never contact this one"
+          : "SWITCHBOARD_REPLICA_URL is not a loopback address: list the replicas' addresses in SWITCHBOARD_REPLICAS",
+      );
+  }
   return {
     ...out,
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(redisUrl ? { redisUrl, ...(replicaUrl ? { replicaUrl } : {}) } : {}),
+    ...(replicaKeys ? { replicaKeys } : {}),
+    ...(peers ? { peers } : {}),
   };
 }

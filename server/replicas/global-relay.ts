@@ -12,6 +12,25 @@ const INFO = "sb:backend-info";
 /** Per backend, the pending interrupts its owner lists (JSON), for the inbox of every replica. */
 const PENDING = "sb:backend-pending";
 
+/** A message on the global channel: the sending replica and one global event (checked on its own). */
+const RelayMessage = z.object({ from: z.string().max(200), event: z.unknown() });
+
+let skipped = 0;
+/** A value read from Redis that is not what it should be: logged (now and then) and skipped. */
+function skip(what: string, fields: Record<string, unknown> = {}) {
+  if (skipped++ % 100 === 0) log.warn(`skipped a malformed ${what} read from Redis`, { ...fields, skipped });
+}
+
+/** JSON.parse that answers undefined for text that is not JSON. */
+function parseJson(raw: string | null): unknown {
+  if (raw === null) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The backend a global event is about, if it is about one. */
 function backendOf(e: GlobalEvent): string | undefined {
   switch (e.type) {
@@ -68,21 +87,15 @@ export class GlobalRelay {
   }
 
   private remember(raw: string) {
-    try {
-      const b = Backend.safeParse(JSON.parse(raw));
-      if (b.success) this.registry.rememberRemote(b.data);
-    } catch {
-      // a malformed entry is skipped
-    }
+    const b = Backend.safeParse(parseJson(raw));
+    if (b.success) this.registry.rememberRemote(b.data);
+    else skip("backend description");
   }
 
   private rememberPending(backendId: string, raw: string | null) {
-    try {
-      const list = z.array(Interrupt).safeParse(JSON.parse(raw ?? "[]"));
-      if (list.success) this.registry.rememberRemotePending(backendId, list.data);
-    } catch {
-      // a malformed entry is skipped
-    }
+    const list = z.array(Interrupt).safeParse(raw === null ? [] : parseJson(raw));
+    if (list.success) this.registry.rememberRemotePending(backendId, list.data);
+    else skip("pending interrupt list", { backendId });
   }
 
   private send(e: GlobalEvent) {
@@ -106,15 +119,11 @@ export class GlobalRelay {
   }
 
   private receive(message: string) {
-    let parsed: { from?: unknown; event?: unknown };
-    try {
-      parsed = JSON.parse(message) as { from?: unknown; event?: unknown };
-    } catch {
-      return;
-    }
-    if (parsed.from === this.replicaId) return;
-    const e = GlobalEvent.safeParse(parsed.event);
-    if (!e.success) return;
+    const parsed = RelayMessage.safeParse(parseJson(message));
+    if (!parsed.success) return skip("global relay message");
+    if (parsed.data.from === this.replicaId) return;
+    const e = GlobalEvent.safeParse(parsed.data.event);
+    if (!e.success) return skip("global relay event");
     const backendId = backendOf(e.data);
     // Only about a backend this replica lists and does not run (its own events are its own).
     if (!backendId || !this.registry.get(backendId) || this.registry.runsHere(backendId)) return;

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Redis } from "ioredis";
+import { z } from "zod";
 import { log } from "../log";
 
 /**
@@ -40,15 +41,29 @@ return 0`;
 export const leaseKey = (backendId: string) => `sb:lease:${backendId}`;
 const epochKey = (backendId: string) => `sb:epoch:${backendId}`;
 
-/** Who holds a backend's lease now, if anyone. */
+/** A lease's value as read from Redis: `<replica>:<epoch>` (a replica id has no ':' nor spaces). */
+const LeaseValue = z
+  .string()
+  .max(300)
+  .regex(/^[^\s:]{1,200}:[1-9]\d{0,15}$/)
+  .transform((v) => {
+    const at = v.lastIndexOf(":");
+    return { replica: v.slice(0, at), epoch: Number(v.slice(at + 1)) };
+  });
+
+/** Who holds a backend's lease now, if anyone (a malformed value is logged and taken as nobody). */
 export async function leaseHolder(
   redis: Redis,
   backendId: string,
 ): Promise<{ replica: string; epoch: number } | undefined> {
   const v = await redis.get(leaseKey(backendId));
-  const at = v?.lastIndexOf(":") ?? -1;
-  if (!v || at < 0) return undefined;
-  return { replica: v.slice(0, at), epoch: Number(v.slice(at + 1)) };
+  if (v === null) return undefined;
+  const parsed = LeaseValue.safeParse(v);
+  if (!parsed.success) {
+    log.warn("skipped a malformed lease read from Redis", { backend: backendId });
+    return undefined;
+  }
+  return parsed.data;
 }
 
 export interface LeaseEvents {

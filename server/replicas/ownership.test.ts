@@ -6,6 +6,8 @@ import { until } from "@/lib/testing/until";
 import { isApiError } from "../errors";
 import { FORWARDED_BY, forwardRequest } from "./forward";
 import { Ownership } from "./ownership";
+import { PeerPolicy } from "./peers";
+import { parseReplicaKeys, SIGNATURE_HEADERS } from "./replica-auth";
 
 const { client } = redisPerFile();
 
@@ -14,9 +16,10 @@ function replica(id: string) {
   const o = new Ownership(
     client(),
     id,
-    `http://${id}.replicas.test:3000`,
+    `https://${id}.replicas.test:3000`,
     { acquired: (b, e) => events.push(`+${b}@${e}`), lost: (b, e) => events.push(`-${b}@${e}`) },
     600,
+    PeerPolicy.fromList("A.replicas.test:3000,B.replicas.test:3000"),
   );
   return { o, events };
 }
@@ -36,8 +39,8 @@ describe("ownership (real Redis)", () => {
     await new Promise((r) => setTimeout(r, 700)); // past a lease renewal or two
     expect(a.o.owns("zot") && !a.o.owns("opal")).toBe(true);
     expect(b.o.owns("opal") && !b.o.owns("zot")).toBe(true);
-    expect(await b.o.owner("zot")).toEqual({ replicaId: "A", url: "http://A.replicas.test:3000", epoch: 1 });
-    expect(await a.o.owner("opal")).toEqual({ replicaId: "B", url: "http://B.replicas.test:3000", epoch: 1 });
+    expect(await b.o.owner("zot")).toEqual({ replicaId: "A", url: "https://A.replicas.test:3000", epoch: 1 });
+    expect(await a.o.owner("opal")).toEqual({ replicaId: "B", url: "https://B.replicas.test:3000", epoch: 1 });
     expect(a.o.token("zot")).toBe("A:1");
     expect(b.o.token("zot")).toBeUndefined();
     expect(a.o.mayWrite("zot") && !b.o.mayWrite("zot")).toBe(true);
@@ -57,8 +60,11 @@ describe("ownership (real Redis)", () => {
   });
 });
 
+const keys = parseReplicaKeys("k".repeat(40));
+const self = (replicaId: string) => ({ replicaId, keys, peers: new PeerPolicy(undefined) });
+
 describe("forwarding to the owner", () => {
-  it("sends the same request with the console token instead of the cookie, and streams the answer", async () => {
+  it("sends the same request signed for the owner instead of the cookie (never the console token), and streams the answer", async () => {
     const seen: { method?: string; url?: string; headers?: http.IncomingHttpHeaders; body?: string } = {};
     const owner = http.createServer((req, res) => {
       let body = "";
@@ -85,18 +91,15 @@ describe("forwarding to the owner", () => {
         },
         body: JSON.stringify({ text: "hi" }),
       });
-      const res = await forwardRequest(
-        req,
-        { url: `http://127.0.0.1:${port}`, replicaId: "A" },
-        { replicaId: "B", consoleToken: "tok" },
-      );
+      const res = await forwardRequest(req, { url: `http://127.0.0.1:${port}`, replicaId: "A" }, self("B"));
       expect(res.status).toBe(202);
       expect(res.headers.get("x-owner")).toBe("A");
       expect(await res.text()).toBe("id: 1\ndata: one\n\nid: 2\ndata: two\n\n");
       expect(seen.method).toBe("POST");
       expect(seen.url).toBe("/api/backends/zot/sessions/s1/prompt?x=1");
       expect(seen.body).toBe('{"text":"hi"}');
-      expect(seen.headers?.authorization).toBe("Bearer tok");
+      expect(seen.headers?.authorization).toBeUndefined();
+      expect(seen.headers?.[SIGNATURE_HEADERS.signature]).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(seen.headers?.cookie).toBeUndefined();
       expect(seen.headers?.origin).toBeUndefined();
       expect(seen.headers?.[FORWARDED_BY]).toBe("B");
@@ -104,11 +107,9 @@ describe("forwarding to the owner", () => {
 
       // Never forwarded twice: the owner moved meanwhile, and the browser is told to try again.
       const again = new Request("http://a.example/api/backends/zot", { headers: { [FORWARDED_BY]: "B" } });
-      const err = await forwardRequest(
-        again,
-        { url: `http://127.0.0.1:${port}`, replicaId: "C" },
-        { replicaId: "A", consoleToken: "tok" },
-      ).catch((e: unknown) => e);
+      const err = await forwardRequest(again, { url: `http://127.0.0.1:${port}`, replicaId: "C" }, self("A")).catch(
+        (e: unknown) => e,
+      );
       expect(isApiError(err) && err.code).toBe("backend_down");
 
       // An owner that does not answer: 503 with a sentence, not a stack.
@@ -116,7 +117,7 @@ describe("forwarding to the owner", () => {
       const down = await forwardRequest(
         new Request("http://b.example/api/backends/zot"),
         { url: "http://127.0.0.1:9", replicaId: "A" },
-        { replicaId: "B", consoleToken: "tok" },
+        self("B"),
       ).catch((e: unknown) => e);
       expect(isApiError(down) && down.code).toBe("backend_down");
     } finally {

@@ -2,13 +2,16 @@ import "server-only";
 import type { Redis } from "ioredis";
 import { log } from "../log";
 import { BackendLease, leaseHolder } from "./lease";
+import { PeerPolicy } from "./peers";
 
 /**
  * Which replica runs each backend (docs/architecture.md, "Replicas"). Every replica makes an adapter
  * for every backend, so all list the same ones; each asks for every backend's lease
  * (./lease.ts), and only the holder starts the adapter's agents and upstream subscription. Requests
  * for a backend held elsewhere are forwarded to the holder (./forward.ts), whose address this keeps
- * in Redis beside its id: `sb:replica:<id>` = the URL the other replicas reach it at.
+ * in Redis beside its id: `sb:replica:<id>` = the URL the other replicas reach it at. An address
+ * read back is used only when it is an allowed peer (./peers.ts): whoever can write Redis cannot
+ * point a backend's requests, or a live stream's, at an address of their own.
  */
 export interface OwnershipEvents {
   /** This replica holds the backend's lease from now on: start its agents. */
@@ -30,6 +33,8 @@ export class Ownership {
     readonly url: string,
     private events: OwnershipEvents,
     readonly ttlMs = 5_000,
+    /** The addresses other replicas may have (default: loopback only). */
+    readonly peers: PeerPolicy = new PeerPolicy(undefined),
   ) {}
 
   /** Publishes this replica's address and keeps it alive (three times the lease's time to live). */
@@ -93,10 +98,15 @@ export class Ownership {
     return url ? { replicaId: holder.replica, url, epoch: holder.epoch } : undefined;
   }
 
-  /** The URL a replica is reached at, while it is alive (it renews its address with its leases). */
+  /**
+   * The URL a replica is reached at, while it is alive (it renews its address with its leases), and
+   * only when it is an allowed peer; undefined otherwise (a refused address is logged once).
+   */
   async addressOf(replicaId: string): Promise<string | undefined> {
     if (replicaId === this.replicaId) return this.url;
-    return (await this.redis.get(addressKey(replicaId))) ?? undefined;
+    if (!/^[^\s:]{1,200}$/.test(replicaId)) return undefined;
+    const stored = await this.redis.get(addressKey(replicaId));
+    return stored === null ? undefined : this.peers.check(replicaId, stored);
   }
 
   /** Gives up every lease (a stopping replica: the others take its backends at once). */

@@ -1,8 +1,8 @@
 import "server-only";
-import { ApiError, describeError } from "../errors";
+import { ApiError, describeError, isApiError } from "../errors";
 import type { SseSink } from "../hub/sse";
 import { log } from "../log";
-import { FORWARDED_BY, type ForwardTarget } from "./forward";
+import { type ForwardTarget, type ReplicaSelf, replicaFetch } from "./forward";
 
 const encoder = new TextEncoder();
 
@@ -22,7 +22,7 @@ export function openRemoteSession(opts: {
   backendId: string;
   sessionId: string;
   after: number | undefined;
-  self: { replicaId: string; consoleToken: string };
+  self: ReplicaSelf;
 }): Promise<RemoteSession> {
   const path = `/api/backends/${encodeURIComponent(opts.backendId)}/sessions/${encodeURIComponent(opts.sessionId)}/events`;
   return openRemoteStream({ ...opts, path });
@@ -33,22 +33,22 @@ export async function openRemoteStream(opts: {
   target: ForwardTarget;
   path: string;
   after: number | undefined;
-  self: { replicaId: string; consoleToken: string };
+  self: ReplicaSelf;
 }): Promise<RemoteSession> {
   const ac = new AbortController();
   const path = opts.path;
   let res: Response;
   try {
-    res = await fetch(new URL(path, opts.target.url), {
+    // Signed for the owner with the replicas' key (never the console token), only to an allowed peer.
+    res = await replicaFetch(opts.self, opts.target, path, {
       headers: {
         accept: "text/event-stream",
-        authorization: `Bearer ${opts.self.consoleToken}`,
-        [FORWARDED_BY]: opts.self.replicaId,
         ...(opts.after !== undefined ? { "last-event-id": String(opts.after) } : {}),
       },
       signal: ac.signal,
     });
   } catch (err) {
+    if (isApiError(err)) throw err;
     log.warn("could not follow a session on the replica that runs it", {
       replica: opts.target.replicaId,
       error: describeError(err),

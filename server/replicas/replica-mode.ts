@@ -14,7 +14,12 @@ import type { ShareRemote } from "../shares/service";
 import { EventsQuery } from "@/lib/api";
 import { sseResponse } from "../hub/sse";
 import { readQuery, resumeCursor } from "../http";
-import { FORWARDED_BY, type ForwardTarget, forwardRequest } from "./forward";
+import { type ForwardTarget, forwardRequest, type ReplicaSelf, replicaFetch } from "./forward";
+import type { PeerPolicy } from "./peers";
+import { rawReplicaKeys, type ReplicaKeys } from "./replica-auth";
+import { registerSecret } from "../auth/redact";
+import { withholdFromAgents } from "../processes/agent-env";
+import { setReplicaGate } from "./replica-gate";
 import { RemoteFeeds } from "./remote-feeds";
 import { GlobalRelay } from "./global-relay";
 import { openRemoteSession, openRemoteStream, type RemoteSession } from "./remote-session";
@@ -67,12 +72,18 @@ function connect(url: string, name: string): Redis {
 }
 
 export function replicaMode(
-  config: ReplicaConfig & { redisUrl: string; replicaUrl: string },
+  config: ReplicaConfig & { redisUrl: string; replicaUrl: string; replicaKeys: ReplicaKeys; peers: PeerPolicy },
   registry: BackendRegistry,
   hub: Hub,
-  consoleToken: string,
   ready: () => Promise<void>,
 ): ReplicaMode {
+  // The replicas' key is a secret like the console token: no agent inherits it, and it is redacted.
+  for (const k of rawReplicaKeys(process.env.SWITCHBOARD_REPLICA_KEY)) {
+    withholdFromAgents(k);
+    registerSecret(k);
+  }
+  // Signed requests from the other replicas are checked against this replica's key and address.
+  setReplicaGate({ keys: config.replicaKeys, replicaUrl: config.replicaUrl });
   const redis = connect(config.redisUrl, `switchboard-${config.replicaId}`);
   const subscriber = connect(config.redisUrl, `switchboard-${config.replicaId}-sub`);
   const ownership = new Ownership(
@@ -81,6 +92,7 @@ export function replicaMode(
     config.replicaUrl,
     { acquired: (id, epoch) => registry.acquired(id, epoch), lost: (id, epoch) => registry.lost(id, epoch) },
     config.leaseTtlMs,
+    config.peers,
   );
   registry.runUnder(ownership);
   const loggedOut = new ReplicatedSet(redis, subscriber, "logouts");
@@ -88,7 +100,8 @@ export function replicaMode(
   const blocked = new ReplicatedSet(redis, subscriber, "blocked");
   const streamCounts = new SharedStreamCounts(redis, config.replicaId, () => shareStreamQuota().counts());
 
-  const self = { replicaId: config.replicaId, consoleToken };
+  // What this replica signs its requests to the others with (never the console token).
+  const self: ReplicaSelf = { replicaId: config.replicaId, keys: config.replicaKeys, peers: config.peers };
   const feeds = new RemoteFeeds();
   const ownerOf = async (backendId: string) => {
     const owner = await ownership.owner(backendId);
@@ -113,7 +126,9 @@ export function replicaMode(
       return forwardRequest(req, owner, self);
     }
     if (typeof streamId === "string") {
-      // A live stream's subscriptions are set on the replica that holds the stream.
+      // A live stream's subscriptions are set on the replica that holds the stream. The id comes
+      // from the client (anonymous, on the share route): it names a replica, which is contacted only
+      // when its address is an allowed peer, and the request is signed for it, with no credential.
       const at = streamId.lastIndexOf(STREAM_SEP);
       const holder = at > 0 ? streamId.slice(0, at) : undefined;
       if (!holder || holder === config.replicaId) return undefined;
@@ -150,9 +165,13 @@ export function replicaMode(
     },
     async snapshot(token, backendId) {
       const target = await ownerOf(backendId);
-      const res = await fetch(new URL(`/api/shares/public/${encodeURIComponent(token)}/snapshot`, target.url), {
-        headers: { [FORWARDED_BY]: config.replicaId, authorization: `Bearer ${consoleToken}` },
-      }).catch(() => undefined);
+      // Signed (the owner leaves the view count to this replica), never with the console token.
+      const res = await replicaFetch(
+        self,
+        target,
+        `/api/shares/public/${encodeURIComponent(token)}/snapshot`,
+        {},
+      ).catch(() => undefined);
       if (!res) throw new ApiError("backend_down", "The shared session is temporarily unavailable");
       const body = (await res.json().catch(() => undefined)) as
         | SharedSnapshot
@@ -208,6 +227,7 @@ export function replicaMode(
     },
     async stop() {
       setRouteForwarder(undefined);
+      setReplicaGate(undefined);
       relay.stop();
       await ownership.stop();
       await loggedOut.stop();

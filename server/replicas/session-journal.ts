@@ -1,11 +1,12 @@
 import "server-only";
 import type { Redis } from "ioredis";
-import { Snapshot, type WireEvent } from "@/lib/model";
+import { z } from "zod";
+import { Snapshot, TimelineEvent, type WireEvent } from "@/lib/model";
 import { describeError } from "../errors";
 import type { SessionJournal } from "../hub/hub";
 import { log } from "../log";
 import { leaseKey } from "./lease";
-import { DeposedError, logKey, SessionLog } from "./session-log";
+import { DeposedError, logBytesKey, logKey, MAX_FRAME_BYTES, SessionLog } from "./session-log";
 
 /** A session's kept state: the base its log's later entries fold onto (`sb:state:<backend>:<session>`). */
 const stateKey = (backendId: string, sessionId: string) => `sb:state:${backendId}:${sessionId}`;
@@ -14,6 +15,25 @@ const stateKey = (backendId: string, sessionId: string) => `sb:state:${backendId
 export const LOG_TTL_MS = 7 * 24 * 3_600_000;
 /** A new base after this many events, so that opening a channel folds at most this many. */
 const CHECKPOINT_EVERY = 1_000;
+/** The largest base kept (a larger one is not written: the next owner loads the session afresh). */
+export const MAX_STATE_BYTES = 16 * 1_048_576;
+
+/** A log entry read back from Redis, as the hub folds it. */
+const StoredEvent = z.intersection(TimelineEvent, z.object({ seq: z.number().int().nonnegative() }));
+
+/** A stored JSON string, parsed and validated; undefined (logged) when it is not what `schema` says. */
+function parseStored<T>(schema: z.ZodType<T>, raw: string, what: string, where: Record<string, string>): T | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    data = undefined;
+  }
+  const r = schema.safeParse(data);
+  if (r.success) return r.data;
+  log.warn(`skipped a malformed ${what} read from Redis`, where);
+  return undefined;
+}
 
 /** Sets the state only while the lease still holds the owner's token, and keeps it as long as the log. */
 const CHECKPOINT = `
@@ -22,6 +42,7 @@ if redis.call('GET', KEYS[2]) ~= ARGV[1] then
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
+redis.call('PEXPIRE', KEYS[4], ARGV[3])
 return 1`;
 
 interface Pending {
@@ -74,9 +95,17 @@ export class RedisSessionJournal implements SessionJournal {
 
   record(backendId: string, sessionId: string, wire: WireEvent, snapshot: () => Snapshot): void {
     const p = this.pending(backendId, sessionId);
-    p.entries.push({ seq: wire.seq, frame: JSON.stringify(wire) });
+    const frame = JSON.stringify(wire);
+    p.entries.push({ seq: wire.seq, frame });
     p.sinceCheckpoint++;
-    if ((wire.type === "session.status" && wire.status === "idle") || p.sinceCheckpoint >= CHECKPOINT_EVERY) {
+    // An event too large for the log is stored as a `stream.reset` (./session-log.ts): a base taken
+    // now covers it, so the next owner does not lose it.
+    const oversized = frame.length > MAX_FRAME_BYTES / 4 && Buffer.byteLength(frame, "utf8") > MAX_FRAME_BYTES;
+    if (
+      oversized ||
+      (wire.type === "session.status" && wire.status === "idle") ||
+      p.sinceCheckpoint >= CHECKPOINT_EVERY
+    ) {
       p.checkpoint = snapshot();
       p.sinceCheckpoint = 0;
     }
@@ -102,15 +131,22 @@ export class RedisSessionJournal implements SessionJournal {
       if (!token) throw new DeposedError();
       if (entries.length) await new SessionLog(this.redis, backendId, sessionId).append(token, entries);
       // The base is written after the entries it covers, so a reader never finds a base newer than its log.
-      if (checkpoint)
+      const state = checkpoint ? JSON.stringify(checkpoint) : undefined;
+      if (state !== undefined && Buffer.byteLength(state, "utf8") > MAX_STATE_BYTES)
+        log.warn("a session's state is too large to keep in Redis; the next owner loads it afresh", {
+          backendId,
+          sessionId,
+        });
+      else if (state !== undefined)
         await this.redis.eval(
           CHECKPOINT,
-          3,
+          4,
           stateKey(backendId, sessionId),
           leaseKey(backendId),
           logKey(backendId, sessionId),
+          logBytesKey(backendId, sessionId),
           token,
-          JSON.stringify(checkpoint),
+          state,
           LOG_TTL_MS,
         );
     } catch (err) {
@@ -126,17 +162,15 @@ export class RedisSessionJournal implements SessionJournal {
   }
 
   async restore(backendId: string, sessionId: string): Promise<{ checkpoint?: Snapshot; entries: WireEvent[] }> {
+    const where = { backendId, sessionId };
     const raw = await this.redis.get(stateKey(backendId, sessionId));
-    const parsed = raw ? Snapshot.safeParse(JSON.parse(raw)) : undefined;
+    // Every stored value is validated; a malformed one is logged and skipped, never folded.
+    const checkpoint = raw ? parseStored(Snapshot, raw, "session state", where) : undefined;
     const all = await new SessionLog(this.redis, backendId, sessionId).after(0, 20_000);
     const entries = all.flatMap((e) => {
-      try {
-        return [JSON.parse(e.frame) as WireEvent];
-      } catch {
-        return [];
-      }
+      const event = parseStored(StoredEvent, e.frame, "session log entry", where);
+      return event && event.seq === e.seq ? [event as WireEvent] : [];
     });
-    const checkpoint = parsed?.success ? parsed.data : undefined;
     // A base is usable only when the log holds every entry after it.
     const first = entries[0]?.seq;
     const usable = checkpoint && (first === undefined || first <= checkpoint.seq + 1);
@@ -145,6 +179,8 @@ export class RedisSessionJournal implements SessionJournal {
 
   forget(backendId: string, sessionId: string): void {
     this.sessions.delete(`${backendId}\u0000${sessionId}`);
-    void this.redis.del(logKey(backendId, sessionId), stateKey(backendId, sessionId)).catch(() => undefined);
+    void this.redis
+      .del(logKey(backendId, sessionId), stateKey(backendId, sessionId), logBytesKey(backendId, sessionId))
+      .catch(() => undefined);
   }
 }
