@@ -6,6 +6,10 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
+    // Before the first request: every request carries its socket's peer address, the key of the
+    // per-client limits (X-Forwarded-For is the client's to write: server/auth/client-address.ts).
+    const { stampPeerAddresses } = await import("./server/auth/client-address");
+    stampPeerAddresses();
     // Before anything reads the token or opens the store: an old ./.switchboard moves out of the
     // workspace, and the data folder and its files are made private to their owner (0700/0600).
     const { prepareDataDir } = await import("./server/data-dir");

@@ -4,6 +4,7 @@
  * stickiness (e2e/fixtures/replica-stack.ts). One replica holds the zot backend's lease and runs its
  * agents; requests that reach the other are forwarded to it.
  */
+import { fromAddress } from "./fixtures/loopback-client";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
@@ -224,15 +225,16 @@ test.describe("replicas on PostgreSQL and Redis", () => {
   });
 
   test("a logout on one replica rejects the cookie on the other; failed logins split across both are counted together; a share revoked on one ends its viewers on the other", async () => {
+    // A client is its socket's address (127.0.0.x), as each replica sees it.
     const login = (r: ReplicaName, token: string, address: string) =>
-      fetch(`${url(r)}/api/auth/login`, {
+      fromAddress(address, `${url(r)}/api/auth/login`, {
         method: "POST",
-        headers: { ...json, origin: url(r), "x-forwarded-for": address },
+        headers: { ...json, origin: url(r) },
         body: JSON.stringify({ token }),
       });
-    const res = await login("A", stack.token, "198.51.100.10");
+    const res = await login("A", stack.token, "127.0.0.10");
     expect(res.status).toBe(200);
-    const cookie = /sb_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+    const cookie = /sb_session=([^;]+)/.exec(String(res.headers["set-cookie"] ?? ""))?.[1];
     expect(cookie).toBeTruthy();
     const withCookie = { cookie: `sb_session=${cookie}` };
     expect((await fetch(`${url("B")}/api/backends`, { headers: withCookie })).status).toBe(200);
@@ -247,11 +249,11 @@ test.describe("replicas on PostgreSQL and Redis", () => {
       .toBe(401);
 
     // Ten failed logins from one address, five on each replica: the eleventh is refused on either.
-    const address = "198.51.100.23";
+    const address = "127.0.0.23";
     for (let i = 0; i < 10; i++) expect((await login(i % 2 ? "B" : "A", "wrong-token", address)).status).toBe(401);
     expect((await login("A", "wrong-token", address)).status).toBe(429);
     expect((await login("B", stack.token, address)).status).toBe(429);
-    expect((await login("B", stack.token, "198.51.100.24")).status).toBe(200);
+    expect((await login("B", stack.token, "127.0.0.24")).status).toBe(200);
 
     // A live share of a session the owner runs, watched on the owner, revoked through the other replica.
     const owner = await stack.waitForOwner();

@@ -2,7 +2,7 @@ import "server-only";
 import path from "node:path";
 import { ApiError } from "../errors";
 import { bearerToken } from "./policy";
-import { FixedWindowLimiter, type LimitDecision } from "./rate-limit";
+import { FixedWindowLimiter, type LimitDecision, SlowLane } from "./rate-limit";
 import { registerSecret } from "./redact";
 import {
   mintSession,
@@ -32,6 +32,8 @@ interface AuthState {
   key: Buffer;
   revoked: RevocationList;
   limiter: FixedWindowLimiter;
+  /** Attempts while failed logins from every address are over the total (this replica's lane). */
+  slowLane: SlowLane;
   shared?: SharedAuth;
 }
 
@@ -50,6 +52,7 @@ export function consoleAuth(): AuthState {
       key: deriveCookieKey(token.token),
       revoked: new RevocationList(path.join(dataDirOf(), "revoked-sessions.json")),
       limiter: new FixedWindowLimiter(LOGIN_LIMIT),
+      slowLane: new SlowLane(),
     };
   }
   return g.__switchboardAuth;
@@ -74,24 +77,20 @@ export function authenticate(headers: Headers, cookieValue: string | undefined):
   return sessionFromCookie(cookieValue) ? "cookie" : undefined;
 }
 
-/** The address a login attempt is counted against (the first X-Forwarded-For entry). */
-export function clientAddress(headers: Headers): string {
-  const xff = headers.get("x-forwarded-for");
-  const first = xff?.split(",")[0]?.trim();
-  return first ? first.slice(0, 100) : "unknown";
-}
-
 /**
- * Checks a presented token: 429 while the address (or everyone) is over the failed-login limit,
- * 401 when it is wrong, else a new signed session cookie value.
+ * Checks a presented token: 429 while this client address is over its failed-login limit; while
+ * failed logins from every address together are over theirs, the attempt waits its turn in the
+ * slow lane (429 when that is full) and a right token still gets in; 401 when it is wrong; else a
+ * new signed session cookie value.
  */
 export async function login(presented: string, address: string): Promise<{ cookieValue: string; maxAge: number }> {
   const a = consoleAuth();
   const limiter = a.shared?.limiter;
   const gate = limiter ? await limiter.check(address) : a.limiter.check(address);
-  if (!gate.allowed) {
-    throw new ApiError("rate_limited", "Too many login attempts; try again later", { retryAfter: gate.retryAfter });
-  }
+  const refused = () =>
+    new ApiError("rate_limited", "Too many login attempts; try again later", { retryAfter: gate.retryAfter || 1 });
+  if (!gate.allowed && gate.scope !== "total") throw refused();
+  if (!gate.allowed && !(await a.slowLane.pass())) throw refused();
   if (!safeEqual(presented, a.token.token)) {
     if (limiter) await limiter.hit(address);
     else a.limiter.hit(address);

@@ -47,20 +47,3 @@ export class FailureLimiter {
     }
   }
 }
-
-/**
- * The client address of a request: the last `x-forwarded-for` entry, which is the one the nearest
- * proxy (or Next itself, from the socket) wrote. Earlier entries are the client's own claims.
- */
-export function clientAddress(headers: Headers, trustedHops = 0): string {
-  const xff = headers.get("x-forwarded-for");
-  if (xff) {
-    const parts = xff
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const pick = parts[Math.max(0, parts.length - 1 - trustedHops)];
-    if (pick) return pick;
-  }
-  return headers.get("x-real-ip")?.trim() || "unknown";
-}

@@ -4,12 +4,14 @@ export interface LimitDecision {
   allowed: boolean;
   /** Seconds until the window that blocks this key ends (0 when allowed). */
   retryAfter: number;
+  /** What blocks it: this key's own count, or the count over every key. */
+  scope?: "key" | "total";
 }
 
 /**
  * Fixed-window counters: at most `perKey` hits per key and `total` hits over all keys in each
- * window. Used for failed logins, so a guesser is slowed down and a spoofed address (the key comes
- * from X-Forwarded-For) still meets the global cap.
+ * window. Used for failed logins (the key is the client's address: ./client-address.ts): a client
+ * over its own count is refused; over the total, every attempt goes through the `SlowLane`.
  */
 export class FixedWindowLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
@@ -21,9 +23,10 @@ export class FixedWindowLimiter {
   check(key: string, now = Date.now()): LimitDecision {
     this.prune(now);
     const w = this.windows.get(key);
-    if (w && w.count >= this.opts.perKey) return { allowed: false, retryAfter: Math.ceil((w.resetAt - now) / 1000) };
+    if (w && w.count >= this.opts.perKey)
+      return { allowed: false, retryAfter: Math.ceil((w.resetAt - now) / 1000), scope: "key" };
     if (this.global.resetAt > now && this.global.count >= this.opts.total) {
-      return { allowed: false, retryAfter: Math.ceil((this.global.resetAt - now) / 1000) };
+      return { allowed: false, retryAfter: Math.ceil((this.global.resetAt - now) / 1000), scope: "total" };
     }
     return { allowed: true, retryAfter: 0 };
   }
@@ -41,5 +44,35 @@ export class FixedWindowLimiter {
   private prune(now: number) {
     // At most `total` keys can be live per window, so this stays small.
     for (const [k, v] of this.windows) if (v.resetAt <= now) this.windows.delete(k);
+  }
+}
+
+/**
+ * What failed logins over the total (from every address together) meet: one attempt at a time, at
+ * most one per `spacingMs`, and at most `maxWaiting` waiting (more are refused). A right token still
+ * gets in, after its turn; a flood of guesses from many addresses is held to one a second, and so
+ * cannot lock everyone out.
+ */
+export class SlowLane {
+  private tail: Promise<void> = Promise.resolve();
+  private waiting = 0;
+
+  constructor(
+    private spacingMs = 1_000,
+    private maxWaiting = 8,
+  ) {}
+
+  /** Waits for a turn; false (at once) when the lane is full. */
+  async pass(): Promise<boolean> {
+    if (this.waiting >= this.maxWaiting) return false;
+    this.waiting++;
+    const turn = this.tail;
+    this.tail = turn.then(() => new Promise((r) => setTimeout(r, this.spacingMs).unref?.()));
+    try {
+      await turn;
+      return true;
+    } finally {
+      this.waiting--;
+    }
   }
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Redis } from "ioredis";
 import type { LimitDecision } from "../auth/rate-limit";
+import { hashedKey } from "./hashed-key";
 
 /**
  * `FixedWindowLimiter` (../auth/rate-limit.ts) counted in Redis, so failed logins split across
@@ -18,8 +19,8 @@ local function blocked(key, limit)
   return 0
 end
 local k = blocked(KEYS[1], tonumber(ARGV[1]))
-if k > 0 then return k end
-return blocked(KEYS[2], tonumber(ARGV[2]))`;
+if k > 0 then return {k, 1} end
+return {blocked(KEYS[2], tonumber(ARGV[2])), 2}`;
 
 const HIT = `
 for i = 1, 2 do
@@ -34,14 +35,17 @@ export class RedisWindowLimiter {
     private opts: { perKey: number; total: number; windowMs: number },
   ) {}
 
+  /** A key of bounded size whatever the client key is (hashed; the counters expire with their window). */
   private keys(key: string): [string, string] {
-    return [`sb:limit:${this.name}:k:${key}`, `sb:limit:${this.name}:all`];
+    return [`sb:limit:${this.name}:k:${hashedKey(key)}`, `sb:limit:${this.name}:all`];
   }
 
   /** Would one more hit for `key` be allowed now? Does not count. */
   async check(key: string): Promise<LimitDecision> {
-    const ms = Number(await this.redis.eval(CHECK, 2, ...this.keys(key), this.opts.perKey, this.opts.total));
-    return ms > 0 ? { allowed: false, retryAfter: Math.ceil(ms / 1000) } : { allowed: true, retryAfter: 0 };
+    const r = (await this.redis.eval(CHECK, 2, ...this.keys(key), this.opts.perKey, this.opts.total)) as unknown;
+    const [ms, which] = Array.isArray(r) ? r.map(Number) : [Number(r), 1];
+    if (!(Number(ms) > 0)) return { allowed: true, retryAfter: 0 };
+    return { allowed: false, retryAfter: Math.ceil(Number(ms) / 1000), scope: which === 2 ? "total" : "key" };
   }
 
   /** Counts one hit for `key`. */

@@ -5,6 +5,7 @@ import { BackendLease, leaseHolder } from "./lease";
 import { LogChannel } from "./log-channel";
 import { RedisWindowLimiter } from "./redis-limiter";
 import { ReplicatedSet } from "./replicated-set";
+import { SharedFailureCounter } from "./shared-failures";
 import { DeposedError, type LogEntry, SessionLog } from "./session-log";
 
 const { client } = redisPerFile();
@@ -95,8 +96,9 @@ describe("limits counted in Redis (real Redis)", () => {
     expect((await b.check("10.0.0.2")).allowed).toBe(true);
     await b.hit("10.0.0.2");
     await a.hit("10.0.0.3");
-    // Five failures in all: every address waits now, also one never seen.
-    expect((await a.check("10.0.0.9")).allowed).toBe(false);
+    // Five failures in all: every address meets the total now (login's slow lane), also one never seen.
+    expect(await a.check("10.0.0.9")).toMatchObject({ allowed: false, scope: "total" });
+    expect(blocked.scope).toBe("key");
   });
 
   it("a window ends by itself", async () => {
@@ -105,6 +107,43 @@ describe("limits counted in Redis (real Redis)", () => {
     expect((await a.check("x")).allowed).toBe(false);
     await new Promise((r) => setTimeout(r, 300));
     expect((await a.check("x")).allowed).toBe(true);
+  });
+});
+
+describe("what anonymous clients leave behind is bounded (real Redis)", () => {
+  it("1,000 clients with 8 KB keys: hashed fixed-size keys that expire, a blocked set held to its cap", async () => {
+    const redis = client();
+    const sub = client();
+    const blocked = new ReplicatedSet(redis, sub, "blocked", Date.now, 300);
+    await blocked.start();
+    const other = new ReplicatedSet(client(), client(), "blocked", Date.now, 300);
+    await other.start();
+    const counter = new SharedFailureCounter(redis, blocked, "share-tokens", 1, 60_000);
+    const limiter = new RedisWindowLimiter(redis, "login-bounds", { perKey: 1, total: 100_000, windowMs: 60_000 });
+    const long = (i: number) => `${String(i).padStart(6, "0")}-${"x".repeat(8_000)}`;
+    for (let i = 0; i < 1000; i++) {
+      await counter.count(long(i));
+      await limiter.hit(long(i));
+    }
+    expect(counter.blockedFor(long(999))).toBeGreaterThan(0);
+    const keys = await redis.keys("sb:*");
+    // 1,000 failure counters and 1,000 login counters, each under a 32-character hash, none without a TTL.
+    expect(keys.every((k) => k.length < 80)).toBe(true);
+    for (const k of keys.filter((k) => k.startsWith("sb:limit:")).slice(0, 50))
+      expect(await redis.pttl(k)).toBeGreaterThan(0);
+    // The blocked set: at most its cap in Redis and in each replica's memory, and it expires itself.
+    expect(await redis.zcard("sb:set:blocked")).toBeLessThanOrEqual(300);
+    expect(await redis.pttl("sb:set:blocked")).toBeGreaterThan(0);
+    expect(blocked.size).toBeLessThanOrEqual(300);
+    await until(() => other.size >= 250, "the other replica hears the additions");
+    expect(other.size).toBeLessThanOrEqual(300);
+    // Nothing an anonymous client sent is stored as it is.
+    const members = await redis.zrange("sb:set:blocked", "0", "-1");
+    expect(members.every((m) => m.length < 60 && !m.includes("xxxx"))).toBe(true);
+    const memory = Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1]);
+    // A few hundred KB for 2,000 counters and the set, against 16 MB had the keys been stored whole.
+    expect(memory).toBeLessThan(8 * 1024 * 1024);
+    for (const s of [blocked, other]) await s.stop();
   });
 });
 

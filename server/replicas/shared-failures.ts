@@ -2,6 +2,7 @@ import "server-only";
 import type { Redis } from "ioredis";
 import { describeError } from "../errors";
 import { log } from "../log";
+import { hashedKey } from "./hashed-key";
 import type { ReplicatedSet } from "./replicated-set";
 
 /** Counts one failure; answers the count and the window's time left (ms). */
@@ -13,7 +14,8 @@ return {n, redis.call('PTTL', KEYS[1])}`;
 /**
  * A failure limit counted over every replica (the share pages' unknown tokens per client address),
  * with a synchronous check, as the routes that resolve a share token have: each failure is counted
- * in Redis (`sb:limit:<name>:<key>`, a fixed window from its first failure), and a key that reaches
+ * in Redis (`sb:limit:<name>:<hash of the key>`, a fixed window from its first failure, expiring with
+ * it), and a key that reaches
  * the limit is put in a `ReplicatedSet` until its window ends, which every replica tests in memory.
  */
 export class SharedFailureCounter {
@@ -28,7 +30,7 @@ export class SharedFailureCounter {
 
   /** Seconds until `key` may try again (0: not blocked), as every replica has counted it. */
   blockedFor(key: string): number {
-    const until = this.blocked.until(`${this.name}:${key}`);
+    const until = this.blocked.until(`${this.name}:${hashedKey(key)}`);
     return until === undefined ? 0 : Math.max(1, Math.ceil((until - this.now()) / 1000));
   }
 
@@ -40,10 +42,8 @@ export class SharedFailureCounter {
   }
 
   async count(key: string): Promise<void> {
-    const [n, ttl] = (await this.redis.eval(FAIL, 1, `sb:limit:${this.name}:${key}`, this.windowMs)) as [
-      number,
-      number,
-    ];
-    if (n >= this.limit) await this.blocked.add(`${this.name}:${key}`, this.now() + Math.max(1, ttl));
+    const k = hashedKey(key);
+    const [n, ttl] = (await this.redis.eval(FAIL, 1, `sb:limit:${this.name}:${k}`, this.windowMs)) as [number, number];
+    if (n >= this.limit) await this.blocked.add(`${this.name}:${k}`, this.now() + Math.max(1, ttl));
   }
 }

@@ -5,6 +5,8 @@ import { log } from "../log";
 
 const INDEX = "sb:stream-counts";
 const TOTAL = "*";
+/** Clients read from one replica's counts at most (its own quota holds at most 1,000 streams). */
+const MAX_CLIENTS = 2_000;
 const key = (replicaId: string) => `sb:streams:${replicaId}`;
 
 /**
@@ -53,7 +55,12 @@ export class SharedStreamCounts {
       const others = new Map<string, number>();
       for (const id of ids) {
         const counts = await this.redis.hgetall(key(id));
-        for (const [client, n] of Object.entries(counts)) others.set(client, (others.get(client) ?? 0) + Number(n));
+        // What another replica wrote, read as counts (a client key is an address: ../auth/client-address.ts).
+        for (const [client, n] of Object.entries(counts).slice(0, MAX_CLIENTS)) {
+          const v = Number(n);
+          if (client.length <= 100 && Number.isSafeInteger(v) && v > 0)
+            others.set(client, (others.get(client) ?? 0) + v);
+        }
       }
       this.others = others;
     } catch (err) {

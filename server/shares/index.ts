@@ -1,5 +1,5 @@
 import "server-only";
-import { clientAddress } from "../auth/failure-limiter";
+import { clientAddress } from "../auth/client-address";
 import { app } from "../routes";
 import { ApiError } from "../errors";
 import { ShareService } from "./service";
@@ -37,8 +37,7 @@ export async function shares(): Promise<ShareService> {
 
 /** The address a share request is rate limited by (see docs/sharing.md on proxies). */
 export function shareClient(headers: Headers): string {
-  const hops = Number(process.env.SWITCHBOARD_TRUSTED_PROXIES ?? "0");
-  return clientAddress(headers, Number.isSafeInteger(hops) && hops > 0 ? hops : 0);
+  return clientAddress(headers);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { EmptyQuery, LoginBody } from "@/lib/api";
-import { clientAddress, isHttps, login, sessionCookie } from "@/server/auth/console-auth";
+import { clientAddress } from "@/server/auth/client-address";
+import { isHttps, login, sessionCookie } from "@/server/auth/console-auth";
 import { json, readBody, readQuery, route } from "@/server/http";
 
 export const dynamic = "force-dynamic";
