@@ -192,7 +192,7 @@ function choiceValue(f: Field, label: string): string {
  * The console's answer to a form as OpenCode takes it: `{answer}` for its reply route, or
  * `cancel` (a dismissed question, a declined or cancelled form). 400 when the answer does not fit.
  */
-export function formReply(raw: FormInfo, answer: InterruptAnswer): { answer: FormAnswer } | "cancel" {
+export function formReply(raw: unknown, answer: InterruptAnswer): { answer: FormAnswer } | "cancel" {
   const form = FormInfo.parse(raw);
   if ("dismiss" in answer) return "cancel";
   if ("action" in answer && answer.action !== "accept") return "cancel";
