@@ -163,7 +163,10 @@ class RecordingSink implements EventSink {
   openSessions() {
     return [S];
   }
-  reconcile(_b: string, _s: string, _fresh: LoadedSession) {}
+  reconciled = 0;
+  reconcile(_b: string, _s: string, _fresh: LoadedSession) {
+    this.reconciled++;
+  }
   interrupts(): Interrupt[] {
     return this.events.flatMap((e) => (e.type === "interrupt.requested" ? [e.interrupt] : []));
   }
@@ -185,6 +188,9 @@ async function runTurn(generation: "1.18" | "2") {
   opened.push({ adapter, fake });
   await adapter.start();
   await until(() => adapter.info().status === "ready", "the /api event stream");
+  // The reconcile on connect re-reads the pending lists: a read that crossed the turn's frames
+  // would be stale (a request it did not list yet is taken as answered elsewhere). Let it finish.
+  await until(() => sink.reconciled > 0, "the reconcile on connect");
   await adapter.loadSession(S);
   fake.play();
   await until(() => sink.interrupts().length === 1, "the permission card");
