@@ -278,3 +278,30 @@ describe("upstream main's forms", () => {
     expect(() => formReply(choices, { answers: [["Asia"]] })).toThrow(/not an option/);
   });
 });
+
+describe("upstream main's prompt files", () => {
+  it("a promoted prompt's files show by their source URI, or inline as a data URL", () => {
+    const m = main();
+    m.map(
+      frame("session.prompt.admitted", {
+        sessionID: S,
+        inputID: "msg_f1",
+        delivery: "queue",
+        prompt: {
+          text: "see",
+          files: [
+            { data: "aGk=", mime: "image/png", source: { type: "inline" }, name: "a.png" },
+            { data: "", mime: "text/plain", source: { type: "uri", uri: "file:///w/b.txt" }, name: "b.txt" },
+          ],
+        },
+      }),
+    );
+    const blocks = events(m.map(frame("session.prompt.promoted", { sessionID: S, inputID: "msg_f1" }))).flatMap((e) =>
+      e.type === "block.updated" && e.block.kind === "file" ? [e.block] : [],
+    );
+    expect(blocks).toEqual([
+      { id: "msg_f1-file-0", kind: "file", name: "a.png", mime: "image/png", url: "data:image/png;base64,aGk=" },
+      { id: "msg_f1-file-1", kind: "file", name: "b.txt", mime: "text/plain", url: "file:///w/b.txt" },
+    ]);
+  });
+});
