@@ -25,7 +25,7 @@ import { ApiUsageBook } from "./api-usage";
 import { capabilitiesOf } from "./capabilities";
 import {
   contractLabel,
-  detectContract,
+  detectServer,
   httpContractProbe,
   type ContractSetting,
   type OpencodeContract,
@@ -166,7 +166,9 @@ export class OpencodeAdapter implements BackendAdapter {
       status: this.status,
       ...(this.error ? { error: redactSecrets(this.error) } : {}),
       capabilities: capabilitiesOf(this.contract, this.v2?.compactUnavailable === true),
-      ...(this.contract ? { protocol: contractLabel(this.contract, this.opts.contract ?? "auto") } : {}),
+      ...(this.contract
+        ? { protocol: contractLabel(this.contract, this.opts.contract ?? "auto", this.v2?.generation) }
+        : {}),
       ...(this.v2?.saved ? { savedRules: this.v2.saved } : {}),
       ...(this.baseUrl ? { location: redactSecrets(this.baseUrl) } : {}),
       ...(this.version ? { version: this.version } : {}),
@@ -228,11 +230,21 @@ export class OpencodeAdapter implements BackendAdapter {
   /** Decides the contract with this server (a forced setting wins) and builds its client. */
   private async detect(): Promise<void> {
     const base = this.baseUrl!;
-    const contract = await detectContract(this.opts.contract ?? "auto", httpContractProbe(base, this.authHeaders));
+    const { contract, generation } = await detectServer(
+      this.opts.contract ?? "auto",
+      httpContractProbe(base, this.authHeaders),
+    );
     this.contract = contract;
+    if (generation) this.v2Events.setGeneration(generation);
     this.v2 =
-      contract === "api" ? new ApiBackend(base, this.authHeaders, timedFetch, this.opts.label, this.id) : undefined;
-    log.info("opencode contract", { backend: this.id, contract, setting: this.opts.contract ?? "auto" });
+      contract === "api"
+        ? new ApiBackend(base, this.authHeaders, timedFetch, this.opts.label, this.id, {
+            ...(generation ? { generation } : {}),
+            forms: this.v2Events.forms,
+            ...(this.opts.directory ? { directory: this.opts.directory } : {}),
+          })
+        : undefined;
+    log.info("opencode contract", { backend: this.id, contract, generation, setting: this.opts.contract ?? "auto" });
     this.sink.backendChanged(this.info());
   }
 

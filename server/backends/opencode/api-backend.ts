@@ -5,10 +5,12 @@ import { isTextMime, parseDataUrl } from "@/lib/attachments";
 import createClient, { type Client } from "openapi-fetch";
 import { createParser } from "eventsource-parser";
 import type { FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
-import type { AgentList, CreateSessionBody, ModelList, PromptBody } from "@/lib/api";
+import type { AgentList, CreateSessionBody, InterruptAnswer, ModelList, PromptBody } from "@/lib/api";
 import { capabilityReason } from "@/lib/capabilities";
 import { ApiError, describeError, isApiError } from "../../errors";
 import type { paths } from "./api/schema";
+import { type FormBook, formReply } from "./api-forms";
+import type { ApiGeneration } from "./contract";
 import {
   toApiAgentList,
   toApiFileDiffs,
@@ -31,15 +33,25 @@ type Answer<T> = { data?: T; error?: unknown; response: Response };
  */
 export class ApiBackend {
   readonly client: ApiClient;
+  /** The generation of the server's `/api` (./contract.ts): upstream main's adds forms and the directory header. */
+  readonly generation: ApiGeneration;
 
   constructor(
     private baseUrl: string,
     private headers: Record<string, string>,
-    fetchImpl: typeof fetch,
+    private fetchImpl: typeof fetch,
     private label: string,
     private backendId: string,
+    private options: {
+      generation?: ApiGeneration;
+      /** Where the forms asked are kept, to answer them by (upstream main). */
+      forms?: FormBook;
+      /** The backend's directory: the project the event stream is asked for (upstream main). */
+      directory?: string;
+    } = {},
   ) {
     this.client = createClient<paths>({ baseUrl, headers, fetch: fetchImpl });
+    this.generation = options.generation ?? "1.18";
   }
 
   baseUrlIs(url: string | undefined): boolean {
@@ -84,6 +96,53 @@ export class ApiBackend {
     return directory ? { location: { directory } } : {};
   }
 
+  /**
+   * Upstream main takes the location from the `location[directory]` query, else from an
+   * `x-opencode-directory` header (anomalyco/opencode packages/opencode/src/server/routes/instance/
+   * httpapi/groups/v2/location.ts at 0cab11f26bc7b4aef3ab14cb5b5293d63ef6a1ef, read as sent, not
+   * decoded), as its SDK sends it on every request (packages/sdk/js/src/v2/client.ts at 675b22b1):
+   * on that generation the directory goes in the header too, and it is the only place the event
+   * stream (which takes no query) can be told the project. A header carries printable ASCII only:
+   * a directory with other characters is left to the query.
+   */
+  private directoryHeader(directory?: string): Record<string, string> {
+    if (this.generation !== "2" || !directory || !/^[\x20-\x7e]+$/.test(directory)) return {};
+    return { "x-opencode-directory": directory };
+  }
+
+  /**
+   * A call to a route the pinned 1.18's types (./api/schema.d.ts) do not have: upstream main's forms
+   * (types.gen.ts at ac9ce832: `GET /api/form/request`, `POST /api/session/{s}/form/{f}/reply` and
+   * `…/cancel`). Same fetch, bounds and error mapping as the typed calls.
+   */
+  private async untyped<T>(
+    method: "GET" | "POST",
+    path: string,
+    opts: { query?: Record<string, string>; body?: unknown; directory?: string } = {},
+  ): Promise<T> {
+    return this.call<T>(async () => {
+      const url = new URL(`${this.baseUrl}${path}`);
+      for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
+      const response = await this.fetchImpl(url, {
+        method,
+        headers: {
+          ...this.headers,
+          ...this.directoryHeader(opts.directory),
+          ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+      });
+      const text = response.status === 204 ? "" : await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = text;
+      }
+      return response.ok ? { data: parsed as T, response } : { error: parsed, response };
+    });
+  }
+
   /* ------------------------------------------------------------------ sessions */
 
   /** The project of the backend's directory (the server's default location without one), read once. */
@@ -91,7 +150,10 @@ export class ApiBackend {
 
   private project(directory: string | undefined): Promise<string> {
     this.projectId ??= this.call(() =>
-      this.client.GET("/api/location", { params: { query: this.location(directory) } }),
+      this.client.GET("/api/location", {
+        params: { query: this.location(directory) },
+        headers: this.directoryHeader(directory),
+      }),
     ).then(
       (r) => r.project.id,
       (err: unknown) => {
@@ -118,6 +180,7 @@ export class ApiBackend {
     const project = await this.project(directory);
     const r = await this.call(() =>
       this.client.GET("/api/session", {
+        headers: this.directoryHeader(directory),
         params: {
           query: {
             limit: q.limit,
@@ -272,11 +335,46 @@ export class ApiBackend {
 
   async pending(directory: string | undefined): Promise<Interrupt[]> {
     const query = this.location(directory);
-    const [perms, questions] = await Promise.all([
-      this.call(() => this.client.GET("/api/permission/request", { params: { query } })),
-      this.call(() => this.client.GET("/api/question/request", { params: { query } })),
+    const headers = this.directoryHeader(directory);
+    const [perms, questions, forms] = await Promise.all([
+      this.call(() => this.client.GET("/api/permission/request", { params: { query }, headers })),
+      this.call(() => this.client.GET("/api/question/request", { params: { query }, headers })),
+      // Upstream main's forms (`V2FormRequestListData`); 1.18 has none.
+      this.generation === "2"
+        ? this.untyped<{ data?: unknown }>("GET", "/api/form/request", {
+            query: directory ? { "location[directory]": directory } : {},
+            directory,
+          })
+        : Promise.resolve({ data: [] }),
     ]);
-    return [...perms.data.map((p) => toApiPermission(p)), ...questions.data.flatMap((q) => toApiQuestion(q) ?? [])];
+    const formList = Array.isArray(forms?.data) ? forms.data : [];
+    return [
+      ...perms.data.map((p) => toApiPermission(p)),
+      ...questions.data.flatMap((q) => toApiQuestion(q) ?? []),
+      ...formList.flatMap((f) => this.options.forms?.interrupt(f) ?? []),
+    ];
+  }
+
+  /** Whether `requestId` is a form this console saw (upstream main): answered through the form's routes. */
+  isForm(requestId: string): boolean {
+    return this.options.forms?.get(requestId) !== undefined;
+  }
+
+  /**
+   * Answers a form (upstream main): `POST /api/session/{s}/form/{f}/reply {answer}` with the chosen
+   * options' values, or `…/cancel` for a dismissal or a declined form. 400 when the answer does not fit.
+   */
+  async answerForm(sessionId: string, formId: string, answer: InterruptAnswer): Promise<"answered" | "cancelled"> {
+    const form = this.options.forms?.get(formId);
+    if (!form) throw ApiError.notFound(`Unknown form: ${formId}`);
+    const reply = formReply(form, answer);
+    const path = `/api/session/${encodeURIComponent(sessionId)}/form/${encodeURIComponent(formId)}`;
+    if (reply === "cancel") {
+      await this.untyped("POST", `${path}/cancel`);
+      return "cancelled";
+    }
+    await this.untyped("POST", `${path}/reply`, { body: reply });
+    return "answered";
   }
 
   async replyPermission(
@@ -326,10 +424,11 @@ export class ApiBackend {
 
   async models(directory: string | undefined): Promise<ModelList> {
     const query = this.location(directory);
+    const headers = this.directoryHeader(directory);
     const [models, providers, agents] = await Promise.all([
-      this.call(() => this.client.GET("/api/model", { params: { query } })),
-      this.call(() => this.client.GET("/api/provider", { params: { query } })),
-      this.call(() => this.client.GET("/api/agent", { params: { query } })).catch(() => undefined),
+      this.call(() => this.client.GET("/api/model", { params: { query }, headers })),
+      this.call(() => this.client.GET("/api/provider", { params: { query }, headers })),
+      this.call(() => this.client.GET("/api/agent", { params: { query }, headers })).catch(() => undefined),
     ]);
     const build = agents?.data.find((a) => a.id === "build")?.model;
     return toApiModelList(
@@ -340,7 +439,12 @@ export class ApiBackend {
   }
 
   async agents(directory: string | undefined): Promise<AgentList> {
-    const r = await this.call(() => this.client.GET("/api/agent", { params: { query: this.location(directory) } }));
+    const r = await this.call(() =>
+      this.client.GET("/api/agent", {
+        params: { query: this.location(directory) },
+        headers: this.directoryHeader(directory),
+      }),
+    );
     return toApiAgentList(r.data);
   }
 
@@ -348,6 +452,7 @@ export class ApiBackend {
   async findFiles(query: string, limit: number, directory: string | undefined): Promise<string[]> {
     const r = await this.call(() =>
       this.client.GET("/api/fs/find", {
+        headers: this.directoryHeader(directory),
         params: { query: { query, type: "file", limit: String(limit), ...this.location(directory) } },
       }),
     );
@@ -355,7 +460,12 @@ export class ApiBackend {
   }
 
   async commands(directory: string | undefined): Promise<{ name: string; description?: string }[]> {
-    const r = await this.call(() => this.client.GET("/api/command", { params: { query: this.location(directory) } }));
+    const r = await this.call(() =>
+      this.client.GET("/api/command", {
+        params: { query: this.location(directory) },
+        headers: this.directoryHeader(directory),
+      }),
+    );
     return r.data.map((c) => ({ name: c.name, ...(c.description ? { description: c.description } : {}) }));
   }
 
@@ -375,6 +485,7 @@ export class ApiBackend {
     const res = await streamFetch(opts.signal)(`${this.baseUrl}/api/event`, {
       headers: {
         ...this.headers,
+        ...this.directoryHeader(this.options.directory),
         accept: "text/event-stream",
         ...(opts.lastEventId ? { "last-event-id": opts.lastEventId } : {}),
       },

@@ -1,7 +1,13 @@
 /**
- * OpenCode `/api/event` frames → canonical events (docs/backends/opencode.md, "Two contracts"). Frames
- * are checked with zod at the boundary; one of an unknown type or a malformed one yields nothing (the
- * caller logs it); nothing here throws.
+ * OpenCode `/api/event` frames → canonical events (docs/backends/opencode.md, "Two contracts" and
+ * "Two generations of /api"). Frames are checked with zod at the boundary; one of an unknown type or
+ * a malformed one yields nothing (the caller logs it); nothing here throws.
+ *
+ * Both generations of the event types are read, the one the server's `/doc` declares
+ * (./contract.ts, `apiGenerationOf`): 1.18's `session.next.*` names, and upstream main's
+ * (anomalyco/opencode packages/sdk/js/src/v2/gen/types.gen.ts at
+ * ac9ce83255790c38fd9ec2d943ead6180ee7f591), whose frames are read as 1.18's where they only moved
+ * (`fromMain`), and whose own — `session.execution.settled`, `form.*` — are read here.
  */
 import { z } from "zod";
 import type { Block, Interrupt, MessageInfo, Session, TimelineEvent, Todo, ToolBlock } from "@/lib/model";
@@ -17,6 +23,8 @@ import {
   type ApiQuestion,
 } from "./normalize-api";
 import type { Normalized } from "./normalize";
+import { FormBook } from "./api-forms";
+import type { ApiGeneration } from "./contract";
 import { toUsage } from "./sessions";
 import { API_TOOL_ERRORS, toolStatusOf } from "./tool-status";
 
@@ -24,6 +32,8 @@ import { API_TOOL_ERRORS, toolStatusOf } from "./tool-status";
 export const ApiFrame = z.object({
   id: z.string().optional(),
   type: z.string(),
+  /** Upstream main's frames carry their time here (1.18's, a `timestamp` in the data). */
+  created: z.number().optional(),
   data: z.unknown().optional(),
   durable: z.object({ aggregateID: z.string(), seq: z.number() }).loose().optional(),
   location: z.object({ directory: z.string().optional() }).loose().optional(),
@@ -114,6 +124,62 @@ export const API_EVENTS = {
 /** Frames that carry nothing for the timeline: skipped quietly (everything else unknown is logged). */
 const QUIET =
   /^(server\.|plugin\.|catalog\.|integration\.|reference\.|models-dev\.|file\.|lsp\.|pty\.|project\.|vcs\.|workspace\.|worktree\.|installation\.|mcp\.|tui\.|command\.|global\.|message\.|session\.(status|idle|diff|error|compacted)|permission\.(asked|replied)|question\.(asked|replied|rejected)|session\.next\.(agent|model)\.switched|session\.next\.(moved|context\.updated|shell\.|compaction\.delta))/;
+/** The same on upstream main's generation (types.gen.ts at ac9ce832: its `V2Event` union). */
+const QUIET_MAIN =
+  /^(shell\.|filesystem\.|config\.|skill\.|agent\.updated|session\.(agent|model)\.selected|session\.(moved|renamed|forked|synthetic|instructions\.updated|context\.updated|skill\.activated|shell\.|compaction\.delta))/;
+
+/**
+ * Upstream main's names for the frames that only moved: the 1.18 type they are read as. Their data
+ * is 1.18's less the `timestamp`, which the envelope's `created` gives (types.gen.ts at ac9ce832).
+ */
+const MAIN_RENAMED: Record<string, keyof typeof API_EVENTS> = Object.fromEntries(
+  [
+    "step.started",
+    "step.ended",
+    "step.failed",
+    "text.started",
+    "text.delta",
+    "text.ended",
+    "reasoning.started",
+    "reasoning.delta",
+    "reasoning.ended",
+    "tool.input.started",
+    "tool.input.delta",
+    "tool.input.ended",
+    "tool.called",
+    "tool.progress",
+    "tool.success",
+    "tool.failed",
+    "retried",
+    "revert.staged",
+    "revert.cleared",
+    "revert.committed",
+  ].map((t) => [`session.${t}`, `session.next.${t}` as keyof typeof API_EVENTS]),
+);
+
+/** Upstream main's own frames (types.gen.ts at ac9ce832). */
+const MAIN_EVENTS = {
+  "session.prompt.admitted": z
+    .object({
+      sessionID: sid,
+      inputID: mid,
+      prompt: z.object({ text: z.string(), files: z.array(z.unknown()).optional() }).loose(),
+    })
+    .loose(),
+  "session.prompt.promoted": z.object({ sessionID: sid, inputID: mid }).loose(),
+  "session.execution.settled": z
+    .object({
+      sessionID: sid,
+      outcome: z.string(),
+      error: z.object({ message: z.string() }).loose().optional(),
+    })
+    .loose(),
+  "session.compaction.started": z.object({ sessionID: sid }).loose(),
+  "session.compaction.ended": z.object({ sessionID: sid, text: z.string() }).loose(),
+  "form.created": z.object({ form: z.unknown() }).loose(),
+  "form.replied": z.object({ id: z.string(), sessionID: z.string() }).loose(),
+  "form.cancelled": z.object({ id: z.string(), sessionID: z.string() }).loose(),
+} as const;
 
 export type ApiEventResult =
   | { kind: "events"; items: Normalized[] }
@@ -137,8 +203,29 @@ export class ApiEventMapper {
   private rejected = new Map<string, boolean>();
   /** Permission requests rejected with feedback: OpenCode goes on with the turn after those. */
   private withFeedback = new Set<string>();
+  /** The generation of the event types read (./contract.ts): the pinned 1.18's until `/doc` says. */
+  private generation: ApiGeneration = "1.18";
+  /** Upstream main: the prompts admitted, by input id, shown as the user's message once promoted. */
+  private prompts = new Map<string, { prompt: Obj; at: number }>();
+  /** Upstream main: per session, the assistant message of the step under way, and a compaction's message. */
+  private openStep = new Map<string, string>();
+  private compactions = new Map<string, string>();
+  /** Upstream main: the sessions whose turn's failure a `step.failed` already showed. */
+  private failureShown = new Set<string>();
+  /** The forms asked (upstream main), to answer them by. */
+  readonly forms = new FormBook();
 
   constructor(private backendId: string) {}
+
+  /** The generation the server's `/doc` declares (./contract.ts, `detectServer`). */
+  setGeneration(generation: ApiGeneration): void {
+    this.generation = generation;
+  }
+
+  private remember<K, V>(map: Map<K, V>, key: K, value: V) {
+    map.set(key, value);
+    if (map.size > 500) map.delete(map.keys().next().value!);
+  }
 
   /**
    * The console is rejecting `requestId` with a message: OpenCode then goes on with the turn (a new
@@ -168,12 +255,110 @@ export class ApiEventMapper {
   map(raw: unknown): ApiEventResult {
     const frame = ApiFrame.safeParse(raw);
     if (!frame.success) return { kind: "skip", reason: "malformed" };
-    const { type, data } = frame.data;
+    let { type, data } = frame.data;
+    if (this.generation === "2") {
+      const moved = this.fromMain(frame.data);
+      if ("kind" in moved) return moved;
+      ({ type, data } = moved);
+    } else if (type.startsWith("form.") || type === "session.execution.settled")
+      return { kind: "skip", reason: "unknown" };
     if (!(type in API_EVENTS)) return QUIET.test(type) ? { kind: "skip" } : { kind: "skip", reason: "unknown" };
     const schema = API_EVENTS[type as keyof typeof API_EVENTS];
     const parsed = schema.safeParse(data);
     if (!parsed.success) return { kind: "skip", reason: "malformed" };
     return this.mapKnown(type as keyof typeof API_EVENTS, parsed.data as Obj);
+  }
+
+  /**
+   * An upstream main frame: read here when it is main's own, else given back as the 1.18 frame it
+   * only moved from (renamed, its time from the envelope's `created`).
+   */
+  private fromMain(frame: ApiFrame): ApiEventResult | { type: string; data: unknown } {
+    const { type, data } = frame;
+    const ts = frame.created ?? Date.now();
+    const renamed = MAIN_RENAMED[type];
+    if (renamed) return { type: renamed, data: { ...obj(data), timestamp: ts } };
+    if (!(type in MAIN_EVENTS)) {
+      if (type.startsWith("session.next.")) return { kind: "skip", reason: "unknown" };
+      if (QUIET_MAIN.test(type)) return { kind: "skip" };
+      return { type, data };
+    }
+    const parsed = MAIN_EVENTS[type as keyof typeof MAIN_EVENTS].safeParse(data);
+    if (!parsed.success) return { kind: "skip", reason: "malformed" };
+    const d = parsed.data as Obj;
+    const sessionId = str(d.sessionID) ?? "";
+    switch (type as keyof typeof MAIN_EVENTS) {
+      case "session.prompt.admitted":
+        // Admitted to the session's inputs (queued, or steering the turn): it becomes the user's
+        // message when promoted, as 1.18's `session.next.prompted` did.
+        this.remember(this.prompts, str(d.inputID)!, { prompt: obj(d.prompt), at: ts });
+        return { kind: "skip" };
+      case "session.prompt.promoted": {
+        const admitted = this.prompts.get(str(d.inputID)!);
+        this.prompts.delete(str(d.inputID)!);
+        // An input admitted before this console connected: the history shows it (busy meanwhile).
+        // The message is dated when it was admitted, when the user sent it.
+        return admitted
+          ? {
+              type: "session.next.prompted",
+              data: { sessionID: sessionId, messageID: d.inputID, timestamp: admitted.at, prompt: admitted.prompt },
+            }
+          : this.events(sessionId, { type: "session.status", status: "busy" });
+      }
+      case "session.compaction.started": {
+        // Main's compaction frames name no message: the compaction is shown under one of its own.
+        const messageID = `msg_compaction_${(frame.id ?? String(ts)).replace(/^evt_/, "")}`;
+        this.remember(this.compactions, sessionId, messageID);
+        return { type: "session.next.compaction.started", data: { sessionID: sessionId, messageID, timestamp: ts } };
+      }
+      case "session.compaction.ended": {
+        const messageID =
+          this.compactions.get(sessionId) ?? `msg_compaction_${(frame.id ?? String(ts)).replace(/^evt_/, "")}`;
+        this.compactions.delete(sessionId);
+        return {
+          type: "session.next.compaction.ended",
+          data: { sessionID: sessionId, messageID, timestamp: ts, text: d.text },
+        };
+      }
+      case "session.execution.settled":
+        return this.settled(sessionId, str(d.outcome)!, d.error, ts);
+      case "form.created": {
+        const it = this.forms.interrupt(d.form);
+        return it ? { kind: "interrupt", interrupt: it } : { kind: "skip", reason: "malformed" };
+      }
+      case "form.replied":
+      case "form.cancelled":
+        this.forms.forget(str(d.id)!);
+        return {
+          kind: "resolved",
+          sessionId,
+          interruptId: str(d.id)!,
+          outcome: type === "form.replied" ? "answered" : "cancelled",
+        };
+    }
+  }
+
+  /**
+   * Upstream main's end of a turn (`session.execution.settled {outcome}`): the session is idle. A
+   * failure not shown yet (no `step.failed` told it) is shown as the turn's error; an interrupted
+   * turn's open reply is marked stopped.
+   */
+  private settled(sessionId: string, outcome: string, rawError: unknown, ts: number): ApiEventResult {
+    const open = this.openStep.get(sessionId);
+    this.openStep.delete(sessionId);
+    const shown = this.failureShown.delete(sessionId);
+    const out: TimelineEvent[] = [];
+    if (outcome === "interrupted" && open)
+      out.push(
+        assistantUpdated(sessionId, open, ts, { completedAt: ts, error: errorOf({ message: "Step interrupted" })! }),
+      );
+    if (outcome === "failure" && !shown) {
+      const error = errorOf(rawError) ?? { name: "Error", message: "The turn failed" };
+      if (open) out.push(assistantUpdated(sessionId, open, ts, { completedAt: ts, error }));
+      if (!error.aborted) out.push({ type: "error", message: error.message });
+    }
+    out.push({ type: "session.status", status: "idle" });
+    return this.events(sessionId, ...out);
   }
 
   private events(sessionId: string, ...events: TimelineEvent[]): ApiEventResult {
@@ -235,6 +420,7 @@ export class ApiEventMapper {
       case "session.next.synthetic":
         return { kind: "skip" };
       case "session.next.step.started": {
+        this.remember(this.openStep, sessionId, messageId);
         const model = obj(d.model);
         return this.events(
           sessionId,
@@ -258,16 +444,20 @@ export class ApiEventMapper {
             ...(usage && (usage.inputTokens || usage.outputTokens) ? { usage } : {}),
           }),
         ];
-        if (done) out.push({ type: "session.status", status: "idle" });
+        this.openStep.delete(sessionId);
+        // Upstream main ends the turn with `session.execution.settled`, not with its last step.
+        if (done && this.generation === "1.18") out.push({ type: "session.status", status: "idle" });
         return this.events(sessionId, ...out);
       }
       case "session.next.step.failed": {
         const error = errorOf(d.error) ?? { name: "Error", message: "The step failed" };
+        this.openStep.delete(sessionId);
+        if (this.generation === "2") this.failureShown.add(sessionId);
         return this.events(
           sessionId,
           assistantUpdated(sessionId, messageId, ts, { completedAt: ts, error }),
           ...(error.aborted ? [] : [{ type: "error" as const, message: error.message }]),
-          { type: "session.status", status: "idle" },
+          ...(this.generation === "1.18" ? [{ type: "session.status" as const, status: "idle" as const }] : []),
         );
       }
       case "session.next.text.started":
@@ -335,7 +525,7 @@ export class ApiEventMapper {
             sessionId,
             { type: "block.updated", messageId, block: { ...prev, status: "denied", error, endedAt: ts } },
             assistantUpdated(sessionId, messageId, ts, { completedAt: ts }),
-            { type: "session.status", status: "idle" },
+            ...(this.generation === "1.18" ? [{ type: "session.status" as const, status: "idle" as const }] : []),
           );
         }
         return this.block(sessionId, messageId, {
@@ -375,7 +565,7 @@ export class ApiEventMapper {
           sessionId,
           assistantUpdated(sessionId, messageId, ts, { completedAt: ts, summary: true }),
           { type: "block.updated", messageId, block: { id: `${messageId}-summary`, kind: "text", text: str(d.text)! } },
-          { type: "session.status", status: "idle" },
+          ...(this.generation === "1.18" ? [{ type: "session.status" as const, status: "idle" as const }] : []),
         );
       case "session.next.revert.staged":
       case "session.next.revert.cleared":

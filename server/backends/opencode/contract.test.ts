@@ -1,5 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { detectContract, docOffersApi, httpContractProbe, type ContractProbe } from "./contract";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import {
+  apiGenerationOf,
+  declaredApiEvents,
+  detectContract,
+  detectServer,
+  docOffersApi,
+  httpContractProbe,
+  type ContractProbe,
+} from "./contract";
+
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(path.join(__dirname, "fixtures", name), "utf8")) as unknown;
+/** Trimmed from the pinned 1.18.33's `GET /doc`. */
+const DOC_118 = fixture("api-doc-1.18.json");
+/** Upstream main's generation, from anomalyco/opencode's SDK types at ac9ce832 (fixtures/README.md). */
+const DOC_2 = fixture("api-doc-2.json");
 
 const API_DOC = {
   openapi: "3.1.0",
@@ -82,5 +99,31 @@ describe("OpenCode contract detection", () => {
   it("over HTTP: a JSON /doc decides", async () => {
     const fake: typeof fetch = async () => Response.json(V1_DOC);
     expect(await detectContract("auto", httpContractProbe("http://x", {}, fake))).toBe("v1");
+  });
+});
+
+describe("OpenCode /api generation, from what /doc declares", () => {
+  it("reads the event types /api/event answers with", () => {
+    expect(declaredApiEvents(DOC_118).has("session.next.step.started")).toBe(true);
+    const next = declaredApiEvents(DOC_2);
+    for (const t of ["session.step.started", "session.execution.settled", "form.created", "session.prompt.promoted"])
+      expect(next.has(t)).toBe(true);
+    expect(next.has("session.next.step.started")).toBe(false);
+  });
+  it("the pinned 1.18's document is 1.18; upstream main's is 2", () => {
+    expect(apiGenerationOf(DOC_118)).toBe("1.18");
+    expect(apiGenerationOf(DOC_2)).toBe("2");
+  });
+  it("a document that does not describe its stream says nothing (the caller speaks 1.18)", () => {
+    expect(apiGenerationOf(API_DOC)).toBeUndefined();
+    expect(apiGenerationOf({ paths: { "/api/event": { get: { responses: { "200": {} } } } } })).toBeUndefined();
+    expect(apiGenerationOf("nope")).toBeUndefined();
+  });
+  it("detection gives the generation with the contract, from the same document", async () => {
+    expect(await detectServer("auto", probe(DOC_2))).toEqual({ contract: "api", generation: "2" });
+    expect(await detectServer("auto", probe(DOC_118, false, "1.18.33"))).toEqual({ contract: "v1" });
+    expect(await detectServer("api", probe(DOC_118))).toEqual({ contract: "api", generation: "1.18" });
+    expect(await detectServer("api", probe(DOC_2))).toEqual({ contract: "api", generation: "2" });
+    expect(await detectServer("api", probe(undefined))).toEqual({ contract: "api", generation: "1.18" });
   });
 });

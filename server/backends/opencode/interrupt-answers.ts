@@ -62,6 +62,13 @@ export async function answerInterrupt(
     await ctx.requests.resolve(target, reply);
     return;
   }
+  // Upstream main's forms (./api-forms.ts), asked as a question or an input form: their own routes.
+  const api = ctx.v2();
+  if (api?.isForm(target.id)) {
+    const outcome = await api.answerForm(target.sessionId, target.id, answer);
+    await ctx.requests.resolve(target, outcome);
+    return;
+  }
   if (target.kind === "question") {
     if ("dismiss" in answer) {
       const v2 = ctx.v2();

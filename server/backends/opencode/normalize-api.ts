@@ -124,6 +124,17 @@ function assistantBlocks(content: unknown): Block[] {
   });
 }
 
+/**
+ * A prompt file's address: 1.18's `{uri}`, or upstream main's `{data, mime, source}` (types.gen.ts at
+ * ac9ce832, `PromptFileAttachment`): its `source.uri`, else its inline base64 `data` as a data URL.
+ */
+function fileUrl(f: Obj): string | undefined {
+  const uri = str(f.uri) ?? str(obj(f.source).uri);
+  if (uri) return uri;
+  const data = str(f.data);
+  return data && str(f.mime) ? `data:${str(f.mime)};base64,${data}` : undefined;
+}
+
 /** One `/api` message as a canonical one (block ids are the message's own content ids, as in the stream). */
 export function toApiMessage(raw: unknown, sessionId: string): Message | null {
   const m = obj(raw);
@@ -137,13 +148,14 @@ export function toApiMessage(raw: unknown, sessionId: string): Message | null {
       const blocks: Block[] = [{ id: `${id}-text`, kind: "text", text: str(m.text) ?? "" }];
       for (const [i, f] of arr(m.files).entries()) {
         const fo = obj(f);
-        if (str(fo.uri))
+        const url = fileUrl(fo);
+        if (url)
           blocks.push({
             id: `${id}-file-${i}`,
             kind: "file",
-            name: str(fo.name) ?? str(fo.uri)!,
+            name: str(fo.name) ?? url,
             mime: str(fo.mime) ?? "application/octet-stream",
-            url: str(fo.uri)!,
+            url,
           });
       }
       return { id, sessionId, role: "user", createdAt, blocks };
