@@ -116,8 +116,8 @@ export function AddAcpBackend() {
           >
             <span className={cx("size-1.5 rounded-full", p.available ? "bg-ok" : "bg-border-strong")} />
             {p.label}
-            {p.version && <span className="text-[11px] tabular-nums opacity-70">{p.version}</span>}
-            {p.bundled && <span className="text-[11px] opacity-70">· bundled copy</span>}
+            {p.version && <span className="text-[11px] tabular-nums">{p.version}</span>}
+            {p.bundled && <span className="text-[11px]">· bundled copy</span>}
             {!p.available && <span className="text-[11px]">· not installed</span>}
           </button>
         ))}
