@@ -137,6 +137,56 @@ export function questionInterrupt(sessionId: string, id: string, data: Obj, crea
   };
 }
 
+/** The actions of `exitPlanMode.request` (`ExitPlanModeAction`) that leave Plan mode for a mode, most wanted first. */
+const PLAN_EXITS = ["interactive", "autopilot"] as const;
+
+/**
+ * An `exitPlanMode.request`'s params (`{summary, planContent?, actions, recommendedAction}`,
+ * @github/copilot 1.0.102 copilot-sdk/types.d.ts `ExitPlanModeRequest`) → a question showing the
+ * plan (markdown: the model's summary, then the plan file when it says more) with Accept and Keep
+ * planning, own words being feedback; and the action Accept answers with: interactive mode when
+ * offered (it keeps asking before tools), else autopilot, else what the CLI recommends.
+ */
+export function planInterrupt(
+  sessionId: string,
+  id: string,
+  data: Obj,
+  createdAt: number,
+): { interrupt: Interrupt; accept: string | undefined } | undefined {
+  const summary = str(data.summary)?.trim() ?? "";
+  const content = str(data.planContent)?.trim() ?? "";
+  if (!summary && !content) return undefined;
+  const text = content && content !== summary ? (summary ? `${summary}\n\n---\n\n${content}` : content) : summary;
+  const actions = arr(data.actions).filter((a): a is string => typeof a === "string");
+  const recommended = str(data.recommendedAction);
+  const accept =
+    PLAN_EXITS.find((a) => actions.includes(a)) ??
+    (recommended && recommended !== "exit_only" ? recommended : undefined) ??
+    actions[0];
+  return {
+    accept,
+    interrupt: {
+      id,
+      sessionId,
+      kind: "question",
+      createdAt,
+      title: "Review the plan",
+      questions: [
+        {
+          header: "Plan",
+          question: text,
+          markdown: true,
+          options: [
+            { label: "Accept", description: "Leave Plan mode; the agent carries on with the plan" },
+            { label: "Keep planning", description: "Stay in Plan mode; write below what to change" },
+          ],
+          custom: true,
+        },
+      ],
+    },
+  };
+}
+
 const FORMATS = new Set(["email", "uri", "date", "date-time"]);
 
 /**
