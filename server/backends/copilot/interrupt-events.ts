@@ -3,6 +3,7 @@
  * `user_input.requested` (ask_user) → a question, `elicitation.requested` (MCP) → an input form, with
  * ids `perm_<requestId>`, `ask_<requestId>`, `form_<requestId>`; their `….completed` events resolve them.
  */
+import { INTERRUPT_LIMITS } from "@/lib/interrupt-limits";
 import type { InputField, InputSchema, Interrupt, TimelineEvent } from "@/lib/model";
 import { arr, num, obj, str, type Obj } from "../shared/values";
 import { clip, type CopilotEvent } from "./events";
@@ -156,7 +157,12 @@ export function planInterrupt(
   const summary = str(data.summary)?.trim() ?? "";
   const content = str(data.planContent)?.trim() ?? "";
   if (!summary && !content) return undefined;
-  const text = content && content !== summary ? (summary ? `${summary}\n\n---\n\n${content}` : content) : summary;
+  const full = content && content !== summary ? (summary ? `${summary}\n\n---\n\n${content}` : content) : summary;
+  // Within the console's bounds (lib/interrupt-limits.ts), or the plan would be refused: a plan
+  // file too long to show leaves the summary, and a summary too long is cut.
+  const max = INTERRUPT_LIMITS.maxText;
+  const note = "\n\n*(The full plan is too long to show here.)*";
+  const text = full.length <= max ? full : `${(summary || content).slice(0, max - note.length)}${note}`;
   const actions = arr(data.actions).filter((a): a is string => typeof a === "string");
   const recommended = str(data.recommendedAction);
   const accept =
