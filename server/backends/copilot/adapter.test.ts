@@ -6,6 +6,7 @@
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
 import { copilotHeadless, type CopilotHeadlessSetup } from "../../../e2e/fixtures/copilot-env";
 import { createWorkspace } from "../../../e2e/fixtures/opencode-env";
@@ -180,12 +181,9 @@ describe("Copilot headless adapter on the real CLI", () => {
         sink
           .state(s.id)
           .messages.flatMap((m) => m.blocks)
-          .find((b) => b.kind === "tool" && b.rawTool === "exit_plan_mode");
+          .find((b): b is ToolBlock => b.kind === "tool" && b.rawTool === "exit_plan_mode");
       await until(
-        () =>
-          sink.state(s.id).session?.status === "idle" &&
-          toolBlock()?.kind === "tool" &&
-          toolBlock()!.status === "error",
+        () => sink.state(s.id).session?.status === "idle" && toolBlock()?.status === "error",
         "the plan to be sent back",
         60_000,
       );
