@@ -375,6 +375,8 @@ export const Question = z.object({
   options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
   multiple: z.boolean().optional(),
   custom: z.boolean().optional(),
+  /** The question is markdown (a plan to review): rendered like the model's text, inert. */
+  markdown: z.boolean().optional(),
 });
 export type Question = z.infer<typeof Question>;
 

@@ -1,6 +1,7 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import type { Interrupt } from "@/lib/model";
+import { Markdown } from "../timeline/markdown";
 import { cx } from "../ui/cx";
 import { IconHelp } from "../ui/icons";
 import { useAnswer } from "./use-answer";
@@ -113,9 +114,16 @@ export function QuestionForm({
                     {q.header}
                   </span>
                 )}
-                {q.question}
+                {!q.markdown && q.question}
                 {q.multiple && <span className="ml-2 text-[11px] text-faint">choose any</span>}
               </legend>
+              {q.markdown && (
+                // A plan to review: markdown rendered as the timeline renders the model's text (inert).
+                <Markdown
+                  text={q.question}
+                  className="mb-2 max-h-80 overflow-y-auto rounded-md border border-border bg-sunken px-3 py-2"
+                />
+              )}
               <div className="flex flex-col gap-1">
                 {q.options.map((o, oi) => {
                   const checked = picked[qi]!.includes(o.label);

@@ -6,6 +6,7 @@
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
 import { copilotHeadless, type CopilotHeadlessSetup } from "../../../e2e/fixtures/copilot-env";
 import { createWorkspace } from "../../../e2e/fixtures/opencode-env";
@@ -147,4 +148,72 @@ describe("Copilot headless adapter on the real CLI", () => {
       await a.stop();
     }
   }, 180_000);
+
+  it("in Plan mode the agent's plan comes back for approval: Keep planning keeps the mode, Accept leaves it (exitPlanMode.request, session.mode_changed)", async () => {
+    const sink = new RecordingSink();
+    const a = new CopilotAdapter(
+      { id: "copilot", label: "Copilot headless", ...cli.config, cwd: workspace, workspace },
+      sink,
+    );
+    const mode = (id: string) => sink.state(id).session?.settings?.options.find((o) => o.id === "mode")?.value;
+    const planInterrupt = (id: string) => sink.state(id).interrupts.find((i) => i.id.startsWith("plan_"));
+    try {
+      await a.start();
+      await a.ready(60_000);
+      const s = await a.createSession({});
+      await a.setSessionOption(s.id, "mode", "plan");
+      // The CLI's exit_plan_mode tool takes `summary` (required), `showFleet`, `recommendedAction`
+      // (its schema in @github/copilot 1.0.102, prebuilds/linux-x64/runtime.node).
+      const summary = "- Add a `greet` function\n- Test it";
+      model.enqueue({ toolCalls: [{ name: "exit_plan_mode", arguments: { summary } }] });
+      await a.prompt(s.id, { parts: [{ type: "text", text: "plan a greeting" }] });
+      await until(() => planInterrupt(s.id) !== undefined, "the plan to come back for approval", 60_000);
+      // The CLI offered the tool: plan mode has it once the callback is asked for.
+      expect(model.requests.at(-1)?.tools).toContain("exit_plan_mode");
+      const first = planInterrupt(s.id)!;
+      expect(first.kind).toBe("question");
+      expect(first.questions?.[0]?.question).toContain("Add a `greet` function");
+      expect(first.questions?.[0]?.options.map((o) => o.label)).toEqual(["Accept", "Keep planning"]);
+      await a.answerInterrupt!(s.id, first.id, { answers: [["Keep planning"]] });
+      // Not approved: the CLI fails the tool with "Plan not approved…" and ends the turn there,
+      // waiting in Plan mode for the user's next message.
+      const toolBlock = () =>
+        sink
+          .state(s.id)
+          .messages.flatMap((m) => m.blocks)
+          .find((b): b is ToolBlock => b.kind === "tool" && b.rawTool === "exit_plan_mode");
+      await until(
+        () => sink.state(s.id).session?.status === "idle" && toolBlock()?.status === "error",
+        "the plan to be sent back",
+        60_000,
+      );
+      expect(JSON.stringify(toolBlock())).toContain("Plan not approved");
+      expect(mode(s.id)).toBe("plan");
+
+      model.enqueue(
+        { toolCalls: [{ name: "exit_plan_mode", arguments: { summary: "- The refined plan" } }] },
+        { text: "Implementing the plan now." },
+      );
+      await a.prompt(s.id, { parts: [{ type: "text", text: "the plan is fine, ask again" }] });
+      await until(
+        () => planInterrupt(s.id) !== undefined && planInterrupt(s.id)!.id !== first.id,
+        "the second plan",
+        60_000,
+      );
+      await a.answerInterrupt!(s.id, planInterrupt(s.id)!.id, { answers: [["Accept"]] });
+      await until(
+        () =>
+          sink
+            .state(s.id)
+            .messages.some((m) => m.blocks.some((b) => b.kind === "text" && b.text === "Implementing the plan now.")),
+        "the turn to go on after the plan was accepted",
+        60_000,
+      );
+      // session.mode_changed moved the session's mode selector off Plan.
+      await until(() => mode(s.id) === "interactive", "the mode to follow the CLI", 30_000);
+      expect((await a.getSession(s.id)).settings?.options.find((o) => o.id === "mode")?.value).toBe("interactive");
+    } finally {
+      await a.stop();
+    }
+  }, 240_000);
 });

@@ -61,6 +61,7 @@ export class CopilotAdapter extends SupervisedAdapter<JsonRpcPeer> implements Ba
       event: (gen, params) => this.onEvent(gen, params),
       lifecycle: (gen, params) => this.sessions.lifecycle(gen, params),
       userInput: (gen, params, signal) => this.interrupts.userInput(gen, params, signal),
+      exitPlanMode: (gen, params, signal) => this.interrupts.exitPlanMode(gen, params, signal),
       connected: () => this.sessions.detachAll(),
       exited: (gen, turnError) => this.turns.exited(gen, turnError),
     });
@@ -156,6 +157,11 @@ export class CopilotAdapter extends SupervisedAdapter<JsonRpcPeer> implements Ba
         void (p.event.type === "command.queued"
           ? this.commands.runQueued(rt, cur.conn, p.event.data)
           : this.commands.answerExecute(rt, cur.conn, p.event.data));
+        return;
+      }
+      if (p.event.type === "session.mode_changed") {
+        // The CLI changed the mode itself (an accepted plan leaves Plan mode): the selector follows.
+        this.settings.modeChanged(rt, p.event.data.newMode);
         return;
       }
       if (p.event.type === "session.idle") this.turns.idle(rt);

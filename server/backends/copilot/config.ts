@@ -60,6 +60,9 @@ export function sessionParams(opts: CopilotAdapterOptions, cwd?: string) {
     requestPermission: true,
     requestUserInput: true,
     requestElicitation: true,
+    // Plan mode's exit_plan_mode tool hands its plan back through `exitPlanMode.request`; without
+    // this the CLI (1.0.102) leaves the callback off and the plan never reaches the console.
+    requestExitPlanMode: true,
     // rewind points restore files only when the CLI tracks them
     enableFileChangeTracking: true,
     ...(cwd ? { workingDirectory: cwd } : {}),

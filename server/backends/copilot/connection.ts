@@ -25,6 +25,12 @@ export interface CliHandlers {
   lifecycle(gen: number, params: unknown): void;
   /** `userInput.request` (the ask_user tool): the CLI waits for the user's answer. */
   userInput(gen: number, params: unknown, signal: AbortSignal): Promise<{ answer: string; wasFreeform: boolean }>;
+  /** `exitPlanMode.request` (the exit_plan_mode tool in Plan mode): the CLI waits for the user's verdict on the plan. */
+  exitPlanMode(
+    gen: number,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<{ approved: boolean; selectedAction?: string; feedback?: string }>;
   /** A new process passed the handshake: it knows no session yet. */
   connected(): void;
   /** The CLI process of `gen` died: `turnError` ends its running turns. */
@@ -131,6 +137,7 @@ export class CopilotConnection {
     peer.onNotification("session.event", (params) => this.on.event(gen, params));
     peer.onNotification("session.lifecycle", (params) => this.on.lifecycle(gen, params));
     peer.onRequest("userInput.request", (params, ctx) => this.on.userInput(gen, params, ctx.signal));
+    peer.onRequest("exitPlanMode.request", (params, ctx) => this.on.exitPlanMode(gen, params, ctx.signal));
     void peer.closed.then(() => this.shell.proc.connectionClosed(gen));
     return peer;
   }

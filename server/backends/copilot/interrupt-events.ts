@@ -3,6 +3,7 @@
  * `user_input.requested` (ask_user) → a question, `elicitation.requested` (MCP) → an input form, with
  * ids `perm_<requestId>`, `ask_<requestId>`, `form_<requestId>`; their `….completed` events resolve them.
  */
+import { INTERRUPT_LIMITS } from "@/lib/interrupt-limits";
 import type { InputField, InputSchema, Interrupt, TimelineEvent } from "@/lib/model";
 import { arr, num, obj, str, type Obj } from "../shared/values";
 import { clip, type CopilotEvent } from "./events";
@@ -134,6 +135,61 @@ export function questionInterrupt(sessionId: string, id: string, data: Obj, crea
         custom: data.allowFreeform !== false || choices.length === 0,
       },
     ],
+  };
+}
+
+/** The actions of `exitPlanMode.request` (`ExitPlanModeAction`) that leave Plan mode for a mode, most wanted first. */
+const PLAN_EXITS = ["interactive", "autopilot"] as const;
+
+/**
+ * An `exitPlanMode.request`'s params (`{summary, planContent?, actions, recommendedAction}`,
+ * @github/copilot 1.0.102 copilot-sdk/types.d.ts `ExitPlanModeRequest`) → a question showing the
+ * plan (markdown: the model's summary, then the plan file when it says more) with Accept and Keep
+ * planning, own words being feedback; and the action Accept answers with: interactive mode when
+ * offered (it keeps asking before tools), else autopilot, else what the CLI recommends.
+ */
+export function planInterrupt(
+  sessionId: string,
+  id: string,
+  data: Obj,
+  createdAt: number,
+): { interrupt: Interrupt; accept: string | undefined } | undefined {
+  const summary = str(data.summary)?.trim() ?? "";
+  const content = str(data.planContent)?.trim() ?? "";
+  if (!summary && !content) return undefined;
+  const full = content && content !== summary ? (summary ? `${summary}\n\n---\n\n${content}` : content) : summary;
+  // Within the console's bounds (lib/interrupt-limits.ts), or the plan would be refused: a plan
+  // file too long to show leaves the summary, and a summary too long is cut.
+  const max = INTERRUPT_LIMITS.maxText;
+  const note = "\n\n*(The full plan is too long to show here.)*";
+  const text = full.length <= max ? full : `${(summary || content).slice(0, max - note.length)}${note}`;
+  const actions = arr(data.actions).filter((a): a is string => typeof a === "string");
+  const recommended = str(data.recommendedAction);
+  const accept =
+    PLAN_EXITS.find((a) => actions.includes(a)) ??
+    (recommended && recommended !== "exit_only" ? recommended : undefined) ??
+    actions[0];
+  return {
+    accept,
+    interrupt: {
+      id,
+      sessionId,
+      kind: "question",
+      createdAt,
+      title: "Review the plan",
+      questions: [
+        {
+          header: "Plan",
+          question: text,
+          markdown: true,
+          options: [
+            { label: "Accept", description: "Leave Plan mode; the agent carries on with the plan" },
+            { label: "Keep planning", description: "Stay in Plan mode; write below what to change" },
+          ],
+          custom: true,
+        },
+      ],
+    },
   };
 }
 

@@ -8,7 +8,7 @@ import type { InterruptBook } from "../shared/interrupts";
 import { JsonRpcError, type JsonRpcPeer } from "../shared/json-rpc";
 import { obj, str } from "../shared/values";
 import type { CopilotConnection } from "./connection";
-import { permissionInterrupt, questionInterrupt } from "./interrupt-events";
+import { permissionInterrupt, planInterrupt, questionInterrupt } from "./interrupt-events";
 import { mapRpcError, PendingPermissions, parseResult, SuccessResult } from "./rpc";
 import type { CopilotSessions, Runtime } from "./sessions";
 
@@ -18,6 +18,9 @@ export type Reply =
   | { kind: "cancel" }
   | { kind: "question"; answer: string; wasFreeform: boolean }
   | { kind: "dismissed" };
+
+/** The plan review's choices (./interrupt-events.ts `planInterrupt`). */
+const PLAN_ACCEPT = "Accept";
 
 /** A `userInput.request` waiting for the user's answer. */
 interface QuestionWait {
@@ -155,6 +158,57 @@ export class CopilotInterrupts {
               reply.kind === "dismissed" ? "The user dismissed the question" : "The question was cancelled",
             ),
           );
+      };
+      const early = this.earlyReplies.get(id);
+      if (early) {
+        this.earlyReplies.delete(id);
+        finish(early);
+        return;
+      }
+      this.questionWaits.set(id, { resolve: finish });
+      signal.addEventListener(
+        "abort",
+        () => this.book.settle(id, "cancelled", { kind: "cancel" }) || finish({ kind: "cancel" }),
+        { once: true },
+      );
+    });
+  }
+
+  /**
+   * `exitPlanMode.request` (Plan mode's exit_plan_mode tool; params `{sessionId, summary,
+   * planContent?, actions, recommendedAction}`, answered with `{approved, selectedAction?,
+   * feedback?}` — @github/copilot 1.0.102, copilot-sdk/index.js `handleExitPlanModeRequest` and
+   * copilot-sdk/types.d.ts `ExitPlanModeRequest`/`ExitPlanModeResult`): the plan is raised as a
+   * question with Accept and Keep planning. Accept approves with the action that leaves Plan mode
+   * for interactive mode (the CLI then sends `session.mode_changed`); Keep planning, a dismissal or
+   * own words do not approve, the words going back as feedback.
+   */
+  exitPlanMode(
+    gen: number,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<{ approved: boolean; selectedAction?: string; feedback?: string }> {
+    const p = obj(params);
+    const rt = this.sessions.get(str(p.sessionId) ?? "");
+    if (!rt) return Promise.reject(new JsonRpcError(-32602, "Unknown session"));
+    const plan = planInterrupt(rt.id, `plan_${this.book.newId()}`, p, Date.now());
+    if (!plan) return Promise.reject(new JsonRpcError(-32602, "A plan summary is needed"));
+    const { interrupt: it, accept } = plan;
+    const refused = this.raise(rt, it, gen);
+    if (refused !== undefined) {
+      this.refusedQuestions.delete(it.questions?.[0]?.question ?? "");
+      return Promise.resolve({ approved: false, feedback: refused });
+    }
+    const id = it.id;
+    return new Promise((resolve, reject) => {
+      const finish = (reply: Reply) => {
+        this.questionWaits.delete(id);
+        if (reply.kind === "cancel") reject(new JsonRpcError(-32000, "The plan review was cancelled"));
+        else if (reply.kind === "question" && !reply.wasFreeform && reply.answer === PLAN_ACCEPT)
+          resolve({ approved: true, ...(accept ? { selectedAction: accept } : {}) });
+        else if (reply.kind === "question" && reply.wasFreeform && reply.answer.trim())
+          resolve({ approved: false, feedback: reply.answer });
+        else resolve({ approved: false });
       };
       const early = this.earlyReplies.get(id);
       if (early) {

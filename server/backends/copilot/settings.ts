@@ -105,6 +105,18 @@ export class CopilotSettings {
     return s;
   }
 
+  /**
+   * `session.mode_changed` (`{previousMode, newMode}`, @github/copilot 1.0.102
+   * copilot-sdk/generated/session-events.d.ts `ModeChangedData`): the session's mode as the CLI
+   * has it now; a mode the console does not offer is ignored.
+   */
+  modeChanged(rt: Runtime, mode: unknown) {
+    if (typeof mode !== "string" || !MODES.some((m) => m.value === mode) || rt.settings.mode === mode) return;
+    rt.settings.mode = mode;
+    rt.tl.session = { ...rt.tl.session, settings: { options: this.options(rt) } };
+    this.publish(rt.id, [{ type: "session.updated", session: this.sessions.sessionOf(rt) }]);
+  }
+
   /** Copilot's models for the logged-in user; with a provider (no GitHub login), the configured model. */
   async models(): Promise<{ items: ModelInfo[]; default?: ModelRef }> {
     const configured = configuredModel(this.opts);

@@ -1,0 +1,46 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { Interrupt } from "@/lib/model";
+import { QuestionForm } from "./question-form";
+
+const plan = (question: string, markdown?: boolean): Interrupt => ({
+  id: "plan_1",
+  sessionId: "s1",
+  kind: "question",
+  createdAt: 1,
+  title: "Review the plan",
+  questions: [
+    {
+      header: "Plan",
+      question,
+      ...(markdown ? { markdown } : {}),
+      options: [{ label: "Accept" }, { label: "Keep planning" }],
+      custom: true,
+    },
+  ],
+});
+
+describe("QuestionForm", () => {
+  it("renders a markdown question (a plan to review) as markdown, inert", () => {
+    const html = renderToStaticMarkup(
+      <QuestionForm
+        interrupt={plan('## Steps\n\n- add **greet**\n\n<img src=x onerror="alert(1)">', true)}
+        backendId="copilot"
+        sessionId="s1"
+      />,
+    );
+    expect(html).toContain("<strong>greet</strong>");
+    expect(html).toContain("<h2");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("Accept");
+    expect(html).toContain("Keep planning");
+  });
+
+  it("keeps a plain question as text", () => {
+    const html = renderToStaticMarkup(
+      <QuestionForm interrupt={plan("Tabs or **spaces**?")} backendId="copilot" sessionId="s1" />,
+    );
+    expect(html).toContain("Tabs or **spaces**?");
+    expect(html).not.toContain("<strong>");
+  });
+});
