@@ -101,6 +101,20 @@ describe("clientAddress", () => {
     expect(clientAddress(stamped(PROXY, `${"x".repeat(8000)}`), trustedProxies(PROXY))).toBe("not-an-address");
     expect(clientAddress(stamped(PROXY, "203.0.113.9:5555"), trustedProxies("1"))).toBe("203.0.113.9");
   });
+
+  it("an IPv6 client is its /64 (one host can take any address in it), directly and behind a proxy", () => {
+    const stamped = (peer: string, xff?: string) => {
+      const h = new Headers({ [PEER_HEADER]: `${secretOf()} ${peer}` });
+      if (xff) h.set("x-forwarded-for", xff);
+      return h;
+    };
+    const a = clientAddress(stamped("2001:db8:1:2::5"));
+    expect(a).toBe("2001:db8:1:2::/64");
+    expect(clientAddress(stamped("2001:db8:1:2:ffff:ee:dd:cc"))).toBe(a);
+    expect(clientAddress(stamped(PROXY, "2001:db8:1:2:abcd::1"), trustedProxies(PROXY))).toBe(a);
+    expect(clientAddress(stamped("2001:db8:1:3::5"))).not.toBe(a);
+    expect(clientAddress(stamped("::1"))).toBe("::1");
+  });
 });
 
 /** The stamp's secret, read back from a stamped request (the tests' own server). */

@@ -113,9 +113,30 @@ function normalize(raw: string): string {
  * proxy, the address the proxies recorded (`X-Forwarded-For` read from the right: with a count of
  * hops, the entry that many places from the end; with a list, the first entry that is not a trusted
  * proxy). A request without this process's stamp (none should reach a route) is "unknown": one
- * client, whatever its headers say.
+ * client, whatever its headers say. An IPv6 client is its /64.
  */
 export function clientAddress(headers: Headers, proxies: TrustedProxies = trustedProxies()): string {
+  return perHost(addressOf(headers, proxies));
+}
+
+/**
+ * An IPv6 address as its /64: one host (one customer's network) can take any address in its /64,
+ * so counting per address would give it 2⁶⁴ clients. Loopback stays as it is.
+ */
+function perHost(address: string): string {
+  if (isIP(address) !== 6 || address === "::1") return address;
+  const [head = "", tail] = address.split("::") as [string, string | undefined];
+  const groups = head.split(":").filter(Boolean);
+  if (tail !== undefined) {
+    const rest = tail.split(":").filter(Boolean);
+    const restCount = rest.reduce((n, g) => n + (g.includes(".") ? 2 : 1), 0);
+    groups.push(...Array<string>(Math.max(0, 8 - groups.length - restCount)).fill("0"), ...rest);
+  }
+  const prefix = groups.slice(0, 4).map((g) => (g.includes(".") ? "0" : Number.parseInt(g, 16).toString(16)));
+  return `${prefix.join(":")}::/64`;
+}
+
+function addressOf(headers: Headers, proxies: TrustedProxies): string {
   const forwarded = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((s) => s.trim())

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isApiError } from "../errors";
 import {
   authenticate,
+  consoleAuth,
   clearedSessionCookie,
   isHttps,
   login,
@@ -14,6 +15,12 @@ import {
   SESSION_COOKIE,
   LOGIN_LIMIT,
 } from "./console-auth";
+import { FixedWindowLimiter, SlowLane } from "./rate-limit";
+import { RedisWindowLimiter } from "../replicas/redis-limiter";
+import { redisPerFile } from "../replicas/redis-per-file";
+import { shareAuthState } from "./console-auth";
+
+const redis = redisPerFile();
 
 const TOKEN = "unit-test-console-token-0123456789";
 let dir: string;
@@ -77,6 +84,25 @@ describe("console auth", () => {
     expect(await code(() => login(TOKEN, "10.50.0.7"))).toBeUndefined();
   });
 
+  it("the right token gets in while the slow lane is full; a wrong one is refused and counted against its address", async () => {
+    const a = consoleAuth();
+    a.limiter = new FixedWindowLimiter(LOGIN_LIMIT);
+    // A lane whose turns come a minute apart, so it stays full for the test (its timers are unref'd).
+    a.slowLane = new SlowLane(60_000, 2);
+    for (let i = 0; i < LOGIN_LIMIT.total; i++) await code(() => login("wrong", `10.70.${i >> 8}.${i & 255}`));
+    // One attempt through the lane, and two waiting behind it: the lane is full.
+    await a.slowLane.pass();
+    void a.slowLane.pass();
+    void a.slowLane.pass();
+    // A wrong token: refused at once, and counted against its address.
+    expect(await code(() => login("wrong", "10.71.0.3"))).toBe("rate_limited");
+    // The right token is not locked out by a full lane.
+    expect(await code(() => login(TOKEN, "10.71.0.4"))).toBeUndefined();
+    // Per address the bound is absolute: lane-full refusals count, so an address still meets its own limit.
+    for (let i = 0; i < LOGIN_LIMIT.perKey; i++) await code(() => login("wrong", "10.72.0.1"));
+    expect(a.limiter.check("10.72.0.1").scope).toBe("key");
+  });
+
   it("formats cookies and reads request details", () => {
     const c = sessionCookie("v", { secure: true, maxAge: 5 });
     expect(c).toBe(`${SESSION_COOKIE}=v; Path=/; HttpOnly; SameSite=Strict; Max-Age=5; Secure`);
@@ -84,5 +110,28 @@ describe("console auth", () => {
     expect(readCookie(new Headers({ cookie: `a=1; ${SESSION_COOKIE}=xyz; b=2` }), SESSION_COOKIE)).toBe("xyz");
     expect(isHttps("http://x/", new Headers({ "x-forwarded-proto": "https" }))).toBe(true);
     expect(isHttps("http://x/", new Headers())).toBe(false);
+  });
+});
+
+describe("console auth in replica mode (failed logins counted in a real Redis)", () => {
+  it("over the total, and with the slow lane full, the right token still gets in; a wrong one is refused and counted", async () => {
+    const a = consoleAuth();
+    const limiter = new RedisWindowLimiter(redis.client(), "login", LOGIN_LIMIT);
+    shareAuthState({ loggedOut: { has: () => false, add: async () => {} }, limiter });
+    a.slowLane = new SlowLane(60_000, 1);
+    try {
+      for (let i = 0; i < LOGIN_LIMIT.total; i++) await code(() => login("wrong", `10.80.${i >> 8}.${i & 255}`));
+      expect((await limiter.check("10.81.0.1")).scope).toBe("total");
+      await a.slowLane.pass();
+      void a.slowLane.pass();
+      expect(await code(() => login("wrong", "10.81.0.1"))).toBe("rate_limited");
+      expect(await code(() => login(TOKEN, "10.81.0.2"))).toBeUndefined();
+      for (let i = 1; i < LOGIN_LIMIT.perKey; i++) await code(() => login("wrong", "10.81.0.1"));
+      expect((await limiter.check("10.81.0.1")).scope).toBe("key");
+      // Over its own limit, an address is refused whatever it presents (the per-address bound on guessing).
+      expect(await code(() => login(TOKEN, "10.81.0.1"))).toBe("rate_limited");
+    } finally {
+      shareAuthState(undefined);
+    }
   });
 });

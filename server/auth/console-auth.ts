@@ -78,10 +78,13 @@ export function authenticate(headers: Headers, cookieValue: string | undefined):
 }
 
 /**
- * Checks a presented token: 429 while this client address is over its failed-login limit; while
- * failed logins from every address together are over theirs, the attempt waits its turn in the
- * slow lane (429 when that is full) and a right token still gets in; 401 when it is wrong; else a
- * new signed session cookie value.
+ * Checks a presented token: 429 while this client address is over its failed-login limit (whatever
+ * the token: that bound is what caps guessing, per address); while failed logins from every
+ * address together are over theirs, the attempt waits its turn in the slow lane, and when the lane
+ * is full the token is still compared (in constant time): the right one gets in, a wrong one is
+ * refused (429) and counted against its address like any failure. 401 when it is wrong; else a new
+ * signed session cookie value. So nobody else's failures lock out the right token
+ * (docs/security.md, "Login limits").
  */
 export async function login(presented: string, address: string): Promise<{ cookieValue: string; maxAge: number }> {
   const a = consoleAuth();
@@ -90,11 +93,11 @@ export async function login(presented: string, address: string): Promise<{ cooki
   const refused = () =>
     new ApiError("rate_limited", "Too many login attempts; try again later", { retryAfter: gate.retryAfter || 1 });
   if (!gate.allowed && gate.scope !== "total") throw refused();
-  if (!gate.allowed && !(await a.slowLane.pass())) throw refused();
+  const laneFull = !gate.allowed && !(await a.slowLane.pass());
   if (!safeEqual(presented, a.token.token)) {
     if (limiter) await limiter.hit(address);
     else a.limiter.hit(address);
-    throw new ApiError("unauthorized", "Wrong token");
+    throw laneFull ? refused() : new ApiError("unauthorized", "Wrong token");
   }
   return { cookieValue: mintSession(a.key).value, maxAge: SESSION_TTL_SECONDS };
 }

@@ -35,3 +35,14 @@ describe("SlowLane", () => {
     expect(await lane.pass()).toBe(true);
   });
 });
+
+describe("FixedWindowLimiter bounds", () => {
+  it("keeps at most maxKeys windows, however many distinct clients fail in one window (the oldest dropped)", () => {
+    const l = new FixedWindowLimiter({ perKey: 10, total: 100, windowMs: 60_000, maxKeys: 500 });
+    for (let i = 0; i < 1000; i++) l.hit(`client-${i}-${"x".repeat(1000)}`, 0);
+    expect(l.size).toBeLessThanOrEqual(500);
+    // The newest clients are still counted; the total still holds.
+    expect(l.check(`client-999-${"x".repeat(1000)}`, 1).allowed).toBe(false);
+    expect(l.check("fresh", 1).scope).toBe("total");
+  });
+});

@@ -17,7 +17,12 @@ export class FixedWindowLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
   private global = { count: 0, resetAt: 0 };
 
-  constructor(private opts: { perKey: number; total: number; windowMs: number }) {}
+  constructor(private opts: { perKey: number; total: number; windowMs: number; maxKeys?: number }) {}
+
+  /** Windows kept now (at most `maxKeys`, 10,000 by default). */
+  get size(): number {
+    return this.windows.size;
+  }
 
   /** Would one more hit for `key` be allowed now? Does not count. */
   check(key: string, now = Date.now()): LimitDecision {
@@ -36,13 +41,23 @@ export class FixedWindowLimiter {
     this.prune(now);
     const w = this.windows.get(key);
     if (w) w.count++;
-    else this.windows.set(key, { count: 1, resetAt: now + this.opts.windowMs });
+    else {
+      // Full (a flood of addresses): forget the oldest windows rather than grow.
+      const max = this.opts.maxKeys ?? 10_000;
+      if (this.windows.size >= max)
+        for (const k of this.windows.keys()) {
+          if (this.windows.size < max) break;
+          this.windows.delete(k);
+        }
+      this.windows.set(key, { count: 1, resetAt: now + this.opts.windowMs });
+    }
     if (this.global.resetAt <= now) this.global = { count: 0, resetAt: now + this.opts.windowMs };
     this.global.count++;
   }
 
   private prune(now: number) {
-    // At most `total` keys can be live per window, so this stays small.
+    // Expired windows go; `hit` caps the rest at `maxKeys` (failures refused while the slow lane
+    // is full still count, from however many addresses).
     for (const [k, v] of this.windows) if (v.resetAt <= now) this.windows.delete(k);
   }
 }
