@@ -125,6 +125,7 @@ export function mapA2aError(err: unknown, what: string, label: string): ApiError
     case "INTERRUPT_REQUEST_EXPIRED":
       return new ApiError("gone", say);
     case "INTERRUPT_TYPE_MISMATCH":
+    case "EXTENSION_SUPPORT_REQUIRED":
     case "METHOD_NOT_SUPPORTED":
     case "METHOD_DISABLED":
       return ApiError.conflict(say);
