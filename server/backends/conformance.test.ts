@@ -11,7 +11,7 @@ import { copilotHeadless } from "../../e2e/fixtures/copilot-env";
 import { createOpencodeHome, createWorkspace } from "../../e2e/fixtures/opencode-env";
 import { startOpencodeServer } from "../../e2e/fixtures/opencode-server";
 import { startOpencodeApiProxy } from "../../e2e/fixtures/opencode-api-proxy";
-import { opencodeBridge } from "../../e2e/fixtures/a2a-opencode-bridge";
+import { opencodeBridge, type OpencodeRelease } from "../../e2e/fixtures/a2a-opencode-bridge";
 import { plainAgent } from "../../e2e/fixtures/a2a-plain-agent";
 import { startA2aServer } from "../../e2e/fixtures/a2a-server";
 import { startScriptedModel, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
@@ -140,7 +140,7 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
  * a real `opencode serve`, or the plain agent; both driven by the scripted model. The backend is
  * "killed" by restarting the A2A server (and, for the bridge, OpenCode with it).
  */
-function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0") {
+function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0", release?: OpencodeRelease) {
   return async (): Promise<ConformanceTarget> => {
     const model = await startScriptedModel();
     const workspace = await createWorkspace();
@@ -156,7 +156,7 @@ function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0") {
         : undefined;
     let oc = home ? await startOpencodeServer({ env: home.env, cwd: workspace }) : undefined;
     const agent = oc
-      ? opencodeBridge({ opencodeUrl: oc.url, directory: workspace, version })
+      ? opencodeBridge({ opencodeUrl: oc.url, directory: workspace, version, ...(release ? { release } : {}) })
       : plainAgent({ modelUrl: model.url });
     const server = await startA2aServer({ agent, token, version });
     return {
@@ -224,6 +224,10 @@ function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0") {
 
 conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve, A2A 1.0)", a2aTarget("opencode"));
 conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve, A2A 0.3)", a2aTarget("opencode", "0.3"));
+conformanceSuite(
+  "A2A adapter (opencode-a2a 1.0 release bridge to opencode serve, A2A 1.0)",
+  a2aTarget("opencode", "1.0", "1.0"),
+);
 conformanceSuite("A2A adapter (plain A2A agent, A2A 1.0)", a2aTarget("plain"));
 conformanceSuite("A2A adapter (plain A2A agent, A2A 0.3)", a2aTarget("plain", "0.3"));
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { detectProfile, extensionKey, hasExtendedCard, negotiatedVersion, parseAgentCard, supports } from "./card";
+import {
+  activatedExtensions,
+  detectProfile,
+  extensionKey,
+  hasExtendedCard,
+  negotiatedVersion,
+  parseAgentCard,
+  supports,
+} from "./card";
 
 const SPEC = "https://github.com/Intelligent-Internet/opencode-a2a/blob/main/docs/extension-specifications.md#";
 
@@ -104,6 +112,63 @@ describe("the opencode-a2a profile from the card", () => {
     expect(hasExtendedCard(legacy)).toBe(true);
     expect(hasExtendedCard(parseAgentCard(card10([], {}, { extendedAgentCard: true })))).toBe(true);
     expect(hasExtendedCard(parseAgentCard(card10([])))).toBe(false);
+  });
+
+  // opencode-a2a 1.0 (docs/extension-specifications.md at 33ec51a9c29d414d95772d198699d74e144ab9e1):
+  // `urn:opencode-a2a:extension:{shared|private}:<name>:v1`, session-query renamed session-management.
+  const URN = "urn:opencode-a2a:extension:";
+  const shared10 = ["session-binding", "model-selection", "stream-hints", "interactive-interrupt"].map(
+    (n) => `${URN}shared:${n}:v1`,
+  );
+  const private10 = [
+    "session-management",
+    "provider-discovery",
+    "workspace-control",
+    "interrupt-recovery",
+    "compatibility-profile",
+    "wire-contract",
+  ].map((n) => `${URN}private:${n}:v1`);
+
+  it("reads opencode-a2a 1.0's URNs, their transition form and its extension documents' URLs", () => {
+    expect(extensionKey(`${URN}shared:session-binding:v1`)).toBe("session-binding/v1");
+    expect(extensionKey(`${URN}private:session-management:v1`)).toBe("session-management/v1");
+    expect(extensionKey(`${URN}stream-hints:v1`)).toBe("stream-hints/v1");
+    expect(
+      extensionKey(
+        "https://raw.githubusercontent.com/Intelligent-Internet/opencode-a2a/main/docs/extensions/private/interrupt-recovery/v1.md",
+      ),
+    ).toBe("interrupt-recovery/v1");
+    expect(extensionKey("urn:example:extension:shared:session-binding:v1")).toBeUndefined();
+    expect(extensionKey("https://example.com/docs/extensions/shared/session-binding/v1.md")).toBeUndefined();
+  });
+
+  it("is recognised from opencode-a2a 1.0's public card (shared URNs only) and its extended card", () => {
+    const pub = detectProfile(parseAgentCard(card10(shared10)));
+    expect(pub.kind).toBe("opencode");
+    expect(supports(pub, "a2a.interrupt.permission.reply")).toBe(true);
+    expect(supports(pub, "opencode.sessions.list")).toBe(false);
+    const ext = detectProfile(parseAgentCard(card10([...shared10, ...private10])));
+    expect(ext.kind).toBe("opencode");
+    expect(ext.extensions.has("session-management/v1")).toBe(true);
+    expect(supports(ext, "opencode.sessions.list")).toBe(true);
+    expect(supports(ext, "opencode.sessions.messages.list")).toBe(true);
+    expect(supports(ext, "opencode.models.list")).toBe(true);
+    expect(supports(ext, "opencode.questions.list")).toBe(true);
+  });
+
+  it("asks to activate the extensions it uses, by the card's own URIs, in every generation", () => {
+    const uris = activatedExtensions(parseAgentCard(card10([...shared10, ...private10])));
+    expect(uris).toEqual([
+      ...shared10,
+      `${URN}private:session-management:v1`,
+      `${URN}private:provider-discovery:v1`,
+      `${URN}private:interrupt-recovery:v1`,
+    ]);
+    expect(
+      activatedExtensions(parseAgentCard(legacyCard(["urn:opencode-a2a:session-query/v1", "urn:a2a:stream-hints/v1"]))),
+    ).toEqual(["urn:opencode-a2a:session-query/v1", "urn:a2a:stream-hints/v1"]);
+    // a generic agent is asked for nothing
+    expect(activatedExtensions(parseAgentCard(card10(["urn:example:thing/v1"])))).toEqual([]);
   });
 
   it("refuses what is not a card, naming the problem", () => {

@@ -7,17 +7,22 @@ import { ApiError, describeError } from "../../errors";
 import { A2aLimitError, MAX_CARD_BYTES, readText } from "./bounded-fetch";
 
 /**
- * opencode-a2a's extensions by a key that does not depend on how they are named: older releases
- * name them by URN (`urn:opencode-a2a:session-query/v1`, `urn:a2a:session-binding/v1`), newer ones
- * by their specification's URL (`https://github.com/Intelligent-Internet/opencode-a2a/blob/main/
- * docs/extension-specifications.md#shared-session-binding-v1`). `extensionKey` maps both to
- * `session-binding/v1`.
+ * opencode-a2a's extensions by a key that does not depend on how they are named. Its generations:
+ * the 0.x releases by URN (`urn:opencode-a2a:session-query/v1`, `urn:a2a:session-binding/v1`), the
+ * release the console was designed from by its specification's URL (`https://github.com/
+ * Intelligent-Internet/opencode-a2a/blob/main/docs/extension-specifications.md#shared-session-binding-v1`),
+ * and the 1.0 release (A2A 1.0 on a2a-sdk 1.1) by its own URN namespace
+ * `urn:opencode-a2a:extension:{shared|private}:<name>:v1` (docs/extension-specifications.md at
+ * 33ec51a9c29d414d95772d198699d74e144ab9e1; its transition forms without the scope segment and its
+ * raw `docs/extensions/{shared|private}/<name>/v1.md` URLs are read too). `extensionKey` maps each to
+ * `session-binding/v1`. The 1.0 release renamed session-query to session-management.
  */
 export const EXT = {
   sessionBinding: "session-binding/v1",
   modelSelection: "model-selection/v1",
   streamHints: "stream-hints/v1",
   sessionQuery: "session-query/v1",
+  sessionManagement: "session-management/v1",
   providerDiscovery: "provider-discovery/v1",
   workspaceControl: "workspace-control/v1",
   interruptRecovery: "interrupt-recovery/v1",
@@ -39,28 +44,64 @@ export const OPENCODE_METHODS = {
   questionReject: "a2a.interrupt.question.reject",
 } as const;
 
+/** The URN namespace of opencode-a2a 1.0's extensions (contracts/extensions/identifiers.py `EXTENSION_URI_NAMESPACE`). */
+export const OPENCODE_URN_NAMESPACE = "urn:opencode-a2a:extension:";
+
 /**
  * The key of an extension URI when it is one of opencode-a2a's (or the shared `urn:a2a:` ones it
- * declares), else undefined: `urn:a2a:<name>/v1`, `urn:opencode-a2a:<name>/v1`, or a URL of
- * opencode-a2a's extension specification whose fragment is `[shared-|opencode-|a2a-]<name>-v1`.
+ * declares), else undefined: `urn:a2a:<name>/v1`, `urn:opencode-a2a:<name>/v1`,
+ * `urn:opencode-a2a:extension:[shared:|private:]<name>:v1`, a URL of opencode-a2a's extension
+ * specification whose fragment is `[shared-|opencode-|a2a-]<name>-v1`, or a URL of one of its
+ * extension documents (`…/opencode-a2a/…/docs/extensions/{shared|private}/<name>/v1.md`).
  */
 export function extensionKey(uri: string): string | undefined {
-  const urn = /^urn:(?:a2a|opencode-a2a):([a-z0-9-]+\/v\d+)$/i.exec(uri.trim());
+  const t = uri.trim();
+  const urn = /^urn:(?:a2a|opencode-a2a):([a-z0-9-]+\/v\d+)$/i.exec(t);
   if (urn) return urn[1]!.toLowerCase();
+  const urn10 = /^urn:opencode-a2a:extension:(?:(?:shared|private):)?([a-z0-9-]+):v(\d+)$/i.exec(t);
+  if (urn10) return `${urn10[1]!.toLowerCase()}/v${urn10[2]}`;
   let u: URL;
   try {
-    u = new URL(uri.trim());
+    u = new URL(t);
   } catch {
     return undefined;
   }
-  if (
-    !/^https?:$/.test(u.protocol) ||
-    !/opencode-a2a/i.test(u.pathname) ||
-    !/extension-specifications/i.test(u.pathname)
-  )
-    return undefined;
+  if (!/^https?:$/.test(u.protocol) || !/opencode-a2a/i.test(u.pathname)) return undefined;
+  const doc = /\/docs\/extensions\/(?:shared|private)\/([a-z0-9-]+)\/v(\d+)\.md$/i.exec(u.pathname);
+  if (doc && !u.hash) return `${doc[1]!.toLowerCase()}/v${doc[2]}`;
+  if (!/extension-specifications/i.test(u.pathname)) return undefined;
   const m = /^#(?:shared-|opencode-|a2a-)?([a-z0-9-]+?)-v(\d+)$/i.exec(u.hash);
   return m ? `${m[1]!.toLowerCase()}/v${m[2]}` : undefined;
+}
+
+/**
+ * The opencode-a2a extensions the console uses, to request with `A2A-Extensions`: opencode-a2a 1.0
+ * activates an extension only when the client names it there (src/opencode_a2a/extension_negotiation.py
+ * at 8aa02a7fad80704387cd3e02d427859b1afbe1af strips `metadata.shared.{session, model, stream,
+ * progress, usage, interrupt}` from tasks and events otherwise; its docs/extension-specifications.md
+ * at 33ec51a9 asks for the URI "before calling" each extension's methods). Workspace control, the
+ * compatibility profile and the wire contract are not used (the latter two are descriptive, "not
+ * activatable").
+ */
+const ACTIVATED = new Set<string>([
+  EXT.sessionBinding,
+  EXT.modelSelection,
+  EXT.streamHints,
+  EXT.interactiveInterrupt,
+  EXT.sessionQuery,
+  EXT.sessionManagement,
+  EXT.providerDiscovery,
+  EXT.interruptRecovery,
+]);
+
+/** The card's own URIs (exactly as declared) of the extensions the console asks to activate; none for a generic agent. */
+export function activatedExtensions(card: AgentCard): string[] {
+  if (detectProfile(card).kind !== "opencode") return [];
+  const uris = (card.capabilities?.extensions ?? []).flatMap((e) => {
+    const key = extensionKey(e.uri);
+    return key && ACTIVATED.has(key) ? [e.uri.trim()] : [];
+  });
+  return [...new Set(uris)];
 }
 
 const Extension = z.looseObject({
@@ -159,16 +200,22 @@ function extensionParams(card: AgentCard, key: string): Record<string, unknown> 
 }
 
 /**
- * The profile of an agent: opencode-a2a when its card carries opencode-a2a's session query
- * extension or a compatibility profile whose `profile_id` is opencode-a2a's (either URI form); the
- * JSON-RPC methods from the wire contract (`all_jsonrpc_methods`, the runtime truth) when present.
+ * The profile of an agent: opencode-a2a when its card carries opencode-a2a's session query (0.x) or
+ * session management (1.0) extension, any extension in opencode-a2a 1.0's own URN namespace (its
+ * public card has only the shared ones), or a compatibility profile whose `profile_id` is
+ * opencode-a2a's (any URI form); the JSON-RPC methods from the wire contract
+ * (`all_jsonrpc_methods`, the runtime truth) when present.
  */
 export function detectProfile(card: AgentCard): AgentProfile {
-  const extensions = new Set((card.capabilities?.extensions ?? []).flatMap((e) => extensionKey(e.uri) ?? []));
+  const declared = card.capabilities?.extensions ?? [];
+  const extensions = new Set(declared.flatMap((e) => extensionKey(e.uri) ?? []));
   const profile = extensionParams(card, EXT.compatibilityProfile);
   const profileId = profile?.profile_id ?? (profile?.profile as Record<string, unknown> | undefined)?.profile_id;
   const opencode =
-    extensions.has(EXT.sessionQuery) || (typeof profileId === "string" && profileId.startsWith("opencode-a2a"));
+    extensions.has(EXT.sessionQuery) ||
+    extensions.has(EXT.sessionManagement) ||
+    declared.some((e) => e.uri.trim().toLowerCase().startsWith(OPENCODE_URN_NAMESPACE) && extensionKey(e.uri)) ||
+    (typeof profileId === "string" && profileId.startsWith("opencode-a2a"));
   const wire = extensionParams(card, EXT.wireContract)?.all_jsonrpc_methods;
   const methods = Array.isArray(wire) ? new Set(wire.filter((m): m is string => typeof m === "string")) : undefined;
   return {
@@ -184,7 +231,7 @@ export function supports(p: AgentProfile, method: string): boolean {
   if (p.methods) return p.methods.has(method);
   if (p.kind !== "opencode") return false;
   if (method === OPENCODE_METHODS.sessions || method === OPENCODE_METHODS.messages)
-    return p.extensions.has(EXT.sessionQuery);
+    return p.extensions.has(EXT.sessionQuery) || p.extensions.has(EXT.sessionManagement);
   if (method === OPENCODE_METHODS.models || method === OPENCODE_METHODS.providers)
     return p.extensions.has(EXT.providerDiscovery);
   if (method === OPENCODE_METHODS.permissions || method === OPENCODE_METHODS.questions)

@@ -4,7 +4,10 @@ import {
   ClientFactory,
   JsonRpcTransportFactory,
   RestTransportFactory,
+  ServiceParameters,
+  withA2AExtensions,
   type Client,
+  type RequestOptions,
   type Transport,
 } from "@a2a-js/sdk/client";
 import { ApiError, describeError, isApiError } from "../../errors";
@@ -12,6 +15,7 @@ import { arr, isObj, obj, str } from "../shared/values";
 import type { A2aCardPreview } from "@/lib/api";
 import { A2aAuthError, A2aLimitError, boundedFetch } from "./bounded-fetch";
 import {
+  activatedExtensions,
   detectProfile,
   fetchAgentCard,
   hasExtendedCard,
@@ -121,6 +125,7 @@ export function mapA2aError(err: unknown, what: string, label: string): ApiError
     case "INTERRUPT_REQUEST_EXPIRED":
       return new ApiError("gone", say);
     case "INTERRUPT_TYPE_MISMATCH":
+    case "EXTENSION_SUPPORT_REQUIRED":
     case "METHOD_NOT_SUPPORTED":
     case "METHOD_DISABLED":
       return ApiError.conflict(say);
@@ -180,6 +185,13 @@ export interface Reached {
  */
 export class A2aConnection {
   readonly profile: AgentProfile;
+  /**
+   * The extensions the console asks the agent to activate on every call (`A2A-Extensions`): the
+   * card's own URIs of the opencode-a2a extensions it uses (card.ts `activatedExtensions`). opencode-a2a
+   * 1.0 strips the shared metadata (session, model, stream, progress, usage, interrupt) of an
+   * extension not requested and refuses its methods; earlier releases ignore the header.
+   */
+  readonly extensions: readonly string[];
 
   private constructor(
     readonly card: AgentCard,
@@ -188,6 +200,19 @@ export class A2aConnection {
     readonly reached: Reached,
   ) {
     this.profile = detectProfile(card);
+    this.extensions = activatedExtensions(card);
+  }
+
+  /**
+   * A call's options: its signal and the requested extensions as the SDK's service parameters
+   * (`withA2AExtensions`). The SDK's `Client` writes them as the header the negotiated version
+   * names (`A2A-Extensions` in 1.0, `X-A2A-Extensions` in 0.3); the JSON-RPC transport used for
+   * extension methods sends them as given (`A2A-Extensions`).
+   */
+  private options(signal: AbortSignal): RequestOptions {
+    return this.extensions.length
+      ? { signal, serviceParameters: ServiceParameters.create(withA2AExtensions(...this.extensions)) }
+      : { signal };
   }
 
   /** Reads the card at `url` and makes a client for it. */
@@ -237,7 +262,7 @@ export class A2aConnection {
 
   /** A prompt streamed (`SendStreamingMessage` / `message/stream`): frames for the normalizer. */
   async *stream(params: SendMessageRequest, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
-    for await (const ev of this.client.sendMessageStream(params, { signal })) yield toFrame(ev);
+    for await (const ev of this.client.sendMessageStream(params, this.options(signal))) yield toFrame(ev);
   }
 
   /** `SendMessage` without waiting (`returnImmediately`): the task comes back at once, then it is polled. */
@@ -252,20 +277,21 @@ export class A2aConnection {
           returnImmediately: true,
         },
       },
-      { signal: AbortSignal.any([signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]) },
+      this.options(AbortSignal.any([signal, AbortSignal.timeout(CALL_TIMEOUT_MS)])),
     );
     return toFrame(res);
   }
 
   async *resubscribe(taskId: string, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
-    for await (const ev of this.client.resubscribeTask({ tenant: "", id: taskId }, { signal })) yield toFrame(ev);
+    for await (const ev of this.client.resubscribeTask({ tenant: "", id: taskId }, this.options(signal)))
+      yield toFrame(ev);
   }
 
   async getTask(taskId: string): Promise<Record<string, unknown>> {
     return toFrame(
       await this.client.getTask(
         { tenant: "", id: taskId, historyLength: 0 },
-        { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+        this.options(AbortSignal.timeout(CALL_TIMEOUT_MS)),
       ),
     );
   }
@@ -274,7 +300,7 @@ export class A2aConnection {
     return toFrame(
       await this.client.cancelTask(
         { tenant: "", id: taskId, metadata: undefined },
-        { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) },
+        this.options(AbortSignal.timeout(CALL_TIMEOUT_MS)),
       ),
     );
   }
@@ -283,11 +309,11 @@ export class A2aConnection {
   async call(method: string, params: Record<string, unknown>): Promise<unknown> {
     const rpc = this.rpc as
       | (Transport & {
-          callExtensionMethod?: (m: string, p: unknown, o?: { signal?: AbortSignal }) => Promise<unknown>;
+          callExtensionMethod?: (m: string, p: unknown, o?: RequestOptions) => Promise<unknown>;
         })
       | undefined;
     if (!rpc?.callExtensionMethod) throw ApiError.conflict(`The agent offers no JSON-RPC interface for ${method}`);
-    const res = await rpc.callExtensionMethod(method, params, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+    const res = await rpc.callExtensionMethod(method, params, this.options(AbortSignal.timeout(CALL_TIMEOUT_MS)));
     return obj(res).result;
   }
 
