@@ -1,6 +1,7 @@
 import "server-only";
 import type { ZodType, z } from "zod";
 import { redactSecrets } from "./auth/redact";
+import { readBodyBytes } from "./body";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
 import { acceptReplicaRequest } from "./replicas/replica-gate";
@@ -72,25 +73,7 @@ export async function readBody<S extends ZodType>(
   schema: S,
   maxBytes = MAX_BODY_BYTES,
 ): Promise<z.infer<S>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new ApiError("payload_too_large", `Body exceeds ${maxBytes} bytes`);
-  let text = "";
-  if (req.body) {
-    const reader = req.body.getReader();
-    const decoder = new TextDecoder();
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw new ApiError("payload_too_large", `Body exceeds ${maxBytes} bytes`);
-      }
-      text += decoder.decode(value, { stream: true });
-    }
-    text += decoder.decode();
-  }
+  const text = new TextDecoder().decode(await readBodyBytes(req, maxBytes));
   let data: unknown = {};
   if (text.trim() !== "") {
     try {

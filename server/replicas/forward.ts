@@ -1,4 +1,5 @@
 import "server-only";
+import { readBodyBytes } from "../body";
 import { ApiError, describeError, isApiError } from "../errors";
 import { log } from "../log";
 import type { PeerPolicy } from "./peers";
@@ -87,24 +88,6 @@ export async function replicaFetch(
   });
 }
 
-async function readAll(req: Request): Promise<Uint8Array<ArrayBuffer>> {
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_FORWARDED_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new ApiError("payload_too_large", `Body exceeds ${MAX_FORWARDED_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
-}
-
 /**
  * Sends a request for a backend this replica does not run to the replica that does
  * (docs/architecture.md, "Replicas"): same method, path, query and body; the browser's cookie,
@@ -136,7 +119,7 @@ export async function forwardRequest(
     ? undefined
     : json !== undefined
       ? new TextEncoder().encode(JSON.stringify(json))
-      : await readAll(req);
+      : await readBodyBytes(req, MAX_FORWARDED_BODY_BYTES);
   let upstream: Response;
   try {
     upstream = await replicaFetch(self, target, incoming.pathname + incoming.search, {

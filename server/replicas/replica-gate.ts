@@ -1,4 +1,5 @@
 import "server-only";
+import { readBodyBytes } from "../body";
 import { ApiError } from "../errors";
 import { log } from "../log";
 import { readReplicaConfig } from "./config";
@@ -95,24 +96,6 @@ const pathQueryOf = (req: Request) => {
   return u.pathname + u.search;
 };
 
-async function readAll(req: Request): Promise<Uint8Array<ArrayBuffer>> {
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_FORWARDED_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new ApiError("payload_too_large", `Body exceeds ${MAX_FORWARDED_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
-}
-
 /**
  * A route's check of a request that carries a replica signature: the signature, a nonce not taken
  * before, and the body equal to the signed hash. The request to serve (its body read and checked,
@@ -126,7 +109,10 @@ export async function acceptReplicaRequest(req: Request): Promise<Request> {
     refused("replayed", view);
     throw new ApiError("unauthorized", "The replica signature is not valid");
   }
-  const body = req.method === "GET" || req.method === "HEAD" ? new Uint8Array() : await readAll(req);
+  const body =
+    req.method === "GET" || req.method === "HEAD"
+      ? new Uint8Array()
+      : await readBodyBytes(req, MAX_FORWARDED_BODY_BYTES);
   if (!bodyMatches(claims, body)) {
     refused("body does not match", view);
     throw new ApiError("unauthorized", "The replica signature is not valid");
