@@ -159,18 +159,7 @@ export class CopilotInterrupts {
             ),
           );
       };
-      const early = this.earlyReplies.get(id);
-      if (early) {
-        this.earlyReplies.delete(id);
-        finish(early);
-        return;
-      }
-      this.questionWaits.set(id, { resolve: finish });
-      signal.addEventListener(
-        "abort",
-        () => this.book.settle(id, "cancelled", { kind: "cancel" }) || finish({ kind: "cancel" }),
-        { once: true },
-      );
+      this.awaitReply(id, finish, signal);
     });
   }
 
@@ -210,19 +199,27 @@ export class CopilotInterrupts {
           resolve({ approved: false, feedback: reply.answer });
         else resolve({ approved: false });
       };
-      const early = this.earlyReplies.get(id);
-      if (early) {
-        this.earlyReplies.delete(id);
-        finish(early);
-        return;
-      }
-      this.questionWaits.set(id, { resolve: finish });
-      signal.addEventListener(
-        "abort",
-        () => this.book.settle(id, "cancelled", { kind: "cancel" }) || finish({ kind: "cancel" }),
-        { once: true },
-      );
+      this.awaitReply(id, finish, signal);
     });
+  }
+
+  /**
+   * Hands the question's reply to `finish`: one that came before it was asked at once, else when it
+   * is answered; a cancelled request settles it as cancelled.
+   */
+  private awaitReply(id: string, finish: (reply: Reply) => void, signal: AbortSignal): void {
+    const early = this.earlyReplies.get(id);
+    if (early) {
+      this.earlyReplies.delete(id);
+      finish(early);
+      return;
+    }
+    this.questionWaits.set(id, { resolve: finish });
+    signal.addEventListener(
+      "abort",
+      () => this.book.settle(id, "cancelled", { kind: "cancel" }) || finish({ kind: "cancel" }),
+      { once: true },
+    );
   }
 
   /** Re-reads the CLI's pending permission requests of every attached session (after a reconnect). */
