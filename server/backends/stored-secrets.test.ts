@@ -10,7 +10,7 @@ import { generateSecretKey, loadSecretBox, SecretBox, SecretKeyError, secretKey 
 import { withoutConsoleSecrets } from "../sessions/export";
 import { SqliteStore } from "../store/sqlite-store";
 import { AcpAuth } from "./acp/credentials";
-import { forgetKeys, opalKeysKey } from "./opal/auth";
+import { forgetKeys, opalKeysKey } from "./opal/api-keys";
 import { sealedStore, startStoredSecrets } from "./stored-secrets";
 
 const dirs: string[] = [];

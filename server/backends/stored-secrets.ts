@@ -12,7 +12,7 @@ import type { LiveStore, StoredBackend } from "../store/store";
  *
  * - settings rows (`meta`) that hold keys entered in Settings — an ACP agent's credentials
  *   (`acp-credentials:<backend>`, server/backends/acp/credentials.ts) and the API keys given to Opal
- *   (`opal-keys:<backend>`, server/backends/opal/auth.ts) — sealed whole;
+ *   (`opal-keys:<backend>`, server/backends/opal/api-keys.ts) — sealed whole;
  * - the secret fields of stored backend definitions — an OpenCode password, an A2A token, a Copilot
  *   provider key, every `env` value — sealed one by one, so the definition keeps its shape.
  *

@@ -4,15 +4,15 @@ import { SupervisedAdapter } from "../shared/stdio-shell";
 import { clearStopGrace } from "../shared/turn-lifecycle";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session } from "@/lib/model";
-import type { StdioAdapterOptions } from "../shared/kind";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
-import { forgetKeys, setApiKey } from "./auth";
+import { forgetKeys, setApiKey } from "./api-keys";
 import { connect, handshake, healthCheck } from "./connection";
 import { OpalContext } from "./context";
+import type { OpalAdapterOptions } from "./options";
 import { recordedDiffs } from "./diffs";
 import { fork } from "./fork";
 import { answerInterrupt, onRequest } from "./interrupts";
-import { models, setSessionOption } from "./session-options";
+import { models, setSessionOption } from "./option-changes";
 import {
   allMessages,
   createSession,
@@ -26,23 +26,6 @@ import {
 import { children } from "./sub-agents";
 import { abort, compact, onEvent, onExit, prompt, restartNotice } from "./turns";
 import { MANAGED_SESSIONS } from "../shared/capabilities";
-
-/**
- * A stdio backend's options (`command`: `[opal-server, ...args]`; `cwd`: the server's working
- * directory and the default directory of new sessions), and Opal's own.
- */
-export interface OpalAdapterOptions extends Omit<StdioAdapterOptions, "source"> {
-  source?: StdioAdapterOptions["source"];
-  restart?: { initialMs?: number; maxMs?: number };
-  readyTimeoutMs?: number;
-  /** How long Opal may ignore `agent/abort` before the turn is ended here (default 5 s). */
-  abortGraceMs?: number;
-  /**
-   * Health check: `opal/ping` every `intervalMs` (default 15 s); no answer within `timeoutMs`
-   * (default 10 s) and the server is killed and restarted.
-   */
-  health?: { intervalMs?: number; timeoutMs?: number };
-}
 
 const CAPABILITIES: Capabilities = {
   fork: true,
