@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { importCycles, importGraph, sourceFiles } from "./source-shape";
+import { importCycles, importGraph, oversizedFiles, sourceFiles } from "./source-shape";
 
 describe("the source's shape", () => {
   const files = sourceFiles();
@@ -27,5 +27,9 @@ describe("the source's shape", () => {
 
   it("has no import cycles, type-only imports included (move the shared types to a small file of their own)", () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  it("keeps backend source files within 500 lines and components within 400 (split along a seam)", () => {
+    expect(oversizedFiles(files)).toEqual([]);
   });
 });
