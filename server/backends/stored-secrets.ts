@@ -1,7 +1,7 @@
 import "server-only";
 import type { BackendDefinition } from "@/lib/api";
-import { registerSecret } from "../auth/redact";
-import { isSecretName, looksRandom } from "../auth/redactor";
+import { registerSecret } from "../redaction/redact";
+import { isSecretName, looksRandom } from "../redaction/redactor";
 import { SecretBox, SecretKeyError } from "../auth/secret-box";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -124,7 +124,7 @@ function unreadable(what: string, err: unknown): void {
 
 /**
  * The store with its secrets sealed at rest (see above). `register` gets every secret read or
- * written (default: the redactor's registry, server/auth/redact.ts).
+ * written (default: the redactor's registry, server/redaction/redact.ts).
  */
 export function sealedStore(
   store: LiveStore,

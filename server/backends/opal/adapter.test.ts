@@ -10,7 +10,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
-import { knownSecrets } from "../../auth/redact";
+import { knownSecrets } from "../../redaction/redact";
 import { isApiError } from "../../errors";
 import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";

@@ -1,5 +1,5 @@
 import "server-only";
-import { registerSecret } from "../../auth/redact";
+import { registerSecret } from "../../redaction/redact";
 import { ApiError } from "../../errors";
 import type { LiveStore } from "../../store/store";
 import { obj } from "../shared/values";

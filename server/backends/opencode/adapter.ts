@@ -12,7 +12,7 @@ import type {
   SessionStatus,
 } from "@/lib/model";
 import type { AgentList, CreateSessionBody, InterruptAnswer, ModelList, PromptBody } from "@/lib/api";
-import { redactSecrets, registerSecret } from "../../auth/redact";
+import { redactSecrets, registerSecret } from "../../redaction/redact";
 import { ApiError, describeError, isApiError } from "../../errors";
 import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
@@ -96,7 +96,7 @@ export class OpencodeAdapter implements BackendAdapter {
   ) {
     this.id = opts.id;
     this.baseUrl = opts.baseUrl?.replace(/\/$/, "");
-    // Never in an answer or an error message: see server/auth/redact.ts.
+    // Never in an answer or an error message: see server/redaction/redact.ts.
     registerSecret(opts.password);
     registerSecret(opts.embedded?.password);
     this.requests = new PendingRequests({
