@@ -1,22 +1,9 @@
 /**
- * The shared conformance suite: one set of checks every backend adapter must pass, run against its
- * real instance (or its protocol-faithful fake) with the scripted model. A target says how to start
- * its adapter and how to script its model; the suite drives the adapter through the real hub,
- * exactly as the HTTP routes do. Adding an adapter: one `conformanceSuite(...)` call in
- * ./conformance.test.ts with its `ConformanceTarget`.
- *
- * The target, the recording sink and the transcript readers: ./conformance-harness.ts; the Stop checks
- * in ./conformance-stop.ts, the capability gate in ./conformance-capabilities.ts.
- * Checks: create a session (read back, listed) · a prompt streams text and the turn ends idle · a tool
- * call appears with its output · abort ends the turn (and, where the target takes part, Stop while a
- * tool runs or a permission waits: ./conformance-stop.ts) · history survives a reload (a new adapter, and
- * for stdio agents a new process) · permission interrupts round-trip where declared · question
- * interrupts round-trip where declared · a whole-session fork holds the history and goes on by
- * itself, where declared · rename · history paging where declared · every declared capability
- * answers, every undeclared one is refused by the route layer's gate (server/capability.ts) with a
- * 4xx · a reconnect from a `seq` loses nothing · the backend's process killed mid-turn ends the turn
- * with a visible error and the next prompt works · an unknown session is a 404 · every event the
- * adapter emitted passes the canonical schema (`TimelineEvent` in lib/model.ts).
+ * The conformance suite every backend adapter passes (docs/architecture.md, "Conformance"), run
+ * against its real instance or its protocol-faithful fake with the scripted model, through the real
+ * hub. A target (./conformance-harness.ts) says how to start its adapter and script its model; each
+ * adapter has one `conformanceSuite(...)` call in ./conformance.test.ts. The Stop checks are in
+ * ./conformance-stop.ts, the capability gate in ./conformance-capabilities.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, TimelineEvent } from "@/lib/model";

@@ -41,17 +41,10 @@ const CAPABILITIES: Capabilities = {
 };
 
 /**
- * Opal (`opal-server`, docs/backends/opal.md) on the shared blocks: the server runs under the
- * console's supervisor (../shared/agent-process.ts, in ../shared/stdio-shell.ts), spoken to with
- * JSON-RPC over NDJSON (../shared/json-rpc.ts, ../shared/framing.ts); its `client/*` requests wait
- * in the interrupt book (../shared/interrupts.ts). `normalize.ts` maps the events, `requests.ts`
- * the requests; `context.ts` holds what the parts share.
- *
- * Opal persists its sessions (resumed with `session/start {session_id}` in every new process); the
- * console also keeps its own record of what it showed (../shared/transcripts.ts): message ids stay
- * stable, stopped and crashed turns stay marked, sub-agents' timelines (which Opal does not keep)
- * and the path a branch left stay visible. Sessions the console has no record of are read from
- * `session/history`.
+ * Opal (`opal-server`, docs/backends/opal.md): hands each call to its part, which share
+ * `OpalContext` (./context.ts). Opal persists its sessions; the console also keeps its record of
+ * what it showed (stable message ids, marked stopped turns, sub-agents' timelines, the path a
+ * branch left). Sessions the console has no record of are read from `session/history`.
  */
 export class OpalAdapter extends SupervisedAdapter<JsonRpcPeer> implements BackendAdapter {
   protected get supervised() {
