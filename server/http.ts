@@ -1,6 +1,6 @@
 import "server-only";
 import type { ZodType, z } from "zod";
-import { redactSecrets } from "./auth/redact";
+import { redactSecrets } from "./redaction/redact";
 import { readBodyBytes } from "./body";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";

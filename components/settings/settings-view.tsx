@@ -6,7 +6,7 @@ import { apiGet } from "@/lib/client/api-client";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { SidebarToggle } from "../shell/shell";
 import { AddA2aBackend } from "./add-a2a-backend";
-import { AddAcpBackend } from "./add-acp-backend";
+import { AddCommandBackend } from "./add-command-backend";
 import { BackendCard } from "./backend-card";
 import { SearchSettings } from "./search-settings";
 
@@ -60,7 +60,7 @@ export function SettingsView() {
             Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude,
             Codex and Gemini adapters. See docs/backends/acp.md.
           </p>
-          <AddAcpBackend />
+          <AddCommandBackend />
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an A2A agent</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">
             Any A2A 0.3 agent over JSON-RPC, with opencode-a2a&apos;s sessions, models and interrupts when its card

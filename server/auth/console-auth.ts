@@ -3,7 +3,7 @@ import path from "node:path";
 import { ApiError } from "../errors";
 import { bearerToken } from "./policy";
 import { FixedWindowLimiter, type LimitDecision, SlowLane } from "./rate-limit";
-import { registerSecret } from "./redact";
+import { registerSecret } from "../redaction/redact";
 import {
   mintSession,
   RevocationList,
