@@ -53,6 +53,8 @@ it("a write on A is read back on A at once, and reaches B's copy within a second
   await until(() => b.listRedactionPatterns().length === 1, "B sees the pattern");
   a.setMeta("acp-credentials:x", "{}");
   await until(() => b.getMeta("acp-credentials:x") === "{}", "B sees the setting");
+  expect(a.deleteMeta("acp-credentials:x")).toBe(true);
+  await until(() => b.getMeta("acp-credentials:x") === undefined, "B sees the setting removed");
   a.putBackend({ id: "x", def: { kind: "opencode", label: "X", config: {} }, createdAt: 1 });
   await until(() => b.listBackends().some((x) => x.id === "x"), "B sees the backend");
   a.putFork({ backendId: "x", sessionId: "f1", sourceSessionId: "s1", createdAt: 3 });
