@@ -4,6 +4,7 @@
  * each message's VAPID JWT and decrypts it with the subscription's private key as a browser
  * vendor's service would.
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "@/lib/testing/until";
 import type { Interrupt } from "@/lib/model";
@@ -15,10 +16,13 @@ import { POST as testPush } from "@/app/api/push/test/route";
 import { startPushService, type PushService as TestPushService } from "../../e2e/fixtures/push-service";
 import type { ConsoleApp } from "../app";
 import { registerSecret } from "../auth/redact";
+import { SecretBox, secretKey } from "../auth/secret-box";
+import { sealedStore } from "../backends/stored-secrets";
 import { Hub } from "../hub/hub";
 import { SqliteStore } from "../store/sqlite-store";
 import { PushService } from "./service";
 import { SUBSCRIPTION_PREFIX } from "./subscriptions";
+import { VAPID_KEY } from "./vapid";
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };
 const CONSOLE_TOKEN = "sbtok-7fQ2kLm9Xw3vRt8Yp1Zs4Nb6";
@@ -222,5 +226,27 @@ describe("sending", () => {
     const res = await testPush(post("/api/push/test", { id }), ctx({}));
     expect(await res.json()).toMatchObject({ ok: true, status: 201 });
     expect(svc.received(not.id).map((r) => JSON.parse(r.payload ?? "").kind)).toEqual(["test"]);
+  });
+});
+
+describe("at rest", () => {
+  it("the VAPID private key and each device's keys are sealed in the store", async () => {
+    const raw = new SqliteStore(":memory:");
+    const sealed = sealedStore(raw, new SecretBox(secretKey(randomBytes(32))), () => {});
+    const at = new PushService(sealed, hub, { env: { SWITCHBOARD_PUSH_SERVICES: svc.host } });
+    const publicKey = at.publicKey();
+    const sub = svc.subscribe();
+    const { id } = at.subscriptions.add({ endpoint: sub.endpoint, keys: sub.keys });
+    const rows = raw.listMeta("push-");
+    expect(rows.map(([k]) => k).sort()).toEqual([`${SUBSCRIPTION_PREFIX}${id}`, VAPID_KEY].sort());
+    for (const [, v] of rows) {
+      expect(v.startsWith("enc:v1:")).toBe(true);
+      expect(v).not.toContain(sub.keys.auth);
+      expect(v).not.toContain(publicKey);
+    }
+    // Read back through the sealed view, the same key and device.
+    expect(at.publicKey()).toBe(publicKey);
+    expect(at.subscriptions.get(id)?.auth).toBe(sub.keys.auth);
+    raw.close();
   });
 });
