@@ -114,10 +114,15 @@ export class PushSubscriptions {
     return publicDevice(row);
   }
 
-  /** Records a send's outcome (the settings list shows it). */
+  /**
+   * Records a send's outcome (the settings list shows it). A success within a minute of the last one
+   * is not written again: each write is a change every replica reads back.
+   */
   sent(id: string, at: number, error: string | null): void {
     const s = this.get(id);
-    if (s) this.write({ ...s, lastSentAt: error ? s.lastSentAt : at, lastError: error });
+    if (!s) return;
+    if (!error && !s.lastError && s.lastSentAt !== null && at - s.lastSentAt < 60_000) return;
+    this.write({ ...s, lastSentAt: error ? s.lastSentAt : at, lastError: error });
   }
 
   remove(id: string): boolean {
