@@ -39,7 +39,7 @@ function apiError(status: 401 | 403, code: "unauthorized" | "forbidden", message
   return Response.json({ error: { code, message } }, { status, headers });
 }
 
-const STATIC_FILES = new Set(["/icon.svg", "/favicon.ico", "/robots.txt", "/manifest.webmanifest"]);
+const STATIC_FILES = new Set(["/icon.svg", "/favicon.ico", "/robots.txt", "/manifest.webmanifest", "/sw.js"]);
 
 /** Pages are HTML documents; everything else (API, static files, the icons, the manifest) gets the strict API policy. */
 function isPage(pathname: string): boolean {

@@ -21,21 +21,28 @@ import {
   startReplicaStack,
 } from "./fixtures/replica-stack";
 import { openSse } from "./fixtures/sse";
+import { type PushService, startPushService } from "./fixtures/push-service";
 import { SessionPage } from "./pages/session-page";
 import { applyAll, stateFromSnapshot } from "../lib/timeline/reducer";
 import type { Page } from "@playwright/test";
 
 let stack: ReplicaStack;
+/** The tests' own push service (./fixtures/push-service.ts), trusted by both replicas. */
+let pushService: PushService;
 
 test.describe.configure({ mode: "serial" });
 test.setTimeout(180_000);
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  stack = await startReplicaStack();
+  pushService = await startPushService();
+  stack = await startReplicaStack({
+    env: { NODE_EXTRA_CA_CERTS: pushService.caFile, SWITCHBOARD_PUSH_SERVICES: pushService.host },
+  });
 });
 test.afterAll(async () => {
   await stack?.stop();
+  await pushService?.stop();
 });
 
 /** Logs a page in through the proxy (the cookie is good on every replica: they share the token). */
@@ -230,6 +237,66 @@ test.describe("replicas on PostgreSQL and Redis", () => {
       .toContain("Answered across replicas.");
     const tool = stack.model.requests.at(-1)?.messages.find((m) => m.role === "tool");
     expect(JSON.stringify(tool)).toContain("B");
+  });
+
+  test("web push: a device subscribed through one replica gets one push for a question the other raises, and one for its answer", async () => {
+    const owner = await stack.waitForOwner(REPLICA_OPAL);
+    const peer = other(owner);
+    const device = pushService.subscribe();
+    const subscribed = await fetch(`${url(peer)}/api/push/subscriptions`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      // Finished turns are not pushed to it: the interrupt and its answer are the events counted.
+      body: JSON.stringify({ endpoint: device.endpoint, keys: device.keys, expirationTime: null, turns: false }),
+    });
+    expect(subscribed.status).toBe(201);
+    const { id } = (await subscribed.json()) as { id: string };
+    // Both replicas sign with the one key in the store, and the owner knows the device.
+    const key = async (r: ReplicaName) =>
+      ((await (await fetch(`${url(r)}/api/push/key`, { headers: stack.headers })).json()) as { publicKey: string })
+        .publicKey;
+    expect(await key(owner)).toBe(await key(peer));
+    const devices = async (r: ReplicaName) =>
+      (
+        (await (await fetch(`${url(r)}/api/push/subscriptions`, { headers: stack.headers })).json()) as {
+          items: { id: string }[];
+        }
+      ).items.map((d) => d.id);
+    await expect.poll(() => devices(owner), { timeout: 10_000 }).toContain(id);
+
+    const base = (r: ReplicaName) => `${url(r)}/api/backends/${REPLICA_OPAL}/sessions`;
+    stack.model.enqueue(
+      { toolCalls: [{ name: "ask_user", arguments: { question: "Pushed once?", choices: ["yes", "no"] } }] },
+      { text: "Pushed and answered." },
+    );
+    const created = await fetch(base(peer), {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ title: "push across replicas" }),
+    });
+    const s = (await created.json()) as Session;
+    await fetch(`${base(peer)}/${s.id}/prompt`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ parts: [{ type: "text", text: "ask me" }] }),
+    });
+    const kinds = () =>
+      pushService
+        .received(device.id)
+        .filter((r) => r.status === 201)
+        .map((r) => JSON.parse(r.payload ?? "{}") as { kind: string; interruptId?: string; body: string });
+    await expect.poll(() => kinds().filter((p) => p.kind === "interrupt").length, { timeout: 30_000 }).toBe(1);
+    const [raised] = kinds();
+    expect(raised?.body).toContain("Pushed once?");
+    const answered = await fetch(`${base(peer)}/${s.id}/interrupts/${raised?.interruptId}`, {
+      method: "POST",
+      headers: { ...stack.headers, ...json },
+      body: JSON.stringify({ answers: [["yes"]] }),
+    });
+    expect(answered.status).toBe(200);
+    await expect.poll(() => kinds().filter((p) => p.kind === "resolved").length, { timeout: 30_000 }).toBe(1);
+    // Two replicas, one push per event.
+    expect(kinds().map((p) => p.kind)).toEqual(["interrupt", "resolved"]);
   });
 
   test("a logout on one replica rejects the cookie on the other; failed logins split across both are counted together; a share revoked on one ends its viewers on the other", async () => {

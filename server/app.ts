@@ -9,6 +9,7 @@ import { Hub } from "./hub/hub";
 import { Lineage } from "./lineage";
 import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
+import { PushService } from "./push/service";
 import { SearchIndexer } from "./search/indexer";
 import { readReplicaConfig, ReplicaConfigError } from "./replicas/config";
 import { replicaMode, type ReplicaMode } from "./replicas/replica-mode";
@@ -29,6 +30,8 @@ export interface ConsoleApp {
   backends: BackendRegistry;
   lineage: Lineage;
   search: SearchIndexer;
+  /** Web Push to the devices people subscribed (docs/push.md). */
+  push: PushService;
   /** Replica mode's parts (`SWITCHBOARD_REDIS_URL`); undefined for one console. */
   replicas?: ReplicaMode | undefined;
   ready: Promise<void>;
@@ -97,9 +100,15 @@ function create(): ConsoleApp {
       : {}),
   });
   hub.observe(search);
+  // Pushes interrupts and finished turns to subscribed devices; the hub tells it only of the events of
+  // backends this console runs (replica mode relays, it does not publish again), so each goes out once.
+  const push = new PushService(store, hub);
+  hub.observe(push.notifier);
   ready = opened
     // Seals what is in clear or under a previous key, and registers every stored key for redaction.
     .then(() => startStoredSecrets(raw, box))
+    // The VAPID key pair exists from the first start on (generated then, sealed in the store).
+    .then(() => void push.publicKey())
     .then(() => replicas?.start())
     .catch((err: unknown) => {
       throw new StartError(describeError(err));
@@ -128,7 +137,7 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
-  return { config, store, hub, backends, lineage, search, replicas, ready, stop };
+  return { config, store, hub, backends, lineage, search, push, replicas, ready, stop };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

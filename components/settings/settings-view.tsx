@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useMemo } from "react";
 import type { Backend } from "@/lib/model";
 import { apiGet } from "@/lib/client/api-client";
@@ -9,6 +10,9 @@ import { AddA2aBackend } from "./add-a2a-backend";
 import { AddCommandBackend } from "./add-command-backend";
 import { BackendCard } from "./backend-card";
 import { SearchSettings } from "./search-settings";
+
+// Push code (service worker, subscription) loads only when Settings shows it.
+const PushSettings = dynamic(() => import("./push-settings"), { ssr: false });
 
 /** `/settings`: the configured backends (live status, stderr tail, remove) adding an ACP agent and an A2A agent. */
 export function SettingsView() {
@@ -55,6 +59,12 @@ export function SettingsView() {
             sessions, and read in the background from each backend&apos;s history. See docs/search.md.
           </p>
           <SearchSettings />
+          <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Push notifications</h2>
+          <p className="mb-2 mt-1 text-[12.5px] text-muted">
+            An agent that asks for permission or a question reaches your devices, even with every tab closed, and a
+            permission can be answered from the notification. See docs/push.md.
+          </p>
+          <PushSettings />
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an ACP agent</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">
             Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude,

@@ -43,7 +43,7 @@ export function Inbox() {
           <button
             type="button"
             className="ml-auto text-[11px] font-medium normal-case tracking-normal text-muted hover:text-fg"
-            onClick={notifications.toggle}
+            onClick={() => notifications.toggle()}
             title="Get a browser notification when an agent needs you while this tab is hidden"
           >
             Notify me

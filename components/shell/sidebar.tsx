@@ -165,9 +165,23 @@ const NOTIFY_TITLE: Record<Exclude<NotificationState, "unsupported">, string> = 
   denied: "Notifications are blocked for this site in the browser's settings",
 };
 
-/** The bell: asks for the browser's permission, then mutes and unmutes the console's notifications. */
+const NOTIFY_PUSH_TITLE = "Notify me when an agent needs me, on this device even with the tab closed";
+
+/** Whether this browser can take Web Push (docs/push.md); the push code itself loads on demand. */
+const canPush = () => typeof window !== "undefined" && window.isSecureContext && "PushManager" in window;
+
+/**
+ * The bell: asks for the browser's permission, then mutes and unmutes the console's notifications.
+ * Where the browser takes Web Push, granting it also subscribes this device (docs/push.md), so an
+ * agent that asks reaches it with every tab closed; elsewhere it is the in-tab notifications alone.
+ */
 function NotifyToggle() {
-  const { state, toggle } = useNotifications();
+  const { state, toggle: toggleInTab } = useNotifications();
+  const toggle = () =>
+    toggleInTab(() => {
+      if (!canPush()) return;
+      void import("@/lib/push/client").then((p) => p.subscribeThisDevice()).catch(() => undefined);
+    });
   // The server renders "unsupported" (no Notification there): keep the button's slot, so the header's
   // icons do not move when the page hydrates (a click aimed at Settings would land on the bell).
   if (state === "unsupported")
@@ -181,8 +195,8 @@ function NotifyToggle() {
         "grid size-7 place-items-center rounded hover:bg-raised disabled:cursor-not-allowed phone:size-[36px] disabled:hover:bg-transparent",
         state === "on" ? "text-accent hover:text-fg" : "text-muted hover:text-fg disabled:text-faint",
       )}
-      title={NOTIFY_TITLE[state]}
-      aria-label={NOTIFY_TITLE[state]}
+      title={state === "default" && canPush() ? NOTIFY_PUSH_TITLE : NOTIFY_TITLE[state]}
+      aria-label={state === "default" && canPush() ? NOTIFY_PUSH_TITLE : NOTIFY_TITLE[state]}
       aria-pressed={state === "on" || state === "muted" ? state === "on" : undefined}
       data-testid="notify-toggle"
       data-state={state}

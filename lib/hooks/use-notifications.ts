@@ -38,7 +38,7 @@ function subscribe(fn: () => void) {
   return () => listeners.delete(fn);
 }
 
-export function useNotifications(): { state: NotificationState; toggle(): void } {
+export function useNotifications(): { state: NotificationState; toggle(onGranted?: () => void): void } {
   const state = useSyncExternalStore(subscribe, read, () => "unsupported" as NotificationState);
   // The permission can change in the browser's site settings: follow it where the browser tells.
   useEffect(() => {
@@ -55,10 +55,13 @@ export function useNotifications(): { state: NotificationState; toggle(): void }
       if (status) status.onchange = null;
     };
   }, []);
-  const toggle = useCallback(() => {
+  const toggle = useCallback((onGranted?: () => void) => {
     const now = read();
     if (now === "default") {
-      void Notification.requestPermission().then(changed);
+      void Notification.requestPermission().then((p) => {
+        changed();
+        if (p === "granted") onGranted?.();
+      });
       return;
     }
     if (now === "on" || now === "muted") {

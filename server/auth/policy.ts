@@ -14,6 +14,9 @@ const PUBLIC_EXACT = new Set([
   "/favicon.ico",
   "/robots.txt",
   "/manifest.webmanifest",
+  // The service worker's script (docs/push.md): it holds nothing of the console's, and a browser
+  // checks it for updates whether or not the login is still valid.
+  "/sw.js",
 ]);
 /** Path prefixes that need no login: Next's static assets, and the (token-protected) share routes. */
 const PUBLIC_PREFIXES = ["/_next/static/", "/share/", "/api/shares/public/", "/icons/"];
@@ -123,8 +126,16 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
  */
 export const STATIC_SCRIPT_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/**
+ * The service worker's policy (public/sw.js, docs/push.md): it answers an interrupt through the
+ * console's own API and shows the console's icon; nothing else.
+ */
+export const SERVICE_WORKER_CSP =
+  "default-src 'none'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 /** The policy for an answer that is not a page: the console's scripts get theirs, the rest the API's. */
 export function assetCsp(pathname: string): string {
+  if (pathname === "/sw.js") return SERVICE_WORKER_CSP;
   return pathname.startsWith("/_next/static/") && pathname.endsWith(".js") ? STATIC_SCRIPT_CSP : API_CSP;
 }
 

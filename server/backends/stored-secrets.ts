@@ -12,7 +12,8 @@ import type { LiveStore, StoredBackend } from "../store/store";
  *
  * - settings rows (`meta`) that hold keys entered in Settings — an ACP agent's credentials
  *   (`acp-credentials:<backend>`, server/backends/acp/credentials.ts) and the API keys given to Opal
- *   (`opal-keys:<backend>`, server/backends/opal/api-keys.ts) — sealed whole;
+ *   (`opal-keys:<backend>`, server/backends/opal/api-keys.ts) — sealed whole; so are Web Push's VAPID key
+ *   (`push-vapid`) and its devices' subscriptions (`push-sub:<id>`, server/push/);
  * - the secret fields of stored backend definitions — an OpenCode password, an A2A token, a Copilot
  *   provider key, every `env` value — sealed one by one, so the definition keeps its shape.
  *
@@ -29,6 +30,9 @@ const SECRET_META = [
   { prefix: "acp-credentials:", secret: (name: string, value: string) => isSecretName(name) || looksRandom(value) },
   // Every value is an API key.
   { prefix: "opal-keys:", secret: () => true },
+  // Web Push (server/push/): the VAPID private key, and each device's subscription (its auth secret).
+  { prefix: "push-vapid", secret: (name: string) => name === "privateKey" },
+  { prefix: "push-sub:", secret: (name: string) => name === "auth" },
 ] as const;
 
 export const isSecretMetaKey = (key: string) => SECRET_META.some((m) => key.startsWith(m.prefix));

@@ -158,6 +158,11 @@ export class Hub implements EventSink {
     for (const e of events) this.publish(backendId, sessionId, e);
   }
 
+  /** Whether a browser (or another replica for one) follows the session's channel now. */
+  watched(backendId: string, sessionId: string): boolean {
+    return (this.channels.get(key(backendId, sessionId))?.subscriberCount ?? 0) > 0;
+  }
+
   sessionState(backendId: string, sessionId: string): SessionState | undefined {
     return this.channels.get(key(backendId, sessionId))?.state;
   }

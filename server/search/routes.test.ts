@@ -13,6 +13,7 @@ import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
 import { SqliteStore } from "../store/sqlite-store";
 import { SearchIndexer } from "./indexer";
+import { PushService } from "../push/service";
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };
 
@@ -120,6 +121,7 @@ beforeAll(async () => {
     backends,
     lineage,
     search,
+    push: new PushService(store, hub),
     ready: Promise.resolve(),
     stop: async () => {},
   };

@@ -18,6 +18,7 @@ import { Lineage } from "../lineage";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 import { clearFileListings, listFiles, rankFiles, runRg } from "./files";
+import { PushService } from "../push/service";
 
 const BASE: Capabilities = {
   fork: false,
@@ -182,6 +183,7 @@ beforeAll(() => {
     backends,
     lineage,
     search: new SearchIndexer({ store, backends: () => [] }),
+    push: new PushService(store, hub),
     ready: Promise.resolve(),
     stop: async () => {},
   };

@@ -13,6 +13,7 @@ import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
+import { PushService } from "../push/service";
 
 const NONE: Capabilities = {
   fork: false,
@@ -153,6 +154,7 @@ beforeAll(() => {
     backends,
     lineage,
     search: new SearchIndexer({ store, backends: () => [] }),
+    push: new PushService(store, hub),
     ready: Promise.resolve(),
     stop: async () => {},
   };

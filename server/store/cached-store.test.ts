@@ -63,6 +63,9 @@ it("a write on A is read back on A at once, and reaches B's copy within a second
   const c = await replica();
   expect(c.getShare("sh1")?.revokedAt).toBe(42);
   expect(c.getMeta("acp-credentials:x")).toBe("{}");
+  expect(a.deleteMeta("acp-credentials:x")).toBe(true);
+  await until(() => b.getMeta("acp-credentials:x") === undefined, "B sees the setting removed");
+  await until(() => c.getMeta("acp-credentials:x") === undefined, "C sees the setting removed");
 });
 
 it("writes reach the database in order; the database's own reads wait for them", async () => {

@@ -205,6 +205,11 @@ export class CachedStore implements LiveStore {
     this.meta.set(key, value);
     this.write("setMeta", "meta", (db) => db.setMeta(key, value));
   }
+  deleteMeta(key: string): boolean {
+    const had = this.meta.delete(key);
+    this.write("deleteMeta", "meta", (db) => db.deleteMeta(key));
+    return had;
+  }
   listMeta(prefix: string): [string, string][] {
     return [...this.meta].filter(([k]) => k.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }

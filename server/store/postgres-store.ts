@@ -238,6 +238,12 @@ export class PostgresStore implements AsyncStore {
     await this.changed("meta");
   }
 
+  async deleteMeta(key: string): Promise<boolean> {
+    const r = await this.pool.query("DELETE FROM meta WHERE key = $1", [key]);
+    await this.changed("meta");
+    return (r.rowCount ?? 0) > 0;
+  }
+
   /* ------------------------------------------------------------------ shares */
 
   async insertShare(s: StoredShare, frozen?: string): Promise<void> {

@@ -263,6 +263,10 @@ export class SqliteStore implements Store {
       .run(key, value);
   }
 
+  deleteMeta(key: string): boolean {
+    return this.db.prepare("DELETE FROM meta WHERE key = ?").run(key).changes > 0;
+  }
+
   listMeta(prefix: string): [string, string][] {
     const rows = this.db
       .prepare("SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key")

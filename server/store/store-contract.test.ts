@@ -94,6 +94,10 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
         ["acp-credentials:b", "y"],
       ]);
       expect(await store.listMeta("nothing:")).toEqual([]);
+      expect(await store.deleteMeta("acp-credentials:a")).toBe(true);
+      expect(await store.deleteMeta("acp-credentials:a")).toBe(false);
+      expect(await store.getMeta("acp-credentials:a")).toBeUndefined();
+      expect(await store.listMeta("acp-credentials:")).toEqual([["acp-credentials:b", "y"]]);
     });
 
     it("shares: found by id and token hash, frozen snapshot until revoked, access counted", async () => {

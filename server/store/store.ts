@@ -118,6 +118,8 @@ export interface Store {
   deleteRedactionPattern(id: string): boolean;
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
+  /** Removes a setting; false when there was none. */
+  deleteMeta(key: string): boolean;
   /** The settings whose key starts with `prefix`, by key (the stored secrets are found by their prefixes). */
   listMeta(prefix: string): [string, string][];
   putFork(f: ForkRecord): void;
