@@ -53,7 +53,7 @@ export function AuthMethods({
                 Get a key
               </a>
             )}
-            {m.type === "env_var" && m.vars && <EnvVarForm backendId={backendId} method={m} vars={m.vars} />}
+            {m.vars && <EnvVarForm backendId={backendId} method={m} vars={m.vars} />}
           </li>
         ))}
       </ul>

@@ -11,7 +11,8 @@ import type { LiveStore, StoredBackend } from "../store/store";
  * The secrets the console keeps in its store (docs/security.md, "Secrets at rest"):
  *
  * - settings rows (`meta`) that hold keys entered in Settings — an ACP agent's credentials
- *   (`acp-credentials:<backend>`, server/backends/acp/credentials.ts) and the API keys given to Opal
+ *   (`acp-credentials:<backend>`, and `acp-method-keys:<backend>` for keys sent in `authenticate`,
+ *   server/backends/acp/credentials.ts) and the API keys given to Opal
  *   (`opal-keys:<backend>`, server/backends/opal/auth.ts) — sealed whole;
  * - the secret fields of stored backend definitions — an OpenCode password, an A2A token, a Copilot
  *   provider key, every `env` value — sealed one by one, so the definition keeps its shape.
@@ -29,6 +30,8 @@ const SECRET_META = [
   { prefix: "acp-credentials:", secret: (name: string, value: string) => isSecretName(name) || looksRandom(value) },
   // Every value is an API key.
   { prefix: "opal-keys:", secret: () => true },
+  // The keys of an ACP agent's key-taking `agent` methods (by method id), sent in `authenticate`.
+  { prefix: "acp-method-keys:", secret: () => true },
 ] as const;
 
 export const isSecretMetaKey = (key: string) => SECRET_META.some((m) => key.startsWith(m.prefix));

@@ -97,6 +97,7 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       store: opts.store,
       env: opts.env,
       defaultCwd,
+      command: opts.command,
     });
     this.interrupts = new InterruptBook({
       idPrefix: "perm",
@@ -228,7 +229,12 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
     const init = await withTimeout(
       conn.agent.request(methods.agent.initialize, {
         protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+        // `auth.terminal`: agents list their terminal logins (claude-agent-acp), shown as the command to run.
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: true },
+          terminal: false,
+          auth: { terminal: true },
+        },
         clientInfo: { name: "switchboard", title: "Switchboard", version: this.opts.version ?? "0.1.0" },
       }),
       REQUEST_TIMEOUT_MS,
@@ -236,7 +242,9 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
     );
     this.agentCaps = init.agentCapabilities ?? {};
     this.agentInfo = init.agentInfo ?? undefined;
-    await this.auth.check(conn, gen, this.client.takeRawInit(gen) ?? init, this.agentInfo?.name);
+    await this.auth.check(conn, gen, this.client.takeRawInit(gen) ?? init, this.agentInfo?.name, {
+      canClose: !!this.agentCaps.sessionCapabilities?.close,
+    });
     log.info("ACP agent ready", {
       backend: this.id,
       agent: this.agentInfo?.name,
