@@ -98,6 +98,8 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       env: opts.env,
       defaultCwd,
       command: opts.command,
+      changed: () => this.shell.changed(),
+      loggedIn: () => this.shell.setStatus("ready"),
     });
     this.interrupts = new InterruptBook({
       idPrefix: "perm",
@@ -160,7 +162,12 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       call: (what, fn) => this.call(what, fn),
     });
     const host = { backendId: opts.id, sessions: this.sessions, interrupts: this.interrupts, proc };
-    this.client = new AcpClient({ ...host, emit: (rt, events) => this.emit(rt, events) });
+    this.client = new AcpClient({
+      ...host,
+      emit: (rt, events) => this.emit(rt, events),
+      elicitUrl: (gen, p) => this.auth.device.elicitUrl(gen, p),
+      elicitationComplete: () => {},
+    });
     this.turns = new AcpTurns({
       ...host,
       sink,
@@ -230,10 +237,12 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       conn.agent.request(methods.agent.initialize, {
         protocolVersion: 1,
         // `auth.terminal`: agents list their terminal logins (claude-agent-acp), shown as the command to run.
+        // `elicitation.url`: device-code logins show their link and code (codex-acp lists them only then).
         clientCapabilities: {
           fs: { readTextFile: true, writeTextFile: true },
           terminal: false,
           auth: { terminal: true },
+          elicitation: { url: {} },
         },
         clientInfo: { name: "switchboard", title: "Switchboard", version: this.opts.version ?? "0.1.0" },
       }),
@@ -256,6 +265,12 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
 
   forget(): void {
     this.auth.forget();
+  }
+
+  /** Settings → *Sign in*: a device-code login, whose link and code show on the backend's methods. */
+  async signIn(methodId: string): Promise<void> {
+    const { conn, gen } = await this.shell.proc.whenReady();
+    this.auth.signIn(conn, gen, methodId);
   }
 
   async setCredentials(methodId: string, vars: Record<string, string>): Promise<void> {

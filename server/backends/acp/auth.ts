@@ -153,6 +153,10 @@ export function satisfiedMethod(methods: AuthMethodInfo[], env: Record<string, s
   );
 }
 
+/** An `agent` method the console can run for the user: a device-code login (codex-acp's `chat-gpt-device-code`). */
+export const isDeviceLogin = (m: AuthMethodInfo) =>
+  m.type === "agent" && !m.apiKey && m.origin === "agent" && /device/i.test(`${m.id} ${m.name}`);
+
 /** The first key-taking `agent` method the console holds a key for (`keys`: by method id). */
 export function keyedMethod(methods: AuthMethodInfo[], keys: Record<string, string>): AuthMethodInfo | undefined {
   return methods.find((m) => m.apiKey && m.origin === "agent" && hasValue(keys, m.id));
@@ -160,12 +164,14 @@ export function keyedMethod(methods: AuthMethodInfo[], keys: Record<string, stri
 
 /**
  * Whether the console should check, after the handshake, that the agent can open a session: only for
- * agents that advertise an `env_var` method or a key-taking `agent` method of their own (the
- * credential is then something the settings page can supply) and have none of them satisfied.
+ * agents that advertise an `env_var` method, a key-taking `agent` method or a device-code login of
+ * their own (the credential is then something the settings page can supply or start) and have none
+ * of them satisfied.
  */
 export function shouldProbe(methods: AuthMethodInfo[], env: Record<string, string>): boolean {
   return (
-    methods.some((m) => m.origin === "agent" && (m.type === "env_var" || m.apiKey)) && !satisfiedMethod(methods, env)
+    methods.some((m) => m.origin === "agent" && (m.type === "env_var" || m.apiKey || isDeviceLogin(m))) &&
+    !satisfiedMethod(methods, env)
   );
 }
 

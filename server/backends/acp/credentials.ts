@@ -22,6 +22,7 @@ import {
   withTerminalCommands,
   type AuthMethodInfo,
 } from "./auth";
+import { DeviceLogin, isDeviceLogin } from "./device-login";
 import { agentMessage, mapAcpError } from "./errors";
 import { REQUEST_TIMEOUT_MS } from "./sessions";
 
@@ -35,6 +36,10 @@ export interface AcpAuthOptions {
   defaultCwd: string;
   /** The agent's command line: `terminal` methods run it with their arguments. */
   command?: readonly string[];
+  /** What the browser sees changed (a sign-in's link and code). */
+  changed?: () => void;
+  /** A sign-in run from Settings finished: the agent can open sessions. */
+  loggedIn?: () => void;
 }
 
 const credentialsKey = (backendId: string) => `acp-credentials:${backendId}`;
@@ -60,14 +65,42 @@ export class AcpAuth {
   blocked: string | undefined;
   /** The session the post-handshake check opened, handed to the first new session in its directory. */
   private spare: { gen: number; cwd: string; res: NewSessionResponse } | undefined;
+  /** Device-code sign-ins started from Settings. */
+  readonly device: DeviceLogin;
 
   constructor(private o: AcpAuthOptions) {
     this.env = { ...(o.env ?? {}), ...this.stored() };
+    this.device = new DeviceLogin({
+      backendId: o.backendId,
+      label: o.label,
+      changed: () => o.changed?.(),
+      done: () => {
+        this.blocked = undefined;
+        o.loggedIn?.();
+      },
+    });
   }
 
   /** For `Backend.authMethods`. */
   describe(): Pick<Backend, "authMethods"> {
-    return this.methods.length ? { authMethods: describeAuthMethods(this.methods, this.env, this.keys()) } : {};
+    if (!this.methods.length) return {};
+    const login = this.device.state;
+    const described = describeAuthMethods(this.methods, this.env, this.keys());
+    return {
+      authMethods: described.map((d, i) => {
+        const m = this.methods[i]!;
+        if (!isDeviceLogin(m)) return d;
+        const { methodId: _, ...state } = login?.methodId === m.id ? login : { methodId: "" };
+        return { ...d, signIn: true, ...(login?.methodId === m.id ? { login: state } : {}) };
+      }),
+    };
+  }
+
+  /** Starts a device-code sign-in (`methodId`) on the agent process `gen`; the link and code follow in `describe`. */
+  signIn(conn: ClientConnection, gen: number, methodId: string): void {
+    const method = this.methods.find((m) => m.id === methodId);
+    if (!method) throw ApiError.notFound(`${this.o.label} has no auth method ${methodId}`);
+    this.device.start(conn, gen, method);
   }
 
   /**
@@ -85,6 +118,7 @@ export class AcpAuth {
   ): Promise<void> {
     this.methods = withTerminalCommands(withKnownMethods(readAuthMethods(raw), agentName), this.o.command ?? []);
     this.spare = undefined;
+    this.device.reset();
     this.blocked = await this.probe(conn, gen, caps);
   }
 
