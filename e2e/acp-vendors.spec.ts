@@ -1,6 +1,6 @@
 /**
  * The vendors' own ACP agents at their pinned versions — Codex (codex-acp), Claude Code
- * (claude-code-acp) and Gemini CLI (`gemini --acp`) — each against the scripted model
+ * (claude-agent-acp) and Gemini CLI (`gemini --acp`) — each against the scripted model
  * speaking its provider's API (e2e/fixtures/acp-vendor-env.ts). Per agent, in order: it starts without
  * credentials and shows as auth-required with its methods; a key entered in Settings makes it ready
  * and never reaches the browser; a prompt streams a reply; a shell tool call shows with its
@@ -48,17 +48,25 @@ for (const agent of AGENTS_UNDER_TEST) {
       // its preset is detected (the binary is in node_modules/.bin)
       await expect(page.getByTestId(`preset-${agent.id}`)).toHaveAttribute("data-available", "true");
       await expect(settings.row(agent.id)).toHaveAttribute("data-status", "auth-required", { timeout: 60_000 });
-      await expect(settings.row(agent.id).getByTestId("backend-error")).toContainText(agent.variable);
+      await expect(settings.row(agent.id).getByTestId("backend-error")).toContainText(agent.named);
       await expect(settings.method(agent.id, agent.method)).toBeVisible();
-      expect(await settings.methods(agent.id).count()).toBeGreaterThan(1);
+      expect(await settings.methods(agent.id).count()).toBeGreaterThanOrEqual(agent.minMethods);
+      if (agent.id === "claude-code") {
+        // its terminal login, shown as the command to run (the console declares terminal auth)
+        await expect(settings.method(agent.id, "claude-login")).toContainText("claude-agent-acp --cli");
+      }
       if (agent.id !== "claude-code") {
+        // known at start (probed, not at the first New session): New is not offered
+        await expect(
+          page.locator(`[data-testid="backend-section"][data-backend-id="${agent.id}"]`).getByTestId("new-session"),
+        ).toBeDisabled();
         // New session says why it cannot, with the ways to log in
         const refused = await page.request.post(`/api/backends/${agent.id}/sessions`, {
           data: {},
           headers: { origin: vendorStack.url },
         });
         expect(refused.status()).toBe(503);
-        expect(await refused.text()).toContain(agent.variable);
+        expect(await refused.text()).toContain(agent.named);
       }
 
       await settings.enter(agent.id, agent.method, agent.variable, KEY);
@@ -149,10 +157,10 @@ for (const agent of AGENTS_UNDER_TEST) {
         })),
       );
       await sp.prompt("this one fails");
-      await expect(sp.timeline.getByTestId("message-error").last()).toContainText(
-        "scripted-detail: the context is too long",
-        { timeout: 60_000 },
-      );
+      // codex-acp 2.x ends the turn normally with the provider's error body as the reply's text
+      await expect(
+        agent.modelErrorAsReply ? sp.assistantText().last() : sp.timeline.getByTestId("message-error").last(),
+      ).toContainText("scripted-detail: the context is too long", { timeout: 60_000 });
       await sp.waitStatus("idle");
     });
   });

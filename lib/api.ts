@@ -529,6 +529,10 @@ export const BackendCredentialsBody = z
   .strict();
 export type BackendCredentialsBody = z.infer<typeof BackendCredentialsBody>;
 
+/** `POST /api/backends/:b/login` — start an agent-run sign-in (an ACP device-code login). */
+export const BackendLoginBody = z.object({ methodId: z.string().min(1).max(200) }).strict();
+export type BackendLoginBody = z.infer<typeof BackendLoginBody>;
+
 /** `GET /api/backends/presets` — ready-made backends of every kind, and whether their binary is installed. */
 export const BackendPreset = z.object({
   id: z.string(),

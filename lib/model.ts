@@ -119,6 +119,12 @@ export const BackendAuthMethod = z.object({
   /** For `terminal`: the command line to run. */
   command: z.string().optional(),
   origin: z.enum(["agent", "console"]).optional(),
+  /** An `agent` method the console runs for the user (a device-code login): Settings offers *Sign in*. */
+  signIn: z.boolean().optional(),
+  /** A sign-in started from Settings: the link to open and the agent's message with the code, or why it failed. */
+  login: z
+    .object({ url: z.string().optional(), message: z.string().optional(), error: z.string().optional() })
+    .optional(),
 });
 export type BackendAuthMethod = z.infer<typeof BackendAuthMethod>;
 

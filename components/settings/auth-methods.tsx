@@ -1,14 +1,15 @@
 "use client";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { BackendCredentialsBody } from "@/lib/api";
+import type { BackendCredentialsBody, BackendLoginBody } from "@/lib/api";
 import type { BackendAuthMethod } from "@/lib/model";
 import { apiSend } from "@/lib/client/api-client";
 
 /**
  * An ACP agent's ways to authenticate (what it advertised at `initialize`). `env_var` methods take
  * their variables here: the values go to the server (`POST …/credentials`) and never come back — a
- * variable that has one shows as "set".
+ * variable that has one shows as "set". Key-taking `agent` methods take their key the same way; a
+ * device-code login (`signIn`) is started here and shows the link and the code the agent sends.
  */
 export function AuthMethods({
   backendId,
@@ -53,7 +54,8 @@ export function AuthMethods({
                 Get a key
               </a>
             )}
-            {m.type === "env_var" && m.vars && <EnvVarForm backendId={backendId} method={m} vars={m.vars} />}
+            {m.vars && <EnvVarForm backendId={backendId} method={m} vars={m.vars} />}
+            {m.signIn && <SignIn backendId={backendId} method={m} />}
           </li>
         ))}
       </ul>
@@ -164,5 +166,64 @@ function EnvVarForm({
       {saved && <span className="text-ok">Saved: the agent restarts with it.</span>}
       {error && <span className="text-err">{error}</span>}
     </form>
+  );
+}
+
+/** A device-code login: *Sign in* starts it; the agent's link and message (with the code) show here. */
+function SignIn({ backendId, method }: { backendId: string; method: BackendAuthMethod }) {
+  const qc = useQueryClient();
+  const [error, setError] = useState<string>();
+  const [starting, setStarting] = useState(false);
+  const login = method.login;
+  const start = async () => {
+    setStarting(true);
+    setError(undefined);
+    try {
+      await apiSend("POST", `/api/backends/${encodeURIComponent(backendId)}/login`, {
+        methodId: method.id,
+      } satisfies BackendLoginBody);
+      await qc.invalidateQueries({ queryKey: ["backends"] });
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Could not start the sign-in");
+    } finally {
+      setStarting(false);
+    }
+  };
+  const running = login && !login.error;
+  return (
+    <div className="mt-1.5 space-y-1" data-testid="auth-sign-in">
+      {!running && (
+        <button
+          type="button"
+          onClick={() => void start()}
+          disabled={starting}
+          data-testid="auth-sign-in-start"
+          className="h-7 rounded-md bg-accent px-2.5 font-medium text-accent-fg hover:opacity-90 disabled:opacity-50"
+        >
+          {starting ? "Starting…" : "Sign in"}
+        </button>
+      )}
+      {running && !login.url && <p className="text-muted">Waiting for the agent…</p>}
+      {running && login.url && (
+        <div className="rounded-md border border-border bg-sunken px-2 py-1.5" data-testid="auth-login-prompt">
+          {login.message && (
+            <p className="text-fg" data-testid="auth-login-message">
+              {login.message}
+            </p>
+          )}
+          <a
+            href={login.url}
+            target="_blank"
+            rel="noreferrer noopener"
+            className="font-mono text-accent underline"
+            data-testid="auth-login-link"
+          >
+            {login.url}
+          </a>
+          <p className="text-faint">The agent signs in when you have finished there.</p>
+        </div>
+      )}
+      {(login?.error ?? error) && <p className="text-err">{login?.error ?? error}</p>}
+    </div>
   );
 }

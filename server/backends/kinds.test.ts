@@ -119,7 +119,7 @@ describe("the kind table", () => {
   });
 
   it("runs what the user installed before the console's bundled copy, a renamed binary before its older name, with versions", () => {
-    // Only the console's copies: Claude's older binary, marked bundled, with its package's version.
+    // Only the console's copies: today's Claude adapter, marked bundled, with its package's version.
     const withPath = (PATH: string, f: () => void) => {
       const before = process.env.PATH;
       process.env.PATH = PATH;
@@ -131,7 +131,12 @@ describe("the kind table", () => {
     };
     withPath("/nonexistent", () => {
       const claude = detectPresets().find((p) => p.id === "claude-code")!;
-      expect(claude).toMatchObject({ command: ["claude-code-acp"], available: true, bundled: true, version: "0.16.2" });
+      expect(claude).toMatchObject({
+        command: ["claude-agent-acp"],
+        available: true,
+        bundled: true,
+        version: "0.101.0",
+      });
       expect(claude).not.toHaveProperty("alternatives");
     });
     // Today's adapters on the user's PATH (npm-style installs): those run, not the console's copies.

@@ -79,6 +79,26 @@ describe("keys entered in Settings are removed from shares and exports (issue 39
     expectRedactedEverywhere(ACP_KEY, knownSecrets());
   });
 
+  it("a key for an agent's key-taking method (codex-acp's api-key) is sealed at rest and registered for redaction", () => {
+    const file = path.join(tmp(), "db.sqlite");
+    const box = boxWith();
+    const store = new SqliteStore(file);
+    const auth = new AcpAuth({ backendId: "codex", label: "Codex", store: sealedStore(store, box), defaultCwd: "/" });
+    auth.methods = [{ id: "api-key", name: "API Key", type: "agent", vars: [], apiKey: true, origin: "agent" }];
+    const key = "sk-method-key-8Hq2Vn4T";
+    auth.setCredentials("api-key", { apiKey: key });
+    expect(knownSecrets()).toContain(key);
+    // not in the agent's environment: it goes in `authenticate`'s _meta
+    expect(Object.values(auth.env)).not.toContain(key);
+    store.close();
+    const db = new Database(file, { readonly: true });
+    const row = db.prepare("SELECT value FROM meta WHERE key = ?").get("acp-method-keys:codex") as { value: string };
+    db.close();
+    expect(row.value).toMatch(/^enc:v1:/);
+    expect(row.value).not.toContain(key);
+    expect(() => auth.setCredentials("api-key", { OTHER: "x" })).toThrow(/takes only apiKey/);
+  });
+
   it("an Opal key kept by `auth/set_key` is registered from the store, and forgotten with its backend", async () => {
     const raw = new SqliteStore(":memory:");
     const box = boxWith();

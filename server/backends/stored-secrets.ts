@@ -11,7 +11,8 @@ import type { LiveStore, StoredBackend } from "../store/store";
  * The secrets the console keeps in its store (docs/security.md, "Secrets at rest"):
  *
  * - settings rows (`meta`) that hold keys entered in Settings — an ACP agent's credentials
- *   (`acp-credentials:<backend>`, server/backends/acp/credentials.ts) and the API keys given to Opal
+ *   (`acp-credentials:<backend>`, and `acp-method-keys:<backend>` for keys sent in `authenticate`,
+ *   server/backends/acp/credentials.ts) and the API keys given to Opal
  *   (`opal-keys:<backend>`, server/backends/opal/api-keys.ts) — sealed whole; so are Web Push's VAPID key
  *   (`push-vapid`) and its devices' subscriptions (`push-sub:<id>`, server/push/);
  * - the secret fields of stored backend definitions — an OpenCode password, an A2A token, a Copilot
@@ -33,6 +34,8 @@ const SECRET_META = [
   // Web Push (server/push/): the VAPID private key, and each device's subscription (its auth secret).
   { prefix: "push-vapid", secret: (name: string) => name === "privateKey" },
   { prefix: "push-sub:", secret: (name: string) => name === "auth" },
+  // The keys of an ACP agent's key-taking `agent` methods (by method id), sent in `authenticate`.
+  { prefix: "acp-method-keys:", secret: () => true },
 ] as const;
 
 export const isSecretMetaKey = (key: string) => SECRET_META.some((m) => key.startsWith(m.prefix));

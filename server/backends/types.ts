@@ -121,6 +121,8 @@ export interface BackendAdapter {
    * server, passed to this agent only, which is restarted with them. An empty value removes a variable.
    */
   setCredentials?(methodId: string, vars: Record<string, string>): Promise<void>;
+  /** Starts a sign-in the agent runs (ACP device-code login); its link and code show in `authMethods`. */
+  signIn?(methodId: string): Promise<void>;
   /** The backend is removed: drop what it kept in the store besides transcripts (its credentials). */
   forget?(): void;
 }

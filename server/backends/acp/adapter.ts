@@ -97,6 +97,9 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       store: opts.store,
       env: opts.env,
       defaultCwd,
+      command: opts.command,
+      changed: () => this.shell.changed(),
+      loggedIn: () => this.shell.setStatus("ready"),
     });
     this.interrupts = new InterruptBook({
       idPrefix: "perm",
@@ -159,7 +162,12 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       call: (what, fn) => this.call(what, fn),
     });
     const host = { backendId: opts.id, sessions: this.sessions, interrupts: this.interrupts, proc };
-    this.client = new AcpClient({ ...host, emit: (rt, events) => this.emit(rt, events) });
+    this.client = new AcpClient({
+      ...host,
+      emit: (rt, events) => this.emit(rt, events),
+      elicitUrl: (gen, p) => this.auth.device.elicitUrl(gen, p),
+      elicitationComplete: () => {},
+    });
     this.turns = new AcpTurns({
       ...host,
       sink,
@@ -228,7 +236,14 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
     const init = await withTimeout(
       conn.agent.request(methods.agent.initialize, {
         protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+        // `auth.terminal`: agents list their terminal logins (claude-agent-acp), shown as the command to run.
+        // `elicitation.url`: device-code logins show their link and code (codex-acp lists them only then).
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: true },
+          terminal: false,
+          auth: { terminal: true },
+          elicitation: { url: {} },
+        },
         clientInfo: { name: "switchboard", title: "Switchboard", version: this.opts.version ?? "0.1.0" },
       }),
       REQUEST_TIMEOUT_MS,
@@ -236,7 +251,9 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
     );
     this.agentCaps = init.agentCapabilities ?? {};
     this.agentInfo = init.agentInfo ?? undefined;
-    await this.auth.check(conn, gen, this.client.takeRawInit(gen) ?? init, this.agentInfo?.name);
+    await this.auth.check(conn, gen, this.client.takeRawInit(gen) ?? init, this.agentInfo?.name, {
+      canClose: !!this.agentCaps.sessionCapabilities?.close,
+    });
     log.info("ACP agent ready", {
       backend: this.id,
       agent: this.agentInfo?.name,
@@ -248,6 +265,12 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
 
   forget(): void {
     this.auth.forget();
+  }
+
+  /** Settings → *Sign in*: a device-code login, whose link and code show on the backend's methods. */
+  async signIn(methodId: string): Promise<void> {
+    const { conn, gen } = await this.shell.proc.whenReady();
+    this.auth.signIn(conn, gen, methodId);
   }
 
   async setCredentials(methodId: string, vars: Record<string, string>): Promise<void> {

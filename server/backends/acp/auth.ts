@@ -26,6 +26,8 @@ const RawAuthMethod = z.object({
   type: z.string().nullish(),
   vars: z.array(EnvVarSpec).nullish(),
   link: z.string().nullish(),
+  /** `terminal` methods: the arguments to run the agent's own command with. */
+  args: z.array(z.string()).nullish(),
   _meta: z.record(z.string(), z.unknown()).nullish(),
 });
 type RawAuthMethod = z.infer<typeof RawAuthMethod>;
@@ -40,6 +42,10 @@ export interface AuthMethodInfo {
   link?: string;
   /** The command line of a `terminal-auth` method (`_meta["terminal-auth"]`), for the help text. */
   command?: string;
+  /** A `terminal` method's arguments to the agent's own command (ACP terminal auth). */
+  args?: string[];
+  /** An `agent` method that takes an API key in `authenticate`'s `_meta["api-key"].apiKey` (codex-acp's `api-key`). */
+  apiKey?: boolean;
   /** `agent`: advertised by the agent (it gets the `authenticate` call); `console`: known by the console only. */
   origin: "agent" | "console";
 }
@@ -61,6 +67,7 @@ function fromRaw(m: RawAuthMethod): AuthMethodInfo {
   const args = Array.isArray(term?.args) ? term.args.filter((a): a is string => typeof a === "string") : [];
   const command = typeof term?.command === "string" ? [path.basename(term.command), ...args].join(" ") : undefined;
   const type = m.type === "env_var" || m.type === "terminal" ? m.type : "agent";
+  const apiKey = type === "agent" && typeof m._meta?.["api-key"] === "object" && m._meta["api-key"] !== null;
   return {
     id: m.id,
     name: m.name,
@@ -77,8 +84,25 @@ function fromRaw(m: RawAuthMethod): AuthMethodInfo {
         : [],
     ...(m.link ? { link: m.link } : {}),
     ...(command ? { command } : {}),
+    ...(type === "terminal" && m.args?.length ? { args: m.args } : {}),
+    ...(apiKey ? { apiKey: true } : {}),
     origin: "agent",
   };
+}
+
+/** The name a key-taking `agent` method's key field has in Settings (`BackendCredentialsBody.vars`). */
+export const API_KEY_FIELD = "apiKey";
+
+/**
+ * `terminal` methods without a command of their own (`_meta["terminal-auth"]`) run the agent's own
+ * command with their `args` (ACP terminal auth): the command line shown is the backend's.
+ */
+export function withTerminalCommands(methods: AuthMethodInfo[], agentCommand: readonly string[]): AuthMethodInfo[] {
+  return methods.map((m) =>
+    m.type === "terminal" && !m.command && m.args && agentCommand.length
+      ? { ...m, command: [...agentCommand.map((c, i) => (i === 0 ? path.basename(c) : c)), ...m.args].join(" ") }
+      : m,
+  );
 }
 
 /**
@@ -112,7 +136,9 @@ export function withKnownMethods(methods: AuthMethodInfo[], agentName: string | 
   if (!known) return methods;
   const out = methods.map((m) => {
     const vars = known.envOf?.[m.id];
-    return vars && m.type === "agent" ? { ...m, type: "env_var" as const, vars: vars.map((name) => ({ name })) } : m;
+    if (!vars || m.type !== "agent") return m;
+    const { apiKey: _, ...rest } = m;
+    return { ...rest, type: "env_var" as const, vars: vars.map((name) => ({ name })) };
   });
   for (const extra of known.extra ?? []) if (!out.some((m) => m.id === extra.id)) out.push(extra);
   return out;
@@ -127,23 +153,41 @@ export function satisfiedMethod(methods: AuthMethodInfo[], env: Record<string, s
   );
 }
 
-/**
- * Whether the console should check, after the handshake, that the agent can open a session: only for
- * agents that advertise an `env_var` method of their own (the credential is then something the
- * settings page can supply) and have none of them satisfied.
- */
-export function shouldProbe(methods: AuthMethodInfo[], env: Record<string, string>): boolean {
-  return methods.some((m) => m.type === "env_var" && m.origin === "agent") && !satisfiedMethod(methods, env);
+/** An `agent` method the console can run for the user: a device-code login (codex-acp's `chat-gpt-device-code`). */
+export const isDeviceLogin = (m: AuthMethodInfo) =>
+  m.type === "agent" && !m.apiKey && m.origin === "agent" && /device/i.test(`${m.id} ${m.name}`);
+
+/** The first key-taking `agent` method the console holds a key for (`keys`: by method id). */
+export function keyedMethod(methods: AuthMethodInfo[], keys: Record<string, string>): AuthMethodInfo | undefined {
+  return methods.find((m) => m.apiKey && m.origin === "agent" && hasValue(keys, m.id));
 }
 
-/** The methods as the browser sees them: which variables have a value, never the values. */
-export function describeAuthMethods(methods: AuthMethodInfo[], env: Record<string, string>): BackendAuthMethod[] {
+/**
+ * Whether the console should check, after the handshake, that the agent can open a session: only for
+ * agents that advertise an `env_var` method, a key-taking `agent` method or a device-code login of
+ * their own (the credential is then something the settings page can supply or start) and have none
+ * of them satisfied.
+ */
+export function shouldProbe(methods: AuthMethodInfo[], env: Record<string, string>): boolean {
+  return (
+    methods.some((m) => m.origin === "agent" && (m.type === "env_var" || m.apiKey || isDeviceLogin(m))) &&
+    !satisfiedMethod(methods, env)
+  );
+}
+
+/** The methods as the browser sees them: which variables and keys have a value, never the values. */
+export function describeAuthMethods(
+  methods: AuthMethodInfo[],
+  env: Record<string, string>,
+  keys: Record<string, string> = {},
+): BackendAuthMethod[] {
   return methods.map((m) => ({
     id: m.id,
     name: m.name,
     ...(m.description ? { description: m.description } : {}),
     type: m.type,
     ...(m.type === "env_var" ? { vars: m.vars.map((v) => ({ ...v, set: hasValue(env, v.name) })) } : {}),
+    ...(m.apiKey ? { vars: [{ name: API_KEY_FIELD, label: "API key", set: hasValue(keys, m.id) }] } : {}),
     ...(m.link ? { link: m.link } : {}),
     ...(m.command ? { command: m.command } : {}),
     ...(m.origin === "console" ? { origin: "console" as const } : {}),
@@ -154,7 +198,12 @@ export function describeAuthMethods(methods: AuthMethodInfo[], env: Record<strin
 export function authHelp(methods: AuthMethodInfo[]): string {
   const ways = methods.map((m) => {
     const cmd = m.command && !(m.description ?? "").includes(m.command) ? ` (\`${m.command}\`)` : "";
-    const settings = m.type === "env_var" ? ` (${m.vars.map((v) => v.name).join(", ")}: enter it in Settings)` : "";
+    const settings =
+      m.type === "env_var"
+        ? ` (${m.vars.map((v) => v.name).join(", ")}: enter it in Settings)`
+        : m.apiKey
+          ? " (enter the key in Settings)"
+          : "";
     return `${m.name}${m.description ? `: ${m.description}` : ""}${cmd}${settings}`;
   });
   return ways.length ? `Authentication required. ${ways.join("; ")}` : "Authentication required";

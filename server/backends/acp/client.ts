@@ -5,6 +5,7 @@ import {
   ndJsonStream,
   RequestError,
   type AnyMessage,
+  type CreateElicitationResponse,
   type ClientConnection,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -29,6 +30,10 @@ export interface AcpClientHost {
   interrupts: InterruptBook<RequestPermissionResponse>;
   proc: AgentProcess<ClientConnection>;
   emit(rt: Runtime, events: TimelineEvent[]): void;
+  /** A URL elicitation (`elicitation/create`, mode `url`): a device-code login's link and code. */
+  elicitUrl(gen: number, params: { url: string; message: string; elicitationId: string }): CreateElicitationResponse;
+  /** `elicitation/complete`. */
+  elicitationComplete(gen: number, elicitationId: string): void;
 }
 
 /**
@@ -66,6 +71,20 @@ export class AcpClient {
         await this.writeTextFile(ctx.params.sessionId, ctx.params.path, ctx.params.content);
         return {};
       })
+      .onRequest(methods.client.elicitation.create, (ctx): CreateElicitationResponse => {
+        const p = ctx.params as { mode?: unknown; url?: unknown; message?: unknown; elicitationId?: unknown };
+        // only URL elicitations (a login's link): the console declares no form elicitation
+        if (p.mode !== "url" || typeof p.url !== "string" || typeof p.elicitationId !== "string")
+          return { action: "decline" };
+        return this.host.elicitUrl(gen, {
+          url: p.url,
+          message: String(p.message ?? ""),
+          elicitationId: p.elicitationId,
+        });
+      })
+      .onNotification(methods.client.elicitation.complete, (ctx) =>
+        this.host.elicitationComplete(gen, ctx.params.elicitationId),
+      )
       .onNotification(methods.client.session.update, (ctx) => this.onUpdate(gen, ctx.params));
     const stream = ndJsonStream(p.stdin, p.stdout);
     const tap = new TransformStream<AnyMessage, AnyMessage>({

@@ -1,4 +1,7 @@
 import "server-only";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { methods, type ClientConnection, type NewSessionResponse } from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { Backend } from "@/lib/model";
@@ -7,15 +10,19 @@ import { log } from "../../log";
 import type { LiveStore } from "../../store/store";
 import { withTimeout } from "../shared/agent-process";
 import {
+  API_KEY_FIELD,
   authHelp,
   describeAuthMethods,
+  keyedMethod,
   mergeCredentials,
   readAuthMethods,
   satisfiedMethod,
   shouldProbe,
   withKnownMethods,
+  withTerminalCommands,
   type AuthMethodInfo,
 } from "./auth";
+import { DeviceLogin, isDeviceLogin } from "./device-login";
 import { agentMessage, mapAcpError } from "./errors";
 import { REQUEST_TIMEOUT_MS } from "./sessions";
 
@@ -25,11 +32,25 @@ export interface AcpAuthOptions {
   store: LiveStore;
   /** The config's `env`. */
   env?: Record<string, string> | undefined;
-  /** Where the post-handshake check opens its session. */
+  /** Where the post-handshake check opens its session (when the agent cannot close sessions). */
   defaultCwd: string;
+  /** The agent's command line: `terminal` methods run it with their arguments. */
+  command?: readonly string[];
+  /** What the browser sees changed (a sign-in's link and code). */
+  changed?: () => void;
+  /** A sign-in run from Settings finished: the agent can open sessions. */
+  loggedIn?: () => void;
 }
 
 const credentialsKey = (backendId: string) => `acp-credentials:${backendId}`;
+/** API keys for key-taking `agent` methods, by method id (sent in `authenticate`'s `_meta`, never in the environment). */
+const keysKey = (backendId: string) => `acp-method-keys:${backendId}`;
+
+/** What the post-handshake check needs of `initialize`'s `agentCapabilities`. */
+export interface ProbeCaps {
+  /** The agent declares `session/close`: the check opens its session in a temporary directory and closes it. */
+  canClose: boolean;
+}
 
 /**
  * ACP authentication (docs/backends/acp.md#authentication): the methods `initialize` advertised,
@@ -44,14 +65,42 @@ export class AcpAuth {
   blocked: string | undefined;
   /** The session the post-handshake check opened, handed to the first new session in its directory. */
   private spare: { gen: number; cwd: string; res: NewSessionResponse } | undefined;
+  /** Device-code sign-ins started from Settings. */
+  readonly device: DeviceLogin;
 
   constructor(private o: AcpAuthOptions) {
     this.env = { ...(o.env ?? {}), ...this.stored() };
+    this.device = new DeviceLogin({
+      backendId: o.backendId,
+      label: o.label,
+      changed: () => o.changed?.(),
+      done: () => {
+        this.blocked = undefined;
+        o.loggedIn?.();
+      },
+    });
   }
 
   /** For `Backend.authMethods`. */
   describe(): Pick<Backend, "authMethods"> {
-    return this.methods.length ? { authMethods: describeAuthMethods(this.methods, this.env) } : {};
+    if (!this.methods.length) return {};
+    const login = this.device.state;
+    const described = describeAuthMethods(this.methods, this.env, this.keys());
+    return {
+      authMethods: described.map((d, i) => {
+        const m = this.methods[i]!;
+        if (!isDeviceLogin(m)) return d;
+        const { methodId: _, ...state } = login?.methodId === m.id ? login : { methodId: "" };
+        return { ...d, signIn: true, ...(login?.methodId === m.id ? { login: state } : {}) };
+      }),
+    };
+  }
+
+  /** Starts a device-code sign-in (`methodId`) on the agent process `gen`; the link and code follow in `describe`. */
+  signIn(conn: ClientConnection, gen: number, methodId: string): void {
+    const method = this.methods.find((m) => m.id === methodId);
+    if (!method) throw ApiError.notFound(`${this.o.label} has no auth method ${methodId}`);
+    this.device.start(conn, gen, method);
   }
 
   /**
@@ -60,13 +109,20 @@ export class AcpAuth {
    * advertised it); an agent that advertises `env_var` methods and has none of them is asked for a
    * session, which tells whether it has credentials of its own (a login). `blocked` says why not.
    */
-  async check(conn: ClientConnection, gen: number, raw: unknown, agentName: string | undefined): Promise<void> {
-    this.methods = withKnownMethods(readAuthMethods(raw), agentName);
+  async check(
+    conn: ClientConnection,
+    gen: number,
+    raw: unknown,
+    agentName: string | undefined,
+    caps: ProbeCaps = { canClose: false },
+  ): Promise<void> {
+    this.methods = withTerminalCommands(withKnownMethods(readAuthMethods(raw), agentName), this.o.command ?? []);
     this.spare = undefined;
-    this.blocked = await this.probe(conn, gen);
+    this.device.reset();
+    this.blocked = await this.probe(conn, gen, caps);
   }
 
-  private async probe(conn: ClientConnection, gen: number): Promise<string | undefined> {
+  private async probe(conn: ClientConnection, gen: number, caps: ProbeCaps): Promise<string | undefined> {
     const method = satisfiedMethod(this.methods, this.env);
     if (method) {
       if (method.origin !== "agent") return undefined;
@@ -82,7 +138,30 @@ export class AcpAuth {
         return `${method.name} failed: ${agentMessage(err)}. ${authHelp(this.methods)}`;
       }
     }
+    const keyed = keyedMethod(this.methods, this.keys());
+    if (keyed) {
+      try {
+        // codex-acp reads the key from `_meta["api-key"].apiKey` (src/CodexAcpClient.ts, authenticateWithApiKey)
+        await withTimeout(
+          conn.agent.request(methods.agent.authenticate, {
+            methodId: keyed.id,
+            _meta: { "api-key": { apiKey: this.keys()[keyed.id] } },
+          }),
+          REQUEST_TIMEOUT_MS,
+          "authenticate",
+        );
+        return undefined;
+      } catch (err) {
+        log.warn("ACP authenticate failed", { backend: this.o.backendId, method: keyed.id, error: agentMessage(err) });
+        return `${keyed.name} failed: ${agentMessage(err)}. ${authHelp(this.methods)}`;
+      }
+    }
     if (!shouldProbe(this.methods, this.env)) return undefined;
+    return caps.canClose ? this.probeAndClose(conn) : this.probeAndKeep(conn, gen);
+  }
+
+  /** A session opened in the default directory and kept for the first New session there (agents that cannot close one). */
+  private async probeAndKeep(conn: ClientConnection, gen: number): Promise<string | undefined> {
     try {
       const cwd = this.o.defaultCwd;
       const res = await withTimeout(
@@ -93,10 +172,38 @@ export class AcpAuth {
       this.spare = { gen, cwd, res };
       return undefined;
     } catch (err) {
-      let help: string | undefined;
-      this.mapError(err, "create a session", (h) => (help = h));
-      return help;
+      return this.helpOf(err);
     }
+  }
+
+  /** A throwaway session in an empty temporary directory, closed at once (`session/close`). */
+  private async probeAndClose(conn: ClientConnection): Promise<string | undefined> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "switchboard-acp-probe-"));
+    try {
+      const res = await withTimeout(
+        conn.agent.request(methods.agent.session.new, { cwd: dir, mcpServers: [] }),
+        REQUEST_TIMEOUT_MS,
+        "session/new",
+      );
+      await withTimeout(
+        conn.agent.request(methods.agent.session.close, { sessionId: res.sessionId }),
+        REQUEST_TIMEOUT_MS,
+        "session/close",
+      ).catch((err: unknown) =>
+        log.warn("ACP probe session not closed", { backend: this.o.backendId, error: agentMessage(err) }),
+      );
+      return undefined;
+    } catch (err) {
+      return this.helpOf(err);
+    } finally {
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  private helpOf(err: unknown): string | undefined {
+    let help: string | undefined;
+    this.mapError(err, "create a session", (h) => (help = h));
+    return help;
   }
 
   /** The session the check opened, if it was opened by the process of `gen` in `cwd` (once). */
@@ -111,23 +218,48 @@ export class AcpAuth {
     return mapAcpError(err, what, { label: this.o.label, authMethods: this.methods, onAuthRequired });
   }
 
-  private stored(): Record<string, string> {
-    const raw = this.o.store.getMeta(credentialsKey(this.o.backendId));
+  private stored(key = credentialsKey(this.o.backendId)): Record<string, string> {
+    const raw = this.o.store.getMeta(key);
     if (!raw) return {};
-    const r = z.record(z.string(), z.string()).safeParse(JSON.parse(raw));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return {};
+    }
+    const r = z.record(z.string(), z.string()).safeParse(parsed);
     return r.success ? r.data : {};
+  }
+
+  private keys(): Record<string, string> {
+    return this.stored(keysKey(this.o.backendId));
   }
 
   /** The backend is removed: its stored credentials go. */
   forget(): void {
-    const key = credentialsKey(this.o.backendId);
-    if (this.o.store.getMeta(key) !== undefined) this.o.store.setMeta(key, "{}");
+    for (const key of [credentialsKey(this.o.backendId), keysKey(this.o.backendId)])
+      if (this.o.store.getMeta(key) !== undefined) this.o.store.setMeta(key, "{}");
   }
 
-  /** Keeps the values of an `env_var` method (400/404 for what it does not take); the agent must be restarted. */
+  /**
+   * Keeps the values of an `env_var` method, or the key of a key-taking `agent` method (`{apiKey}`);
+   * 400/404 for what it does not take; the agent must be restarted.
+   */
   setCredentials(methodId: string, vars: Record<string, string>): void {
     const method = this.methods.find((m) => m.id === methodId);
     if (!method) throw ApiError.notFound(`${this.o.label} has no auth method ${methodId}`);
+    if (method.apiKey) {
+      const unknown = Object.keys(vars).filter((k) => k !== API_KEY_FIELD);
+      if (unknown.length) throw ApiError.badRequest(`${method.name} takes only ${API_KEY_FIELD}`);
+      const value = vars[API_KEY_FIELD];
+      if (value === undefined) return;
+      const keys = this.keys();
+      if (value.trim() === "") delete keys[methodId];
+      else keys[methodId] = value.trim();
+      this.o.store.setMeta(keysKey(this.o.backendId), JSON.stringify(keys));
+      this.blocked = undefined;
+      return;
+    }
     if (method.type !== "env_var") throw ApiError.badRequest(`${method.name} takes no values from the console`);
     const unknown = Object.keys(vars).filter((k) => !method.vars.some((v) => v.name === k));
     if (unknown.length) throw ApiError.badRequest(`${method.name} does not use ${unknown.join(", ")}`);

@@ -23,7 +23,7 @@ export const ACP_PRESETS: PresetTemplate[] = [
     kind: "acp",
     label: "Codex",
     description:
-      "codex-acp (npm @agentclientprotocol/codex-acp; formerly @zed-industries/codex-acp). Sign in with ChatGPT, or enter OPENAI_API_KEY / CODEX_API_KEY in Settings once it is added.",
+      "codex-acp (npm @agentclientprotocol/codex-acp; formerly @zed-industries/codex-acp). Sign in with ChatGPT, or enter an OpenAI API key in Settings once it is added.",
     command: ["codex-acp"],
   },
   {
@@ -31,7 +31,7 @@ export const ACP_PRESETS: PresetTemplate[] = [
     kind: "acp",
     label: "Claude Code",
     description:
-      "claude-agent-acp (npm @agentclientprotocol/claude-agent-acp; an older claude-code-acp from @zed-industries/claude-code-acp is found too). Log in with `claude /login`, or enter ANTHROPIC_API_KEY in Settings once it is added.",
+      "claude-agent-acp (npm @agentclientprotocol/claude-agent-acp; an older claude-code-acp from @zed-industries/claude-code-acp is found too). Log in with `claude-agent-acp --cli auth login` in a terminal, or enter ANTHROPIC_API_KEY in Settings once it is added.",
     command: ["claude-agent-acp"],
     alternatives: [["claude-code-acp"]],
   },

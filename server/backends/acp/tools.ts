@@ -129,6 +129,18 @@ function exitCodeOf(raw: unknown, text: string | undefined): number | undefined 
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * A terminal command's output and exit as codex-acp 2.x sends them to a client without terminals (and
+ * as Zed's convention has it): output chunks in `_meta.terminal_output_delta` (or `terminal_output`)
+ * `.data`, the exit in `_meta.terminal_exit.exit_code`; `content` then only names the terminal.
+ */
+function terminalMeta(u: Obj): { chunk?: string; exit?: number } {
+  const m = obj(u._meta);
+  const chunk = str(obj(m.terminal_output_delta).data) ?? str(obj(m.terminal_output).data);
+  const exit = num(obj(m.terminal_exit).exit_code);
+  return { ...(chunk !== undefined ? { chunk } : {}), ...(exit !== undefined ? { exit } : {}) };
+}
+
 /** Merges a `tool_call` / `tool_call_update` (absent fields keep their value) into a canonical block. */
 export function mergeTool(
   prev: ToolBlock | undefined,
@@ -159,8 +171,10 @@ export function mergeTool(
   if (title) b.title = title;
   if (isObj(u.rawInput) && Object.keys(u.rawInput).length > 0) b.input = { ...u.rawInput };
   const content = u.content !== undefined && u.content !== null ? toolContent(u.content) : undefined;
+  const term = terminalMeta(u);
   let text = content?.text ?? (u.rawOutput !== undefined ? rawOutputText(u.rawOutput) : undefined);
-  const exit = exitCodeOf(u.rawOutput, text);
+  if (text === undefined && term.chunk !== undefined) text = (prev?.output ?? prev?.error ?? "") + term.chunk;
+  const exit = exitCodeOf(u.rawOutput, text) ?? term.exit;
   if (text !== undefined) text = text.replace(SHELL_MARKER, "");
   if (exit !== undefined) b.exitCode = exit;
   if (content?.diff) {

@@ -24,7 +24,10 @@
  * 0.33 did), FAKE_NO_LOAD=1 (no loadSession, no list), FAKE_AUTH=1 (session/new: Authentication
  * required), FAKE_ENV_AUTH=1 (an `env_var` method with FAKE_KEY: session/new needs an
  * `authenticate` call with FAKE_KEY set; FAKE_KEY=bad fails it with `data.details`), FAKE_MODES=1 (modes instead of config options), FAKE_STATE=<file> (sessions survive a
- * restart, like a real agent's session store).
+ * restart, like a real agent's session store), FAKE_DEVICE_AUTH=<file> (codex-acp 2.6.0's
+ * "ChatGPT (device code)" method, listed only to clients with URL elicitation: session/new needs a
+ * login; its `authenticate` sends a URL elicitation with the code, as codex-acp does, and succeeds once
+ * <file> exists — the user finished at the link).
  */
 import fs from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -34,6 +37,7 @@ const noLoad = process.env.FAKE_NO_LOAD === "1";
 const needsAuth = process.env.FAKE_AUTH === "1";
 const withModes = process.env.FAKE_MODES === "1";
 const envAuth = process.env.FAKE_ENV_AUTH === "1";
+const deviceFile = process.env.FAKE_DEVICE_AUTH;
 let authenticated = false;
 
 // FAKE_OLD_GEMINI=1: a Gemini CLI before 0.33, whose strict yargs parser knows only
@@ -122,7 +126,7 @@ const modes = (s) => ({
 });
 
 const app = agent({ name: "fake-agent" })
-  .onRequest(methods.agent.initialize, () => ({
+  .onRequest(methods.agent.initialize, ({ params }) => ({
     protocolVersion: 1,
     agentCapabilities: {
       loadSession: !noLoad,
@@ -131,6 +135,16 @@ const app = agent({ name: "fake-agent" })
     },
     authMethods: [
       { id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal" },
+      // codex-acp 2.6.0 (src/CodexAuthMethod.ts): only for clients that declare URL elicitation
+      ...(deviceFile && params.clientCapabilities?.elicitation?.url
+        ? [
+            {
+              id: "chat-gpt-device-code",
+              name: "ChatGPT (device code)",
+              description: "Sign in to ChatGPT by opening a verification page and entering a one-time code",
+            },
+          ]
+        : []),
       ...(envAuth
         ? [
             {
@@ -146,7 +160,7 @@ const app = agent({ name: "fake-agent" })
     agentInfo: { name: "Fake", title: "Fake Agent", version: "9.9.9" },
   }))
   .onRequest(methods.agent.session.new, ({ params, client }) => {
-    if (needsAuth || (envAuth && !authenticated)) throw RequestError.authRequired();
+    if (needsAuth || ((envAuth || deviceFile) && !authenticated)) throw RequestError.authRequired();
     const sessionId = `fake-${process.pid}-${++counter}`;
     const s = {
       cwd: params.cwd,
@@ -168,7 +182,22 @@ const app = agent({ name: "fake-agent" })
     });
     return withModes ? { sessionId, modes: modes(s) } : { sessionId, configOptions: configOptions(s) };
   })
-  .onRequest(methods.agent.authenticate, ({ params }) => {
+  .onRequest(methods.agent.authenticate, async ({ params, client }) => {
+    if (deviceFile && params.methodId === "chat-gpt-device-code") {
+      // as codex-acp's authenticateWithChatGptDeviceCode: a URL elicitation with the code, then the login completes
+      const answer = await client.request(methods.client.elicitation.create, {
+        mode: "url",
+        requestId: "authenticate",
+        url: "https://auth.example.test/codex/device",
+        message: "Sign in to ChatGPT and enter this code: WXYZ-4821",
+        elicitationId: "login-1",
+      });
+      if (answer.action !== "accept") throw RequestError.internalError({ details: "the sign-in was declined" });
+      while (!fs.existsSync(deviceFile)) await new Promise((r) => setTimeout(r, 50));
+      await client.notify(methods.client.elicitation.complete, { elicitationId: "login-1" });
+      authenticated = true;
+      return {};
+    }
     if (params.methodId !== "fake-key" || !process.env.FAKE_KEY)
       throw RequestError.internalError({ details: "FAKE_KEY is not set" });
     if (process.env.FAKE_KEY === "bad") throw RequestError.internalError({ details: "FAKE_KEY was refused" });
