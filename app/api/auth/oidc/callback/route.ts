@@ -1,0 +1,48 @@
+import { actorOf, audit, auditEntry } from "@/server/auth/audit";
+import { consoleAuth, isHttps, personSession, readCookie, sessionCookie } from "@/server/auth/console-auth";
+import { clearedOidcCookie, OIDC_COOKIE, oidcSignIn, SignInRefused } from "@/server/auth/oidc";
+import { signInFailedPage } from "@/server/auth/sign-in-page";
+import { getApp } from "@/server/app";
+import { ApiError, isApiError } from "@/server/errors";
+import { route } from "@/server/http";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * Where the identity provider sends the browser back: the code is traded and the ID token verified
+ * (server/auth/oidc.ts); someone with a Switchboard role gets the console's session cookie, someone
+ * without one a 403 page saying why (audited as `login.refused`).
+ */
+export const GET = route(async (req) => {
+  const signIn = oidcSignIn(consoleAuth().key);
+  if (!signIn) throw ApiError.notFound("Sign-in with OpenID Connect is not set up on this console");
+  getApp(); // the audit log's store
+  const secure = isHttps(req.url, req.headers);
+  const cleared = clearedOidcCookie(secure);
+  try {
+    const done = await signIn.finish(new URL(req.url).search, readCookie(req.headers, OIDC_COOKIE));
+    const { cookieValue, maxAge } = personSession({ user: done.user, role: done.role });
+    await audit(
+      auditEntry({ user: done.user, role: done.role, via: "oidc" }, "login", { detail: { role: done.role } }),
+    );
+    const headers = new Headers({ location: done.next, "cache-control": "no-store" });
+    headers.append("set-cookie", sessionCookie(cookieValue, { secure, maxAge }));
+    headers.append("set-cookie", cleared);
+    return new Response(null, { status: 303, headers });
+  } catch (err) {
+    let page: Response;
+    if (err instanceof SignInRefused) {
+      if (err.person)
+        await audit({
+          at: Date.now(),
+          actor: actorOf({ user: err.person, role: "viewer", via: "oidc" }),
+          action: "login.refused",
+          detail: { reason: err.message },
+        });
+      page = signInFailedPage(err.status, err.message);
+    } else if (isApiError(err)) page = signInFailedPage(err.status === 502 ? 502 : 400, err.message);
+    else throw err;
+    page.headers.append("set-cookie", cleared);
+    return page;
+  }
+});

@@ -1,0 +1,25 @@
+import "server-only";
+
+const html = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+
+/**
+ * The page a sign-in that did not end in a session answers with (403 for someone with no role, 400
+ * for a sign-in that could not be verified, 502 when the provider does not answer): plain HTML with
+ * no script, the reason in words, and the way back to the login page.
+ */
+export function signInFailedPage(status: number, message: string): Response {
+  const title = status === 403 ? "No access to Switchboard" : "Sign-in failed";
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${html(title)} · Switchboard</title></head>
+<body data-testid="sign-in-failed">
+<h1>${html(title)}</h1>
+<p data-testid="sign-in-failed-reason">${html(message)}</p>
+<p><a href="/login">Back to the login page</a></p>
+</body></html>`;
+  return new Response(page, {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+  });
+}
