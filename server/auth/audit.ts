@@ -82,13 +82,16 @@ export async function auditRoute(
   const who = principalOf(req.headers);
   if (!who || !rule.audit) return;
   const answer = rule.detail && res.headers.get("content-type")?.includes("json") ? res.clone() : undefined;
-  const detail = rule.detail ? rule.detail(await jsonObject(body), await jsonObject(answer)) : undefined;
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const detail = {
+    ...(str(params.shareId) ? { shareId: params.shareId } : {}),
+    ...(rule.detail ? rule.detail(await jsonObject(body), await jsonObject(answer)) : {}),
+  };
   await audit(
     auditEntry(who, rule.audit, {
       backendId: str(params.backendId),
       sessionId: str(params.sessionId),
-      ...(detail ? { detail } : {}),
+      detail,
     }),
   );
 }

@@ -297,7 +297,9 @@ function oidcReason(err: unknown): string {
   for (let depth = 0; e && typeof e === "object" && depth < 4; depth++) {
     const o = e as { cause?: unknown; message?: unknown; error?: unknown; error_description?: unknown };
     if (typeof o.error === "string") {
-      parts.push(`${o.error}${typeof o.error_description === "string" ? ` (${o.error_description.slice(0, 200)})` : ""}`);
+      parts.push(
+        `${o.error}${typeof o.error_description === "string" ? ` (${o.error_description.slice(0, 200)})` : ""}`,
+      );
       break;
     }
     if (typeof o.message === "string" && o.message) parts.push(o.message.slice(0, 200));

@@ -41,7 +41,8 @@ function decodePerson(raw: string): SignedPerson | undefined {
   try {
     const o = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Record<string, unknown>;
     const role = Role.safeParse(o.r);
-    if (!role.success || typeof o.i !== "string" || typeof o.n !== "string" || typeof o.e !== "string") return undefined;
+    if (!role.success || typeof o.i !== "string" || typeof o.n !== "string" || typeof o.e !== "string")
+      return undefined;
     return { user: { id: o.i, name: o.n, email: o.e }, role: role.data };
   } catch {
     return undefined;
