@@ -1,16 +1,15 @@
 import { z } from "zod";
+import { ROLES } from "./roles";
 
 /**
  * People (docs/people.md): who is signed in, with which role, and what each role may do. Shared by
  * the server (enforcement, server/auth/permissions.ts) and the views (what to disable, and why).
  */
 
-export const ROLES = ["viewer", "operator", "admin"] as const;
+export { type Need, ROLES, roleAllows, whyNot } from "./roles";
+
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
-
-/** What a route needs: no login, any role (reads), an operator (works sessions), an admin (runs the console). */
-export type Need = "public" | "read" | "operate" | "admin";
 
 export const Person = z.object({
   id: z.string().min(1).max(300),
@@ -22,22 +21,6 @@ export type Person = z.infer<typeof Person>;
 /** `GET /api/me`. */
 export const Me = z.object({ user: Person, role: Role, via: z.enum(["oidc", "token"]) });
 export type Me = z.infer<typeof Me>;
-
-const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
-const NEEDED: Record<Need, number> = { public: 0, read: 1, operate: 2, admin: 3 };
-
-/** Whether a role may do what a route needs (`public` needs no role at all). */
-export function roleAllows(role: Role | undefined, need: Need): boolean {
-  if (need === "public") return true;
-  return role !== undefined && RANK[role] >= NEEDED[need];
-}
-
-/** Why a role may not do something (the tooltip on a disabled control, and the 403's message). */
-export function whyNot(role: Role | undefined, need: Need): string | undefined {
-  if (roleAllows(role, need)) return undefined;
-  if (need === "admin") return "Only an admin can do this";
-  return "Viewers can read but not change anything; an operator or admin can do this";
-}
 
 /** The audit log's actions (docs/people.md, "Audit log"). */
 export const AUDIT_ACTIONS = [
