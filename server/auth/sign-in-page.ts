@@ -23,3 +23,20 @@ export function signInFailedPage(status: number, message: string): Response {
     headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
   });
 }
+
+/**
+ * The answer of a successful sign-in: a page that moves on to `next` by itself. Not a redirect: the
+ * browser arrives here from the identity provider, a cross-site navigation, and the console's
+ * `SameSite=Strict` cookie would not be sent on a redirect that continues it; a navigation this page
+ * starts is the console's own.
+ */
+export function signedInPage(next: string, headers: Headers): Response {
+  const to = html(next);
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}">
+<title>Signed in · Switchboard</title></head>
+<body data-testid="signed-in-page"><p>Signed in. <a href="${to}">Continue to the console</a>.</p></body></html>`;
+  headers.set("content-type", "text/html; charset=utf-8");
+  headers.set("cache-control", "no-store");
+  return new Response(page, { status: 200, headers });
+}

@@ -1,7 +1,7 @@
 import { actorOf, audit, auditEntry } from "@/server/auth/audit";
 import { consoleAuth, isHttps, personSession, readCookie, sessionCookie } from "@/server/auth/console-auth";
 import { clearedOidcCookie, OIDC_COOKIE, oidcSignIn, SignInRefused } from "@/server/auth/oidc";
-import { signInFailedPage } from "@/server/auth/sign-in-page";
+import { signedInPage, signInFailedPage } from "@/server/auth/sign-in-page";
 import { getApp } from "@/server/app";
 import { ApiError, isApiError } from "@/server/errors";
 import { route } from "@/server/http";
@@ -25,10 +25,10 @@ export const GET = route(async (req) => {
     await audit(
       auditEntry({ user: done.user, role: done.role, via: "oidc" }, "login", { detail: { role: done.role } }),
     );
-    const headers = new Headers({ location: done.next, "cache-control": "no-store" });
+    const headers = new Headers();
     headers.append("set-cookie", sessionCookie(cookieValue, { secure, maxAge }));
     headers.append("set-cookie", cleared);
-    return new Response(null, { status: 303, headers });
+    return signedInPage(done.next, headers);
   } catch (err) {
     let page: Response;
     if (err instanceof SignInRefused) {
