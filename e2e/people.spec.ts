@@ -92,7 +92,7 @@ async function newSession(): Promise<string> {
 test("each role signs in through the provider; a viewer reads but cannot prompt; an operator prompts; the admin reads it in the audit log", async ({
   browser,
 }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(420_000);
   const sessionId = await newSession();
   const sessionUrl = `${sb.url}/sessions/local/${sessionId}`;
 
@@ -170,7 +170,8 @@ test("each role signs in through the provider; a viewer reads but cannot prompt;
   }
   // On the viewer's settings page the backend forms are disabled, with the reason.
   await vp.goto(`${sb.url}/settings`);
-  await expect(vp.getByTestId("add-acp-fieldset")).toBeDisabled();
+  await expect(vp.getByTestId("add-acp-fieldset")).toHaveAttribute("disabled", "");
+  await expect(vp.getByTestId("add-acp-fieldset").locator("input, button, select").first()).toBeDisabled();
   await expect(vp.getByTestId("add-acp-fieldset")).toHaveAttribute("title", "Only an admin can do this");
   await expect(vp.getByTestId("audit-section")).toHaveCount(0);
   await vp.goto(sessionUrl);
