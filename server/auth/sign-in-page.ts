@@ -8,7 +8,7 @@ const html = (s: string) =>
  * for a sign-in that could not be verified, 502 when the provider does not answer): plain HTML with
  * no script, the reason in words, and the way back to the login page.
  */
-export function signInFailedPage(status: number, message: string): Response {
+export function signInFailedPage(status: number, message: string, headers = new Headers()): Response {
   const title = status === 403 ? "No access to Switchboard" : "Sign-in failed";
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -18,10 +18,9 @@ export function signInFailedPage(status: number, message: string): Response {
 <p data-testid="sign-in-failed-reason">${html(message)}</p>
 <p><a href="/login">Back to the login page</a></p>
 </body></html>`;
-  return new Response(page, {
-    status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-  });
+  headers.set("content-type", "text/html; charset=utf-8");
+  headers.set("cache-control", "no-store");
+  return new Response(page, { status, headers });
 }
 
 /**

@@ -30,7 +30,9 @@ export const GET = route(async (req) => {
     headers.append("set-cookie", cleared);
     return signedInPage(done.next, headers);
   } catch (err) {
-    let page: Response;
+    // Set-Cookie cannot be added to a Response once made: the cleared cookie goes in with the page.
+    const headers = new Headers();
+    headers.append("set-cookie", cleared);
     if (err instanceof SignInRefused) {
       if (err.person)
         await audit({
@@ -39,10 +41,9 @@ export const GET = route(async (req) => {
           action: "login.refused",
           detail: { reason: err.message },
         });
-      page = signInFailedPage(err.status, err.message);
-    } else if (isApiError(err)) page = signInFailedPage(err.status === 502 ? 502 : 400, err.message);
-    else throw err;
-    page.headers.append("set-cookie", cleared);
-    return page;
+      return signInFailedPage(err.status, err.message, headers);
+    }
+    if (isApiError(err)) return signInFailedPage(err.status === 502 ? 502 : 400, err.message, headers);
+    throw err;
   }
 });
