@@ -93,6 +93,14 @@ const turnEnded = (reply: string) => (evs: WireEvent[]) =>
     .includes(reply) && evs.some((e) => e.type === "session.status" && e.status === "idle");
 
 test.describe("replicas on PostgreSQL and Redis", () => {
+  // A failed test keeps what the replicas logged about leases and forwarding, to tell a load-starved
+  // lease from a defect.
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright's hooks take their fixtures destructured
+  test.afterEach(async ({}, testInfo) => {
+    if (testInfo.status === testInfo.expectedStatus) return;
+    for (const name of ["A", "B"] as const)
+      await testInfo.attach(`replica ${name} log`, { body: stack.replicas[name].logs.join("\n") });
+  });
   test("one replica runs the stdio agent; the other lists its sessions, streams its turn and resumes a cursor", async () => {
     const owner = await stack.waitForOwner();
     const peer = other(owner);
@@ -462,9 +470,18 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     const sp = new SessionPage(page);
     await page.goto(`${stack.proxy.url}/sessions/${REPLICA_OPENCODE}/${s.id}`);
     await expect(sp.view).toHaveAttribute("data-loaded", "true");
-    const snap = (await (
-      await fetch(`${base(url(owner))}/${s.id}/snapshot`, { headers: stack.headers })
-    ).json()) as Snapshot;
+    // The owner's adapter may still be connecting to OpenCode after its lease was taken (503 until then).
+    let snapRes = await fetch(`${base(url(owner))}/${s.id}/snapshot`, { headers: stack.headers });
+    await expect
+      .poll(
+        async () => {
+          snapRes = await fetch(`${base(url(owner))}/${s.id}/snapshot`, { headers: stack.headers });
+          return snapRes.status;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(200);
+    const snap = (await snapRes.json()) as Snapshot;
     const first = await openSse(`${base(url(owner))}/${s.id}/events`, {
       ...stack.headers,
       "last-event-id": String(snap.seq),

@@ -1,7 +1,7 @@
 import "server-only";
 import type { ZodType, z } from "zod";
 import { auditedRule, auditRoute } from "./auth/audit";
-import { redactSecrets } from "./auth/redact";
+import { redactSecrets } from "./redaction/redact";
 import { readBodyBytes } from "./body";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";

@@ -14,7 +14,7 @@ import { json, readBody } from "./http";
 import type { MuxStream } from "./hub/mux";
 import { liveStreams, type LiveScope } from "./live-streams";
 import { sseResponse } from "./hub/sse";
-import { app } from "./routes";
+import { app } from "./app-access";
 import { acquireShareStream, shareClient, shareStreamIdleMs, shares } from "./shares";
 
 export { liveStreams, type LiveScope } from "./live-streams";

@@ -7,7 +7,7 @@ import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { useRoleReason } from "@/lib/hooks/use-me";
 import { SidebarToggle } from "../shell/shell";
 import { AddA2aBackend } from "./add-a2a-backend";
-import { AddAcpBackend } from "./add-acp-backend";
+import { AddCommandBackend } from "./add-command-backend";
 import { BackendCard } from "./backend-card";
 import { AuditSection } from "./audit-section";
 import { SearchSettings } from "./search-settings";
@@ -68,7 +68,7 @@ export function SettingsView() {
             Codex and Gemini adapters. See docs/backends/acp.md.
           </p>
           <fieldset disabled={Boolean(adminReason)} title={adminReason} data-testid="add-acp-fieldset">
-            <AddAcpBackend />
+            <AddCommandBackend />
           </fieldset>
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an A2A agent</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">

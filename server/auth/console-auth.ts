@@ -4,7 +4,7 @@ import type { Me } from "@/lib/people";
 import { ApiError } from "../errors";
 import { bearerToken } from "./policy";
 import { FixedWindowLimiter, type LimitDecision, SlowLane } from "./rate-limit";
-import { registerSecret } from "./redact";
+import { registerSecret } from "../redaction/redact";
 import {
   mintSession,
   RevocationList,

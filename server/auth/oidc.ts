@@ -5,7 +5,7 @@ import { type Person, type Role, ROLES } from "@/lib/people";
 import { ApiError, describeError } from "../errors";
 import { log } from "../log";
 import { safeNextPath } from "./policy";
-import { registerSecret } from "./redact";
+import { registerSecret } from "../redaction/redact";
 
 /**
  * Sign-in with OpenID Connect (docs/people.md), on `openid-client`: the authorization code flow with

@@ -7,11 +7,13 @@ import {
   TimelineEvent as TimelineEventSchema,
   type Backend,
   type Message,
+  type Session,
   type TimelineEvent,
   type ToolBlock,
 } from "@/lib/model";
 import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
 import type { Hub } from "../hub/hub";
+import type { SessionChannel } from "../hub/session-channel";
 import type { BackendAdapter, EventSink, LoadedSession } from "./types";
 
 export interface ConformanceTarget {
@@ -34,6 +36,14 @@ export interface ConformanceTarget {
    */
   killBackend(adapter: BackendAdapter): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What the suite's checks in other files (./conformance-stop.ts, ./conformance-capabilities.ts) run on. */
+export interface ConformanceHost {
+  adapter(): BackendAdapter;
+  target(): ConformanceTarget;
+  newSession(title: string): Promise<{ session: Session; channel: SessionChannel }>;
+  runTurn(channel: SessionChannel, prompt: string): Promise<unknown>;
 }
 
 /** Forwards to the hub and records every event, per session. */

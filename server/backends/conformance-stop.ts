@@ -10,22 +10,14 @@ import { expect, it } from "vitest";
 import type { SessionChannel } from "../hub/session-channel";
 import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
 import { until } from "@/lib/testing/until";
-import { assistantText, type ConformanceTarget, toolBlocks } from "./conformance-harness";
-import type { BackendAdapter } from "./types";
-
-export interface StopCheckHost {
-  adapter(): BackendAdapter;
-  target(): ConformanceTarget;
-  newSession(title: string): Promise<{ channel: SessionChannel }>;
-  runTurn(channel: SessionChannel, prompt: string): Promise<unknown>;
-}
+import { assistantText, type ConformanceHost, toolBlocks } from "./conformance-harness";
 
 const bash = (command: string): ScriptedTurn => ({
   toolCalls: [{ name: "bash", arguments: { command, description: "A command to stop" } }],
 });
 
 /** Registers the checks (inside the suite's describe). */
-export function stopChecks(h: StopCheckHost) {
+export function stopChecks(h: ConformanceHost) {
   const skipUnlessDeclared = (ctx: { skip(cond: boolean, why: string): void }) => {
     if (!h.target().stopsInEveryState) ctx.skip(true, "the target does not take part in the stop-state checks yet");
   };

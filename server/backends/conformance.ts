@@ -1,31 +1,19 @@
 /**
- * The shared conformance suite: one set of checks every backend adapter must pass, run against its
- * real instance (or its protocol-faithful fake) with the scripted model. A target says how to start
- * its adapter and how to script its model; the suite drives the adapter through the real hub,
- * exactly as the HTTP routes do. Adding an adapter: one `conformanceSuite(...)` call in
- * ./conformance.test.ts with its `ConformanceTarget`.
- *
- * The target, the recording sink and the transcript readers: ./conformance-harness.ts.
- * Checks: create a session (read back, listed) · a prompt streams text and the turn ends idle · a tool
- * call appears with its output · abort ends the turn (and, where the target takes part, Stop while a
- * tool runs or a permission waits: ./conformance-stop.ts) · history survives a reload (a new adapter, and
- * for stdio agents a new process) · permission interrupts round-trip where declared · question
- * interrupts round-trip where declared · a whole-session fork holds the history and goes on by
- * itself, where declared · rename · history paging where declared · every declared capability
- * answers, every undeclared one is refused by the route layer's gate (server/capability.ts) with a
- * 4xx · a reconnect from a `seq` loses nothing · the backend's process killed mid-turn ends the turn
- * with a visible error and the next prompt works · an unknown session is a 404 · every event the
- * adapter emitted passes the canonical schema (`TimelineEvent` in lib/model.ts).
+ * The conformance suite every backend adapter passes (docs/architecture.md, "Conformance"), run
+ * against its real instance or its protocol-faithful fake with the scripted model, through the real
+ * hub. A target (./conformance-harness.ts) says how to start its adapter and script its model; each
+ * adapter has one `conformanceSuite(...)` call in ./conformance.test.ts. The Stop checks are in
+ * ./conformance-stop.ts, the capability gate in ./conformance-capabilities.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, TimelineEvent } from "@/lib/model";
 import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
-import type { CapabilityName } from "@/lib/capabilities";
 import { capability } from "../capability";
 import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import { assistantText, type ConformanceTarget, TeeSink, toolBlocks, userText } from "./conformance-harness";
+import { capabilityChecks } from "./conformance-capabilities";
 import { stopChecks } from "./conformance-stop";
 import type { BackendAdapter } from "./types";
 import { until } from "@/lib/testing/until";
@@ -173,7 +161,8 @@ export function conformanceSuite(
       );
     });
 
-    stopChecks({ adapter: () => adapter, target: () => target, newSession, runTurn });
+    const host = { adapter: () => adapter, target: () => target, newSession, runTurn };
+    stopChecks(host);
 
     it("keeps the history across a reload (a new adapter instance)", async () => {
       target.resetModel();
@@ -301,76 +290,7 @@ export function conformanceSuite(
       expect(userText(all)).toEqual(["first question", "second question", "third question"]);
     });
 
-    it("gates capabilities: the declared ones answer, the undeclared ones are refused with a 4xx", async () => {
-      const caps = adapter.info().capabilities;
-      const { session, channel } = await newSession("conformance capabilities");
-      const gated: Partial<Record<CapabilityName, ((...args: never[]) => unknown) | undefined>> = {
-        fork: adapter.fork,
-        revert: adapter.revert,
-        diff: adapter.diff,
-        compact: adapter.compact,
-        models: adapter.models,
-        history: adapter.loadMessages,
-        abort: adapter.abort,
-        rename: adapter.renameSession,
-        delete: adapter.deleteSession,
-        agents: adapter.agents,
-        children: adapter.children,
-      };
-      for (const [cap, fn] of Object.entries(gated) as [
-        CapabilityName,
-        ((...args: never[]) => unknown) | undefined,
-      ][]) {
-        if (caps[cap] === true) {
-          expect(fn, `${cap} is declared, so the adapter implements it`).toBeTypeOf("function");
-          continue;
-        }
-        let status: number | undefined;
-        try {
-          capability(adapter, cap, fn);
-        } catch (err) {
-          status = isApiError(err) ? err.status : 500;
-          expect((err as Error).message).toMatch(/ cannot /);
-        }
-        expect(status, `${cap} is not declared`).toBe(409);
-      }
-      // A backend's own file search for `@` mentions is declared and implemented together.
-      if (caps.mentions?.search === "backend") {
-        expect(adapter.findFiles, "mentions.search is backend, so the adapter searches files").toBeTypeOf("function");
-        expect(Array.isArray(await adapter.findFiles!(session.id, "", 5))).toBe(true);
-      }
-      // The declared ones answer.
-      if (caps.models) expect((await capability(adapter, "models", adapter.models)()).items.length).toBeGreaterThan(0);
-      if (caps.agents) expect(Array.isArray((await capability(adapter, "agents", adapter.agents)()).items)).toBe(true);
-      if (caps.diff) expect(Array.isArray(await capability(adapter, "diff", adapter.diff)(session.id))).toBe(true);
-      if (caps.children) expect(await capability(adapter, "children", adapter.children)(session.id)).toEqual([]);
-      if (caps.search)
-        expect(
-          (await adapter.listSessions({ limit: 200, search: "conformance capabilities" })).items.map((s) => s.id),
-        ).toContain(session.id);
-      if (caps.abort) await capability(adapter, "abort", adapter.abort)(session.id); // nothing running: a no-op, not an error
-      if (caps.directories) {
-        const dir = session.directory;
-        expect(dir, "a backend with directories says where a session runs").toBeTruthy();
-        const other = await adapter.createSession({ title: "conformance directory", directory: dir! });
-        expect(other.directory).toBe(dir);
-      }
-      if (caps.delete) {
-        const doomed = await adapter.createSession({ title: "conformance delete" });
-        await capability(adapter, "delete", adapter.deleteSession)(doomed.id);
-        expect((await adapter.listSessions({ limit: 200 })).items.map((s) => s.id)).not.toContain(doomed.id);
-      }
-      if (caps.revert) {
-        target.resetModel();
-        target.enqueue({ text: "Something to revert." });
-        await runTurn(channel, "make something to revert");
-        const user = channel.state.messages.find((m) => m.role === "user")!;
-        expect((await capability(adapter, "revert", adapter.revert)(session.id, user.id)).revert?.messageId).toBe(
-          user.id,
-        );
-        expect((await capability(adapter, "revert", adapter.unrevert)(session.id)).revert).toBeUndefined();
-      }
-    });
+    capabilityChecks(host);
 
     it("loses nothing when a subscriber reconnects from a seq", async () => {
       target.resetModel();

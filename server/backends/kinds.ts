@@ -16,16 +16,7 @@ import { zotKind } from "./zot/kind";
  * and the settings page (`GET /api/backends/presets`, `GET /api/backends/kinds`) read it; nothing
  * else compares a backend's `kind` to a literal.
  *
- * Adding a kind `foo`:
- * 1. lib/model.ts `BACKEND_KINDS` and lib/api.ts `BackendDefinition` already name every planned
- *    kind with its config schema (`StdioBackendConfig` for stdio agents); add one there only for a
- *    kind that is not listed.
- * 2. In server/backends/foo/: the adapter (`BackendAdapter`, ./types.ts), built on the blocks in
- *    ./shared/ (agent-process, framing, json-rpc, interrupts, transcripts), and
- *    `kind.ts` exporting `export const fooKind = defineKind({ kind: "foo", title, form, config,
- *    directories, create, presets? })` (./shared/kind.ts documents each field).
- * 3. One line below: `foo: fooKind,` (and its import).
- * 4. One entry in ./conformance.test.ts so the conformance suite runs against it.
+ * Adding a kind: docs/architecture.md, "Adding a backend kind".
  */
 const KINDS: Partial<Record<BackendKind, KindEntry>> = {
   opencode: opencodeKind,

@@ -1,7 +1,7 @@
 import "server-only";
 import type { BackendDefinition } from "@/lib/api";
-import { registerSecret } from "../auth/redact";
-import { isSecretName, looksRandom } from "../auth/redactor";
+import { registerSecret } from "../redaction/redact";
+import { isSecretName, looksRandom } from "../redaction/redactor";
 import { passThrough, withholdFromAgents } from "../processes/agent-env";
 
 /** A variable's value is a secret when its name says so or it looks like a random token. */
@@ -32,7 +32,7 @@ export function definitionSecrets(def: BackendDefinition): { held: string[]; pas
 
 /**
  * Registers a backend's secrets: all are removed by exact value from error messages, shares and
- * exports (server/auth/redact.ts); those it holds itself are never inherited by another agent from
+ * exports (server/redaction/redact.ts); those it holds itself are never inherited by another agent from
  * the console's environment (server/processes/agent-env.ts). What it passes from the console's
  * environment is the user's to pass to other agents too.
  */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { until } from "@/lib/testing/until";
 import { type PostgresServer, startPostgres } from "../../e2e/fixtures/postgres-server";
-import { Redactor } from "../auth/redactor";
+import { Redactor } from "../redaction/redactor";
 import { generateSecretKey, SecretBox, secretKey } from "../auth/secret-box";
 import { CachedStore } from "../store/cached-store";
 import { PostgresStore } from "../store/postgres-store";

@@ -4,13 +4,13 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SessionExport } from "@/lib/api";
-import { knownSecrets } from "../auth/redact";
-import { Redactor } from "../auth/redactor";
+import { knownSecrets } from "../redaction/redact";
+import { Redactor } from "../redaction/redactor";
 import { generateSecretKey, loadSecretBox, SecretBox, SecretKeyError, secretKey } from "../auth/secret-box";
 import { withoutConsoleSecrets } from "../sessions/export";
 import { SqliteStore } from "../store/sqlite-store";
 import { AcpAuth } from "./acp/credentials";
-import { forgetKeys, opalKeysKey } from "./opal/auth";
+import { forgetKeys, opalKeysKey } from "./opal/api-keys";
 import { sealedStore, startStoredSecrets } from "./stored-secrets";
 
 const dirs: string[] = [];

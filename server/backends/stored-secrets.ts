@@ -1,7 +1,7 @@
 import "server-only";
 import type { BackendDefinition } from "@/lib/api";
-import { registerSecret } from "../auth/redact";
-import { isSecretName, looksRandom } from "../auth/redactor";
+import { registerSecret } from "../redaction/redact";
+import { isSecretName, looksRandom } from "../redaction/redactor";
 import { SecretBox, SecretKeyError } from "../auth/secret-box";
 import { describeError } from "../errors";
 import { log } from "../log";
@@ -12,7 +12,7 @@ import type { LiveStore, StoredBackend } from "../store/store";
  *
  * - settings rows (`meta`) that hold keys entered in Settings — an ACP agent's credentials
  *   (`acp-credentials:<backend>`, server/backends/acp/credentials.ts) and the API keys given to Opal
- *   (`opal-keys:<backend>`, server/backends/opal/auth.ts) — sealed whole;
+ *   (`opal-keys:<backend>`, server/backends/opal/api-keys.ts) — sealed whole;
  * - the secret fields of stored backend definitions — an OpenCode password, an A2A token, a Copilot
  *   provider key, every `env` value — sealed one by one, so the definition keeps its shape.
  *
@@ -124,7 +124,7 @@ function unreadable(what: string, err: unknown): void {
 
 /**
  * The store with its secrets sealed at rest (see above). `register` gets every secret read or
- * written (default: the redactor's registry, server/auth/redact.ts).
+ * written (default: the redactor's registry, server/redaction/redact.ts).
  */
 export function sealedStore(
   store: LiveStore,

@@ -17,7 +17,7 @@ import { readQuery, resumeCursor } from "../http";
 import { type ForwardTarget, forwardRequest, type ReplicaSelf, replicaFetch } from "./forward";
 import type { PeerPolicy } from "./peers";
 import { rawReplicaKeys, type ReplicaKeys } from "./replica-auth";
-import { registerSecret } from "../auth/redact";
+import { registerSecret } from "../redaction/redact";
 import { withholdFromAgents } from "../processes/agent-env";
 import { setReplicaGate } from "./replica-gate";
 import { RemoteFeeds } from "./remote-feeds";

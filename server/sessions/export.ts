@@ -3,8 +3,8 @@ import type { ExportFormat, SessionExport } from "@/lib/api";
 import { exportFileName, sessionMarkdown } from "@/lib/export";
 import type { Message } from "@/lib/model";
 import type { ConsoleApp } from "../app";
-import { knownSecrets } from "../auth/redact";
-import { Redactor } from "../auth/redactor";
+import { knownSecrets } from "../redaction/redact";
+import { Redactor } from "../redaction/redactor";
 
 const PAGE = 200;
 const MAX_PAGES = 50;
@@ -35,7 +35,7 @@ export async function loadWholeSession(
 
 /**
  * An export without the secrets the console holds (its token, backend passwords and keys, in
- * their plain, base64 and URL-encoded forms; server/auth/redact.ts). Exports are the user's own full
+ * their plain, base64 and URL-encoded forms; server/redaction/redact.ts). Exports are the user's own full
  * record, so patterns are left to shares: only exact values are removed.
  */
 export function withoutConsoleSecrets(data: SessionExport, secrets: readonly string[] = knownSecrets()): SessionExport {

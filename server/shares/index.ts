@@ -1,6 +1,6 @@
 import "server-only";
 import { clientAddress } from "../auth/client-address";
-import { app } from "../routes";
+import { app } from "../app-access";
 import { ApiError } from "../errors";
 import { ShareService } from "./service";
 import { shareStreamQuota } from "./stream-quota";

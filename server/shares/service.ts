@@ -17,8 +17,8 @@ import {
   type ShareStreamEvent,
 } from "@/lib/api";
 import type { WireEvent } from "@/lib/model";
-import { knownSecrets, secretsVersion } from "../auth/redact";
-import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../auth/redactor";
+import { knownSecrets, secretsVersion } from "../redaction/redact";
+import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../redaction/redactor";
 import { FailureLimiter } from "../auth/failure-limiter";
 import { hashShareToken, isWellFormedShareToken, newShareId, newShareToken } from "../auth/share-token";
 import type { BackendRegistry } from "../backends/registry";
@@ -237,7 +237,7 @@ export class ShareService {
     }
   }
 
-  /** The user's patterns plus the exact secrets the console holds now (server/auth/redact.ts). */
+  /** The user's patterns plus the exact secrets the console holds now (server/redaction/redact.ts). */
   private buildRedactor(): Redactor {
     this.redactorVersion = secretsVersion();
     return new Redactor(this.store.listRedactionPatterns(), knownSecrets());

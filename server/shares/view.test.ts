@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ShareStreamEvent } from "@/lib/api";
 import type { Message, Session, TimelineEvent, ToolBlock, WireEvent } from "@/lib/model";
 import { apply, type SessionState } from "@/lib/timeline/reducer";
-import { Redactor } from "../auth/redactor";
+import { Redactor } from "../redaction/redactor";
 import {
   ShareEventFilter,
   ShareRenderer,

@@ -11,7 +11,7 @@
 import type { SharedSnapshot, RedactionSummary, ShareStreamEvent } from "@/lib/api";
 import type { Block, Message, MessageInfo, Session, SessionStatus, ToolBlock, WireEvent } from "@/lib/model";
 import type { SessionState } from "@/lib/timeline/reducer";
-import type { Finding, Redactor } from "../auth/redactor";
+import type { Finding, Redactor } from "../redaction/redactor";
 import { isBusy, reportedStatus } from "@/lib/timeline/selectors";
 
 export interface ShareScope {

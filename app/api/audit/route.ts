@@ -1,6 +1,6 @@
 import { AuditQuery } from "@/lib/people";
 import { json, readQuery, route } from "@/server/http";
-import { app } from "@/server/routes";
+import { app } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { BackendDefinition, EmptyQuery } from "@/lib/api";
 import { confineBackendDirs } from "@/server/backends/kinds";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app } from "@/server/routes";
+import { app } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { EmptyQuery } from "@/lib/api";
 import { readQuery, resumeCursor, route } from "@/server/http";
 import { sseResponse } from "@/server/hub/sse";
 import { globalHello } from "@/server/live";
-import { app } from "@/server/routes";
+import { app } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

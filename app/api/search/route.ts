@@ -1,6 +1,6 @@
 import { SearchQuery } from "@/lib/api";
 import { json, readQuery, route } from "@/server/http";
-import { app } from "@/server/routes";
+import { app } from "@/server/app-access";
 import { ftsQuery } from "@/server/search/query";
 
 export const dynamic = "force-dynamic";

@@ -11,7 +11,8 @@ import { SlashCommands } from "./commands";
 import type { CopilotAdapterOptions } from "./config";
 import { CopilotConnection } from "./connection";
 import { parseSessionEvent } from "./events";
-import { CopilotInterrupts, type Reply } from "./interrupts";
+import { CopilotInterrupts } from "./interrupts";
+import type { Reply } from "./reply";
 import { CopilotRewind } from "./rewind";
 import { CopilotSessions, type SessionListQuery } from "./sessions";
 import { CopilotSettings } from "./settings";
@@ -21,18 +22,10 @@ export type { CopilotAdapterOptions, CopilotProvider } from "./config";
 export { HEADLESS_FLAGS, headlessCommand } from "./config";
 
 /**
- * GitHub Copilot CLI headless server (`copilot --headless --stdio`, docs/backends/copilot.md) on
- * the shared blocks: the CLI runs on the stdio shell (../shared/stdio-shell.ts: the supervised
- * process, status, info, logs, restart notices) and is spoken to over its stdio with JSON-RPC and
- * `Content-Length` framing (../shared/json-rpc.ts, ../shared/framing.ts); interrupts are kept in
- * ../shared/interrupts.ts. `normalize.ts` maps the
- * CLI's session events. The CLI keeps its sessions itself (under COPILOT_HOME): the list, history
- * (`session.getMessages`) and resume after a console or CLI restart come from it.
- *
- * The parts: `connection.ts` (the process, the handshake, the login), `sessions.ts` (the session
- * records), `turns.ts` (prompt, abort, compaction, crashes), `commands.ts` (slash commands),
- * `interrupts.ts` (permissions, questions, forms), `settings.ts` (model, effort, mode), `rewind.ts`
- * (revert). This class routes the CLI's events and the console's calls to them.
+ * GitHub Copilot CLI headless (`copilot --headless --stdio`, docs/backends/copilot.md): routes the
+ * CLI's events and the console's calls to the parts — `connection.ts` (process, handshake, login),
+ * `sessions.ts`, `turns.ts`, `commands.ts` (slash commands), `interrupts.ts`, `settings.ts` (model,
+ * effort, mode), `rewind.ts` (revert). The CLI keeps its sessions itself.
  */
 export class CopilotAdapter extends SupervisedAdapter<JsonRpcPeer> implements BackendAdapter {
   protected get supervised() {

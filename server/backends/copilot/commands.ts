@@ -4,7 +4,7 @@ import { describeError } from "../../errors";
 import { log } from "../../log";
 import { JsonRpcError, type JsonRpcPeer } from "../shared/json-rpc";
 import { CommandInvocation, CommandList, CommandRequest, mapRpcError, parseResult } from "./rpc";
-import type { Runtime } from "./sessions";
+import type { Runtime } from "./runtime";
 
 const commandId = () => `cmd_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 

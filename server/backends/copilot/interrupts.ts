@@ -10,14 +10,9 @@ import { obj, str } from "../shared/values";
 import type { CopilotConnection } from "./connection";
 import { permissionInterrupt, planInterrupt, questionInterrupt } from "./interrupt-events";
 import { mapRpcError, PendingPermissions, parseResult, SuccessResult } from "./rpc";
-import type { CopilotSessions, Runtime } from "./sessions";
-
-/** What the adapter sends back for a pending interrupt (see `CopilotInterrupts.answer`). */
-export type Reply =
-  | { kind: "sent" }
-  | { kind: "cancel" }
-  | { kind: "question"; answer: string; wasFreeform: boolean }
-  | { kind: "dismissed" };
+import type { Reply } from "./reply";
+import type { Runtime } from "./runtime";
+import type { CopilotSessions } from "./sessions";
 
 /** The plan review's choices (./interrupt-events.ts `planInterrupt`). */
 const PLAN_ACCEPT = "Accept";

@@ -3,7 +3,8 @@ import type { Session, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import { mapRpcError, parseResult, RewindPoints, RewindPreview, RewindResult } from "./rpc";
-import type { CopilotSessions, Runtime } from "./sessions";
+import type { Runtime } from "./runtime";
+import type { CopilotSessions } from "./sessions";
 
 /**
  * Revert onto Copilot's rewind points: a point is a prompt (its user message). The revert is

@@ -11,7 +11,6 @@ import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { registerInterest } from "./commands";
 import { type CopilotAdapterOptions, sessionParams } from "./config";
 import type { Cli, CopilotConnection } from "./connection";
-import type { Reply } from "./interrupts";
 import { CopilotTimeline, historyMessages } from "./normalize";
 import {
   LifecycleNotification,
@@ -24,31 +23,14 @@ import {
   SessionMetadata,
   SuccessResult,
 } from "./rpc";
-import { sessionOptions } from "./settings";
+import type { Reply } from "./reply";
+import type { Runtime } from "./runtime";
+import { sessionOptions } from "./session-options";
 
 export const DEFAULT_TITLE = "New session";
 
 /** The search, size and cursor of a page of the session list. */
 export type SessionListQuery = Parameters<BackendAdapter["listSessions"]>[0];
-
-/** What the adapter knows of one session (the timeline mapping, its attachment to the live CLI). */
-export interface Runtime {
-  id: string;
-  tl: CopilotTimeline;
-  /** The process generation this session was created in or resumed into (undefined: not attached). */
-  gen?: number;
-  attaching?: Promise<void>;
-  /** A revert waiting for the next prompt: the rewind point (the user message's event id). */
-  revert?: { messageId: string };
-  /** Stop's grace (../shared/turn-lifecycle.ts): the CLI queues prompts and keeps the turn itself. */
-  stopTimer?: ReturnType<typeof setTimeout> | undefined;
-  settings: { model?: string; reasoningEffort?: string; mode: string };
-  localTitle?: string;
-  /** The session's slash commands (`session.commands.list`), read on the first prompt that starts with `/`. */
-  commands?: Set<string>;
-  /** A reload asked for by another client's change (`session.lifecycle`), debounced. */
-  reloadTimer?: ReturnType<typeof setTimeout>;
-}
 
 /**
  * The sessions as the CLI keeps them (under COPILOT_HOME): the list, history (`session.getMessages`)

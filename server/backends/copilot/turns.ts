@@ -9,10 +9,11 @@ import type { EventSink } from "../types";
 import type { SlashCommands } from "./commands";
 import type { CopilotAdapterOptions } from "./config";
 import type { CopilotConnection } from "./connection";
-import type { Reply } from "./interrupts";
 import type { CopilotRewind } from "./rewind";
 import { mapRpcError, parseResult, SendResult, SuccessResult } from "./rpc";
-import type { CopilotSessions, Runtime } from "./sessions";
+import type { Reply } from "./reply";
+import type { Runtime } from "./runtime";
+import type { CopilotSessions } from "./sessions";
 import type { CopilotSettings } from "./settings";
 
 /** What a turn's calls use of the rest of the adapter. */

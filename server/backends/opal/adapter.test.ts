@@ -10,13 +10,14 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
 import { until } from "@/lib/testing/until";
-import { knownSecrets } from "../../auth/redact";
+import { knownSecrets } from "../../redaction/redact";
 import { isApiError } from "../../errors";
 import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";
 import { registerAdapterHarness } from "../shared/testing";
-import { OpalAdapter, type OpalAdapterOptions } from "./adapter";
-import { opalKeysKey } from "./auth";
+import { OpalAdapter } from "./adapter";
+import type { OpalAdapterOptions } from "./options";
+import { opalKeysKey } from "./api-keys";
 
 const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
 

@@ -4,15 +4,15 @@ import { SupervisedAdapter } from "../shared/stdio-shell";
 import { clearStopGrace } from "../shared/turn-lifecycle";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, FileDiff, Interrupt, Message, ModelRef, Session } from "@/lib/model";
-import type { StdioAdapterOptions } from "../shared/kind";
 import type { BackendAdapter, EventSink, LoadedSession, ModelInfo } from "../types";
-import { forgetKeys, setApiKey } from "./auth";
+import { forgetKeys, setApiKey } from "./api-keys";
 import { connect, handshake, healthCheck } from "./connection";
 import { OpalContext } from "./context";
+import type { OpalAdapterOptions } from "./options";
 import { recordedDiffs } from "./diffs";
 import { fork } from "./fork";
 import { answerInterrupt, onRequest } from "./interrupts";
-import { models, setSessionOption } from "./session-options";
+import { models, setSessionOption } from "./option-changes";
 import {
   allMessages,
   createSession,
@@ -26,23 +26,6 @@ import {
 import { children } from "./sub-agents";
 import { abort, compact, onEvent, onExit, prompt, restartNotice } from "./turns";
 import { MANAGED_SESSIONS } from "../shared/capabilities";
-
-/**
- * A stdio backend's options (`command`: `[opal-server, ...args]`; `cwd`: the server's working
- * directory and the default directory of new sessions), and Opal's own.
- */
-export interface OpalAdapterOptions extends Omit<StdioAdapterOptions, "source"> {
-  source?: StdioAdapterOptions["source"];
-  restart?: { initialMs?: number; maxMs?: number };
-  readyTimeoutMs?: number;
-  /** How long Opal may ignore `agent/abort` before the turn is ended here (default 5 s). */
-  abortGraceMs?: number;
-  /**
-   * Health check: `opal/ping` every `intervalMs` (default 15 s); no answer within `timeoutMs`
-   * (default 10 s) and the server is killed and restarted.
-   */
-  health?: { intervalMs?: number; timeoutMs?: number };
-}
 
 const CAPABILITIES: Capabilities = {
   fork: true,
@@ -58,17 +41,10 @@ const CAPABILITIES: Capabilities = {
 };
 
 /**
- * Opal (`opal-server`, docs/backends/opal.md) on the shared blocks: the server runs under the
- * console's supervisor (../shared/agent-process.ts, in ../shared/stdio-shell.ts), spoken to with
- * JSON-RPC over NDJSON (../shared/json-rpc.ts, ../shared/framing.ts); its `client/*` requests wait
- * in the interrupt book (../shared/interrupts.ts). `normalize.ts` maps the events, `requests.ts`
- * the requests; `context.ts` holds what the parts share.
- *
- * Opal persists its sessions (resumed with `session/start {session_id}` in every new process); the
- * console also keeps its own record of what it showed (../shared/transcripts.ts): message ids stay
- * stable, stopped and crashed turns stay marked, sub-agents' timelines (which Opal does not keep)
- * and the path a branch left stay visible. Sessions the console has no record of are read from
- * `session/history`.
+ * Opal (`opal-server`, docs/backends/opal.md): hands each call to its part, which share
+ * `OpalContext` (./context.ts). Opal persists its sessions; the console also keeps its record of
+ * what it showed (stable message ids, marked stopped turns, sub-agents' timelines, the path a
+ * branch left). Sessions the console has no record of are read from `session/history`.
  */
 export class OpalAdapter extends SupervisedAdapter<JsonRpcPeer> implements BackendAdapter {
   protected get supervised() {

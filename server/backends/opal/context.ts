@@ -20,7 +20,7 @@ import { SessionRecords } from "../shared/session-records";
 import { TranscriptStore } from "../shared/transcripts";
 import { arr, isObj, obj, str } from "../shared/values";
 import type { EventSink } from "../types";
-import type { OpalAdapterOptions } from "./adapter";
+import type { OpalAdapterOptions } from "./options";
 import { OpalAuth } from "./auth";
 import type { OpalReply } from "./requests";
 import { type Child, DELETED, DETACHED, type Runtime } from "./runtime";

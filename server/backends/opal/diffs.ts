@@ -5,7 +5,7 @@
 import type { FileChange, FileDiff, Message } from "@/lib/model";
 import { ApiError } from "../../errors";
 import { arr, isObj, num, str, type Obj } from "../shared/values";
-import type { OpalTurn } from "./normalize";
+import type { OpalTurn } from "./turn-state";
 
 /** A unified diff (`result.meta.diff`) → the edit's file diffs. */
 export function diffFiles(diff: string, fallbackPath?: string): FileDiff[] {

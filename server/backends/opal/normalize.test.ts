@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { TimelineEvent, type ToolBlock } from "@/lib/model";
 import { diffFiles, structuredDiff } from "./diffs";
 import { historyMessages, historyTodos } from "./history";
-import { applyOpalEvent, beginTurn, opalUsage, type OpalTurn } from "./normalize";
+import { applyOpalEvent, beginTurn, opalUsage } from "./normalize";
+import type { OpalTurn } from "./turn-state";
 import { completeTaskSnapshot, tasksTodos, unquoteElixir } from "./tool-results";
 
 const SID = "s1";

@@ -17,6 +17,7 @@ import { canonicalTool, TOOL_NAMES } from "../shared/tool-names";
 import { isObj, num, obj, str, type Obj } from "../shared/values";
 import { diffFiles, structuredDiff } from "./diffs";
 import { completeTaskSnapshot, tasksTodos, toolOutputText, unquoteElixir } from "./tool-results";
+import type { OpalTurn } from "./turn-state";
 
 /** Opal's tool names (`opal/lib/opal/tool/*.ex`) → canonical tools. */
 const OPAL_TOOLS: Readonly<Record<string, ToolName>> = {
@@ -33,18 +34,6 @@ const OPAL_TOOLS: Readonly<Record<string, ToolName>> = {
 };
 
 export const opalTool = (name: string): ToolName => canonicalTool(name, OPAL_TOOLS);
-
-export interface OpalTurn {
-  sessionId: string;
-  info: MessageInfo;
-  seq: number;
-  text?: { id: string; text: string };
-  thinking?: { id: string; text: string; startedAt: number };
-  tools: Map<string, ToolBlock>;
-  usage?: Usage;
-  /** Child sessions started by this turn's `sub_agent` calls: `sub_session_id` → parent call. */
-  children: Map<string, string>;
-}
 
 /** What one event asks the adapter to do beyond publishing `events`. */
 export interface Applied {

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import type { OpalTurn } from "./normalize";
+import type { OpalTurn } from "./turn-state";
 
 /** The record of a path a branch left: `left:<the branch's console id>:<Opal id>`. */
 export const DETACHED = "left:";

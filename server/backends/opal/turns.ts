@@ -12,7 +12,7 @@ import { historyMessages } from "./history";
 import { scrub } from "./interrupts";
 import { applyOpalEvent, beginTurn, endTurn, generatedTitle, notice } from "./normalize";
 import { newId, type Runtime } from "./runtime";
-import { setModel } from "./session-options";
+import { setModel } from "./option-changes";
 import { endChild, onSubEvent } from "./sub-agents";
 
 /** The server of `gen` exited: its interrupts expire and its sessions' running turns end with the error. */

@@ -12,13 +12,12 @@ import type {
   SessionStatus,
 } from "@/lib/model";
 import type { AgentList, CreateSessionBody, InterruptAnswer, ModelList, PromptBody } from "@/lib/api";
-import { redactSecrets, registerSecret } from "../../auth/redact";
+import { redactSecrets, registerSecret } from "../../redaction/redact";
 import { ApiError, describeError, isApiError } from "../../errors";
 import { log } from "../../log";
 import type { EmbeddedOpencode } from "../../processes/opencode-serve";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
-import { settleIdle, toSession, toTodos } from "./normalize";
-import { toStatus } from "./sessions";
+import { toSession } from "./normalize";
 import { ApiBackend } from "./api-backend";
 import { ApiEventMapper } from "./api-events";
 import { ApiUsageBook } from "./api-usage";
@@ -33,8 +32,9 @@ import {
 import { EventStream } from "./event-stream";
 import { type AnswerContext, answerInterrupt, declineStale } from "./interrupt-answers";
 import { handleApiFrame, handleFrame, type FrameContext } from "./frames";
+import { SessionLoader } from "./load-session";
 import { PendingRequests } from "./pending";
-import { CUT_OFF_ERROR, Reconciler } from "./reconcile";
+import { Reconciler } from "./reconcile";
 import { createTimedFetch } from "./timed-fetch";
 import { createV1Client, V1Backend } from "./v1-backend";
 import { interruptBlocks } from "@/lib/timeline/selectors";
@@ -55,12 +55,8 @@ export interface OpencodeAdapterOptions {
 
 /** Page loads re-read the pending lists at most this often. */
 const REFRESH_INTERVAL_MS = 3_000;
-const PAGE = 100;
 const REQUEST_TIMEOUT_MS = 30_000;
 const HEALTH_TIMEOUT_MS = 5_000;
-/** How long a session's first load waits for the server's live statuses (`statusesRead`). */
-const STATUS_READ_MS = 1_500;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 const timedFetch = createTimedFetch(REQUEST_TIMEOUT_MS);
 
@@ -92,6 +88,7 @@ export class OpencodeAdapter implements BackendAdapter {
   private stream: EventStream;
   private reconciler: Reconciler;
   private frames: FrameContext;
+  private loader: SessionLoader;
 
   constructor(
     private opts: OpencodeAdapterOptions,
@@ -99,7 +96,7 @@ export class OpencodeAdapter implements BackendAdapter {
   ) {
     this.id = opts.id;
     this.baseUrl = opts.baseUrl?.replace(/\/$/, "");
-    // Never in an answer or an error message: see server/auth/redact.ts.
+    // Never in an answer or an error message: see server/redaction/redact.ts.
     registerSecret(opts.password);
     registerSecret(opts.embedded?.password);
     this.requests = new PendingRequests({
@@ -155,6 +152,19 @@ export class OpencodeAdapter implements BackendAdapter {
       liveStatuses: () => this.liveStatuses(),
       refreshPending: () => this.requests.refresh(),
       dropStaleRequests: (sessionId) => declineStale(this.answerContext(), sessionId),
+    });
+    this.loader = new SessionLoader({
+      statuses: this.statuses,
+      requests: this.requests,
+      apiUsage: this.apiUsage,
+      v1: this.v1,
+      v2: () => this.v2,
+      connected: () => this.client !== undefined,
+      liveStatuses: () => this.liveStatuses(),
+      statusOf: (sessionId) => this.statusOf(sessionId),
+      getSession: (sessionId) => this.getSession(sessionId),
+      loadMessages: (sessionId, q) => this.loadMessages(sessionId, q),
+      isCutOff: (sessionId) => this.reconciler.isCutOff(sessionId),
     });
   }
 
@@ -320,23 +330,6 @@ export class OpencodeAdapter implements BackendAdapter {
     };
   }
 
-  /** Whether the live statuses were read from the server since this adapter started. */
-  private statusesKnown = false;
-
-  /**
-   * Reads the server's live statuses once, before the first session is loaded: a console that has
-   * just started (or taken the backend over from another replica) must not call a running session
-   * idle, and its reply cut off, because its event stream has not told it otherwise yet. Statuses
-   * the stream has already given win.
-   */
-  private async statusesRead(): Promise<void> {
-    if (this.statusesKnown || !this.client) return;
-    const live = (await this.liveStatuses().catch(() => undefined)) as Record<string, unknown> | undefined;
-    if (!live || this.statusesKnown) return;
-    this.statusesKnown = true;
-    for (const [sid, raw] of Object.entries(live)) if (!this.statuses.has(sid)) this.statuses.set(sid, toStatus(raw));
-  }
-
   private statusOf(sessionId: string): SessionStatus {
     for (const it of this.requests.list()) if (interruptBlocks(it, sessionId)) return "waiting";
     return this.statuses.get(sessionId)?.status ?? "idle";
@@ -396,44 +389,7 @@ export class OpencodeAdapter implements BackendAdapter {
   }
 
   async loadSession(sessionId: string): Promise<LoadedSession> {
-    const [, session, page, todos] = await Promise.all([
-      // Bounded: a server that does not answer must not hold the load (the stream reconciles later).
-      Promise.race([this.statusesRead(), sleep(STATUS_READ_MS)]),
-      this.getSession(sessionId),
-      this.loadMessages(sessionId, { limit: PAGE }),
-      // `/api` has no todo route: its todos arrive with `todo.updated` frames.
-      this.v2 ? Promise.resolve([]) : this.v1.todos(sessionId),
-      this.requests.refresh(),
-    ]);
-    const interrupts: Interrupt[] = [];
-    for (const it of this.requests.list()) {
-      if (interruptBlocks(it, sessionId) || (await this.requests.audience(it.sessionId)).includes(sessionId))
-        interrupts.push(it);
-    }
-    interrupts.sort((a, b) => a.createdAt - b.createdAt);
-    session.status = this.statusOf(sessionId);
-    const v2 = this.v2;
-    if (v2 && !session.usage) {
-      const usage = await this.apiUsage
-        .sessionUsage(sessionId, page, (before) => v2.loadMessages(sessionId, { before, limit: PAGE }))
-        .catch((err: unknown) => {
-          log.warn("could not add up an opencode session's usage", { sessionId, error: describeError(err) });
-          return undefined;
-        });
-      if (usage) session.usage = usage;
-    }
-    return {
-      session,
-      // On `/api` the cut-off mark is kept to the sessions the stream was lost under (its messages'
-      // completion times are not known to be stamped as V1's are).
-      messages:
-        session.status === "idle"
-          ? settleIdle(page.items, !this.v2 || this.reconciler.isCutOff(sessionId) ? CUT_OFF_ERROR : undefined)
-          : page.items,
-      interrupts,
-      todos: toTodos(todos),
-      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
-    };
+    return this.loader.load(sessionId);
   }
 
   async prompt(sessionId: string, body: PromptBody): Promise<void> {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { isApiError } from "../../errors";
-import { ApiBackend, apiPrompt } from "./api-backend";
+import { ApiBackend } from "./api-backend";
+import { apiPrompt } from "./api-prompt";
 import { toApiPermission, type ApiPermission } from "./normalize-api";
 
 const S = "ses_de8ddf1dcffe3LDbLapIcx91Z9";

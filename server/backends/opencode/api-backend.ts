@@ -1,15 +1,14 @@
 import "server-only";
 import { limitErrorIn } from "../shared/bounded-body";
-import { streamFetch } from "./timed-fetch";
-import { isTextMime, parseDataUrl } from "@/lib/attachments";
 import createClient, { type Client } from "openapi-fetch";
-import { createParser } from "eventsource-parser";
 import type { FileDiff, Interrupt, Message, ModelRef, Session, SessionStatus } from "@/lib/model";
 import type { AgentList, CreateSessionBody, InterruptAnswer, ModelList, PromptBody } from "@/lib/api";
 import { capabilityReason } from "@/lib/capabilities";
 import { ApiError, describeError, isApiError } from "../../errors";
 import type { paths } from "./api/schema";
+import { readApiEvents, type ApiEventsOptions } from "./api-event-reader";
 import { type FormBook, formReply } from "./api-forms";
+import { apiPrompt } from "./api-prompt";
 import type { ApiGeneration } from "./contract";
 import {
   toApiAgentList,
@@ -475,69 +474,13 @@ export class ApiBackend {
    * Reads `/api/event` until it ends or `signal` aborts, resuming after `lastEventId` when given.
    * `onChunk` sees every chunk (heartbeats included, for the watchdog); `onFrame` every parsed frame.
    */
-  async events(opts: {
-    signal: AbortSignal;
-    lastEventId?: string;
-    onChunk(): void;
-    onFrame(frame: unknown, id: string | undefined): void;
-  }): Promise<void> {
-    // Over node:http, aborted by the signal for certain (./timed-fetch.ts, `streamFetch`).
-    const res = await streamFetch(opts.signal)(`${this.baseUrl}/api/event`, {
-      headers: {
-        ...this.headers,
-        ...this.directoryHeader(this.options.directory),
-        accept: "text/event-stream",
-        ...(opts.lastEventId ? { "last-event-id": opts.lastEventId } : {}),
-      },
-      signal: opts.signal,
-    });
-    if (!res.ok || !res.body) {
-      await res.body?.cancel();
-      throw new Error(`GET /api/event answered ${res.status}`);
-    }
-    const parser = createParser({
-      onEvent: (ev) => {
-        let frame: unknown;
-        try {
-          frame = JSON.parse(ev.data);
-        } catch {
-          return;
-        }
-        opts.onFrame(frame, ev.id);
-      },
-    });
-    const decoder = new TextDecoder();
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      opts.onChunk();
-      parser.feed(decoder.decode(value, { stream: true }));
-    }
+  async events(opts: ApiEventsOptions): Promise<void> {
+    return readApiEvents(
+      `${this.baseUrl}/api/event`,
+      { ...this.headers, ...this.directoryHeader(this.options.directory) },
+      opts,
+    );
   }
 }
 
 export type { ModelRef };
-
-/**
- * A prompt's parts as /api takes them: the text, and the files by URI. A text file the user attached
- * goes as text, named, after what they typed: OpenCode 1.18's /api hands every file to the provider
- * as media, and its OpenAI Chat lowering takes images only ("does not support media type
- * text/markdown"), so the turn would fail (the same reason mentions go as text, capabilities.ts).
- */
-export function apiPrompt(parts: PromptBody["parts"]): { text: string; files: { uri: string; name?: string }[] } {
-  const texts: string[] = [];
-  const files: { uri: string; name?: string }[] = [];
-  for (const p of parts) {
-    if (p.type === "text") {
-      texts.push(p.text);
-      continue;
-    }
-    const d = parseDataUrl(p.url);
-    if (d && isTextMime(d.mime)) {
-      const name = (p.filename ?? "file").replace(/["\n]/g, "");
-      texts.push(`<file name="${name}">\n${Buffer.from(d.base64, "base64").toString("utf8")}\n</file>`);
-    } else files.push({ uri: p.url, ...(p.filename ? { name: p.filename } : {}) });
-  }
-  return { text: texts.join("\n\n"), files };
-}

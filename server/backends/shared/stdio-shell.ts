@@ -5,27 +5,12 @@ import type { EventSink } from "../types";
 import { AgentProcess, type AgentProcessOptions, type Incarnation } from "./agent-process";
 
 /**
- * The stdio agent shell: the process wiring every stdio adapter (acp, opal, copilot, zot) needs and
- * none of them speaks a protocol for — the backend status with its reason (announced to the hub on
- * every change), `info()` (env values masked as "***", `process`, location, version, source,
- * config), `logs()`, `start`/`stop`/`restart`/`ready`, and the notices of a restart. A protocol
- * folder keeps its mapping only: requests out, events in.
- *
- * Composition, not a base class: the adapter owns one shell (`this.shell`) and hands it what only it
- * knows as callbacks (`describe`, `gate`, the connection's `connect`/`handshake`). An adapter class
- * already carries the whole `BackendAdapter` surface; a base class would mix the wiring's private
- * state (status, timers, the log ring) into it, make every protocol method a candidate override,
- * and tie the adapters' constructors to one order of initialisation (a base constructor runs before
- * the subclass's fields exist, and the supervisor's callbacks need them). An owned object has a
- * small public surface that tests can drive on its own, and each adapter still reads top to bottom.
- *
- * Two flavours share the status/info part (`StdioShell`):
- * - `SupervisedShell`: one long-lived agent process under the console's supervisor (restart with
- *   backoff, ../shared/agent-process.ts) — acp, opal, copilot. Turns a crash ended get a notice
- *   when the agent is back (`noteCrash`).
- * - `ProbedShell`: processes the adapter starts itself (zot: one per session), so the backend's
- *   status comes from a short start-up check (`probe`) retried with backoff while down; exits are
- *   counted here, and the ended processes' stderr tails kept in a ring.
+ * The stdio agent shell (docs/architecture.md, "The stdio shell"): the process wiring every stdio
+ * adapter needs and none speaks a protocol for — the backend status with its reason, `info()`,
+ * `logs()`, `start`/`stop`/`restart`/`ready`, restart notices. The adapter owns one and hands it
+ * callbacks (`describe`, `gate`, the connection's `connect`/`handshake`). `SupervisedShell` runs one
+ * long-lived process under the supervisor (acp, opal, copilot); `ProbedShell` probes the command for
+ * processes the adapter starts itself (zot: one per session).
  */
 
 /** What only the adapter knows of its `info()`: read at each `info()` (and each status change). */

@@ -3,23 +3,9 @@ import type { PromptBody } from "@/lib/api";
 import type { SessionStatus, TimelineEvent } from "@/lib/model";
 
 /**
- * One turn lifecycle for every adapter (docs/architecture.md, "The turn lifecycle"). A session's
- * runtime holds at most one running turn and the prompts sent while it ran:
- *
- *   idle ─prompt→ running ─(result | failure | Stop's grace | process exit)→ closed ─→ next queued, or idle
- *
- * - busy: a turn is running and not closed (`isBusy`); a backend that also counts something else
- *   as busy (A2A's paused task) says so in `statusOf`'s second argument;
- * - a prompt sent while busy waits in `queued` (`queueWhileBusy`) and starts when the turn closes
- *   (`takeNext`); Stop drops the queue (`dropQueue`);
- * - Stop asks the agent to end the turn and gives it `STOP_GRACE_MS` (`armStopGrace`): an agent that
- *   ignores it does not leave the session busy, the adapter ends the turn itself;
- * - `closeTurn` is the one way a turn ends: it is closed once (a late result after a local end is
- *   dropped), its grace timer goes, the runtime's slot is freed;
- * - a turn that a process exit ended gets the restart notice when the agent is back (the stdio
- *   shell's `restartNoticeEvent`).
- *
- * Copilot and Opal queue prompts themselves (server-side): they use the grace and status parts only.
+ * The turn lifecycle every adapter runs a session's turns on (docs/architecture.md, "The turn
+ * lifecycle"): at most one running turn per session and the prompts sent while it ran, busy and
+ * its status event, the queue, Stop's grace, and `closeTurn`, the one way a turn ends.
  */
 
 /** How long an agent may ignore Stop before the console ends the turn itself. */

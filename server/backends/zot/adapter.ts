@@ -43,16 +43,10 @@ const CAPABILITIES: Capabilities = {
 const IDLE_MS = 30 * 60_000;
 
 /**
- * zot adapter (docs/backends/zot.md): `zot rpc` speaks its own command/response/event NDJSON, one
- * process per conversation, and persists nothing. So the console owns the session list and the
- * transcript (../shared/transcripts.ts): each session gets its own process on its first prompt
- * (`--cwd` its directory, a fresh `ZOTCORE_RPC_TOKEN`, `hello`), and a session whose process is gone
- * (console restart, crash, idle close) gets a new one given the earlier conversation as context
- * (the newest turns that fit, over stdin ahead of its first prompt), marked in the timeline. A short-lived
- * process at start-up checks the command (hello, protocol version, `get_models`) for the backend's
- * status: the stdio shell (../shared/stdio-shell.ts, `ProbedShell`) keeps it, retries it with
- * backoff, and counts the processes' exits. Turns (prompt, abort, compact) are in ./turns.ts, what
- * zot said of its models in ./models.ts. zot runs its tools unattended: no interrupts.
+ * zot (`zot rpc`, docs/backends/zot.md): one process per session, started on its first prompt, and
+ * nothing persisted by zot, so the console keeps the session list and transcripts; a new process
+ * gets the earlier conversation (./earlier-turns.ts). A start-up check of the command gives the
+ * backend's status (`ProbedShell`). Turns in ./turns.ts, models in ./models.ts; no interrupts.
  */
 export class ZotAdapter implements BackendAdapter {
   readonly id: string;

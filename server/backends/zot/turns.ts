@@ -6,7 +6,7 @@ import type { TimelineEvent, Usage } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
 import type { Obj } from "../shared/values";
 import type { EventSink } from "../types";
-import { CONTEXT_MAX_CHARS, earlierConversation } from "./context";
+import { CONTEXT_MAX_CHARS, earlierConversation } from "./earlier-turns";
 import type { ZotModels } from "./models";
 import { applyZotEvent, beginCompaction, beginTurn, endTurn, turnNotice } from "./normalize";
 import { ZotStartError } from "./process";

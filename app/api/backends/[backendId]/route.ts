@@ -1,6 +1,6 @@
 import { EmptyBody, EmptyQuery } from "@/lib/api";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type BackendParams } from "@/server/routes";
+import { app, type BackendParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

@@ -3,7 +3,7 @@ import { preload } from "react-dom";
 import { SessionView } from "@/components/session/session-view";
 import { sessionPath } from "@/lib/client/api-client";
 import { PREVIEW_MESSAGES, type InitialSnapshot } from "@/lib/client/session-store";
-import { snapshotForPage } from "@/server/routes";
+import { snapshotForPage } from "@/server/app-access";
 
 /**
  * How long the server render waits for the console's copy of the session before it goes without:

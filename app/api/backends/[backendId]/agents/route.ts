@@ -1,7 +1,7 @@
 import { EmptyQuery } from "@/lib/api";
 import { capability } from "@/server/capability";
 import { json, readQuery, route } from "@/server/http";
-import { app, type BackendParams } from "@/server/routes";
+import { app, type BackendParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

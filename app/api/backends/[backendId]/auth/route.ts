@@ -1,7 +1,7 @@
 import { ApiKeyBody, EmptyQuery } from "@/lib/api";
 import { ApiError } from "@/server/errors";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type BackendParams } from "@/server/routes";
+import { app, type BackendParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { EmptyQuery, type BackendLogs } from "@/lib/api";
 import { json, readQuery, route } from "@/server/http";
-import { app, type BackendParams } from "@/server/routes";
+import { app, type BackendParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

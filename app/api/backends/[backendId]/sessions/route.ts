@@ -1,7 +1,7 @@
 import { CreateSessionBody, EmptyQuery, ListSessionsQuery } from "@/lib/api";
 import { resolveWorkspaceDir } from "@/server/auth/workspace";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type BackendParams } from "@/server/routes";
+import { app, type BackendParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

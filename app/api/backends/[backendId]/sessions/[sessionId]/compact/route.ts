@@ -1,7 +1,7 @@
 import { CompactBody, EmptyQuery } from "@/lib/api";
 import { capability } from "@/server/capability";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

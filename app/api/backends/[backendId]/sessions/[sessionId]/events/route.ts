@@ -1,7 +1,7 @@
 import { EventsQuery } from "@/lib/api";
 import { route, readQuery, resumeCursor } from "@/server/http";
 import { sseResponse } from "@/server/hub/sse";
-import { sessionChannel, type SessionParams } from "@/server/routes";
+import { sessionChannel, type SessionParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { ExportQuery } from "@/lib/api";
 import { readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 import { exportResponse } from "@/server/sessions/export";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { FileSearchQuery } from "@/lib/api";
 import { json, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 import { findSessionFiles } from "@/server/sessions/files";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { EmptyQuery, ForkBody } from "@/lib/api";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 import { forkSession } from "@/server/sessions/branching";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { MessagesQuery } from "@/lib/api";
 import { json, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 import { capability } from "@/server/capability";
 
 export const dynamic = "force-dynamic";

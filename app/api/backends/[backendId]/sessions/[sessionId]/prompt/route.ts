@@ -1,6 +1,6 @@
 import { EmptyQuery, PromptBody } from "@/lib/api";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 import { confineFileParts } from "@/server/sessions/files";
 
 export const dynamic = "force-dynamic";

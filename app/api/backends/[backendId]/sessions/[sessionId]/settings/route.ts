@@ -1,7 +1,7 @@
 import { EmptyQuery, SessionSettingBody } from "@/lib/api";
 import { ApiError } from "@/server/errors";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { EmptyQuery } from "@/lib/api";
 import { json, readQuery, route } from "@/server/http";
-import { sessionChannel, type SessionParams } from "@/server/routes";
+import { sessionChannel, type SessionParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

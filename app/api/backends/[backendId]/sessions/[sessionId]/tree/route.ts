@@ -1,6 +1,6 @@
 import { EmptyQuery } from "@/lib/api";
 import { json, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 import { sessionTree } from "@/server/sessions/branching";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { EmptyQuery, InterruptAnswer } from "@/lib/api";
 import { checkInputValues } from "@/lib/input-form";
 import { ApiError } from "@/server/errors";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { app, type SessionParams } from "@/server/routes";
+import { app, type SessionParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
 

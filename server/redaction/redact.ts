@@ -6,7 +6,7 @@ import { secretForms } from "./secret-forms";
  * secret variables it passes to agents) are registered here. They are scrubbed from every error
  * message it sends, together with credentials that look like ones (URL user-info, Authorization
  * header values), and removed by exact value — and in their base64 and URL-encoded forms — from
- * shares and exports (the share redactor's `exact` rule, server/auth/redactor.ts).
+ * shares and exports (the share redactor's `exact` rule, server/redaction/redactor.ts).
  */
 const g = globalThis as typeof globalThis & {
   __switchboardSecrets?: Set<string>;

@@ -12,12 +12,13 @@ const input =
   "h-8 w-full rounded-md border border-border bg-sunken px-2.5 text-[13px] text-fg outline-none placeholder:text-faint focus:border-accent";
 
 /**
- * Add a stdio agent (an ACP agent, or any kind whose kind table entry adds it by command line): a
- * label, a command line (spawned directly, no shell), environment variables (kept on the server; the
- * browser only ever sees them as ***) and a working directory. Presets fill the form (and pick the
- * kind) for the agents found on this machine; with more than one such kind, a select picks it.
+ * Add a backend by its command line (an ACP agent, or any kind whose kind table entry has
+ * `form: "command"`): a label, a command line (spawned directly, no shell), environment variables
+ * (kept on the server; the browser only ever sees them as ***) and a working directory. Presets fill
+ * the form (and pick the kind) for the agents found on this machine; with more than one such kind, a
+ * select picks it.
  */
-export function AddAcpBackend() {
+export function AddCommandBackend() {
   const qc = useQueryClient();
   const presets = useQuery({
     queryKey: ["backend-presets"],

@@ -351,7 +351,7 @@ describe("must not redact", () => {
     "commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
     "git checkout 3f2a9c1",
     "id 123e4567-e89b-12d3-a456-426614174000",
-    "/home/user/projects/switchboard/server/auth/redact.ts",
+    "/home/user/projects/switchboard/server/redaction/redact.ts",
     "src/components/token-input.tsx:42:7",
     "C:\\Users\\me\\secret-project\\README.md",
     "KEY_NAME=",

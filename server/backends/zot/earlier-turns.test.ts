@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/model";
-import { earlierConversation } from "./context";
+import { earlierConversation } from "./earlier-turns";
 
 const msg = (id: string, role: Message["role"], text: string, extra: Partial<Message> = {}): Message => ({
   id,

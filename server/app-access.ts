@@ -1,4 +1,5 @@
 import "server-only";
+// How route handlers and pages reach the started console: the app, a session's channel, a page's snapshot.
 import type { Snapshot } from "@/lib/model";
 import { getApp, type ConsoleApp } from "./app";
 import type { SessionChannel } from "./hub/session-channel";

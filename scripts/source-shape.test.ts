@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { importCycles, importGraph, oversizedFiles, sourceFiles } from "./source-shape";
+
+describe("the source's shape", () => {
+  const files = sourceFiles();
+  const graph = importGraph(files);
+
+  it("reads the import graph: static, type-only, re-exported and dynamic imports, `@/` paths resolved", () => {
+    // Guards against a walk that silently finds nothing (every cycle check would then pass).
+    expect(files.length).toBeGreaterThan(300);
+    expect(graph.get("server/backends/opal/adapter.ts")).toContain("server/backends/opal/context.ts");
+    expect(graph.get("server/backends/opal/context.ts")).toContain("server/backends/opal/options.ts"); // import type
+    expect(graph.get("e2e/fixtures/scripted-model.ts")).toContain("e2e/fixtures/scripted-wire.ts"); // export type … from
+    expect(graph.get("server/backends/opal/adapter.ts")).toContain("lib/model.ts"); // "@/lib/model"
+  });
+
+  it("finds a cycle when there is one, and names the files in it", () => {
+    const g = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts", "d.ts"]],
+      ["d.ts", []],
+      ["e.ts", ["e.ts", "d.ts"]],
+    ]);
+    expect(importCycles(g)).toEqual([["a.ts", "b.ts", "c.ts", "a.ts"]]);
+  });
+
+  it("has no import cycles, type-only imports included (move the shared types to a small file of their own)", () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  it("keeps backend source files within 500 lines and components within 400 (split along a seam)", () => {
+    expect(oversizedFiles(files)).toEqual([]);
+  });
+});
