@@ -132,6 +132,14 @@ function openTx(key: Buffer, value: string | undefined, now: number): Transactio
   }
 }
 
+/**
+ * True for a `SignInRefused` from any bundle: the sign-in object is made once per process (kept on
+ * globalThis) by whichever bundle asked first, so `instanceof` in a route is not reliable.
+ */
+export function isSignInRefused(err: unknown): err is SignInRefused {
+  return err instanceof Error && err.name === "SignInRefused" && "status" in err;
+}
+
 /** A sign-in that ended without a session: who (when known) and why, for the page and the audit log. */
 export class SignInRefused extends Error {
   override name = "SignInRefused";

@@ -1,6 +1,6 @@
 import { actorOf, audit, auditEntry } from "@/server/auth/audit";
 import { consoleAuth, isHttps, personSession, readCookie, sessionCookie } from "@/server/auth/console-auth";
-import { clearedOidcCookie, OIDC_COOKIE, oidcSignIn, SignInRefused } from "@/server/auth/oidc";
+import { clearedOidcCookie, isSignInRefused, OIDC_COOKIE, oidcSignIn } from "@/server/auth/oidc";
 import { signedInPage, signInFailedPage } from "@/server/auth/sign-in-page";
 import { getApp } from "@/server/app";
 import { ApiError, isApiError } from "@/server/errors";
@@ -33,7 +33,7 @@ export const GET = route(async (req) => {
     // Set-Cookie cannot be added to a Response once made: the cleared cookie goes in with the page.
     const headers = new Headers();
     headers.append("set-cookie", cleared);
-    if (err instanceof SignInRefused) {
+    if (isSignInRefused(err)) {
       if (err.person)
         await audit({
           at: Date.now(),

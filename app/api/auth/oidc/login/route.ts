@@ -2,7 +2,7 @@ import { z } from "zod";
 import { consoleAuth, isHttps } from "@/server/auth/console-auth";
 import { oidcCookie, oidcSignIn } from "@/server/auth/oidc";
 import { signInFailedPage } from "@/server/auth/sign-in-page";
-import { ApiError } from "@/server/errors";
+import { ApiError, isApiError } from "@/server/errors";
 import { readQuery, route } from "@/server/http";
 
 export const dynamic = "force-dynamic";
@@ -25,7 +25,7 @@ export const GET = route(async (req) => {
       },
     });
   } catch (err) {
-    if (err instanceof ApiError) return signInFailedPage(502, err.message);
+    if (isApiError(err)) return signInFailedPage(502, err.message);
     throw err;
   }
 });
