@@ -7,7 +7,8 @@
  * The logic lives in server/auth/ (unit-tested); docs/security.md explains the whole.
  */
 import { NextResponse, type NextRequest } from "next/server";
-import { authenticate, SESSION_COOKIE } from "@/server/auth/console-auth";
+import { authenticate, principalOf, SESSION_COOKIE } from "@/server/auth/console-auth";
+import { refusal } from "@/server/auth/permissions";
 import {
   API_CSP,
   assetCsp,
@@ -78,6 +79,15 @@ export function proxy(req: NextRequest): Response {
     const query = back.toString();
     url.searchParams.set("next", pathname + (query ? `?${query}` : ""));
     return secured(NextResponse.redirect(url, 307), API_CSP);
+  }
+
+  // Roles (docs/security.md, "Roles"): what each API route needs is declared once, in
+  // server/auth/permissions.ts, and checked here for every caller. Another replica's signed request
+  // was checked on the replica the person reached.
+  if (api && !isPublicPath(pathname)) {
+    const who = principalOf(req.headers, req.cookies.get(SESSION_COOKIE)?.value);
+    const refused = who && refusal(req.method, pathname, who.role);
+    if (refused) return secured(apiError(403, "forbidden", refused), API_CSP);
   }
 
   if (!isPage(pathname)) return secured(NextResponse.next(), assetCsp(pathname));

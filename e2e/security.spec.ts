@@ -55,7 +55,12 @@ function pages(): string[] {
     .map(urlOf);
 }
 
-const PUBLIC_API = new Set(["GET /api/health", "POST /api/auth/login"]);
+const PUBLIC_API = new Set([
+  "GET /api/health",
+  "POST /api/auth/login",
+  "GET /api/auth/oidc/login",
+  "GET /api/auth/oidc/callback",
+]);
 const PUBLIC_PAGES = new Set(["/login"]);
 /** Share links answer to their own token (see shares.spec.ts), never to the console login. */
 const isShareRoute = (url: string) => url.startsWith("/api/shares/public/") || url.startsWith("/share/");

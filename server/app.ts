@@ -1,5 +1,9 @@
 import "server-only";
+import { setAuditSink } from "./auth/audit";
 import { consoleAuth } from "./auth/console-auth";
+import { OidcConfigError, oidcSignIn } from "./auth/oidc";
+import { knownSecrets } from "./redaction/redact";
+import { Redactor } from "./redaction/redactor";
 import { loadSecretBox, SecretKeyError } from "./auth/secret-box";
 import { describeError } from "./errors";
 import { BackendRegistry } from "./backends/registry";
@@ -43,7 +47,8 @@ function startStep<T>(step: () => T): T {
   try {
     return step();
   } catch (err) {
-    if (err instanceof ReplicaConfigError || err instanceof SecretKeyError) throw new StartError(err.message);
+    if (err instanceof ReplicaConfigError || err instanceof SecretKeyError || err instanceof OidcConfigError)
+      throw new StartError(err.message);
     throw err;
   }
 }
@@ -53,6 +58,8 @@ function create(): ConsoleApp {
   // The console token (registered for redaction by consoleAuth) is never an agent's to inherit.
   withholdFromAgents(consoleAuth().token.token);
   const replica = startStep(readReplicaConfig);
+  // Sign-in with OIDC (docs/people.md): a wrong setting stops the start with its sentence.
+  startStep(() => oidcSignIn(consoleAuth().key));
   // The key that seals the secrets kept in the store (docs/security.md, "Secrets at rest").
   const box = startStep(() =>
     loadSecretBox({ env: process.env, dataDir: config.dataDir, replicaMode: !!replica.redisUrl }),
@@ -67,6 +74,19 @@ function create(): ConsoleApp {
     ownedTranscripts: !!replica.redisUrl,
   });
   const store = sealedStore(raw, box);
+  // The audit log (docs/people.md): details redacted as shares are, appended in order once the store answers.
+  let audited: Promise<void> = Promise.resolve();
+  setAuditSink((entry) => {
+    const next = audited
+      .then(() => opened)
+      .then(() => {
+        const redactor = new Redactor(store.listRedactionPatterns(), knownSecrets());
+        const detail = entry.detail ? (redactor.value(entry.detail) as Record<string, unknown>) : undefined;
+        store.appendAudit(detail ? { ...entry, detail } : entry);
+      });
+    audited = next.catch(() => {});
+    return next;
+  });
   let registry: BackendRegistry | undefined;
   const lineage = new Lineage(store);
   const hub = new Hub(

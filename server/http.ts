@@ -1,5 +1,6 @@
 import "server-only";
 import type { ZodType, z } from "zod";
+import { auditedRule, auditRoute } from "./auth/audit";
 import { redactSecrets } from "./redaction/redact";
 import { readBodyBytes } from "./body";
 import { ApiError, describeError, isApiError } from "./errors";
@@ -45,7 +46,11 @@ export function setRouteForwarder(fn: RouteForwarder | undefined): void {
   forwarding.__switchboardForward = fn;
 }
 
-/** Wraps a route handler: every thrown value becomes the JSON error shape; nothing leaks a stack. */
+/**
+ * Wraps a route handler: every thrown value becomes the JSON error shape; nothing leaks a stack. The
+ * proxy has already checked the caller's role (server/auth/permissions.ts); an audited action that
+ * succeeds is recorded here, once, on the replica the person reached (a forwarded copy is not).
+ */
 export function route<P = Record<string, string>>(
   fn: (req: Request, params: P) => Promise<Response>,
 ): (req: Request, ctx: RouteCtx<P>) => Promise<Response> {
@@ -53,14 +58,21 @@ export function route<P = Record<string, string>>(
     try {
       // A request another replica signed (server/replicas/replica-gate.ts): its signature, nonce and
       // body are checked here before anything else reads it (401 when one fails).
-      const req = hasReplicaSignature(incoming.headers) ? await acceptReplicaRequest(incoming) : incoming;
+      const signed = hasReplicaSignature(incoming.headers);
+      const req = signed ? await acceptReplicaRequest(incoming) : incoming;
       const params = ctx?.params ? await ctx.params : ({} as P);
+      const audited = signed ? undefined : auditedRule(req);
+      const body = audited?.detail && req.body ? req.clone() : undefined;
+      const done = async (res: Response) => {
+        if (audited && res.ok) await auditRoute(req, audited, (params ?? {}) as Record<string, unknown>, body, res);
+        return res;
+      };
       const forward = forwarding.__switchboardForward;
       if (forward && params && typeof params === "object") {
         const forwarded = await forward(req, params as Record<string, unknown>);
-        if (forwarded) return forwarded;
+        if (forwarded) return await done(forwarded);
       }
-      return await fn(req, params);
+      return await done(await fn(req, params));
     } catch (err) {
       return errorResponse(err);
     }

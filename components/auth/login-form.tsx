@@ -26,8 +26,11 @@ async function postLogin(token: string): Promise<{ ok: true } | { ok: false; mes
   }
 }
 
-/** The login card: paste the token, or arrive with `?token=` (from the start-up URL) and it submits itself. */
-export function LoginForm({ next }: { next: string }) {
+/**
+ * The login card: paste the token, or arrive with `?token=` (from the start-up URL) and it submits
+ * itself. With OIDC set up (`provider`), "Sign in with <provider>" comes first (docs/people.md).
+ */
+export function LoginForm({ next, provider }: { next: string; provider?: string | undefined }) {
   const [token, setToken] = useState("");
   const [status, setStatus] = useState<Status>({ kind: "idle" });
   const [theme, toggleTheme] = useTheme();
@@ -92,13 +95,24 @@ export function LoginForm({ next }: { next: string }) {
           </span>
           <span className="text-[17px] font-semibold tracking-tight text-fg">Switchboard</span>
         </div>
+        {provider ? (
+          <a
+            href={`/api/auth/oidc/login?next=${encodeURIComponent(next)}`}
+            className="mb-4 flex h-10 w-full items-center justify-center rounded-md bg-accent text-[13.5px] font-semibold text-accent-fg hover:brightness-110"
+            data-testid="login-oidc"
+          >
+            Sign in with {provider}
+          </a>
+        ) : null}
         <form
           onSubmit={onSubmit}
           className="rounded-xl border border-border bg-panel p-6 shadow-[0_1px_2px_rgba(0,0,0,0.12),0_8px_24px_-12px_rgba(0,0,0,0.35)]"
           data-testid="login-form"
           noValidate
         >
-          <h1 className="text-[15px] font-semibold text-fg">Log in to the console</h1>
+          <h1 className="text-[15px] font-semibold text-fg">
+            {provider ? "Or log in with the console token" : "Log in to the console"}
+          </h1>
           <p className="mt-1 text-[12.5px] leading-5 text-muted">
             Use the token printed when the console started, or the value of{" "}
             <code className="font-mono text-[11.5px] text-fg">SWITCHBOARD_TOKEN</code>.

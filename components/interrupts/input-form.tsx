@@ -33,7 +33,7 @@ export function InputForm({
 }) {
   const input = interrupt.input;
   const schema = input?.schema;
-  const { send, sending, error } = useAnswer(backendId, sessionId, interrupt.id);
+  const { send, sending, error, denied } = useAnswer(backendId, sessionId, interrupt.id);
   const fields = useMemo(() => (schema ? formFields(schema) : []), [schema]);
   const [draft, setDraft] = useState<Record<string, string | boolean>>(() => (schema ? initialDraft(schema) : {}));
   const [text, setText] = useState("");
@@ -167,7 +167,7 @@ export function InputForm({
       <div className="mt-3 flex flex-wrap items-center gap-2">
         <button
           type="submit"
-          disabled={sending}
+          disabled={sending || Boolean(denied)}
           data-testid="input-submit"
           className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}
         >
@@ -177,7 +177,7 @@ export function InputForm({
           <>
             <button
               type="button"
-              disabled={sending}
+              disabled={sending || Boolean(denied)}
               onClick={() => void send({ action: "decline" })}
               data-testid="input-decline"
               className={cx(btn, "border-border text-muted hover:text-fg")}
@@ -186,7 +186,7 @@ export function InputForm({
             </button>
             <button
               type="button"
-              disabled={sending}
+              disabled={sending || Boolean(denied)}
               onClick={() => void send({ action: "cancel" })}
               data-testid="input-cancel"
               className={cx(btn, "border-transparent text-muted hover:text-fg")}
@@ -197,7 +197,7 @@ export function InputForm({
         ) : (
           <button
             type="button"
-            disabled={sending}
+            disabled={sending || Boolean(denied)}
             onClick={() => void send({ dismiss: true })}
             data-testid="input-dismiss"
             className={cx(btn, "border-border text-muted hover:text-fg")}

@@ -28,7 +28,7 @@ export function PermissionCard({
   autoFocus?: boolean;
 }) {
   const p = interrupt.permission;
-  const { send, sending, error } = useAnswer(backendId, sessionId, interrupt.id);
+  const { send, sending, error, denied } = useAnswer(backendId, sessionId, interrupt.id);
   const [feedback, setFeedback] = useState<string | null>(null);
   const root = useRef<HTMLDivElement>(null);
   const feedbackRef = useRef<HTMLTextAreaElement>(null);
@@ -100,7 +100,7 @@ export function PermissionCard({
           {offered("allow_once") && (
             <button
               type="button"
-              disabled={sending}
+              disabled={sending || Boolean(denied)}
               onClick={() => void send({ decision: "allow_once" })}
               data-testid="permission-allow-once"
               data-action={actionOf("allow_once")}
@@ -117,7 +117,7 @@ export function PermissionCard({
           {offered("allow_always") && (
             <button
               type="button"
-              disabled={sending}
+              disabled={sending || Boolean(denied)}
               onClick={() => void send({ decision: "allow_always" })}
               data-testid="permission-allow-always"
               data-action={actionOf("allow_always")}
@@ -134,7 +134,7 @@ export function PermissionCard({
           {offered("reject") && (
             <button
               type="button"
-              disabled={sending}
+              disabled={sending || Boolean(denied)}
               onClick={() => void send({ decision: "reject" })}
               data-testid="permission-reject"
               data-action={actionOf("reject")}
@@ -151,7 +151,7 @@ export function PermissionCard({
           {offered("reject") && (
             <button
               type="button"
-              disabled={sending}
+              disabled={sending || Boolean(denied)}
               onClick={() => setFeedback("")}
               data-testid="permission-feedback"
               data-action={actionOf("reject")}
@@ -194,7 +194,7 @@ export function PermissionCard({
           <div className="flex gap-2">
             <button
               type="submit"
-              disabled={sending || !feedback.trim()}
+              disabled={sending || Boolean(denied) || !feedback.trim()}
               data-testid="permission-feedback-send"
               className={cx(btn, "border-err/40 bg-err/10 text-err hover:bg-err/20")}
             >

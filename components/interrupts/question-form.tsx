@@ -26,7 +26,7 @@ export function QuestionForm({
   autoFocus?: boolean;
 }) {
   const questions = interrupt.questions ?? [];
-  const { send, sending, error } = useAnswer(backendId, sessionId, interrupt.id);
+  const { send, sending, error, denied } = useAnswer(backendId, sessionId, interrupt.id);
   const [picked, setPicked] = useState<string[][]>(() => questions.map(() => []));
   const [custom, setCustom] = useState<string[]>(() => questions.map(() => ""));
   const [active, setActive] = useState(0);
@@ -182,14 +182,14 @@ export function QuestionForm({
           type="submit"
           disabled={!complete || sending}
           data-testid="question-submit"
-          title="Send the answers to the agent"
+          title={denied ?? "Send the answers to the agent"}
           className={cx(btn, "border-accent bg-accent text-accent-fg hover:brightness-110")}
         >
           Submit
         </button>
         <button
           type="button"
-          disabled={sending}
+          disabled={sending || Boolean(denied)}
           onClick={() => void send({ dismiss: true })}
           data-testid="question-dismiss"
           title="Close the question without answering; the agent is told"

@@ -334,6 +334,7 @@ export function Composer({
               disabledReason ?? (busy ? "The agent is working — your message will be queued" : "Ask the agent…")
             }
             disabled={Boolean(disabledReason)}
+            title={disabledReason}
             data-testid="composer-input"
             aria-label="Prompt"
             // A textarea takes no combobox role: as a textbox it names its popup list and active option.

@@ -1,4 +1,5 @@
 "use client";
+import { useRoleReason } from "@/lib/hooks/use-me";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { capabilityReason, can, type CapabilityName } from "@/lib/capabilities";
@@ -122,6 +123,7 @@ export function SessionView({
     ];
   }, [hasSession, canAbortNow, paletteForkReason, abort, fork, setActionError]);
   useCommands(commands);
+  const roleReason = useRoleReason("operate");
 
   if (view.loadError && !view.loaded) {
     return (
@@ -137,7 +139,7 @@ export function SessionView({
     );
   }
 
-  const disabledReason = promptReason(view.loaded, link);
+  const disabledReason = roleReason ?? promptReason(view.loaded, link);
   const renameReason = reasonFor("rename", false);
   const compactDisabled = compactReason(policy, messages.length);
   const deleteReason = reasonFor("delete", false);

@@ -5,6 +5,7 @@ import type { BackendLogs } from "@/lib/api";
 import type { Backend } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
 import { formatCommandLine } from "@/lib/command-line";
+import { useRoleReason } from "@/lib/hooks/use-me";
 import { Badge } from "../ui/badge";
 import { AgentCardView } from "./agent-card-view";
 import { ApiKeyForm } from "./api-key-form";
@@ -59,6 +60,7 @@ export function BackendCard({ backend }: { backend: Backend }) {
     }
   };
   const removable = b.source === "store";
+  const adminReason = useRoleReason("admin");
   const stdio = b.config !== undefined;
 
   const remove = async () => {
@@ -252,14 +254,15 @@ export function BackendCard({ backend }: { backend: Backend }) {
             <button
               type="button"
               onClick={() => setConfirm(true)}
-              disabled={!removable}
+              disabled={!removable || Boolean(adminReason)}
               data-testid="backend-remove"
               title={
-                removable
+                adminReason ??
+                (removable
                   ? "Remove this backend"
                   : b.source === "env"
                     ? "Configured in SWITCHBOARD_BACKENDS: remove it there"
-                    : "Started by the console"
+                    : "Started by the console")
               }
               className="h-7 rounded-md border border-border px-2.5 text-[12px] text-muted hover:border-err/50 hover:text-err disabled:cursor-not-allowed disabled:opacity-40 disabled:hover:border-border disabled:hover:text-muted"
             >

@@ -5,10 +5,12 @@ import { useMemo } from "react";
 import type { Backend } from "@/lib/model";
 import { apiGet } from "@/lib/client/api-client";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { useRoleReason } from "@/lib/hooks/use-me";
 import { SidebarToggle } from "../shell/shell";
 import { AddA2aBackend } from "./add-a2a-backend";
 import { AddCommandBackend } from "./add-command-backend";
 import { BackendCard } from "./backend-card";
+import { AuditSection } from "./audit-section";
 import { SearchSettings } from "./search-settings";
 
 // Push code (service worker, subscription) loads only when Settings shows it.
@@ -30,6 +32,9 @@ export function SettingsView() {
     for (const b of live.backends) if (!listed.some((x) => x.id === b.id) && q.isFetched) merged.push(b);
     return merged;
   }, [q.data, q.isFetched, live.backends]);
+  // Changing the console's settings and backends is an admin's (docs/people.md): the forms are
+  // disabled for the other roles, with the reason on hover.
+  const adminReason = useRoleReason("admin");
 
   return (
     <div className="flex h-full min-h-0 flex-col" data-testid="settings">
@@ -58,7 +63,9 @@ export function SettingsView() {
             Every session&apos;s messages, of every backend, in the console&apos;s own index: fed live from open
             sessions, and read in the background from each backend&apos;s history. See docs/search.md.
           </p>
-          <SearchSettings />
+          <fieldset disabled={Boolean(adminReason)} title={adminReason} data-testid="search-settings-fieldset">
+            <SearchSettings />
+          </fieldset>
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Push notifications</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">
             An agent that asks for permission or a question reaches your devices, even with every tab closed, and a
@@ -70,13 +77,18 @@ export function SettingsView() {
             Any agent that speaks the Agent Client Protocol over stdio: GitHub Copilot CLI, OpenCode, and the Claude,
             Codex and Gemini adapters. See docs/backends/acp.md.
           </p>
-          <AddCommandBackend />
+          <fieldset disabled={Boolean(adminReason)} title={adminReason} data-testid="add-acp-fieldset">
+            <AddCommandBackend />
+          </fieldset>
           <h2 className="mt-8 text-[11px] font-semibold uppercase tracking-wide text-faint">Add an A2A agent</h2>
           <p className="mb-2 mt-1 text-[12.5px] text-muted">
             Any A2A 0.3 agent over JSON-RPC, with opencode-a2a&apos;s sessions, models and interrupts when its card
             offers them. See docs/backends/a2a.md.
           </p>
-          <AddA2aBackend />
+          <fieldset disabled={Boolean(adminReason)} title={adminReason} data-testid="add-a2a-fieldset">
+            <AddA2aBackend />
+          </fieldset>
+          {!adminReason && <AuditSection />}
         </div>
       </div>
     </div>

@@ -7,6 +7,7 @@ import type { Backend } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
 import { sessionKey } from "@/lib/client/global-store";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
+import { useMe } from "@/lib/hooks/use-me";
 import { useTheme } from "@/lib/hooks/use-theme";
 import { cx } from "../ui/cx";
 import { BackendSessions } from "./backend-sessions";
@@ -19,11 +20,35 @@ import { useShell } from "./shell";
 import { IconGear } from "../settings/icon-gear";
 
 async function logOut() {
+  let next = "/login";
   try {
-    await apiSend("POST", "/api/auth/logout");
+    // Someone signed in with OIDC also leaves the identity provider's session when it offers that.
+    const r = await apiSend<{ ok: boolean; endSessionUrl?: string }>("POST", "/api/auth/logout");
+    if (r?.endSessionUrl && /^https?:\/\//.test(r.endSessionUrl)) next = r.endSessionUrl;
   } finally {
-    window.location.assign("/login");
+    window.location.assign(next);
   }
+}
+
+/** Who is signed in, and with which role (docs/people.md). */
+function SignedIn() {
+  const me = useMe();
+  if (!me) return null;
+  const label = me.via === "token" ? "Console token" : me.user.name || me.user.email || me.user.id;
+  return (
+    <div
+      className="flex items-center gap-2 border-t border-border px-3 py-2 text-[12px] text-muted"
+      data-testid="signed-in"
+      title={me.via === "oidc" && me.user.email ? me.user.email : undefined}
+    >
+      <span className="min-w-0 flex-1 truncate" data-testid="signed-in-name">
+        {label}
+      </span>
+      <span className="rounded border border-border px-1.5 text-[11px] text-faint" data-testid="signed-in-role">
+        {me.role}
+      </span>
+    </div>
+  );
 }
 
 export function Sidebar() {
@@ -154,6 +179,7 @@ export function Sidebar() {
           <IconLink className="size-3.5" /> Shares
         </FootLink>
       </div>
+      <SignedIn />
     </aside>
   );
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import path from "node:path";
+import type { Me } from "@/lib/people";
 import { ApiError } from "../errors";
 import { bearerToken } from "./policy";
 import { FixedWindowLimiter, type LimitDecision, SlowLane } from "./rate-limit";
@@ -11,6 +12,7 @@ import {
   SESSION_TTL_SECONDS,
   verifySession,
   type SessionValue,
+  type SignedPerson,
 } from "./session-cookie";
 import { dataDirOf, deriveCookieKey, resolveConsoleToken, safeEqual, type ConsoleToken } from "./token";
 
@@ -77,6 +79,34 @@ export function authenticate(headers: Headers, cookieValue: string | undefined):
   return sessionFromCookie(cookieValue) ? "cookie" : undefined;
 }
 
+/** Who the console token stands for: the admin who set the console up. */
+export const TOKEN_PRINCIPAL: Me = {
+  user: { id: "token", name: "Console token", email: "" },
+  role: "admin",
+  via: "token",
+};
+
+/**
+ * Who a request comes from: the console token (a bearer token, or a cookie from a token login) is
+ * the admin; an OIDC login's cookie carries the person and their role. Undefined when neither.
+ */
+export function principalOf(
+  headers: Headers,
+  cookieValue: string | undefined = readCookie(headers, SESSION_COOKIE),
+): Me | undefined {
+  const bearer = bearerToken(headers);
+  if (bearer !== undefined) return safeEqual(bearer, consoleAuth().token.token) ? TOKEN_PRINCIPAL : undefined;
+  const s = sessionFromCookie(cookieValue);
+  if (!s) return undefined;
+  return s.person ? { user: s.person.user, role: s.person.role, via: "oidc" } : TOKEN_PRINCIPAL;
+}
+
+/** A session cookie for someone the identity provider vouched for (server/auth/oidc.ts). */
+export function personSession(person: SignedPerson): { cookieValue: string; maxAge: number; session: SessionValue } {
+  const { value, session } = mintSession(consoleAuth().key, Date.now(), SESSION_TTL_SECONDS, person);
+  return { cookieValue: value, maxAge: SESSION_TTL_SECONDS, session };
+}
+
 /**
  * Checks a presented token: 429 while this client address is over its failed-login limit (whatever
  * the token: that bound is what caps guessing, per address); while failed logins from every
@@ -102,13 +132,17 @@ export async function login(presented: string, address: string): Promise<{ cooki
   return { cookieValue: mintSession(a.key).value, maxAge: SESSION_TTL_SECONDS };
 }
 
-/** Ends the session a cookie stands for (a copied cookie stops working too, on every replica). */
-export async function logout(cookieValue: string | undefined): Promise<void> {
+/**
+ * Ends the session a cookie stands for (a copied cookie stops working too, on every replica); answers
+ * the session it ended, if any.
+ */
+export async function logout(cookieValue: string | undefined): Promise<SessionValue | undefined> {
   const a = consoleAuth();
   const s = verifySession(a.key, cookieValue);
-  if (!s) return;
+  if (!s) return undefined;
   a.revoked.revoke(s);
   await a.shared?.loggedOut.add(s.id, s.exp * 1000);
+  return s;
 }
 
 /** `Set-Cookie` for a login (Secure when the console is reached over HTTPS). */

@@ -10,6 +10,8 @@ const PUBLIC_EXACT = new Set([
   "/api/health",
   "/login",
   "/api/auth/login",
+  "/api/auth/oidc/login",
+  "/api/auth/oidc/callback",
   "/icon.svg",
   "/favicon.ico",
   "/robots.txt",

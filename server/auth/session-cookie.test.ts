@@ -54,3 +54,29 @@ describe("session cookie", () => {
     }
   });
 });
+
+describe("session cookie for a person (OIDC)", () => {
+  const person = { user: { id: "sub-1", name: "Ada", email: "ada@example.org" }, role: "operator" as const };
+
+  it("carries who signed in and their role, under the signature", () => {
+    const now = 1_700_000_000_000;
+    const { value, session } = mintSession(key, now, 60, person);
+    expect(value.startsWith("v2.")).toBe(true);
+    expect(verifySession(key, value, now)).toEqual(session);
+    expect(verifySession(key, value, now)?.person).toEqual(person);
+  });
+
+  it("refuses a raised role, another key and expiry", () => {
+    const now = 1_700_000_000_000;
+    const { value } = mintSession(key, now, 60, person);
+    const parts = value.split(".");
+    const raised = Buffer.from(JSON.stringify({ i: "sub-1", n: "Ada", e: "ada@example.org", r: "admin" })).toString(
+      "base64url",
+    );
+    expect(verifySession(key, [parts[0], parts[1], parts[2], raised, parts[4]].join("."), now)).toBeUndefined();
+    expect(verifySession(other, value, now)).toBeUndefined();
+    expect(verifySession(key, value, now + 61_000)).toBeUndefined();
+    // A v1 signature does not stand for a v2 cookie without its person part.
+    expect(verifySession(key, [parts[0], parts[1], parts[2], parts[4]].join("."), now)).toBeUndefined();
+  });
+});

@@ -1,6 +1,7 @@
 import "server-only";
 import { describeError } from "../errors";
 import { log } from "../log";
+import type { AuditEntry, AuditQuery } from "@/lib/people";
 import type { PostgresStore } from "./postgres-store";
 import type {
   ForkRecord,
@@ -345,5 +346,14 @@ export class CachedStore implements LiveStore {
   }
   search(match: string, q: { backendId?: string; limit: number; offset: number }): Promise<StoredSearchHit[]> {
     return this.ask((db) => db.search(match, q));
+  }
+
+  /* ------------------------------------------------------------------ audit log (the database's own) */
+
+  appendAudit(entry: Omit<AuditEntry, "id">): void {
+    this.write("appendAudit", undefined, (db) => db.appendAudit(entry));
+  }
+  listAudit(q: AuditQuery): Promise<AuditEntry[]> {
+    return this.ask((db) => db.listAudit(q));
   }
 }

@@ -2,7 +2,16 @@ import "server-only";
 import pg from "pg";
 import { BackendDefinition } from "@/lib/api";
 import { log } from "../log";
+import type { AuditEntry, AuditQuery } from "@/lib/people";
 import { indexedPrefix } from "../search/indexed-text";
+import {
+  AUDIT_INSERT_COLUMNS,
+  type AuditRow,
+  auditFromRow,
+  auditValues,
+  auditWhere,
+  POSTGRES_AUDIT_MIGRATION,
+} from "./audit-rows";
 import {
   type ForkRow,
   SHARE_COLUMNS,
@@ -97,6 +106,8 @@ const MIGRATIONS: string[] = [
      updated_at BIGINT NOT NULL,
      PRIMARY KEY (backend_id, session_id)
    );`,
+  // 2: the audit log (issue 44)
+  POSTGRES_AUDIT_MIGRATION,
 ];
 
 /** BIGINT (oid 20) as a number: every BIGINT here is epoch milliseconds or a count. */
@@ -557,6 +568,22 @@ export class PostgresStore implements AsyncStore {
       ? await this.pool.query<TranscriptRow>("SELECT * FROM transcripts WHERE backend_id = ANY($1)", [backendIds])
       : await this.pool.query<TranscriptRow>("SELECT * FROM transcripts");
     return r.rows.flatMap((row) => toTranscript(row) ?? []);
+  }
+
+  async appendAudit(e: Omit<AuditEntry, "id">): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO audit_log (${AUDIT_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      auditValues(e),
+    );
+  }
+
+  async listAudit(q: AuditQuery): Promise<AuditEntry[]> {
+    const { where, values } = auditWhere(q, (i) => `$${i}`);
+    const r = await this.pool.query<AuditRow>(
+      `SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT $${values.length + 1}`,
+      [...values, q.limit],
+    );
+    return r.rows.flatMap(auditFromRow);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { BackendDefinition } from "@/lib/api";
 import { log } from "../log";
+import type { AuditEntry, AuditQuery } from "@/lib/people";
 import { indexedPrefix } from "../search/indexed-text";
+import {
+  AUDIT_INSERT_COLUMNS,
+  type AuditRow,
+  auditFromRow,
+  auditValues,
+  auditWhere,
+  SQLITE_AUDIT_MIGRATION,
+} from "./audit-rows";
 import {
   type ForkRow,
   SHARE_COLUMNS,
@@ -101,6 +110,8 @@ const MIGRATIONS: string[] = [
      updated_at INTEGER NOT NULL,
      PRIMARY KEY (backend_id, session_id)
    );`,
+  // 6: the audit log (issue 44)
+  SQLITE_AUDIT_MIGRATION,
 ];
 
 export class SqliteStore implements Store {
@@ -116,6 +127,20 @@ export class SqliteStore implements Store {
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("foreign_keys = ON");
     this.migrate();
+  }
+
+  appendAudit(e: Omit<AuditEntry, "id">): void {
+    this.db
+      .prepare(`INSERT INTO audit_log (${AUDIT_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(...auditValues(e));
+  }
+
+  listAudit(q: AuditQuery): AuditEntry[] {
+    const { where, values } = auditWhere(q, () => "?");
+    const rows = this.db
+      .prepare(`SELECT * FROM audit_log ${where} ORDER BY id DESC LIMIT ?`)
+      .all(...values, q.limit) as AuditRow[];
+    return rows.flatMap(auditFromRow);
   }
 
   private migrate() {

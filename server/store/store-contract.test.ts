@@ -1,6 +1,8 @@
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, Session } from "@/lib/model";
 import { startPostgres, type PostgresServer } from "../../e2e/fixtures/postgres-server";
@@ -284,12 +286,84 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
       expect(await find("emojistart")).toEqual(["emoji"]);
       await store.deleteSearchSession("b1", "big");
     });
+
+    it("keeps an append-only audit log, newest first, filtered and paged", async () => {
+      const ada = { id: "sub-ada", name: "Ada", via: "oidc" as const };
+      const tok = { id: "token", name: "Console token", via: "token" as const };
+      await store.appendAudit({ at: 10, actor: tok, action: "login" });
+      await store.appendAudit({
+        at: 11,
+        actor: ada,
+        action: "prompt",
+        backendId: "b1",
+        sessionId: "s1",
+        detail: { text: "hi", parts: 1 },
+      });
+      await store.appendAudit({
+        at: 12,
+        actor: ada,
+        action: "interrupt.answer",
+        backendId: "b1",
+        sessionId: "s2",
+        detail: { decision: "allow_once" },
+      });
+      const all = await store.listAudit({ limit: 10 });
+      expect(all.map((e) => e.action)).toEqual(["interrupt.answer", "prompt", "login"]);
+      expect(all[1]).toEqual({
+        id: expect.any(Number),
+        at: 11,
+        actor: ada,
+        action: "prompt",
+        backendId: "b1",
+        sessionId: "s1",
+        detail: { text: "hi", parts: 1 },
+      });
+      expect(all[2]).toEqual({ id: expect.any(Number), at: 10, actor: tok, action: "login" });
+      expect((await store.listAudit({ limit: 10, actor: "sub-ada" })).map((e) => e.at)).toEqual([12, 11]);
+      expect((await store.listAudit({ limit: 10, actor: "Console token" })).map((e) => e.at)).toEqual([10]);
+      expect((await store.listAudit({ limit: 10, action: "prompt" })).map((e) => e.at)).toEqual([11]);
+      expect((await store.listAudit({ limit: 10, sessionId: "s2" })).map((e) => e.at)).toEqual([12]);
+      const first = await store.listAudit({ limit: 2 });
+      expect(first.map((e) => e.at)).toEqual([12, 11]);
+      const next = await store.listAudit({ limit: 2, before: first[1]?.id });
+      expect(next.map((e) => e.at)).toEqual([10]);
+    });
   });
 }
 
 contract("SQLite", async () =>
   asAsync(new SqliteStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sb-sc-")), "db.sqlite"))),
 );
+
+describe("the audit log cannot be edited", () => {
+  it("SQLite refuses an UPDATE or DELETE of an entry", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sb-audit-")), "db.sqlite");
+    const store = new SqliteStore(file);
+    store.appendAudit({ at: 1, actor: { id: "a", name: "A", via: "oidc" }, action: "login" });
+    store.close();
+    const db = new Database(file);
+    expect(() => db.prepare("UPDATE audit_log SET actor_name = 'B'").run()).toThrow(/append-only/);
+    expect(() => db.prepare("DELETE FROM audit_log").run()).toThrow(/append-only/);
+    db.close();
+  });
+
+  it("PostgreSQL refuses an UPDATE, DELETE or TRUNCATE", async () => {
+    const server = await startPostgres();
+    try {
+      const store = await PostgresStore.open(server.url);
+      await store.appendAudit({ at: 1, actor: { id: "a", name: "A", via: "oidc" }, action: "login" });
+      await store.close();
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      for (const sql of ["UPDATE audit_log SET actor_name = 'B'", "DELETE FROM audit_log", "TRUNCATE audit_log"])
+        await expect(client.query(sql), sql).rejects.toThrow(/append-only/);
+      expect((await client.query("SELECT count(*)::int AS n FROM audit_log")).rows[0]).toEqual({ n: 1 });
+      await client.end();
+    } finally {
+      await server.stop();
+    }
+  });
+});
 
 let pgServer: PostgresServer | undefined;
 let cachedServer: PostgresServer | undefined;

@@ -1,6 +1,7 @@
 import "server-only";
 import type { BackendDefinition } from "@/lib/api";
 import type { Message, Session, Todo } from "@/lib/model";
+import type { AuditEntry, AuditQuery } from "@/lib/people";
 
 export interface StoredBackend {
   id: string;
@@ -148,6 +149,10 @@ export interface Store {
   searchCounts(): { backendId: string; sessions: number; messages: number }[];
   /** Runs an FTS5 query (built by `ftsQuery`, never raw user input); best matches first. */
   search(match: string, q: { backendId?: string; limit: number; offset: number }): StoredSearchHit[];
+  /** Appends to the audit log (docs/people.md); nothing edits or removes an entry. */
+  appendAudit(entry: Omit<AuditEntry, "id">): void;
+  /** Audit entries, newest first. */
+  listAudit(q: AuditQuery): AuditEntry[];
   close(): void;
 }
 
@@ -163,13 +168,14 @@ type MaybePromise<T> = T | Promise<T>;
 export interface LiveStore
   extends Omit<
     Store,
-    "frozenSnapshot" | "searchSessionUpdatedAt" | "searchSessionIds" | "searchCounts" | "search" | "close"
+    "frozenSnapshot" | "searchSessionUpdatedAt" | "searchSessionIds" | "searchCounts" | "search" | "listAudit" | "close"
   > {
   frozenSnapshot(id: string): MaybePromise<string | undefined>;
   searchSessionUpdatedAt(backendId: string, sessionId: string): MaybePromise<number | undefined>;
   searchSessionIds(backendId: string): MaybePromise<string[]>;
   searchCounts(): MaybePromise<{ backendId: string; sessions: number; messages: number }[]>;
   search(match: string, q: { backendId?: string; limit: number; offset: number }): MaybePromise<StoredSearchHit[]>;
+  listAudit(q: AuditQuery): MaybePromise<AuditEntry[]>;
   close(): MaybePromise<void>;
   /**
    * Calls `fn` after one of the shared tables (backends, meta, shares, redaction_patterns,
