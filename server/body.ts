@@ -18,7 +18,9 @@ export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uin
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
+      // Not awaited: a body teed by `req.clone()` (the audit keeps a copy) settles its cancel only
+      // once every branch is cancelled, which would hold this request forever.
+      void reader.cancel().catch(() => {});
       throw new ApiError("payload_too_large", `Body exceeds ${maxBytes} bytes`);
     }
     chunks.push(value);
