@@ -107,6 +107,9 @@ export class AcpTurns {
         // A dying agent closes the connection before its exit is reported: wait for the exit so the
         // turn says what happened to the process.
         if (rpcCode(err) === undefined) await this.host.proc.waitExit(turn.gen, 3000);
+        // As on success: the updates the agent sent before its error are applied before the turn
+        // fails, so a late chunk does not write the message again without its error.
+        await drainIncoming();
         if (turn.done) return;
         const mapped = this.host.mapError(err, "run the prompt");
         this.fail(rt, turn, {
