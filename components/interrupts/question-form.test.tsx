@@ -1,3 +1,5 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { Interrupt } from "@/lib/model";
@@ -20,9 +22,13 @@ const plan = (question: string, markdown?: boolean): Interrupt => ({
   ],
 });
 
+/** Rendered as the console renders it: inside a query client (the answer buttons ask who is signed in). */
+const render = (el: ReactElement) =>
+  renderToStaticMarkup(<QueryClientProvider client={new QueryClient()}>{el}</QueryClientProvider>);
+
 describe("QuestionForm", () => {
   it("renders a markdown question (a plan to review) as markdown, inert", () => {
-    const html = renderToStaticMarkup(
+    const html = render(
       <QuestionForm
         interrupt={plan('## Steps\n\n- add **greet**\n\n<img src=x onerror="alert(1)">', true)}
         backendId="copilot"
@@ -37,9 +43,7 @@ describe("QuestionForm", () => {
   });
 
   it("keeps a plain question as text", () => {
-    const html = renderToStaticMarkup(
-      <QuestionForm interrupt={plan("Tabs or **spaces**?")} backendId="copilot" sessionId="s1" />,
-    );
+    const html = render(<QuestionForm interrupt={plan("Tabs or **spaces**?")} backendId="copilot" sessionId="s1" />);
     expect(html).toContain("Tabs or **spaces**?");
     expect(html).not.toContain("<strong>");
   });
