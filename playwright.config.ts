@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import type { OpencodeContractOption } from "./e2e/fixtures/stack";
+import type { OpencodeContractOption } from "./testkit/opencode-stack";
 
 /**
  * Project `opencode-api`: OpenCode tests again with the stack's OpenCode behind the `/api`-only
@@ -55,7 +55,7 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
     timeout: 90_000,
     expect: { timeout: 20_000 },
     fullyParallel: false,
-    // A stack per worker (e2e/fixtures/stack.ts). Two workers were measured no faster on two cores
+    // A stack per worker (testkit/opencode-stack.ts). Two workers were measured no faster on two cores
     // (20.5 vs 22 min: the agents, consoles and browsers share the CPU); E2E_WORKERS=2 where there are more.
     workers: Number(process.env.E2E_WORKERS ?? 1),
     // On CI a failed test is run once more, in a fresh worker and stack, and a pass the second time

@@ -13,7 +13,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import type { CreatedShare } from "../lib/api";
-import { test, expect, authHeaders } from "./fixtures/stack";
+import { test, expect, authHeaders } from "../testkit/opencode-stack";
 import { Interrupts } from "./pages/interrupts";
 import { ReviewPage } from "./pages/review-page";
 import { Shell } from "./pages/shell";

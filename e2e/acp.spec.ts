@@ -1,6 +1,6 @@
-import type { ScriptedTurn } from "./fixtures/scripted-model";
+import type { ScriptedTurn } from "../testkit/scripted-model";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
-import { AGENTS, expect, test } from "./fixtures/acp-stack";
+import { AGENTS, expect, test } from "../testkit/acp-stack";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 

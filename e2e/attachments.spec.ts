@@ -4,8 +4,8 @@
  * cannot go is refused with a clear error and nothing is sent.
  */
 import type { Page } from "@playwright/test";
-import type { ChatContentPart } from "./fixtures/scripted-model";
-import { expect, test } from "./fixtures/stack";
+import type { ChatContentPart } from "../testkit/scripted-model";
+import { expect, test } from "../testkit/opencode-stack";
 import { SessionPage } from "./pages/session-page";
 
 /** A 1×1 PNG. */

@@ -16,9 +16,9 @@ import net from "node:net";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import type { Backend, Message, Snapshot } from "../lib/model";
-import { test, expect, authHeaders, type Api, type Stack } from "./fixtures/stack";
-import { malformedFrames, startFakeOpencode } from "./fixtures/fake-opencode";
-import { openSse } from "./fixtures/sse";
+import { test, expect, authHeaders, type Api, type Stack } from "../testkit/opencode-stack";
+import { malformedFrames, startFakeOpencode } from "../testkit/fake-opencode";
+import { openSse } from "../testkit/sse";
 import { SessionPage } from "./pages/session-page";
 
 /** A small deterministic PRNG (mulberry32), so the "random" cut points are the same every run. */

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { test, expect } from "./fixtures/stack";
+import { test, expect } from "../testkit/opencode-stack";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import type { ScriptedModel } from "./fixtures/scripted-model";
-import { startExternalSetup } from "./fixtures/external-opencode";
+import type { ScriptedModel } from "../testkit/scripted-model";
+import { startExternalSetup } from "../testkit/external-opencode";
 
 const bash = (command: string) => ({
   toolCalls: [{ name: "bash", arguments: { command, description: "test command" } }],

@@ -10,7 +10,7 @@ describe("the source's shape", () => {
     expect(files.length).toBeGreaterThan(300);
     expect(graph.get("server/backends/opal/adapter.ts")).toContain("server/backends/opal/context.ts");
     expect(graph.get("server/backends/opal/context.ts")).toContain("server/backends/opal/options.ts"); // import type
-    expect(graph.get("e2e/fixtures/scripted-model.ts")).toContain("e2e/fixtures/scripted-wire.ts"); // export type … from
+    expect(graph.get("testkit/scripted-model.ts")).toContain("testkit/scripted-wire.ts"); // export type … from
     expect(graph.get("server/backends/opal/adapter.ts")).toContain("lib/model.ts"); // "@/lib/model"
   });
 

@@ -8,7 +8,7 @@ import ts from "typescript";
 const root = path.resolve(import.meta.dirname, "..");
 
 /** The folders of TypeScript source: the product, its tests and test kit, scripts and the benchmark. */
-export const sourceFolders = ["server", "app", "components", "lib", "e2e", "scripts", "bench"] as const;
+export const sourceFolders = ["server", "app", "components", "lib", "testkit", "e2e", "scripts", "bench"] as const;
 /** TypeScript files at the root of the repository. */
 const rootFiles = ["proxy.ts", "instrumentation.ts", "playwright.config.ts", "vitest.config.ts"];
 

@@ -10,9 +10,9 @@ import type { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import type { Backend, TimelineEvent, ToolBlock } from "@/lib/model";
 import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
-import { Hub } from "../../hub/hub";
-import type { BackendAdapter, EventSink, LoadedSession } from "../types";
+import { startScriptedModel, type ScriptedModel } from "./scripted-model";
+import { Hub } from "../server/hub/hub";
+import type { BackendAdapter, EventSink, LoadedSession } from "../server/backends/types";
 
 /** An adapter and the hub it publishes to. */
 export interface OnHub<A extends BackendAdapter> {

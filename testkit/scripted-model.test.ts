@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startScriptedModel, type RecordedRequest, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
+import { startScriptedModel, type RecordedRequest, type ScriptedModel } from "./scripted-model";
 
 interface ChunkDelta {
   role?: string;

@@ -1,10 +1,10 @@
 /**
- * A real redis-server for one test file (e2e/fixtures/redis-server.ts: a free port, `noeviction`):
+ * A real redis-server for one test file (testkit/redis-server.ts: a free port, `noeviction`):
  * started before its tests, stopped after them, with the connections its tests opened.
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
-import { type RedisServer, startRedis } from "../../e2e/fixtures/redis-server";
+import { type RedisServer, startRedis } from "./redis-server";
 
 export function redisPerFile(): { client(): Redis; url(): string } {
   let server: RedisServer | undefined;

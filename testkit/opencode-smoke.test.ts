@@ -3,9 +3,9 @@
  */
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../../e2e/fixtures/opencode-env";
-import { startOpencodeServer, type OpencodeServer } from "../../e2e/fixtures/opencode-server";
-import { messageText, startScriptedModel, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
+import { createOpencodeHome, createWorkspace, type OpencodeHome } from "./opencode-env";
+import { startOpencodeServer, type OpencodeServer } from "./opencode-server";
+import { messageText, startScriptedModel, type ScriptedModel } from "./scripted-model";
 
 interface OcEvent {
   type: string;
