@@ -7,7 +7,8 @@
 import { A2aSettings } from "./pages/a2a-settings";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { OC_ID, PLAIN_ID, WRONG_ID, expect, test, type A2aStack } from "../testkit/a2a-stack";
+import { expect, test } from "./fixtures/a2a";
+import { OC_ID, PLAIN_ID, WRONG_ID, type A2aStack } from "../testkit/a2a-stack";
 import type { ScriptedTurn } from "../testkit/scripted-model";
 
 const TURN = { timeout: 45_000 };

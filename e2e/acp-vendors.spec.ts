@@ -6,7 +6,8 @@
  * and never reaches the browser; a prompt streams a reply; a shell tool call shows with its
  * permission card; Stop ends a slow turn; an error from the model reaches the user with its detail.
  */
-import { AGENTS_UNDER_TEST, expect, test } from "../testkit/acp-vendor-stack";
+import { expect, test } from "./fixtures/acp-vendors";
+import { AGENTS_UNDER_TEST } from "../testkit/acp-vendor-stack";
 import { BackendAuthPage } from "./pages/backend-auth";
 import { messageText } from "../testkit/scripted-model";
 import { SessionPage } from "./pages/session-page";

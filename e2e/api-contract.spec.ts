@@ -1,4 +1,5 @@
-import { test, expect, authHeaders } from "../testkit/opencode-stack";
+import { test, expect } from "./fixtures/opencode";
+import { authHeaders } from "../testkit/opencode-stack";
 import type { Snapshot, WireEvent } from "../lib/model";
 import { startExternalSetup } from "../testkit/external-opencode";
 

@@ -5,7 +5,7 @@
  */
 import type { Page } from "@playwright/test";
 import type { ChatContentPart } from "../testkit/scripted-model";
-import { expect, test } from "../testkit/opencode-stack";
+import { expect, test } from "./fixtures/opencode";
 import { SessionPage } from "./pages/session-page";
 
 /** A 1×1 PNG. */

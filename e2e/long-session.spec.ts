@@ -1,4 +1,4 @@
-import { test, expect } from "../testkit/opencode-stack";
+import { test, expect } from "./fixtures/opencode";
 import { generateLongSession, importLongSession } from "../testkit/long-session";
 import { SessionPage } from "./pages/session-page";
 

@@ -10,7 +10,8 @@ import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
 import type { FileSearchResult } from "../lib/api";
 import type { ChatContentPart } from "../testkit/scripted-model";
-import { expect, test, type Stack } from "../testkit/opencode-stack";
+import { expect, test } from "./fixtures/opencode";
+import type { Stack } from "../testkit/opencode-stack";
 import { SessionPage } from "./pages/session-page";
 
 const userText = (parts: ChatContentPart[] | string | null | undefined): string =>

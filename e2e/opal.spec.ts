@@ -16,7 +16,8 @@ import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
 import { lineHash } from "../testkit/fake-opal-agent";
-import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID, expect, test } from "../testkit/fake-opal-stack";
+import { expect, test } from "./fixtures/opal";
+import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
 
 test.describe("Opal", () => {
   test("a bash tool running env shows no console secret, nor another backend's", async ({ request, opalStack }) => {

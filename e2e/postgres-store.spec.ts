@@ -12,7 +12,8 @@ import type { CreatedShare, RedactionPattern, SearchPage, SharedSnapshot } from 
 import { startConsole } from "../testkit/console";
 import { freePort } from "../testkit/opencode-server";
 import { SessionPage } from "./pages/session-page";
-import { ZOT_ID, expect, test } from "../testkit/fake-zot-stack";
+import { expect, test } from "./fixtures/zot";
+import { ZOT_ID } from "../testkit/fake-zot-stack";
 
 test.use({ zotOnPostgres: true });
 

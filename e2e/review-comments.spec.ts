@@ -6,7 +6,7 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
-import { test, expect } from "../testkit/opencode-stack";
+import { test, expect } from "./fixtures/opencode";
 import { messageText } from "../testkit/scripted-model";
 import { ReviewPage } from "./pages/review-page";
 import { Shell } from "./pages/shell";

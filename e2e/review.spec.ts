@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SessionTree } from "../lib/api";
 import type { Session } from "../lib/model";
-import { test, expect } from "../testkit/opencode-stack";
+import { test, expect } from "./fixtures/opencode";
 import { ReviewPage } from "./pages/review-page";
 
 /** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */

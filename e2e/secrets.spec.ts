@@ -11,7 +11,8 @@ import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
 import { startConsole } from "../testkit/console";
 import { fromAddress, type LoopbackResponse } from "../testkit/loopback-client";
 import { createOpencodeHome, createWorkspace } from "../testkit/opencode-env";
-import { authHeaders, expect, loginCookie, test, waitForBackendReady, type Stack } from "../testkit/opencode-stack";
+import { expect, test } from "./fixtures/opencode";
+import { authHeaders, loginCookie, waitForBackendReady, type Stack } from "../testkit/opencode-stack";
 
 const root = path.resolve(import.meta.dirname, "..");
 

@@ -10,7 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { APIRequestContext, APIResponse, Browser, BrowserContext } from "@playwright/test";
-import { test, expect, authHeaders } from "../testkit/opencode-stack";
+import { test, expect } from "./fixtures/opencode";
+import { authHeaders } from "../testkit/opencode-stack";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const APP = path.join(ROOT, "app");

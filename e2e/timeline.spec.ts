@@ -1,4 +1,4 @@
-import { test, expect } from "../testkit/opencode-stack";
+import { test, expect } from "./fixtures/opencode";
 import { SessionPage } from "./pages/session-page";
 
 test.describe("live timeline on a real OpenCode", () => {

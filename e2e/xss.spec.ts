@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { test, expect } from "../testkit/opencode-stack";
+import { test, expect } from "./fixtures/opencode";
 import { XSS_CORPUS, type XssPayload } from "../testkit/xss-corpus";
 import { SessionPage } from "./pages/session-page";
 

@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { SessionPage } from "./pages/session-page";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
-import { STALE_ID, STALE_SECRET, ZOT_ID, expect, test } from "../testkit/fake-zot-stack";
+import { expect, test } from "./fixtures/zot";
+import { STALE_ID, STALE_SECRET, ZOT_ID } from "../testkit/fake-zot-stack";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 
