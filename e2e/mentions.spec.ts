@@ -49,7 +49,12 @@ async function audit(page: Page): Promise<string[]> {
 }
 
 test.describe("@ file mentions", () => {
-  test("@ lists workspace files, and the sent prompt carries the chosen one", async ({ page, api, stack, request }) => {
+  test("@ lists workspace files, and the sent prompt carries the chosen one", { tag: "@api" }, async ({
+    page,
+    api,
+    stack,
+    request,
+  }) => {
     const s = await api.createSession("mentions");
     const tag = Date.now().toString(36);
     const { alpha, beta, marker } = await workspaceFiles(stack, request, s.id, tag);

@@ -233,7 +233,7 @@ test.describe("session tree and review", () => {
     await expect(bigDiff).toContainText("line 449");
   });
 
-  test("the plan panel follows todowrite", async ({ page, api, stack }) => {
+  test("the plan panel follows todowrite", { tag: "@api" }, async ({ page, api, stack }) => {
     const todos = (a: string, b: string) => [
       { content: "Sketch the API", status: a, priority: "high" },
       { content: "Write the tests", status: b, priority: "medium" },
