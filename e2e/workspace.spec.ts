@@ -85,6 +85,17 @@ test.describe("workspace tools", () => {
     await panel.toggle("feature.txt");
     await expect(panel.file("feature.txt")).toHaveAttribute("data-staged", "true");
     await expect(panel.file("feature.txt")).toHaveAttribute("data-status", "added");
+    if (process.env.SCREENSHOTS) {
+      // docs/workspace.md's pictures: the Git panel with a staged file, in both themes.
+      await panel.message.fill("Add the feature file");
+      for (const theme of ["dark", "light"] as const) {
+        await page.evaluate((t) => {
+          localStorage.setItem("sb-theme", t);
+          document.documentElement.dataset.theme = t;
+        }, theme);
+        await page.screenshot({ path: `docs/screenshots/git-panel-${theme}.png` });
+      }
+    }
     await panel.commit("Add the feature file");
     await expect(panel.outcome).toContainText("Committed");
     const head = git(wt.path, "rev-parse", "HEAD");
