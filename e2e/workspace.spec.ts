@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Session } from "../lib/model";
 import type { GitState } from "../lib/workspace-api";
+import { authHeaders } from "../testkit/opencode-stack";
 import { expect, test } from "./fixtures/opencode";
 import { GitPanel } from "./pages/git-panel";
 import { ReviewPage } from "./pages/review-page";
@@ -135,5 +136,66 @@ test.describe("workspace tools", () => {
     expect(after).toBe(before);
     const bad = await request.post(api.base(), { data: { branch: "x" } });
     expect(bad.status()).toBe(400);
+  });
+});
+
+test.describe("terminal", () => {
+  test("a terminal opens in the session's directory; typed input runs and its output shows; closing it ends it", async ({
+    page,
+    api,
+    stack,
+    request,
+  }) => {
+    const session = await api.createSession("terminal");
+    const rp = new ReviewPage(page);
+    await rp.goto(stack.backendId, session.id);
+    await page.getByTestId("open-terminal").click();
+    const term = page.getByTestId("terminal");
+    await expect(term.locator(".xterm-rows")).toBeVisible();
+    const listed = async () =>
+      (
+        (await (await request.get(`${api.base(session.id)}/terminals`)).json()) as {
+          items: { id: string; cols: number; rows: number }[];
+        }
+      ).items;
+    await expect.poll(async () => (await listed()).length).toBe(1);
+
+    await term.click();
+    await page.keyboard.type("echo typed-$((6*7)); pwd; stty size\n");
+    await expect(term.locator(".xterm-rows")).toContainText("typed-42");
+    const dir = session.directory ?? stack.workspace;
+    await expect(term.locator(".xterm-rows")).toContainText(dir);
+    // The size the panel fitted is the pty's: `stty size` prints rows and columns.
+    const [t] = await listed();
+    await expect(term.locator(".xterm-rows")).toContainText(`${t!.rows} ${t!.cols}`);
+
+    // The stream resumes after Last-Event-ID: the first frame after id 1 is id 2.
+    const res = await fetch(`${api.base(session.id)}/terminals/${t!.id}/stream`, {
+      headers: { ...authHeaders(stack), "last-event-id": "1" },
+      signal: AbortSignal.timeout(15_000),
+    });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!/^id: \d+$/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(/^id: (\d+)$/m.exec(text)![1]).toBe("2");
+
+    if (process.env.SCREENSHOTS) {
+      await page.keyboard.type("ls -la\n");
+      await expect(term.locator(".xterm-rows")).toContainText("README.md");
+      for (const theme of ["dark", "light"] as const) {
+        await page.evaluate((th) => {
+          localStorage.setItem("sb-theme", th);
+          document.documentElement.dataset.theme = th;
+        }, theme);
+        await page.waitForTimeout(200); // the terminal takes the new palette on the attribute change
+        await page.screenshot({ path: `docs/screenshots/terminal-${theme}.png` });
+      }
+    }
+    await page.getByTestId("terminal-close").click();
+    await expect.poll(async () => (await listed()).length).toBe(0);
+    const gone = await request.post(`${api.base(session.id)}/terminals/${t!.id}/input`, { data: { data: "ls\n" } });
+    expect(gone.status()).toBe(404);
   });
 });

@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   "git.commit",
   "git.push",
   "git.merge",
+  "terminal.open",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

@@ -51,3 +51,26 @@ export type GitPushResult = z.infer<typeof GitPushResult>;
 
 export const GitMergeResult = z.object({ into: z.string(), commit: z.string() });
 export type GitMergeResult = z.infer<typeof GitMergeResult>;
+
+/* ------------------------------------------------------------------------------ terminals */
+
+const cols = z.number().int().min(2).max(500);
+const rows = z.number().int().min(1).max(300);
+export const TerminalOpenBody = z.object({ cols: cols.default(80), rows: rows.default(24) }).strict();
+export type TerminalOpenBody = z.infer<typeof TerminalOpenBody>;
+export const TerminalResizeBody = z.object({ cols, rows }).strict();
+export type TerminalResizeBody = z.infer<typeof TerminalResizeBody>;
+export const TerminalInputBody = z.object({ data: z.string().min(1).max(65_536) }).strict();
+export type TerminalInputBody = z.infer<typeof TerminalInputBody>;
+export const TerminalStreamQuery = z.object({ after: z.coerce.number().int().min(0).optional() }).strict();
+
+export interface TerminalSummary {
+  id: string;
+  cwd: string;
+  createdAt: number;
+  cols: number;
+  rows: number;
+  exitCode?: number;
+}
+/** One frame of `GET …/terminals/:t/stream`: output (its `id:` is the resume cursor) or the shell's exit. */
+export type TerminalFrame = { data: string } | { exit: number };

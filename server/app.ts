@@ -14,6 +14,7 @@ import { Lineage } from "./lineage";
 import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
 import { PushService } from "./push/service";
+import { TerminalManager } from "./workspace/terminals";
 import { SearchIndexer } from "./search/indexer";
 import { readReplicaConfig, ReplicaConfigError } from "./replicas/config";
 import { replicaMode, type ReplicaMode } from "./replicas/replica-mode";
@@ -36,6 +37,8 @@ export interface ConsoleApp {
   search: SearchIndexer;
   /** Web Push to the devices people subscribed (docs/push.md). */
   push: PushService;
+  /** Terminals in sessions' directories (docs/workspace.md), on the replica that runs the backend. */
+  terminals: TerminalManager;
   /** Replica mode's parts (`SWITCHBOARD_REDIS_URL`); undefined for one console. */
   replicas?: ReplicaMode | undefined;
   ready: Promise<void>;
@@ -124,6 +127,7 @@ function create(): ConsoleApp {
   // backends this console runs (replica mode relays, it does not publish again), so each goes out once.
   const push = new PushService(store, hub);
   hub.observe(push.notifier);
+  const terminals = new TerminalManager();
   ready = opened
     // Seals what is in clear or under a previous key, and registers every stored key for redaction.
     .then(() => startStoredSecrets(raw, box))
@@ -146,6 +150,7 @@ function create(): ConsoleApp {
     (stopping ??= (async () => {
       hub.stop();
       search.stop();
+      await terminals.stop();
       await backends.stopAll();
       await replicas?.stop();
       await store.close();
@@ -157,7 +162,7 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
-  return { config, store, hub, backends, lineage, search, push, replicas, ready, stop };
+  return { config, store, hub, backends, lineage, search, push, terminals, replicas, ready, stop };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

@@ -20,11 +20,13 @@ import {
   IconListChecks,
   IconMore,
   IconPencil,
+  IconTerminal,
   IconTrash,
 } from "../ui/icons";
 import { MenuItem, MenuSeparator, Popover } from "../ui/popover";
 import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { BranchTreeButton } from "./branch-tree";
+import { WorkspaceButtons } from "./workspace-buttons";
 import { SidebarToggle } from "../shell/shell";
 
 /* ------------------------------------------------------------------------------------- header */
@@ -202,19 +204,7 @@ export function SessionHeader({
           ) : null}
         </button>
       ) : null}
-      {session?.directory && onPanel ? (
-        <button
-          type="button"
-          onClick={() => onPanel("git")}
-          aria-pressed={panel === "git"}
-          data-testid="open-git"
-          title="Git: the session directory's changes, commit, push, merge"
-          aria-label="Git"
-          className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
-        >
-          <IconCommit size={14} />
-        </button>
-      ) : null}
+      {session?.directory && onPanel ? <WorkspaceButtons panel={panel} onPanel={onPanel} /> : null}
       {session ? (
         <Popover
           testId="session-menu"
@@ -266,6 +256,19 @@ export function SessionHeader({
                   }}
                 >
                   Git
+                </MenuItem>
+              ) : null}
+              {session.directory && onPanel ? (
+                <MenuItem
+                  icon={<IconTerminal size={13} />}
+                  testId="menu-terminal"
+                  className="wide:hidden"
+                  onSelect={() => {
+                    close();
+                    onPanel("terminal");
+                  }}
+                >
+                  Terminal
                 </MenuItem>
               ) : null}
               <MenuItem

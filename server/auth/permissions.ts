@@ -114,6 +114,13 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: "POST", path: `${S}/compact`, need: "operate" },
   { method: "POST", path: `${S}/settings`, need: "operate" },
   // Workspace tools (docs/workspace.md): operators and admins.
+  // A terminal is a shell with the console user's rights: operators and admins only, even to watch one.
+  { method: "GET", path: `${S}/terminals`, need: "operate" },
+  { method: "POST", path: `${S}/terminals`, need: "operate", audit: "terminal.open", detail: (_b, a) => pick("id")(a) },
+  { method: "DELETE", path: `${S}/terminals/[terminalId]`, need: "operate" },
+  { method: "GET", path: `${S}/terminals/[terminalId]/stream`, need: "operate" },
+  { method: "POST", path: `${S}/terminals/[terminalId]/input`, need: "operate" },
+  { method: "POST", path: `${S}/terminals/[terminalId]/resize`, need: "operate" },
   { method: "POST", path: `${S}/git/stage`, need: "operate" },
   { method: "POST", path: `${S}/git/unstage`, need: "operate" },
   {

@@ -3,6 +3,7 @@
  * queries answer 200, bad parameters the error shape, pages follow their cursor, deleting a session
  * through the console drops its entries, and the setting re-indexes without tool outputs.
  */
+import { TerminalManager } from "@/server/workspace/terminals";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SearchPage, SearchStatus } from "@/lib/api";
 import type { Backend, Message, Session } from "@/lib/model";
@@ -122,6 +123,7 @@ beforeAll(async () => {
     lineage,
     search,
     push: new PushService(store, hub),
+    terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},
   };

@@ -3,6 +3,7 @@
  * `…/files` route against stub adapters (backend search, workspace fallback, roots, capability),
  * and the prompt route's confinement of `file://` parts to the session's directory.
  */
+import { TerminalManager } from "@/server/workspace/terminals";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -184,6 +185,7 @@ beforeAll(() => {
     lineage,
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
+    terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},
   };

@@ -3,6 +3,7 @@
  * and lineage): capabilities gate every action with a 409 and its reason, forks record lineage,
  * the tree follows forks and subagents, exports download.
  */
+import { TerminalManager } from "@/server/workspace/terminals";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTree } from "@/lib/api";
 import type { Backend, Capabilities, Message, Session } from "@/lib/model";
@@ -155,6 +156,7 @@ beforeAll(() => {
     lineage,
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
+    terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},
   };
