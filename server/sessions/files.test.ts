@@ -15,6 +15,7 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
+import { Attribution } from "./attribution";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 import { clearFileListings, listFiles, rankFiles, runRg } from "./files";
@@ -182,6 +183,7 @@ beforeAll(() => {
     hub,
     backends,
     lineage,
+    attribution: new Attribution(store),
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
     ready: Promise.resolve(),

@@ -27,10 +27,11 @@ export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) 
 export const DELETE = route<SessionParams>(async (req, { backendId, sessionId }) => {
   readQuery(req, EmptyQuery);
   await readBody(req, EmptyBody);
-  const { backends, hub, lineage } = await app();
+  const { backends, hub, lineage, attribution } = await app();
   const adapter = backends.require(backendId);
   await capability(adapter, "delete", adapter.deleteSession)(sessionId);
   hub.drop(backendId, sessionId);
   lineage.forget(backendId, sessionId);
+  attribution.forget(backendId, sessionId);
   return json({ ok: true });
 });
