@@ -2,7 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend, Capabilities, Interrupt, Message, Session, Snapshot, TimelineEvent } from "@/lib/model";
+import type { InterruptAnswer } from "@/lib/api";
+import type {
+  Backend,
+  Capabilities,
+  Interrupt,
+  Message,
+  MessageInfo,
+  Session,
+  Snapshot,
+  TimelineEvent,
+} from "@/lib/model";
 import { until } from "@/lib/testing/until";
 import { type PostgresServer, startPostgres } from "../../e2e/fixtures/postgres-server";
 import type { ConsoleApp } from "../app";
@@ -139,13 +149,13 @@ class EchoAdapter implements BackendAdapter {
     }
     this.hub?.publish(this.id, sessionId, { type: "interrupt.requested", interrupt });
   }
-  async answerInterrupt(sessionId: string, interruptId: string, answer: { decision?: string }) {
+  async answerInterrupt(sessionId: string, interruptId: string, answer: InterruptAnswer) {
     const s = this.need(sessionId);
     s.interrupts = s.interrupts.filter((i) => i.id !== interruptId);
     this.hub?.publish(this.id, sessionId, {
       type: "interrupt.resolved",
       interruptId,
-      outcome: answer.decision === "reject" ? "reject" : "allow",
+      outcome: "decision" in answer && answer.decision === "reject" ? "reject" : "allow",
     });
   }
   async revert(id: string): Promise<Session> {
@@ -393,12 +403,14 @@ describe("attribution on PostgreSQL: every replica reads the same record", () =>
     await until(
       () =>
         other.session("b", session).createdBy &&
-        other.message("b", "s", { id: "a1", sessionId: "s", role: "assistant", createdAt: 1 }).answered,
+        other.message<MessageInfo>("b", "s", { id: "a1", sessionId: "s", role: "assistant", createdAt: 1 }).answered,
       "the other replica sees the record",
     );
-    expect(other.message("b", "s", { id: "u1", sessionId: "s", role: "user", createdAt: 1 }).author?.name).toBe("Amir");
     expect(
-      other.message("b", "s", { id: "a1", sessionId: "s", role: "assistant", createdAt: 1 }).answered?.[0],
+      other.message<MessageInfo>("b", "s", { id: "u1", sessionId: "s", role: "user", createdAt: 1 }).author?.name,
+    ).toBe("Amir");
+    expect(
+      other.message<MessageInfo>("b", "s", { id: "a1", sessionId: "s", role: "assistant", createdAt: 1 }).answered?.[0],
     ).toMatchObject({ decision: "allow_once", title: "rm -rf build", answeredBy: { name: "Olga" } });
   });
 });
