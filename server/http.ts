@@ -1,6 +1,7 @@
 import "server-only";
 import type { ZodType, z } from "zod";
-import { PersonRef } from "@/lib/model";
+import type { PersonRef } from "@/lib/model";
+import { ACTING_PERSON_HEADER, actingPerson, decodeActingPerson, setActingPerson } from "./auth/acting-person";
 import { actorOf, auditedRule, auditRoute } from "./auth/audit";
 import { principalOf } from "./auth/console-auth";
 import { redactSecrets } from "./redaction/redact";
@@ -36,17 +37,9 @@ export function errorResponse(err: unknown): Response {
 
 type RouteCtx<P> = { params: Promise<P> };
 
-/**
- * Who a request acts for, as the route's handler sees it (docs/people.md, "Attribution"): the
- * signed-in person, or — on the replica a request was forwarded to — the person the forwarding
- * replica vouched for in `ACTING_PERSON_HEADER`. That header is believed only on a request whose
- * replica signature was checked, and a replica always sets it itself: a browser's own is replaced.
- */
-export const ACTING_PERSON_HEADER = "x-switchboard-acting-person";
-const persons = new WeakMap<Request, PersonRef>();
-
+/** Who a request acts for (server/auth/acting-person.ts): the signed-in person, or the one a replica named. */
 export function requestPerson(req: Request): PersonRef | undefined {
-  return persons.get(req);
+  return actingPerson(req);
 }
 
 function personOfPrincipal(headers: Headers): PersonRef | undefined {
@@ -54,24 +47,6 @@ function personOfPrincipal(headers: Headers): PersonRef | undefined {
   if (!who) return undefined;
   const { id, name } = actorOf(who);
   return { id, name };
-}
-
-function personFromHeader(headers: Headers): PersonRef | undefined {
-  const raw = headers.get(ACTING_PERSON_HEADER);
-  if (!raw) return undefined;
-  try {
-    const parsed = PersonRef.safeParse(JSON.parse(Buffer.from(raw, "base64url").toString("utf8")));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function withActingPerson(req: Request, who: PersonRef | undefined): Request {
-  const headers = new Headers(req.headers);
-  if (who) headers.set(ACTING_PERSON_HEADER, Buffer.from(JSON.stringify(who), "utf8").toString("base64url"));
-  else headers.delete(ACTING_PERSON_HEADER);
-  return new Request(req.body ? req.clone() : req, { headers });
 }
 
 /**
@@ -107,15 +82,14 @@ export function route<P = Record<string, string>>(
         if (audited && res.ok) await auditRoute(req, audited, (params ?? {}) as Record<string, unknown>, body, res);
         return res;
       };
-      const who = signed ? personFromHeader(req.headers) : personOfPrincipal(req.headers);
-      if (who) persons.set(req, who);
+      setActingPerson(
+        req,
+        signed ? decodeActingPerson(req.headers.get(ACTING_PERSON_HEADER)) : personOfPrincipal(req.headers),
+      );
       const forward = forwarding.__switchboardForward;
       if (forward && params && typeof params === "object") {
-        // A copy that names the person (the original's body stays readable when it is served here).
-        const copy = withActingPerson(req, who);
-        const forwarded = await forward(copy, params as Record<string, unknown>);
+        const forwarded = await forward(req, params as Record<string, unknown>);
         if (forwarded) return await done(forwarded);
-        if (copy !== req && !copy.bodyUsed) void copy.body?.cancel().catch(() => {});
       }
       return await done(await fn(req, params));
     } catch (err) {
