@@ -16,7 +16,7 @@ import { freePort } from "./fixtures/opencode-server";
 import { type ScriptedModel, startScriptedModel } from "./fixtures/scripted-model";
 import { waitForBackendReady } from "./fixtures/stack";
 import { Interrupts } from "./pages/interrupts";
-import type { Snapshot } from "@/lib/model";
+import type { Snapshot } from "../lib/model";
 
 test.describe.configure({ mode: "serial" });
 
