@@ -9,12 +9,12 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { type Browser, type BrowserContext, expect, test } from "@playwright/test";
-import { type ConsoleProcess, startConsole } from "./fixtures/console";
-import { type OidcProviderServer, startOidcProvider } from "./fixtures/oidc-provider";
-import { createOpencodeHome, createWorkspace, type OpencodeHome } from "./fixtures/opencode-env";
-import { freePort } from "./fixtures/opencode-server";
-import { type ScriptedModel, startScriptedModel } from "./fixtures/scripted-model";
-import { waitForBackendReady } from "./fixtures/stack";
+import { type ConsoleProcess, startConsole } from "../testkit/console";
+import { type OidcProviderServer, startOidcProvider } from "../testkit/oidc-provider";
+import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../testkit/opencode-env";
+import { freePort } from "../testkit/opencode-server";
+import { type ScriptedModel, startScriptedModel } from "../testkit/scripted-model";
+import { waitForBackendReady } from "../testkit/opencode-stack";
 import { Interrupts } from "./pages/interrupts";
 import type { Snapshot } from "../lib/model";
 

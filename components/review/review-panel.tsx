@@ -9,17 +9,7 @@ import { IconDiff, IconListChecks, IconX } from "../ui/icons";
 import { useReviewComments } from "@/lib/hooks/use-review-comments";
 import { ChangesView, useDiffLayout } from "./changes-view";
 import { ReviewTray } from "./review-tray";
-
-export type PanelTab = "changes" | "plan";
-
-export function todoProgress(todos: Todo[]): { done: number; total: number; active?: Todo } {
-  const active = todos.find((t) => t.status === "in_progress");
-  return {
-    done: todos.filter((t) => t.status === "completed").length,
-    total: todos.length,
-    ...(active ? { active } : {}),
-  };
-}
+import { type PanelTab, todoProgress } from "./panel-tab";
 
 /** The agent's plan: the todo list with statuses and progress, live from `todo.updated`. */
 export function PlanView({ todos }: { todos: Todo[] }) {

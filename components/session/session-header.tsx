@@ -7,8 +7,7 @@ import { ConnectionIndicator } from "./connection-indicator";
 import { TitleEditor } from "./title-editor";
 import { UsageMeter } from "./usage-meter";
 import { sessionPath } from "@/lib/client/api-client";
-import type { PanelTab } from "../review/review-panel";
-import { todoProgress } from "../review/review-panel";
+import { type PanelTab, todoProgress } from "../review/panel-tab";
 import { cx } from "../ui/cx";
 import {
   IconBranch,

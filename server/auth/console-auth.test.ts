@@ -17,7 +17,7 @@ import {
 } from "./console-auth";
 import { FixedWindowLimiter, SlowLane } from "./rate-limit";
 import { RedisWindowLimiter } from "../replicas/redis-limiter";
-import { redisPerFile } from "../replicas/redis-per-file";
+import { redisPerFile } from "../../testkit/redis-per-file";
 import { shareAuthState } from "./console-auth";
 
 const redis = redisPerFile();

@@ -1,6 +1,6 @@
 /**
  * Web Push end to end on the server (docs/push.md): the real routes, store, hub, redactor and
- * `web-push`, sending to the tests' own push service (e2e/fixtures/push-service.ts), which verifies
+ * `web-push`, sending to the tests' own push service (testkit/push-service.ts), which verifies
  * each message's VAPID JWT and decrypts it with the subscription's private key as a browser
  * vendor's service would.
  */
@@ -9,14 +9,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import type { Interrupt } from "@/lib/model";
 import { type PushDevice, PushPayload } from "@/lib/push-api";
 import { GET as getKey } from "@/app/api/push/key/route";
 import { GET as listDevices, POST as subscribe } from "@/app/api/push/subscriptions/route";
 import { DELETE as unsubscribe, PATCH as patchDevice } from "@/app/api/push/subscriptions/[subscriptionId]/route";
 import { POST as testPush } from "@/app/api/push/test/route";
-import { startPushService, type PushService as TestPushService } from "../../e2e/fixtures/push-service";
+import { startPushService, type PushService as TestPushService } from "../../testkit/push-service";
 import type { ConsoleApp } from "../app";
 import { personSession, SESSION_COOKIE } from "../auth/console-auth";
 import { registerSecret } from "../redaction/redact";

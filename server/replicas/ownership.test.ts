@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { redisPerFile } from "./redis-per-file";
-import { until } from "@/lib/testing/until";
+import { redisPerFile } from "../../testkit/redis-per-file";
+import { until } from "@/testkit/until";
 import { ACTING_PERSON_HEADER, setActingPerson } from "../auth/acting-person";
 import { isApiError } from "../errors";
 import { FORWARDED_BY, forwardRequest } from "./forward";

@@ -13,8 +13,8 @@ import type {
   Snapshot,
   TimelineEvent,
 } from "@/lib/model";
-import { until } from "@/lib/testing/until";
-import { type PostgresServer, startPostgres } from "../../e2e/fixtures/postgres-server";
+import { until } from "@/testkit/until";
+import { type PostgresServer, startPostgres } from "../../testkit/postgres-server";
 import type { ConsoleApp } from "../app";
 import { personSession, SESSION_COOKIE } from "../auth/console-auth";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
