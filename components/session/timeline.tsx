@@ -5,7 +5,7 @@ import type { Interrupt, Message, Session } from "@/lib/model";
 import { PREVIEW_MESSAGES } from "@/lib/client/session-store";
 import { useHydrated } from "@/lib/hooks/use-hydrated";
 import { useMe } from "@/lib/hooks/use-me";
-import { distinctAuthors } from "@/lib/people";
+import { distinctAuthors } from "@/lib/attribution";
 import { messagesShape } from "@/lib/timeline/reducer";
 import { isBusy, revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
 import { FindBar, useFindInSession } from "./find-in-session";

@@ -1,7 +1,7 @@
 "use client";
 import { memo, useState, type ReactNode } from "react";
 import type { AnsweredInterrupt, FileBlock, Message, MessageError, NoticeBlock, Usage } from "@/lib/model";
-import { decisionLabel } from "@/lib/people";
+import { decisionLabel } from "@/lib/attribution";
 import { Badge } from "@/components/ui/badge";
 import { cx } from "@/components/ui/cx";
 import { IconAlertCircle, IconCheck, IconFold, IconStop, IconX } from "@/components/ui/icons";
