@@ -30,6 +30,7 @@ import { SqliteStore } from "../store/sqlite-store";
 import { Attribution, attributionKey } from "./attribution";
 import { POST as answerRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/interrupts/[interruptId]/route";
 import { POST as promptRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/prompt/route";
+import { GET as messagesRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/messages/route";
 import { GET as snapshotRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/snapshot/route";
 import { POST as createRoute } from "@/app/api/backends/[backendId]/sessions/route";
 
@@ -46,7 +47,7 @@ const CAPS: Capabilities = {
   compact: false,
   models: false,
   share: false,
-  history: false,
+  history: true,
   abort: false,
   rename: false,
   delete: false,
@@ -87,6 +88,9 @@ class EchoAdapter implements BackendAdapter {
   async loadSession(id: string): Promise<LoadedSession> {
     const s = this.need(id);
     return { session: s.session, messages: s.messages, interrupts: s.interrupts, todos: [] };
+  }
+  async loadMessages(id: string) {
+    return { items: this.need(id).messages };
   }
   /** A message typed elsewhere (the agent's own terminal), not through the console. */
   typedElsewhere(sessionId: string, text: string) {
@@ -315,6 +319,17 @@ describe("attribution through the routes, the hub and the store", () => {
       "Amir:allow_once",
       "Olga:reject",
     ]);
+  });
+
+  it("older messages paged from the backend carry their senders and answers too", async () => {
+    const res = await messagesRoute(
+      req("GET", `/api/backends/echo/sessions/${sid}/messages?limit=50`, asToken),
+      ctx({ backendId: "echo", sessionId: sid }),
+    );
+    expect(res.status).toBe(200);
+    const { items } = (await res.json()) as { items: Message[] };
+    expect(items.filter((m) => m.role === "user").map((m) => m.author?.name)).toEqual(["Olga", "Amir"]);
+    expect(items.flatMap((m) => m.answered ?? []).map((a) => a.answeredBy.name)).toEqual(["Amir", "Olga"]);
   });
 
   it("a failed prompt leaves nobody waiting: a message typed elsewhere next is nobody's", async () => {
