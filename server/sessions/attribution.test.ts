@@ -30,6 +30,7 @@ import { SqliteStore } from "../store/sqlite-store";
 import { Attribution, attributionKey } from "./attribution";
 import { POST as answerRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/interrupts/[interruptId]/route";
 import { POST as promptRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/prompt/route";
+import { POST as forkRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/fork/route";
 import { GET as messagesRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/messages/route";
 import { GET as snapshotRoute } from "@/app/api/backends/[backendId]/sessions/[sessionId]/snapshot/route";
 import { POST as createRoute } from "@/app/api/backends/[backendId]/sessions/route";
@@ -41,7 +42,7 @@ import { POST as createRoute } from "@/app/api/backends/[backendId]/sessions/rou
  */
 
 const CAPS: Capabilities = {
-  fork: false,
+  fork: true,
   revert: false,
   diff: false,
   compact: false,
@@ -166,7 +167,10 @@ class EchoAdapter implements BackendAdapter {
     return this.need(id).session;
   }
   async fork(id: string): Promise<Session> {
-    return this.need(id).session;
+    const src = this.need(id);
+    const session: Session = { ...src.session, id: `ses_${++this.n}`, title: `${src.session.title} (fork)` };
+    this.sessions.set(session.id, { session, messages: [...src.messages], interrupts: [] });
+    return session;
   }
   async abort() {}
 }
@@ -330,6 +334,18 @@ describe("attribution through the routes, the hub and the store", () => {
     const { items } = (await res.json()) as { items: Message[] };
     expect(items.filter((m) => m.role === "user").map((m) => m.author?.name)).toEqual(["Olga", "Amir"]);
     expect(items.flatMap((m) => m.answered ?? []).map((a) => a.answeredBy.name)).toEqual(["Amir", "Olga"]);
+  });
+
+  it("a fork's creator is who forked it", async () => {
+    const res = await forkRoute(
+      req("POST", `/api/backends/echo/sessions/${sid}/fork`, cookieOf(olga), {}),
+      ctx({ backendId: "echo", sessionId: sid }),
+    );
+    expect(res.status).toBe(201);
+    const fork = (await res.json()) as Session;
+    expect(fork.createdBy).toEqual({ id: "sub-olga", name: "Olga" });
+    expect(fork.forkedFrom?.sessionId).toBe(sid);
+    expect((await snapshot(fork.id)).session.createdBy?.name).toBe("Olga");
   });
 
   it("a failed prompt leaves nobody waiting: a message typed elsewhere next is nobody's", async () => {
