@@ -246,6 +246,8 @@ export const Session = z.object({
   backendId: z.string(),
   title: z.string(),
   directory: z.string().optional(),
+  /** The git worktree the console made for this session (docs/workspace.md). */
+  worktree: z.object({ path: z.string(), branch: z.string(), base: z.string() }).optional(),
   parentId: z.string().optional(),
   forkedFrom: z.object({ sessionId: z.string(), messageId: z.string().optional() }).optional(),
   createdAt: z.number(),

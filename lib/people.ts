@@ -39,6 +39,9 @@ export const AUDIT_ACTIONS = [
   "settings.change",
   "push.subscribe",
   "push.unsubscribe",
+  "git.commit",
+  "git.push",
+  "git.merge",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

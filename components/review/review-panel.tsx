@@ -5,10 +5,11 @@ import { useRef } from "react";
 import { useShell } from "../shell/shell";
 import { cx } from "../ui/cx";
 import { useFocusTrap } from "../ui/use-focus-trap";
-import { IconDiff, IconListChecks, IconX } from "../ui/icons";
+import { IconCommit, IconDiff, IconListChecks, IconX } from "../ui/icons";
 import { useReviewComments } from "@/lib/hooks/use-review-comments";
 import { ChangesView, useDiffLayout } from "./changes-view";
 import { ReviewTray } from "./review-tray";
+import { GitView } from "./git-view";
 import { type PanelTab, todoProgress } from "./panel-tab";
 
 /** The agent's plan: the todo list with statuses and progress, live from `todo.updated`. */
@@ -93,6 +94,7 @@ export function ReviewPanel({
   const tabs: { id: PanelTab; label: string; icon: React.ReactNode; extra?: string }[] = [
     { id: "changes", label: "Changes", icon: <IconDiff size={13} /> },
     { id: "plan", label: "Plan", icon: <IconListChecks size={13} />, ...(total ? { extra: `${done}/${total}` } : {}) },
+    ...(directory ? [{ id: "git" as const, label: "Git", icon: <IconCommit size={13} /> }] : []),
   ];
   return (
     <aside
@@ -153,6 +155,8 @@ export function ReviewPanel({
           {...(directory ? { directory } : {})}
           {...(onSendPrompt ? { review } : {})}
         />
+      ) : tab === "git" ? (
+        <GitView backendId={backendId} sessionId={sessionId} />
       ) : (
         <PlanView todos={todos} />
       )}

@@ -11,6 +11,7 @@ import { type PanelTab, todoProgress } from "../review/panel-tab";
 import { cx } from "../ui/cx";
 import {
   IconBranch,
+  IconCommit,
   IconDiff,
   IconDownload,
   IconFold,
@@ -210,6 +211,19 @@ export function SessionHeader({
           ) : null}
         </button>
       ) : null}
+      {session?.directory && onPanel ? (
+        <button
+          type="button"
+          onClick={() => onPanel("git")}
+          aria-pressed={panel === "git"}
+          data-testid="open-git"
+          title="Git: the session directory's changes, commit, push, merge"
+          aria-label="Git"
+          className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
+        >
+          <IconCommit size={14} />
+        </button>
+      ) : null}
       {session ? (
         <Popover
           testId="session-menu"
@@ -248,6 +262,19 @@ export function SessionHeader({
                   }}
                 >
                   Plan
+                </MenuItem>
+              ) : null}
+              {session.directory && onPanel ? (
+                <MenuItem
+                  icon={<IconCommit size={13} />}
+                  testId="menu-git"
+                  className="wide:hidden"
+                  onSelect={() => {
+                    close();
+                    onPanel("git");
+                  }}
+                >
+                  Git
                 </MenuItem>
               ) : null}
               <MenuItem

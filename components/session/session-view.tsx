@@ -20,6 +20,7 @@ import { MessageActionsContext, type MessageActionsValue } from "../timeline/mes
 import { ConfirmDialog } from "../ui/dialog";
 import { IconAlertCircle, IconX } from "../ui/icons";
 import { Composer } from "./composer";
+import { DeleteWorktreeChoice, type WorktreeChoice } from "./delete-worktree";
 import { RevertBanner } from "./revert-banner";
 import { SessionHeader } from "./session-header";
 import { SessionSettingsRow } from "./session-settings";
@@ -59,6 +60,7 @@ export function SessionView({
 
   const [panel, setPanel] = useState<{ tab: PanelTab; turnId?: string } | null>(null);
   const [deleting, setDeleting] = useState<{ busy: boolean; error?: string } | null>(null);
+  const [worktreeChoice, setWorktreeChoice] = useState<WorktreeChoice>({ remove: false, deleteBranch: false });
   const [sharing, setSharing] = useState(false);
 
   const policy = useMemo<SessionPolicyInput>(() => ({ backend, label, link, busy }), [backend, label, link, busy]);
@@ -293,13 +295,21 @@ export function SessionView({
           onCancel={() => setDeleting(null)}
           onConfirm={() => {
             setDeleting({ busy: true });
-            remove().then(
+            remove(worktreeChoice).then(
               () => setDeleting(null),
               (err: unknown) => setDeleting({ busy: false, error: errorText(err, "Could not delete the session") }),
             );
           }}
         >
           “{session.title}” and its messages are deleted from {label}. This cannot be undone.
+          {session.directory ? (
+            <DeleteWorktreeChoice
+              backendId={backendId}
+              sessionId={sessionId}
+              value={worktreeChoice}
+              onChange={setWorktreeChoice}
+            />
+          ) : null}
         </ConfirmDialog>
       ) : null}
     </div>

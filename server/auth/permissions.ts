@@ -74,6 +74,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: "GET", path: `${S}/events`, need: "read" },
   { method: "GET", path: `${S}/export`, need: "read" },
   { method: "GET", path: `${S}/files`, need: "read" },
+  { method: "GET", path: `${S}/git`, need: "read" },
   { method: "GET", path: `${S}/messages`, need: "read" },
   { method: "GET", path: `${S}/snapshot`, need: "read" },
   { method: "GET", path: `${S}/tree`, need: "read" },
@@ -112,6 +113,30 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: "POST", path: `${S}/unrevert`, need: "operate" },
   { method: "POST", path: `${S}/compact`, need: "operate" },
   { method: "POST", path: `${S}/settings`, need: "operate" },
+  // Workspace tools (docs/workspace.md): operators and admins.
+  { method: "POST", path: `${S}/git/stage`, need: "operate" },
+  { method: "POST", path: `${S}/git/unstage`, need: "operate" },
+  {
+    method: "POST",
+    path: `${S}/git/commit`,
+    need: "operate",
+    audit: "git.commit",
+    detail: (_b, a) => pick("commit")(a),
+  },
+  {
+    method: "POST",
+    path: `${S}/git/push`,
+    need: "operate",
+    audit: "git.push",
+    detail: (_b, a) => pick("remote", "branch", "commit")(a),
+  },
+  {
+    method: "POST",
+    path: `${S}/git/merge`,
+    need: "operate",
+    audit: "git.merge",
+    detail: (_b, a) => pick("into", "commit")(a),
+  },
   {
     method: "POST",
     path: "/api/shares",
