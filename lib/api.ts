@@ -8,6 +8,7 @@ import {
   BackendKind,
   FileDiff,
   ModelRef,
+  PersonRef,
   Session,
   Message,
   TimelineEvent,
@@ -432,6 +433,8 @@ export const ShareInfo = z.object({
   lastAccessAt: z.number().optional(),
   accessCount: z.number(),
   state: ShareState,
+  /** Who made it (docs/people.md); absent for shares made before people signed in. */
+  createdBy: PersonRef.optional(),
 });
 export type ShareInfo = z.infer<typeof ShareInfo>;
 

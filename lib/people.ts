@@ -73,3 +73,4 @@ export const AuditQuery = z
   })
   .strict();
 export type AuditQuery = z.infer<typeof AuditQuery>;
+

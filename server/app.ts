@@ -11,6 +11,7 @@ import { sealedStore, startStoredSecrets } from "./backends/stored-secrets";
 import { readConfig, type ConsoleConfig } from "./config";
 import { Hub } from "./hub/hub";
 import { Lineage } from "./lineage";
+import { Attribution } from "./sessions/attribution";
 import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
 import { PushService } from "./push/service";
@@ -34,6 +35,8 @@ export interface ConsoleApp {
   hub: Hub;
   backends: BackendRegistry;
   lineage: Lineage;
+  /** Who created a session, sent a message, answered an interrupt (docs/people.md, "Attribution"). */
+  attribution: Attribution;
   search: SearchIndexer;
   /** Web Push to the devices people subscribed (docs/push.md). */
   push: PushService;
@@ -91,11 +94,13 @@ function create(): ConsoleApp {
     return next;
   });
   let registry: BackendRegistry | undefined;
-  const lineage = new Lineage(store);
+  const attribution = new Attribution(store);
+  const lineage = new Lineage(store, (backendId, session) => attribution.session(backendId, session));
   const hub = new Hub(
     (id) => registry?.get(id),
     (backendId, session) => lineage.decorate(backendId, session),
   );
+  hub.annotate = attribution;
   registry = new BackendRegistry(config, store, hub);
   const backends = registry;
   let ready: Promise<void> | undefined;
@@ -162,7 +167,7 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
-  return { config, store, hub, backends, lineage, search, push, terminals, replicas, ready, stop };
+  return { config, store, hub, backends, lineage, attribution, search, push, terminals, replicas, ready, stop };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

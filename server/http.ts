@@ -1,6 +1,9 @@
 import "server-only";
 import type { ZodType, z } from "zod";
-import { auditedRule, auditRoute } from "./auth/audit";
+import type { PersonRef } from "@/lib/model";
+import { ACTING_PERSON_HEADER, actingPerson, decodeActingPerson, setActingPerson } from "./auth/acting-person";
+import { actorOf, auditedRule, auditRoute } from "./auth/audit";
+import { principalOf } from "./auth/console-auth";
 import { redactSecrets } from "./redaction/redact";
 import { readBodyBytes } from "./body";
 import { ApiError, describeError, isApiError } from "./errors";
@@ -33,6 +36,18 @@ export function errorResponse(err: unknown): Response {
 }
 
 type RouteCtx<P> = { params: Promise<P> };
+
+/** Who a request acts for (server/auth/acting-person.ts): the signed-in person, or the one a replica named. */
+export function requestPerson(req: Request): PersonRef | undefined {
+  return actingPerson(req);
+}
+
+function personOfPrincipal(headers: Headers): PersonRef | undefined {
+  const who = principalOf(headers);
+  if (!who) return undefined;
+  const { id, name } = actorOf(who);
+  return { id, name };
+}
 
 /**
  * Sends a request for a backend another replica runs to that replica, or answers undefined to serve
@@ -67,6 +82,10 @@ export function route<P = Record<string, string>>(
         if (audited && res.ok) await auditRoute(req, audited, (params ?? {}) as Record<string, unknown>, body, res);
         return res;
       };
+      setActingPerson(
+        req,
+        signed ? decodeActingPerson(req.headers.get(ACTING_PERSON_HEADER)) : personOfPrincipal(req.headers),
+      );
       const forward = forwarding.__switchboardForward;
       if (forward && params && typeof params === "object") {
         const forwarded = await forward(req, params as Record<string, unknown>);

@@ -146,6 +146,15 @@ export function SessionHeader({
               <IconBranch size={11} /> forked
             </Link>
           ) : null}
+          {session?.createdBy ? (
+            <span
+              className="shrink-0"
+              data-testid="session-created-by"
+              title={`Created through the console by ${session.createdBy.name || session.createdBy.id}`}
+            >
+              by {session.createdBy.name || session.createdBy.id}
+            </span>
+          ) : null}
           {session?.directory && (
             <span className="inline-flex min-w-0 items-center gap-1 truncate" title={session.directory}>
               <IconFolder className="size-3 shrink-0" />

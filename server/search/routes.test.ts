@@ -12,6 +12,7 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
+import { Attribution } from "../sessions/attribution";
 import { SqliteStore } from "../store/sqlite-store";
 import { SearchIndexer } from "./indexer";
 import { PushService } from "../push/service";
@@ -121,6 +122,7 @@ beforeAll(async () => {
     hub,
     backends,
     lineage,
+    attribution: new Attribution(store),
     search,
     push: new PushService(store, hub),
     terminals: new TerminalManager(),

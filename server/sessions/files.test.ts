@@ -16,6 +16,7 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
+import { Attribution } from "./attribution";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 import { clearFileListings, listFiles, rankFiles, runRg } from "./files";
@@ -183,6 +184,7 @@ beforeAll(() => {
     hub,
     backends,
     lineage,
+    attribution: new Attribution(store),
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
     terminals: new TerminalManager(),

@@ -12,6 +12,7 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
+import { Attribution } from "./attribution";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 import { PushService } from "../push/service";
@@ -154,6 +155,7 @@ beforeAll(() => {
     hub,
     backends,
     lineage,
+    attribution: new Attribution(store),
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
     terminals: new TerminalManager(),

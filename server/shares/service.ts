@@ -16,7 +16,7 @@ import {
   type ShareState,
   type ShareStreamEvent,
 } from "@/lib/api";
-import type { WireEvent } from "@/lib/model";
+import type { PersonRef, WireEvent } from "@/lib/model";
 import { knownSecrets, secretsVersion } from "../redaction/redact";
 import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../redaction/redactor";
 import { FailureLimiter } from "../auth/failure-limiter";
@@ -84,6 +84,7 @@ function info(s: StoredShare, now: number): ShareInfo {
     ...(s.lastAccessAt !== undefined ? { lastAccessAt: s.lastAccessAt } : {}),
     accessCount: s.accessCount,
     state: shareState(s, now),
+    ...(s.createdBy ? { createdBy: s.createdBy } : {}),
   };
 }
 
@@ -301,7 +302,7 @@ export class ShareService {
     };
   }
 
-  async create(body: CreateShareBody, origin: string): Promise<CreatedShare> {
+  async create(body: CreateShareBody, origin: string, createdBy?: PersonRef): Promise<CreatedShare> {
     const ch = await this.channel(body.backendId, body.sessionId);
     if (!ch.state.session) throw ApiError.notFound(`Unknown session: ${body.sessionId}`);
     const scope = this.scopeOf(ch, body.upToMessageId);
@@ -325,6 +326,7 @@ export class ShareService {
       createdAt: now,
       expiresAt: seconds === null ? null : now + seconds * 1000,
       accessCount: 0,
+      ...(createdBy ? { createdBy } : {}),
     };
     let frozen: string | undefined;
     if (!share.live) {

@@ -121,6 +121,15 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
       expect(await store.frozenSnapshot("sh2")).toBeUndefined();
     });
 
+    it("shares keep who made them; a share from before people signed in has nobody", async () => {
+      const olga = { id: "sub-olga", name: "Olga" };
+      await store.insertShare({ ...share("sh-by", 30), tokenHash: "hash-by", createdBy: olga });
+      expect((await store.getShare("sh-by"))?.createdBy).toEqual(olga);
+      expect((await store.shareByTokenHash("hash-by"))?.createdBy).toEqual(olga);
+      expect((await store.listShares()).find((s) => s.id === "sh-by")?.createdBy).toEqual(olga);
+      expect(await store.getShare("sh1")).not.toHaveProperty("createdBy");
+    });
+
     it("redaction patterns in creation order", async () => {
       await store.insertRedactionPattern({ id: "p2", label: "B", pattern: "b+", regex: true, createdAt: 2 });
       await store.insertRedactionPattern({ id: "p1", label: "A", pattern: "secret", regex: false, createdAt: 1 });

@@ -1,6 +1,6 @@
 import { fromReplica } from "@/server/replicas/forward";
 import { CreateShareBody, EmptyQuery, ListSharesQuery } from "@/lib/api";
-import { json, readBody, readQuery, route } from "@/server/http";
+import { json, readBody, readQuery, requestPerson, route } from "@/server/http";
 import { requestOrigin, shares } from "@/server/shares";
 
 export const dynamic = "force-dynamic";
@@ -23,7 +23,7 @@ export const POST = route(async (req) => {
     if (made.ok) await svc.refreshShares();
     return made;
   }
-  const created = await svc.create(body, requestOrigin(req));
+  const created = await svc.create(body, requestOrigin(req), requestPerson(req));
   // Made for another replica (replica mode): it reads the share back as soon as it has the answer.
   if (fromReplica(req)) await svc.written();
   return json(created, { status: 201, headers: { "cache-control": "no-store" } });

@@ -1,5 +1,5 @@
 import { CreateSessionBody, EmptyQuery, ListSessionsQuery } from "@/lib/api";
-import { json, readBody, readQuery, route } from "@/server/http";
+import { json, readBody, readQuery, requestPerson, route } from "@/server/http";
 import { app, type BackendParams } from "@/server/app-access";
 import { createSession } from "@/server/workspace/sessions";
 
@@ -17,7 +17,11 @@ export const POST = route<BackendParams>(async (req, { backendId }) => {
   const body = await readBody(req, CreateSessionBody);
   const console = await app();
   // The directory realpath'd and kept inside the workspace roots; with `worktree`, a worktree of its own.
-  const session = await createSession(console, backendId, body);
+  const created = await createSession(console, backendId, body);
+  // Who created it (docs/people.md, "Attribution"), on the answer as on every later read.
+  const who = requestPerson(req);
+  if (who) console.attribution.sessionCreated(backendId, created.id, who);
+  const session = console.lineage.decorate(backendId, created);
   const { hub } = console;
   hub.publish(backendId, session.id, { type: "session.updated", session });
   return json(session, { status: 201 });

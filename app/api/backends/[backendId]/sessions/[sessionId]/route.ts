@@ -30,7 +30,7 @@ export const DELETE = route<SessionParams>(async (req, { backendId, sessionId })
   const q = readQuery(req, DeleteSessionQuery);
   await readBody(req, EmptyBody);
   const console = await app();
-  const { backends, hub, lineage } = console;
+  const { backends, hub, lineage, attribution } = console;
   const adapter = backends.require(backendId);
   const deleteSession = capability(adapter, "delete", adapter.deleteSession);
   // The worktree first: one holding uncommitted changes is refused (409), and the session stays.
@@ -38,5 +38,6 @@ export const DELETE = route<SessionParams>(async (req, { backendId, sessionId })
   await deleteSession(sessionId);
   hub.drop(backendId, sessionId);
   lineage.forget(backendId, sessionId);
+  attribution.forget(backendId, sessionId);
   return json({ ok: true, ...(worktree ? { worktree } : {}) });
 });
