@@ -199,3 +199,35 @@ test.describe("terminal", () => {
     expect(gone.status()).toBe(404);
   });
 });
+
+test.describe("file browser", () => {
+  test("the session directory as a tree: a file opens read-only, highlighted, and is mentioned into the prompt", async ({
+    page,
+    api,
+    stack,
+    request,
+  }) => {
+    const folder = `guide-${Date.now().toString(36)}`;
+    fs.mkdirSync(path.join(stack.workspace, folder));
+    fs.writeFileSync(path.join(stack.workspace, folder, "setup.ts"), "export const port = 4096;\n");
+    fs.writeFileSync(path.join(stack.workspace, folder, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]));
+    const session = await api.createSession("files");
+    const rp = new ReviewPage(page);
+    await rp.goto(stack.backendId, session.id);
+    await page.getByTestId("open-files").click();
+    const entry = (p: string) => page.locator(`[data-testid="fs-entry"][data-path="${p}"]`);
+    await entry(folder).click();
+    await entry(`${folder}/logo.png`).click();
+    await expect(page.getByTestId("fs-file")).toContainText("binary file");
+    await entry(`${folder}/setup.ts`).click();
+    await expect(page.getByTestId("fs-file-path")).toHaveText(`${folder}/setup.ts`);
+    await expect(page.getByTestId("fs-file")).toContainText("export const port = 4096;");
+
+    await page.getByTestId("fs-mention").click();
+    await expect(rp.input).toHaveValue(`@${folder}/setup.ts `);
+
+    // Reads stay inside the session's directory.
+    const out = await request.get(`${api.base(session.id)}/fs/file?path=${encodeURIComponent("../../etc/passwd")}`);
+    expect(out.status()).toBe(403);
+  });
+});

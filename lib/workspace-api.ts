@@ -74,3 +74,31 @@ export interface TerminalSummary {
 }
 /** One frame of `GET …/terminals/:t/stream`: output (its `id:` is the resume cursor) or the shell's exit. */
 export type TerminalFrame = { data: string } | { exit: number };
+
+/* ---------------------------------------------------------------------------- file browser */
+
+export const FsQuery = z.object({ path: z.string().max(4096).default("") }).strict();
+export const FsFileQuery = z.object({ path: z.string().min(1).max(4096) }).strict();
+
+export interface FsEntry {
+  name: string;
+  /** Relative to the session's directory. */
+  path: string;
+  /** `link`: a symlink that leads outside the directory (listed, never opened). */
+  type: "dir" | "file" | "link";
+  size?: number;
+  link?: true;
+}
+export interface FsListing {
+  path: string;
+  entries: FsEntry[];
+  /** How many entries past the first 2,000 were left out. */
+  truncated?: number;
+}
+export interface FsFile {
+  path: string;
+  size: number;
+  text?: string;
+  binary?: true;
+  tooLarge?: true;
+}

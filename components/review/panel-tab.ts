@@ -1,7 +1,7 @@
 import type { Todo } from "@/lib/model";
 
 /** The review panel's tabs; kept apart from the panel so the header can use them without loading it. */
-export type PanelTab = "changes" | "plan" | "git" | "terminal";
+export type PanelTab = "changes" | "plan" | "git" | "terminal" | "files";
 
 export function todoProgress(todos: Todo[]): { done: number; total: number; active?: Todo } {
   const active = todos.find((t) => t.status === "in_progress");

@@ -5,10 +5,11 @@ import { lazy, Suspense, useRef } from "react";
 import { useShell } from "../shell/shell";
 import { cx } from "../ui/cx";
 import { useFocusTrap } from "../ui/use-focus-trap";
-import { IconCommit, IconDiff, IconListChecks, IconTerminal, IconX } from "../ui/icons";
+import { IconCommit, IconDiff, IconFiles, IconListChecks, IconTerminal, IconX } from "../ui/icons";
 import { useReviewComments } from "@/lib/hooks/use-review-comments";
 import { ChangesView, useDiffLayout } from "./changes-view";
 import { ReviewTray } from "./review-tray";
+import { FilesView } from "./files-view";
 import { GitView } from "./git-view";
 
 // xterm.js (about 100 KB gzip) loads only when the Terminal tab is opened.
@@ -51,7 +52,7 @@ export function PlanView({ todos }: { todos: Todo[] }) {
   );
 }
 
-/** The right-hand panel of a session: its changes for review, and its plan. */
+/** The right-hand panel of a session: its changes for review, its plan, and the workspace tools (git, files, a terminal). */
 export function ReviewPanel({
   tab,
   onTab,
@@ -67,6 +68,7 @@ export function ReviewPanel({
   onSendPrompt,
   busy = false,
   sendReason,
+  mentionable = false,
 }: {
   tab: PanelTab;
   onTab(tab: PanelTab): void;
@@ -84,6 +86,8 @@ export function ReviewPanel({
   busy?: boolean;
   /** Why the session cannot take a prompt now. */
   sendReason?: string;
+  /** The backend takes `@` file mentions (the file browser's Mention button). */
+  mentionable?: boolean;
 }) {
   const { done, total } = todoProgress(todos);
   const [layout, setLayout] = useDiffLayout();
@@ -100,6 +104,7 @@ export function ReviewPanel({
     ...(directory
       ? [
           { id: "git" as const, label: "Git", icon: <IconCommit size={13} /> },
+          { id: "files" as const, label: "Files", icon: <IconFiles size={13} /> },
           { id: "terminal" as const, label: "Terminal", icon: <IconTerminal size={13} /> },
         ]
       : []),
@@ -165,6 +170,8 @@ export function ReviewPanel({
         />
       ) : tab === "git" ? (
         <GitView backendId={backendId} sessionId={sessionId} />
+      ) : tab === "files" ? (
+        <FilesView backendId={backendId} sessionId={sessionId} mentionable={mentionable} />
       ) : tab === "terminal" ? (
         <Suspense fallback={<div className="flex-1 bg-sunken" aria-busy="true" />}>
           <TerminalView backendId={backendId} sessionId={sessionId} />

@@ -5,6 +5,7 @@ import { usePromptQueue } from "@/lib/hooks/use-prompt-queue";
 import { commandMatches, type SlashCommand } from "@/lib/slash-commands";
 import { useFileMentions } from "@/lib/hooks/use-file-mentions";
 import { insertMention, keptMentions, mentionAt } from "@/lib/mentions";
+import { onMentionRequest } from "@/lib/client/mention-bus";
 import type { Capabilities, SessionSettings } from "@/lib/model";
 import { cx } from "../ui/cx";
 import { IconPaperclip, IconStop } from "../ui/icons";
@@ -92,6 +93,15 @@ export function Composer({
     else if (el.offsetTop + el.offsetHeight > list.scrollTop + list.clientHeight)
       list.scrollTop = el.offsetTop + el.offsetHeight - list.clientHeight;
   }, [activeFile]);
+  // A file mentioned from the file browser: `@path` at the end of the prompt.
+  useEffect(() => {
+    if (!filesUrl) return;
+    return onMentionRequest((p) => {
+      setText((t) => `${t}${t === "" || /\s$/.test(t) ? "" : " "}@${p} `);
+      setMentioned((cur) => (cur.includes(p) ? cur : [...cur, p]));
+      requestAnimationFrame(() => ref.current?.focus());
+    });
+  }, [filesUrl]);
   const pickFile = (p: string) => {
     if (!mention) return;
     const next = insertMention(text, mention.start, caret, p);

@@ -281,6 +281,7 @@ export function SessionView({
               onSendPrompt={(text) => send(text)}
               busy={busy}
               {...(disabledReason ? { sendReason: disabledReason } : {})}
+              mentionable={!!mentionCap}
             />
           </Suspense>
         ) : null}

@@ -1,8 +1,8 @@
 "use client";
 import type { PanelTab } from "../review/panel-tab";
-import { IconCommit, IconTerminal } from "../ui/icons";
+import { IconCommit, IconFiles, IconTerminal } from "../ui/icons";
 
-/** The header's Git and Terminal buttons (a session with a directory): each opens its review-panel tab. */
+/** The header's Git, Files and Terminal buttons (a session with a directory): each opens its review-panel tab. */
 export function WorkspaceButtons({
   panel,
   onPanel,
@@ -22,6 +22,17 @@ export function WorkspaceButtons({
         className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
       >
         <IconCommit size={14} />
+      </button>
+      <button
+        type="button"
+        onClick={() => onPanel("files")}
+        aria-pressed={panel === "files"}
+        data-testid="open-files"
+        title="Browse the session directory's files"
+        aria-label="Files"
+        className="inline-flex h-7 phone:hidden items-center gap-1.5 rounded-md px-2 text-[12px] text-muted hover:bg-raised hover:text-fg aria-pressed:bg-raised aria-pressed:text-fg"
+      >
+        <IconFiles size={14} />
       </button>
       <button
         type="button"

@@ -75,6 +75,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: "GET", path: `${S}/export`, need: "read" },
   { method: "GET", path: `${S}/files`, need: "read" },
   { method: "GET", path: `${S}/git`, need: "read" },
+  { method: "GET", path: `${S}/fs`, need: "read" },
+  { method: "GET", path: `${S}/fs/file`, need: "read" },
   { method: "GET", path: `${S}/messages`, need: "read" },
   { method: "GET", path: `${S}/snapshot`, need: "read" },
   { method: "GET", path: `${S}/tree`, need: "read" },
