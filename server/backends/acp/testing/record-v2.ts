@@ -21,9 +21,15 @@ const model = await startScriptedModel();
 const setup = await (which === "codex" ? codexAgent : claudeCodeAgent)({ modelUrl: model.url });
 const shell =
   which === "codex"
-    ? { name: "exec_command", arguments: { cmd: "echo v2-ok", sandbox_permissions: "require_escalated", justification: "check" } }
+    ? {
+        name: "exec_command",
+        arguments: { cmd: "echo v2-ok", sandbox_permissions: "require_escalated", justification: "check" },
+      }
     : { name: "Bash", arguments: { command: "echo v2-ok", description: "check" } };
-model.enqueue({ reasoning: "Thinking it over.", text: "Running it.", toolCalls: [shell], chunks: 3 }, { text: "Done: v2-ok.", chunks: 3 });
+model.enqueue(
+  { reasoning: "Thinking it over.", text: "Running it.", toolCalls: [shell], chunks: 3 },
+  { text: "Done: v2-ok.", chunks: 3 },
+);
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "acp-v2-ws-")));
 const env = { ...setup.env, ...(which === "claude-code" ? { ANTHROPIC_API_KEY: "sk-test" } : {}) };
 const child = spawn(setup.command[0]!, setup.command.slice(1), { env, cwd, stdio: ["pipe", "pipe", "inherit"] });
@@ -60,7 +66,11 @@ try {
       protocolVersion: 2,
       info: { name: "switchboard-recorder", version: "0.0.0" },
       capabilities: {},
-    })) as { protocolVersion: number; authMethods?: { id: string }[]; capabilities?: { session?: Record<string, unknown> } };
+    })) as {
+      protocolVersion: number;
+      authMethods?: { id: string }[];
+      capabilities?: { session?: Record<string, unknown> };
+    };
     if (init.protocolVersion !== 2) throw new Error(`agent answered protocol ${init.protocolVersion}`);
     if (which === "codex")
       await ctx.request("auth/login", { methodId: "api-key", _meta: { "api-key": { apiKey: "sk-test" } } } as never);
@@ -68,8 +78,14 @@ try {
     const done = new Promise<void>((r) => {
       idle = r;
     });
-    await ctx.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "Run echo v2-ok" }] } as never);
-    await Promise.race([done, new Promise((_, rej) => setTimeout(() => rej(new Error("no idle state_update")), 90_000))]);
+    await ctx.request("session/prompt", {
+      sessionId: s.sessionId,
+      prompt: [{ type: "text", text: "Run echo v2-ok" }],
+    } as never);
+    await Promise.race([
+      done,
+      new Promise((_, rej) => setTimeout(() => rej(new Error("no idle state_update")), 90_000)),
+    ]);
     const sess = init.capabilities?.session ?? {};
     if ("list" in sess) await ctx.request("session/list", { cwd } as never);
     if ("close" in sess) await ctx.request("session/close", { sessionId: s.sessionId } as never);
