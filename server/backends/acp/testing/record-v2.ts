@@ -31,7 +31,9 @@ model.enqueue(
   { text: "Done: v2-ok.", chunks: 3 },
 );
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "acp-v2-ws-")));
-const env = { ...setup.env, ...(which === "claude-code" ? { ANTHROPIC_API_KEY: "sk-test" } : {}) };
+// hermetic: only what the setup gives (acp-vendor-env.ts), as the e2e runs it
+const env = { ...setup.env } as unknown as NodeJS.ProcessEnv;
+if (which === "claude-code") env.ANTHROPIC_API_KEY = "sk-test";
 const child = spawn(setup.command[0]!, setup.command.slice(1), { env, cwd, stdio: ["pipe", "pipe", "inherit"] });
 const t0 = Date.now();
 const frames: string[] = [];
