@@ -258,6 +258,8 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       backend: this.id,
       agent: this.agentInfo?.name,
       version: this.agentInfo?.version,
+      // the ACP version agreed (the console asks for 1; v2 mapping: ./v2-updates.ts, not negotiated yet)
+      protocolVersion: init.protocolVersion,
       generation: gen,
       ...(this.auth.blocked ? { auth: "required" } : {}),
     });
