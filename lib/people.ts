@@ -73,4 +73,3 @@ export const AuditQuery = z
   })
   .strict();
 export type AuditQuery = z.infer<typeof AuditQuery>;
-
