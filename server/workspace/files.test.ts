@@ -52,7 +52,11 @@ describe("the file browser's reads", () => {
   });
 
   it("reads text; a binary file and one over 1 MB say so", async () => {
-    expect(await readText(dir, "src/deep/b.ts")).toEqual({ path: "src/deep/b.ts", size: 20, text: "export const b = 2;\n" });
+    expect(await readText(dir, "src/deep/b.ts")).toEqual({
+      path: "src/deep/b.ts",
+      size: 20,
+      text: "export const b = 2;\n",
+    });
     expect(await readText(dir, "alias.ts")).toMatchObject({ path: "src/a.ts", text: "export const a = 1;\n" });
     expect(await readText(dir, "image.png")).toEqual({ path: "image.png", size: 8, binary: true });
     expect(await readText(dir, "big.log")).toEqual({ path: "big.log", size: MAX_FILE_BYTES + 1, tooLarge: true });
