@@ -121,10 +121,16 @@ test.describe("workspace tools", () => {
   });
 
   test("a worktree needs a repository: the sentence says why, and no session is made", async ({
+    page,
     api,
     stack,
     request,
   }) => {
+    // The stack's only root is the repository itself: New session's worktree button says why it is off.
+    await page.goto(stack.url);
+    const button = page.getByTestId("new-worktree-session").first();
+    await expect(button).toBeDisabled();
+    await expect(button).toHaveAttribute("title", /SWITCHBOARD_WORKSPACE_ROOTS/);
     const before = ((await (await request.get(api.base())).json()) as { items: Session[] }).items.length;
     const plain = fs.mkdtempSync(path.join(stack.workspace, "plain-"));
     // The stack's workspace is itself a repository: a `.git` file naming no repository stops git's search here.

@@ -102,3 +102,10 @@ export interface FsFile {
   binary?: true;
   tooLarge?: true;
 }
+
+/** `GET /api/workspace`: the console's workspace, and whether a session can get a worktree there. */
+export interface WorkspaceInfo {
+  workspace: string;
+  worktrees: boolean;
+  reason?: string;
+}

@@ -1,11 +1,12 @@
 "use client";
-import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import type { SessionPage } from "@/lib/api";
 import type { Backend, Session } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
+import type { WorkspaceInfo } from "@/lib/workspace-api";
 import { sessionKey } from "@/lib/client/global-store";
 import { useGlobalEvents } from "@/lib/hooks/use-global-events";
 import { baseName, relativeTime } from "@/lib/format";
@@ -88,6 +89,18 @@ export function BackendSessions({
     return [...m.entries()];
   }, [sessions]);
 
+  // A separate worktree needs a repository with a place beside it, and a backend that takes a directory.
+  const workspace = useQuery({
+    queryKey: ["workspace"],
+    queryFn: () => apiGet<WorkspaceInfo>("/api/workspace"),
+    staleTime: 60_000,
+  });
+  const worktreeReason =
+    backend.kind === "a2a"
+      ? `${backend.label} runs in its own workspace: it cannot use a worktree`
+      : workspace.data && !workspace.data.worktrees
+        ? workspace.data.reason
+        : undefined;
   const create = async (opts: { worktree?: boolean } = {}) => {
     setCreating(true);
     setCreateError(undefined);
@@ -138,9 +151,9 @@ export function BackendSessions({
         <button
           type="button"
           onClick={() => void create({ worktree: true })}
-          disabled={creating || backend.status !== "ready"}
+          disabled={creating || backend.status !== "ready" || !!worktreeReason}
           data-testid="new-worktree-session"
-          title="New session in a separate git worktree, on a branch of its own"
+          title={worktreeReason ?? "New session in a separate git worktree, on a branch of its own"}
           aria-label={`New session in a separate worktree on ${backend.label}`}
           className="inline-flex h-5 items-center rounded px-1 text-muted hover:bg-raised hover:text-fg disabled:opacity-40 phone:h-8 phone:px-2"
         >

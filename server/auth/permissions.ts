@@ -61,6 +61,7 @@ export const ROUTE_RULES: readonly RouteRule[] = [
 
   // Reads: everyone signed in.
   { method: "GET", path: "/api/me", need: "read" },
+  { method: "GET", path: "/api/workspace", need: "read" },
   { method: "GET", path: "/api/backends", need: "read" },
   { method: "GET", path: "/api/backends/kinds", need: "read" },
   { method: "GET", path: "/api/backends/presets", need: "read" },

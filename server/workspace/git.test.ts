@@ -190,3 +190,25 @@ describe("a session in its own worktree, with git from the console", () => {
     expect((await refusal(mergeIntoBase(lone))).message).toMatch(/not in a worktree/);
   });
 });
+
+describe("whether New session can offer a worktree", () => {
+  it("says yes for a repository with a commit and a place beside it, and why not otherwise", async () => {
+    const { worktreeReadiness } = await import("./worktree");
+    expect(await worktreeReadiness(repo, [root])).toEqual({ ok: true });
+    expect(await worktreeReadiness(repo, [repo])).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/SWITCHBOARD_WORKSPACE_ROOTS/),
+    });
+    const plain = fs.mkdtempSync(path.join(root, "plain-ready-"));
+    expect(await worktreeReadiness(plain, [root])).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not a git repository/),
+    });
+    const empty = path.join(root, "empty-repo");
+    execFileSync("git", ["init", "-q", "-b", "main", empty]);
+    expect(await worktreeReadiness(empty, [root])).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no commit yet/),
+    });
+  });
+});

@@ -81,3 +81,24 @@ export async function removeWorktree(
   if (opts.deleteBranch) await gitOk(main, ["branch", "-D", wt.branch]);
   return { branch: wt.branch, deleted: opts.deleteBranch };
 }
+
+/**
+ * Whether a session can get its own worktree from `workspaceDir`: a repository with a commit, and a
+ * place beside it inside the roots. `reason` says why not, in the words New session shows.
+ */
+export async function worktreeReadiness(
+  workspaceDir: string,
+  roots: readonly string[],
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const top = await repoTop(workspaceDir);
+  if (!top) return { ok: false, reason: "The workspace is not a git repository: a separate worktree needs one" };
+  if ((await git(top, ["rev-parse", "--verify", "-q", "HEAD"])).code !== 0)
+    return { ok: false, reason: "The repository has no commit yet: a worktree starts from one" };
+  if (!roots.some((r) => isWithin(path.dirname(top), r)))
+    return {
+      ok: false,
+      reason:
+        "A worktree goes beside the repository, outside the workspace roots here: add the repository's parent folder to SWITCHBOARD_WORKSPACE_ROOTS",
+    };
+  return { ok: true };
+}
