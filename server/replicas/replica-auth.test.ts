@@ -12,7 +12,7 @@ import { until } from "@/lib/testing/until";
 import type { BackendRegistry } from "../backends/registry";
 import type { Hub } from "../hub/hub";
 import { proxy } from "../../proxy";
-import { route } from "../http";
+import { noPeers, route, servePeerRequests } from "../http";
 import { GlobalRelay } from "./global-relay";
 import { leaseHolder } from "./lease";
 import { PeerPolicy } from "./peers";
@@ -59,7 +59,6 @@ async function listen(): Promise<Listener> {
 /** Replica A in replica mode on the test's Redis, with a registry that lists zot but does not run it. */
 function replicaA(peers: PeerPolicy) {
   const registry = {
-    runUnder() {},
     get: (id: string) => (id === "zot" ? {} : undefined),
     runsHere: () => false,
   } as unknown as BackendRegistry;
@@ -71,7 +70,21 @@ function replicaA(peers: PeerPolicy) {
     replicaKeys: KEYS,
     peers,
   };
-  return replicaMode(config, registry, {} as Hub, async () => {});
+  const mode = replicaMode(config, {
+    registry: () => registry,
+    hub: () => ({}) as Hub,
+    ready: async () => {},
+    shareStreamCounts: () => ({}),
+  });
+  // What the composition root does (server/app.ts): the routes serve the peers' requests through it.
+  servePeerRequests(mode.peerRequests);
+  return {
+    ...mode,
+    async stop() {
+      servePeerRequests(noPeers);
+      await mode.stop();
+    },
+  };
 }
 
 const served = route<Record<string, string>>(async () => new Response("served here"));

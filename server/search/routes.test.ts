@@ -10,6 +10,8 @@ import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
+import { localSessionSource } from "../hub/session-source";
+import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
 import { SqliteStore } from "../store/sqlite-store";
 import { SearchIndexer } from "./indexer";
@@ -122,6 +124,8 @@ beforeAll(async () => {
     lineage,
     search,
     push: new PushService(store, hub),
+    sessions: localSessionSource(hub),
+    sharing: { streams: shareStreamQuota() },
     ready: Promise.resolve(),
     stop: async () => {},
   };

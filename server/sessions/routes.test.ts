@@ -10,6 +10,8 @@ import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
+import { localSessionSource } from "../hub/session-source";
+import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
@@ -155,6 +157,8 @@ beforeAll(() => {
     lineage,
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
+    sessions: localSessionSource(hub),
+    sharing: { streams: shareStreamQuota() },
     ready: Promise.resolve(),
     stop: async () => {},
   };
