@@ -9,6 +9,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GlobalEvent } from "@/lib/model";
 import { until } from "@/lib/testing/until";
+import { admitPeers } from "../auth/peer-admission";
 import type { BackendRegistry } from "../backends/registry";
 import type { Hub } from "../hub/hub";
 import { proxy } from "../../proxy";
@@ -165,8 +166,17 @@ describe("an address planted in Redis (issue 39)", () => {
 
 describe("signed requests between replicas", () => {
   const audience = "http://127.0.0.1:4000";
-  beforeAll(() => setReplicaGate({ keys: KEYS, replicaUrl: audience }));
-  afterAll(() => setReplicaGate(undefined));
+  beforeAll(() => {
+    setReplicaGate({ keys: KEYS, replicaUrl: audience });
+    // As the composition root (server/app.ts) gives replica mode's checks to the routes and the proxy.
+    servePeerRequests({ accept: acceptReplicaRequest, forward: noPeers.forward });
+    admitPeers({ admit: admitReplicaRequest });
+  });
+  afterAll(() => {
+    servePeerRequests(noPeers);
+    admitPeers(undefined);
+    setReplicaGate(undefined);
+  });
 
   const signed = (
     path: string,
