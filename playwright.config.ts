@@ -1,47 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import type { OpencodeContractOption } from "./e2e/fixtures/stack";
-
-/**
- * Project `opencode-api`: OpenCode tests again with the stack's OpenCode behind the `/api`-only
- * proxy (how an OpenCode 2 server looks; docs/backends/opencode.md, "Testing both"). A subset, to
- * keep the suite's time: the tests of the timeline, interrupts and review specs whose path differs
- * on /api (streaming, reasoning, tools, Stop, reload, a model error, queued prompts, permissions
- * once/always/reject, questions answered and dismissed, a console restart with a pending permission,
- * compaction, todos), the mentions spec's `@` search and prompt (`/api/fs/find`; the mention goes as text)
- * and the attachments spec's image and text file (the text file goes as text). Left out:
- * - what /api hides (never faked): fork, rename, delete, subagent children, the review panel's
- *   per-turn patches, title search (the sidebar tests);
- * - what OpenCode 1.18's /api does otherwise, so the V1 test cannot pass there: compaction (503,
- *   checked by the @api-only test instead), feedback on a rejection (accepted, never reaches the
- *   model), the edit permission's diff (not sent), the model list (every catalog model), revert
- *   (its commit keeps the revert point's user message), and the write tool's arguments (`path`);
- * And of the faults spec, the two that reach OpenCode: the server SIGKILLed mid-reply (the stack
- * starts a new one behind the proxy, as a service manager would) and the browser's stream cut 20
- * times. The others fault the console's own parts or a fake V1 server.
- */
-const API_TESTS = [
-  "a text reply streams into the page",
-  "reasoning shows as its own collapsed block",
-  "a bash tool call shows its command, output and exit code",
-  "Stop aborts a slow reply",
-  "a reload mid-stream shows the same timeline and keeps streaming",
-  "an upstream model error is shown in the timeline",
-  "prompts typed while busy are queued and sent in order",
-  "allow once: the command runs",
-  "always: a second matching command does not ask again",
-  "reject: the tool is denied and the turn stops",
-  "a question answered with an option",
-  "a dismissed question stops the turn",
-  "the console restarted while a permission is pending still shows it",
-  "compact on a server that cannot: the console says why and offers it no more",
-  "the plan panel follows todowrite",
-  "a killed and restarted OpenCode is reconnected and the session is whole",
-  "OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole",
-  "the browser's stream cut 20 times during a long reply: the timeline equals the backend's history",
-  "@ lists workspace files, and the sent prompt carries the chosen one",
-  "a pasted PNG goes as an image part, a dropped text file as its text",
-];
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+import type { OpencodeContractOption } from "./testkit/opencode-stack";
 
 /**
  * End-to-end tests against the built console (`next start`) with a real `opencode serve` driven by
@@ -55,7 +13,7 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
     timeout: 90_000,
     expect: { timeout: 20_000 },
     fullyParallel: false,
-    // A stack per worker (e2e/fixtures/stack.ts). Two workers were measured no faster on two cores
+    // A stack per worker (testkit/opencode-stack.ts). Two workers were measured no faster on two cores
     // (20.5 vs 22 min: the agents, consoles and browsers share the CPU); E2E_WORKERS=2 where there are more.
     workers: Number(process.env.E2E_WORKERS ?? 1),
     // On CI a failed test is run once more, in a fresh worker and stack, and a pass the second time
@@ -85,10 +43,26 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
     projects: [
       // Tests tagged @api-only check what only the /api contract does (below).
       { name: "default", grepInvert: /@api-only/ },
+      // Project `opencode-api`: OpenCode tests again with the stack's OpenCode behind the `/api`-only
+      // proxy (how an OpenCode 2 server looks; docs/backends/opencode.md, "Testing both"). A subset, to
+      // keep the suite's time, chosen by tag: `test(title, { tag: "@api" }, …)` in the specs, and the
+      // tests tagged @api-only. Tagged: the timeline, interrupts and review tests whose path differs on
+      // /api (streaming, reasoning, tools, Stop, reload, a model error, queued prompts, permissions
+      // once/always/reject, questions answered and dismissed, a console restart with a pending
+      // permission, compaction, todos), the mentions spec's `@` search and prompt (`/api/fs/find`; the
+      // mention goes as text), the attachments spec's image and text file (the text file goes as text),
+      // and of the faults spec the two that reach OpenCode: the server SIGKILLed mid-reply (the stack
+      // starts a new one behind the proxy, as a service manager would) and the browser's stream cut 20
+      // times (the others fault the console's own parts or a fake V1 server). Not tagged:
+      // - what /api hides (never faked): fork, rename, delete, subagent children, the review panel's
+      //   per-turn patches, title search (the sidebar tests);
+      // - what OpenCode 1.18's /api does otherwise, so the V1 test cannot pass there: compaction (503,
+      //   checked by the @api-only test instead), feedback on a rejection (accepted, never reaches the
+      //   model), the edit permission's diff (not sent), the model list (every catalog model), revert
+      //   (its commit keeps the revert point's user message), and the write tool's arguments (`path`).
       {
         name: "opencode-api",
-        testMatch: /(timeline|interrupts|review|faults|mentions|attachments)\.spec\.ts/,
-        grep: new RegExp(API_TESTS.map(escapeRe).join("|")),
+        grep: /@api\b/,
         use: { opencodeContract: "api" as const },
       },
     ],

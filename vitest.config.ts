@@ -13,6 +13,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // server-only throws outside a React server build; tests import server modules directly.
-    alias: { "server-only": path.resolve(import.meta.dirname, "lib/testing/server-only-stub.ts") },
+    alias: { "server-only": path.resolve(import.meta.dirname, "testkit/server-only-stub.ts") },
   },
 });

@@ -1,6 +1,6 @@
 /**
  * The bench's stack: the scripted model, a hermetic OpenCode home holding a seeded long session
- * (e2e/fixtures/long-session.ts → `opencode import`), one `opencode serve` without a password (so
+ * (testkit/long-session.ts → `opencode import`), one `opencode serve` without a password (so
  * OpenCode's own web app at its root can be measured on the same server), and the built console
  * (`next start`) connected to it as an external backend.
  */
@@ -8,11 +8,11 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Backend, Session } from "../lib/model";
-import { startConsole, type ConsoleProcess } from "../e2e/fixtures/console";
-import { generateLongSession, countBlocks, importLongSession } from "../e2e/fixtures/long-session";
-import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../e2e/fixtures/opencode-env";
-import { startOpencodeServer, type OpencodeServer } from "../e2e/fixtures/opencode-server";
-import { startScriptedModel, type ScriptedModel } from "../e2e/fixtures/scripted-model";
+import { startConsole, type ConsoleProcess } from "../testkit/console";
+import { generateLongSession, countBlocks, importLongSession } from "../testkit/long-session";
+import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../testkit/opencode-env";
+import { startOpencodeServer, type OpencodeServer } from "../testkit/opencode-server";
+import { startScriptedModel, type ScriptedModel } from "../testkit/scripted-model";
 
 export const FIRST_WORD = "Zanzibar";
 export const LAST_WORD = "Omega";

@@ -1,6 +1,6 @@
 /**
  * 1,000 subscribers over two replicas (issue 31), through the real HTTP route of two built consoles
- * in replica mode (e2e/fixtures/replica-stack.ts: real PostgreSQL, Redis, and the fake zot on the
+ * in replica mode (testkit/replica-stack.ts: real PostgreSQL, Redis, and the fake zot on the
  * scripted model): one streaming session, its events read by
  *   - the baseline, measured in the same run: every subscriber on the replica that runs the agent;
  *   - split: half on each replica (the other replica forwards its subscribers' streams to the owner).
@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import { createParser } from "eventsource-parser";
 import type { Snapshot } from "../lib/model";
-import { REPLICA_ZOT, type ReplicaName, type ReplicaStack, startReplicaStack } from "../e2e/fixtures/replica-stack";
+import { REPLICA_ZOT, type ReplicaName, type ReplicaStack, startReplicaStack } from "../testkit/replica-stack";
 
 export interface ReplicaViewerFigures {
   subscribers: number;

@@ -3,11 +3,11 @@
  * (the single-process baseline, measured in the same run) against the same delta appended to the
  * session's Redis Stream by the owner (fenced by its lease, one Lua call per append, alone or 16 at a
  * time), and the delivery latency from the owner's append to another replica's follower (XREAD
- * BLOCK). A real redis-server on loopback (e2e/fixtures/redis-server.ts).
+ * BLOCK). A real redis-server on loopback (testkit/redis-server.ts).
  */
 import { Redis } from "ioredis";
 import type { Message, Session, TimelineEvent } from "../lib/model";
-import { startRedis } from "../e2e/fixtures/redis-server";
+import { startRedis } from "../testkit/redis-server";
 import { SessionChannel } from "../server/hub/session-channel";
 import { SessionLog } from "../server/replicas/session-log";
 

@@ -7,6 +7,9 @@
  *            frames; relay latency; reducer µs per delta at 100 and 5,000 messages (./reducer.ts).
  *   browser  Switchboard vs OpenCode's own web app on a seeded 5,000-message session (./browser.ts).
  *   viewers  1,000 subscribers, 50 streaming sessions, relay through Next vs a raw pipe (./viewers.ts).
+ *   bundle   the built pages' initial JavaScript, per chunk and (with SWITCHBOARD_SOURCE_MAPS=1 at
+ *            build time) per package; the session page over its budget fails the run
+ *            (../scripts/bundle-size.ts). Also part of `all` and `browser`.
  *   replicas the Redis cost per published delta against the in-process hub, and the follower's
  *            delivery latency, on a real redis-server (./replicas.ts); 1,000 subscribers over two
  *            built replicas against all on the owner (./replica-viewers.ts).
@@ -20,6 +23,7 @@ import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import type { Message, Session, TimelineEvent } from "../lib/model";
+import { bundleSources, describeBundle, PAGES, pageBundle, SESSION_PAGE_BUDGET_KB } from "../scripts/bundle-size";
 import { browserBench, SCROLL_BACK_TIMEOUT_MS } from "./browser";
 import { startLongStack } from "./long-stack";
 import { reducerBench } from "./reducer";
@@ -269,11 +273,11 @@ function markdownTable(rows: Row[]): string {
   return `${out.join("\n")}\n`;
 }
 
-type Mode = "all" | "core" | "browser" | "viewers" | "replicas";
+type Mode = "all" | "core" | "browser" | "viewers" | "replicas" | "bundle";
 
 async function main() {
   const arg = (process.argv[2] ?? "all") as Mode;
-  const mode: Mode = ["all", "core", "browser", "viewers", "replicas"].includes(arg) ? arg : "all";
+  const mode: Mode = ["all", "core", "browser", "viewers", "replicas", "bundle"].includes(arg) ? arg : "all";
   const started = performance.now();
   console.log(`Switchboard bench (${mode}) — node ${process.version}, ${os.cpus().length} cores\n`);
   const rows: Row[] = [];
@@ -326,6 +330,43 @@ async function main() {
       budget: "near 1× (≤ 1.5×)",
       met: r.at5000.frame / r.at100.frame <= 1.5,
     });
+  }
+
+  let bundleMissed = false;
+  if (mode === "all" || mode === "browser" || mode === "bundle") {
+    await ensureBuilt();
+    const pages: Record<string, number> = {};
+    for (const [name, route] of Object.entries(PAGES)) {
+      const b = pageBundle(route);
+      pages[name] = b.gzipBytes / 1024;
+      const sources = name === "session page" ? bundleSources(b) : null;
+      console.log(describeBundle(name, b, sources).join("\n"));
+      if (name === "session page" && !sources)
+        console.log("  (per package: build with SWITCHBOARD_SOURCE_MAPS=1 npm run build, then run this again)");
+      console.log("");
+    }
+    results.bundle = pages;
+    const session = pages["session page"]!;
+    rows.push({
+      group: "JavaScript (the built pages, gzip, as their HTML names it)",
+      label: "session page initial JavaScript",
+      unit: "KB",
+      switchboard: session,
+      budget: `< ${SESSION_PAGE_BUDGET_KB} KB`,
+      met: session < SESSION_PAGE_BUDGET_KB,
+    });
+    bundleMissed = session >= SESSION_PAGE_BUDGET_KB;
+    for (const [name, kb] of Object.entries(pages)) {
+      if (name === "session page") continue;
+      rows.push({
+        group: "JavaScript (the built pages, gzip, as their HTML names it)",
+        label: `${name} initial JavaScript`,
+        unit: "KB",
+        switchboard: kb,
+        budget: "—",
+        met: null,
+      });
+    }
   }
 
   if (mode === "all" || mode === "replicas") {
@@ -575,6 +616,12 @@ async function main() {
   console.log(
     `\nwrote ${path.relative(process.cwd(), out)} · total ${((performance.now() - started) / 1000).toFixed(0)} s`,
   );
+  if (bundleMissed) {
+    console.error(
+      `\nFAILED: the session page's initial JavaScript is over its ${SESSION_PAGE_BUDGET_KB} KB gzip budget. Load the new code on demand (docs/performance.md, "JavaScript").`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 /** The browser and viewer benches run the built console; build it once on a fresh clone. */
@@ -586,7 +633,7 @@ async function ensureBuilt() {
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (err: unknown) => {
     console.error(err);
     process.exit(1);

@@ -3,7 +3,7 @@
  * compat layer, a card whose interfaces say 0.3): the console reaches them through the SDK client's
  * 0.3 transports.
  */
-import { test } from "./fixtures/a2a-stack";
+import { test } from "./fixtures/a2a";
 import { a2aSuite } from "./a2a-suite";
 
 test.use({ a2aVersion: "0.3" });

@@ -1,14 +1,15 @@
 /**
  * The A2A end-to-end tests (run by e2e/a2a.spec.ts and e2e/a2a-0.3.spec.ts). A2A agents in the browser (docs/backends/a2a.md): through the opencode-a2a bridge to a real
- * `opencode serve` (e2e/fixtures/a2a-opencode-bridge.ts) and through the plain agent
- * (e2e/fixtures/a2a-plain-agent.ts), both on the test A2A server and driven by the scripted model;
+ * `opencode serve` (testkit/a2a-opencode-bridge.ts) and through the plain agent
+ * (testkit/a2a-plain-agent.ts), both on the test A2A server and driven by the scripted model;
  * the wrong token, the token kept from the browser, and adding an agent in the settings.
  */
 import { A2aSettings } from "./pages/a2a-settings";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { OC_ID, PLAIN_ID, WRONG_ID, expect, test, type A2aStack } from "./fixtures/a2a-stack";
-import type { ScriptedTurn } from "./fixtures/scripted-model";
+import { expect, test } from "./fixtures/a2a";
+import { OC_ID, PLAIN_ID, WRONG_ID, type A2aStack } from "../testkit/a2a-stack";
+import type { ScriptedTurn } from "../testkit/scripted-model";
 
 const TURN = { timeout: 45_000 };
 const bash = (command: string, description = "Run it"): ScriptedTurn => ({

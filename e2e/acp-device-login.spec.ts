@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { startConsole, type ConsoleProcess } from "./fixtures/console";
-import { loginCookie } from "./fixtures/stack";
+import { startConsole, type ConsoleProcess } from "../testkit/console";
+import { loginCookie } from "../testkit/opencode-stack";
 import { BackendAuthPage } from "./pages/backend-auth";
 
 const FAKE = path.resolve(import.meta.dirname, "..", "server", "backends", "acp", "testing", "fake-agent.mjs");

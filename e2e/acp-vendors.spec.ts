@@ -1,14 +1,15 @@
 /**
  * The vendors' own ACP agents at their pinned versions — Codex (codex-acp), Claude Code
  * (claude-agent-acp) and Gemini CLI (`gemini --acp`) — each against the scripted model
- * speaking its provider's API (e2e/fixtures/acp-vendor-env.ts). Per agent, in order: it starts without
+ * speaking its provider's API (testkit/acp-vendor-env.ts). Per agent, in order: it starts without
  * credentials and shows as auth-required with its methods; a key entered in Settings makes it ready
  * and never reaches the browser; a prompt streams a reply; a shell tool call shows with its
  * permission card; Stop ends a slow turn; an error from the model reaches the user with its detail.
  */
-import { AGENTS_UNDER_TEST, expect, test } from "./fixtures/acp-vendor-stack";
+import { expect, test } from "./fixtures/acp-vendors";
+import { AGENTS_UNDER_TEST } from "../testkit/acp-vendor-stack";
 import { BackendAuthPage } from "./pages/backend-auth";
-import { messageText } from "./fixtures/scripted-model";
+import { messageText } from "../testkit/scripted-model";
 import { SessionPage } from "./pages/session-page";
 
 const KEY = "sk-vendor-e2e-7c1f9a";

@@ -1,6 +1,7 @@
-import type { ScriptedTurn } from "./fixtures/scripted-model";
+import type { ScriptedTurn } from "../testkit/scripted-model";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
-import { AGENTS, expect, test } from "./fixtures/acp-stack";
+import { expect, test } from "./fixtures/acp";
+import { AGENTS } from "../testkit/acp-stack";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 

@@ -1,6 +1,7 @@
-import { test, expect, authHeaders } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
+import { authHeaders } from "../testkit/opencode-stack";
 import type { Snapshot, WireEvent } from "../lib/model";
-import { startExternalSetup } from "./fixtures/external-opencode";
+import { startExternalSetup } from "../testkit/external-opencode";
 
 /** Authorization for the raw fetches below (set per test from the stack). */
 let auth: Record<string, string> = {};

@@ -4,8 +4,8 @@
  * cannot go is refused with a clear error and nothing is sent.
  */
 import type { Page } from "@playwright/test";
-import type { ChatContentPart } from "./fixtures/scripted-model";
-import { expect, test } from "./fixtures/stack";
+import type { ChatContentPart } from "../testkit/scripted-model";
+import { expect, test } from "./fixtures/opencode";
 import { SessionPage } from "./pages/session-page";
 
 /** A 1×1 PNG. */
@@ -41,7 +41,11 @@ const userParts = (parts: ChatContentPart[] | string | null | undefined): ChatCo
   typeof parts === "string" ? [{ type: "text", text: parts }] : (parts ?? []);
 
 test.describe("attachments", () => {
-  test("a pasted PNG goes as an image part, a dropped text file as its text", async ({ page, api, stack }) => {
+  test("a pasted PNG goes as an image part, a dropped text file as its text", { tag: "@api" }, async ({
+    page,
+    api,
+    stack,
+  }) => {
     stack.model.enqueue({ text: "A tiny image." }, { text: "Read the notes." });
     const s = await api.createSession("attachments");
     const seen = stack.model.requests.length;

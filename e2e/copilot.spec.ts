@@ -2,16 +2,17 @@
  * Copilot CLI headless (docs/backends/copilot.md) end to end, in the browser, on the real pinned
  * `copilot --headless --stdio` with an isolated COPILOT_HOME, driven by the scripted model through
  * the backend's `provider`; forms come from the CLI's own elicitation path (the MCP server in
- * e2e/fixtures/mcp-elicit-server.mjs); a slash command runs through the CLI's command queue.
+ * testkit/mcp-elicit-server.mjs); a slash command runs through the CLI's command queue.
  */
 import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import path from "node:path";
-import type { ScriptedTurn } from "./fixtures/scripted-model";
-import { messageText } from "./fixtures/scripted-model";
+import type { ScriptedTurn } from "../testkit/scripted-model";
+import { messageText } from "../testkit/scripted-model";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
-import { MCP_FORMS_TOOL, MCP_HUGE_FORM_TOOL } from "./fixtures/copilot-env";
-import { BACKEND_ID, expect, test } from "./fixtures/copilot-stack";
+import { MCP_FORMS_TOOL, MCP_HUGE_FORM_TOOL } from "../testkit/copilot-env";
+import { expect, test } from "./fixtures/copilot";
+import { BACKEND_ID } from "../testkit/copilot-stack";
 import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";

@@ -16,9 +16,10 @@ import net from "node:net";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import type { Backend, Message, Snapshot } from "../lib/model";
-import { test, expect, authHeaders, type Api, type Stack } from "./fixtures/stack";
-import { malformedFrames, startFakeOpencode } from "./fixtures/fake-opencode";
-import { openSse } from "./fixtures/sse";
+import { test, expect, type Api } from "./fixtures/opencode";
+import { authHeaders, type Stack } from "../testkit/opencode-stack";
+import { malformedFrames, startFakeOpencode } from "../testkit/fake-opencode";
+import { openSse } from "../testkit/sse";
 import { SessionPage } from "./pages/session-page";
 
 /** A small deterministic PRNG (mulberry32), so the "random" cut points are the same every run. */
@@ -212,11 +213,9 @@ function rssKb(pid: number): number {
 }
 
 test.describe("fault injection", () => {
-  test("OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole", async ({
-    page,
-    api,
-    stack,
-  }) => {
+  test("OpenCode SIGKILLed mid-turn and restarted: the console reconnects and the session is whole", {
+    tag: "@api",
+  }, async ({ page, api, stack }) => {
     const words = Array.from({ length: 120 }, (_, i) => `k${i}`);
     stack.model.enqueue({ text: words.join(" "), chunks: 120, delayMs: 100 });
     const s = await api.createSession("kill mid-turn");
@@ -247,11 +246,9 @@ test.describe("fault injection", () => {
     expect(after.messages.length).toBe(before.messages.length + 2);
   });
 
-  test("the browser's stream cut 20 times during a long reply: the timeline equals the backend's history", async ({
-    page,
-    api,
-    stack,
-  }) => {
+  test("the browser's stream cut 20 times during a long reply: the timeline equals the backend's history", {
+    tag: "@api",
+  }, async ({ page, api, stack }) => {
     const N = 300;
     const reply = Array.from({ length: N }, (_, i) => `w${i}`).join(" ");
     stack.model.enqueue({ text: reply, chunks: N, delayMs: 40 });

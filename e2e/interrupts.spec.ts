@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { test, expect } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import type { ScriptedModel } from "./fixtures/scripted-model";
-import { startExternalSetup } from "./fixtures/external-opencode";
+import type { ScriptedModel } from "../testkit/scripted-model";
+import { startExternalSetup } from "../testkit/external-opencode";
 
 const bash = (command: string) => ({
   toolCalls: [{ name: "bash", arguments: { command, description: "test command" } }],
@@ -42,7 +42,7 @@ function toolResults(model: ScriptedModel): string {
 }
 
 test.describe("interrupts: permissions and questions", () => {
-  test("allow once: the command runs", async ({ page, api, stack }) => {
+  test("allow once: the command runs", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-once"), { text: "It ran." });
     const s = await api.createSession("perm once");
     const sp = new SessionPage(page);
@@ -89,7 +89,7 @@ test.describe("interrupts: permissions and questions", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("first line\nsecond line\n");
   });
 
-  test("always: a second matching command does not ask again", async ({ page, api, stack }) => {
+  test("always: a second matching command does not ask again", { tag: "@api" }, async ({ page, api, stack }) => {
     // OpenCode keeps "always" approvals beyond the session, so this test uses its own command. What
     // "always" allows differs: V1 keeps the command's pattern (`printf *`); /api saves the request's
     // `save`, the exact command (1.18), as a rule listed at GET /api/permission/saved. The second
@@ -124,7 +124,7 @@ test.describe("interrupts: permissions and questions", () => {
     }
   });
 
-  test("reject: the tool is denied and the turn stops", async ({ page, api, stack }) => {
+  test("reject: the tool is denied and the turn stops", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-reject"), { text: "SHOULD NOT APPEAR" });
     const s = await api.createSession("perm reject");
     const sp = new SessionPage(page);
@@ -152,7 +152,7 @@ test.describe("interrupts: permissions and questions", () => {
     expect(toolResults(stack.model)).toContain("please use ls instead");
   });
 
-  test("a question answered with an option", async ({ page, api, stack }) => {
+  test("a question answered with an option", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(
       question([
         {
@@ -310,7 +310,7 @@ test.describe("interrupts: permissions and questions", () => {
     expect(results).toMatch(/cheese.*basil|basil.*cheese/);
   });
 
-  test("a dismissed question stops the turn", async ({ page, api, stack }) => {
+  test("a dismissed question stops the turn", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(question([{ question: "Continue?", options: [{ label: "yes" }, { label: "no" }] }]), {
       text: "SHOULD NOT APPEAR",
     });
@@ -416,7 +416,7 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   // `api` resets the scripted model (a turn left queued by an earlier test would answer first).
-  test("the console restarted while a permission is pending still shows it", async ({
+  test("the console restarted while a permission is pending still shows it", { tag: "@api" }, async ({
     page,
     api: _api,
     stack,

@@ -1,5 +1,5 @@
-import { test, expect } from "./fixtures/stack";
-import { generateLongSession, importLongSession } from "./fixtures/long-session";
+import { test, expect } from "./fixtures/opencode";
+import { generateLongSession, importLongSession } from "../testkit/long-session";
 import { SessionPage } from "./pages/session-page";
 
 /**

@@ -9,8 +9,9 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
 import type { FileSearchResult } from "../lib/api";
-import type { ChatContentPart } from "./fixtures/scripted-model";
-import { expect, test, type Stack } from "./fixtures/stack";
+import type { ChatContentPart } from "../testkit/scripted-model";
+import { expect, test } from "./fixtures/opencode";
+import type { Stack } from "../testkit/opencode-stack";
 import { SessionPage } from "./pages/session-page";
 
 const userText = (parts: ChatContentPart[] | string | null | undefined): string =>
@@ -48,7 +49,12 @@ async function audit(page: Page): Promise<string[]> {
 }
 
 test.describe("@ file mentions", () => {
-  test("@ lists workspace files, and the sent prompt carries the chosen one", async ({ page, api, stack, request }) => {
+  test("@ lists workspace files, and the sent prompt carries the chosen one", { tag: "@api" }, async ({
+    page,
+    api,
+    stack,
+    request,
+  }) => {
     const s = await api.createSession("mentions");
     const tag = Date.now().toString(36);
     const { alpha, beta, marker } = await workspaceFiles(stack, request, s.id, tag);

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { test, expect } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
 import { Interrupts } from "./pages/interrupts";
 import { ReviewPage } from "./pages/review-page";
 import { Shell } from "./pages/shell";

@@ -1,6 +1,6 @@
 /**
  * Opal in the browser (docs/backends/opal.md), against the fake `opal-server` derived from Opal's
- * source (e2e/fixtures/fake-opal.ts) on PATH and the scripted model: a streamed reply with
+ * source (testkit/fake-opal.ts) on PATH and the scripted model: a streamed reply with
  * reasoning, a tool call with its output, Stop, the session list and the history after a console
  * restart, the agent killed mid-turn, a provider error (Opal goes idle without `agent_end`), an
  * edit's structured diff in the timeline and the review, Compact on a small session, a question
@@ -15,8 +15,9 @@ import { ReviewPage } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
-import { lineHash } from "./fixtures/fake-opal-agent";
-import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID, expect, test } from "./fixtures/fake-opal-stack";
+import { lineHash } from "../testkit/fake-opal-agent";
+import { expect, test } from "./fixtures/opal";
+import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
 
 test.describe("Opal", () => {
   test("a bash tool running env shows no console secret, nor another backend's", async ({ request, opalStack }) => {

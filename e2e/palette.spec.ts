@@ -2,9 +2,10 @@
  * The command palette (Ctrl/Cmd+K) and the shortcuts help (`?`), by keyboard only: it finds a session
  * of another backend by part of its title and opens it, and runs the open session's actions.
  */
-import { test, expect, authHeaders } from "./fixtures/stack";
-import { createOpencodeHome } from "./fixtures/opencode-env";
-import { startOpencodeServer } from "./fixtures/opencode-server";
+import { test, expect } from "./fixtures/opencode";
+import { authHeaders } from "../testkit/opencode-stack";
+import { createOpencodeHome } from "../testkit/opencode-env";
+import { startOpencodeServer } from "../testkit/opencode-server";
 import type { Backend, Session } from "../lib/model";
 import { Shell } from "./pages/shell";
 import { SessionPage } from "./pages/session-page";

@@ -9,12 +9,14 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { type Browser, type BrowserContext, expect, test } from "@playwright/test";
-import { type ConsoleProcess, startConsole } from "./fixtures/console";
-import { type OidcProviderServer, startOidcProvider } from "./fixtures/oidc-provider";
-import { createOpencodeHome, createWorkspace, type OpencodeHome } from "./fixtures/opencode-env";
-import { freePort } from "./fixtures/opencode-server";
-import { type ScriptedModel, startScriptedModel } from "./fixtures/scripted-model";
-import { waitForBackendReady } from "./fixtures/stack";
+import { type ConsoleProcess, startConsole } from "../testkit/console";
+import { type OidcProviderServer, startOidcProvider } from "../testkit/oidc-provider";
+import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../testkit/opencode-env";
+import { freePort } from "../testkit/opencode-server";
+import { type ScriptedModel, startScriptedModel } from "../testkit/scripted-model";
+import { waitForBackendReady } from "../testkit/opencode-stack";
+import { Interrupts } from "./pages/interrupts";
+import type { Snapshot } from "../lib/model";
 
 test.describe.configure({ mode: "serial" });
 
@@ -35,7 +37,11 @@ test.beforeAll(async () => {
     postLogoutRedirectUris: [`${url}/login`],
   });
   model = await startScriptedModel();
-  home = await createOpencodeHome({ modelBaseUrl: model.url });
+  // `echo ask…` asks for permission, so someone can answer it (attribution below).
+  home = await createOpencodeHome({
+    modelBaseUrl: model.url,
+    config: { permission: { bash: { "*": "allow", "echo ask*": "ask" } } },
+  });
   workspace = await createWorkspace();
   const dataDir = path.join(home.home, "switchboard-data");
   fs.mkdirSync(dataDir, { recursive: true });
@@ -187,6 +193,69 @@ test("each role signs in through the provider; a viewer reads but cannot prompt;
   const logouts = await ap.request.get(`${sb.url}/api/audit?action=logout`);
   expect(((await logouts.json()) as { items: { actor: { id: string } }[] }).items[0]?.actor.id).toBe("vic");
   await Promise.all([viewer.close(), operator.close(), admin.close()]);
+});
+
+test("two people on one session: each message says who sent it, the permission who allowed it, the session who created it", async ({
+  browser,
+}) => {
+  test.setTimeout(300_000);
+  const sessionId = await newSession();
+  const sessionUrl = `${sb.url}/sessions/local/${sessionId}`;
+  const operator = await signIn(browser, "olga");
+  const op = operator.pages()[0]!;
+  const admin = await signIn(browser, "ada");
+  const ap = admin.pages()[0]!;
+
+  await op.goto(sessionUrl);
+  await op.getByTestId("composer-input").fill("hello from olga");
+  const sent = op.waitForResponse((r) => r.url().endsWith("/prompt") && r.request().method() === "POST");
+  await op.getByTestId("send").click();
+  expect((await sent).status()).toBe(202);
+  await expect(op.locator('[data-testid="message"][data-role="assistant"]')).toHaveCount(1);
+
+  model.enqueue(
+    { toolCalls: [{ name: "bash", arguments: { command: "echo ask-ada", description: "Print a word" } }] },
+    { text: "It ran." },
+  );
+  await ap.goto(sessionUrl);
+  await ap.getByTestId("composer-input").fill("run the check");
+  await ap.getByTestId("send").click();
+  const interrupts = new Interrupts(ap);
+  await expect(interrupts.permission()).toContainText("echo ask-ada");
+  await interrupts.permission().getByTestId("permission-allow-once").click();
+  await expect(interrupts.permission()).toHaveCount(0);
+
+  // The snapshot: authors, the answer and the creator, from the console's own record.
+  await expect(async () => {
+    const snap = (await (
+      await fetch(`${sb.url}/api/backends/local/sessions/${sessionId}/snapshot`, { headers: bearer })
+    ).json()) as Snapshot;
+    expect(snap.session.createdBy).toEqual({ id: "token", name: "Console token" });
+    expect(snap.messages.filter((m) => m.role === "user").map((m) => m.author)).toEqual([
+      { id: "olga", name: "Olga Operator" },
+      { id: "ada", name: "Ada Admin" },
+    ]);
+    expect(snap.messages.flatMap((m) => m.answered ?? [])).toEqual([
+      expect.objectContaining({ decision: "allow_once", answeredBy: { id: "ada", name: "Ada Admin" } }),
+    ]);
+  }).toPass({ timeout: 30_000 });
+
+  // On screen, live on the operator's page: both senders named, and who allowed the command.
+  await expect(op.getByTestId("message-author")).toHaveText(["Olga Operator", "Ada Admin"]);
+  const answered = op.getByTestId("answered-interrupt");
+  await expect(answered).toHaveAttribute("data-decision", "allow_once");
+  await expect(answered).toContainText("Ada Admin");
+  await expect(answered).toContainText("allowed once");
+  await expect(op.getByTestId("session-created-by")).toHaveText("by Console token");
+  // The same after a reload (from the snapshot, not the live events).
+  await ap.reload();
+  await expect(ap.getByTestId("message-author")).toHaveText(["Olga Operator", "Ada Admin"]);
+  await expect(ap.getByTestId("answered-interrupt")).toContainText("Ada Admin");
+  for (const theme of ["dark", "light"] as const) {
+    await op.evaluate((t) => document.documentElement.setAttribute("data-theme", t), theme);
+    await op.screenshot({ path: test.info().outputPath(`attribution-${theme}.png`) });
+  }
+  await Promise.all([operator.close(), admin.close()]);
 });
 
 test("someone with no Switchboard role is refused on a page that says why, and the refusal is audited", async ({

@@ -1,6 +1,6 @@
 /**
  * The store on PostgreSQL (`SWITCHBOARD_DATABASE_URL`, docs/deploy.md): the zot stack's console on
- * a real PostgreSQL server of this worker's own (e2e/fixtures/postgres-server.ts; nothing mocked at
+ * a real PostgreSQL server of this worker's own (testkit/postgres-server.ts; nothing mocked at
  * the SQL level). A session's transcript, a frozen share, a redaction pattern, a backend added in
  * the console and the search index are written there; a console started again on an empty data
  * folder has them all, and no SQLite file was made.
@@ -9,10 +9,11 @@ import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import type { CreatedShare, RedactionPattern, SearchPage, SharedSnapshot } from "../lib/api";
-import { startConsole } from "./fixtures/console";
-import { freePort } from "./fixtures/opencode-server";
+import { startConsole } from "../testkit/console";
+import { freePort } from "../testkit/opencode-server";
 import { SessionPage } from "./pages/session-page";
-import { ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
+import { expect, test } from "./fixtures/zot";
+import { ZOT_ID } from "../testkit/fake-zot-stack";
 
 test.use({ zotOnPostgres: true });
 

@@ -1,6 +1,6 @@
 /**
  * Web Push end to end (docs/push.md): the built console sends to the tests' own push service
- * (e2e/fixtures/push-service.ts: HTTPS on loopback, its certificate trusted by the console through
+ * (testkit/push-service.ts: HTTPS on loopback, its certificate trusted by the console through
  * NODE_EXTRA_CA_CERTS; it verifies the VAPID JWT and decrypts each message with the subscription's
  * private key), and the real service worker (public/sw.js) in Chromium gets those payloads through
  * the DevTools protocol, shows the notification, closes it on the resolution push, and answers a
@@ -8,8 +8,8 @@
  * tool asks first (`client/confirm`).
  */
 import { test as base, expect } from "@playwright/test";
-import { startPushService, type PushService, type ReceivedPush, type TestSubscription } from "./fixtures/push-service";
-import { CONFIRM_ID, type OpalStack, startOpalStack, stopOpalStack } from "./fixtures/fake-opal-stack";
+import { startPushService, type PushService, type ReceivedPush, type TestSubscription } from "../testkit/push-service";
+import { CONFIRM_ID, type OpalStack, startOpalStack, stopOpalStack } from "../testkit/fake-opal-stack";
 import { Interrupts } from "./pages/interrupts";
 import { PushWorker } from "./pages/push-worker";
 import { SessionPage } from "./pages/session-page";

@@ -1,10 +1,10 @@
 /**
  * Replica mode (docs/architecture.md, "Replicas"): consoles A and B on one PostgreSQL and one Redis
  * (real servers, nothing mocked at the SQL or Redis level) behind a round-robin proxy without
- * stickiness (e2e/fixtures/replica-stack.ts). One replica holds the zot backend's lease and runs its
+ * stickiness (testkit/replica-stack.ts). One replica holds the zot backend's lease and runs its
  * agents; requests that reach the other are forwarded to it.
  */
-import { fromAddress } from "./fixtures/loopback-client";
+import { fromAddress } from "../testkit/loopback-client";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
@@ -19,15 +19,15 @@ import {
   type ReplicaName,
   type ReplicaStack,
   startReplicaStack,
-} from "./fixtures/replica-stack";
-import { openSse } from "./fixtures/sse";
-import { type PushService, startPushService } from "./fixtures/push-service";
+} from "../testkit/replica-stack";
+import { openSse } from "../testkit/sse";
+import { type PushService, startPushService } from "../testkit/push-service";
 import { SessionPage } from "./pages/session-page";
 import { applyAll, stateFromSnapshot } from "../lib/timeline/reducer";
 import type { Page } from "@playwright/test";
 
 let stack: ReplicaStack;
-/** The tests' own push service (./fixtures/push-service.ts), trusted by both replicas. */
+/** The tests' own push service (testkit/push-service.ts), trusted by both replicas. */
 let pushService: PushService;
 
 test.describe.configure({ mode: "serial" });

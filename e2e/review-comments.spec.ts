@@ -6,8 +6,8 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
-import { test, expect } from "./fixtures/stack";
-import { messageText } from "./fixtures/scripted-model";
+import { test, expect } from "./fixtures/opencode";
+import { messageText } from "../testkit/scripted-model";
 import { ReviewPage } from "./pages/review-page";
 import { Shell } from "./pages/shell";
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { SessionTree } from "../lib/api";
 import type { Session } from "../lib/model";
-import { test, expect } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
 import { ReviewPage } from "./pages/review-page";
 
 /** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */
@@ -233,7 +233,7 @@ test.describe("session tree and review", () => {
     await expect(bigDiff).toContainText("line 449");
   });
 
-  test("the plan panel follows todowrite", async ({ page, api, stack }) => {
+  test("the plan panel follows todowrite", { tag: "@api" }, async ({ page, api, stack }) => {
     const todos = (a: string, b: string) => [
       { content: "Sketch the API", status: a, priority: "high" },
       { content: "Write the tests", status: b, priority: "medium" },

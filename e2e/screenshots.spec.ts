@@ -1,5 +1,5 @@
 import path from "node:path";
-import { test, expect } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 

@@ -7,7 +7,8 @@
  */
 import AxeBuilder from "@axe-core/playwright";
 import type { SearchPage as SearchResults } from "../lib/api";
-import { authHeaders, expect, test, type Stack } from "./fixtures/stack";
+import { expect, test } from "./fixtures/opencode";
+import { authHeaders, type Stack } from "../testkit/opencode-stack";
 import { SearchPage } from "./pages/search-page";
 import { Shell } from "./pages/shell";
 

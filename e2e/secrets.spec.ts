@@ -8,10 +8,11 @@ import path from "node:path";
 import type { CreatedShare } from "../lib/api";
 import type { Backend } from "../lib/model";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
-import { startConsole } from "./fixtures/console";
-import { fromAddress, type LoopbackResponse } from "./fixtures/loopback-client";
-import { createOpencodeHome, createWorkspace } from "./fixtures/opencode-env";
-import { authHeaders, expect, loginCookie, test, waitForBackendReady, type Stack } from "./fixtures/stack";
+import { startConsole } from "../testkit/console";
+import { fromAddress, type LoopbackResponse } from "../testkit/loopback-client";
+import { createOpencodeHome, createWorkspace } from "../testkit/opencode-env";
+import { expect, test } from "./fixtures/opencode";
+import { authHeaders, loginCookie, waitForBackendReady, type Stack } from "../testkit/opencode-stack";
 
 const root = path.resolve(import.meta.dirname, "..");
 

@@ -5,12 +5,13 @@
  * validated, client directories stay inside the workspace roots, secrets stay on the server, and
  * pages carry a nonce CSP that blocks injected script.
  */
-import { fromAddress } from "./fixtures/loopback-client";
+import { fromAddress } from "../testkit/loopback-client";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { APIRequestContext, APIResponse, Browser, BrowserContext } from "@playwright/test";
-import { test, expect, authHeaders } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
+import { authHeaders } from "../testkit/opencode-stack";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const APP = path.join(ROOT, "app");

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import type { CreatedShare, CreateShareBody } from "../lib/api";
-import { test, expect, authHeaders, type Stack } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
+import { authHeaders, type Stack } from "../testkit/opencode-stack";
 import { SessionPage } from "./pages/session-page";
 
 // Fake secrets, shaped like real ones.

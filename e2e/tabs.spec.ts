@@ -1,7 +1,8 @@
 import type { BrowserContext, Page } from "@playwright/test";
 import type { StreamStats } from "../lib/api";
 import type { Snapshot } from "../lib/model";
-import { authHeaders, expect, test, type Stack } from "./fixtures/stack";
+import { expect, test } from "./fixtures/opencode";
+import { authHeaders, type Stack } from "../testkit/opencode-stack";
 import { SessionPage } from "./pages/session-page";
 
 /**

@@ -1,8 +1,8 @@
-import { test, expect } from "./fixtures/stack";
+import { test, expect } from "./fixtures/opencode";
 import { SessionPage } from "./pages/session-page";
 
 test.describe("live timeline on a real OpenCode", () => {
-  test("a text reply streams into the page", async ({ page, api, stack }) => {
+  test("a text reply streams into the page", { tag: "@api" }, async ({ page, api, stack }) => {
     const reply = `Streaming works. ${Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ")} — the end.`;
     stack.model.enqueue({ text: reply, chunks: 14, delayMs: 120 });
     const s = await api.createSession("stream test");
@@ -25,7 +25,7 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(page.getByTestId("usage")).toBeVisible();
   });
 
-  test("reasoning shows as its own collapsed block", async ({ page, api, stack }) => {
+  test("reasoning shows as its own collapsed block", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ reasoning: "Let me weigh the options carefully.", text: "Decided: option B." });
     const s = await api.createSession("reasoning test");
     const sp = new SessionPage(page);
@@ -37,7 +37,7 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(reasoning).toContainText("Thinking");
   });
 
-  test("a bash tool call shows its command, output and exit code", async ({ page, api, stack }) => {
+  test("a bash tool call shows its command, output and exit code", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(
       { toolCalls: [{ name: "bash", arguments: { command: "echo hi-from-e2e", description: "Say hi" } }] },
       { text: "The command printed hi-from-e2e." },
@@ -54,7 +54,7 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.assistantText().last()).toHaveText("The command printed hi-from-e2e.");
   });
 
-  test("Stop aborts a slow reply", async ({ page, api, stack }) => {
+  test("Stop aborts a slow reply", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({
       text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
       chunks: 40,
@@ -75,7 +75,11 @@ test.describe("live timeline on a real OpenCode", () => {
     expect(await sp.assistantText().last().textContent()).toBe(shown);
   });
 
-  test("a reload mid-stream shows the same timeline and keeps streaming", async ({ page, api, stack }) => {
+  test("a reload mid-stream shows the same timeline and keeps streaming", { tag: "@api" }, async ({
+    page,
+    api,
+    stack,
+  }) => {
     const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
     const reply = words.join(" ");
     stack.model.enqueue({ text: reply, chunks: 30, delayMs: 150 });
@@ -98,7 +102,7 @@ test.describe("live timeline on a real OpenCode", () => {
     expect(texts).toContain(reply);
   });
 
-  test("an upstream model error is shown in the timeline", async ({ page, api, stack }) => {
+  test("an upstream model error is shown in the timeline", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ error: { status: 400, message: "scripted bad request", type: "invalid_request_error" } });
     const s = await api.createSession("error test");
     const sp = new SessionPage(page);
@@ -147,7 +151,7 @@ test.describe("live timeline on a real OpenCode", () => {
     }
   });
 
-  test("prompts typed while busy are queued and sent in order", async ({ page, api, stack }) => {
+  test("prompts typed while busy are queued and sent in order", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ text: `first reply ${"y ".repeat(60)}`, chunks: 60, delayMs: 150 }, { text: "second reply" });
     const s = await api.createSession("queue test");
     const sp = new SessionPage(page);
@@ -233,7 +237,11 @@ test.describe("live timeline on a real OpenCode", () => {
     expect(workers.length).toBe(1);
   });
 
-  test("a killed and restarted OpenCode is reconnected and the session is whole", async ({ page, api, stack }) => {
+  test("a killed and restarted OpenCode is reconnected and the session is whole", { tag: "@api" }, async ({
+    page,
+    api,
+    stack,
+  }) => {
     stack.model.enqueue({ text: "before the crash" });
     const s = await api.createSession("crash test");
     const sp = new SessionPage(page);

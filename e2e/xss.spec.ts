@@ -12,8 +12,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { test, expect } from "./fixtures/stack";
-import { XSS_CORPUS, type XssPayload } from "./fixtures/xss-corpus";
+import { test, expect } from "./fixtures/opencode";
+import { XSS_CORPUS, type XssPayload } from "../testkit/xss-corpus";
 import { SessionPage } from "./pages/session-page";
 
 const norm = (s: string) => s.replace(/\s+/g, " ").trim();

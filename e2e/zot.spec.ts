@@ -1,6 +1,6 @@
 /**
  * zot in the browser (docs/backends/zot.md), against the protocol-faithful fake `zot rpc`
- * (e2e/fixtures/fake-zot.ts) on PATH and the scripted model: a streamed reply, a tool call with its
+ * (testkit/fake-zot.ts) on PATH and the scripted model: a streamed reply, a tool call with its
  * output, Stop, the session list, history after a console restart and the conversation going on
  * with a new process given the earlier turns, the agent killed mid-turn, the token handshake, models.
  */
@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { SessionPage } from "./pages/session-page";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
-import { STALE_ID, STALE_SECRET, ZOT_ID, expect, test } from "./fixtures/fake-zot-stack";
+import { expect, test } from "./fixtures/zot";
+import { STALE_ID, STALE_SECRET, ZOT_ID } from "../testkit/fake-zot-stack";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 

@@ -8,6 +8,7 @@ import {
   BackendKind,
   FileDiff,
   ModelRef,
+  PersonRef,
   Session,
   Message,
   TimelineEvent,
@@ -118,9 +119,28 @@ export const CreateSessionBody = z
     title: z.string().trim().max(300).optional(),
     directory: z.string().max(4096).optional(),
     model: ModelRef.optional(),
+    /** Open the session in a git worktree of its own, on a new branch (docs/workspace.md). */
+    worktree: z.boolean().optional(),
+    /** The worktree's branch; `switchboard/<slug>` when absent. */
+    branch: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict()
+  .refine((b) => b.branch === undefined || b.worktree === true, {
+    message: "branch is for a session in its own worktree (worktree: true)",
+    path: ["branch"],
+  });
+export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
+
+/** `DELETE …/sessions/:id`: what becomes of the session's worktree, when it has one. */
+export const DeleteSessionQuery = z
+  .object({
+    /** `remove`: remove the worktree folder (refused while it holds uncommitted changes). */
+    worktree: z.enum(["remove", "keep"]).default("keep"),
+    /** With `worktree=remove`: also delete its branch. The branch is kept unless this says so. */
+    branch: z.enum(["keep", "delete"]).default("keep"),
   })
   .strict();
-export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
+export type DeleteSessionQuery = z.infer<typeof DeleteSessionQuery>;
 
 export const PatchSessionBody = z.object({ title: nonEmpty.max(300) }).strict();
 export type PatchSessionBody = z.infer<typeof PatchSessionBody>;
@@ -413,6 +433,8 @@ export const ShareInfo = z.object({
   lastAccessAt: z.number().optional(),
   accessCount: z.number(),
   state: ShareState,
+  /** Who made it (docs/people.md); absent for shares made before people signed in. */
+  createdBy: PersonRef.optional(),
 });
 export type ShareInfo = z.infer<typeof ShareInfo>;
 

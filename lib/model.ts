@@ -219,6 +219,25 @@ export const SessionSettings = z.object({
 });
 export type SessionSettings = z.infer<typeof SessionSettings>;
 
+/**
+ * Who did something through the console (docs/people.md, "Attribution"): the signed-in person's
+ * id (the provider's `sub`, or `token` for the console token) and display name. The console, not
+ * the backend, records it.
+ */
+export const PersonRef = z.object({ id: z.string().min(1).max(300), name: z.string().max(300) });
+export type PersonRef = z.infer<typeof PersonRef>;
+
+/** An interrupt someone answered through the console: who, and how (`allow_once`, `reject`, …). */
+export const AnsweredInterrupt = z.object({
+  interruptId: z.string(),
+  kind: z.enum(["permission", "question", "input"]),
+  title: z.string().max(2000),
+  decision: z.string().max(100),
+  answeredBy: PersonRef,
+  at: z.number(),
+});
+export type AnsweredInterrupt = z.infer<typeof AnsweredInterrupt>;
+
 export const SessionStatus = z.enum(["idle", "busy", "retry", "waiting", "error"]);
 export type SessionStatus = z.infer<typeof SessionStatus>;
 
@@ -227,6 +246,8 @@ export const Session = z.object({
   backendId: z.string(),
   title: z.string(),
   directory: z.string().optional(),
+  /** The git worktree the console made for this session (docs/workspace.md). */
+  worktree: z.object({ path: z.string(), branch: z.string(), base: z.string() }).optional(),
   parentId: z.string().optional(),
   forkedFrom: z.object({ sessionId: z.string(), messageId: z.string().optional() }).optional(),
   createdAt: z.number(),
@@ -246,6 +267,8 @@ export const Session = z.object({
     .optional(),
   share: z.object({ url: z.string().optional() }).optional(),
   settings: SessionSettings.optional(),
+  /** Who created the session through the console (absent for sessions made elsewhere). */
+  createdBy: PersonRef.optional(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -364,6 +387,10 @@ export const MessageInfo = z.object({
   diffs: z.array(FileChange).optional(),
   /** On an assistant message: the user message it answers. */
   parentId: z.string().optional(),
+  /** On a user message sent through the console: who sent it. */
+  author: PersonRef.optional(),
+  /** The interrupts of this message someone answered through the console, oldest first. */
+  answered: z.array(AnsweredInterrupt).max(1000).optional(),
 });
 export type MessageInfo = z.infer<typeof MessageInfo>;
 
@@ -481,6 +508,8 @@ export const TimelineEvent = z.discriminatedUnion("type", [
     type: z.literal("interrupt.resolved"),
     interruptId: z.string(),
     outcome: z.string(),
+    /** Set when someone answered it through the console: the record kept on `messageId`'s message. */
+    answered: AnsweredInterrupt.extend({ messageId: z.string() }).optional(),
   }),
   z.object({ type: z.literal("todo.updated"), todos: z.array(Todo) }),
   z.object({ type: z.literal("usage.updated"), usage: Usage }),

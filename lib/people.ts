@@ -39,6 +39,10 @@ export const AUDIT_ACTIONS = [
   "settings.change",
   "push.subscribe",
   "push.unsubscribe",
+  "git.commit",
+  "git.push",
+  "git.merge",
+  "terminal.open",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;
@@ -69,3 +73,4 @@ export const AuditQuery = z
   })
   .strict();
 export type AuditQuery = z.infer<typeof AuditQuery>;
+

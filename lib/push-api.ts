@@ -41,6 +41,8 @@ export const PushDevice = z.object({
   /** The last send's failure, if the last one failed. */
   lastError: z.string().nullable(),
   turns: z.boolean(),
+  /** Whose device it is (docs/push.md, "Whose devices"); absent for one subscribed before people signed in. */
+  owner: z.object({ id: z.string(), name: z.string() }).optional(),
 });
 export type PushDevice = z.infer<typeof PushDevice>;
 

@@ -7,11 +7,9 @@ import {
   dropComments,
   editComment,
   fenceFor,
-  parseStored,
   type ReviewComment,
-  serialize,
-  storageKey,
 } from "./review-comments";
+import { parseStored, serialize, storageKey } from "./review-comments-storage";
 
 const comment = (over: Partial<ReviewComment> = {}): ReviewComment => ({
   id: "c1",

@@ -1,9 +1,9 @@
 /**
  * Review comments on a turn's diff (issue 30): what a comment holds, how a picked range of diff
  * lines becomes one, how they are kept per backend + session in the browser, and the one prompt
- * "Send to agent" builds from them. Pure, apart from the `localStorage` helpers at the end.
+ * "Send to agent" builds from them. Pure; how they are kept in `localStorage` is
+ * lib/review-comments-storage.ts (it carries zod, so only the review panel loads it).
  */
-import { z } from "zod";
 
 /** Which side of the diff a comment's line numbers count: the file before the turn, or after it. */
 export type ReviewSide = "old" | "new";
@@ -146,51 +146,9 @@ export function dropComments(list: readonly ReviewComment[], ids: Iterable<strin
   return list.filter((c) => !gone.has(c.id));
 }
 
-/* ----------------------------------------------------------------------------------- storage */
+/* ----------------------------------------------------------------------------------- limits */
 
 export const MAX_COMMENT_CHARS = 20_000;
-
-const commentSchema = z.object({
-  id: z.string().min(1).max(100),
-  path: z.string().min(1).max(4096),
-  turnId: z.string().max(200).optional(),
-  side: z.enum(["old", "new"]),
-  start: z.number().int().positive().optional(),
-  end: z.number().int().positive().optional(),
-  code: z.string().max(200_000),
-  diff: z.boolean(),
-  text: z.string().max(MAX_COMMENT_CHARS),
-  createdAt: z.number(),
-});
-const storedSchema = z.object({ v: z.literal(1), comments: z.array(commentSchema).max(500) });
-
-export const storageKey = (backendId: string, sessionId: string) => `sb-review-comments:${backendId}/${sessionId}`;
-
-/** Parses what was stored (anything else, or a damaged entry, reads as no comments). */
-export function parseStored(raw: string | null): ReviewComment[] {
-  if (!raw) return [];
-  try {
-    const r = storedSchema.safeParse(JSON.parse(raw));
-    if (!r.success) return [];
-    return sortComments(
-      r.data.comments.map((c) => {
-        const { turnId, start, end, ...rest } = c;
-        return {
-          ...rest,
-          ...(turnId !== undefined ? { turnId } : {}),
-          ...(start !== undefined ? { start } : {}),
-          ...(end !== undefined ? { end } : {}),
-        };
-      }),
-    );
-  } catch {
-    return [];
-  }
-}
-
-export function serialize(list: readonly ReviewComment[]): string {
-  return JSON.stringify({ v: 1, comments: list });
-}
 
 export function newCommentId(): string {
   return typeof crypto !== "undefined" && "randomUUID" in crypto

@@ -5,8 +5,8 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { createOpencodeHome, createWorkspace } from "../e2e/fixtures/opencode-env";
-import { startScriptedModel } from "../e2e/fixtures/scripted-model";
+import { createOpencodeHome, createWorkspace } from "../testkit/opencode-env";
+import { startScriptedModel } from "../testkit/scripted-model";
 
 async function main() {
   const model = await startScriptedModel({ port: Number(process.env.SCRIPTED_MODEL_PORT ?? 0) });

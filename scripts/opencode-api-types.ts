@@ -9,8 +9,8 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { createOpencodeHome, createWorkspace } from "../e2e/fixtures/opencode-env";
-import { startOpencodeServer } from "../e2e/fixtures/opencode-server";
+import { createOpencodeHome, createWorkspace } from "../testkit/opencode-env";
+import { startOpencodeServer } from "../testkit/opencode-server";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const out = path.join(root, "server/backends/opencode/api/schema.d.ts");

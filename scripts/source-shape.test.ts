@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   importCycles,
   importGraph,
+  importsIntoE2e,
   leaseMentions,
   oversizedFiles,
   replicaImportsOutside,
@@ -17,7 +18,7 @@ describe("the source's shape", () => {
     expect(files.length).toBeGreaterThan(300);
     expect(graph.get("server/backends/opal/adapter.ts")).toContain("server/backends/opal/context.ts");
     expect(graph.get("server/backends/opal/context.ts")).toContain("server/backends/opal/options.ts"); // import type
-    expect(graph.get("e2e/fixtures/scripted-model.ts")).toContain("e2e/fixtures/scripted-wire.ts"); // export type … from
+    expect(graph.get("testkit/scripted-model.ts")).toContain("testkit/scripted-wire.ts"); // export type … from
     expect(graph.get("server/backends/opal/adapter.ts")).toContain("lib/model.ts"); // "@/lib/model"
   });
 
@@ -34,6 +35,24 @@ describe("the source's shape", () => {
 
   it("has no import cycles, type-only imports included (move the shared types to a small file of their own)", () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  it("finds an import of e2e/ from outside it, and none from inside", () => {
+    const g = new Map([
+      ["server/a.test.ts", ["e2e/fixtures/zot.ts", "testkit/scripted-model.ts"]],
+      ["e2e/zot.spec.ts", ["e2e/fixtures/zot.ts", "testkit/fake-zot-stack.ts"]],
+      ["testkit/fake-zot-stack.ts", ["testkit/console.ts"]],
+      ["scripts/demo.ts", ["e2e/pages/session-page.ts"]],
+    ]);
+    expect(importsIntoE2e(g)).toEqual([
+      "server/a.test.ts -> e2e/fixtures/zot.ts",
+      "scripts/demo.ts -> e2e/pages/session-page.ts",
+    ]);
+  });
+
+  it("has nothing outside e2e/ importing from e2e/ (source files, unit tests, scripts, bench: use testkit/)", () => {
+    expect(graph.get("e2e/zot.spec.ts")).toContain("e2e/fixtures/zot.ts"); // the walk sees e2e/ imports
+    expect(importsIntoE2e(graph)).toEqual([]);
   });
 
   it("keeps backend source files within 500 lines and components within 400 (split along a seam)", () => {

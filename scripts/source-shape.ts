@@ -1,5 +1,6 @@
-// The source's shape rules (docs/testing.md): no import cycles, type-only imports included, line
-// limits per kind of file, and replica mode layered on (docs/architecture.md, "The composition root"). Imports are read with the TypeScript compiler already installed.
+// The source's shape rules (docs/testing.md): no import cycles, type-only imports included, nothing
+// outside e2e/ importing from it (the test kit is testkit/), line limits per kind of file, and replica
+// mode layered on (docs/architecture.md, "The composition root"). Imports are read with the TypeScript compiler already installed.
 // `node --import tsx scripts/source-shape.ts` prints the findings; scripts/source-shape.test.ts fails on any.
 import fs from "node:fs";
 import path from "node:path";
@@ -8,7 +9,7 @@ import ts from "typescript";
 const root = path.resolve(import.meta.dirname, "..");
 
 /** The folders of TypeScript source: the product, its tests and test kit, scripts and the benchmark. */
-export const sourceFolders = ["server", "app", "components", "lib", "e2e", "scripts", "bench"] as const;
+export const sourceFolders = ["server", "app", "components", "lib", "testkit", "e2e", "scripts", "bench"] as const;
 /** TypeScript files at the root of the repository. */
 const rootFiles = ["proxy.ts", "instrumentation.ts", "playwright.config.ts", "vitest.config.ts"];
 
@@ -154,6 +155,19 @@ function oneCycle(graph: Map<string, string[]>, group: string[]): string[] {
   return group;
 }
 
+/**
+ * Imports of e2e/ from outside it, as "file -> target": e2e/ holds the Playwright specs, page objects
+ * and fixture glue only; source files, unit tests, scripts and the benchmark use testkit/.
+ */
+export function importsIntoE2e(graph: Map<string, string[]> = importGraph()): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    if (file.startsWith("e2e/")) continue;
+    for (const target of targets) if (target.startsWith("e2e/")) found.push(`${file} -> ${target}`);
+  }
+  return found;
+}
+
 /** Files over their kind's line limit, as "file: lines > limit (kind)". */
 export function oversizedFiles(files: readonly string[] = sourceFiles()): string[] {
   const found: string[] = [];
@@ -204,8 +218,10 @@ export function leaseMentions(files: readonly string[] = sourceFiles(), folder =
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const files = sourceFiles();
-  const cycles = importCycles(importGraph(files));
+  const graph = importGraph(files);
+  const cycles = importCycles(graph);
   for (const cycle of cycles) console.log(`cycle: ${cycle.join(" -> ")}`);
+  for (const line of importsIntoE2e(graph)) console.log(`imports e2e/: ${line}`);
   for (const line of oversizedFiles(files)) console.log(`size: ${line}`);
   for (const line of replicaImportsOutside(importGraph(files))) console.log(`replicas imported from outside: ${line}`);
   for (const line of leaseMentions(files)) console.log(`lease under server/backends: ${line}`);

@@ -16,9 +16,11 @@ import { Hub } from "./hub/hub";
 import { localSessionSource, type SessionSource } from "./hub/session-source";
 import { Lineage } from "./lineage";
 import { nameLiveStreams } from "./live-streams";
+import { Attribution } from "./sessions/attribution";
 import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
 import { PushService } from "./push/service";
+import { TerminalManager } from "./workspace/terminals";
 import { SearchIndexer } from "./search/indexer";
 import { readReplicaConfig, ReplicaConfigError } from "./replicas/config";
 import { replicaMode, type ReplicaMode } from "./replicas/replica-mode";
@@ -41,6 +43,8 @@ export interface ConsoleApp {
   hub: Hub;
   backends: BackendRegistry;
   lineage: Lineage;
+  /** Who created a session, sent a message, answered an interrupt (docs/people.md, "Attribution"). */
+  attribution: Attribution;
   search: SearchIndexer;
   /** Web Push to the devices people subscribed (docs/push.md). */
   push: PushService;
@@ -48,6 +52,8 @@ export interface ConsoleApp {
   sessions: SessionSource;
   /** Sharing's parts that differ across replicas: the stream quota, forwarding, shared failure counts. */
   sharing: ShareParts;
+  /** Terminals in sessions' directories (docs/workspace.md), on the replica that runs the backend. */
+  terminals: TerminalManager;
   ready: Promise<void>;
   stop(): Promise<void>;
 }
@@ -119,12 +125,14 @@ function create(): ConsoleApp {
           },
         )
       : undefined;
-  const lineage = new Lineage(store);
+  const attribution = new Attribution(store);
+  const lineage = new Lineage(store, (backendId, session) => attribution.session(backendId, session));
   const hub: Hub = new Hub(
     (id) => registry.get(id),
     (backendId, session) => lineage.decorate(backendId, session),
     { journal: replicas?.journal, globalOut: replicas?.globalOut },
   );
+  hub.annotate = attribution;
   const registry: BackendRegistry = new BackendRegistry(config, store, hub, replicas?.placement ?? localPlacement());
   const sessions = replicas?.sessions ?? localSessionSource(hub);
   const { failureLimit, failureWindowMs } = shareFailureLimits();
@@ -149,6 +157,7 @@ function create(): ConsoleApp {
   // backends this console runs (replica mode relays, it does not publish again), so each goes out once.
   const push = new PushService(store, hub);
   hub.observe(push.notifier);
+  const terminals = new TerminalManager();
   ready = opened
     // Seals what is in clear or under a previous key, and registers every stored key for redaction.
     .then(() => startStoredSecrets(raw, box))
@@ -173,6 +182,7 @@ function create(): ConsoleApp {
     (stopping ??= (async () => {
       hub.stop();
       search.stop();
+      await terminals.stop();
       await registry.stopAll();
       if (replicas) {
         servePeerRequests(noPeers);
@@ -189,7 +199,7 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
-  return { config, store, hub, backends: registry, lineage, search, push, sessions, sharing, ready, stop };
+  return { config, store, hub, backends: registry, lineage, attribution, search, push, terminals, sessions, sharing, ready, stop };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

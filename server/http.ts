@@ -1,6 +1,9 @@
 import "server-only";
 import type { ZodType, z } from "zod";
-import { auditedRule, auditRoute } from "./auth/audit";
+import type { PersonRef } from "@/lib/model";
+import { ACTING_PERSON_HEADER, actingPerson, decodeActingPerson, setActingPerson } from "./auth/acting-person";
+import { actorOf, auditedRule, auditRoute } from "./auth/audit";
+import { principalOf } from "./auth/console-auth";
 import { redactSecrets } from "./redaction/redact";
 import { readBodyBytes } from "./body";
 import { ApiError, describeError, isApiError } from "./errors";
@@ -31,6 +34,18 @@ export function errorResponse(err: unknown): Response {
 }
 
 type RouteCtx<P> = { params: Promise<P> };
+
+/** Who a request acts for (server/auth/acting-person.ts): the signed-in person, or the one a replica named. */
+export function requestPerson(req: Request): PersonRef | undefined {
+  return actingPerson(req);
+}
+
+function personOfPrincipal(headers: Headers): PersonRef | undefined {
+  const who = principalOf(headers);
+  if (!who) return undefined;
+  const { id, name } = actorOf(who);
+  return { id, name };
+}
 
 /**
  * Sends a request another console serves (replica mode: a backend it runs, a live stream it holds)
@@ -90,6 +105,10 @@ export function route<P = Record<string, string>>(
         if (audited && res.ok) await auditRoute(req, audited, (params ?? {}) as Record<string, unknown>, body, res);
         return res;
       };
+      setActingPerson(
+        req,
+        signed ? decodeActingPerson(req.headers.get(ACTING_PERSON_HEADER)) : personOfPrincipal(req.headers),
+      );
       if (params && typeof params === "object") {
         const forwarded = await peers.forward(req, params as Record<string, unknown>);
         if (forwarded) return await done(forwarded);

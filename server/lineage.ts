@@ -8,7 +8,11 @@ import type { LiveStore } from "./store/store";
  * and live `session.updated` events).
  */
 export class Lineage {
-  constructor(private store: LiveStore) {}
+  constructor(
+    private store: LiveStore,
+    /** What else the console stamps on a session it serves (who created it). */
+    private also: (backendId: string, session: Session) => Session = (_b, s) => s,
+  ) {}
 
   record(backendId: string, sessionId: string, source: { sessionId: string; messageId?: string }): void {
     this.store.putFork({
@@ -21,7 +25,8 @@ export class Lineage {
   }
 
   /** The session with `forkedFrom` set from the store (unchanged when the console did not fork it). */
-  decorate(backendId: string, session: Session): Session {
+  decorate(backendId: string, sessionIn: Session): Session {
+    const session = this.also(backendId, sessionIn);
     if (session.forkedFrom) return session;
     const f = this.store.getFork(backendId, session.id);
     if (!f) return session;

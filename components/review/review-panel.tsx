@@ -1,25 +1,19 @@
 "use client";
 import type { Message, Todo } from "@/lib/model";
 import { TodoList } from "../timeline/tools/todo";
-import { useRef } from "react";
+import { lazy, Suspense, useRef } from "react";
 import { useShell } from "../shell/shell";
 import { cx } from "../ui/cx";
 import { useFocusTrap } from "../ui/use-focus-trap";
-import { IconDiff, IconListChecks, IconX } from "../ui/icons";
+import { IconCommit, IconDiff, IconListChecks, IconTerminal, IconX } from "../ui/icons";
 import { useReviewComments } from "@/lib/hooks/use-review-comments";
 import { ChangesView, useDiffLayout } from "./changes-view";
 import { ReviewTray } from "./review-tray";
+import { GitView } from "./git-view";
 
-export type PanelTab = "changes" | "plan";
-
-export function todoProgress(todos: Todo[]): { done: number; total: number; active?: Todo } {
-  const active = todos.find((t) => t.status === "in_progress");
-  return {
-    done: todos.filter((t) => t.status === "completed").length,
-    total: todos.length,
-    ...(active ? { active } : {}),
-  };
-}
+// xterm.js (about 100 KB gzip) loads only when the Terminal tab is opened.
+const TerminalView = lazy(() => import("./terminal-view").then((m) => ({ default: m.TerminalView })));
+import { type PanelTab, todoProgress } from "./panel-tab";
 
 /** The agent's plan: the todo list with statuses and progress, live from `todo.updated`. */
 export function PlanView({ todos }: { todos: Todo[] }) {
@@ -103,6 +97,12 @@ export function ReviewPanel({
   const tabs: { id: PanelTab; label: string; icon: React.ReactNode; extra?: string }[] = [
     { id: "changes", label: "Changes", icon: <IconDiff size={13} /> },
     { id: "plan", label: "Plan", icon: <IconListChecks size={13} />, ...(total ? { extra: `${done}/${total}` } : {}) },
+    ...(directory
+      ? [
+          { id: "git" as const, label: "Git", icon: <IconCommit size={13} /> },
+          { id: "terminal" as const, label: "Terminal", icon: <IconTerminal size={13} /> },
+        ]
+      : []),
   ];
   return (
     <aside
@@ -163,6 +163,12 @@ export function ReviewPanel({
           {...(directory ? { directory } : {})}
           {...(onSendPrompt ? { review } : {})}
         />
+      ) : tab === "git" ? (
+        <GitView backendId={backendId} sessionId={sessionId} />
+      ) : tab === "terminal" ? (
+        <Suspense fallback={<div className="flex-1 bg-sunken" aria-busy="true" />}>
+          <TerminalView backendId={backendId} sessionId={sessionId} />
+        </Suspense>
       ) : (
         <PlanView todos={todos} />
       )}

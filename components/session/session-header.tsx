@@ -7,11 +7,11 @@ import { ConnectionIndicator } from "./connection-indicator";
 import { TitleEditor } from "./title-editor";
 import { UsageMeter } from "./usage-meter";
 import { sessionPath } from "@/lib/client/api-client";
-import type { PanelTab } from "../review/review-panel";
-import { todoProgress } from "../review/review-panel";
+import { type PanelTab, todoProgress } from "../review/panel-tab";
 import { cx } from "../ui/cx";
 import {
   IconBranch,
+  IconCommit,
   IconDiff,
   IconDownload,
   IconFold,
@@ -20,11 +20,13 @@ import {
   IconListChecks,
   IconMore,
   IconPencil,
+  IconTerminal,
   IconTrash,
 } from "../ui/icons";
 import { MenuItem, MenuSeparator, Popover } from "../ui/popover";
 import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { BranchTreeButton } from "./branch-tree";
+import { WorkspaceButtons } from "./workspace-buttons";
 import { SidebarToggle } from "../shell/shell";
 
 /* ------------------------------------------------------------------------------------- header */
@@ -144,6 +146,15 @@ export function SessionHeader({
               <IconBranch size={11} /> forked
             </Link>
           ) : null}
+          {session?.createdBy ? (
+            <span
+              className="shrink-0"
+              data-testid="session-created-by"
+              title={`Created through the console by ${session.createdBy.name || session.createdBy.id}`}
+            >
+              by {session.createdBy.name || session.createdBy.id}
+            </span>
+          ) : null}
           {session?.directory && (
             <span className="inline-flex min-w-0 items-center gap-1 truncate" title={session.directory}>
               <IconFolder className="size-3 shrink-0" />
@@ -202,6 +213,7 @@ export function SessionHeader({
           ) : null}
         </button>
       ) : null}
+      {session?.directory && onPanel ? <WorkspaceButtons panel={panel} onPanel={onPanel} /> : null}
       {session ? (
         <Popover
           testId="session-menu"
@@ -240,6 +252,32 @@ export function SessionHeader({
                   }}
                 >
                   Plan
+                </MenuItem>
+              ) : null}
+              {session.directory && onPanel ? (
+                <MenuItem
+                  icon={<IconCommit size={13} />}
+                  testId="menu-git"
+                  className="wide:hidden"
+                  onSelect={() => {
+                    close();
+                    onPanel("git");
+                  }}
+                >
+                  Git
+                </MenuItem>
+              ) : null}
+              {session.directory && onPanel ? (
+                <MenuItem
+                  icon={<IconTerminal size={13} />}
+                  testId="menu-terminal"
+                  className="wide:hidden"
+                  onSelect={() => {
+                    close();
+                    onPanel("terminal");
+                  }}
+                >
+                  Terminal
                 </MenuItem>
               ) : null}
               <MenuItem

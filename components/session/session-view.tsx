@@ -1,7 +1,7 @@
 "use client";
 import { useRoleReason } from "@/lib/hooks/use-me";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { capabilityReason, can, type CapabilityName } from "@/lib/capabilities";
 import type { InitialSnapshot } from "@/lib/client/session-store";
 import { errorText, useSessionActions } from "@/lib/hooks/use-session-actions";
@@ -13,17 +13,22 @@ import {
   promptReason,
   type SessionPolicyInput,
 } from "@/lib/session-policy";
-import { ReviewPanel, type PanelTab } from "../review/review-panel";
+import type { PanelTab } from "../review/panel-tab";
+import { PanelPlaceholder } from "../review/panel-placeholder";
 import { ShareButton } from "../share/share-button";
 import { MessageActionsContext, type MessageActionsValue } from "../timeline/message-actions";
 import { ConfirmDialog } from "../ui/dialog";
 import { IconAlertCircle, IconX } from "../ui/icons";
 import { Composer } from "./composer";
+import { DeleteWorktreeChoice, type WorktreeChoice } from "./delete-worktree";
 import { RevertBanner } from "./revert-banner";
 import { SessionHeader } from "./session-header";
 import { SessionSettingsRow } from "./session-settings";
 import { Timeline } from "./timeline";
 import { useCommands, type Command } from "../shell/commands";
+
+// The review panel (diffs, comments, the plan) loads when it is first opened.
+const ReviewPanel = lazy(() => import("../review/review-panel").then((m) => ({ default: m.ReviewPanel })));
 
 /** `initial`: the snapshot the server rendered the page with (app/(console)/sessions/…/page.tsx), when it had one in time. */
 export function SessionView({
@@ -55,6 +60,7 @@ export function SessionView({
 
   const [panel, setPanel] = useState<{ tab: PanelTab; turnId?: string } | null>(null);
   const [deleting, setDeleting] = useState<{ busy: boolean; error?: string } | null>(null);
+  const [worktreeChoice, setWorktreeChoice] = useState<WorktreeChoice>({ remove: false, deleteBranch: false });
   const [sharing, setSharing] = useState(false);
 
   const policy = useMemo<SessionPolicyInput>(() => ({ backend, label, link, busy }), [backend, label, link, busy]);
@@ -259,22 +265,24 @@ export function SessionView({
           />
         </div>
         {panel && session ? (
-          <ReviewPanel
-            tab={panel.tab}
-            onTab={(tab) => setPanel((p) => ({ ...p, tab }))}
-            onClose={() => setPanel(null)}
-            backendId={backendId}
-            sessionId={sessionId}
-            messages={messages}
-            todos={todos}
-            turnId={panel.turnId}
-            onTurn={(turnId) => setPanel({ tab: "changes", ...(turnId ? { turnId } : {}) })}
-            {...(can(backend, "diff") ? {} : { diffUnavailable: capabilityReason(label, "diff") })}
-            {...(session.directory ? { directory: session.directory } : {})}
-            onSendPrompt={(text) => send(text)}
-            busy={busy}
-            {...(disabledReason ? { sendReason: disabledReason } : {})}
-          />
+          <Suspense fallback={<PanelPlaceholder />}>
+            <ReviewPanel
+              tab={panel.tab}
+              onTab={(tab) => setPanel((p) => ({ ...p, tab }))}
+              onClose={() => setPanel(null)}
+              backendId={backendId}
+              sessionId={sessionId}
+              messages={messages}
+              todos={todos}
+              turnId={panel.turnId}
+              onTurn={(turnId) => setPanel({ tab: "changes", ...(turnId ? { turnId } : {}) })}
+              {...(can(backend, "diff") ? {} : { diffUnavailable: capabilityReason(label, "diff") })}
+              {...(session.directory ? { directory: session.directory } : {})}
+              onSendPrompt={(text) => send(text)}
+              busy={busy}
+              {...(disabledReason ? { sendReason: disabledReason } : {})}
+            />
+          </Suspense>
         ) : null}
       </div>
       {deleting && session ? (
@@ -287,13 +295,21 @@ export function SessionView({
           onCancel={() => setDeleting(null)}
           onConfirm={() => {
             setDeleting({ busy: true });
-            remove().then(
+            remove(worktreeChoice).then(
               () => setDeleting(null),
               (err: unknown) => setDeleting({ busy: false, error: errorText(err, "Could not delete the session") }),
             );
           }}
         >
           “{session.title}” and its messages are deleted from {label}. This cannot be undone.
+          {session.directory ? (
+            <DeleteWorktreeChoice
+              backendId={backendId}
+              sessionId={sessionId}
+              value={worktreeChoice}
+              onChange={setWorktreeChoice}
+            />
+          ) : null}
         </ConfirmDialog>
       ) : null}
     </div>

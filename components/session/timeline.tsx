@@ -4,6 +4,8 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { Interrupt, Message, Session } from "@/lib/model";
 import { PREVIEW_MESSAGES } from "@/lib/client/session-store";
 import { useHydrated } from "@/lib/hooks/use-hydrated";
+import { useMe } from "@/lib/hooks/use-me";
+import { distinctAuthors } from "@/lib/attribution";
 import { messagesShape } from "@/lib/timeline/reducer";
 import { isBusy, revertIndex, turns, type Turn } from "@/lib/timeline/selectors";
 import { FindBar, useFindInSession } from "./find-in-session";
@@ -212,6 +214,13 @@ export function Timeline({
     for (const t of turns(messages)) if (t.totals.files > 0) ends.set(t.end, t);
     return ends;
   }, [shape]);
+  // Senders are named once more than one person prompts here (a new user message changes the shape)…
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape; streaming deltas keep it
+  const authors = useMemo(() => distinctAuthors(messages), [shape]);
+  // …or once the one person who prompted is not the one reading.
+  const me = useMe();
+  const soleAuthor = authors.count === 1 ? authors.first : undefined;
+  const showAuthors = authors.count > 1 || (soleAuthor !== undefined && me !== undefined && soleAuthor !== me.user.id);
   // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape and the revert point
   const reverted = useMemo(() => revertIndex(messages, revert), [shape, revert]);
   const first = interrupts[0]?.id;
@@ -263,7 +272,7 @@ export function Timeline({
           data-testid={inPreview ? undefined : "timeline-item"}
           data-find-current={find.current?.messageId === m.id || undefined}
         >
-          <MessageView message={m} streaming={busy && mi === lastAssistant} />
+          <MessageView message={m} streaming={busy && mi === lastAssistant} showAuthor={showAuthors} />
           {turn && !(busy && mi === messages.length - 1) ? (
             <TurnChanges turn={turn} {...(onOpenChanges ? { onOpen: onOpenChanges } : {})} />
           ) : null}

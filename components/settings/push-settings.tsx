@@ -117,6 +117,7 @@ function DeviceRow(props: {
         {props.mine ? <span className="ml-1.5 text-accent">(this device)</span> : null}
         <span className="block truncate text-faint">
           {d.service} · added {relativeTime(d.createdAt)}
+          {d.owner ? ` by ${d.owner.name || d.owner.id}` : ""}
           {d.lastSentAt ? ` · last push ${relativeTime(d.lastSentAt)}` : ""}
           {d.lastError ? <span className="text-err"> · {d.lastError}</span> : null}
         </span>

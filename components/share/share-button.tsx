@@ -1,8 +1,11 @@
 "use client";
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { cx } from "@/components/ui/cx";
 import { IconLink } from "@/components/ui/icons";
-import { ShareDialog, type ShareDialogProps } from "./share-dialog";
+import type { ShareDialogProps } from "./share-dialog";
+
+// The dialog (redaction preview, options, the link) loads when it is first opened.
+const ShareDialog = lazy(() => import("./share-dialog").then((m) => ({ default: m.ShareDialog })));
 
 /** The header's Share button; opens the dialog. */
 export function ShareButton({
@@ -42,13 +45,15 @@ export function ShareButton({
         <IconLink size={13} /> Share
       </button>
       {open && (
-        <ShareDialog
-          backendId={backendId}
-          sessionId={sessionId}
-          title={title}
-          messages={messages}
-          onClose={() => set(false)}
-        />
+        <Suspense fallback={null}>
+          <ShareDialog
+            backendId={backendId}
+            sessionId={sessionId}
+            title={title}
+            messages={messages}
+            onClose={() => set(false)}
+          />
+        </Suspense>
       )}
     </>
   );

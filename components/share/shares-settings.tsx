@@ -101,8 +101,9 @@ function SharesList() {
                   >
                     {s.sessionTitle || s.sessionId}
                   </Link>
-                  <div className="truncate text-[11px] text-faint">
+                  <div className="truncate text-[11px] text-faint" data-testid="share-created">
                     Created {now ? relativeTime(s.createdAt, now) : ""}
+                    {s.createdBy ? ` by ${s.createdBy.name || s.createdBy.id}` : ""}
                   </div>
                 </td>
                 <td className="truncate px-3 text-muted" title={scopeText(s)}>

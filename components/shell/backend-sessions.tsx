@@ -88,11 +88,15 @@ export function BackendSessions({
     return [...m.entries()];
   }, [sessions]);
 
-  const create = async () => {
+  const create = async (opts: { worktree?: boolean } = {}) => {
     setCreating(true);
     setCreateError(undefined);
     try {
-      const s = await apiSend<Session>("POST", `/api/backends/${encodeURIComponent(backend.id)}/sessions`, {});
+      const s = await apiSend<Session>(
+        "POST",
+        `/api/backends/${encodeURIComponent(backend.id)}/sessions`,
+        opts.worktree ? { worktree: true } : {},
+      );
       await qc.invalidateQueries({ queryKey: ["sessions", backend.id] });
       router.push(`/sessions/${encodeURIComponent(backend.id)}/${encodeURIComponent(s.id)}`);
     } catch (err) {
@@ -130,6 +134,17 @@ export function BackendSessions({
           className="ml-auto inline-flex h-5 items-center rounded px-1.5 text-[11px] font-medium normal-case tracking-normal text-muted hover:bg-raised hover:text-fg disabled:opacity-40 phone:h-8 phone:px-2.5 phone:text-[12px]"
         >
           + New
+        </button>
+        <button
+          type="button"
+          onClick={() => void create({ worktree: true })}
+          disabled={creating || backend.status !== "ready"}
+          data-testid="new-worktree-session"
+          title="New session in a separate git worktree, on a branch of its own"
+          aria-label={`New session in a separate worktree on ${backend.label}`}
+          className="inline-flex h-5 items-center rounded px-1 text-muted hover:bg-raised hover:text-fg disabled:opacity-40 phone:h-8 phone:px-2"
+        >
+          <IconBranch size={12} />
         </button>
       </div>
       {createError && <p className="px-3 py-1 text-xs text-err">{createError}</p>}

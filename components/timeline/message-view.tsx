@@ -1,9 +1,10 @@
 "use client";
 import { memo, useState, type ReactNode } from "react";
-import type { FileBlock, Message, MessageError, NoticeBlock, Usage } from "@/lib/model";
+import type { AnsweredInterrupt, FileBlock, Message, MessageError, NoticeBlock, Usage } from "@/lib/model";
+import { decisionLabel } from "@/lib/attribution";
 import { Badge } from "@/components/ui/badge";
 import { cx } from "@/components/ui/cx";
-import { IconAlertCircle, IconFold, IconStop } from "@/components/ui/icons";
+import { IconAlertCircle, IconCheck, IconFold, IconStop, IconX } from "@/components/ui/icons";
 import { PulseDots } from "@/components/ui/spinner";
 import { BlockView, FileView, NoticeView } from "./block-view";
 import { formatCost, formatDuration, formatTokens } from "./format";
@@ -32,7 +33,7 @@ export function CompactionMarker({ block }: { block: NoticeBlock }) {
 
 const CLAMP_LINES = 14;
 
-function UserMessage({ message }: { message: Message }) {
+function UserMessage({ message, showAuthor }: { message: Message; showAuthor: boolean }) {
   const text = message.blocks
     .filter((b) => b.kind === "text")
     .map((b) => b.text)
@@ -48,11 +49,20 @@ function UserMessage({ message }: { message: Message }) {
       data-testid="message"
       data-role="user"
       data-message-id={message.id}
+      data-author={message.author?.id}
     >
+      {showAuthor && message.author ? (
+        <div className="px-1 text-[11.5px] leading-4 text-faint" data-testid="message-author">
+          {message.author.name || message.author.id}
+        </div>
+      ) : null}
       {text ? (
         <div className="flex w-full items-start justify-end gap-1.5">
           <MessageToolbar message={message} className="mt-1" />
-          <div className="max-w-[85%] rounded-xl rounded-br-[4px] border border-border bg-raised px-3.5 py-2 text-[13.5px] leading-[21px] text-fg">
+          <div
+            className="max-w-[85%] rounded-xl rounded-br-[4px] border border-border bg-raised px-3.5 py-2 text-[13.5px] leading-[21px] text-fg"
+            title={message.author ? `Sent by ${message.author.name || message.author.id}` : undefined}
+          >
             <div
               className={cx("whitespace-pre-wrap [overflow-wrap:anywhere]", long && !full && "line-clamp-[14]")}
               data-testid="user-text"
@@ -88,6 +98,40 @@ function UserMessage({ message }: { message: Message }) {
 }
 
 /* --------------------------------------------------------------------------------- assistant */
+
+/** "Amir allowed once · bash: rm -rf build" for each interrupt of the message someone answered. */
+function AnsweredList({ answered }: { answered: AnsweredInterrupt[] }) {
+  return (
+    <ul className="flex flex-col gap-0.5" data-testid="answered-interrupts">
+      {answered.map((a) => {
+        const refused = a.decision === "reject" || a.decision === "decline" || a.decision === "cancel";
+        return (
+          <li
+            key={a.interruptId}
+            className="flex min-w-0 items-center gap-1.5 text-[11.5px] leading-5 text-faint"
+            data-testid="answered-interrupt"
+            data-decision={a.decision}
+            title={`${a.answeredBy.name || a.answeredBy.id} ${decisionLabel(a.decision)}${a.title ? `: ${a.title}` : ""}`}
+          >
+            {refused ? (
+              <IconX size={11} className="shrink-0 text-err" />
+            ) : (
+              <IconCheck size={11} className="shrink-0 text-ok" />
+            )}
+            <span className="shrink-0 text-muted">{a.answeredBy.name || a.answeredBy.id}</span>
+            <span className="shrink-0">{decisionLabel(a.decision)}</span>
+            {a.title ? (
+              <>
+                <Sep />
+                <span className="truncate">{a.title}</span>
+              </>
+            ) : null}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
 
 function usageTitle(u: Usage): string {
   const parts = [`Input ${u.inputTokens.toLocaleString("en-US")}`, `Output ${u.outputTokens.toLocaleString("en-US")}`];
@@ -212,6 +256,7 @@ function AssistantMessage({ message, streaming }: { message: Message; streaming:
       {blocks.map((b, i) => (
         <BlockView key={b.id} block={b} streaming={streaming && i === last} />
       ))}
+      {message.answered?.length ? <AnsweredList answered={message.answered} /> : null}
       {message.error ? <ErrorView error={message.error} /> : null}
       <Footer message={message} streaming={streaming} />
     </div>
@@ -239,11 +284,17 @@ export interface MessageViewProps {
   message: Message;
   /** This message is the one the agent is currently producing. */
   streaming?: boolean;
+  /** Name the sender of a user message (more than one person prompts in this session). */
+  showAuthor?: boolean;
 }
 
-/** One message of the timeline. Re-renders only when the message object (or `streaming`) changes. */
-export const MessageView = memo(function MessageView({ message, streaming = false }: MessageViewProps) {
-  if (message.role === "user") return <UserMessage message={message} />;
+/** One message of the timeline. Re-renders only when the message object (or a prop) changes. */
+export const MessageView = memo(function MessageView({
+  message,
+  streaming = false,
+  showAuthor = false,
+}: MessageViewProps) {
+  if (message.role === "user") return <UserMessage message={message} showAuthor={showAuthor} />;
   if (message.role === "system") return <SystemMessage message={message} />;
   return <AssistantMessage message={message} streaming={streaming} />;
 });

@@ -284,6 +284,13 @@ export const IconBranch = make(
     <path d="M18 10c0 4-6 3.5-11 7" />
   </>,
 );
+export const IconCommit = make(
+  "IconCommit",
+  <>
+    <circle cx="12" cy="12" r="3.5" />
+    <path d="M3 12h5.5M15.5 12H21" />
+  </>,
+);
 export const IconUndo = make(
   "IconUndo",
   <>

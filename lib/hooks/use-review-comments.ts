@@ -1,14 +1,7 @@
 "use client";
 import { useCallback, useEffect, useMemo, useState } from "react";
-import {
-  addComment,
-  dropComments,
-  editComment,
-  parseStored,
-  type ReviewComment,
-  serialize,
-  storageKey,
-} from "../review-comments";
+import { addComment, dropComments, editComment, type ReviewComment } from "../review-comments";
+import { parseStored, serialize, storageKey } from "../review-comments-storage";
 
 export interface ReviewCommentsApi {
   comments: ReviewComment[];

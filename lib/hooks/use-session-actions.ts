@@ -102,8 +102,10 @@ export function useSessionActions({
       );
     });
   /** Deletes the session and goes home; rejects (for the confirm dialog to show) when it fails. */
-  const remove = async () => {
-    await apiSend("DELETE", path);
+  /** Deletes the session; `worktree` says whether its worktree (and its branch) go too. */
+  const remove = async (worktree?: { remove: boolean; deleteBranch: boolean }) => {
+    const q = worktree?.remove ? `?worktree=remove&branch=${worktree.deleteBranch ? "delete" : "keep"}` : "";
+    await apiSend("DELETE", `${path}${q}`);
     void qc.invalidateQueries({ queryKey: ["sessions", backendId] });
     router.push("/");
   };

@@ -30,6 +30,32 @@ const perm: Interrupt = {
 };
 
 describe("reducer", () => {
+  it("keeps who answered an interrupt on its message, once, batched or not, and the diff carries it", () => {
+    const answered = {
+      interruptId: "per-1",
+      kind: "permission" as const,
+      title: "bash: ls",
+      decision: "allow_once",
+      answeredBy: { id: "sub-ada", name: "Ada" },
+      at: 7,
+      messageId: "m1",
+    };
+    const events: TimelineEvent[] = [
+      msg("m1", 1),
+      { type: "interrupt.requested", interrupt: perm },
+      { type: "interrupt.resolved", interruptId: "per-1", outcome: "allow", answered },
+      // Told again (a reconnect's replay): still one record.
+      { type: "interrupt.resolved", interruptId: "per-1", outcome: "allow", answered },
+    ];
+    const one = events.reduce(apply, base);
+    const batched = applyAll(base, events);
+    const { messageId: _m, ...record } = answered;
+    expect(one.messages[0]?.answered).toEqual([record]);
+    expect(batched.messages[0]?.answered).toEqual([record]);
+    expect(one.interrupts).toEqual([]);
+    expect(applyAll(base, diffStates(base, one)).messages[0]?.answered).toEqual([record]);
+  });
+
   it("upserts messages in chronological order", () => {
     const s = applyAll(base, [msg("m2", 20), msg("m1", 10), msg("m3", 30)]);
     expect(s.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);

@@ -189,6 +189,19 @@ function removeAt<T>(arr: readonly T[], i: number): T[] {
   return next;
 }
 
+/** Keeps who answered an interrupt on the message it belongs to (once per interrupt). */
+function withAnswer(
+  messages: Message[],
+  answered: Extract<TimelineEvent, { type: "interrupt.resolved" }>["answered"],
+): Message[] {
+  if (!answered) return messages;
+  const i = findMessageIndex(messages, answered.messageId);
+  const msg = i < 0 ? undefined : messages[i];
+  if (!msg || msg.answered?.some((a) => a.interruptId === answered.interruptId)) return messages;
+  const { messageId: _m, ...record } = answered;
+  return replaceAt(messages, i, { ...msg, answered: [...(msg.answered ?? []), record] });
+}
+
 function placeholderMessage(id: string, sessionId: string): Message {
   return { id, sessionId, role: "assistant", createdAt: Date.now(), blocks: [] };
 }
@@ -304,9 +317,10 @@ export function apply(state: SessionState, event: TimelineEvent): SessionState {
     }
     case "interrupt.resolved": {
       const it = state.interrupts.find((x) => x.id === event.interruptId);
-      if (!it) return state;
+      const answeredIn = withAnswer(state.messages, event.answered);
+      if (!it) return answeredIn === state.messages ? state : { ...state, messages: answeredIn };
       const interrupts = state.interrupts.filter((x) => x.id !== event.interruptId);
-      let messages = state.messages;
+      let messages = answeredIn;
       const sid = state.session?.id;
       {
         const match = asks(it, sid);

@@ -7,8 +7,8 @@ import {
   type OidcProviderServer,
   signInAtProvider,
   startOidcProvider,
-} from "../../e2e/fixtures/oidc-provider";
-import { freePort } from "../../e2e/fixtures/opencode-server";
+} from "../../testkit/oidc-provider";
+import { freePort } from "../../testkit/opencode-server";
 import { isApiError } from "../errors";
 import {
   type OidcConfig,

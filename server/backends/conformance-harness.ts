@@ -11,7 +11,7 @@ import {
   type TimelineEvent,
   type ToolBlock,
 } from "@/lib/model";
-import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
+import type { ScriptedTurn } from "../../testkit/scripted-model";
 import type { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import type { BackendAdapter, EventSink, LoadedSession } from "./types";

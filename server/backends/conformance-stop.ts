@@ -8,8 +8,8 @@
  */
 import { expect, it } from "vitest";
 import type { SessionChannel } from "../hub/session-channel";
-import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
-import { until } from "@/lib/testing/until";
+import type { ScriptedTurn } from "../../testkit/scripted-model";
+import { until } from "@/testkit/until";
 import { assistantText, type ConformanceHost, toolBlocks } from "./conformance-harness";
 
 const bash = (command: string): ScriptedTurn => ({

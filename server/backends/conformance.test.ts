@@ -6,15 +6,15 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { copilotAgent, opencodeAcpAgent, type AgentSetup } from "../../e2e/fixtures/acp-env";
-import { copilotHeadless } from "../../e2e/fixtures/copilot-env";
-import { createOpencodeHome, createWorkspace } from "../../e2e/fixtures/opencode-env";
-import { startOpencodeServer } from "../../e2e/fixtures/opencode-server";
-import { startOpencodeApiProxy } from "../../e2e/fixtures/opencode-api-proxy";
-import { opencodeBridge, type OpencodeRelease } from "../../e2e/fixtures/a2a-opencode-bridge";
-import { plainAgent } from "../../e2e/fixtures/a2a-plain-agent";
-import { startA2aServer } from "../../e2e/fixtures/a2a-server";
-import { startScriptedModel, type ScriptedModel } from "../../e2e/fixtures/scripted-model";
+import { copilotAgent, opencodeAcpAgent, type AgentSetup } from "../../testkit/acp-env";
+import { copilotHeadless } from "../../testkit/copilot-env";
+import { createOpencodeHome, createWorkspace } from "../../testkit/opencode-env";
+import { startOpencodeServer } from "../../testkit/opencode-server";
+import { startOpencodeApiProxy } from "../../testkit/opencode-api-proxy";
+import { opencodeBridge, type OpencodeRelease } from "../../testkit/a2a-opencode-bridge";
+import { plainAgent } from "../../testkit/a2a-plain-agent";
+import { startA2aServer } from "../../testkit/a2a-server";
+import { startScriptedModel, type ScriptedModel } from "../../testkit/scripted-model";
 import { SqliteStore } from "../store/sqlite-store";
 import { A2aAdapter } from "./a2a/adapter";
 import { AcpAdapter } from "./acp/adapter";
@@ -136,7 +136,7 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
 }
 
 /**
- * The A2A adapter against the test A2A server (e2e/fixtures/a2a-server.ts): the opencode-a2a bridge to
+ * The A2A adapter against the test A2A server (testkit/a2a-server.ts): the opencode-a2a bridge to
  * a real `opencode serve`, or the plain agent; both driven by the scripted model. The backend is
  * "killed" by restarting the A2A server (and, for the bridge, OpenCode with it).
  */
@@ -275,7 +275,7 @@ const zotTarget = (program: "zot" | "terva") => async (): Promise<ConformanceTar
   const workspace = await createWorkspace();
   const dataDir = fs.mkdtempSync(path.join(workspace, ".switchboard-"));
   const store = new SqliteStore(path.join(dataDir, "switchboard.db"));
-  const zot = path.resolve(import.meta.dirname, `../../e2e/fixtures/fake-zot-bin/${program}`);
+  const zot = path.resolve(import.meta.dirname, `../../testkit/fake-zot-bin/${program}`);
   return {
     ...modelControls(model),
     // zot runs its tools unattended: it never asks.
@@ -309,7 +309,7 @@ conformanceSuite("Opal adapter (fake opal-server)", async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-opal-conformance-"));
   fs.writeFileSync(path.join(dataDir, "auth.json"), "{}");
   const store = new SqliteStore(path.join(dataDir, "switchboard.db"));
-  const opal = path.resolve(import.meta.dirname, "../../e2e/fixtures/fake-opal-bin/opal-server");
+  const opal = path.resolve(import.meta.dirname, "../../testkit/fake-opal-bin/opal-server");
   return {
     ...modelControls(model),
     // Opal's tools run unasked on main (client/confirm is declared, not sent).

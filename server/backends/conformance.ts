@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, TimelineEvent } from "@/lib/model";
-import type { ScriptedTurn } from "../../e2e/fixtures/scripted-model";
+import type { ScriptedTurn } from "../../testkit/scripted-model";
 import { capability } from "../capability";
 import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
@@ -16,7 +16,7 @@ import { assistantText, type ConformanceTarget, TeeSink, toolBlocks, userText } 
 import { capabilityChecks } from "./conformance-capabilities";
 import { stopChecks } from "./conformance-stop";
 import type { BackendAdapter } from "./types";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 
 /** Registers the suite for one target (call at the top level of a test file). */
 export function conformanceSuite(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { until } from "@/lib/testing/until";
-import { type PostgresServer, startPostgres } from "../../e2e/fixtures/postgres-server";
+import { until } from "@/testkit/until";
+import { type PostgresServer, startPostgres } from "../../testkit/postgres-server";
 import { Redactor } from "../redaction/redactor";
 import { generateSecretKey, SecretBox, secretKey } from "../auth/secret-box";
 import { CachedStore } from "../store/cached-store";
@@ -8,7 +8,7 @@ import { PostgresStore } from "../store/postgres-store";
 import { AcpAuth } from "./acp/credentials";
 import { sealedStore, startStoredSecrets } from "./stored-secrets";
 
-/** Two replicas on one real PostgreSQL (e2e/fixtures/postgres-server.ts), each with its CachedStore and its own redactor registry. */
+/** Two replicas on one real PostgreSQL (testkit/postgres-server.ts), each with its CachedStore and its own redactor registry. */
 let server: PostgresServer;
 const closers: (() => unknown)[] = [];
 beforeAll(async () => {

@@ -1,9 +1,18 @@
 import "server-only";
 import { interruptLimitError, refusedInterruptNotice } from "@/lib/interrupt-limits";
-import type { Backend, GlobalEvent, Interrupt, Session, Snapshot, TimelineEvent, WireEvent } from "@/lib/model";
+import type {
+  Backend,
+  GlobalEvent,
+  Interrupt,
+  Message,
+  Session,
+  Snapshot,
+  TimelineEvent,
+  WireEvent,
+} from "@/lib/model";
 import { diffStates } from "@/lib/timeline/diff";
 import { keepShownText } from "@/lib/timeline/keep-shown";
-import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
+import { findMessageIndex, stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
 import type { BackendAdapter, EventSink, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { log } from "../log";
@@ -24,6 +33,13 @@ const key = (b: string, s: string) => `${b}\u0000${s}`;
  * not open); it is a function so that an observer reads it when it needs it, not at each event —
  * reading folds the channel's pending events, which publishing alone never does.
  */
+/** What the console adds to a session's events and messages beyond its backend (who did what). */
+export interface HubAnnotator {
+  /** `known` says whether the session's open channel already holds a message (absent: none open). */
+  event(backendId: string, sessionId: string, e: TimelineEvent, known?: (messageId: string) => boolean): TimelineEvent;
+  message<M extends Message>(backendId: string, sessionId: string, m: M): M;
+}
+
 export interface HubObserver {
   event(backendId: string, sessionId: string, event: TimelineEvent, state: (() => SessionState) | undefined): void;
   sessionRemoved(backendId: string, sessionId: string): void;
@@ -91,6 +107,8 @@ export class Hub implements EventSink {
   private readonly journal: SessionJournal | undefined;
   /** Told of every global event this console makes (not those `relayed` from another). */
   private readonly globalOut: ((event: GlobalEvent) => void) | undefined;
+  /** Stamps who did what (server/sessions/attribution.ts) on events and on loaded messages. */
+  annotate: HubAnnotator | undefined;
 
   constructor(
     private resolve: (backendId: string) => BackendAdapter | undefined,
@@ -122,10 +140,18 @@ export class Hub implements EventSink {
         return;
       }
     }
-    const event: TimelineEvent =
+    const decorated: TimelineEvent =
       eventIn.type === "session.updated" ? { ...eventIn, session: this.decorate(backendId, eventIn.session) } : eventIn;
     const k = key(backendId, sessionId);
     const ch = this.channels.get(k);
+    const event = this.annotate
+      ? this.annotate.event(
+          backendId,
+          sessionId,
+          decorated,
+          ch ? (id) => findMessageIndex(ch.state.messages, id) >= 0 : undefined,
+        )
+      : decorated;
     if (ch) this.emit(ch, event);
     else this.loading.get(k)?.buffer.push(event);
     this.toGlobal(backendId, sessionId, event, ch);
@@ -166,12 +192,19 @@ export class Hub implements EventSink {
       ch.state,
       stateFromSnapshot({
         ...fresh,
+        messages: this.annotated(backendId, sessionId, fresh.messages),
         interrupts: withinBounds(fresh.interrupts),
         session: this.decorate(backendId, fresh.session),
       }),
     );
     if (events.length) log.info("reconciled session", { backendId, sessionId, events: events.length });
     for (const e of events) this.publish(backendId, sessionId, e);
+  }
+
+  /** Messages as served: with their authors and answers (a backend's page of older ones too). */
+  annotated(backendId: string, sessionId: string, messages: Message[]): Message[] {
+    const a = this.annotate;
+    return a ? messages.map((m) => a.message(backendId, sessionId, m)) : messages;
   }
 
   /** Whether a browser (or another replica for one) follows the session's channel now. */
@@ -215,6 +248,7 @@ export class Hub implements EventSink {
         const loaded = await adapter.loadSession(sessionId);
         loaded.interrupts = withinBounds(loaded.interrupts);
         loaded.session = this.decorate(backendId, loaded.session);
+        loaded.messages = this.annotated(backendId, sessionId, loaded.messages);
         const olderCursor = loaded.olderCursor ? { olderCursor: loaded.olderCursor } : {};
         const fresh = stateFromSnapshot(loaded);
         let ch: SessionChannel;

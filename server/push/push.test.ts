@@ -1,20 +1,24 @@
 /**
  * Web Push end to end on the server (docs/push.md): the real routes, store, hub, redactor and
- * `web-push`, sending to the tests' own push service (e2e/fixtures/push-service.ts), which verifies
+ * `web-push`, sending to the tests' own push service (testkit/push-service.ts), which verifies
  * each message's VAPID JWT and decrypts it with the subscription's private key as a browser
  * vendor's service would.
  */
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import type { Interrupt } from "@/lib/model";
-import { PushPayload } from "@/lib/push-api";
+import { type PushDevice, PushPayload } from "@/lib/push-api";
 import { GET as getKey } from "@/app/api/push/key/route";
 import { GET as listDevices, POST as subscribe } from "@/app/api/push/subscriptions/route";
 import { DELETE as unsubscribe, PATCH as patchDevice } from "@/app/api/push/subscriptions/[subscriptionId]/route";
 import { POST as testPush } from "@/app/api/push/test/route";
-import { startPushService, type PushService as TestPushService } from "../../e2e/fixtures/push-service";
+import { startPushService, type PushService as TestPushService } from "../../testkit/push-service";
 import type { ConsoleApp } from "../app";
+import { personSession, SESSION_COOKIE } from "../auth/console-auth";
 import { registerSecret } from "../redaction/redact";
 import { SecretBox, secretKey } from "../auth/secret-box";
 import { sealedStore } from "../backends/stored-secrets";
@@ -33,7 +37,12 @@ let store: SqliteStore;
 let hub: Hub;
 let push: PushService;
 
+const saved = { token: process.env.SWITCHBOARD_TOKEN, data: process.env.SWITCHBOARD_DATA_DIR };
+let dataDir: string;
 beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-push-"));
+  process.env.SWITCHBOARD_TOKEN = CONSOLE_TOKEN;
+  process.env.SWITCHBOARD_DATA_DIR = dataDir;
   svc = await startPushService();
   store = new SqliteStore(":memory:");
   hub = new Hub(() => undefined);
@@ -50,19 +59,39 @@ afterAll(async () => {
   hub.stop();
   store.close();
   await svc.stop();
+  if (saved.token === undefined) delete process.env.SWITCHBOARD_TOKEN;
+  else process.env.SWITCHBOARD_TOKEN = saved.token;
+  if (saved.data === undefined) delete process.env.SWITCHBOARD_DATA_DIR;
+  else process.env.SWITCHBOARD_DATA_DIR = saved.data;
+  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const ctx = <P>(params: P) => ({ params: Promise.resolve(params) });
-const post = (url: string, body: unknown) =>
+/** The console token's requests (every device is theirs to see), or a signed-in person's. */
+const asToken = { authorization: `Bearer ${CONSOLE_TOKEN}` };
+const person = (id: string, name: string) => ({
+  cookie: `${SESSION_COOKIE}=${personSession({ user: { id, name, email: "" }, role: "viewer" }).cookieValue}`,
+});
+const post = (url: string, body: unknown, who: Record<string, string> = asToken) =>
   new Request(`http://localhost${url}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...who },
     body: JSON.stringify(body),
   });
+const call = (method: string, body?: unknown, who: Record<string, string> = asToken) =>
+  new Request("http://localhost/x", {
+    method,
+    headers: { "content-type": "application/json", ...who },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
 
-async function add(sub: { endpoint: string; keys: { p256dh: string; auth: string } }, extra: object = {}) {
+async function add(
+  sub: { endpoint: string; keys: { p256dh: string; auth: string } },
+  extra: object = {},
+  who: Record<string, string> = asToken,
+) {
   const body = { endpoint: sub.endpoint, keys: sub.keys, expirationTime: null, ...extra };
-  const res = await subscribe(post("/api/push/subscriptions", body), ctx({}));
+  const res = await subscribe(post("/api/push/subscriptions", body, who), ctx({}));
   return { status: res.status, body: (await res.json()) as { id?: string; error?: { message: string } } };
 }
 
@@ -121,7 +150,7 @@ describe("subscriptions", () => {
     const first = await add(sub, { label: "Phone" });
     expect(first.status).toBe(201);
     expect((await add(sub)).body.id).toBe(first.body.id);
-    const listed = await (await listDevices(new Request("http://localhost/api/push/subscriptions"), ctx({}))).text();
+    const listed = await (await listDevices(call("GET"), ctx({}))).text();
     expect(listed).not.toContain(sub.keys.auth);
     expect(listed).not.toContain(sub.keys.p256dh);
     expect(listed).not.toContain(sub.endpoint);
@@ -129,14 +158,34 @@ describe("subscriptions", () => {
       expect.objectContaining({ id: first.body.id, label: "Phone", service: svc.host, turns: true }),
     ]);
     const id = first.body.id as string;
-    const patched = await patchDevice(
-      new Request("http://localhost/x", { method: "PATCH", body: JSON.stringify({ turns: false }) }),
-      ctx({ subscriptionId: id }),
-    );
+    const patched = await patchDevice(call("PATCH", { turns: false }), ctx({ subscriptionId: id }));
     expect(((await patched.json()) as { turns: boolean }).turns).toBe(false);
-    const del = () => unsubscribe(new Request("http://localhost/x", { method: "DELETE" }), ctx({ subscriptionId: id }));
+    const del = () => unsubscribe(call("DELETE"), ctx({ subscriptionId: id }));
     expect((await del()).status).toBe(204);
     expect((await del()).status).toBe(404);
+  });
+
+  it("each person lists, changes, tests and removes only their own devices; the console token sees all", async () => {
+    clear();
+    const olga = person("sub-olga", "Olga");
+    const amir = person("sub-amir", "Amir");
+    const a = (await add(svc.subscribe(), { label: "Olga's phone" }, olga)).body.id as string;
+    const b = (await add(svc.subscribe(), { label: "Amir's laptop" }, amir)).body.id as string;
+    const list = async (who: Record<string, string>) =>
+      ((await (await listDevices(call("GET", undefined, who), ctx({}))).json()) as { items: PushDevice[] }).items;
+    expect((await list(olga)).map((d) => [d.label, d.owner?.name])).toEqual([["Olga's phone", "Olga"]]);
+    expect((await list(amir)).map((d) => d.id)).toEqual([b]);
+    expect((await list(asToken)).map((d) => d.owner?.name)).toEqual(["Olga", "Amir"]);
+    // Someone else's device is not there, whatever the call.
+    expect((await patchDevice(call("PATCH", { turns: false }, olga), ctx({ subscriptionId: b }))).status).toBe(404);
+    expect((await testPush(post("/api/push/test", { id: b }, olga), ctx({}))).status).toBe(404);
+    expect((await unsubscribe(call("DELETE", undefined, olga), ctx({ subscriptionId: b }))).status).toBe(404);
+    expect(push.subscriptions.get(b)?.turns).toBe(true);
+    // Their own: yes.
+    expect((await patchDevice(call("PATCH", { turns: false }, olga), ctx({ subscriptionId: a }))).status).toBe(200);
+    expect((await unsubscribe(call("DELETE", undefined, amir), ctx({ subscriptionId: b }))).status).toBe(204);
+    expect((await list(asToken)).map((d) => [d.id, d.turns])).toEqual([[a, false]]);
+    clear();
   });
 });
 

@@ -3,13 +3,12 @@ import type https from "node:https";
 import type { PushDevice, PushPayload, PushTestResult } from "@/lib/push-api";
 import { knownSecrets } from "../redaction/redact";
 import { Redactor } from "../redaction/redactor";
-import { ApiError } from "../errors";
 import type { Hub } from "../hub/hub";
 import type { LiveStore } from "../store/store";
 import { pushServices } from "./allow-list";
 import { PushNotifier } from "./notifier";
 import { PushSender, topicFor } from "./sender";
-import { PushSubscriptions } from "./subscriptions";
+import { type PushViewer, PushSubscriptions } from "./subscriptions";
 import { vapidKeys, vapidSubject } from "./vapid";
 
 /** Web Push as the routes and the hub see it (docs/push.md). */
@@ -44,8 +43,8 @@ export class PushService {
     return vapidKeys(this.store).publicKey;
   }
 
-  list(): PushDevice[] {
-    return this.subscriptions.list();
+  list(viewer: PushViewer = { all: true }): PushDevice[] {
+    return this.subscriptions.list(viewer);
   }
 
   /** Like a share: the console's secrets, the built-in rules and the user's patterns are removed. */
@@ -53,9 +52,8 @@ export class PushService {
     return new Redactor(this.store.listRedactionPatterns(), knownSecrets()).value(p) as PushPayload;
   }
 
-  async test(id: string): Promise<PushTestResult> {
-    const sub = this.subscriptions.get(id);
-    if (!sub) throw ApiError.notFound("No such push subscription");
+  async test(id: string, viewer: PushViewer = { all: true }): Promise<PushTestResult> {
+    const sub = this.subscriptions.own(viewer, id);
     const tag = topicFor(`test\u0000${id}`);
     const outcome = await this.sender.send(sub, {
       payload: this.redact({ kind: "test", tag, title: "Switchboard", body: "Pushes reach this device.", url: "/" }),

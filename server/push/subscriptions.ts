@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { PersonRef } from "@/lib/model";
 import { MAX_PUSH_SUBSCRIPTIONS, type PushDevice, type PushSubscriptionBody } from "@/lib/push-api";
 import { ApiError } from "../errors";
 import type { LiveStore } from "../store/store";
@@ -23,6 +24,8 @@ const Stored = z.object({
   lastSentAt: z.number().nullable(),
   lastError: z.string().nullable(),
   turns: z.boolean(),
+  /** Who subscribed it; absent for a device from before people signed in (the console token's). */
+  owner: PersonRef.optional(),
 });
 export type StoredPushSubscription = z.infer<typeof Stored>;
 
@@ -48,7 +51,18 @@ export function publicDevice(s: StoredPushSubscription): PushDevice {
     lastSentAt: s.lastSentAt,
     lastError: s.lastError,
     turns: s.turns,
+    ...(s.owner ? { owner: s.owner } : {}),
   };
+}
+
+/**
+ * Who is asking (docs/push.md, "Whose devices"): a person sees, changes and removes only the
+ * devices they subscribed; the console token sees every device.
+ */
+export type PushViewer = { all: true } | { all: false; person: PersonRef };
+
+function mine(viewer: PushViewer, s: StoredPushSubscription): boolean {
+  return viewer.all || s.owner?.id === viewer.person.id;
 }
 
 export class PushSubscriptions {
@@ -70,15 +84,24 @@ export class PushSubscriptions {
     return v === undefined ? undefined : parse(v);
   }
 
-  list(): PushDevice[] {
-    return this.all().map(publicDevice);
+  /** A device the viewer may see (404 otherwise: someone else's device is not confirmed to exist). */
+  own(viewer: PushViewer, id: string): StoredPushSubscription {
+    const s = this.get(id);
+    if (!s || !mine(viewer, s)) throw ApiError.notFound("No such push subscription");
+    return s;
+  }
+
+  list(viewer: PushViewer = { all: true }): PushDevice[] {
+    return this.all()
+      .filter((s) => mine(viewer, s))
+      .map(publicDevice);
   }
 
   /**
    * Adds a device (or renews the one with the same endpoint, keeping its id). 400 with a sentence for
    * an endpoint off the allow-list or one too many.
    */
-  add(body: PushSubscriptionBody, now = Date.now()): { id: string; created: boolean } {
+  add(body: PushSubscriptionBody, now = Date.now(), owner?: PersonRef): { id: string; created: boolean } {
     const refusal = endpointRefusal(body.endpoint, this.services);
     if (refusal) throw ApiError.badRequest(refusal);
     const all = this.all();
@@ -97,14 +120,19 @@ export class PushSubscriptions {
       lastSentAt: same?.lastSentAt ?? null,
       lastError: null,
       turns: body.turns ?? same?.turns ?? true,
+      // A browser subscribed again by someone else is theirs now: it is the same device, signed in anew.
+      ...(owner ? { owner } : {}),
     };
     this.write(row);
     return { id: row.id, created: !same };
   }
 
-  update(id: string, patch: { turns?: boolean | undefined; label?: string | undefined }): PushDevice {
-    const s = this.get(id);
-    if (!s) throw ApiError.notFound("No such push subscription");
+  update(
+    id: string,
+    patch: { turns?: boolean | undefined; label?: string | undefined },
+    viewer: PushViewer = { all: true },
+  ): PushDevice {
+    const s = this.own(viewer, id);
     const row = {
       ...s,
       ...(patch.turns !== undefined ? { turns: patch.turns } : {}),
@@ -125,7 +153,9 @@ export class PushSubscriptions {
     this.write({ ...s, lastSentAt: error ? s.lastSentAt : at, lastError: error });
   }
 
-  remove(id: string): boolean {
+  remove(id: string, viewer: PushViewer = { all: true }): boolean {
+    const s = this.get(id);
+    if (!s || !mine(viewer, s)) return false;
     return this.store.deleteMeta(SUBSCRIPTION_PREFIX + id);
   }
 

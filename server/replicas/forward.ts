@@ -1,4 +1,5 @@
 import "server-only";
+import { ACTING_PERSON_HEADER, actingPerson, encodeActingPerson } from "../auth/acting-person";
 import { readBodyBytes } from "../body";
 import { ApiError, describeError, isApiError } from "../errors";
 import { log } from "../log";
@@ -26,6 +27,7 @@ const DROPPED_REQUEST = new Set([
   "sec-fetch-dest",
   "accept-encoding",
   FORWARDED_BY,
+  ACTING_PERSON_HEADER,
   ...Object.values(SIGNATURE_HEADERS),
 ]);
 /** Answer headers the fetch already undid (decompression, chunking). */
@@ -109,6 +111,9 @@ export async function forwardRequest(
   const incoming = new URL(req.url);
   const headers = new Headers();
   for (const [k, v] of req.headers) if (!DROPPED_REQUEST.has(k.toLowerCase())) headers.set(k, v);
+  // Who the request acts for, as this replica decided it (never a header the browser sent).
+  const who = actingPerson(req);
+  if (who) headers.set(ACTING_PERSON_HEADER, encodeActingPerson(who));
   // Where the browser reached the console (a share's link is made from it), as it would be here.
   if (!headers.has("x-forwarded-host") && req.headers.get("host"))
     headers.set("x-forwarded-host", req.headers.get("host")!);

@@ -1,8 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { redisPerFile } from "./redis-per-file";
-import { until } from "@/lib/testing/until";
+import { redisPerFile } from "../../testkit/redis-per-file";
+import { until } from "@/testkit/until";
+import { ACTING_PERSON_HEADER, setActingPerson } from "../auth/acting-person";
 import { isApiError } from "../errors";
 import { FORWARDED_BY, forwardRequest } from "./forward";
 import { Ownership } from "./ownership";
@@ -64,6 +65,41 @@ const keys = parseReplicaKeys("k".repeat(40));
 const self = (replicaId: string) => ({ replicaId, keys, peers: new PeerPolicy(undefined) });
 
 describe("forwarding to the owner", () => {
+  it("names the person the request acts for as this replica decided it, never as the browser said", async () => {
+    const seen: (string | undefined)[] = [];
+    const owner = http.createServer((req, res) => {
+      seen.push(req.headers[ACTING_PERSON_HEADER] as string | undefined);
+      req.resume();
+      req.on("end", () => res.writeHead(202, { "content-type": "application/json" }).end("{}"));
+    });
+    await new Promise<void>((resolve) => owner.listen(0, "127.0.0.1", resolve));
+    const { port } = owner.address() as AddressInfo;
+    const forged = Buffer.from(JSON.stringify({ id: "sub-amir", name: "Amir" })).toString("base64url");
+    const make = () =>
+      new Request("http://b.example/api/backends/zot/sessions/s1/prompt", {
+        method: "POST",
+        headers: { "content-type": "application/json", [ACTING_PERSON_HEADER]: forged },
+        body: JSON.stringify({ parts: [{ type: "text", text: "hi" }] }),
+      });
+    try {
+      const named = make();
+      setActingPerson(named, { id: "sub-olga", name: "Olga" });
+      expect((await forwardRequest(named, { url: `http://127.0.0.1:${port}`, replicaId: "A" }, self("B"))).status).toBe(
+        202,
+      );
+      expect(
+        (await forwardRequest(make(), { url: `http://127.0.0.1:${port}`, replicaId: "A" }, self("B"))).status,
+      ).toBe(202);
+    } finally {
+      owner.close();
+    }
+    expect(JSON.parse(Buffer.from(seen[0] ?? "", "base64url").toString("utf8"))).toEqual({
+      id: "sub-olga",
+      name: "Olga",
+    });
+    expect(seen[1]).toBeUndefined();
+  });
+
   it("sends the same request signed for the owner instead of the cookie (never the console token), and streams the answer", async () => {
     const seen: { method?: string; url?: string; headers?: http.IncomingHttpHeaders; body?: string } = {};
     const owner = http.createServer((req, res) => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GlobalEvent } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { admitPeers } from "../auth/peer-admission";
 import type { BackendRegistry } from "../backends/registry";
 import type { Hub } from "../hub/hub";
@@ -20,7 +20,7 @@ import { PeerPolicy } from "./peers";
 import { parseReplicaKeys, signRequest, VALIDITY_MS } from "./replica-auth";
 import { acceptReplicaRequest, admitReplicaRequest, fromReplica, setReplicaGate } from "./replica-gate";
 import { replicaMode } from "./replica-mode";
-import { redisPerFile } from "./redis-per-file";
+import { redisPerFile } from "../../testkit/redis-per-file";
 import { RedisSessionJournal } from "./session-journal";
 import { MAX_FRAME_BYTES, SessionLog } from "./session-log";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { redisPerFile } from "./redis-per-file";
-import { until } from "@/lib/testing/until";
+import { redisPerFile } from "../../testkit/redis-per-file";
+import { until } from "@/testkit/until";
 import { BackendLease, leaseHolder } from "./lease";
 import { LogChannel } from "./log-channel";
 import { RedisWindowLimiter } from "./redis-limiter";

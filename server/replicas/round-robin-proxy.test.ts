@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, expect, it } from "vitest";
-import { type RoundRobinProxy, startRoundRobinProxy } from "../../e2e/fixtures/round-robin-proxy";
+import { type RoundRobinProxy, startRoundRobinProxy } from "../../testkit/round-robin-proxy";
 
 const servers: http.Server[] = [];
 let proxy: RoundRobinProxy | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { redisPerFile } from "./redis-per-file";
+import { redisPerFile } from "../../testkit/redis-per-file";
 import type { Message, Session, WireEvent } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { applyAll, stateFromSnapshot } from "@/lib/timeline/reducer";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { Hub } from "../hub/hub";

@@ -6,7 +6,7 @@ import { consoleAuth, login, LOGIN_LIMIT, shareAuthState } from "../auth/console
 import { SlowLane } from "../auth/rate-limit";
 import { isApiError } from "../errors";
 import { RedisWindowLimiter } from "./redis-limiter";
-import { redisPerFile } from "./redis-per-file";
+import { redisPerFile } from "../../testkit/redis-per-file";
 
 const redis = redisPerFile();
 

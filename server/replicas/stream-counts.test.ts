@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redisPerFile } from "./redis-per-file";
+import { redisPerFile } from "../../testkit/redis-per-file";
 import { StreamQuota } from "../shares/stream-quota";
 import { SharedStreamCounts } from "./stream-counts";
 

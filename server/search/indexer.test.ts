@@ -4,7 +4,7 @@ import { stateFromSnapshot } from "@/lib/timeline/reducer";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { SqliteStore } from "../store/sqlite-store";
 import { SearchIndexer } from "./indexer";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { ftsQuery } from "./query";
 
 const session = (id: string, title: string, updatedAt: number): Session => ({

@@ -3,6 +3,7 @@
  * queries answer 200, bad parameters the error shape, pages follow their cursor, deleting a session
  * through the console drops its entries, and the setting re-indexes without tool outputs.
  */
+import { TerminalManager } from "@/server/workspace/terminals";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SearchPage, SearchStatus } from "@/lib/api";
 import type { Backend, Message, Session } from "@/lib/model";
@@ -13,6 +14,7 @@ import { Hub } from "../hub/hub";
 import { localSessionSource } from "../hub/session-source";
 import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
+import { Attribution } from "../sessions/attribution";
 import { SqliteStore } from "../store/sqlite-store";
 import { SearchIndexer } from "./indexer";
 import { PushService } from "../push/service";
@@ -122,10 +124,12 @@ beforeAll(async () => {
     hub,
     backends,
     lineage,
+    attribution: new Attribution(store),
     search,
     push: new PushService(store, hub),
     sessions: localSessionSource(hub),
     sharing: { streams: shareStreamQuota() },
+    terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},
   };

@@ -1,24 +1,28 @@
 import "server-only";
 import type { SessionTree, TreeNode } from "@/lib/api";
-import type { Session } from "@/lib/model";
+import type { PersonRef, Session } from "@/lib/model";
 import type { ConsoleApp } from "../app";
 import { capability } from "../capability";
 import { isApiError } from "../errors";
 import { log } from "../log";
 
 type Deps = Pick<ConsoleApp, "backends" | "hub" | "lineage">;
+type ForkDeps = Deps & Pick<ConsoleApp, "attribution">;
 
 /** Fork a session (from a message, or whole), record the lineage, and announce the new session. */
 export async function forkSession(
-  app: Deps,
+  app: ForkDeps,
   backendId: string,
   sessionId: string,
   messageId?: string,
+  /** Who forked it: the new session's creator (docs/people.md, "Attribution"). */
+  by?: PersonRef,
 ): Promise<Session> {
   const adapter = app.backends.require(backendId);
   const fork = capability(adapter, "fork", adapter.fork);
   const created = await fork(sessionId, messageId);
   app.lineage.record(backendId, created.id, { sessionId, ...(messageId ? { messageId } : {}) });
+  if (by) app.attribution.sessionCreated(backendId, created.id, by);
   const session = app.lineage.decorate(backendId, created);
   app.hub.publish(backendId, session.id, { type: "session.updated", session });
   return session;

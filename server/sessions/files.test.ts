@@ -3,6 +3,7 @@
  * `…/files` route against stub adapters (backend search, workspace fallback, roots, capability),
  * and the prompt route's confinement of `file://` parts to the session's directory.
  */
+import { TerminalManager } from "@/server/workspace/terminals";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,6 +18,7 @@ import { Hub } from "../hub/hub";
 import { localSessionSource } from "../hub/session-source";
 import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
+import { Attribution } from "./attribution";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 import { clearFileListings, listFiles, rankFiles, runRg } from "./files";
@@ -184,10 +186,12 @@ beforeAll(() => {
     hub,
     backends,
     lineage,
+    attribution: new Attribution(store),
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
     sessions: localSessionSource(hub),
     sharing: { streams: shareStreamQuota() },
+    terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},
   };

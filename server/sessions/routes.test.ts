@@ -3,6 +3,7 @@
  * and lineage): capabilities gate every action with a 409 and its reason, forks record lineage,
  * the tree follows forks and subagents, exports download.
  */
+import { TerminalManager } from "@/server/workspace/terminals";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTree } from "@/lib/api";
 import type { Backend, Capabilities, Message, Session } from "@/lib/model";
@@ -13,6 +14,7 @@ import { Hub } from "../hub/hub";
 import { localSessionSource } from "../hub/session-source";
 import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
+import { Attribution } from "./attribution";
 import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 import { PushService } from "../push/service";
@@ -155,10 +157,12 @@ beforeAll(() => {
     hub,
     backends,
     lineage,
+    attribution: new Attribution(store),
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
     sessions: localSessionSource(hub),
     sharing: { streams: shareStreamQuota() },
+    terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},
   };

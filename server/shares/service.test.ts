@@ -117,6 +117,15 @@ describe("share service", () => {
     expect(ctx.svc.list({ state: "all" })[0]).not.toHaveProperty("token");
   });
 
+  it("says who made a share, in the list and the answer", async () => {
+    const olga = { id: "sub-olga", name: "Olga" };
+    const created = await ctx.svc.create(body(), "", olga);
+    expect(created.createdBy).toEqual(olga);
+    expect(ctx.svc.list({ state: "all" }).find((s) => s.id === created.id)?.createdBy).toEqual(olga);
+    const anonymous = await ctx.svc.create(body(), "");
+    expect(anonymous).not.toHaveProperty("createdBy");
+  });
+
   it("serves a redacted snapshot by token", async () => {
     const { token } = await ctx.svc.create(body(), "");
     const snap = await ctx.svc.snapshot(ctx.svc.resolve(token, "ip"));

@@ -16,7 +16,7 @@ import {
   type ShareState,
   type ShareStreamEvent,
 } from "@/lib/api";
-import type { WireEvent } from "@/lib/model";
+import type { PersonRef, WireEvent } from "@/lib/model";
 import { knownSecrets, secretsVersion } from "../redaction/redact";
 import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../redaction/redactor";
 import { FailureLimiter } from "../auth/failure-limiter";
@@ -70,6 +70,7 @@ function info(s: StoredShare, now: number): ShareInfo {
     ...(s.lastAccessAt !== undefined ? { lastAccessAt: s.lastAccessAt } : {}),
     accessCount: s.accessCount,
     state: shareState(s, now),
+    ...(s.createdBy ? { createdBy: s.createdBy } : {}),
   };
 }
 
@@ -287,7 +288,7 @@ export class ShareService {
     };
   }
 
-  async create(body: CreateShareBody, origin: string): Promise<CreatedShare> {
+  async create(body: CreateShareBody, origin: string, createdBy?: PersonRef): Promise<CreatedShare> {
     const ch = await this.channel(body.backendId, body.sessionId);
     if (!ch.state.session) throw ApiError.notFound(`Unknown session: ${body.sessionId}`);
     const scope = this.scopeOf(ch, body.upToMessageId);
@@ -311,6 +312,7 @@ export class ShareService {
       createdAt: now,
       expiresAt: seconds === null ? null : now + seconds * 1000,
       accessCount: 0,
+      ...(createdBy ? { createdBy } : {}),
     };
     let frozen: string | undefined;
     if (!share.live) {
@@ -364,13 +366,13 @@ export class ShareService {
    * `POST /api/shares`: a live share is made on the console that runs its session (replica mode: the
    * request is sent there, and the share read back here before its link is handed out).
    */
-  async createFor(req: Request, body: CreateShareBody, origin: string): Promise<Response> {
+  async createFor(req: Request, body: CreateShareBody, origin: string, createdBy?: PersonRef): Promise<Response> {
     if (this.remote?.runsElsewhere(body.backendId)) {
       const made = await this.remote.forward(req, body.backendId, body);
       if (made.ok) await this.refreshShares();
       return made;
     }
-    const created = await this.create(body, origin);
+    const created = await this.create(body, origin, createdBy);
     // Made for another console: it reads the share back as soon as it has the answer.
     if (this.fromPeer(req)) await this.written();
     return Response.json(created, { status: 201, headers: { "cache-control": "no-store" } });

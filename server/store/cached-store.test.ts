@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { until } from "@/lib/testing/until";
-import { type PostgresServer, startPostgres } from "../../e2e/fixtures/postgres-server";
+import { until } from "@/testkit/until";
+import { type PostgresServer, startPostgres } from "../../testkit/postgres-server";
 import { CachedStore } from "./cached-store";
 import { PostgresStore } from "./postgres-store";
 import type { StoredShare } from "./store";
 
-/** Two consoles on one real PostgreSQL (e2e/fixtures/postgres-server.ts), each with its CachedStore. */
+/** Two consoles on one real PostgreSQL (testkit/postgres-server.ts), each with its CachedStore. */
 let server: PostgresServer;
 const stores: CachedStore[] = [];
 beforeAll(async () => {

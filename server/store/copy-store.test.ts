@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Session } from "@/lib/model";
-import { type PostgresServer, startPostgres } from "../../e2e/fixtures/postgres-server";
+import { type PostgresServer, startPostgres } from "../../testkit/postgres-server";
 import { ftsQuery } from "../search/query";
 import { copyStore } from "./copy-store";
 import { PostgresStore } from "./postgres-store";

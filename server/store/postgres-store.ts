@@ -108,6 +108,9 @@ const MIGRATIONS: string[] = [
    );`,
   // 2: the audit log (issue 44)
   POSTGRES_AUDIT_MIGRATION,
+  // 3: who made each share (issue 44)
+  `ALTER TABLE shares ADD COLUMN created_by_id TEXT;
+   ALTER TABLE shares ADD COLUMN created_by_name TEXT;`,
 ];
 
 /** BIGINT (oid 20) as a number: every BIGINT here is epoch milliseconds or a count. */
@@ -260,7 +263,7 @@ export class PostgresStore implements AsyncStore {
   async insertShare(s: StoredShare, frozen?: string): Promise<void> {
     await this.pool.query(
       `INSERT INTO shares (${SHARE_COLUMNS}, frozen_snapshot)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
       [
         s.id,
         s.tokenHash,
@@ -276,6 +279,8 @@ export class PostgresStore implements AsyncStore {
         s.revokedAt ?? null,
         s.lastAccessAt ?? null,
         s.accessCount,
+        s.createdBy?.id ?? null,
+        s.createdBy?.name ?? null,
         frozen ?? null,
       ],
     );

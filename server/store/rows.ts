@@ -41,10 +41,12 @@ export interface ShareRow {
   revoked_at: number | null;
   last_access_at: number | null;
   access_count: number;
+  created_by_id: string | null;
+  created_by_name: string | null;
 }
 
 export const SHARE_COLUMNS =
-  "id, token_hash, backend_id, session_id, session_title, up_to_message_id, up_to_created_at, live, include_tool_output, created_at, expires_at, revoked_at, last_access_at, access_count";
+  "id, token_hash, backend_id, session_id, session_title, up_to_message_id, up_to_created_at, live, include_tool_output, created_at, expires_at, revoked_at, last_access_at, access_count, created_by_id, created_by_name";
 
 export function shareFromRow(r: ShareRow): StoredShare {
   return {
@@ -62,6 +64,7 @@ export function shareFromRow(r: ShareRow): StoredShare {
     ...(r.revoked_at !== null ? { revokedAt: r.revoked_at } : {}),
     ...(r.last_access_at !== null ? { lastAccessAt: r.last_access_at } : {}),
     accessCount: r.access_count,
+    ...(r.created_by_id ? { createdBy: { id: r.created_by_id, name: r.created_by_name ?? "" } } : {}),
   };
 }
 

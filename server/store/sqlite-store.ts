@@ -112,6 +112,9 @@ const MIGRATIONS: string[] = [
    );`,
   // 6: the audit log (issue 44)
   SQLITE_AUDIT_MIGRATION,
+  // 7: who made each share (issue 44)
+  `ALTER TABLE shares ADD COLUMN created_by_id TEXT;
+   ALTER TABLE shares ADD COLUMN created_by_name TEXT;`,
 ];
 
 export class SqliteStore implements Store {
@@ -185,7 +188,7 @@ export class SqliteStore implements Store {
   insertShare(s: StoredShare, frozen?: string): void {
     this.db
       .prepare(
-        `INSERT INTO shares (${SHARE_COLUMNS}, frozen_snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO shares (${SHARE_COLUMNS}, frozen_snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         s.id,
@@ -202,6 +205,8 @@ export class SqliteStore implements Store {
         s.revokedAt ?? null,
         s.lastAccessAt ?? null,
         s.accessCount,
+        s.createdBy?.id ?? null,
+        s.createdBy?.name ?? null,
         frozen ?? null,
       );
   }

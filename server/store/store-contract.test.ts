@@ -5,7 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, Session } from "@/lib/model";
-import { startPostgres, type PostgresServer } from "../../e2e/fixtures/postgres-server";
+import { startPostgres, type PostgresServer } from "../../testkit/postgres-server";
 import { ftsQuery } from "../search/query";
 import { type AsyncStore, asAsync } from "./async-store";
 import { CachedStore } from "./cached-store";
@@ -15,7 +15,7 @@ import type { StoredShare } from "./store";
 
 /**
  * One contract, two engines: every check runs on SQLite (the embedded default) and on a real
- * PostgreSQL server started for this file (e2e/fixtures/postgres-server.ts).
+ * PostgreSQL server started for this file (testkit/postgres-server.ts).
  */
 
 const session: Session = { id: "s1", backendId: "b1", title: "Hello", createdAt: 1, updatedAt: 2, status: "idle" };
@@ -119,6 +119,15 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
       expect(await store.frozenSnapshot("sh1")).toBeUndefined();
       await store.dropFrozenSnapshot("sh2");
       expect(await store.frozenSnapshot("sh2")).toBeUndefined();
+    });
+
+    it("shares keep who made them; a share from before people signed in has nobody", async () => {
+      const olga = { id: "sub-olga", name: "Olga" };
+      await store.insertShare({ ...share("sh-by", 30), tokenHash: "hash-by", createdBy: olga });
+      expect((await store.getShare("sh-by"))?.createdBy).toEqual(olga);
+      expect((await store.shareByTokenHash("hash-by"))?.createdBy).toEqual(olga);
+      expect((await store.listShares()).find((s) => s.id === "sh-by")?.createdBy).toEqual(olga);
+      expect(await store.getShare("sh1")).not.toHaveProperty("createdBy");
     });
 
     it("redaction patterns in creation order", async () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import type { BackendDefinition } from "@/lib/api";
-import type { Message, Session, Todo } from "@/lib/model";
+import type { Message, PersonRef, Session, Todo } from "@/lib/model";
 import type { AuditEntry, AuditQuery } from "@/lib/people";
 
 export interface StoredBackend {
@@ -38,6 +38,8 @@ export interface StoredShare {
   revokedAt?: number;
   lastAccessAt?: number;
   accessCount: number;
+  /** Who made the share (docs/people.md); absent for shares from before people signed in. */
+  createdBy?: PersonRef;
 }
 
 export interface StoredRedactionPattern {

@@ -1,5 +1,5 @@
 import { CreateShareBody, EmptyQuery, ListSharesQuery } from "@/lib/api";
-import { json, readBody, readQuery, route } from "@/server/http";
+import { json, readBody, readQuery, requestPerson, route } from "@/server/http";
 import { requestOrigin, shares } from "@/server/shares";
 
 export const dynamic = "force-dynamic";
@@ -14,5 +14,5 @@ export const GET = route(async (req) => {
 export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, CreateShareBody);
-  return (await shares()).createFor(req, body, requestOrigin(req));
+  return (await shares()).createFor(req, body, requestOrigin(req), requestPerson(req));
 });

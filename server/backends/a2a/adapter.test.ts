@@ -1,5 +1,5 @@
 /**
- * The A2A adapter against the test A2A server (e2e/fixtures/a2a-server.ts) where the conformance
+ * The A2A adapter against the test A2A server (testkit/a2a-server.ts) where the conformance
  * suite does not reach: an agent that does not stream (`message/send` + `tasks/get`), and an
  * opencode-a2a interrupt answered after its binding expired.
  */
@@ -7,13 +7,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { until } from "@/lib/testing/until";
-import { opencodeBridge } from "../../../e2e/fixtures/a2a-opencode-bridge";
-import { plainAgent } from "../../../e2e/fixtures/a2a-plain-agent";
-import { startA2aServer, type A2aServer } from "../../../e2e/fixtures/a2a-server";
-import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../../../e2e/fixtures/opencode-env";
-import { startOpencodeServer, type OpencodeServer } from "../../../e2e/fixtures/opencode-server";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
+import { until } from "@/testkit/until";
+import { opencodeBridge } from "../../../testkit/a2a-opencode-bridge";
+import { plainAgent } from "../../../testkit/a2a-plain-agent";
+import { startA2aServer, type A2aServer } from "../../../testkit/a2a-server";
+import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../../../testkit/opencode-env";
+import { startOpencodeServer, type OpencodeServer } from "../../../testkit/opencode-server";
+import { startScriptedModel, type ScriptedModel } from "../../../testkit/scripted-model";
 import { isApiError } from "../../errors";
 import { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plainAgent } from "../../../e2e/fixtures/a2a-plain-agent";
-import { startA2aServer, type A2aServer } from "../../../e2e/fixtures/a2a-server";
+import { plainAgent } from "../../../testkit/a2a-plain-agent";
+import { startA2aServer, type A2aServer } from "../../../testkit/a2a-server";
 import { isApiError } from "../../errors";
 import { previewAgent } from "./client";
 

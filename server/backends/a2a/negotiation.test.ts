@@ -1,7 +1,7 @@
 /**
  * Extension negotiation with opencode-a2a 1.0 (docs/backends/a2a.md, "Versions and negotiation"):
  * the console names the extensions it uses in `A2A-Extensions` (through the SDK's
- * `withA2AExtensions`), and the 1.0 bridge (e2e/fixtures/a2a-opencode-bridge.ts, `release: "1.0"`)
+ * `withA2AExtensions`), and the 1.0 bridge (testkit/a2a-opencode-bridge.ts, `release: "1.0"`)
  * strips the shared metadata of every extension not named, as opencode-a2a's
  * src/opencode_a2a/extension_negotiation.py (8aa02a7) does. No OpenCode is needed: the card, the
  * interrupt listings and stored tasks are the bridge's own.
@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Task } from "@a2a-js/sdk";
 import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
 import { ServerCallContext } from "@a2a-js/sdk/server";
-import { TaskState } from "../../../e2e/fixtures/a2a-events";
-import { opencodeBridge, uri10, type OpencodeBridge } from "../../../e2e/fixtures/a2a-opencode-bridge";
-import { startA2aServer, type A2aServer } from "../../../e2e/fixtures/a2a-server";
+import { TaskState } from "../../../testkit/a2a-events";
+import { opencodeBridge, uri10, type OpencodeBridge } from "../../../testkit/a2a-opencode-bridge";
+import { startA2aServer, type A2aServer } from "../../../testkit/a2a-server";
 import { boundedFetch } from "./bounded-fetch";
 import { fetchAgentCard } from "./card";
 import { A2aConnection, rpcFailure } from "./client";

@@ -8,7 +8,7 @@ import {
   type ToolBlock,
 } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { fixtureLines } from "../shared/testing";
+import { fixtureLines } from "../../../testkit/adapter-harness";
 import { adoptListedIds, historyMessages, historyWindow, listedSession, mergeHistory, recoveredAsk } from "./listings";
 import { toFrame } from "./frames";
 import {

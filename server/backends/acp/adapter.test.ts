@@ -9,10 +9,10 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Session, ToolBlock } from "@/lib/model";
 import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { isApiError } from "../../errors";
 import { SqliteStore } from "../../store/sqlite-store";
-import { RecordingSink } from "../shared/testing";
+import { RecordingSink } from "../../../testkit/adapter-harness";
 import { AcpAdapter, type AcpAdapterOptions } from "./adapter";
 
 const FAKE = path.join(import.meta.dirname, "testing", "fake-agent.mjs");

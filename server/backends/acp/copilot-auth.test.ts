@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import type { Backend } from "@/lib/model";
-import { COPILOT_BIN } from "../../../e2e/fixtures/acp-env";
+import { COPILOT_BIN } from "../../../testkit/acp-env";
 import { isApiError } from "../../errors";
 import { SqliteStore } from "../../store/sqlite-store";
 import { AcpAdapter } from "./adapter";

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import type { Backend } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { SqliteStore } from "../../store/sqlite-store";
 import { AcpAdapter } from "./adapter";
 

@@ -15,7 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { afterAll, expect, it } from "vitest";
 import type { Backend } from "@/lib/model";
-import { claudeCodeAgent, codexAgent } from "../../../e2e/fixtures/acp-vendor-env";
+import { claudeCodeAgent, codexAgent } from "../../../testkit/acp-vendor-env";
 import { SqliteStore } from "../../store/sqlite-store";
 import { AcpAdapter } from "./adapter";
 

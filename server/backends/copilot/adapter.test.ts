@@ -1,17 +1,17 @@
 /**
  * The Copilot headless adapter on the real pinned CLI (`copilot --headless --stdio`, isolated
- * COPILOT_HOME; e2e/fixtures/copilot-env.ts): what the browser tests in e2e/copilot.spec.ts do not
+ * COPILOT_HOME; testkit/copilot-env.ts): what the browser tests in e2e/copilot.spec.ts do not
  * show — readiness without a login, compaction, the per-session reasoning effort and mode, a
  * slash command handed back by the CLI's command queue (`command.queued`).
  */
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolBlock } from "@/lib/model";
-import { until } from "@/lib/testing/until";
-import { copilotHeadless, type CopilotHeadlessSetup } from "../../../e2e/fixtures/copilot-env";
-import { createWorkspace } from "../../../e2e/fixtures/opencode-env";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
-import { RecordingSink } from "../shared/testing";
+import { until } from "@/testkit/until";
+import { copilotHeadless, type CopilotHeadlessSetup } from "../../../testkit/copilot-env";
+import { createWorkspace } from "../../../testkit/opencode-env";
+import { startScriptedModel, type ScriptedModel } from "../../../testkit/scripted-model";
+import { RecordingSink } from "../../../testkit/adapter-harness";
 import { CopilotAdapter } from "./adapter";
 
 process.env.SWITCHBOARD_LOG ??= "silent";

@@ -1,5 +1,5 @@
 /**
- * The Opal adapter against the protocol-faithful fake `opal-server` (e2e/fixtures/fake-opal.ts) and
+ * The Opal adapter against the protocol-faithful fake `opal-server` (testkit/fake-opal.ts) and
  * the scripted model, through the real hub: what the conformance suite does not cover —
  * `client/confirm` as a permission card with its actions, `client/input` (sensitive, never in the
  * record), sub-agents as child sessions under the parent's tool card, tasks as the plan, a branch
@@ -9,17 +9,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { knownSecrets } from "../../redaction/redact";
 import { isApiError } from "../../errors";
 import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";
-import { registerAdapterHarness } from "../shared/testing";
+import { registerAdapterHarness } from "../../../testkit/adapter-harness";
 import { OpalAdapter } from "./adapter";
 import type { OpalAdapterOptions } from "./options";
 import { opalKeysKey } from "./api-keys";
 
-const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
+const OPAL = path.resolve(import.meta.dirname, "../../../testkit/fake-opal-bin/opal-server");
 
 const h = registerAdapterHarness("sb-opal-");
 let home: string;
@@ -340,7 +340,7 @@ describe("Opal adapter", () => {
   it("an edit's structured diff is the tool's diff, the turn's changes and the review's patch; a tasks view does not replace the plan", async () => {
     const r = await started();
     fs.writeFileSync(path.join(h.workspace, "review-me.txt"), "a\nb\nc\n");
-    const { lineHash } = await import("../../../e2e/fixtures/fake-opal-agent");
+    const { lineHash } = await import("../../../testkit/fake-opal-agent");
     h.model.enqueue(
       {
         toolCalls: [

@@ -1,5 +1,5 @@
 /**
- * The fake `opal-server` (e2e/fixtures/fake-opal.ts) behaves as Opal's source does (matteing/opal at
+ * The fake `opal-server` (testkit/fake-opal.ts) behaves as Opal's source does (matteing/opal at
  * the commit docs/backends/opal.md names: `opal/lib/opal/rpc/server.ex`, `agent/agent.ex`,
  * `diff.ex`, the tools): framing, error codes, snake_case fields, event order, server→client
  * requests, one request at a time, errors without `agent_end`, the quirks. The adapter's tests,
@@ -10,11 +10,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
-import { until } from "@/lib/testing/until";
-import { onLines } from "../shared/testing";
+import { startScriptedModel, type ScriptedModel } from "../../../testkit/scripted-model";
+import { until } from "@/testkit/until";
+import { onLines } from "../../../testkit/adapter-harness";
 
-const OPAL = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-opal-bin/opal-server");
+const OPAL = path.resolve(import.meta.dirname, "../../../testkit/fake-opal-bin/opal-server");
 type Frame = Record<string, unknown> & {
   id?: unknown;
   method?: string;
@@ -368,7 +368,7 @@ describe("fake opal-server: Opal's wire and behaviour (rpc/server.ex, agent/agen
   it("a failing tool's error is Elixir-quoted; edit_file and write_file report diff.ex's structured diff", async () => {
     model.reset();
     fs.writeFileSync(path.join(cwd, "edit-me.txt"), "alpha\nbeta\ngamma\n");
-    const { lineHash } = await import("../../../e2e/fixtures/fake-opal-agent");
+    const { lineHash } = await import("../../../testkit/fake-opal-agent");
     model.enqueue(
       { toolCalls: [{ name: "bash", arguments: { command: "echo out; exit 3" } }] },
       {

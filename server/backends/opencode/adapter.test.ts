@@ -6,10 +6,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Backend, TimelineEvent } from "@/lib/model";
 import { apply, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { startFakeOpencode, type FakeOpencode } from "../../../e2e/fixtures/fake-opencode";
+import { startFakeOpencode, type FakeOpencode } from "../../../testkit/fake-opencode";
 import type { EventSink, LoadedSession } from "../types";
 import { OpencodeAdapter } from "./adapter";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 
 process.env.SWITCHBOARD_LOG ??= "silent";
 

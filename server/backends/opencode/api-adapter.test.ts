@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Backend, TimelineEvent } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import type { EventSink, LoadedSession } from "../types";
 import { OpencodeAdapter } from "./adapter";
 

@@ -19,7 +19,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Backend, Interrupt, TimelineEvent } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import type { EventSink, LoadedSession } from "../types";
 import { OpencodeAdapter } from "./adapter";
 

@@ -8,7 +8,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import type { Backend } from "@/lib/model";
 import type { EventSink } from "../types";
 import { OpencodeAdapter } from "./adapter";

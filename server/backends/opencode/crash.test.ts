@@ -17,11 +17,11 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message } from "@/lib/model";
-import { until } from "@/lib/testing/until";
-import { startGateProxy, type GateMode, type GateProxy } from "../../../e2e/fixtures/gate-proxy";
-import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../../../e2e/fixtures/opencode-env";
-import { startOpencodeServer, type OpencodeServer } from "../../../e2e/fixtures/opencode-server";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
+import { until } from "@/testkit/until";
+import { startGateProxy, type GateMode, type GateProxy } from "../../../testkit/gate-proxy";
+import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../../../testkit/opencode-env";
+import { startOpencodeServer, type OpencodeServer } from "../../../testkit/opencode-server";
+import { startScriptedModel, type ScriptedModel } from "../../../testkit/scripted-model";
 import { Hub } from "../../hub/hub";
 import { OpencodeAdapter } from "./adapter";
 

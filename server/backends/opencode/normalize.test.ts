@@ -9,7 +9,7 @@ import {
   type ToolBlock,
 } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { completedTool, fixtureLines } from "../shared/testing";
+import { completedTool, fixtureLines } from "../../../testkit/adapter-harness";
 import {
   keepShownText,
   normalizeEvent,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { BackendStatus } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { isApiError } from "../../errors";
 import { AgentProcess, type AgentProcessOptions } from "./agent-process";
 import { ndjsonFraming, ndjsonLines } from "./framing";

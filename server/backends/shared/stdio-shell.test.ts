@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Backend, Capabilities, TimelineEvent } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { isApiError } from "../../errors";
 import type { EventSink } from "../types";
 import { ndjsonFraming, ndjsonLines } from "./framing";

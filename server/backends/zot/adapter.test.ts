@@ -1,5 +1,5 @@
 /**
- * The zot adapter against the protocol-faithful fake `zot rpc` (e2e/fixtures/fake-zot.ts) and the
+ * The zot adapter against the protocol-faithful fake `zot rpc` (testkit/fake-zot.ts) and the
  * scripted model, through the real hub: what the conformance suite does not cover — the token
  * handshake, another protocol version, a missing credential, the earlier conversation given to a new
  * process, model switching, compaction with either ending, queued prompts, an agent that ignores
@@ -9,14 +9,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Message, ToolBlock } from "@/lib/model";
-import { until } from "@/lib/testing/until";
+import { until } from "@/testkit/until";
 import { isApiError } from "../../errors";
 import type { Hub } from "../../hub/hub";
 import { SqliteStore } from "../../store/sqlite-store";
-import { registerAdapterHarness } from "../shared/testing";
+import { registerAdapterHarness } from "../../../testkit/adapter-harness";
 import { ZotAdapter, type ZotAdapterOptions } from "./adapter";
 
-const ZOT = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-zot-bin/zot");
+const ZOT = path.resolve(import.meta.dirname, "../../../testkit/fake-zot-bin/zot");
 
 const h = registerAdapterHarness("sb-zot-");
 
@@ -373,7 +373,7 @@ describe("zot adapter: sessions", () => {
   });
 
   it("terva (zot's successor): a tool turn with its usage, a prompt its guard refuses shown with the reason, a model failure shown, and the next prompt works", async () => {
-    const TERVA = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-zot-bin/terva");
+    const TERVA = path.resolve(import.meta.dirname, "../../../testkit/fake-zot-bin/terva");
     const r = await started({ command: [TERVA, ...zotCommand().slice(1)] });
     const s = await r.adapter.createSession({});
     h.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: "echo from-terva" } }] }, { text: "Ran it." });

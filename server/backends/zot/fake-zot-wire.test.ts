@@ -1,5 +1,5 @@
 /**
- * The fake `zot rpc` (e2e/fixtures/fake-zot.ts) speaks zot's wire as zot's RPC document describes
+ * The fake `zot rpc` (testkit/fake-zot.ts) speaks zot's wire as zot's RPC document describes
  * it (docs/rpc.md of patriceckhart/zot, at the commit docs/backends/zot.md names; its examples kept
  * here as literal frames), and only the events it lists, but for the optional argument streaming
  * (`FAKE_ZOT_STREAM_TOOL_ARGS=1`, tested both ways): the tests of the adapter, the conformance
@@ -12,11 +12,11 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedModel, type ScriptedModel } from "../../../e2e/fixtures/scripted-model";
-import { until } from "@/lib/testing/until";
-import { onLines } from "../shared/testing";
+import { startScriptedModel, type ScriptedModel } from "../../../testkit/scripted-model";
+import { until } from "@/testkit/until";
+import { onLines } from "../../../testkit/adapter-harness";
 
-const ZOT = path.resolve(import.meta.dirname, "../../../e2e/fixtures/fake-zot-bin/zot");
+const ZOT = path.resolve(import.meta.dirname, "../../../testkit/fake-zot-bin/zot");
 type Frame = Record<string, unknown>;
 
 class Zot {

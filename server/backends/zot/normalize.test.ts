@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TimelineEvent, type Message, type TextBlock, type ToolBlock } from "@/lib/model";
 import { applyAll, emptyState, type SessionState } from "@/lib/timeline/reducer";
-import { completedTool } from "../shared/testing";
+import { completedTool } from "../../../testkit/adapter-harness";
 import { applyZotEvent, beginCompaction, beginTurn, endTurn, GENERIC_ERROR } from "./normalize";
 import { editDiffs, parsePartialJson, splitExit } from "./tools";
 

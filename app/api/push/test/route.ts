@@ -1,7 +1,7 @@
 import { EmptyQuery } from "@/lib/api";
 import { MAX_PUSH_BODY_BYTES, PushTestBody } from "@/lib/push-api";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { push } from "@/server/push";
+import { push, pushViewer } from "@/server/push";
 
 export const dynamic = "force-dynamic";
 
@@ -9,5 +9,5 @@ export const dynamic = "force-dynamic";
 export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
   const { id } = await readBody(req, PushTestBody, MAX_PUSH_BODY_BYTES);
-  return json(await (await push()).test(id));
+  return json(await (await push()).test(id, pushViewer(req)));
 });

@@ -1,7 +1,7 @@
 import { CreateSessionBody, EmptyQuery, ListSessionsQuery } from "@/lib/api";
-import { resolveWorkspaceDir } from "@/server/auth/workspace";
-import { json, readBody, readQuery, route } from "@/server/http";
+import { json, readBody, readQuery, requestPerson, route } from "@/server/http";
 import { app, type BackendParams } from "@/server/app-access";
+import { createSession } from "@/server/workspace/sessions";
 
 export const dynamic = "force-dynamic";
 
@@ -15,11 +15,14 @@ export const GET = route<BackendParams>(async (req, { backendId }) => {
 export const POST = route<BackendParams>(async (req, { backendId }) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, CreateSessionBody);
-  const { backends, hub, config } = await app();
-  const adapter = backends.require(backendId);
-  // Realpath'd and kept inside the workspace roots, symlinks included (403 otherwise).
-  if (body.directory !== undefined) body.directory = await resolveWorkspaceDir(body.directory, config.workspaceRoots);
-  const session = await adapter.createSession(body);
+  const console = await app();
+  // The directory realpath'd and kept inside the workspace roots; with `worktree`, a worktree of its own.
+  const created = await createSession(console, backendId, body);
+  // Who created it (docs/people.md, "Attribution"), on the answer as on every later read.
+  const who = requestPerson(req);
+  if (who) console.attribution.sessionCreated(backendId, created.id, who);
+  const session = console.lineage.decorate(backendId, created);
+  const { hub } = console;
   hub.publish(backendId, session.id, { type: "session.updated", session });
   return json(session, { status: 201 });
 });

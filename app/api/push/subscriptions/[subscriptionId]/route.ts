@@ -2,7 +2,7 @@ import { EmptyBody, EmptyQuery } from "@/lib/api";
 import { MAX_PUSH_BODY_BYTES, PushDevicePatch } from "@/lib/push-api";
 import { ApiError } from "@/server/errors";
 import { json, readBody, readQuery, route } from "@/server/http";
-import { push } from "@/server/push";
+import { push, pushViewer } from "@/server/push";
 
 export const dynamic = "force-dynamic";
 
@@ -10,13 +10,14 @@ export const dynamic = "force-dynamic";
 export const PATCH = route<{ subscriptionId: string }>(async (req, { subscriptionId }) => {
   readQuery(req, EmptyQuery);
   const patch = await readBody(req, PushDevicePatch, MAX_PUSH_BODY_BYTES);
-  return json((await push()).subscriptions.update(subscriptionId, patch));
+  return json((await push()).subscriptions.update(subscriptionId, patch, pushViewer(req)));
 });
 
 /** Stop pushing to a device. */
 export const DELETE = route<{ subscriptionId: string }>(async (req, { subscriptionId }) => {
   readQuery(req, EmptyQuery);
   await readBody(req, EmptyBody, MAX_PUSH_BODY_BYTES);
-  if (!(await push()).subscriptions.remove(subscriptionId)) throw ApiError.notFound("No such push subscription");
+  if (!(await push()).subscriptions.remove(subscriptionId, pushViewer(req)))
+    throw ApiError.notFound("No such push subscription");
   return new Response(null, { status: 204 });
 });

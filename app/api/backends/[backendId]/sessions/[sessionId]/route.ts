@@ -1,7 +1,8 @@
-import { EmptyBody, EmptyQuery, PatchSessionBody } from "@/lib/api";
+import { DeleteSessionQuery, EmptyBody, EmptyQuery, PatchSessionBody } from "@/lib/api";
 import { capability } from "@/server/capability";
 import { json, readBody, readQuery, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/app-access";
+import { beforeDelete } from "@/server/workspace/sessions";
 
 export const dynamic = "force-dynamic";
 
@@ -24,13 +25,19 @@ export const PATCH = route<SessionParams>(async (req, { backendId, sessionId }) 
   return json(session);
 });
 
+/** `?worktree=remove` also removes the session's worktree (kept otherwise), `&branch=delete` its branch. */
 export const DELETE = route<SessionParams>(async (req, { backendId, sessionId }) => {
-  readQuery(req, EmptyQuery);
+  const q = readQuery(req, DeleteSessionQuery);
   await readBody(req, EmptyBody);
-  const { backends, hub, lineage } = await app();
+  const console = await app();
+  const { backends, hub, lineage, attribution } = console;
   const adapter = backends.require(backendId);
-  await capability(adapter, "delete", adapter.deleteSession)(sessionId);
+  const deleteSession = capability(adapter, "delete", adapter.deleteSession);
+  // The worktree first: one holding uncommitted changes is refused (409), and the session stays.
+  const worktree = await beforeDelete(console, backendId, sessionId, q);
+  await deleteSession(sessionId);
   hub.drop(backendId, sessionId);
   lineage.forget(backendId, sessionId);
-  return json({ ok: true });
+  attribution.forget(backendId, sessionId);
+  return json({ ok: true, ...(worktree ? { worktree } : {}) });
 });

@@ -1,5 +1,5 @@
 import { EmptyQuery, ForkBody } from "@/lib/api";
-import { json, readBody, readQuery, route } from "@/server/http";
+import { json, readBody, readQuery, requestPerson, route } from "@/server/http";
 import { app, type SessionParams } from "@/server/app-access";
 import { forkSession } from "@/server/sessions/branching";
 
@@ -9,6 +9,6 @@ export const dynamic = "force-dynamic";
 export const POST = route<SessionParams>(async (req, { backendId, sessionId }) => {
   readQuery(req, EmptyQuery);
   const body = await readBody(req, ForkBody);
-  const session = await forkSession(await app(), backendId, sessionId, body.messageId);
+  const session = await forkSession(await app(), backendId, sessionId, body.messageId, requestPerson(req));
   return json(session, { status: 201 });
 });

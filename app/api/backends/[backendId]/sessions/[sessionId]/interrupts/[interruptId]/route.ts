@@ -1,7 +1,8 @@
 import { EmptyQuery, InterruptAnswer } from "@/lib/api";
 import { checkInputValues } from "@/lib/input-form";
 import { ApiError } from "@/server/errors";
-import { json, readBody, readQuery, route } from "@/server/http";
+import { json, readBody, readQuery, requestPerson, route } from "@/server/http";
+import { decisionOf } from "@/server/sessions/attribution";
 import { app, type SessionParams } from "@/server/app-access";
 
 export const dynamic = "force-dynamic";
@@ -15,23 +16,42 @@ export const POST = route<SessionParams & { interruptId: string }>(
   async (req, { backendId, sessionId, interruptId }) => {
     readQuery(req, EmptyQuery);
     const answer = await readBody(req, InterruptAnswer);
-    const { backends, hub } = await app();
+    const { backends, hub, attribution } = await app();
     const adapter = backends.require(backendId);
-    if (!adapter.answerInterrupt)
-      throw ApiError.conflict(`${adapter.info().label} does not ask for permission or input`);
+    const answerInterrupt = adapter.answerInterrupt?.bind(adapter);
+    if (!answerInterrupt) throw ApiError.conflict(`${adapter.info().label} does not ask for permission or input`);
+    const state = hub.sessionState(backendId, sessionId);
+    const pending =
+      adapter.pendingInterrupts?.().find((i) => i.id === interruptId) ??
+      state?.interrupts.find((i) => i.id === interruptId);
+    let sent = answer;
     if ("action" in answer && answer.action === "accept") {
-      const pending =
-        adapter.pendingInterrupts?.().find((i) => i.id === interruptId) ??
-        hub.sessionState(backendId, sessionId)?.interrupts.find((i) => i.id === interruptId);
       const schema = pending?.kind === "input" ? pending.input?.schema : undefined;
       if (schema) {
         const checked = checkInputValues(schema, answer.values ?? {});
         if (!checked.ok) throw ApiError.badRequest("The form's values do not fit", { fields: checked.errors });
-        await adapter.answerInterrupt(sessionId, interruptId, { action: "accept", values: checked.values });
-        return json({ ok: true });
+        sent = { action: "accept", values: checked.values };
       }
     }
-    await adapter.answerInterrupt(sessionId, interruptId, answer);
+    // Who answered, and how, kept before the answer goes out: the backend's `interrupt.resolved`
+    // may come back before the call returns (docs/people.md, "Attribution").
+    const who = requestPerson(req);
+    if (who)
+      attribution.interruptAnswered(
+        backendId,
+        sessionId,
+        pending,
+        interruptId,
+        state?.messages.at(-1)?.id,
+        who,
+        decisionOf(answer),
+      );
+    try {
+      await answerInterrupt(sessionId, interruptId, sent);
+    } catch (err) {
+      if (who) attribution.answerFailed(backendId, sessionId, interruptId);
+      throw err;
+    }
     return json({ ok: true });
   },
 );
