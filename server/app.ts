@@ -199,7 +199,21 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
-  return { config, store, hub, backends: registry, lineage, attribution, search, push, terminals, sessions, sharing, ready, stop };
+  return {
+    config,
+    store,
+    hub,
+    backends: registry,
+    lineage,
+    attribution,
+    search,
+    push,
+    terminals,
+    sessions,
+    sharing,
+    ready,
+    stop,
+  };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };
