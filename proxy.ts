@@ -8,6 +8,7 @@
  */
 import { NextResponse, type NextRequest } from "next/server";
 import { authenticate, principalOf, SESSION_COOKIE } from "@/server/auth/console-auth";
+import { admittedPeer } from "@/server/auth/peer-admission";
 import { refusal } from "@/server/auth/permissions";
 import {
   API_CSP,
@@ -19,7 +20,6 @@ import {
   pageCsp,
   SECURITY_HEADERS,
 } from "@/server/auth/policy";
-import { admitReplicaRequest } from "@/server/replicas/replica-gate";
 
 function allowedOrigins(): string[] {
   return (process.env.SWITCHBOARD_ALLOWED_ORIGINS ?? "")
@@ -60,10 +60,10 @@ export function proxy(req: NextRequest): Response {
   if (crossSite) return secured(apiError(403, "forbidden", `Refused a ${crossSite}`), API_CSP);
 
   // Replica mode: another replica's request for a backend this one runs is signed for this one with
-  // the replicas' key (server/replicas/replica-auth.ts), never sent with the console token.
+  // the replicas' key (server/auth/peer-admission.ts), never sent with the console token.
   const admitted = () =>
     !!authenticate(req.headers, req.cookies.get(SESSION_COOKIE)?.value) ||
-    (api && admitReplicaRequest(req.method, pathname + search, req.headers));
+    (api && admittedPeer(req.method, pathname + search, req.headers));
   if (!isPublicPath(pathname) && !admitted()) {
     if (api || !isPage(pathname)) {
       return secured(

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { importCycles, importGraph, importsIntoE2e, oversizedFiles, sourceFiles } from "./source-shape";
+import {
+  importCycles,
+  importGraph,
+  importsIntoE2e,
+  leaseMentions,
+  oversizedFiles,
+  replicaImportsOutside,
+  sourceFiles,
+} from "./source-shape";
 
 describe("the source's shape", () => {
   const files = sourceFiles();
@@ -49,5 +57,26 @@ describe("the source's shape", () => {
 
   it("keeps backend source files within 500 lines and components within 400 (split along a seam)", () => {
     expect(oversizedFiles(files)).toEqual([]);
+  });
+
+  it("finds an import of server/replicas/ from outside it, and lets the composition root and the folder itself import it", () => {
+    const g = new Map([
+      ["server/live.ts", ["server/replicas/forward.ts", "server/hub/hub.ts"]],
+      ["server/app.ts", ["server/replicas/replica-mode.ts"]],
+      ["server/replicas/replica-mode.ts", ["server/replicas/forward.ts"]],
+    ]);
+    expect(replicaImportsOutside(g)).toEqual(["server/live.ts -> server/replicas/forward.ts"]);
+  });
+
+  it("imports server/replicas/ only from server/replicas/ and the composition root (server/app.ts)", () => {
+    // The graph holds the replica parts' importers today (guards against a walk that finds nothing).
+    expect(graph.get("server/app.ts")).toContain("server/replicas/replica-mode.ts");
+    expect(replicaImportsOutside(graph)).toEqual([]);
+  });
+
+  it("says nothing of leases under server/backends/ (the registry asks placement where a backend runs)", () => {
+    // The check finds them where they belong (guards against a search that never matches).
+    expect(leaseMentions(files, "server/replicas/")).toContain("server/replicas/lease.ts:7");
+    expect(leaseMentions(files)).toEqual([]);
   });
 });

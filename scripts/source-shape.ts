@@ -1,5 +1,6 @@
 // The source's shape rules (docs/testing.md): no import cycles, type-only imports included, nothing
-// outside e2e/ importing from it (the test kit is testkit/), and line limits per kind of file. Imports are read with the TypeScript compiler already installed.
+// outside e2e/ importing from it (the test kit is testkit/), line limits per kind of file, and replica
+// mode layered on (docs/architecture.md, "The composition root"). Imports are read with the TypeScript compiler already installed.
 // `node --import tsx scripts/source-shape.ts` prints the findings; scripts/source-shape.test.ts fails on any.
 import fs from "node:fs";
 import path from "node:path";
@@ -180,6 +181,41 @@ export function oversizedFiles(files: readonly string[] = sourceFiles()): string
   return found;
 }
 
+/** Replica mode's folder: only the composition root reaches into it from outside. */
+const REPLICAS = "server/replicas/";
+
+/**
+ * The files outside server/replicas/ that may import it: the composition root, and the benchmark
+ * that measures a replica part (the Redis session log) directly, as that part's own tests do.
+ */
+export const replicaImporters: readonly string[] = ["server/app.ts", "bench/replicas.ts"];
+
+/** Imports of server/replicas/ from outside it (and the allowed importers), as "file -> target". */
+export function replicaImportsOutside(graph: Map<string, string[]> = importGraph()): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    if (file.startsWith(REPLICAS) || replicaImporters.includes(file)) continue;
+    for (const target of targets) if (target.startsWith(REPLICAS)) found.push(`${file} -> ${target}`);
+  }
+  return found;
+}
+
+/**
+ * Backends know nothing of leases: the lines of source files under `folder` (server/backends/) that
+ * say "lease" at a word's start ("release" and "please" are other words), as "file:line".
+ */
+export function leaseMentions(files: readonly string[] = sourceFiles(), folder = "server/backends/"): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    if (!file.startsWith(folder)) continue;
+    const lines = fs.readFileSync(path.join(root, file), "utf8").split("\n");
+    lines.forEach((line, i) => {
+      if (/\blease/i.test(line)) found.push(`${file}:${i + 1}`);
+    });
+  }
+  return found;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const files = sourceFiles();
   const graph = importGraph(files);
@@ -187,5 +223,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   for (const cycle of cycles) console.log(`cycle: ${cycle.join(" -> ")}`);
   for (const line of importsIntoE2e(graph)) console.log(`imports e2e/: ${line}`);
   for (const line of oversizedFiles(files)) console.log(`size: ${line}`);
+  for (const line of replicaImportsOutside(importGraph(files))) console.log(`replicas imported from outside: ${line}`);
+  for (const line of leaseMentions(files)) console.log(`lease under server/backends: ${line}`);
   console.log(`${files.length} files, ${cycles.length} cycles`);
 }

@@ -1,16 +1,21 @@
 import "server-only";
 import { setAuditSink } from "./auth/audit";
-import { consoleAuth } from "./auth/console-auth";
+import { consoleAuth, shareAuthState } from "./auth/console-auth";
+import { admitPeers } from "./auth/peer-admission";
 import { OidcConfigError, oidcSignIn } from "./auth/oidc";
 import { knownSecrets } from "./redaction/redact";
 import { Redactor } from "./redaction/redactor";
 import { loadSecretBox, SecretKeyError } from "./auth/secret-box";
 import { describeError } from "./errors";
+import { localPlacement } from "./backends/placement";
 import { BackendRegistry } from "./backends/registry";
 import { sealedStore, startStoredSecrets } from "./backends/stored-secrets";
 import { readConfig, type ConsoleConfig } from "./config";
+import { noPeers, servePeerRequests } from "./http";
 import { Hub } from "./hub/hub";
+import { localSessionSource, type SessionSource } from "./hub/session-source";
 import { Lineage } from "./lineage";
+import { nameLiveStreams } from "./live-streams";
 import { Attribution } from "./sessions/attribution";
 import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
@@ -19,6 +24,9 @@ import { TerminalManager } from "./workspace/terminals";
 import { SearchIndexer } from "./search/indexer";
 import { readReplicaConfig, ReplicaConfigError } from "./replicas/config";
 import { replicaMode, type ReplicaMode } from "./replicas/replica-mode";
+import type { ShareParts } from "./shares/forwarding";
+import { shareFailureLimits } from "./shares/limits";
+import { shareStreamQuota } from "./shares/stream-quota";
 import { openStore } from "./store/open-store";
 import type { LiveStore } from "./store/store";
 
@@ -40,10 +48,12 @@ export interface ConsoleApp {
   search: SearchIndexer;
   /** Web Push to the devices people subscribed (docs/push.md). */
   push: PushService;
+  /** Where a session's events come from (this hub, or in replica mode the replica that runs it). */
+  sessions: SessionSource;
+  /** Sharing's parts that differ across replicas: the stream quota, forwarding, shared failure counts. */
+  sharing: ShareParts;
   /** Terminals in sessions' directories (docs/workspace.md), on the replica that runs the backend. */
   terminals: TerminalManager;
-  /** Replica mode's parts (`SWITCHBOARD_REDIS_URL`); undefined for one console. */
-  replicas?: ReplicaMode | undefined;
   ready: Promise<void>;
   stop(): Promise<void>;
 }
@@ -93,17 +103,10 @@ function create(): ConsoleApp {
     audited = next.catch(() => {});
     return next;
   });
-  let registry: BackendRegistry | undefined;
-  const attribution = new Attribution(store);
-  const lineage = new Lineage(store, (backendId, session) => attribution.session(backendId, session));
-  const hub = new Hub(
-    (id) => registry?.get(id),
-    (backendId, session) => lineage.decorate(backendId, session),
-  );
-  hub.annotate = attribution;
-  registry = new BackendRegistry(config, store, hub);
-  const backends = registry;
+  // The composition root (docs/architecture.md): one console, or a replica (SWITCHBOARD_REDIS_URL)
+  // whose parts are built first and passed to the hub, the registry, the routes and sharing.
   let ready: Promise<void> | undefined;
+  const shareStreams = shareStreamQuota((client) => replicas?.shareStreamsElsewhere(client) ?? 0);
   const replicas: ReplicaMode | undefined =
     replica.redisUrl && replica.replicaUrl && replica.replicaKeys && replica.peers
       ? replicaMode(
@@ -114,15 +117,37 @@ function create(): ConsoleApp {
             replicaKeys: replica.replicaKeys,
             peers: replica.peers,
           },
-          backends,
-          hub,
-          () => ready ?? Promise.resolve(),
+          {
+            registry: () => registry,
+            hub: () => hub,
+            ready: () => ready ?? Promise.resolve(),
+            shareStreamCounts: () => shareStreams.counts(),
+          },
         )
       : undefined;
+  const attribution = new Attribution(store);
+  const lineage = new Lineage(store, (backendId, session) => attribution.session(backendId, session));
+  const hub: Hub = new Hub(
+    (id) => registry.get(id),
+    (backendId, session) => lineage.decorate(backendId, session),
+    { journal: replicas?.journal, globalOut: replicas?.globalOut },
+  );
+  hub.annotate = attribution;
+  const registry: BackendRegistry = new BackendRegistry(config, store, hub, replicas?.placement ?? localPlacement());
+  const sessions = replicas?.sessions ?? localSessionSource(hub);
+  const { failureLimit, failureWindowMs } = shareFailureLimits();
+  const sharing: ShareParts = {
+    streams: shareStreams,
+    forwarding: replicas?.shareForwarding,
+    sharedFailures: replicas?.sharedFailures("share-tokens", failureLimit, failureWindowMs),
+  };
+  servePeerRequests(replicas?.peerRequests ?? noPeers);
+  admitPeers(replicas?.peerAdmission);
+  if (replicas) nameLiveStreams(replicas.liveStreamPrefix);
   const search = new SearchIndexer({
     store,
     // A replica indexes the backends it runs; the others are indexed by their owners.
-    backends: () => backends.list().flatMap((b) => (backends.runsHere(b.id) ? (backends.get(b.id) ?? []) : [])),
+    backends: () => registry.list().flatMap((b) => (registry.runsHere(b.id) ? (registry.get(b.id) ?? []) : [])),
     ...(process.env.SWITCHBOARD_SEARCH_INTERVAL_MS
       ? { intervalMs: Number(process.env.SWITCHBOARD_SEARCH_INTERVAL_MS) }
       : {}),
@@ -139,15 +164,17 @@ function create(): ConsoleApp {
     // The VAPID key pair exists from the first start on (generated then, sealed in the store).
     .then(() => void push.publicKey())
     .then(() => replicas?.start())
+    // Logouts and failed logins from now on are counted with the other replicas'.
+    .then(() => replicas && shareAuthState(replicas.sharedAuth))
     .catch((err: unknown) => {
       throw new StartError(describeError(err));
     })
     .then(() => {
       // Another replica added or removed a backend (the store's NOTIFY): list it here too.
       store.onChange?.((table) => {
-        if (table === "backends") void backends.syncFromStore();
+        if (table === "backends") void registry.syncFromStore();
       });
-      return backends.start();
+      return registry.start();
     })
     .then(() => search.start());
   let stopping: Promise<void> | undefined;
@@ -156,8 +183,13 @@ function create(): ConsoleApp {
       hub.stop();
       search.stop();
       await terminals.stop();
-      await backends.stopAll();
-      await replicas?.stop();
+      await registry.stopAll();
+      if (replicas) {
+        servePeerRequests(noPeers);
+        admitPeers(undefined);
+        shareAuthState(undefined);
+        await replicas.stop();
+      }
       await store.close();
     })());
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
@@ -167,7 +199,21 @@ function create(): ConsoleApp {
     });
   }
   log.info("console started", { workspace: config.workspace, dataDir: config.dataDir, store: engine });
-  return { config, store, hub, backends, lineage, attribution, search, push, terminals, replicas, ready, stop };
+  return {
+    config,
+    store,
+    hub,
+    backends: registry,
+    lineage,
+    attribution,
+    search,
+    push,
+    terminals,
+    sessions,
+    sharing,
+    ready,
+    stop,
+  };
 }
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };

@@ -3,8 +3,8 @@ import { ApiError } from "./errors";
 
 /**
  * A request's body, read whole but never past `maxBytes` (413 `payload_too_large`, the rest of the
- * stream cancelled): a route's JSON body (./http.ts `readBody`), and a body one replica forwards to
- * another or receives signed (./replicas/forward.ts, ./replicas/replica-gate.ts).
+ * stream cancelled): a route's JSON body (./http.ts `readBody`), and a body one console forwards to
+ * another or receives signed (replica mode).
  */
 export async function readBodyBytes(req: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(req.headers.get("content-length") ?? "0");

@@ -8,8 +8,6 @@ import { redactSecrets } from "./redaction/redact";
 import { readBodyBytes } from "./body";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
-import { acceptReplicaRequest } from "./replicas/replica-gate";
-import { hasReplicaSignature } from "./replicas/replica-auth";
 
 export const MAX_BODY_BYTES = 1_000_000;
 
@@ -50,15 +48,39 @@ function personOfPrincipal(headers: Headers): PersonRef | undefined {
 }
 
 /**
- * Sends a request for a backend another replica runs to that replica, or answers undefined to serve
- * it here (server/replicas/forward.ts). Set by the app in replica mode; kept on globalThis because
- * each route is a bundle of its own.
+ * Sends a request another console serves (replica mode: a backend it runs, a live stream it holds)
+ * there, or answers undefined to serve it here.
  */
 export type RouteForwarder = (req: Request, params: Readonly<Record<string, unknown>>) => Promise<Response | undefined>;
-const forwarding = globalThis as typeof globalThis & { __switchboardForward?: RouteForwarder };
 
-export function setRouteForwarder(fn: RouteForwarder | undefined): void {
-  forwarding.__switchboardForward = fn;
+/** The header a request signed by another console (replica mode) carries. */
+export const PEER_SIGNATURE_HEADER = "x-switchboard-replica-signature";
+
+/**
+ * Requests between consoles (replica mode, docs/replicas.md): one signed by another console is
+ * checked before anything reads it, and one another console serves is sent there. Given once by the
+ * composition root (server/app.ts, `servePeerRequests`); kept on globalThis because each route is a
+ * bundle of its own.
+ */
+export interface PeerRequests {
+  /** Checks a request signed by another console (signature, nonce, body): the request to serve; 401 when a check fails. */
+  accept(req: Request): Promise<Request>;
+  forward: RouteForwarder;
+}
+
+/** One console: it has no peers, so a request signed as from one is refused, and nothing is forwarded. */
+export const noPeers: PeerRequests = {
+  accept: async () => {
+    throw new ApiError("unauthorized", "The replica signature is not valid");
+  },
+  forward: async () => undefined,
+};
+
+const peering = globalThis as typeof globalThis & { __switchboardPeers?: PeerRequests };
+
+/** Called by the composition root when it builds the console. */
+export function servePeerRequests(peers: PeerRequests): void {
+  peering.__switchboardPeers = peers;
 }
 
 /**
@@ -71,10 +93,11 @@ export function route<P = Record<string, string>>(
 ): (req: Request, ctx: RouteCtx<P>) => Promise<Response> {
   return async (incoming, ctx) => {
     try {
-      // A request another replica signed (server/replicas/replica-gate.ts): its signature, nonce and
-      // body are checked here before anything else reads it (401 when one fails).
-      const signed = hasReplicaSignature(incoming.headers);
-      const req = signed ? await acceptReplicaRequest(incoming) : incoming;
+      // A request another console signed: its signature, nonce and body are checked here before
+      // anything else reads it (401 when one fails).
+      const peers = peering.__switchboardPeers ?? noPeers;
+      const signed = incoming.headers.has(PEER_SIGNATURE_HEADER);
+      const req = signed ? await peers.accept(incoming) : incoming;
       const params = ctx?.params ? await ctx.params : ({} as P);
       const audited = signed ? undefined : auditedRule(req);
       const body = audited?.detail && req.body ? req.clone() : undefined;
@@ -86,9 +109,8 @@ export function route<P = Record<string, string>>(
         req,
         signed ? decodeActingPerson(req.headers.get(ACTING_PERSON_HEADER)) : personOfPrincipal(req.headers),
       );
-      const forward = forwarding.__switchboardForward;
-      if (forward && params && typeof params === "object") {
-        const forwarded = await forward(req, params as Record<string, unknown>);
+      if (params && typeof params === "object") {
+        const forwarded = await peers.forward(req, params as Record<string, unknown>);
         if (forwarded) return await done(forwarded);
       }
       return await done(await fn(req, params));

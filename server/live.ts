@@ -66,7 +66,7 @@ export async function setSubscriptions(
 ): Promise<Record<string, LiveSubscriptionResult>> {
   for (const key of stream.keys()) if (!(key in wanted)) stream.remove(key);
   const results: Record<string, LiveSubscriptionResult> = {};
-  const { hub, backends, replicas } = await app();
+  const { hub, backends, sessions } = await app();
   await Promise.all(
     Object.entries(wanted).map(async ([key, spec]) => {
       const fp = fingerprint(spec);
@@ -81,26 +81,17 @@ export async function setSubscriptions(
           stream.add(key, fp, (sink) => hub.subscribeGlobal(sink, globalHello(backends), spec.after));
         } else if (spec.type === "session") {
           backends.require(spec.backendId);
-          if (replicas) {
-            // Replica mode: from this replica's hub when it runs the backend, else from the owner's
-            // stream. When a followed stream ends (the owner moved or died), the whole live stream
-            // is closed, and the browser reopens it with its cursors. While a backend changes hands
-            // (up to twice the lease's time), the subscription waits rather than fail.
-            const source = await replicas.sessionSource(spec.backendId, spec.sessionId, spec.after, () =>
-              hub.open(spec.backendId, spec.sessionId),
-            );
-            if (stream.closed) return;
-            if (source.channel) {
-              const channel = source.channel;
-              stream.add(key, fp, (sink) => channel.subscribe(sink, spec.after));
-            } else {
-              const remote = source.remote;
-              stream.add(key, fp, (sink) => remote.attach(sink, () => stream.sink.close()));
-            }
-          } else {
-            const channel = await hub.open(spec.backendId, spec.sessionId);
-            if (stream.closed) return;
+          // This console's channel, or (replica mode) the stream of the console that runs the backend:
+          // when a followed stream ends (it moved or died), the whole live stream is closed, and the
+          // browser reopens it with its cursors. While a backend changes hands, this waits.
+          const feed = await sessions.open(spec.backendId, spec.sessionId, spec.after);
+          if (stream.closed) return;
+          if (feed.channel) {
+            const channel = feed.channel;
             stream.add(key, fp, (sink) => channel.subscribe(sink, spec.after));
+          } else {
+            const followed = feed.followed;
+            stream.add(key, fp, (sink) => followed.attach(sink, () => stream.sink.close()));
           }
         } else {
           const svc = await shares();
@@ -124,9 +115,9 @@ export async function setSubscriptions(
  * page's stream is public: it takes a slot of the share stream quota (per client address and in
  * all; 429 beyond) and ends when idle.
  */
-export function openLiveStream(req: Request, scope: LiveScope): Response {
+export async function openLiveStream(req: Request, scope: LiveScope): Promise<Response> {
   const registry = liveStreams(scope);
-  const release = scope === "share" ? acquireShareStream(req.headers) : undefined;
+  const release = scope === "share" ? await acquireShareStream(req.headers) : undefined;
   let refused = false;
   const res = sseResponse({
     signal: req.signal,

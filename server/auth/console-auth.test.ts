@@ -16,11 +16,6 @@ import {
   LOGIN_LIMIT,
 } from "./console-auth";
 import { FixedWindowLimiter, SlowLane } from "./rate-limit";
-import { RedisWindowLimiter } from "../replicas/redis-limiter";
-import { redisPerFile } from "../../testkit/redis-per-file";
-import { shareAuthState } from "./console-auth";
-
-const redis = redisPerFile();
 
 const TOKEN = "unit-test-console-token-0123456789";
 let dir: string;
@@ -110,28 +105,5 @@ describe("console auth", () => {
     expect(readCookie(new Headers({ cookie: `a=1; ${SESSION_COOKIE}=xyz; b=2` }), SESSION_COOKIE)).toBe("xyz");
     expect(isHttps("http://x/", new Headers({ "x-forwarded-proto": "https" }))).toBe(true);
     expect(isHttps("http://x/", new Headers())).toBe(false);
-  });
-});
-
-describe("console auth in replica mode (failed logins counted in a real Redis)", () => {
-  it("over the total, and with the slow lane full, the right token still gets in; a wrong one is refused and counted", async () => {
-    const a = consoleAuth();
-    const limiter = new RedisWindowLimiter(redis.client(), "login", LOGIN_LIMIT);
-    shareAuthState({ loggedOut: { has: () => false, add: async () => {} }, limiter });
-    a.slowLane = new SlowLane(60_000, 1);
-    try {
-      for (let i = 0; i < LOGIN_LIMIT.total; i++) await code(() => login("wrong", `10.80.${i >> 8}.${i & 255}`));
-      expect((await limiter.check("10.81.0.1")).scope).toBe("total");
-      await a.slowLane.pass();
-      void a.slowLane.pass();
-      expect(await code(() => login("wrong", "10.81.0.1"))).toBe("rate_limited");
-      expect(await code(() => login(TOKEN, "10.81.0.2"))).toBeUndefined();
-      for (let i = 1; i < LOGIN_LIMIT.perKey; i++) await code(() => login("wrong", "10.81.0.1"));
-      expect((await limiter.check("10.81.0.1")).scope).toBe("key");
-      // Over its own limit, an address is refused whatever it presents (the per-address bound on guessing).
-      expect(await code(() => login(TOKEN, "10.81.0.1"))).toBe("rate_limited");
-    } finally {
-      shareAuthState(undefined);
-    }
   });
 });

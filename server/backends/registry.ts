@@ -7,10 +7,9 @@ import { slug, type ConsoleConfig } from "../config";
 import { ApiError } from "../errors";
 import { withinBounds, type Hub } from "../hub/hub";
 import { log } from "../log";
-import { fencedStore } from "../replicas/fenced-store";
-import type { Ownership } from "../replicas/ownership";
 import type { LiveStore } from "../store/store";
 import { confineBackendDirs, kindEntry } from "./kinds";
+import { localPlacement, type Placement } from "./placement";
 import { registerBackendSecrets } from "./secrets";
 import type { BackendAdapter } from "./types";
 
@@ -21,36 +20,36 @@ export class BackendRegistry {
   private adapters = new Map<string, BackendAdapter>();
   private sources = new Map<string, "env" | "store" | "embedded">();
   private defs = new Map<string, BackendDefinition>();
-  /** Replica mode: how the owner last described each backend this replica does not run. */
+  /** Run elsewhere (replica mode): how the console that runs it last described each backend. */
   private remote = new Map<string, Backend>();
-  /** Replica mode: the pending interrupts the owner last listed for each backend run elsewhere. */
+  /** Run elsewhere: the pending interrupts the console that runs it last listed, per backend. */
   private remotePending = new Map<string, Interrupt[]>();
-  /** Replica mode: the backends whose lease this replica holds run here; the others are listed only. */
-  private ownership: Ownership | undefined;
-  /** Per backend, the lease events applied in order (a start finishes before a loss stops it). */
-  private turns = new Map<string, Promise<void>>();
+  /** Per backend, the placement steps applied in order (a start finishes before a stop begins). */
+  private placementSteps = new Map<string, Promise<void>>();
 
+  /**
+   * `placement` says which backends this console runs (all of them, by default). Every backend gets
+   * an adapter, so every console lists the same ones, but only the ones placed here are started.
+   */
   constructor(
     private config: ConsoleConfig,
     private store: LiveStore,
     private hub: Hub,
-  ) {}
-
-  /**
-   * Replica mode (docs/architecture.md, "Replicas"): every backend gets an adapter, so every replica
-   * lists the same ones, but it is started only while this replica holds the backend's lease.
-   */
-  runUnder(ownership: Ownership): void {
-    this.ownership = ownership;
+    private placement: Placement = localPlacement(),
+  ) {
+    placement.listen({
+      runHere: (id, current) => this.runHere(id, current),
+      movedAway: (id) => this.movedAway(id),
+    });
   }
 
-  /** The lease was granted: read the backend's transcripts as the last owner left them, then run it. */
-  acquired(id: string, epoch: number): void {
-    this.inTurn(id, async () => {
+  /** Placement moved the backend here: read its transcripts as the last console left them, then run it. */
+  private runHere(id: string, current: () => boolean): void {
+    this.inOrder(id, async () => {
       const a = this.adapters.get(id);
-      if (!a || this.ownership?.token(id) !== `${this.ownership?.replicaId}:${epoch}`) return;
-      log.info("running a backend here (its lease is ours)", { id, epoch });
-      // Channels opened while another replica ran it hold nothing of its log: they are opened again.
+      if (!a || !current()) return;
+      log.info("running a backend here (placed on this console)", { id });
+      // Channels opened while another console ran it hold nothing of its log: they are opened again.
       this.hub.closeBackend(id);
       await this.store.reloadTranscripts?.(id);
       await a.start();
@@ -59,15 +58,15 @@ export class BackendRegistry {
   }
 
   /**
-   * The lease was lost or given up: stop the agents now, close the streams that followed them (they
-   * reconnect to the new owner) and keep a fresh, unstarted adapter for the listing.
+   * Placement moved the backend away: stop the agents now, close the streams that followed them (they
+   * reconnect to where it runs now) and keep a fresh, unstarted adapter for the listing.
    */
-  lost(id: string, epoch: number): void {
-    this.inTurn(id, async () => {
+  private movedAway(id: string): void {
+    this.inOrder(id, async () => {
       const old = this.adapters.get(id);
       const def = this.defs.get(id);
       if (!old || !def) return;
-      log.warn("stopped running a backend here (its lease moved)", { id, epoch });
+      log.warn("stopped running a backend here (placed elsewhere now)", { id });
       this.adapters.set(id, this.make(id, def, this.sources.get(id) ?? "store"));
       this.hub.closeBackend(id);
       await old.stop();
@@ -75,26 +74,26 @@ export class BackendRegistry {
     });
   }
 
-  private inTurn(id: string, step: () => Promise<void>): void {
-    const next = (this.turns.get(id) ?? Promise.resolve())
+  private inOrder(id: string, step: () => Promise<void>): void {
+    const next = (this.placementSteps.get(id) ?? Promise.resolve())
       .then(step)
       .catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
-    this.turns.set(id, next);
+    this.placementSteps.set(id, next);
   }
 
-  /** Replica mode: the owner's description of a backend (from server/replicas/global-relay.ts). */
+  /** Run elsewhere: the description of a backend by the console that runs it (replica mode). */
   rememberRemote(b: Backend): void {
     this.remote.set(b.id, b);
   }
 
-  /** Replica mode: the pending interrupts the owner lists for a backend it runs. */
+  /** Run elsewhere: the pending interrupts the console that runs the backend lists. */
   rememberRemotePending(backendId: string, list: Interrupt[]): void {
     this.remotePending.set(backendId, list);
   }
 
-  /** Does this replica run the backend (always, outside replica mode)? */
+  /** Does this console run the backend (placement's answer; always, for one console)? */
   runsHere(id: string): boolean {
-    return !this.ownership || this.ownership.owns(id);
+    return this.placement.runsHere(id);
   }
 
   /**
@@ -109,7 +108,7 @@ export class BackendRegistry {
       this.adapters.delete(id);
       this.sources.delete(id);
       this.defs.delete(id);
-      await this.ownership?.release(id);
+      await this.placement.release(id);
       this.hub.dropBackend(id);
       await a?.stop();
     }
@@ -189,7 +188,7 @@ export class BackendRegistry {
   /** Asks every backend that can to re-read its pending requests (failures are logged, never thrown). */
   refreshInterrupts(): void {
     for (const a of this.adapters.values()) {
-      if (!this.runsHere(a.id)) continue; // its owner keeps its list (server/replicas/global-relay.ts)
+      if (!this.runsHere(a.id)) continue; // the console that runs it keeps its list
       void a.refreshInterrupts?.().catch((err: unknown) =>
         log.warn("could not refresh pending requests", {
           backend: a.id,
@@ -238,7 +237,7 @@ export class BackendRegistry {
     this.store.deleteTranscripts(id);
     a.forget?.();
     this.hub.dropBackend(id);
-    await this.ownership?.release(id);
+    await this.placement.release(id);
     await a.stop();
   }
 
@@ -252,8 +251,8 @@ export class BackendRegistry {
     this.adapters.set(id, adapter);
     this.sources.set(id, source);
     this.defs.set(id, def);
-    if (this.ownership) this.ownership.claim(id);
-    else adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
+    if (this.placement.place(id) === "here")
+      adapter.start().catch((err: unknown) => log.error("backend failed to start", { id, error: String(err) }));
     return adapter;
   }
 
@@ -265,7 +264,7 @@ export class BackendRegistry {
       label: def.label,
       source: ctxSource,
       workspace: this.config.workspace,
-      store: this.ownership ? fencedStore(this.store, id, () => this.ownership?.mayWrite(id) ?? false) : this.store,
+      store: this.placement.storeFor(id, this.store),
       sink: this.hub,
     });
   }

@@ -46,12 +46,13 @@ export interface HubObserver {
   backendRemoved(backendId: string): void;
 }
 /**
- * Replica mode: a session's events kept outside this process (server/replicas/session-journal.ts,
- * a Redis Stream per session), so that the replica that runs the backend next — after a failover,
- * or this one after a restart — numbers them on from the same `seq` and a browser's cursor resumes.
+ * A session's events kept outside this process (replica mode: a Redis Stream per session), so that
+ * the console that runs the backend next — after a failover, or this one after a restart — numbers
+ * them on from the same `seq` and a browser's cursor resumes. One console has none: its ring log is
+ * all there is.
  */
 export interface SessionJournal {
-  /** Are this backend's sessions journaled here (this replica runs it)? */
+  /** Are this backend's sessions journaled here (this console runs it)? */
   covers(backendId: string): boolean;
   /** A channel was opened with this state: the base later events are folded onto. */
   opened(backendId: string, sessionId: string, snapshot: Snapshot): void;
@@ -61,6 +62,16 @@ export interface SessionJournal {
   restore(backendId: string, sessionId: string): Promise<{ checkpoint?: Snapshot; entries: WireEvent[] }>;
   /** The session was deleted. */
   forget(backendId: string, sessionId: string): void;
+}
+
+/** What differs across replicas, given by the composition root (server/app.ts). */
+export interface HubParts {
+  journal?: SessionJournal | undefined;
+  /**
+   * Sees every global event this console makes (not those relayed from another replica): replica
+   * mode passes the ones about the backends it runs to the others.
+   */
+  globalOut?: ((event: GlobalEvent) => void) | undefined;
 }
 
 /**
@@ -92,8 +103,10 @@ export class Hub implements EventSink {
   private globalSeq = Date.now() * 1000;
   private sweeper: ReturnType<typeof setInterval>;
   private observers = new Set<HubObserver>();
-  /** Replica mode's session logs (undefined for one console: the ring log is all there is). */
-  journal: SessionJournal | undefined;
+  /** The session journal (undefined for one console: the ring log is all there is). */
+  private readonly journal: SessionJournal | undefined;
+  /** Told of every global event this console makes (not those `relayed` from another). */
+  private readonly globalOut: ((event: GlobalEvent) => void) | undefined;
   /** Stamps who did what (server/sessions/attribution.ts) on events and on loaded messages. */
   annotate: HubAnnotator | undefined;
 
@@ -101,7 +114,10 @@ export class Hub implements EventSink {
     private resolve: (backendId: string) => BackendAdapter | undefined,
     /** Adds what the console knows about a session beyond its backend (fork lineage). */
     private decorate: (backendId: string, session: Session) => Session = (_b, s) => s,
+    parts: HubParts = {},
   ) {
+    this.journal = parts.journal;
+    this.globalOut = parts.globalOut;
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref?.();
   }
@@ -281,7 +297,7 @@ export class Hub implements EventSink {
 
   /**
    * Closes the backend's open channels without saying it is gone: this replica stopped running it
-   * (replica mode, its lease moved). Their subscribers reconnect and reach the new owner.
+   * (replica mode: placement moved it elsewhere). Their subscribers reconnect and reach the new owner.
    */
   closeBackend(backendId: string): void {
     for (const [k, ch] of this.channels) {
@@ -300,15 +316,9 @@ export class Hub implements EventSink {
 
   /* ------------------------------------------------------------------ global channel */
 
-  /**
-   * Replica mode: sees every global event this console makes (not those relayed from another
-   * replica), to pass the ones about the backends it runs to the others (server/replicas/global-relay.ts).
-   */
-  globalTap: ((event: GlobalEvent) => void) | undefined;
-
   /** `relayed`: the event came from another replica (it is not passed on again). */
   emitGlobal(event: GlobalEvent, relayed = false): void {
-    if (!relayed) this.globalTap?.(event);
+    if (!relayed) this.globalOut?.(event);
     const seq = ++this.globalSeq;
     const frame = encodeFrame(seq, event);
     this.globalLog.push({ seq, frame });

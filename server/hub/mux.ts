@@ -140,10 +140,11 @@ export class MuxStream {
 export class MuxRegistry {
   private streams = new Map<string, MuxStream>();
 
-  /** Replica mode: `<replica>~`, so a `PUT …/live/:streamId` that reaches another replica is sent here. */
-  idPrefix = "";
-
-  constructor(readonly maxStreams = 5000) {}
+  constructor(
+    readonly maxStreams = 5000,
+    /** Replica mode: `<replica>~`, so a `PUT …/live/:streamId` that reaches another replica is sent here. */
+    private readonly idPrefix = "",
+  ) {}
 
   get size(): number {
     return this.streams.size;

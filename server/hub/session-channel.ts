@@ -75,7 +75,7 @@ export class SessionChannel {
   }
 
   /**
-   * Replica mode: takes the session's log as the previous owner left it (server/replicas/session-journal.ts):
+   * Replica mode: takes the session's log as the previous owner left it (the session journal, ./hub.ts):
    * every entry goes into the ring log, so a cursor from that owner resumes here; those after
    * `foldAfter` (the seq of the state this channel was made with) are applied to the state. Nothing
    * is sent: no subscriber is attached yet.

@@ -61,6 +61,8 @@ const touchesPending = (e: GlobalEvent) =>
  * owner last described it (status, models), not as an adapter that was never started.
  */
 export class GlobalRelay {
+  private started = false;
+
   constructor(
     private redis: Redis,
     private subscriber: Redis,
@@ -78,11 +80,11 @@ export class GlobalRelay {
       if (channel === CHANNEL) this.receive(message);
     });
     await this.subscriber.subscribe(CHANNEL);
-    this.hub.globalTap = (e) => this.send(e);
+    this.started = true;
   }
 
   stop(): void {
-    this.hub.globalTap = undefined;
+    this.started = false;
     void this.subscriber.unsubscribe(CHANNEL).catch(() => undefined);
   }
 
@@ -98,7 +100,9 @@ export class GlobalRelay {
     else skip("pending interrupt list", { backendId });
   }
 
-  private send(e: GlobalEvent) {
+  /** A global event this console made (the hub's `globalOut`): passed on once started, if about a backend run here. */
+  send(e: GlobalEvent): void {
+    if (!this.started) return;
     const backendId = backendOf(e);
     if (!backendId || !this.registry.runsHere(backendId)) return;
     const message = JSON.stringify({ from: this.replicaId, event: e });

@@ -9,10 +9,11 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GlobalEvent } from "@/lib/model";
 import { until } from "@/testkit/until";
+import { admitPeers } from "../auth/peer-admission";
 import type { BackendRegistry } from "../backends/registry";
 import type { Hub } from "../hub/hub";
 import { proxy } from "../../proxy";
-import { route } from "../http";
+import { noPeers, route, servePeerRequests } from "../http";
 import { GlobalRelay } from "./global-relay";
 import { leaseHolder } from "./lease";
 import { PeerPolicy } from "./peers";
@@ -59,7 +60,6 @@ async function listen(): Promise<Listener> {
 /** Replica A in replica mode on the test's Redis, with a registry that lists zot but does not run it. */
 function replicaA(peers: PeerPolicy) {
   const registry = {
-    runUnder() {},
     get: (id: string) => (id === "zot" ? {} : undefined),
     runsHere: () => false,
   } as unknown as BackendRegistry;
@@ -71,7 +71,21 @@ function replicaA(peers: PeerPolicy) {
     replicaKeys: KEYS,
     peers,
   };
-  return replicaMode(config, registry, {} as Hub, async () => {});
+  const mode = replicaMode(config, {
+    registry: () => registry,
+    hub: () => ({}) as Hub,
+    ready: async () => {},
+    shareStreamCounts: () => ({}),
+  });
+  // What the composition root does (server/app.ts): the routes serve the peers' requests through it.
+  servePeerRequests(mode.peerRequests);
+  return {
+    ...mode,
+    async stop() {
+      servePeerRequests(noPeers);
+      await mode.stop();
+    },
+  };
 }
 
 const served = route<Record<string, string>>(async () => new Response("served here"));
@@ -152,8 +166,17 @@ describe("an address planted in Redis (issue 39)", () => {
 
 describe("signed requests between replicas", () => {
   const audience = "http://127.0.0.1:4000";
-  beforeAll(() => setReplicaGate({ keys: KEYS, replicaUrl: audience }));
-  afterAll(() => setReplicaGate(undefined));
+  beforeAll(() => {
+    setReplicaGate({ keys: KEYS, replicaUrl: audience });
+    // As the composition root (server/app.ts) gives replica mode's checks to the routes and the proxy.
+    servePeerRequests({ accept: acceptReplicaRequest, forward: noPeers.forward });
+    admitPeers({ admit: admitReplicaRequest });
+  });
+  afterAll(() => {
+    servePeerRequests(noPeers);
+    admitPeers(undefined);
+    setReplicaGate(undefined);
+  });
 
   const signed = (
     path: string,

@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { PEER_SIGNATURE_HEADER } from "../http";
 import { log } from "../log";
 
 /**
@@ -17,7 +18,7 @@ export const SIGNATURE_HEADERS = {
   time: "x-switchboard-replica-time",
   nonce: "x-switchboard-replica-nonce",
   body: "x-switchboard-replica-body",
-  signature: "x-switchboard-replica-signature",
+  signature: PEER_SIGNATURE_HEADER,
 } as const;
 /** The sending replica's id (also what stops a forwarded request from being forwarded again). */
 export const FORWARDED_BY = "x-switchboard-forwarded-by";

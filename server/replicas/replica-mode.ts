@@ -1,33 +1,34 @@
 import "server-only";
 import { Redis } from "ioredis";
-import { LOGIN_LIMIT, shareAuthState } from "../auth/console-auth";
+import { LOGIN_LIMIT, type SharedAuth } from "../auth/console-auth";
+import type { PeerAdmission } from "../auth/peer-admission";
+import type { Placement } from "../backends/placement";
 import type { BackendRegistry } from "../backends/registry";
 import { ApiError, describeError, isApiError } from "../errors";
-import { setRouteForwarder } from "../http";
+import { type PeerRequests, readQuery, resumeCursor } from "../http";
 import { log } from "../log";
 import type { ReplicaConfig } from "./config";
-import type { Hub } from "../hub/hub";
-import type { SessionChannel } from "../hub/session-channel";
-import { liveStreams } from "../live-streams";
+import type { Hub, SessionJournal } from "../hub/hub";
+import type { SessionSource } from "../hub/session-source";
+import type { GlobalEvent } from "@/lib/model";
 import type { SharedSnapshot } from "@/lib/api";
-import type { ShareRemote } from "../shares/service";
+import type { ShareForwarding, SharedFailures } from "../shares/forwarding";
+import type { OtherStreams } from "../shares/stream-quota";
 import { EventsQuery } from "@/lib/api";
 import { sseResponse } from "../hub/sse";
-import { readQuery, resumeCursor } from "../http";
-import { type ForwardTarget, forwardRequest, type ReplicaSelf, replicaFetch } from "./forward";
+import { type ForwardTarget, forwardRequest, fromReplica, type ReplicaSelf, replicaFetch } from "./forward";
+import { LeasePlacement } from "./lease-placement";
 import type { PeerPolicy } from "./peers";
 import { rawReplicaKeys, type ReplicaKeys } from "./replica-auth";
 import { registerSecret } from "../redaction/redact";
 import { withholdFromAgents } from "../processes/agent-env";
-import { setReplicaGate } from "./replica-gate";
+import { acceptReplicaRequest, admitReplicaRequest, setReplicaGate } from "./replica-gate";
 import { RemoteFeeds } from "./remote-feeds";
 import { GlobalRelay } from "./global-relay";
-import { openRemoteSession, openRemoteStream, type RemoteSession } from "./remote-session";
+import { openRemoteSession, openRemoteStream } from "./remote-session";
 import { RedisSessionJournal } from "./session-journal";
-import { shareStreamQuota } from "../shares/stream-quota";
 import { SharedFailureCounter } from "./shared-failures";
 import { SharedStreamCounts } from "./stream-counts";
-import { Ownership } from "./ownership";
 import { RedisWindowLimiter } from "./redis-limiter";
 import { ReplicatedSet } from "./replicated-set";
 
@@ -42,26 +43,46 @@ const STREAM_SEP = "~";
  * through its NOTIFY).
  */
 export interface ReplicaMode {
-  ownership: Ownership;
-  /** Live shares whose session runs on another replica (server/shares/service.ts). */
-  shareRemote: ShareRemote;
-  /** A failure limit counted over every replica, checked synchronously (share pages' unknown tokens). */
-  sharedFailures(name: string, limit: number, windowMs: number): SharedFailureCounter;
+  /** Where each backend runs: on the replica that holds its lease (server/backends/placement.ts). */
+  placement: Placement;
+  /** The sessions of the backends this replica runs, journaled in Redis Streams while its lease is good. */
+  journal: SessionJournal;
+  /** The hub's global events: those about the backends this replica runs go to the others. */
+  globalOut(event: GlobalEvent): void;
   /**
    * Where a live stream held here gets a session's events: this replica's channel when it runs the
    * backend, else the owner's stream. While the backend changes hands (no owner yet, or one that
    * does not answer, or is still starting it), it tries again for up to twice the lease's time.
    */
-  sessionSource(
-    backendId: string,
-    sessionId: string,
-    after: number | undefined,
-    openHere: () => Promise<SessionChannel>,
-  ): Promise<{ channel: SessionChannel; remote?: undefined } | { channel?: undefined; remote: RemoteSession }>;
+  sessions: SessionSource;
+  /** Signed requests from the other replicas checked, and requests for what they run sent there. */
+  peerRequests: PeerRequests;
+  /** The proxy's check of a signed request. */
+  peerAdmission: PeerAdmission;
+  /** Live shares whose session runs on another replica (server/shares/forwarding.ts). */
+  shareForwarding: ShareForwarding;
+  /** Unknown share tokens counted over every replica, checked synchronously. */
+  sharedFailures(name: string, limit: number, windowMs: number): SharedFailures;
+  /** The public share streams open on the other replicas (for the stream quota). */
+  shareStreamsElsewhere: OtherStreams;
+  /** Logouts and failed logins counted with the other replicas' (valid once started). */
+  sharedAuth: SharedAuth;
+  /** What this replica's live stream ids start with (`<replica>~`). */
+  liveStreamPrefix: string;
   /** Publishes this replica, loads the shared sets, and starts claiming backends. */
   start(): Promise<void>;
   /** Gives up every lease (the others take the backends at once) and closes the connections. */
   stop(): Promise<void>;
+}
+
+/** The console's parts the replica parts call back into, read when first needed (they are built after). */
+export interface ReplicaModeDeps {
+  registry: () => BackendRegistry;
+  hub: () => Hub;
+  /** Resolves when the console has started. */
+  ready: () => Promise<void>;
+  /** This replica's open public share streams per client address (and `*`: all of them). */
+  shareStreamCounts: () => Record<string, number>;
 }
 
 function connect(url: string, name: string): Redis {
@@ -73,10 +94,9 @@ function connect(url: string, name: string): Redis {
 
 export function replicaMode(
   config: ReplicaConfig & { redisUrl: string; replicaUrl: string; replicaKeys: ReplicaKeys; peers: PeerPolicy },
-  registry: BackendRegistry,
-  hub: Hub,
-  ready: () => Promise<void>,
+  deps: ReplicaModeDeps,
 ): ReplicaMode {
+  const { ready } = deps;
   // The replicas' key is a secret like the console token: no agent inherits it, and it is redacted.
   for (const k of rawReplicaKeys(process.env.SWITCHBOARD_REPLICA_KEY)) {
     withholdFromAgents(k);
@@ -86,19 +106,18 @@ export function replicaMode(
   setReplicaGate({ keys: config.replicaKeys, replicaUrl: config.replicaUrl });
   const redis = connect(config.redisUrl, `switchboard-${config.replicaId}`);
   const subscriber = connect(config.redisUrl, `switchboard-${config.replicaId}-sub`);
-  const ownership = new Ownership(
-    redis,
-    config.replicaId,
-    config.replicaUrl,
-    { acquired: (id, epoch) => registry.acquired(id, epoch), lost: (id, epoch) => registry.lost(id, epoch) },
-    config.leaseTtlMs,
-    config.peers,
-  );
-  registry.runUnder(ownership);
+  const placement = new LeasePlacement(redis, {
+    replicaId: config.replicaId,
+    replicaUrl: config.replicaUrl,
+    leaseTtlMs: config.leaseTtlMs,
+    peers: config.peers,
+  });
+  const { ownership } = placement;
   const loggedOut = new ReplicatedSet(redis, subscriber, "logouts");
   const limiter = new RedisWindowLimiter(redis, "login", LOGIN_LIMIT);
   const blocked = new ReplicatedSet(redis, subscriber, "blocked");
-  const streamCounts = new SharedStreamCounts(redis, config.replicaId, () => shareStreamQuota().counts());
+  let streamCountsStarted = false;
+  const streamCounts = new SharedStreamCounts(redis, config.replicaId, deps.shareStreamCounts);
 
   // What this replica signs its requests to the others with (never the console token).
   const self: ReplicaSelf = { replicaId: config.replicaId, keys: config.replicaKeys, peers: config.peers };
@@ -113,10 +132,11 @@ export function replicaMode(
     return owner;
   };
 
-  setRouteForwarder(async (req, params) => {
+  const forward = async (req: Request, params: Readonly<Record<string, unknown>>) => {
     const { backendId, streamId } = params;
     if (typeof backendId === "string") {
       await ready();
+      const registry = deps.registry();
       if (!registry.get(backendId) || registry.runsHere(backendId)) return undefined; // 404, or served here
       const owner = await ownerOf(backendId);
       if (owner.replicaId === config.replicaId) return undefined;
@@ -137,12 +157,12 @@ export function replicaMode(
       return forwardRequest(req, { url, replicaId: holder }, self);
     }
     return undefined;
-  });
-  for (const scope of ["console", "share"] as const) liveStreams(scope).idPrefix = `${config.replicaId}${STREAM_SEP}`;
+  };
 
-  const relay = new GlobalRelay(redis, subscriber, config.replicaId, hub, registry);
+  // Built at start: it calls into the hub and the registry, which are built after these parts.
+  let relay: GlobalRelay | undefined;
   // The sessions of the backends this replica runs are journaled while its lease is good.
-  hub.journal = new RedisSessionJournal(redis, (id) => (ownership.mayWrite(id) ? ownership.token(id) : undefined));
+  const journal = new RedisSessionJournal(redis, (id) => (ownership.mayWrite(id) ? ownership.token(id) : undefined));
 
   /** A session's `…/events` on a replica that does not run it: from the shared feed of the owner's stream. */
   const followedEvents = async (req: Request, target: ForwardTarget, backendId: string, sessionId: string) => {
@@ -153,9 +173,10 @@ export function replicaMode(
     return sseResponse({ signal: req.signal, open: (sink) => remote.attach(sink, () => sink.close()) });
   };
 
-  const runsElsewhere = (backendId: string) => !!registry.get(backendId) && !registry.runsHere(backendId);
-  const shareRemote: ShareRemote = {
+  const runsElsewhere = (backendId: string) => !!deps.registry().get(backendId) && !placement.runsHere(backendId);
+  const shareForwarding: ShareForwarding = {
     runsElsewhere,
+    fromPeer: fromReplica,
     async forward(req, backendId, json) {
       return forwardRequest(req, await ownerOf(backendId), self, json);
     },
@@ -186,27 +207,36 @@ export function replicaMode(
   };
 
   return {
-    ownership,
-    shareRemote,
+    placement,
+    journal,
+    globalOut: (e) => relay?.send(e),
+    peerRequests: { accept: acceptReplicaRequest, forward },
+    peerAdmission: { admit: admitReplicaRequest },
+    shareForwarding,
     sharedFailures: (name, limit, windowMs) => new SharedFailureCounter(redis, blocked, name, limit, windowMs),
-    async sessionSource(backendId, sessionId, after, openHere) {
-      const deadline = Date.now() + 2 * config.leaseTtlMs + 1_000;
-      for (;;) {
-        try {
-          if (registry.runsHere(backendId)) return { channel: await openHere() };
-          const target = await ownerOf(backendId);
-          if (target.replicaId !== config.replicaId)
-            return {
-              remote: await feeds.source(backendId, sessionId, after, (a) =>
-                openRemoteSession({ target, backendId, sessionId, after: a, self }),
-              ),
-            };
-        } catch (err) {
-          const moving = isApiError(err) && (err.code === "backend_down" || err.code === "upstream_failed");
-          if (!moving || Date.now() > deadline) throw err;
+    shareStreamsElsewhere: (client) => (streamCountsStarted ? streamCounts.elsewhere(client) : 0),
+    sharedAuth: { loggedOut, limiter },
+    liveStreamPrefix: `${config.replicaId}${STREAM_SEP}`,
+    sessions: {
+      async open(backendId, sessionId, after) {
+        const deadline = Date.now() + 2 * config.leaseTtlMs + 1_000;
+        for (;;) {
+          try {
+            if (placement.runsHere(backendId)) return { channel: await deps.hub().open(backendId, sessionId) };
+            const target = await ownerOf(backendId);
+            if (target.replicaId !== config.replicaId)
+              return {
+                followed: await feeds.source(backendId, sessionId, after, (a) =>
+                  openRemoteSession({ target, backendId, sessionId, after: a, self }),
+                ),
+              };
+          } catch (err) {
+            const moving = isApiError(err) && (err.code === "backend_down" || err.code === "upstream_failed");
+            if (!moving || Date.now() > deadline) throw err;
+          }
+          await new Promise((r) => setTimeout(r, 250));
         }
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      },
     },
     async start() {
       try {
@@ -220,21 +250,19 @@ export function replicaMode(
       await loggedOut.start();
       await blocked.start();
       await streamCounts.start();
-      shareStreamQuota().elsewhere = (client) => streamCounts.elsewhere(client);
+      streamCountsStarted = true;
+      relay = new GlobalRelay(redis, subscriber, config.replicaId, deps.hub(), deps.registry());
       await relay.start();
-      shareAuthState({ loggedOut, limiter });
       log.info("replica mode", { replica: config.replicaId, url: config.replicaUrl, leaseTtlMs: config.leaseTtlMs });
     },
     async stop() {
-      setRouteForwarder(undefined);
       setReplicaGate(undefined);
-      relay.stop();
+      relay?.stop();
       await ownership.stop();
       await loggedOut.stop();
       await blocked.stop();
-      shareStreamQuota().elsewhere = undefined;
+      streamCountsStarted = false;
       await streamCounts.stop();
-      shareAuthState(undefined);
       redis.disconnect();
       subscriber.disconnect();
     },

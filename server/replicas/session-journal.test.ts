@@ -63,8 +63,9 @@ describe("session logs in Redis Streams (real Redis)", () => {
     // A runs the backend: one turn done, a second one half streamed when A dies.
     const leaseA = lease("A");
     await until(() => leaseA.token !== undefined);
-    const hubA = new Hub(() => backend(() => ({ session, messages: [], interrupts: [], todos: [] })));
-    hubA.journal = new RedisSessionJournal(client(), () => leaseA.token);
+    const hubA = new Hub(() => backend(() => ({ session, messages: [], interrupts: [], todos: [] })), undefined, {
+      journal: new RedisSessionJournal(client(), () => leaseA.token),
+    });
     const chA = await hubA.open("oc", "s");
     const publish = (e: Parameters<Hub["publish"]>[2]) => hubA.publish("oc", "s", e);
     publish({ type: "message.updated", message: info(user) });
@@ -99,8 +100,9 @@ describe("session logs in Redis Streams (real Redis)", () => {
       interrupts: [],
       todos: [],
     };
-    const hubB = new Hub(() => backend(() => finished));
-    hubB.journal = new RedisSessionJournal(client(), () => leaseB.token);
+    const hubB = new Hub(() => backend(() => finished), undefined, {
+      journal: new RedisSessionJournal(client(), () => leaseB.token),
+    });
     const chB = await hubB.open("oc", "s");
     expect(chB.seq).toBeGreaterThan(lastA);
     expect(chB.snapshot().messages).toEqual(finished.messages);

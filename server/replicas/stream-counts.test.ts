@@ -8,9 +8,8 @@ const { client } = redisPerFile();
 describe("the share stream quota over every replica (real Redis)", () => {
   it("a client's streams are counted wherever the load balancer sent them, and in all", async () => {
     const replica = (id: string) => {
-      const quota = new StreamQuota(5, 8);
-      const counts = new SharedStreamCounts(client(), id, () => quota.counts(), 60_000);
-      quota.elsewhere = (c) => counts.elsewhere(c);
+      const counts: SharedStreamCounts = new SharedStreamCounts(client(), id, () => quota.counts(), 60_000);
+      const quota: StreamQuota = new StreamQuota(5, 8, (c) => counts.elsewhere(c));
       return { quota, counts };
     };
     const a = replica("A");

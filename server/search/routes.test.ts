@@ -11,6 +11,8 @@ import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
+import { localSessionSource } from "../hub/session-source";
+import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
 import { Attribution } from "../sessions/attribution";
 import { SqliteStore } from "../store/sqlite-store";
@@ -125,6 +127,8 @@ beforeAll(async () => {
     attribution: new Attribution(store),
     search,
     push: new PushService(store, hub),
+    sessions: localSessionSource(hub),
+    sharing: { streams: shareStreamQuota() },
     terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},

@@ -22,6 +22,8 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { ACTING_PERSON_HEADER } from "../auth/acting-person";
 import { Hub } from "../hub/hub";
+import { localSessionSource } from "../hub/session-source";
+import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
 import { PushService } from "../push/service";
 import { SearchIndexer } from "../search/indexer";
@@ -211,6 +213,8 @@ function startConsole(): { hub: Hub; store: SqliteStore; events: TimelineEvent[]
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
     terminals: new TerminalManager(),
+    sessions: localSessionSource(hub),
+    sharing: { streams: shareStreamQuota() },
     ready: Promise.resolve(),
     stop: async () => {},
   } as ConsoleApp;

@@ -11,6 +11,8 @@ import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
+import { localSessionSource } from "../hub/session-source";
+import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
 import { Attribution } from "./attribution";
 import { SearchIndexer } from "../search/indexer";
@@ -158,6 +160,8 @@ beforeAll(() => {
     attribution: new Attribution(store),
     search: new SearchIndexer({ store, backends: () => [] }),
     push: new PushService(store, hub),
+    sessions: localSessionSource(hub),
+    sharing: { streams: shareStreamQuota() },
     terminals: new TerminalManager(),
     ready: Promise.resolve(),
     stop: async () => {},

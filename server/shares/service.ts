@@ -22,13 +22,13 @@ import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "..
 import { FailureLimiter } from "../auth/failure-limiter";
 import { hashShareToken, isWellFormedShareToken, newShareId, newShareToken } from "../auth/share-token";
 import type { BackendRegistry } from "../backends/registry";
-import type { RemoteSession } from "../replicas/remote-session";
 import { ApiError, describeError, isApiError } from "../errors";
 import type { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import { encodeFrame, sseResponse, type SseSink } from "../hub/sse";
 import { log } from "../log";
 import type { LiveStore, StoredRedactionPattern, StoredShare } from "../store/store";
+import type { ShareForwarding, SharedFailures } from "./forwarding";
 import { ShareEventFilter, ShareRenderer, previewRedactions, type ShareMeta } from "./view";
 
 /** A frozen snapshot larger than this is refused (a share is not a backup). */
@@ -38,25 +38,11 @@ const FLUSH_MS = 100;
 /** setTimeout's limit; longer expiries re-arm. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/**
- * Replica mode: a live share's session may run on another replica (docs/architecture.md,
- * "Replicas"); its snapshot and events then come from that replica's public share routes, by token,
- * and requests that make or preview a share are sent there.
- */
-export interface ShareRemote {
-  runsElsewhere(backendId: string): boolean;
-  /** Sends a request to the replica that runs the backend; its answer as it comes. */
-  forward(req: Request, backendId: string, json?: unknown): Promise<Response>;
-  /** The owner's public share stream for `token`, from `after`, passed on byte for byte. */
-  follow(token: string, backendId: string, after: number | undefined): Promise<RemoteSession>;
-  /** The owner's public snapshot for `token` (not counted as a view there). */
-  snapshot(token: string, backendId: string): Promise<SharedSnapshot>;
-}
-
 export interface ShareServiceOptions {
-  remote?: ShareRemote;
-  /** Replica mode: unknown tokens counted with the other replicas (server/replicas/shared-failures.ts). */
-  sharedFailures?: { blockedFor(client: string): number; fail(client: string): void };
+  /** Replica mode: where a share whose session runs on another console is reached (./forwarding.ts). */
+  remote?: ShareForwarding | undefined;
+  /** Replica mode: unknown tokens counted with the other consoles. */
+  sharedFailures?: SharedFailures | undefined;
   /** Unknown tokens per client address per window before it is answered 429. */
   failureLimit?: number;
   failureWindowMs?: number;
@@ -206,7 +192,7 @@ export class ShareService {
   private streams = new Map<string, Set<ShareStream>>();
   private renderers = new Map<string, ShareRenderer>();
   private now: () => number;
-  readonly remote: ShareRemote | undefined;
+  readonly remote: ShareForwarding | undefined;
   private sharedFailures: ShareServiceOptions["sharedFailures"];
 
   constructor(
@@ -376,6 +362,22 @@ export class ShareService {
     await this.store.refresh?.("shares");
   }
 
+  /**
+   * `POST /api/shares`: a live share is made on the console that runs its session (replica mode: the
+   * request is sent there, and the share read back here before its link is handed out).
+   */
+  async createFor(req: Request, body: CreateShareBody, origin: string, createdBy?: PersonRef): Promise<Response> {
+    if (this.remote?.runsElsewhere(body.backendId)) {
+      const made = await this.remote.forward(req, body.backendId, body);
+      if (made.ok) await this.refreshShares();
+      return made;
+    }
+    const created = await this.create(body, origin, createdBy);
+    // Made for another console: it reads the share back as soon as it has the answer.
+    if (this.fromPeer(req)) await this.written();
+    return Response.json(created, { status: 201, headers: { "cache-control": "no-store" } });
+  }
+
   async revokeAnywhere(id: string): Promise<ShareInfo> {
     if (!this.store.getShare(id)) await this.store.refresh?.("shares");
     return this.revoke(id);
@@ -458,13 +460,18 @@ export class ShareService {
     return share;
   }
 
+  /** Did another console send this request on a viewer's behalf (it counts the view and the stream)? */
+  fromPeer(req: Request): boolean {
+    return this.remote?.fromPeer(req) ?? false;
+  }
+
   /** Counts a view of the share (page loads and snapshot requests, not stream reconnects). */
   touch(share: StoredShare): void {
     this.store.touchShare(share.id, this.now(), 1);
   }
 
   /** Whether a live share's session runs on another replica (then `token` reaches it there). */
-  private elsewhere(share: StoredShare): ShareRemote | undefined {
+  private elsewhere(share: StoredShare): ShareForwarding | undefined {
     return share.live && this.remote?.runsElsewhere(share.backendId) ? this.remote : undefined;
   }
 

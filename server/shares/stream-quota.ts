@@ -1,5 +1,8 @@
 import "server-only";
 
+/** How many share streams are open on the other consoles: of `client`, or all of them. */
+export type OtherStreams = (client?: string) => number;
+
 /**
  * How many public share streams may be open at once (docs/security.md, "Share links"): at most
  * `perClient` from one client address, and `total` over all of them, so one anonymous client
@@ -9,19 +12,19 @@ import "server-only";
 export class StreamQuota {
   private byClient = new Map<string, number>();
   private open = 0;
-  /** Replica mode: the streams open on the other replicas (of a client, or all). */
-  elsewhere: ((client?: string) => number) | undefined;
 
   constructor(
     readonly perClient: number,
     readonly total: number,
+    /** The streams open on the other consoles (replica mode), of a client or all; none for one console. */
+    private readonly elsewhere: OtherStreams = () => 0,
   ) {}
 
   /** Takes a slot for `client`: the release (call it once, when the stream ends), or why not. */
   acquire(client: string): { ok: true; release: () => void } | { ok: false; scope: "client" | "total" } {
-    if (this.open + (this.elsewhere?.() ?? 0) >= this.total) return { ok: false, scope: "total" };
+    if (this.open + this.elsewhere() >= this.total) return { ok: false, scope: "total" };
     const mine = this.byClient.get(client) ?? 0;
-    if (mine + (this.elsewhere?.(client) ?? 0) >= this.perClient) return { ok: false, scope: "client" };
+    if (mine + this.elsewhere(client) >= this.perClient) return { ok: false, scope: "client" };
     this.byClient.set(client, mine + 1);
     this.open++;
     let released = false;
@@ -52,17 +55,15 @@ export class StreamQuota {
 /** Public share streams open at once over all clients. */
 export const SHARE_STREAMS_TOTAL = 1000;
 
-const g = globalThis as typeof globalThis & { __switchboardShareQuota?: StreamQuota };
-
 function intEnv(name: string, fallback: number): number {
   const n = Number(process.env[name]);
   return Number.isSafeInteger(n) && n > 0 ? n : fallback;
 }
 
-/** The quota of public share streams: `SWITCHBOARD_SHARE_STREAMS_PER_CLIENT` per address (20), 1,000 in all. */
-export function shareStreamQuota(): StreamQuota {
-  return (g.__switchboardShareQuota ??= new StreamQuota(
-    intEnv("SWITCHBOARD_SHARE_STREAMS_PER_CLIENT", 20),
-    SHARE_STREAMS_TOTAL,
-  ));
+/**
+ * The quota of public share streams, one per console (built by server/app.ts):
+ * `SWITCHBOARD_SHARE_STREAMS_PER_CLIENT` per address (20), 1,000 in all.
+ */
+export function shareStreamQuota(elsewhere?: OtherStreams): StreamQuota {
+  return new StreamQuota(intEnv("SWITCHBOARD_SHARE_STREAMS_PER_CLIENT", 20), SHARE_STREAMS_TOTAL, elsewhere);
 }

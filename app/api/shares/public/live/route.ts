@@ -11,5 +11,5 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route(async (req) => {
   readQuery(req, EmptyQuery);
-  return withPublicHeaders(openLiveStream(req, "share"));
+  return withPublicHeaders(await openLiveStream(req, "share"));
 });

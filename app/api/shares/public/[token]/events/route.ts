@@ -1,4 +1,3 @@
-import { fromReplica } from "@/server/replicas/forward";
 import { EventsQuery } from "@/lib/api";
 import { readQuery, resumeCursor } from "@/server/http";
 import { acquireShareStream, shareClient, shareStreamIdleMs, shares } from "@/server/shares";
@@ -16,8 +15,8 @@ export const GET = publicRoute(async (req, token) => {
   const svc = await shares();
   const share = svc.resolve(token, shareClient(req.headers));
   // A slot of the public share stream quota (per address, and in all): 429 beyond; idle streams end.
-  // A replica following a share whose session runs here has counted its viewer already.
-  const release = fromReplica(req) ? () => {} : acquireShareStream(req.headers);
+  // Another console following a share whose session runs here has counted its viewer already.
+  const release = svc.fromPeer(req) ? () => {} : await acquireShareStream(req.headers);
   try {
     return await svc.stream(share, after, req.signal, { idleMs: shareStreamIdleMs(), onEnd: release, token });
   } catch (err) {

@@ -1,4 +1,3 @@
-import { fromReplica } from "@/server/replicas/forward";
 import { EmptyQuery } from "@/lib/api";
 import { json, readQuery } from "@/server/http";
 import { shareClient, shares } from "@/server/shares";
@@ -12,7 +11,7 @@ export const GET = publicRoute(async (req, token) => {
   const svc = await shares();
   const share = svc.resolve(token, shareClient(req.headers));
   const snapshot = await svc.snapshot(share, token);
-  // A replica asking for a share whose session runs here counts the view itself.
-  if (!fromReplica(req)) svc.touch(share);
+  // Another console asking for a share whose session runs here counts the view itself.
+  if (!svc.fromPeer(req)) svc.touch(share);
   return json(snapshot);
 });
