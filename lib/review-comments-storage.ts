@@ -21,7 +21,15 @@ const commentSchema = z.object({
 });
 const storedSchema = z.object({ v: z.literal(1), comments: z.array(commentSchema).max(500) });
 
-export const storageKey = (backendId: string, sessionId: string) => `sb-review-comments:${backendId}/${sessionId}`;
+/**
+ * Where one person's comments on one session are kept. People signed in with OpenID Connect each
+ * have their own (a browser shared by two people keeps them apart); the console token's are under
+ * the key they always had.
+ */
+export const storageKey = (backendId: string, sessionId: string, personId?: string) =>
+  personId && personId !== "token"
+    ? `sb-review-comments:${encodeURIComponent(personId)}:${backendId}/${sessionId}`
+    : `sb-review-comments:${backendId}/${sessionId}`;
 
 /** Parses what was stored (anything else, or a damaged entry, reads as no comments). */
 export function parseStored(raw: string | null): ReviewComment[] {

@@ -129,5 +129,9 @@ describe("edits and storage", () => {
 
   it("keys by backend and session", () => {
     expect(storageKey("local", "ses_1")).toBe("sb-review-comments:local/ses_1");
+    // Each signed-in person has their own; the console token keeps the key it always had.
+    expect(storageKey("local", "ses_1", "token")).toBe("sb-review-comments:local/ses_1");
+    expect(storageKey("local", "ses_1", "ada@idp")).toBe("sb-review-comments:ada%40idp:local/ses_1");
+    expect(storageKey("local", "ses_1", "olga")).not.toBe(storageKey("local", "ses_1", "ada"));
   });
 });

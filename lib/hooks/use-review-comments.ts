@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { addComment, dropComments, editComment, type ReviewComment } from "../review-comments";
 import { parseStored, serialize, storageKey } from "../review-comments-storage";
+import { useMe } from "./use-me";
 
 export interface ReviewCommentsApi {
   comments: ReviewComment[];
@@ -20,11 +21,12 @@ function write(key: string, list: ReviewComment[]) {
 }
 
 /**
- * A session's review comments, kept in `localStorage` per backend + session so they survive a
- * reload (and follow edits made in another tab of the same session).
+ * A session's review comments, kept in `localStorage` per person, backend and session so they
+ * survive a reload (and follow edits made in another tab of the same session).
  */
 export function useReviewComments(backendId: string, sessionId: string): ReviewCommentsApi {
-  const key = storageKey(backendId, sessionId);
+  const me = useMe();
+  const key = storageKey(backendId, sessionId, me?.user.id);
   const [comments, setComments] = useState<ReviewComment[]>([]);
 
   useEffect(() => {
