@@ -74,3 +74,31 @@ describe("Markdown export", () => {
     expect(exportFileName({ title: "???", id: "ses_1" }, "json")).toBe("ses_1.json");
   });
 });
+
+describe("Markdown export of who did what", () => {
+  it("names a prompt's sender and who answered an interrupt, and how", () => {
+    const md = sessionMarkdown(
+      session,
+      [
+        { ...messages[0]!, author: { id: "ada", name: "Ada Admin" } },
+        {
+          ...messages[1]!,
+          answered: [
+            {
+              interruptId: "i1",
+              kind: "permission",
+              title: "bash: npm test",
+              decision: "allow_once",
+              answeredBy: { id: "olga", name: "Olga Operator" },
+              at: 2000,
+            },
+          ],
+        },
+      ],
+      [],
+      0,
+    );
+    expect(md).toContain("<sub>sent by Ada Admin · ");
+    expect(md).toContain("> _Olga Operator answered “bash: npm test”: allow once_");
+  });
+});

@@ -77,6 +77,7 @@ function messageMarkdown(m: Message): string {
   const meta: string[] = [iso(m.createdAt)];
   if (m.role === "assistant" && m.model) meta.push(m.model.provider ? `${m.model.provider}/${m.model.id}` : m.model.id);
   if (m.agent && m.role === "assistant") meta.push(m.agent);
+  if (m.role === "user" && m.author) meta.unshift(`sent by ${m.author.name}`);
   const out = [`## ${who}${m.summary ? " (summary)" : ""}`, `<sub>${meta.join(" · ")}</sub>`];
   for (const b of m.blocks) {
     const md = blockMarkdown(b);
@@ -91,6 +92,8 @@ function messageMarkdown(m: Message): string {
       `_Changed ${m.diffs.length} file${m.diffs.length === 1 ? "" : "s"} (+${a} −${d}): ${m.diffs.map((x) => `\`${x.path}\``).join(", ")}_`,
     );
   }
+  for (const a of m.answered ?? [])
+    out.push(`> _${a.answeredBy.name} answered “${a.title.replace(/\n/g, " ")}”: ${a.decision.replace(/_/g, " ")}_`);
   if (m.usage && m.role === "assistant") out.push(`<sub>${usageLine(m.usage)}</sub>`);
   return out.join("\n\n");
 }

@@ -11,7 +11,7 @@ const MAX_PAGES = 50;
 
 /** The whole session from its backend: the newest page, then older pages until the start. */
 export async function loadWholeSession(
-  app: Pick<ConsoleApp, "backends" | "lineage">,
+  app: Pick<ConsoleApp, "backends" | "lineage" | "attribution">,
   backendId: string,
   sessionId: string,
 ): Promise<SessionExport> {
@@ -25,9 +25,10 @@ export async function loadWholeSession(
     messages = [...page.items.filter((m) => !known.has(m.id)), ...messages];
     cursor = page.nextCursor;
   }
+  // Who sent each prompt and answered each interrupt, as the timeline shows it (the console's record).
   return {
-    session: app.lineage.decorate(backendId, loaded.session),
-    messages,
+    session: app.attribution.session(backendId, app.lineage.decorate(backendId, loaded.session)),
+    messages: messages.map((m) => app.attribution.message(backendId, sessionId, m)),
     todos: loaded.todos,
     exportedAt: Date.now(),
   };
@@ -45,7 +46,7 @@ export function withoutConsoleSecrets(data: SessionExport, secrets: readonly str
 
 /** The export as a download response (`Content-Disposition: attachment`). */
 export async function exportResponse(
-  app: Pick<ConsoleApp, "backends" | "lineage">,
+  app: Pick<ConsoleApp, "backends" | "lineage" | "attribution">,
   backendId: string,
   sessionId: string,
   format: ExportFormat,
