@@ -3,7 +3,7 @@
  * with these schemas, the browser imports the types.
  */
 import { z } from "zod";
-import { ModelRef, PersonRef, SessionStatus } from "./model";
+import { ModelRef, PersonRef, type SessionStatus } from "./model";
 
 export const MAX_TARGETS = 4;
 
@@ -85,7 +85,9 @@ export const CompareGroup = z.object({
   testCommand: z.string().optional(),
   base: z.string(),
   members: z.array(CompareMember),
-  kept: z.object({ sessionId: z.string(), how: z.enum(["merge", "continue"]), commit: z.string().optional() }).optional(),
+  kept: z
+    .object({ sessionId: z.string(), how: z.enum(["merge", "continue"]), commit: z.string().optional() })
+    .optional(),
 });
 export type CompareGroup = z.infer<typeof CompareGroup>;
 

@@ -39,7 +39,7 @@ const TEST_TIMEOUT_MS = 10 * 60_000;
 const TEST_OUTPUT_CHARS = 64 * 1024;
 
 export class CompareService implements HubObserver {
-  /** Sessions of a group whose turn is running: a test runs when such a session turns idle. */
+  /** Sessions seen busy: a test runs when such a session turns idle (not at an idle before its turn began). */
   private running = new Set<string>();
 
   constructor(private app: Deps) {}
@@ -84,8 +84,10 @@ export class CompareService implements HubObserver {
       const adapter = backends.get(t.backendId);
       if (!adapter) throw ApiError.badRequest(`No backend "${t.backendId}"`);
       const info = adapter.info();
-      if (info.status !== "ready") throw ApiError.conflict(`${info.label} is not ready (${info.status}): it cannot take part`);
-      if (info.kind === "a2a") throw ApiError.conflict(`${info.label} runs in its own workspace: it cannot use a worktree`);
+      if (info.status !== "ready")
+        throw ApiError.conflict(`${info.label} is not ready (${info.status}): it cannot take part`);
+      if (info.kind === "a2a")
+        throw ApiError.conflict(`${info.label} runs in its own workspace: it cannot use a worktree`);
     }
     const ready = await worktreeReadiness(from, config.workspaceRoots);
     if (!ready.ok) throw ApiError.conflict(ready.reason);
@@ -133,14 +135,18 @@ export class CompareService implements HubObserver {
   }
 
   /** The same prompt to every session of the group (or to one); each keeps its own turn. */
-  async prompt(id: string, text: string, sessionId: string | undefined, who: PersonRef | undefined): Promise<CompareGroup> {
+  async prompt(
+    id: string,
+    text: string,
+    sessionId: string | undefined,
+    who: PersonRef | undefined,
+  ): Promise<CompareGroup> {
     const group = this.read(id);
     const targets = group.members.filter((m) => !m.archived && (sessionId === undefined || m.sessionId === sessionId));
     if (sessionId !== undefined && targets.length === 0) throw ApiError.notFound("No such session in this comparison");
     await Promise.all(
       targets.map(async (m) => {
         const adapter = this.app.backends.get(m.backendId);
-        this.running.add(`${m.backendId}/${m.sessionId}`);
         const withdraw = who ? this.app.attribution.expectPrompt(m.backendId, m.sessionId, who) : undefined;
         try {
           if (!adapter) throw new Error("the backend was removed");
@@ -299,7 +305,10 @@ export class CompareService implements HubObserver {
     if (!chosen) throw ApiError.notFound("No such session in this comparison");
     let commit: string | undefined;
     if (body.how === "merge") {
-      await commitAll(chosen, `${group.prompt.split("\n")[0]!.slice(0, 72)}\n\nKept from a comparison (${chosen.backendId}).`);
+      await commitAll(
+        chosen,
+        `${group.prompt.split("\n")[0]!.slice(0, 72)}\n\nKept from a comparison (${chosen.backendId}).`,
+      );
       commit = (await mergeIntoBase(chosen.worktree.path)).commit;
     }
     // The others: their work committed on their branches, their worktrees removed.
