@@ -28,9 +28,15 @@ export function CompareStart() {
   const [targets, setTargets] = useState<{ backendId: string; model: string }[]>([]);
   const [prompt, setPrompt] = useState("");
   const [testCommand, setTestCommand] = useState("");
+  const [directory, setDirectory] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const rows = targets.length ? targets : usable.slice(0, 2).map((b) => ({ backendId: b.id, model: "" }));
+  // Two rows to start with: the first two backends, or the only one twice (another model in each).
+  const rows = targets.length
+    ? targets
+    : usable.length
+      ? [usable[0]!, usable[1] ?? usable[0]!].map((b) => ({ backendId: b.id, model: "" }))
+      : [];
   const setRow = (i: number, v: { backendId: string; model: string }) =>
     setTargets(rows.map((r, j) => (j === i ? v : r)));
 
@@ -48,6 +54,7 @@ export function CompareStart() {
           };
         }),
         ...(testCommand.trim() ? { testCommand: testCommand.trim() } : {}),
+        ...(directory.trim() ? { directory: directory.trim() } : {}),
       };
       const g = await apiSend<CompareGroup>("POST", "/api/compare", body);
       router.push(`/compare/${encodeURIComponent(g.id)}`);
@@ -128,6 +135,14 @@ export function CompareStart() {
               className={field}
               data-testid="compare-prompt"
               aria-label="Task"
+            />
+            <input
+              value={directory}
+              onChange={(e) => setDirectory(e.target.value)}
+              placeholder="Repository folder (default: the console's workspace)"
+              className={cx(field, "font-mono")}
+              data-testid="compare-directory"
+              aria-label="Repository folder"
             />
             <input
               value={testCommand}
