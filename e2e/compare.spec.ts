@@ -65,6 +65,16 @@ test("one prompt on two models in two worktrees: replies, tests and diffs side b
   await expect(page.getByTestId("compare-diff").nth(0)).toContainText("hello, alpha");
   await expect(page.getByTestId("compare-diff").nth(1)).toContainText("hello, beta");
 
+  if (process.env.SCREENSHOTS) {
+    for (const theme of ["dark", "light"] as const) {
+      await page.evaluate((t) => {
+        localStorage.setItem("sb-theme", t);
+        document.documentElement.dataset.theme = t;
+      }, theme);
+      await page.screenshot({ path: `docs/screenshots/compare-${theme}.png` });
+    }
+  }
+
   // A reload shows the same group.
   await page.reload();
   await expect(cp.columns).toHaveCount(2);
