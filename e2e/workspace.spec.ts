@@ -4,7 +4,6 @@
  * model writes lands there and not in the main checkout, and the Git panel stages, commits, pushes
  * and merges it; deleting the session removes the worktree and keeps its branch.
  */
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Session } from "../lib/model";
@@ -12,26 +11,11 @@ import type { GitState } from "../lib/workspace-api";
 import { authHeaders } from "../testkit/opencode-stack";
 import { expect, test } from "./fixtures/opencode";
 import { GitPanel } from "./pages/git-panel";
+import { gitIn, makeRepo } from "../testkit/git-repo";
 import { ReviewPage } from "./pages/review-page";
 
 const TURN = { timeout: 45_000 };
-const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-C", cwd, ...args], { encoding: "utf8" }).trim();
-
-/** A repository of its own inside the stack's workspace root, with a bare `origin` beside it. */
-function makeRepo(root: string, name: string): { repo: string; origin: string } {
-  const repo = path.join(root, name);
-  const origin = path.join(root, `${name}-origin.git`);
-  execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin]);
-  execFileSync("git", ["init", "-q", "-b", "main", repo]);
-  git(repo, "config", "user.name", "Workspace Owner");
-  git(repo, "config", "user.email", "owner@example.test");
-  fs.writeFileSync(path.join(repo, "README.md"), "# app\n");
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "initial");
-  git(repo, "remote", "add", "origin", origin);
-  git(repo, "push", "-q", "-u", "origin", "main");
-  return { repo, origin };
-}
+const git = gitIn;
 
 test.describe("workspace tools", () => {
   test("a worktree session: the agent's file is only in the worktree; stage, commit, push and merge from the Git panel", async ({

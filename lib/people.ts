@@ -43,6 +43,8 @@ export const AUDIT_ACTIONS = [
   "git.push",
   "git.merge",
   "terminal.open",
+  "compare.create",
+  "compare.keep",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;

@@ -21,6 +21,7 @@ import { log } from "./log";
 import { withholdFromAgents } from "./processes/agent-env";
 import { PushService } from "./push/service";
 import { TerminalManager } from "./workspace/terminals";
+import { CompareService } from "./compare/service";
 import { SearchIndexer } from "./search/indexer";
 import { readReplicaConfig, ReplicaConfigError } from "./replicas/config";
 import { replicaMode, type ReplicaMode } from "./replicas/replica-mode";
@@ -54,6 +55,8 @@ export interface ConsoleApp {
   sharing: ShareParts;
   /** Terminals in sessions' directories (docs/workspace.md), on the replica that runs the backend. */
   terminals: TerminalManager;
+  /** One task on several agents (docs/compare.md); told of turn ends to run a group's tests. */
+  compare: CompareService;
   ready: Promise<void>;
   stop(): Promise<void>;
 }
@@ -158,6 +161,8 @@ function create(): ConsoleApp {
   const push = new PushService(store, hub);
   hub.observe(push.notifier);
   const terminals = new TerminalManager();
+  const compare = new CompareService({ store, hub, backends: registry, config, attribution });
+  hub.observe(compare);
   ready = opened
     // Seals what is in clear or under a previous key, and registers every stored key for redaction.
     .then(() => startStoredSecrets(raw, box))
@@ -209,6 +214,7 @@ function create(): ConsoleApp {
     search,
     push,
     terminals,
+    compare,
     sessions,
     sharing,
     ready,

@@ -13,7 +13,7 @@ import { cx } from "../ui/cx";
 import { BackendSessions } from "./backend-sessions";
 import { useDebounced } from "@/lib/hooks/use-debounced";
 import { useNotifications, type NotificationState } from "@/lib/hooks/use-notifications";
-import { IconBell, IconBellOff, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
+import { IconBell, IconBellOff, IconColumns, IconLink, IconLogOut, IconMoon, IconSearch, IconSun } from "../ui/icons";
 import { isTyping } from "./commands";
 import { Inbox } from "./inbox";
 import { useShell } from "./shell";
@@ -174,6 +174,14 @@ export function Sidebar() {
           title="Search every session's messages (Ctrl+Shift+F)"
         >
           <IconSearch className="size-3.5" /> Search
+        </FootLink>
+        <FootLink
+          href="/compare"
+          testId="nav-compare"
+          pathname={pathname}
+          title="Run one task on several agents and compare"
+        >
+          <IconColumns className="size-3.5" /> Compare
         </FootLink>
         <FootLink href="/settings/shares" testId="nav-shares" pathname={pathname}>
           <IconLink className="size-3.5" /> Shares

@@ -90,6 +90,9 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: "GET", path: "/api/search", need: "read" },
   { method: "GET", path: "/api/search/status", need: "read" },
   { method: "GET", path: "/api/shares", need: "read" },
+  { method: "GET", path: "/api/compare", need: "read" },
+  { method: "GET", path: "/api/compare/[compareId]", need: "read" },
+  { method: "GET", path: "/api/compare/[compareId]/diff", need: "read" },
   { method: "GET", path: "/api/shares/patterns", need: "read" },
 
   // Working a session: operators and admins.
@@ -116,6 +119,22 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: "POST", path: `${S}/unrevert`, need: "operate" },
   { method: "POST", path: `${S}/compact`, need: "operate" },
   { method: "POST", path: `${S}/settings`, need: "operate" },
+  // One task on several agents (docs/compare.md).
+  {
+    method: "POST",
+    path: "/api/compare",
+    need: "operate",
+    audit: "compare.create",
+    detail: (b, a) => ({ ...pick("testCommand")(b), ...pick("id")(a) }),
+  },
+  { method: "POST", path: "/api/compare/[compareId]/prompt", need: "operate", audit: "prompt" },
+  {
+    method: "POST",
+    path: "/api/compare/[compareId]/keep",
+    need: "operate",
+    audit: "compare.keep",
+    detail: (b) => pick("sessionId", "how")(b),
+  },
   // Workspace tools (docs/workspace.md): operators and admins.
   // A terminal is a shell with the console user's rights: operators and admins only, even to watch one.
   { method: "GET", path: `${S}/terminals`, need: "operate" },

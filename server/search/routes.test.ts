@@ -1,9 +1,4 @@
-/**
- * The search routes on the real handlers, store, hub and indexer, against a stub backend: hostile
- * queries answer 200, bad parameters the error shape, pages follow their cursor, deleting a session
- * through the console drops its entries, and the setting re-indexes without tool outputs.
- */
-import { TerminalManager } from "@/server/workspace/terminals";
+import { testConsoleApp } from "@/testkit/console-app";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SearchPage, SearchStatus } from "@/lib/api";
 import type { Backend, Message, Session } from "@/lib/model";
@@ -11,13 +6,9 @@ import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
-import { localSessionSource } from "../hub/session-source";
-import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
-import { Attribution } from "../sessions/attribution";
 import { SqliteStore } from "../store/sqlite-store";
 import { SearchIndexer } from "./indexer";
-import { PushService } from "../push/service";
 
 const g = globalThis as typeof globalThis & { __switchboard?: ConsoleApp };
 
@@ -118,21 +109,14 @@ beforeAll(async () => {
       return stub;
     },
   } as unknown as ConsoleApp["backends"];
-  g.__switchboard = {
+  g.__switchboard = testConsoleApp({
     config: { dataDir: "/tmp", workspace: "/tmp", workspaceRoots: ["/tmp"], envBackends: [] },
     store,
     hub,
     backends,
     lineage,
-    attribution: new Attribution(store),
     search,
-    push: new PushService(store, hub),
-    sessions: localSessionSource(hub),
-    sharing: { streams: shareStreamQuota() },
-    terminals: new TerminalManager(),
-    ready: Promise.resolve(),
-    stop: async () => {},
-  };
+  });
   stub.add("s1", "Alpha session", ["how do I frobnicate", "You frobnicate with care", "again please"]);
   for (let i = 2; i <= 6; i++) stub.add(`s${i}`, `Session ${i}`, [`common word number ${i}`]);
   await search.pass();

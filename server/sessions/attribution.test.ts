@@ -1,4 +1,4 @@
-import { TerminalManager } from "@/server/workspace/terminals";
+import { testConsoleApp } from "@/testkit/console-app";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -22,11 +22,7 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { ACTING_PERSON_HEADER } from "../auth/acting-person";
 import { Hub } from "../hub/hub";
-import { localSessionSource } from "../hub/session-source";
-import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
-import { PushService } from "../push/service";
-import { SearchIndexer } from "../search/indexer";
 import { CachedStore } from "../store/cached-store";
 import { PostgresStore } from "../store/postgres-store";
 import { SqliteStore } from "../store/sqlite-store";
@@ -203,21 +199,14 @@ function startConsole(): { hub: Hub; store: SqliteStore; events: TimelineEvent[]
       return adapter;
     },
   } as unknown as ConsoleApp["backends"];
-  g.__switchboard = {
+  g.__switchboard = testConsoleApp({
     config: { dataDir: dir, workspace: dir, workspaceRoots: [dir], envBackends: [] },
     store,
     hub,
     backends,
     lineage,
     attribution,
-    search: new SearchIndexer({ store, backends: () => [] }),
-    push: new PushService(store, hub),
-    terminals: new TerminalManager(),
-    sessions: localSessionSource(hub),
-    sharing: { streams: shareStreamQuota() },
-    ready: Promise.resolve(),
-    stop: async () => {},
-  } as ConsoleApp;
+  }) as ConsoleApp;
   return { hub, store, events };
 }
 

@@ -1,9 +1,4 @@
-/**
- * `@` file mentions: the ranking, the `rg --files` listing (capped, confined, briefly cached), the
- * `…/files` route against stub adapters (backend search, workspace fallback, roots, capability),
- * and the prompt route's confinement of `file://` parts to the session's directory.
- */
-import { TerminalManager } from "@/server/workspace/terminals";
+import { testConsoleApp } from "@/testkit/console-app";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,14 +10,9 @@ import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
-import { localSessionSource } from "../hub/session-source";
-import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
-import { Attribution } from "./attribution";
-import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
 import { clearFileListings, listFiles, rankFiles, runRg } from "./files";
-import { PushService } from "../push/service";
 
 const BASE: Capabilities = {
   fork: false,
@@ -180,21 +170,13 @@ beforeAll(() => {
       return a;
     },
   } as unknown as ConsoleApp["backends"];
-  g.__switchboard = {
+  g.__switchboard = testConsoleApp({
     config: { dataDir: path.join(elsewhere, "data"), workspace: root, workspaceRoots: [root], envBackends: [] },
     store,
     hub,
     backends,
     lineage,
-    attribution: new Attribution(store),
-    search: new SearchIndexer({ store, backends: () => [] }),
-    push: new PushService(store, hub),
-    sessions: localSessionSource(hub),
-    sharing: { streams: shareStreamQuota() },
-    terminals: new TerminalManager(),
-    ready: Promise.resolve(),
-    stop: async () => {},
-  };
+  });
   workspace.add("in", path.join(root, "proj"));
   workspace.add("out", elsewhere);
   workspace.add("nodir");

@@ -1,9 +1,4 @@
-/**
- * The session tree and review routes against stub adapters (the real route handlers, store, hub
- * and lineage): capabilities gate every action with a 409 and its reason, forks record lineage,
- * the tree follows forks and subagents, exports download.
- */
-import { TerminalManager } from "@/server/workspace/terminals";
+import { testConsoleApp } from "@/testkit/console-app";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionTree } from "@/lib/api";
 import type { Backend, Capabilities, Message, Session } from "@/lib/model";
@@ -11,13 +6,8 @@ import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
 import { ApiError } from "../errors";
 import { Hub } from "../hub/hub";
-import { localSessionSource } from "../hub/session-source";
-import { shareStreamQuota } from "../shares/stream-quota";
 import { Lineage } from "../lineage";
-import { Attribution } from "./attribution";
-import { SearchIndexer } from "../search/indexer";
 import { SqliteStore } from "../store/sqlite-store";
-import { PushService } from "../push/service";
 
 const NONE: Capabilities = {
   fork: false,
@@ -151,21 +141,13 @@ beforeAll(() => {
       return a;
     },
   } as unknown as ConsoleApp["backends"];
-  g.__switchboard = {
+  g.__switchboard = testConsoleApp({
     config: { dataDir: "/tmp", workspace: "/tmp", workspaceRoots: ["/tmp"], envBackends: [] },
     store,
     hub,
     backends,
     lineage,
-    attribution: new Attribution(store),
-    search: new SearchIndexer({ store, backends: () => [] }),
-    push: new PushService(store, hub),
-    sessions: localSessionSource(hub),
-    sharing: { streams: shareStreamQuota() },
-    terminals: new TerminalManager(),
-    ready: Promise.resolve(),
-    stop: async () => {},
-  };
+  });
 });
 
 afterAll(() => {

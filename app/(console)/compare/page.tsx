@@ -1,0 +1,7 @@
+import { CompareStart } from "@/components/compare/compare-start";
+
+export const metadata = { title: "Compare · Switchboard" };
+
+export default function ComparePage() {
+  return <CompareStart />;
+}
