@@ -68,7 +68,7 @@ test("three agents, three worktrees, one screen: their diffs and tests side by s
       ],
     }),
   });
-  expect(created.status).toBe(201);
+  expect(created.status, await created.clone().text()).toBe(201);
   const group = (await created.json()) as {
     id: string;
     members: { backendId: string; sessionId: string; worktree: { path: string } }[];

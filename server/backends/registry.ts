@@ -264,6 +264,7 @@ export class BackendRegistry {
       label: def.label,
       source: ctxSource,
       workspace: this.config.workspace,
+      workspaceRoots: this.config.workspaceRoots,
       store: this.placement.storeFor(id, this.store),
       sink: this.hub,
     });

@@ -322,7 +322,10 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
   }
 
   async createSession(input: CreateSessionBody): Promise<Session> {
-    const cwd = await resolveSessionDirectory(input.directory, this.kept.defaultCwd, this.opts.workspace);
+    const cwd = await resolveSessionDirectory(input.directory, this.kept.defaultCwd, [
+      this.opts.workspace,
+      ...(this.opts.workspaceRoots ?? []),
+    ]);
     const res =
       this.auth.takeSpare(this.shell.proc.current?.gen, cwd) ??
       (await this.call("create a session", (c) =>

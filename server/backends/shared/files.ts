@@ -149,17 +149,20 @@ export function textSlice(text: string, line?: number, limit?: number): string {
 
 /**
  * The directory of a new session of a stdio agent: `dir` resolved from the agent's own directory
- * (`agentCwd`); it must exist, be a directory, and lie inside the agent's directory or the
- * console's workspace (403 otherwise). Without `dir`, the agent's directory.
+ * (`agentCwd`); it must exist, be a directory, and lie inside the agent's directory, the console's
+ * workspace or one of its workspace roots (a session's worktree sits beside its repository; 403
+ * otherwise). Without `dir`, the agent's directory.
  */
 export async function resolveSessionDirectory(
   dir: string | undefined,
   agentCwd: string,
-  workspace: string,
+  workspace: string | readonly string[],
 ): Promise<string> {
   const root = await fs.realpath(agentCwd).catch(() => agentCwd);
   if (!dir) return root;
-  const ws = await fs.realpath(workspace).catch(() => workspace);
+  const allowed = await Promise.all(
+    (typeof workspace === "string" ? [workspace] : workspace).map((w) => fs.realpath(w).catch(() => w)),
+  );
   let real: string;
   try {
     real = await fs.realpath(path.resolve(root, dir));
@@ -168,7 +171,7 @@ export async function resolveSessionDirectory(
   }
   const st = await fs.stat(real);
   if (!st.isDirectory()) throw ApiError.badRequest(`Not a directory: ${dir}`);
-  if (!isInside(root, real) && !isInside(ws, real))
+  if (!isInside(root, real) && !allowed.some((w) => isInside(w, real)))
     throw new ApiError("forbidden", `Directory is outside the workspace: ${dir}`);
   return real;
 }

@@ -22,6 +22,8 @@ export interface AdapterContext {
   source: "env" | "store";
   /** The console's workspace (the default directory of sessions). */
   workspace: string;
+  /** The workspace roots: session directories (a worktree beside its repository) may lie in any. */
+  workspaceRoots?: readonly string[];
   store: LiveStore;
   sink: EventSink;
 }
@@ -152,6 +154,8 @@ export interface StdioAdapterOptions {
   cwd?: string;
   /** The console's workspace root: session directories stay inside it (or inside `cwd`). */
   workspace: string;
+  /** And the workspace roots (docs/security.md, "Directories"). */
+  workspaceRoots?: readonly string[];
   store: LiveStore;
   source?: "env" | "store";
 }
@@ -165,6 +169,7 @@ export function stdioOptions(config: KindConfig<StdioKind>, ctx: AdapterContext)
     ...ownEnv(config),
     ...(config.cwd ? { cwd: config.cwd } : {}),
     workspace: ctx.workspace,
+    ...(ctx.workspaceRoots ? { workspaceRoots: ctx.workspaceRoots } : {}),
     store: ctx.store,
     source: ctx.source,
   };
