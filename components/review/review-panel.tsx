@@ -98,14 +98,14 @@ export function ReviewPanel({
   useFocusTrap(root, { active: phone, onEscape: onClose });
   // Side by side needs room: the panel widens while the split layout shows.
   const wide = tab === "changes" && layout === "split";
-  const tabs: { id: PanelTab; label: string; icon: React.ReactNode; extra?: string }[] = [
+  const tabs: { id: PanelTab; label: string; icon: React.ReactNode; extra?: string; compact?: boolean }[] = [
     { id: "changes", label: "Changes", icon: <IconDiff size={13} /> },
     { id: "plan", label: "Plan", icon: <IconListChecks size={13} />, ...(total ? { extra: `${done}/${total}` } : {}) },
     ...(directory
       ? [
-          { id: "git" as const, label: "Git", icon: <IconCommit size={13} /> },
-          { id: "files" as const, label: "Files", icon: <IconFiles size={13} /> },
-          { id: "terminal" as const, label: "Terminal", icon: <IconTerminal size={13} /> },
+          { id: "git" as const, label: "Git", compact: true, icon: <IconCommit size={13} /> },
+          { id: "files" as const, label: "Files", compact: true, icon: <IconFiles size={13} /> },
+          { id: "terminal" as const, label: "Terminal", compact: true, icon: <IconTerminal size={13} /> },
         ]
       : []),
   ];
@@ -124,7 +124,12 @@ export function ReviewPanel({
       {...(phone ? { role: "dialog", "aria-modal": true } : {})}
     >
       <div className="flex h-10 shrink-0 items-center gap-1 border-b border-border px-2 phone:h-[48px]">
-        <div role="tablist" aria-label="Review" className="flex items-center gap-1">
+        {/* Five tabs do not fit a phone: the workspace tabs show their icon only there, and the row scrolls. */}
+        <div
+          role="tablist"
+          aria-label="Review"
+          className="flex min-w-0 items-center gap-1 overflow-x-auto [scrollbar-width:none]"
+        >
           {tabs.map((t) => (
             <button
               key={t.id}
@@ -134,12 +139,12 @@ export function ReviewPanel({
               onClick={() => onTab(t.id)}
               data-testid={`panel-tab-${t.id}`}
               className={cx(
-                "inline-flex h-7 items-center gap-1.5 rounded-md px-2.5 text-[12.5px] phone:h-[36px] phone:text-[14px]",
+                "inline-flex h-7 shrink-0 items-center gap-1.5 rounded-md px-2.5 text-[12.5px] phone:h-[36px] phone:text-[14px]",
                 tab === t.id ? "bg-raised font-medium text-fg" : "text-muted hover:text-fg",
               )}
             >
               {t.icon}
-              {t.label}
+              {t.compact ? <span className="phone:sr-only">{t.label}</span> : t.label}
               {t.extra ? <span className="font-mono text-[11px] text-faint">{t.extra}</span> : null}
             </button>
           ))}
@@ -147,7 +152,7 @@ export function ReviewPanel({
         <button
           type="button"
           onClick={onClose}
-          className="ml-auto grid size-7 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]"
+          className="ml-auto grid size-7 shrink-0 place-items-center rounded text-faint hover:bg-raised hover:text-fg phone:size-[40px]"
           title="Close (Esc)"
           aria-label="Close panel"
           data-testid="panel-close"
