@@ -14,7 +14,11 @@ import type {
 import { CompareGroup as CompareGroupSchema } from "@/lib/compare-api";
 import type { PersonRef, TimelineEvent } from "@/lib/model";
 import type { SessionState } from "@/lib/timeline/reducer";
-import type { ConsoleApp } from "../app";
+import type { BackendRegistry } from "../backends/registry";
+import type { ConsoleConfig } from "../config";
+import type { Hub } from "../hub/hub";
+import type { Attribution } from "../sessions/attribution";
+import type { LiveStore } from "../store/store";
 import { resolveWorkspaceDir } from "../auth/workspace";
 import type { HubObserver } from "../hub/hub";
 import { ApiError } from "../errors";
@@ -32,7 +36,8 @@ import { removeWorktree, worktreeReadiness } from "../workspace/worktree";
  * replica change.
  */
 
-type Deps = Pick<ConsoleApp, "store" | "hub" | "backends" | "config" | "attribution">;
+/** The parts of the console it uses (not ConsoleApp itself: server/app.ts builds this service). */
+type Deps = { store: LiveStore; hub: Hub; backends: BackendRegistry; config: ConsoleConfig; attribution: Attribution };
 
 const KEY = "compare:";
 const TEST_TIMEOUT_MS = 10 * 60_000;

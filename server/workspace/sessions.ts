@@ -1,7 +1,9 @@
 import "server-only";
 import type { CreateSessionBody, DeleteSessionQuery } from "@/lib/api";
 import type { Session } from "@/lib/model";
-import type { ConsoleApp } from "../app";
+import type { BackendRegistry } from "../backends/registry";
+import type { ConsoleConfig } from "../config";
+import type { Hub } from "../hub/hub";
 import { resolveWorkspaceDir } from "../auth/workspace";
 import { ApiError } from "../errors";
 import { log } from "../log";
@@ -13,11 +15,12 @@ import { addWorktree, removeWorktree, slugFor } from "./worktree";
  * route works in, a new session opened in its own worktree, and the worktree's end with the session.
  */
 
-type Deps = Pick<ConsoleApp, "backends" | "hub" | "config">;
+/** The parts of the console these need (not ConsoleApp itself: server/app.ts builds what imports this). */
+type Deps = { backends: BackendRegistry; hub: Hub; config: ConsoleConfig };
 
 /** The session's directory, realpath'd and inside the workspace roots (403 outside, 409 when it has none). */
 export async function sessionDir(
-  app: Pick<ConsoleApp, "hub" | "config">,
+  app: Pick<Deps, "hub" | "config">,
   backendId: string,
   sessionId: string,
 ): Promise<string> {
@@ -56,7 +59,7 @@ export async function createSession(app: Deps, backendId: string, body: CreateSe
 }
 
 /** The session's worktree, when the console made one for it (null otherwise, or when it is gone). */
-export async function sessionWorktree(app: Pick<ConsoleApp, "hub" | "config">, backendId: string, sessionId: string) {
+export async function sessionWorktree(app: Pick<Deps, "hub" | "config">, backendId: string, sessionId: string) {
   const dir = await sessionDir(app, backendId, sessionId).catch(() => undefined);
   if (!dir || !(await repoTop(dir))) return null;
   const branch = (await git(dir, ["symbolic-ref", "--short", "-q", "HEAD"])).stdout.trim();
