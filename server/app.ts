@@ -133,9 +133,8 @@ function create(): ConsoleApp {
   const hub: Hub = new Hub(
     (id) => registry.get(id),
     (backendId, session) => lineage.decorate(backendId, session),
-    { journal: replicas?.journal, globalOut: replicas?.globalOut },
+    { journal: replicas?.journal, globalOut: replicas?.globalOut, annotate: attribution },
   );
-  hub.annotate = attribution;
   const registry: BackendRegistry = new BackendRegistry(config, store, hub, replicas?.placement ?? localPlacement());
   const sessions = replicas?.sessions ?? localSessionSource(hub);
   const { failureLimit, failureWindowMs } = shareFailureLimits();

@@ -35,6 +35,8 @@ const key = (b: string, s: string) => `${b}\u0000${s}`;
  */
 /** What the console adds to a session's events and messages beyond its backend (who did what). */
 export interface HubAnnotator {
+  /** The event types it stamps: the hub passes it no other (never a streaming delta). */
+  readonly stamps: ReadonlySet<TimelineEvent["type"]>;
   /** `known` says whether the session's open channel already holds a message (absent: none open). */
   event(backendId: string, sessionId: string, e: TimelineEvent, known?: (messageId: string) => boolean): TimelineEvent;
   message<M extends Message>(backendId: string, sessionId: string, m: M): M;
@@ -72,6 +74,8 @@ export interface HubParts {
    * mode passes the ones about the backends it runs to the others.
    */
   globalOut?: ((event: GlobalEvent) => void) | undefined;
+  /** Stamps who did what on events and loaded messages (server/sessions/attribution.ts). */
+  annotate?: HubAnnotator | undefined;
 }
 
 /**
@@ -108,7 +112,7 @@ export class Hub implements EventSink {
   /** Told of every global event this console makes (not those `relayed` from another). */
   private readonly globalOut: ((event: GlobalEvent) => void) | undefined;
   /** Stamps who did what (server/sessions/attribution.ts) on events and on loaded messages. */
-  annotate: HubAnnotator | undefined;
+  private readonly annotate: HubAnnotator | undefined;
 
   constructor(
     private resolve: (backendId: string) => BackendAdapter | undefined,
@@ -118,6 +122,7 @@ export class Hub implements EventSink {
   ) {
     this.journal = parts.journal;
     this.globalOut = parts.globalOut;
+    this.annotate = parts.annotate;
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref?.();
   }
@@ -144,7 +149,7 @@ export class Hub implements EventSink {
       eventIn.type === "session.updated" ? { ...eventIn, session: this.decorate(backendId, eventIn.session) } : eventIn;
     const k = key(backendId, sessionId);
     const ch = this.channels.get(k);
-    const event = this.annotate
+    const event = this.annotate?.stamps.has(decorated.type)
       ? this.annotate.event(
           backendId,
           sessionId,

@@ -188,8 +188,8 @@ function startConsole(): { hub: Hub; store: SqliteStore; events: TimelineEvent[]
   const hub = new Hub(
     (id) => (id === adapter.id ? adapter : undefined),
     (b, s) => lineage.decorate(b, s),
+    { annotate: attribution },
   );
-  hub.annotate = attribution;
   const events: TimelineEvent[] = [];
   hub.observe({ event: (_b, _s, e) => void events.push(e), sessionRemoved() {}, backendRemoved() {} });
   adapter.hub = hub;

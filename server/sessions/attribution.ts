@@ -9,6 +9,7 @@ import {
   type Session,
   type TimelineEvent,
 } from "@/lib/model";
+import type { HubAnnotator } from "../hub/hub";
 import type { LiveStore } from "../store/store";
 
 /**
@@ -61,7 +62,9 @@ interface Pending {
   at: number;
 }
 
-export class Attribution {
+export class Attribution implements HubAnnotator {
+  /** The events it stamps (server/hub/hub.ts passes it no other). */
+  readonly stamps: ReadonlySet<TimelineEvent["type"]> = new Set(["message.updated", "interrupt.resolved"]);
   private cache = new Map<string, { raw: string; value: SessionRecord }>();
   private pending = new Map<string, Pending[]>();
 
