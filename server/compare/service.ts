@@ -40,11 +40,14 @@ import { removeWorktree, worktreeReadiness } from "../workspace/worktree";
 type Deps = { store: LiveStore; hub: Hub; backends: BackendRegistry; config: ConsoleConfig; attribution: Attribution };
 
 const KEY = "compare:";
+/** Which group a session belongs to (one lookup per turn, not a scan of every group). */
+const memberKey = (backendId: string, sessionId: string) =>
+  `compare-member:${encodeURIComponent(backendId)}:${encodeURIComponent(sessionId)}`;
 const TEST_TIMEOUT_MS = 10 * 60_000;
 const TEST_OUTPUT_CHARS = 64 * 1024;
 
 export class CompareService implements HubObserver {
-  /** Sessions seen busy: a test runs when such a session turns idle (not at an idle before its turn began). */
+  /** Sessions of a group seen busy: a test runs when one turns idle (not at an idle before its turn began). */
   private running = new Set<string>();
 
   constructor(private app: Deps) {}
@@ -53,6 +56,7 @@ export class CompareService implements HubObserver {
 
   private save(g: CompareGroup): void {
     this.app.store.setMeta(KEY + g.id, JSON.stringify(g));
+    for (const m of g.members) this.app.store.setMeta(memberKey(m.backendId, m.sessionId), g.id);
   }
 
   read(id: string): CompareGroup {
@@ -73,10 +77,6 @@ export class CompareService implements HubObserver {
       }
     }
     return out.sort((a, b) => b.createdAt - a.createdAt);
-  }
-
-  private groupOf(backendId: string, sessionId: string): CompareGroup | undefined {
-    return this.list().find((g) => g.members.some((m) => m.backendId === backendId && m.sessionId === sessionId));
   }
 
   /* ------------------------------------------------------------------------------- create */
@@ -162,7 +162,6 @@ export class CompareService implements HubObserver {
           });
         } catch (err) {
           withdraw?.();
-          this.running.delete(`${m.backendId}/${m.sessionId}`);
           this.update(id, m.sessionId, (x) => {
             x.error = err instanceof Error ? err.message : String(err);
           });
@@ -186,11 +185,12 @@ export class CompareService implements HubObserver {
     if (e.type !== "session.status") return;
     const key = `${backendId}/${sessionId}`;
     if (e.status === "busy") {
-      this.running.add(key);
+      if (this.app.store.getMeta(memberKey(backendId, sessionId)) !== undefined) this.running.add(key);
       return;
     }
     if (e.status !== "idle" || !this.running.delete(key)) return;
-    const group = this.groupOf(backendId, sessionId);
+    const id = this.app.store.getMeta(memberKey(backendId, sessionId));
+    const group = id === undefined ? undefined : this.read(id);
     if (group?.testCommand) void this.runTest(group.id, sessionId, group.testCommand);
   }
 
