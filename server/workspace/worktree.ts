@@ -28,32 +28,54 @@ export function slugFor(title: string | undefined, random = Math.random().toStri
   return words ? `${words}-${random}` : `session-${random}`;
 }
 
+/**
+ * Where a worktree from `workspaceDir` would come from and go: the repository's top, its HEAD commit
+ * and branch, and the workspace root beside it; or the reason there is none, in the words New
+ * session shows (GET /api/workspace) and creation answers (409).
+ */
+async function locate(
+  workspaceDir: string,
+  roots: readonly string[],
+): Promise<{ top: string; base: string; into: string; root: string } | { reason: string; repository?: false }> {
+  const top = await repoTop(workspaceDir);
+  if (!top)
+    return { reason: "The workspace is not a git repository: a separate worktree needs one", repository: false };
+  const base = (await git(top, ["rev-parse", "--verify", "-q", "HEAD"])).stdout.trim();
+  if (!base) return { reason: "The repository has no commit yet: a worktree starts from one" };
+  const root = roots.find((r) => isWithin(path.dirname(top), r));
+  if (!root)
+    return {
+      reason:
+        "A worktree goes beside the repository, outside the workspace roots here: add the repository's parent folder to SWITCHBOARD_WORKSPACE_ROOTS",
+    };
+  const into = (await git(top, ["symbolic-ref", "--short", "-q", "HEAD"])).stdout.trim();
+  return { top, base, into, root };
+}
+
+/** Whether a session can get its own worktree from `workspaceDir`, and why not. */
+export async function worktreeReadiness(
+  workspaceDir: string,
+  roots: readonly string[],
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const at = await locate(workspaceDir, roots);
+  return "reason" in at ? { ok: false, reason: at.reason } : { ok: true };
+}
+
 /** Creates the worktree; 409 with a sentence when the workspace is no repository or has no place for one. */
 export async function addWorktree(
   workspaceDir: string,
   roots: readonly string[],
   opts: { slug: string; branch?: string },
 ): Promise<GitWorktree> {
-  const top = await repoTop(workspaceDir);
-  if (!top)
-    throw ApiError.conflict("The workspace is not a git repository: a separate worktree needs one", {
-      repository: false,
-    });
-  const base = (await git(top, ["rev-parse", "--verify", "-q", "HEAD"])).stdout.trim();
-  if (!base) throw ApiError.conflict("The repository has no commit yet: a worktree starts from one");
-  const into = (await git(top, ["symbolic-ref", "--short", "-q", "HEAD"])).stdout.trim();
+  const at = await locate(workspaceDir, roots);
+  if ("reason" in at) throw ApiError.conflict(at.reason, at.repository === false ? { repository: false } : undefined);
+  const { top, base, into, root } = at;
   const branch = opts.branch ?? `switchboard/${opts.slug}`;
   if ((await git(top, ["check-ref-format", "--branch", branch])).code !== 0)
     throw ApiError.badRequest(`"${branch}" is not a valid branch name`);
   if ((await git(top, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`])).code === 0)
     throw ApiError.conflict(`A branch "${branch}" already exists`);
 
-  const parent = path.dirname(top);
-  const root = roots.find((r) => isWithin(parent, r));
-  if (!root)
-    throw ApiError.conflict(
-      "A worktree goes beside the repository, and its folder is outside the workspace roots: add the repository's parent folder to SWITCHBOARD_WORKSPACE_ROOTS",
-    );
   const where = path.join(root, WORKTREES_FOLDER, path.basename(top), opts.slug.replace(/[^A-Za-z0-9._-]/g, "-"));
   await fs.mkdir(path.dirname(where), { recursive: true, mode: 0o755 });
   await gitOk(top, ["worktree", "add", "-q", "-b", branch, where, base]);
@@ -80,25 +102,4 @@ export async function removeWorktree(
   await gitOk(main, ["worktree", "remove", wt.path]);
   if (opts.deleteBranch) await gitOk(main, ["branch", "-D", wt.branch]);
   return { branch: wt.branch, deleted: opts.deleteBranch };
-}
-
-/**
- * Whether a session can get its own worktree from `workspaceDir`: a repository with a commit, and a
- * place beside it inside the roots. `reason` says why not, in the words New session shows.
- */
-export async function worktreeReadiness(
-  workspaceDir: string,
-  roots: readonly string[],
-): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const top = await repoTop(workspaceDir);
-  if (!top) return { ok: false, reason: "The workspace is not a git repository: a separate worktree needs one" };
-  if ((await git(top, ["rev-parse", "--verify", "-q", "HEAD"])).code !== 0)
-    return { ok: false, reason: "The repository has no commit yet: a worktree starts from one" };
-  if (!roots.some((r) => isWithin(path.dirname(top), r)))
-    return {
-      ok: false,
-      reason:
-        "A worktree goes beside the repository, outside the workspace roots here: add the repository's parent folder to SWITCHBOARD_WORKSPACE_ROOTS",
-    };
-  return { ok: true };
 }
