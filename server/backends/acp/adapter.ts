@@ -322,10 +322,7 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
   }
 
   async createSession(input: CreateSessionBody): Promise<Session> {
-    const cwd = await resolveSessionDirectory(input.directory, this.kept.defaultCwd, [
-      this.opts.workspace,
-      ...(this.opts.workspaceRoots ?? []),
-    ]);
+    const cwd = await resolveSessionDirectory(input.directory, this.kept.defaultCwd, this.opts);
     const res =
       this.auth.takeSpare(this.shell.proc.current?.gen, cwd) ??
       (await this.call("create a session", (c) =>

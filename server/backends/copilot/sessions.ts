@@ -130,10 +130,7 @@ export class CopilotSessions {
 
   /** A new session in the live CLI (its model and title are set by the caller). */
   async create(input: CreateSessionBody): Promise<Runtime> {
-    const cwd = await resolveSessionDirectory(input.directory, this.cli.cwd, [
-      this.opts.workspace,
-      ...(this.opts.workspaceRoots ?? []),
-    ]);
+    const cwd = await resolveSessionDirectory(input.directory, this.cli.cwd, this.opts);
     const c = await this.cli.peer();
     let info: SessionInfo;
     this.creating++;

@@ -60,10 +60,7 @@ export async function listSessions(
 }
 
 export async function createSession(ctx: OpalContext, input: CreateSessionBody): Promise<Session> {
-  const directory = await resolveSessionDirectory(input.directory, ctx.defaultCwd, [
-    ctx.opts.workspace,
-    ...(ctx.opts.workspaceRoots ?? []),
-  ]);
+  const directory = await resolveSessionDirectory(input.directory, ctx.defaultCwd, ctx.opts);
   ctx.auth.notWhilePolling();
   const c = await ctx.proc.whenReady();
   ctx.auth.notWhilePolling();

@@ -111,7 +111,7 @@ describe("files", () => {
     expect(await status(resolveSessionDirectory(root, cwd, cwd))).toBe(403);
     expect(await resolveSessionDirectory(root, cwd, root)).toBe(root);
     // A workspace root beside the agent's directory (a session's worktree sits beside its repository).
-    expect(await resolveSessionDirectory(root, cwd, [cwd, root])).toBe(root);
+    expect(await resolveSessionDirectory(root, cwd, { workspace: cwd, workspaceRoots: [root] })).toBe(root);
     expect(isInside("/a/b", "/a/b/c")).toBe(true);
     expect(isInside("/a/b", "/a/bc")).toBe(false);
   });

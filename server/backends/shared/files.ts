@@ -156,13 +156,12 @@ export function textSlice(text: string, line?: number, limit?: number): string {
 export async function resolveSessionDirectory(
   dir: string | undefined,
   agentCwd: string,
-  workspace: string | readonly string[],
+  within: string | { workspace: string; workspaceRoots?: readonly string[] | undefined },
 ): Promise<string> {
   const root = await fs.realpath(agentCwd).catch(() => agentCwd);
   if (!dir) return root;
-  const allowed = await Promise.all(
-    (typeof workspace === "string" ? [workspace] : workspace).map((w) => fs.realpath(w).catch(() => w)),
-  );
+  const places = typeof within === "string" ? [within] : [within.workspace, ...(within.workspaceRoots ?? [])];
+  const allowed = await Promise.all(places.map((w) => fs.realpath(w).catch(() => w)));
   let real: string;
   try {
     real = await fs.realpath(path.resolve(root, dir));

@@ -269,10 +269,7 @@ export class ZotAdapter implements BackendAdapter {
   }
 
   async createSession(input: CreateSessionBody): Promise<Session> {
-    const cwd = await resolveSessionDirectory(input.directory, this.defaultCwd, [
-      this.opts.workspace,
-      ...(this.opts.workspaceRoots ?? []),
-    ]);
+    const cwd = await resolveSessionDirectory(input.directory, this.defaultCwd, this.opts);
     const now = Date.now();
     const model = input.model ?? this.catalog.defaultModel();
     if (input.model) this.catalog.checkProvider(input.model);
