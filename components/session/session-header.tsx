@@ -11,7 +11,6 @@ import { type PanelTab, todoProgress } from "../review/panel-tab";
 import { cx } from "../ui/cx";
 import {
   IconBranch,
-  IconCommit,
   IconDiff,
   IconDownload,
   IconFold,
@@ -20,13 +19,12 @@ import {
   IconListChecks,
   IconMore,
   IconPencil,
-  IconTerminal,
   IconTrash,
 } from "../ui/icons";
 import { MenuItem, MenuSeparator, Popover } from "../ui/popover";
 import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { BranchTreeButton } from "./branch-tree";
-import { WorkspaceButtons } from "./workspace-buttons";
+import { WorkspaceButtons, WorkspaceMenuItems } from "./workspace-buttons";
 import { SidebarToggle } from "../shell/shell";
 
 /* ------------------------------------------------------------------------------------- header */
@@ -254,32 +252,7 @@ export function SessionHeader({
                   Plan
                 </MenuItem>
               ) : null}
-              {session.directory && onPanel ? (
-                <MenuItem
-                  icon={<IconCommit size={13} />}
-                  testId="menu-git"
-                  className="wide:hidden"
-                  onSelect={() => {
-                    close();
-                    onPanel("git");
-                  }}
-                >
-                  Git
-                </MenuItem>
-              ) : null}
-              {session.directory && onPanel ? (
-                <MenuItem
-                  icon={<IconTerminal size={13} />}
-                  testId="menu-terminal"
-                  className="wide:hidden"
-                  onSelect={() => {
-                    close();
-                    onPanel("terminal");
-                  }}
-                >
-                  Terminal
-                </MenuItem>
-              ) : null}
+              {session.directory && onPanel ? <WorkspaceMenuItems onPanel={onPanel} close={close} /> : null}
               <MenuItem
                 icon={<IconBranch size={13} />}
                 testId="menu-tree"
