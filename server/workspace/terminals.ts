@@ -65,12 +65,13 @@ class Terminal {
   constructor(
     info: TerminalInfo,
     private pty: IPty,
+    private limits: TerminalLimits,
   ) {
     this.info = info;
     pty.onData((data) => {
       this.lastActivity = Date.now();
-      for (let i = 0; i < data.length; i += TERMINAL_LIMITS.chunkChars)
-        this.push(data.slice(i, i + TERMINAL_LIMITS.chunkChars));
+      for (let i = 0; i < data.length; i += this.limits.chunkChars)
+        this.push(data.slice(i, i + this.limits.chunkChars));
     });
     pty.onExit(({ exitCode }) => {
       this.info.exitCode = exitCode;
@@ -87,7 +88,7 @@ class Terminal {
     const chunk = { seq: ++this.seq, data };
     this.chunks.push(chunk);
     this.chars += data.length;
-    while (this.chars > TERMINAL_LIMITS.bufferChars && this.chunks.length > 1)
+    while (this.chars > this.limits.bufferChars && this.chunks.length > 1)
       this.chars -= this.chunks.shift()!.data.length;
     for (const l of this.listeners) l({ chunk });
   }
@@ -197,7 +198,7 @@ export class TerminalManager {
     const env = { ...agentEnvironment({ name: "terminal" }), TERM: "xterm-256color", COLORTERM: "truecolor" };
     const pty = spawn(shell, [], { name: "xterm-256color", cols: size.cols, rows: size.rows, cwd, env });
     const info: TerminalInfo = { id: randomUUID(), backendId, sessionId, cwd, createdAt: Date.now(), ...size };
-    const t = new Terminal(info, pty);
+    const t = new Terminal(info, pty, this.limits);
     this.terminals.set(info.id, t);
     log.info("terminal opened", { backendId, sessionId, terminal: info.id, pid: pty.pid });
     return { ...info };
