@@ -80,7 +80,9 @@ export async function replicaFetch(
   headers.delete("authorization");
   headers.delete("cookie");
   const body = method === "GET" || method === "HEAD" ? undefined : init.body;
-  for (const [k, v] of Object.entries(signRequest(self.keys, self.replicaId, method, url, body))) headers.set(k, v);
+  const person = headers.get(ACTING_PERSON_HEADER) ?? "";
+  for (const [k, v] of Object.entries(signRequest(self.keys, self.replicaId, method, url, body, Date.now(), person)))
+    headers.set(k, v);
   return fetch(url, {
     method,
     headers,

@@ -9,6 +9,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GlobalEvent } from "@/lib/model";
 import { until } from "@/testkit/until";
+import { ACTING_PERSON_HEADER, encodeActingPerson } from "../auth/acting-person";
 import { admitPeers } from "../auth/peer-admission";
 import type { BackendRegistry } from "../backends/registry";
 import type { Hub } from "../hub/hub";
@@ -181,10 +182,28 @@ describe("signed requests between replicas", () => {
   const signed = (
     path: string,
     body: string | undefined,
-    opts: { sendPath?: string; sendBody?: string; now?: number; keys?: typeof KEYS; to?: string } = {},
+    opts: {
+      sendPath?: string;
+      sendBody?: string;
+      now?: number;
+      keys?: typeof KEYS;
+      to?: string;
+      person?: string;
+      sendPerson?: string;
+    } = {},
   ) => {
     const method = body === undefined ? "GET" : "POST";
-    const headers = signRequest(opts.keys ?? KEYS, "B", method, new URL(path, opts.to ?? audience), body, opts.now);
+    const headers = signRequest(
+      opts.keys ?? KEYS,
+      "B",
+      method,
+      new URL(path, opts.to ?? audience),
+      body,
+      opts.now,
+      opts.person,
+    );
+    const person = opts.sendPerson ?? opts.person;
+    if (person !== undefined) headers[ACTING_PERSON_HEADER] = person;
     const sendBody = opts.sendBody ?? body;
     return new Request(new URL(opts.sendPath ?? path, audience), {
       method,
@@ -220,9 +239,22 @@ describe("signed requests between replicas", () => {
       signed("/api/shares", "{}", { now: Date.now() + VALIDITY_MS + 5_000 }),
       signed("/api/shares", "{}", { keys: parseReplicaKeys("another-key-of-32-bytes-or-more-0000000") }),
       signed("/api/shares", "{}", { to: "http://127.0.0.1:4001" }),
+      // The person a forwarded request acts for is signed: another one, or one added, is refused.
+      signed("/api/shares", "{}", {
+        person: encodeActingPerson({ id: "olga", name: "Olga" }),
+        sendPerson: encodeActingPerson({ id: "ada", name: "Ada" }),
+      }),
+      signed("/api/shares", "{}", { sendPerson: encodeActingPerson({ id: "ada", name: "Ada" }) }),
     ];
     for (const req of bad) expect((await send(req)).status).toBe(401);
     expect(handled).toEqual([]);
+  });
+
+  it("a request signed with the person it acts for is taken", async () => {
+    handled = [];
+    const req = signed("/api/shares", "{}", { person: encodeActingPerson({ id: "ada", name: "Ada" }) });
+    expect((await send(req)).status).toBe(200);
+    expect(handled).toHaveLength(1);
   });
 
   it("the proxy admits a signed request once; the route then takes it; a replay is refused by both", async () => {

@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { ACTING_PERSON_HEADER } from "../auth/acting-person";
 import { PEER_SIGNATURE_HEADER } from "../http";
 import { log } from "../log";
 
@@ -72,6 +73,8 @@ function canonical(p: {
   time: string;
   nonce: string;
   body: string;
+  /** The person a forwarded request acts for (its `x-switchboard-acting-person`), or "". */
+  person: string;
 }): string {
   return [
     "switchboard-replica-v1",
@@ -82,12 +85,16 @@ function canonical(p: {
     p.time,
     p.nonce,
     p.body,
+    p.person,
   ].join("\n");
 }
 
 const mac = (key: Buffer, text: string) => createHmac("sha256", key).update(text).digest();
 
-/** The headers that sign one request to `url` (its path and query, and its origin as the audience). */
+/**
+ * The headers that sign one request to `url` (its path and query, its origin as the audience, its
+ * body, and the person it acts for, so a replica's word on who did something cannot be altered).
+ */
 export function signRequest(
   keys: ReplicaKeys,
   from: string,
@@ -95,6 +102,7 @@ export function signRequest(
   url: URL,
   body?: Uint8Array | string,
   now = Date.now(),
+  person = "",
 ): Record<string, string> {
   const key = keys[0];
   if (!key) throw new Error("no replica key");
@@ -109,6 +117,7 @@ export function signRequest(
     time,
     nonce,
     body: bodyHash,
+    person,
   });
   return {
     [FORWARDED_BY]: from,
@@ -161,7 +170,8 @@ export function verifySignature(
     return undefined;
   }
   if (given.length !== 32) return undefined;
-  const text = canonical({ method: req.method, pathQuery: req.pathQuery, audience, from, time, nonce, body });
+  const person = h.get(ACTING_PERSON_HEADER) ?? "";
+  const text = canonical({ method: req.method, pathQuery: req.pathQuery, audience, from, time, nonce, body, person });
   let ok = false;
   for (const key of keys) if (timingSafeEqual(mac(key, text), given)) ok = true;
   return ok ? { from, nonce, bodyHash: body } : undefined;
