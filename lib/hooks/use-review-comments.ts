@@ -26,10 +26,13 @@ function write(key: string, list: ReviewComment[]) {
  */
 export function useReviewComments(backendId: string, sessionId: string): ReviewCommentsApi {
   const me = useMe();
-  const key = storageKey(backendId, sessionId, me?.user.id);
+  // Nothing is read or written until the console says who is signed in: another person's (or the
+  // token's) comments are never shown under the wrong key, even for a moment.
+  const key = me ? storageKey(backendId, sessionId, me.user.id) : undefined;
   const [comments, setComments] = useState<ReviewComment[]>([]);
 
   useEffect(() => {
+    if (!key) return;
     setComments(parseStored(localStorage.getItem(key)));
     const onStorage = (e: StorageEvent) => {
       if (e.key === key) setComments(parseStored(e.newValue));
@@ -40,6 +43,7 @@ export function useReviewComments(backendId: string, sessionId: string): ReviewC
 
   const update = useCallback(
     (fn: (list: ReviewComment[]) => ReviewComment[]) => {
+      if (!key) return;
       // Read the stored list first: another instance (or tab) may have changed it since.
       const next = fn(parseStored(localStorage.getItem(key)));
       write(key, next);
