@@ -131,6 +131,7 @@ beforeAll(() => {
     ["b", new WritingAgent("b", "beta\n")],
     ["c", new WritingAgent("c", "gamma\n")],
     ["remote", new WritingAgent("remote", "x\n", "a2a")],
+    ["elsewhere", new WritingAgent("elsewhere", "x\n")],
   ]);
   const lineage = new Lineage(store);
   const hub = new Hub(
@@ -140,6 +141,7 @@ beforeAll(() => {
   const backends = {
     get: (id: string) => agents.get(id),
     require: (id: string) => agents.get(id)!,
+    runsHere: (id: string) => id !== "elsewhere",
   } as unknown as ConsoleApp["backends"];
   const attribution = new Attribution(store);
   service = new CompareService({
@@ -182,6 +184,13 @@ describe("one task on several agents", () => {
         )
       ).message,
     ).toMatch(/cannot use a worktree/);
+    expect(
+      (
+        await refusal(
+          service.create({ prompt: "x", targets: [{ backendId: "a" }, { backendId: "elsewhere" }] }, undefined),
+        )
+      ).message,
+    ).toMatch(/another replica/);
     const plain = fs.mkdtempSync(path.join(root, "plain-"));
     expect(
       (

@@ -91,8 +91,13 @@ export class CompareService implements HubObserver {
       const info = adapter.info();
       if (info.status !== "ready")
         throw ApiError.conflict(`${info.label} is not ready (${info.status}): it cannot take part`);
-      if (info.kind === "a2a")
-        throw ApiError.conflict(`${info.label} runs in its own workspace: it cannot use a worktree`);
+      if (info.kind === "a2a" || !info.capabilities.directories)
+        throw ApiError.conflict(`${info.label} does not open sessions in a chosen folder: it cannot use a worktree`);
+      // Replica mode: a group's sessions, prompts and tests live where their backends run.
+      if (!backends.runsHere(t.backendId))
+        throw ApiError.conflict(
+          `${info.label} runs on another replica: a comparison runs on the replica that runs all of its backends`,
+        );
     }
     const ready = await worktreeReadiness(from, config.workspaceRoots);
     if (!ready.ok) throw ApiError.conflict(ready.reason);
