@@ -10,6 +10,9 @@ export default defineConfig({
     environment: "node",
     // No unit test writes to the real data folder (~/.local/share/switchboard): tests that need one set their own.
     env: { SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-vitest-data-${process.pid}`) },
+    // Vitest's default on two cores is one worker (cores - 1); most unit files wait on real agents,
+    // servers and git rather than compute, so three run side by side (VITEST_WORKERS to change it).
+    maxWorkers: Number(process.env.VITEST_WORKERS ?? 3),
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // server-only throws outside a React server build; tests import server modules directly.

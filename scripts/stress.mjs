@@ -3,7 +3,7 @@
  * The stress pass (docs/testing.md): runs a test command several times in a row, optionally with
  * busy-loop processes beside it (one per `--hog`), and in a shuffled order per run for Vitest.
  *
- *   node scripts/stress.mjs --runs 10 [--hog 1] [--shuffle] -- npx vitest run server/backends/conformance.test.ts -t "killed mid-turn"
+ *   node scripts/stress.mjs --runs 10 [--hog 1] [--shuffle] -- npx vitest run server/backends/conformance -t "killed mid-turn"
  *
  * Prints one line per run and a closing `N passed, N failed` line; exits non-zero if any run failed.
  * Each run's output is kept in `stress-results/run-<i>.log` (outside `test-results/`, which Playwright

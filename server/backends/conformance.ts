@@ -1,9 +1,10 @@
 /**
  * The conformance suite every backend adapter passes (docs/architecture.md, "Conformance"), run
  * against its real instance or its protocol-faithful fake with the scripted model, through the real
- * hub. A target (./conformance-harness.ts) says how to start its adapter and script its model; each
- * adapter has one `conformanceSuite(...)` call in ./conformance.test.ts. The Stop checks are in
- * ./conformance-stop.ts, the capability gate in ./conformance-capabilities.ts.
+ * hub. A target (./conformance-harness.ts) says how to start its adapter and script its model (the
+ * real ones are in ./conformance-targets.ts); each has one `conformanceSuite(...)` call in a
+ * ./conformance-*.test.ts file. The Stop checks are in ./conformance-stop.ts, the capability gate in
+ * ./conformance-capabilities.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Message, TimelineEvent } from "@/lib/model";

@@ -1,12 +1,14 @@
 /**
- * The conformance suite against the real backends, each driven by its own scripted model:
+ * The real backends the conformance suite runs against, each driven by its own scripted model:
  * `opencode serve` through the OpenCode adapter, the test A2A server (opencode-a2a bridge, plain
- * agent) through the A2A adapter, and `copilot --acp` and `opencode acp` through the ACP adapter.
+ * agent) through the A2A adapter, `copilot --acp` and `opencode acp` through the ACP adapter,
+ * Copilot's headless server, and the zot and Opal fakes. The suites are split over several test
+ * files (conformance-*.test.ts) so that Vitest runs them side by side.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { copilotAgent, opencodeAcpAgent, type AgentSetup } from "../../testkit/acp-env";
+import type { AgentSetup } from "../../testkit/acp-env";
 import { copilotHeadless } from "../../testkit/copilot-env";
 import { createOpencodeHome, createWorkspace } from "../../testkit/opencode-env";
 import { startOpencodeServer } from "../../testkit/opencode-server";
@@ -19,12 +21,10 @@ import { SqliteStore } from "../store/sqlite-store";
 import { A2aAdapter } from "./a2a/adapter";
 import { AcpAdapter } from "./acp/adapter";
 import { CopilotAdapter } from "./copilot/adapter";
-import { conformanceSuite, type ConformanceTarget } from "./conformance";
+import type { ConformanceTarget } from "./conformance-harness";
 import { OpalAdapter } from "./opal/adapter";
 import { OpencodeAdapter } from "./opencode/adapter";
 import { ZotAdapter } from "./zot/adapter";
-
-process.env.SWITCHBOARD_LOG ??= "silent";
 
 function modelControls(model: ScriptedModel) {
   return {
@@ -37,7 +37,7 @@ function modelControls(model: ScriptedModel) {
  * The OpenCode adapter against the real `opencode serve`, twice: through its V1 routes, and
  * through a proxy that passes only `/api/*` and `/doc` (how an OpenCode 2 server looks).
  */
-function opencodeTarget(contract: "v1" | "api") {
+export function opencodeTarget(contract: "v1" | "api") {
   return async (): Promise<ConformanceTarget> => {
     const model = await startScriptedModel();
     // Bash runs unasked except the permission check's marker commands, so OpenCode asks like an ACP agent.
@@ -100,10 +100,7 @@ function opencodeTarget(contract: "v1" | "api") {
   };
 }
 
-conformanceSuite("OpenCode adapter (opencode serve)", opencodeTarget("v1"));
-conformanceSuite("OpenCode adapter (opencode serve, /api only)", opencodeTarget("api"));
-
-function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
+export function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
   return async (): Promise<ConformanceTarget> => {
     const model = await startScriptedModel();
     const agent = await makeAgent(model.url);
@@ -140,7 +137,7 @@ function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetup>) {
  * a real `opencode serve`, or the plain agent; both driven by the scripted model. The backend is
  * "killed" by restarting the A2A server (and, for the bridge, OpenCode with it).
  */
-function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0", release?: OpencodeRelease) {
+export function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0", release?: OpencodeRelease) {
   return async (): Promise<ConformanceTarget> => {
     const model = await startScriptedModel();
     const workspace = await createWorkspace();
@@ -222,25 +219,7 @@ function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "1.0", r
   };
 }
 
-conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve, A2A 1.0)", a2aTarget("opencode"));
-conformanceSuite("A2A adapter (opencode-a2a bridge to opencode serve, A2A 0.3)", a2aTarget("opencode", "0.3"));
-conformanceSuite(
-  "A2A adapter (opencode-a2a 1.0 release bridge to opencode serve, A2A 1.0)",
-  a2aTarget("opencode", "1.0", "1.0"),
-);
-conformanceSuite("A2A adapter (plain A2A agent, A2A 1.0)", a2aTarget("plain"));
-conformanceSuite("A2A adapter (plain A2A agent, A2A 0.3)", a2aTarget("plain", "0.3"));
-
-conformanceSuite(
-  "ACP adapter (copilot --acp)",
-  acpTarget((url) => copilotAgent({ modelBaseUrl: url })),
-);
-conformanceSuite(
-  "ACP adapter (opencode acp)",
-  acpTarget((url) => opencodeAcpAgent({ modelBaseUrl: url })),
-);
-
-conformanceSuite("Copilot headless adapter (copilot --headless --stdio)", async (): Promise<ConformanceTarget> => {
+export async function copilotHeadlessTarget(): Promise<ConformanceTarget> {
   const model = await startScriptedModel();
   const cli = await copilotHeadless({ modelBaseUrl: model.url });
   const workspace = await createWorkspace();
@@ -268,9 +247,9 @@ conformanceSuite("Copilot headless adapter (copilot --headless --stdio)", async 
       fs.rmSync(workspace, { recursive: true, force: true });
     },
   };
-});
+}
 
-const zotTarget = (program: "zot" | "terva") => async (): Promise<ConformanceTarget> => {
+export const zotTarget = (program: "zot" | "terva") => async (): Promise<ConformanceTarget> => {
   const model = await startScriptedModel();
   const workspace = await createWorkspace();
   const dataDir = fs.mkdtempSync(path.join(workspace, ".switchboard-"));
@@ -300,10 +279,8 @@ const zotTarget = (program: "zot" | "terva") => async (): Promise<ConformanceTar
     },
   };
 };
-conformanceSuite("zot adapter (fake zot rpc)", zotTarget("zot"));
-conformanceSuite("zot adapter (fake terva rpc, zot's successor)", zotTarget("terva"));
 
-conformanceSuite("Opal adapter (fake opal-server)", async () => {
+export async function opalTarget(): Promise<ConformanceTarget> {
   const model = await startScriptedModel();
   const workspace = await createWorkspace();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-opal-conformance-"));
@@ -345,4 +322,4 @@ conformanceSuite("Opal adapter (fake opal-server)", async () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-});
+}
