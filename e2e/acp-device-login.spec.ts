@@ -10,7 +10,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { startConsole, type ConsoleProcess } from "../testkit/console";
-import { loginCookie } from "../testkit/opencode-stack";
+import { loginCookie } from "../testkit/launch-console";
 import { BackendAuthPage } from "./pages/backend-auth";
 
 const FAKE = path.resolve(import.meta.dirname, "..", "server", "backends", "acp", "testing", "fake-agent.mjs");

@@ -14,7 +14,7 @@ import { type OidcProviderServer, startOidcProvider } from "../testkit/oidc-prov
 import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../testkit/opencode-env";
 import { freePort } from "../testkit/opencode-server";
 import { type ScriptedModel, startScriptedModel } from "../testkit/scripted-model";
-import { waitForBackendReady } from "../testkit/opencode-stack";
+import { waitForBackendReady } from "../testkit/launch-console";
 import { Interrupts } from "./pages/interrupts";
 import type { Snapshot } from "../lib/model";
 

@@ -12,7 +12,8 @@ import { startConsole } from "../testkit/console";
 import { fromAddress, type LoopbackResponse } from "../testkit/loopback-client";
 import { createOpencodeHome, createWorkspace } from "../testkit/opencode-env";
 import { expect, test } from "./fixtures/opencode";
-import { authHeaders, loginCookie, waitForBackendReady, type Stack } from "../testkit/opencode-stack";
+import { loginCookie, waitForBackendReady } from "../testkit/launch-console";
+import { authHeaders, type Stack } from "../testkit/opencode-stack";
 
 const root = path.resolve(import.meta.dirname, "..");
 
