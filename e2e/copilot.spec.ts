@@ -9,13 +9,13 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ScriptedTurn } from "../testkit/scripted-model";
 import { messageText } from "../testkit/scripted-model";
-import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
 import { MCP_FORMS_TOOL, MCP_HUGE_FORM_TOOL } from "../testkit/copilot-env";
 import { expect, test } from "./fixtures/copilot";
 import { BACKEND_ID } from "../testkit/copilot-stack";
 import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
+import { sharedFlows } from "./shared-flows";
 
 const bash = (marker: string): ScriptedTurn => ({
   toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
@@ -27,10 +27,8 @@ function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[
 }
 
 test.describe("Copilot headless", () => {
-  test("a bash tool running env shows no console secret", async ({ request, copilotStack }) => {
-    const out = await agentEnvOutput(request, copilotStack.url, BACKEND_ID, copilotStack.model);
-    expectNoConsoleSecrets(out, [copilotStack.token]);
-  });
+  // Copilot reports the context itself: the meter shows it.
+  sharedFlows(test, { backendId: BACKEND_ID, reasoning: true, usageChip: "context-meter" });
 
   test("a 5 MB form schema is refused with a clear error, and nothing of it reaches the browser", async ({
     page,
@@ -92,49 +90,6 @@ test.describe("Copilot headless", () => {
     copilotStack.model.enqueue({ text: "After the command." });
     await sp.prompt("and now a question");
     await expect(sp.assistantText().last()).toHaveText("After the command.", { timeout: 30_000 });
-  });
-
-  test("streams a reply with reasoning, and shows the context it reports", async ({
-    page,
-    copilotApi,
-    copilotStack,
-  }) => {
-    const reply = `Streamed from Copilot headless. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")} — done.`;
-    copilotStack.model.enqueue({
-      reasoning: "Weighing the options for this answer.",
-      text: reply,
-      chunks: 16,
-      delayMs: 110,
-    });
-    const s = await copilotApi.createSession("headless stream");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
-    await sp.prompt("answer with reasoning");
-    await expect(sp.messages("user").last()).toContainText("answer with reasoning");
-    // the text arrives in pieces before it is whole
-    await expect
-      .poll(
-        async () => {
-          const t =
-            (await sp
-              .assistantText()
-              .last()
-              .textContent()
-              .catch(() => "")) ?? "";
-          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-        },
-        { timeout: 30_000, intervals: [50] },
-      )
-      .toBe(true);
-    await expect(sp.assistantText().last()).toHaveText(reply);
-    const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
-    await expect(reasoning).toHaveCount(1);
-    await sp.expand(reasoning);
-    await expect(reasoning).toContainText("Weighing the options for this answer.");
-    await sp.waitStatus("idle");
-    await expect(page.getByTestId("context-meter")).toBeVisible();
-    // the CLI titled the session from the prompt
-    await expect(page.getByTestId("session-title")).toHaveText("headless stream");
   });
 
   test("a bash call behind a permission card: allowed once, then rejected with feedback", async ({
@@ -353,53 +308,6 @@ test.describe("Copilot headless", () => {
     await sp.goto(BACKEND_ID, s.id);
     await expect(sp.messages("user")).toHaveCount(1);
     await expect(sp.assistantText()).toHaveText(["Starting over."]);
-  });
-
-  test("Stop ends a slow turn", async ({ page, copilotApi, copilotStack }) => {
-    copilotStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
-    const s = await copilotApi.createSession("headless stop");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
-    await sp.prompt("go slowly");
-    await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 30_000 });
-    await sp.stop.click();
-    await sp.waitStatus("idle", 15_000);
-    await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
-    const shown = (await sp.assistantText().last().textContent()) ?? "";
-    expect(shown).not.toContain("chunk39");
-    await page.waitForTimeout(1000);
-    expect(await sp.assistantText().last().textContent()).toBe(shown);
-  });
-
-  test("a session reloaded after a console restart shows its history and goes on", async ({
-    page,
-    copilotApi,
-    copilotStack,
-  }) => {
-    copilotStack.model.enqueue({ text: "Kept across restarts." });
-    const s = await copilotApi.createSession("headless restart");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
-    await sp.prompt("remember this across a restart");
-    await expect(sp.assistantText().last()).toHaveText("Kept across restarts.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
-    await copilotStack.restartConsole();
-    await sp.goto(BACKEND_ID, s.id);
-    await expect(sp.messages("user")).toHaveCount(1);
-    await expect(sp.messages("user").first()).toContainText("remember this across a restart");
-    await expect(sp.assistantText().last()).toHaveText("Kept across restarts.");
-    // listed by the CLI after the restart
-    await page.goto("/");
-    await expect(page.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`)).toBeVisible();
-    await sp.goto(BACKEND_ID, s.id);
-    copilotStack.model.enqueue({ text: "Still talking after the restart." });
-    await sp.prompt("are you there");
-    await expect(sp.assistantText().last()).toHaveText("Still talking after the restart.", { timeout: 30_000 });
-    await expect(sp.messages("user")).toHaveCount(2);
   });
 
   test("killing the CLI mid-turn shows the failure and the restart, and the next prompt works", async ({

@@ -14,16 +14,14 @@ import { InputFormPage } from "./pages/input-form";
 import { ReviewPage } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
+import { sharedFlows } from "./shared-flows";
 import { lineHash } from "../testkit/fake-opal-agent";
 import { expect, test } from "./fixtures/opal";
 import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
 
 test.describe("Opal", () => {
-  test("a bash tool running env shows no console secret, nor another backend's", async ({ request, opalStack }) => {
-    const out = await agentEnvOutput(request, opalStack.url, OPAL_ID, opalStack.model);
-    expectNoConsoleSecrets(out, [opalStack.token, CONFIRM_SECRET]);
-  });
+  // After a restart Opal resumes the session by id: its model sees the earlier turn.
+  sharedFlows(test, { backendId: OPAL_ID, otherSecrets: () => [CONFIRM_SECRET] });
 
   test("streams a reply with its reasoning; a bash call with its streamed output", async ({
     page,
@@ -61,59 +59,6 @@ test.describe("Opal", () => {
     await expect(sp.assistantText().last()).toHaveText("The marker ran.");
     await sp.waitStatus("idle");
     await expect(page.getByTestId("usage")).toBeVisible();
-  });
-
-  test("Stop ends a slow turn (agent/abort) and the next prompt works", async ({ page, opalApi, opalStack }) => {
-    opalStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
-      chunks: 40,
-      delayMs: 200,
-    });
-    const s = await opalApi.createSession("opal stop");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
-    await sp.prompt("go slowly");
-    await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
-    await sp.stop.click();
-    await sp.waitStatus("idle", 15_000);
-    await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
-    expect(await sp.assistantText().last().textContent()).not.toContain("chunk39");
-    opalStack.model.enqueue({ text: "After the stop." });
-    await sp.prompt("and now?");
-    await expect(sp.assistantText().last()).toHaveText("After the stop.");
-  });
-
-  test("the session list, and the history after a console restart (Opal resumes the session by id)", async ({
-    page,
-    opalApi,
-    opalStack,
-  }) => {
-    opalStack.model.enqueue({ text: "Noted: the code word is periwinkle." });
-    const s = await opalApi.createSession("opal restart");
-    const other = await opalApi.createSession("opal listed other");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
-    await sp.prompt("Remember the code word periwinkle.");
-    await expect(sp.assistantText().last()).toHaveText("Noted: the code word is periwinkle.");
-    await sp.waitStatus("idle");
-    const section = page.locator(`[data-testid="backend-section"][data-backend-id="${OPAL_ID}"]`);
-    await expect(section.locator(`[data-testid="session-row"][data-session-id="${other.id}"]`)).toContainText(
-      "opal listed other",
-    );
-
-    await opalStack.restartConsole();
-    await sp.goto(OPAL_ID, s.id);
-    await expect(sp.messages("user")).toHaveCount(1);
-    await expect(sp.assistantText().last()).toHaveText("Noted: the code word is periwinkle.");
-    opalStack.model.enqueue({ text: "It was periwinkle." });
-    await sp.prompt("What was the code word?");
-    await expect(sp.assistantText().last()).toHaveText("It was periwinkle.", { timeout: 30_000 });
-    // The new opal-server resumed the session: its model saw the earlier turn.
-    expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).toContain("Remember the code word periwinkle.");
-    await page.goto("/");
-    await expect(section.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`)).toContainText(
-      "opal restart",
-    );
   });
 
   test("killing opal-server mid-turn ends the turn visibly; it is restarted and the next prompt works", async ({

@@ -1,50 +1,44 @@
 /**
  * zot in the browser (docs/backends/zot.md), against the protocol-faithful fake `zot rpc`
- * (testkit/fake-zot.ts) on PATH and the scripted model: a streamed reply, a tool call with its
- * output, Stop, the session list, history after a console restart and the conversation going on
- * with a new process given the earlier turns, the agent killed mid-turn, the token handshake, models.
+ * (testkit/fake-zot.ts) on PATH and the scripted model: the shared flows (e2e/shared-flows.ts; after
+ * a restart the conversation goes on in a new process given the earlier turns), a tool call with its
+ * output, the session list, the agent killed mid-turn, the token handshake, models.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { SessionPage } from "./pages/session-page";
-import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
 import { expect, test } from "./fixtures/zot";
-import { STALE_ID, STALE_SECRET, ZOT_ID } from "../testkit/fake-zot-stack";
+import { STALE_ID, STALE_SECRET, ZOT_ID, type ZotStack } from "../testkit/fake-zot-stack";
+import { sharedFlows } from "./shared-flows";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 
 test.describe("zot", () => {
-  test("a bash tool running env shows no console secret, nor another backend's", async ({ request, zotStack }) => {
-    const out = await agentEnvOutput(request, zotStack.url, ZOT_ID, zotStack.model);
-    expectNoConsoleSecrets(out, [zotStack.token, STALE_SECRET]);
-  });
-
-  test("streams a reply", async ({ page, zotApi, zotStack }) => {
-    const reply = `Streamed by zot. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")} — done.`;
-    zotStack.model.enqueue({ text: reply, chunks: 16, delayMs: 110 });
-    const s = await zotApi.createSession("zot stream");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("answer slowly");
-    await expect(sp.messages("user").last()).toContainText("answer slowly");
-    await expect
-      .poll(
-        async () => {
-          const t =
-            (await sp
-              .assistantText()
-              .last()
-              .textContent()
-              .catch(() => "")) ?? "";
-          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-        },
-        { timeout: 20_000, intervals: [50] },
-      )
-      .toBe(true);
-    await expect(sp.assistantText().last()).toHaveText(reply);
-    await sp.waitStatus("idle");
+  sharedFlows(test, {
+    backendId: ZOT_ID,
     // zot reports usage per call with running totals: the usage chip shows it
-    await expect(page.getByTestId("usage")).toBeVisible();
+    usageChip: "usage",
+    otherSecrets: () => [STALE_SECRET],
+    // The new process was given the earlier conversation over zot's stdin, ahead of the prompt, and
+    // never on a command line.
+    async afterRestart(sp, stack) {
+      await expect(notices(sp).last()).toContainText("New zot process for this session");
+      await expect(notices(sp).last()).toContainText("all 2 messages");
+      const users = stack.model.requests
+        .at(-1)!
+        .messages.filter((m) => m.role === "user")
+        .map((m) => JSON.stringify(m.content));
+      expect(users).toHaveLength(1);
+      expect(users[0]).toContain("Remember the code word periwinkle.");
+      expect(users[0]).toContain("Noted: the code word is periwinkle.");
+      expect(users[0]).toContain("What was the code word?");
+      const argv = (stack as ZotStack).zotArgvs();
+      expect(argv.length).toBeGreaterThan(0);
+      for (const a of argv) {
+        expect(a).not.toContain("periwinkle");
+        expect(a).not.toContain("--append-system-prompt");
+      }
+    },
   });
 
   test("a bash tool call with its streamed output and exit code, and a file written in the session's directory", async ({
@@ -78,31 +72,6 @@ test.describe("zot", () => {
     expect(fs.readFileSync(path.join(zotStack.workspace, "zot-notes.md"), "utf8")).toBe("# Notes\n\nWritten by zot.\n");
   });
 
-  test("Stop ends a slow turn (zot's abort)", async ({ page, zotApi, zotStack }) => {
-    zotStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `chunk${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
-    const s = await zotApi.createSession("zot stop");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("go slowly");
-    await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
-    await sp.stop.click();
-    await sp.waitStatus("idle", 15_000);
-    await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
-    const shown = (await sp.assistantText().last().textContent()) ?? "";
-    expect(shown).not.toContain("chunk39");
-    await page.waitForTimeout(1000);
-    expect(await sp.assistantText().last().textContent()).toBe(shown);
-    // the same process takes the next prompt
-    zotStack.model.enqueue({ text: "After the stop." });
-    await sp.prompt("and now?");
-    await expect(sp.assistantText().last()).toHaveText("After the stop.");
-    await expect(notices(sp)).toHaveCount(0);
-  });
-
   test("the session list is the console's: listed, searched, opened", async ({ page, zotApi }) => {
     const a = await zotApi.createSession("zot listed alpha");
     const b = await zotApi.createSession("zot listed beta");
@@ -120,48 +89,6 @@ test.describe("zot", () => {
     await section.locator(`[data-testid="session-row"][data-session-id="${b.id}"]`).click();
     await expect(page).toHaveURL(new RegExp(`/sessions/${ZOT_ID}/${b.id}$`));
     await expect(page.getByTestId("session-title")).toHaveText("zot listed beta");
-  });
-
-  test("after a console restart the history is there, and the conversation goes on in a new process given the earlier turns", async ({
-    page,
-    zotApi,
-    zotStack,
-  }) => {
-    zotStack.model.enqueue({ text: "Got it: the code word is periwinkle." });
-    const s = await zotApi.createSession("zot restart");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("Remember the code word periwinkle.");
-    await expect(sp.assistantText().last()).toHaveText("Got it: the code word is periwinkle.");
-    await sp.waitStatus("idle");
-
-    await zotStack.restartConsole();
-    await sp.goto(ZOT_ID, s.id);
-    await expect(sp.messages("user")).toHaveCount(1);
-    await expect(sp.messages("user").first()).toContainText("Remember the code word periwinkle.");
-    await expect(sp.assistantText().last()).toHaveText("Got it: the code word is periwinkle.");
-
-    zotStack.model.enqueue({ text: "The code word was periwinkle." });
-    await sp.prompt("What was the code word?");
-    await expect(sp.assistantText().last()).toHaveText("The code word was periwinkle.", { timeout: 30_000 });
-    // the timeline says a new process was given the earlier conversation …
-    await expect(notices(sp).last()).toContainText("New zot process for this session");
-    await expect(notices(sp).last()).toContainText("all 2 messages");
-    // … and it reached the model over zot's stdin, ahead of the prompt …
-    const request = zotStack.model.requests.at(-1)!;
-    const users = request.messages.filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
-    expect(users).toHaveLength(1);
-    expect(users[0]).toContain("Remember the code word periwinkle.");
-    expect(users[0]).toContain("Got it: the code word is periwinkle.");
-    expect(users[0]).toContain("What was the code word?");
-    await expect(sp.messages("user")).toHaveCount(2);
-    // … never on a command line: no zot process carries the conversation in its arguments.
-    const argv = zotStack.zotArgvs();
-    expect(argv.length).toBeGreaterThan(0);
-    for (const a of argv) {
-      expect(a).not.toContain("periwinkle");
-      expect(a).not.toContain("--append-system-prompt");
-    }
   });
 
   test("an `error` from zot in the middle of a reply is a notice, and the reply completes", async ({
