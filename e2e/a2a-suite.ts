@@ -40,21 +40,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await expect(sp.messages("user").first()).toContainText("run the marker command");
         const tool = sp.toolCards("bash").first();
         await expect(tool).toHaveAttribute("data-status", "completed", TURN);
-        await expect
-          .poll(
-            async () => {
-              const t =
-                (await sp
-                  .assistantText()
-                  .last()
-                  .textContent()
-                  .catch(() => "")) ?? "";
-              return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-            },
-            { timeout: 30_000, intervals: [50] },
-          )
-          .toBe(true);
-        await expect(sp.assistantText().last()).toHaveText(reply);
+        await sp.expectStreamed(reply, 30_000);
         await sp.waitStatus("idle");
         await sp.expand(tool);
         await expect(tool.getByTestId("tool-output")).toContainText("a2a-e2e-tool-output");
@@ -242,21 +228,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         const sp = new SessionPage(page);
         await sp.goto(PLAIN_ID, s.id);
         await sp.prompt("answer slowly");
-        await expect
-          .poll(
-            async () => {
-              const t =
-                (await sp
-                  .assistantText()
-                  .last()
-                  .textContent()
-                  .catch(() => "")) ?? "";
-              return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-            },
-            { timeout: 30_000, intervals: [50] },
-          )
-          .toBe(true);
-        await expect(sp.assistantText().last()).toHaveText(reply);
+        await sp.expectStreamed(reply, 30_000);
         await sp.waitStatus("idle");
       });
 

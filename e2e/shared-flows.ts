@@ -71,22 +71,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         const { sp } = await open(page, request, stack, "shared stream");
         await sp.prompt("answer slowly");
         await expect(sp.messages("user").last()).toContainText("answer slowly");
-        // the text arrives in pieces before it is whole
-        await expect
-          .poll(
-            async () => {
-              const t =
-                (await sp
-                  .assistantText()
-                  .last()
-                  .textContent()
-                  .catch(() => "")) ?? "";
-              return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-            },
-            { timeout: 30_000, intervals: [50] },
-          )
-          .toBe(true);
-        await expect(sp.assistantText().last()).toHaveText(reply);
+        await sp.expectStreamed(reply, 30_000);
         if (target.reasoning) {
           const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
           await expect(reasoning).toHaveCount(1);

@@ -10,17 +10,7 @@ test.describe("live timeline on a real OpenCode", () => {
     await sp.goto(stack.backendId, s.id);
     await sp.prompt("say something long");
     await expect(sp.messages("user").last()).toContainText("say something long");
-    // Seen while still streaming: a prefix of the reply, not the whole of it.
-    await expect
-      .poll(
-        async () => {
-          const t = (await sp.assistantText().last().textContent()) ?? "";
-          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
-        },
-        { timeout: 15_000, intervals: [50] },
-      )
-      .toBe(true);
-    await expect(sp.assistantText().last()).toHaveText(reply);
+    await sp.expectStreamed(reply, 15_000);
     await sp.waitStatus("idle");
     await expect(page.getByTestId("usage")).toBeVisible();
   });

@@ -41,6 +41,24 @@ export class SessionPage {
     return this.messages("assistant").locator('[data-testid="block"][data-kind="text"]');
   }
 
+  /**
+   * Waits until the newest reply shows a beginning of `reply` but not all of it (seen while it
+   * streams), then all of it.
+   */
+  async expectStreamed(reply: string, timeout = 30_000) {
+    const newest = this.assistantText().last();
+    await expect
+      .poll(
+        async () => {
+          const t = (await newest.textContent().catch(() => "")) ?? "";
+          return t.length > 0 && t.length < reply.length && reply.startsWith(t.trim().slice(0, 10));
+        },
+        { timeout, intervals: [50] },
+      )
+      .toBe(true);
+    await expect(newest).toHaveText(reply);
+  }
+
   toolCards(tool?: string): Locator {
     return tool
       ? this.timeline.locator(`[data-testid="tool-card"][data-tool="${tool}"]`)
