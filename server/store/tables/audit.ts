@@ -1,11 +1,14 @@
 import "server-only";
 import { type AuditEntry, AuditAction, type AuditQuery } from "@/lib/people";
+import { all, type Program, run, type Schema, type Value } from "./program";
 
 /**
- * The audit log's table on both engines (docs/people.md, "Audit log"): append-only — each engine's
- * own trigger refuses an UPDATE or DELETE, and the store has no call that would make one.
+ * The audit log (docs/people.md, "Audit log"): append-only — each engine's own trigger refuses an
+ * UPDATE or DELETE, and the store has no call that would make one. Newest first.
  */
-export const SQLITE_AUDIT_MIGRATION = `CREATE TABLE audit_log (
+export const schema: Schema = {
+  sqlite: {
+    6: `CREATE TABLE audit_log (
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      at INTEGER NOT NULL,
      actor_id TEXT NOT NULL,
@@ -20,9 +23,10 @@ export const SQLITE_AUDIT_MIGRATION = `CREATE TABLE audit_log (
    CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
    CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
-     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`;
-
-export const POSTGRES_AUDIT_MIGRATION = `CREATE TABLE audit_log (
+     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`,
+  },
+  postgres: {
+    2: `CREATE TABLE audit_log (
      id BIGSERIAL PRIMARY KEY,
      at BIGINT NOT NULL,
      actor_id TEXT NOT NULL,
@@ -37,9 +41,11 @@ export const POSTGRES_AUDIT_MIGRATION = `CREATE TABLE audit_log (
    CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
    CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log
-     FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();`;
+     FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();`,
+  },
+};
 
-export interface AuditRow {
+interface Row {
   id: number | string;
   at: number;
   actor_id: string;
@@ -51,24 +57,8 @@ export interface AuditRow {
   detail: string | Record<string, unknown> | null;
 }
 
-/** The values of an INSERT, in the columns' order (at … detail). */
-export function auditValues(e: Omit<AuditEntry, "id">): (string | number | null)[] {
-  return [
-    e.at,
-    e.actor.id,
-    e.actor.name,
-    e.actor.via,
-    e.action,
-    e.backendId ?? null,
-    e.sessionId ?? null,
-    e.detail ? JSON.stringify(e.detail) : null,
-  ];
-}
-
-export const AUDIT_INSERT_COLUMNS = "at, actor_id, actor_name, actor_via, action, backend_id, session_id, detail";
-
 /** A row as an entry; a row this build does not know (an action from a newer one) is skipped. */
-export function auditFromRow(r: AuditRow): AuditEntry[] {
+function toEntry(r: Row): AuditEntry[] {
   const action = AuditAction.safeParse(r.action);
   if (!action.success) return [];
   let detail: unknown = r.detail;
@@ -94,25 +84,36 @@ export function auditFromRow(r: AuditRow): AuditEntry[] {
   ];
 }
 
-/** The WHERE clause and its values for a query; `param(i)` spells the engine's placeholder. */
-export function auditWhere(
-  q: Omit<AuditQuery, "limit">,
-  param: (i: number) => string,
-): { where: string; values: (string | number)[] } {
-  const clauses: string[] = [];
-  const values: (string | number)[] = [];
-  const add = (sql: (p: string) => string, v: string | number) => {
-    values.push(v);
-    clauses.push(sql(param(values.length)));
+/** The WHERE clause and its values for a query. */
+function where(q: Omit<AuditQuery, "limit">): { sql: string; values: Value[] } {
+  const clauses: [string, ...Value[]][] = [];
+  if (q.before !== undefined) clauses.push(["id < ?", q.before]);
+  if (q.action !== undefined) clauses.push(["action = ?", q.action]);
+  if (q.sessionId !== undefined) clauses.push(["session_id = ?", q.sessionId]);
+  if (q.actor !== undefined) clauses.push(["(actor_id = ? OR actor_name = ?)", q.actor, q.actor]);
+  return {
+    sql: clauses.length ? `WHERE ${clauses.map(([c]) => c).join(" AND ")}` : "",
+    values: clauses.flatMap(([, ...v]) => v),
   };
-  if (q.before !== undefined) add((p) => `id < ${p}`, q.before);
-  if (q.action !== undefined) add((p) => `action = ${p}`, q.action);
-  if (q.sessionId !== undefined) add((p) => `session_id = ${p}`, q.sessionId);
-  if (q.actor !== undefined) {
-    values.push(q.actor);
-    const p = param(values.length);
-    values.push(q.actor);
-    clauses.push(`(actor_id = ${p} OR actor_name = ${param(values.length)})`);
-  }
-  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", values };
 }
+
+export const programs = {
+  *appendAudit(e: Omit<AuditEntry, "id">): Program<void> {
+    yield* run(
+      "INSERT INTO audit_log (at, actor_id, actor_name, actor_via, action, backend_id, session_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      e.at,
+      e.actor.id,
+      e.actor.name,
+      e.actor.via,
+      e.action,
+      e.backendId ?? null,
+      e.sessionId ?? null,
+      e.detail ? JSON.stringify(e.detail) : null,
+    );
+  },
+  *listAudit(q: AuditQuery): Program<AuditEntry[]> {
+    const w = where(q);
+    const rows = yield* all<Row>(`SELECT * FROM audit_log ${w.sql} ORDER BY id DESC LIMIT ?`, ...w.values, q.limit);
+    return rows.flatMap(toEntry);
+  },
+};
