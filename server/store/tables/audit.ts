@@ -6,38 +6,29 @@ import { all, type Program, run, type Schema, type Value } from "./program";
  * The audit log (docs/people.md, "Audit log"): append-only — each engine's own trigger refuses an
  * UPDATE or DELETE, and the store has no call that would make one. Newest first.
  */
-export const schema: Schema = {
-  sqlite: {
-    6: `CREATE TABLE audit_log (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     at INTEGER NOT NULL,
+const TABLE = (id: string, time: string, json: string) => `CREATE TABLE audit_log (
+     id ${id},
+     at ${time} NOT NULL,
      actor_id TEXT NOT NULL,
      actor_name TEXT NOT NULL,
      actor_via TEXT NOT NULL,
      action TEXT NOT NULL,
      backend_id TEXT,
      session_id TEXT,
-     detail TEXT
+     detail ${json}
    );
-   CREATE INDEX audit_log_session ON audit_log (session_id, id);
+   CREATE INDEX audit_log_session ON audit_log (session_id, id);`;
+
+export const schema: Schema = {
+  sqlite: {
+    6: `${TABLE("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER", "TEXT")}
    CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
    CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;`,
   },
   postgres: {
-    2: `CREATE TABLE audit_log (
-     id BIGSERIAL PRIMARY KEY,
-     at BIGINT NOT NULL,
-     actor_id TEXT NOT NULL,
-     actor_name TEXT NOT NULL,
-     actor_via TEXT NOT NULL,
-     action TEXT NOT NULL,
-     backend_id TEXT,
-     session_id TEXT,
-     detail JSONB
-   );
-   CREATE INDEX audit_log_session ON audit_log (session_id, id);
+    2: `${TABLE("BIGSERIAL PRIMARY KEY", "BIGINT", "JSONB")}
    CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
    CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE OR TRUNCATE ON audit_log
