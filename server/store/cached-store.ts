@@ -122,7 +122,7 @@ export class CachedStore extends (RoutedStore as abstract new () => RoutedStore 
   static async open(db: PostgresStore, opts: { transcripts?: "all" | "owned" } = {}): Promise<CachedStore> {
     const store = new CachedStore(db);
     store.unlisten = await db.listen((table) => {
-      if (table in SHARED) void store.reload(table as SharedTable);
+      if (Object.hasOwn(SHARED, table)) void store.reload(table as SharedTable);
     });
     for (const t of Object.keys(SHARED) as SharedTable[]) await store.reload(t, true);
     if (opts.transcripts !== "owned") store.copy.execute(replaceSlice(transcriptsOf(), await db.rows(transcriptsOf())));
