@@ -17,16 +17,11 @@ export const schema: Schema = {
 };
 
 export const COLUMNS = "id, label, pattern, is_regex, created_at";
+/** In creation order. */
 const ORDER = "created_at, id";
 
-interface Row {
-  id: string;
-  label: string;
-  pattern: string;
-  /** 0/1 in SQLite, a boolean in PostgreSQL. */
-  is_regex: number | boolean;
-  created_at: number;
-}
+/** `is_regex` is 0/1 in SQLite, a boolean in PostgreSQL. */
+type Row = Omit<StoredRedactionPattern, "regex" | "createdAt"> & { is_regex: number | boolean; created_at: number };
 
 export const programs = {
   *listRedactionPatterns(): Program<StoredRedactionPattern[]> {
