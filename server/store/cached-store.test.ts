@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { until } from "@/testkit/until";
 import { type PostgresServer, startPostgres } from "../../testkit/postgres-server";
@@ -114,14 +115,26 @@ it("in replica mode a console holds only the transcripts of the backends it runs
 
 it("a write the database refuses is logged and the copy is read again, so it does not keep it", async () => {
   const a = await replica();
-  // The same token hash under another id breaks the table's unique index: the insert is refused.
+  // The database refuses what the copy takes: a rule only PostgreSQL's table has.
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  await client.query("ALTER TABLE shares ADD CONSTRAINT refuse_one CHECK (id <> 'sh-refused')");
+  await client.end();
+  a.insertShare({ ...share, id: "sh-refused", tokenHash: "h-refused" });
+  expect(a.getShare("sh-refused")).toBeDefined();
+  await a.flushed();
+  await until(() => a.getShare("sh-refused") === undefined, "the refused share leaves the copy");
+  expect(a.shareByTokenHash("h-refused")).toBeUndefined();
+});
+
+it("a write the copy refuses throws at once, as SQLite's would, and never reaches the database", async () => {
+  const a = await replica();
   a.insertShare({ ...share, id: "sh-dup", tokenHash: "h-dup" });
-  await a.flushed();
-  a.insertShare({ ...share, id: "sh-dup2", tokenHash: "h-dup" });
-  expect(a.getShare("sh-dup2")).toBeDefined();
-  await a.flushed();
-  await until(() => a.getShare("sh-dup2") === undefined, "the refused share leaves the copy");
+  expect(() => a.insertShare({ ...share, id: "sh-dup2", tokenHash: "h-dup" })).toThrow(/UNIQUE/);
+  expect(a.getShare("sh-dup2")).toBeUndefined();
   expect(a.shareByTokenHash("h-dup")?.id).toBe("sh-dup");
+  await a.flushed();
+  expect(await a.frozenSnapshot("sh-dup2")).toBeUndefined();
 });
 
 it("a read of the table that began before a revocation reached the database does not undo it", async () => {

@@ -79,3 +79,37 @@ describe("SqliteStore transcripts (migration 2)", () => {
     store.close();
   });
 });
+
+describe("the schema the table modules make", () => {
+  it("has the tables, columns and versions existing databases have (never renamed, only added to)", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sb-schema-")), "db.sqlite");
+    new SqliteStore(file).close();
+    const db = new Database(file);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[];
+    const columns = Object.fromEntries(
+      tables
+        .filter((t) => !t.name.startsWith("search_fts_") && t.name !== "sqlite_sequence")
+        .map((t) => [
+          t.name,
+          (db.prepare(`PRAGMA table_info("${t.name}")`).all() as { name: string }[]).map((c) => c.name).join(" "),
+        ]),
+    );
+    expect(columns).toEqual({
+      audit_log: "id at actor_id actor_name actor_via action backend_id session_id detail",
+      backends: "id definition created_at",
+      meta: "key value",
+      redaction_patterns: "id label pattern is_regex created_at",
+      search_fts: "text",
+      search_rows: "id backend_id session_id message_id role created_at",
+      search_sessions: "backend_id session_id title updated_at",
+      session_forks: "backend_id session_id source_session_id source_message_id created_at",
+      shares:
+        "id token_hash backend_id session_id session_title up_to_message_id up_to_created_at live include_tool_output created_at expires_at revoked_at last_access_at access_count frozen_snapshot created_by_id created_by_name",
+      transcripts: "backend_id session_id session messages todos agent_session_id updated_at",
+    });
+    expect(db.pragma("user_version", { simple: true })).toBe(7);
+    db.close();
+  });
+});

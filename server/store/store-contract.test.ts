@@ -296,6 +296,36 @@ function contract(name: string, open: () => Promise<AsyncStore>) {
       await store.deleteSearchSession("b1", "big");
     });
 
+    it("lists in one order on every engine, ties broken by id", async () => {
+      const def = { kind: "opencode" as const, label: "T", config: {} };
+      await store.putBackend({ id: "tie-b", def, createdAt: 1000 });
+      await store.putBackend({ id: "tie-a", def, createdAt: 1000 });
+      expect((await store.listBackends()).map((b) => b.id).filter((id) => id.startsWith("tie-"))).toEqual([
+        "tie-a",
+        "tie-b",
+      ]);
+      await store.insertShare({ ...share("tie-b", 1000), tokenHash: "tie-hash-b" });
+      await store.insertShare({ ...share("tie-a", 1000), tokenHash: "tie-hash-a" });
+      expect((await store.listShares()).map((s) => s.id).slice(0, 2)).toEqual(["tie-a", "tie-b"]);
+      const pattern = { label: "T", pattern: "t", regex: false, createdAt: 1000 };
+      await store.insertRedactionPattern({ ...pattern, id: "tie-b" });
+      await store.insertRedactionPattern({ ...pattern, id: "tie-a" });
+      expect((await store.listRedactionPatterns()).map((p) => p.id).slice(-2)).toEqual(["tie-a", "tie-b"]);
+      await store.putFork({ backendId: "tie", sessionId: "f-b", sourceSessionId: "src", createdAt: 1 });
+      await store.putFork({ backendId: "tie", sessionId: "f-a", sourceSessionId: "src", createdAt: 1 });
+      expect((await store.listForks("tie", "src")).map((f) => f.sessionId)).toEqual(["f-a", "f-b"]);
+      for (const id of ["t-b", "t-a", "t-c"])
+        await store.putTranscript({
+          backendId: "tie",
+          sessionId: id,
+          session: { ...session, id, backendId: "tie" },
+          updatedAt: id === "t-c" ? 1 : 5,
+        });
+      expect((await store.listTranscripts("tie")).map((t) => t.sessionId)).toEqual(["t-a", "t-b", "t-c"]);
+      for (const id of ["s-b", "s-c", "s-a"]) await store.putSearchSession("tie", id, "T", 1);
+      expect(await store.searchSessionIds("tie")).toEqual(["s-a", "s-b", "s-c"]);
+    });
+
     it("keeps an append-only audit log, newest first, filtered and paged", async () => {
       const ada = { id: "sub-ada", name: "Ada", via: "oidc" as const };
       const tok = { id: "token", name: "Console token", via: "token" as const };

@@ -17,9 +17,9 @@ export interface TranscriptSave {
 }
 
 /**
- * The console-kept transcript of one backend's sessions (store table `transcripts`, migration 2 in
- * server/store/sqlite-store.ts), for agents that keep no history of their own (ACP agents without
- * `loadSession`, zot) — and the metadata every stdio session needs across console restarts
+ * The console-kept transcript of one backend's sessions (store table `transcripts`,
+ * server/store/tables/transcripts.ts), for agents that keep no history of their own (ACP agents
+ * without `loadSession`, zot) — and the metadata every stdio session needs across console restarts
  * (working directory, a local title, the agent's own id for it). Saved sessions are stored idle
  * (a turn does not survive a restart); only the newest `KEPT_MESSAGES` messages are kept. A store
  * failure is logged, never thrown: the live session goes on.
