@@ -28,7 +28,7 @@ import type { HubObserver } from "../hub/hub";
 import { ApiError } from "../errors";
 import { log } from "../log";
 import { agentEnvironment } from "../processes/agent-env";
-import { listFiles, rankFiles } from "../sessions/files";
+import { listFiles, rankFiles } from "../sessions/file-listing";
 import { git, gitOk, insidePaths, mergeIntoBase } from "../workspace/git";
 import { createSession } from "../workspace/sessions";
 import { removeWorktree, worktreeReadiness } from "../workspace/worktree";
