@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useMemo } from "react";
 import type { CompareView } from "@/lib/compare-api";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
-import { condense } from "@/lib/timeline/condense";
+import { condense, figures } from "@/lib/timeline/condense";
 import { shownStatus } from "@/lib/timeline/selectors";
 import { SessionStatusGlyph } from "../shell/status-dot";
 import { cx } from "../ui/cx";
@@ -47,6 +47,12 @@ export function CompareColumn({
   const status = view.loaded && session ? shownStatus(session.status, interrupts.length) : c.status;
   const href = `/sessions/${encodeURIComponent(c.backendId)}/${encodeURIComponent(c.sessionId)}`;
   const busy = status === "busy" || status === "retry" || status === "waiting";
+  // Duration, tokens and cost follow the stream too (the polled view's until it is in).
+  const fig = useMemo(
+    () => (view.loaded ? figures(messages, session?.status === "idle") : c),
+    [view.loaded, messages, session?.status, c],
+  );
+  const startedAt = fig.startedAt ?? c.startedAt;
   const running = status === "busy" || status === "retry";
   return (
     <section
@@ -61,16 +67,16 @@ export function CompareColumn({
         <span className="truncate text-[13px] font-semibold text-fg">{c.backendLabel}</span>
         {m.target.model ? <span className="truncate font-mono text-[11px] text-faint">{m.target.model.id}</span> : null}
         <span className="ml-auto shrink-0 text-[11.5px] text-faint">
-          {c.endedAt && !busy ? seconds(c.endedAt - c.startedAt) : status}
+          {fig.endedAt && !busy ? seconds(fig.endedAt - startedAt) : status}
         </span>
       </div>
       <div className="flex flex-wrap gap-x-3 text-[11.5px] text-faint">
-        {c.tokens ? (
+        {fig.tokens ? (
           <span>
-            {c.tokens.input.toLocaleString("en-US")} in · {c.tokens.output.toLocaleString("en-US")} out
+            {fig.tokens.input.toLocaleString("en-US")} in · {fig.tokens.output.toLocaleString("en-US")} out
           </span>
         ) : null}
-        {c.costUsd ? <span>${c.costUsd.toFixed(4)}</span> : null}
+        {fig.costUsd ? <span>${fig.costUsd.toFixed(4)}</span> : null}
         <span className="truncate font-mono" title={m.worktree.path}>
           {m.worktree.branch}
         </span>

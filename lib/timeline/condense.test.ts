@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Interrupt, Message, ToolBlock } from "../model";
 import { apply, emptyState } from "./reducer";
-import { condense, latestText, MAX_ROWS, TEXT_CHARS, toolLabel } from "./condense";
+import { condense, figures, latestText, MAX_ROWS, TEXT_CHARS, toolLabel } from "./condense";
 
 const tool = (over: Partial<ToolBlock>): ToolBlock => ({
   id: "tl",
@@ -121,5 +121,21 @@ describe("condensing a session's timeline for a comparison column", () => {
     const rows = condense(many);
     expect(rows).toHaveLength(MAX_ROWS);
     expect(rows.at(-1)!.id).toBe(`m${MAX_ROWS + 9}:t${MAX_ROWS + 9}`);
+  });
+
+  it("sums a column's tokens and cost as the messages stream, and ends its time only once idle", () => {
+    const reply = (id: string, createdAt: number, completedAt?: number): Message => ({
+      id,
+      sessionId: "s",
+      role: "assistant",
+      createdAt,
+      ...(completedAt ? { completedAt } : {}),
+      usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.5 },
+      blocks: [],
+    });
+    const msgs = [user, reply("a1", 2, 5), reply("a2", 6)];
+    expect(figures(msgs, false)).toEqual({ startedAt: 1, tokens: { input: 200, output: 20 }, costUsd: 1 });
+    expect(figures([user, reply("a1", 2, 5), reply("a2", 6, 9)], true)).toMatchObject({ startedAt: 1, endedAt: 9 });
+    expect(figures([], true)).toEqual({});
   });
 });

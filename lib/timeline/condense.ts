@@ -121,3 +121,31 @@ export function latestText(rows: readonly CondensedRow[]): string | undefined {
   for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.kind === "text") return rows[i]!.id;
   return undefined;
 }
+
+/**
+ * A column's figures from the session's messages as they stream (what `GET /api/compare/:id` reports
+ * between its polls): when the work began and, once idle, ended; tokens and cost where known.
+ */
+export function figures(
+  messages: readonly Message[],
+  idle: boolean,
+): { startedAt?: number; endedAt?: number; tokens?: { input: number; output: number }; costUsd?: number } {
+  let input = 0;
+  let output = 0;
+  let cost = 0;
+  let last: Message | undefined;
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    last = m;
+    input += m.usage?.inputTokens ?? 0;
+    output += m.usage?.outputTokens ?? 0;
+    cost += m.usage?.costUsd ?? 0;
+  }
+  const first = messages[0]?.createdAt;
+  return {
+    ...(first !== undefined ? { startedAt: first } : {}),
+    ...(idle && last?.completedAt ? { endedAt: last.completedAt } : {}),
+    ...(input || output ? { tokens: { input, output } } : {}),
+    ...(cost ? { costUsd: cost } : {}),
+  };
+}
