@@ -11,6 +11,7 @@ import { FAKE_MODEL_2_ID, FAKE_MODEL_ID, FAKE_PROVIDER_ID } from "../testkit/ope
 import type { ChatContentPart } from "../testkit/scripted-model";
 import { expect, test } from "./fixtures/opencode";
 import { ComparePage } from "./pages/compare-page";
+import { Shell } from "./pages/shell";
 
 const TURN = { timeout: 60_000 };
 
@@ -127,6 +128,14 @@ test("the columns stream their timelines live; a reload mid-run shows the same g
   );
   const seen = stack.model.requests.length;
 
+  // The palette opens the form.
+  await page.goto("/");
+  await new Shell(page).openPalette();
+  await page.getByTestId("palette-input").fill("compare agents");
+  await page.getByTestId("palette-command").filter({ hasText: "Compare agents…" }).click();
+  await page.waitForURL(/\/compare$/);
+  await expect(page.getByTestId("compare-start")).toBeVisible();
+
   const cp = new ComparePage(page);
   await cp.start(
     {
@@ -137,7 +146,11 @@ test("the columns stream their timelines live; a reload mid-run shows the same g
     },
     async () => {
       // The composer's `@` list, over the repository's files; and an attached file.
-      await cp.mention("brief", "notes/brief.md");
+      await cp.mention(
+        "brief",
+        "notes/brief.md",
+        process.env.SCREENSHOTS ? "test-results/compare-start-mention.png" : undefined,
+      );
       await expect(cp.prompt).toHaveValue("Follow the brief @notes/brief.md ");
       await page.getByTestId("attach-input").setInputFiles({
         name: "note.txt",
@@ -145,6 +158,7 @@ test("the columns stream their timelines live; a reload mid-run shows the same g
         buffer: Buffer.from(`The attached secret is cardamom-${tag}.\n`),
       });
       await expect(page.getByTestId("attachment")).toHaveAttribute("data-name", "note.txt");
+      if (process.env.SCREENSHOTS) await page.screenshot({ path: "test-results/compare-start-attached.png" });
     },
   );
   await expect(cp.columns).toHaveCount(2);
@@ -168,6 +182,16 @@ test("the columns stream their timelines live; a reload mid-run shows the same g
     .toBe(true);
   // The live timeline is inert text: the prompt row and the reply are plain text.
   await expect(cp.live(1)).toContainText("Follow the brief @notes/brief.md");
+  // The board mid-run, in both themes (docs/compare.md).
+  if (process.env.SCREENSHOTS) {
+    for (const theme of ["dark", "light"] as const) {
+      await page.evaluate((t) => {
+        localStorage.setItem("sb-theme", t);
+        document.documentElement.dataset.theme = t;
+      }, theme);
+      await page.screenshot({ path: `docs/screenshots/compare-live-${theme}.png` });
+    }
+  }
 
   // A reload mid-run: the same group, its columns, and their timelines picked up again.
   const url = page.url();
@@ -195,15 +219,5 @@ test("the columns stream their timelines live; a reload mid-run shows the same g
     expect(sent).toContain(`cardamom-${tag}`);
     if (stack.contract === "api") expect(sent).not.toContain(marker);
     else expect(sent).toContain(marker);
-  }
-
-  if (process.env.SCREENSHOTS) {
-    for (const theme of ["dark", "light"] as const) {
-      await page.evaluate((t) => {
-        localStorage.setItem("sb-theme", t);
-        document.documentElement.dataset.theme = t;
-      }, theme);
-      await page.screenshot({ path: `docs/screenshots/compare-live-${theme}.png` });
-    }
   }
 });

@@ -41,12 +41,13 @@ export class ComparePage {
     return this.page.getByTestId("compare-prompt");
   }
 
-  /** Types `@query` at the end of the task and picks `path` from the list. */
-  async mention(query: string, path: string) {
+  /** Types `@query` at the end of the task and picks `path` from the list (`shot`: a screenshot of it open). */
+  async mention(query: string, path: string, shot?: string) {
     await this.prompt.press("End");
     await this.prompt.pressSequentially(` @${query}`);
     const option = this.page.getByTestId("mention-menu").locator(`[data-path="${path}"]`);
     await option.waitFor();
+    if (shot) await this.page.screenshot({ path: shot });
     await option.dispatchEvent("mousedown");
   }
 
