@@ -5,7 +5,7 @@ import type { CompareView } from "@/lib/compare-api";
 import { useSessionStream } from "@/lib/hooks/use-session-stream";
 import { condense, figures } from "@/lib/timeline/condense";
 import { shownStatus } from "@/lib/timeline/selectors";
-import { SessionStatusGlyph } from "../shell/status-dot";
+import { SessionStatusGlyph, statusLabel } from "../shell/status-dot";
 import { cx } from "../ui/cx";
 import { CompareLive } from "./compare-live";
 
@@ -67,7 +67,7 @@ export function CompareColumn({
         <span className="truncate text-[13px] font-semibold text-fg">{c.backendLabel}</span>
         {m.target.model ? <span className="truncate font-mono text-[11px] text-faint">{m.target.model.id}</span> : null}
         <span className="ml-auto shrink-0 text-[11.5px] text-faint">
-          {fig.endedAt && !busy ? seconds(fig.endedAt - startedAt) : status}
+          {fig.endedAt && !busy ? seconds(fig.endedAt - startedAt) : status === "gone" ? "gone" : statusLabel(status)}
         </span>
       </div>
       <div className="flex flex-wrap gap-x-3 text-[11.5px] text-faint">
