@@ -7,7 +7,13 @@ import { useRoleReason } from "@/lib/hooks/use-me";
 import { DiffView } from "../code/diff-view";
 import { SidebarToggle } from "../shell/shell";
 import { cx } from "../ui/cx";
-import { CompareColumn } from "./compare-column";
+import dynamic from "next/dynamic";
+
+// Loaded on demand: its modules shared with the session page (the live store, the composer's lists)
+// then leave the session page's first chunks as they were (docs/performance.md, "JavaScript").
+const CompareColumn = dynamic(() => import("./compare-column").then((m) => m.CompareColumn), {
+  loading: () => <section className="min-h-[480px] bg-panel" aria-busy="true" />,
+});
 
 /**
  * The comparison (docs/compare.md): a column per session (compare-column.tsx) — status, its live

@@ -12,7 +12,13 @@ import { relativeTime } from "@/lib/format";
 import { keptMentions } from "@/lib/mentions";
 import { SidebarToggle } from "../shell/shell";
 import { cx } from "../ui/cx";
-import { CompareTask, type TaskValue } from "./compare-task";
+import dynamic from "next/dynamic";
+import type { TaskValue } from "./compare-task";
+
+// Loaded on demand (the composer's mention list and attachments), as the board's columns are.
+const CompareTask = dynamic(() => import("./compare-task").then((m) => m.CompareTask), {
+  loading: () => <div className="h-[110px] rounded-md border border-border bg-sunken" aria-busy="true" />,
+});
 
 const field =
   "w-full rounded-md border border-border bg-sunken px-2.5 py-1.5 text-[12.5px] text-fg outline-none placeholder:text-faint focus:border-accent";
