@@ -90,3 +90,37 @@ export function readDataUrl(file: File, mime: string): Promise<string> {
     r.readAsDataURL(file);
   });
 }
+
+/**
+ * Reads picked, pasted or dropped files into attachments: those that can go (`attachmentError`,
+ * counting what the prompt holds already) are read into `data:` URLs; the others are named in
+ * `errors`. `nextId` numbers the new ones. Browser only (FileReader).
+ */
+export async function readAttachments(
+  picked: readonly File[],
+  caps: Capabilities["attachments"],
+  already: readonly Attachment[],
+  nextId: () => number,
+): Promise<{ added: Attachment[]; errors: string[] }> {
+  const added: Attachment[] = [];
+  const errors: string[] = [];
+  let count = already.length;
+  let bytes = already.reduce((n, f) => n + f.size, 0);
+  for (const f of picked) {
+    const mime = attachmentMime(f);
+    const why = attachmentError(f, caps, { count, bytes });
+    if (why) {
+      errors.push(why);
+      continue;
+    }
+    try {
+      const name = f.name || `pasted.${mime.split("/")[1] ?? "bin"}`;
+      added.push({ id: nextId(), name, mime, size: f.size, url: await readDataUrl(f, mime) });
+      count++;
+      bytes += f.size;
+    } catch (err) {
+      errors.push(err instanceof Error ? err.message : `Could not read ${f.name}`);
+    }
+  }
+  return { added, errors };
+}

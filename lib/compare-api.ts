@@ -3,6 +3,7 @@
  * with these schemas, the browser imports the types.
  */
 import { z } from "zod";
+import { PromptPart } from "./api";
 import { ModelRef, PersonRef, type SessionStatus } from "./model";
 
 export const MAX_TARGETS = 4;
@@ -20,6 +21,17 @@ export type CompareTarget = z.infer<typeof CompareTarget>;
 export const CreateCompareBody = z
   .object({
     prompt: z.string().trim().min(1).max(100_000),
+    /**
+     * More of the prompt, as the session prompt route takes it (lib/api.ts `PromptPart`): attached
+     * files as `data:` URLs, sent to every target. A file by path (`file://`) is refused here: each
+     * target has its own worktree, so files are mentioned by their path in `mentions`.
+     */
+    parts: z.array(PromptPart).max(50).optional(),
+    /**
+     * Files `@`-mentioned in the prompt, relative to the repository folder: each target gets its own
+     * worktree's copy, carried the way its backend takes mentions (`Capabilities.mentions`).
+     */
+    mentions: z.array(z.string().min(1).max(4096)).max(50).optional(),
     targets: z
       .array(CompareTarget)
       .min(2, "Compare needs at least two targets")
@@ -53,6 +65,17 @@ export const ComparePromptBody = z
 export type ComparePromptBody = z.infer<typeof ComparePromptBody>;
 
 export const CompareDiffQuery = z.object({ path: z.string().min(1).max(4096) }).strict();
+
+/** `GET /api/compare/files`: the repository folder's files matching an `@` mention (the start form). */
+export const CompareFilesQuery = z
+  .object({
+    q: z.string().max(500).default(""),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    /** The repository folder (default: the console's workspace). */
+    directory: z.string().max(4096).optional(),
+  })
+  .strict();
+export type CompareFilesQuery = z.infer<typeof CompareFilesQuery>;
 
 export const TestResult = z.object({
   state: z.enum(["running", "done"]),

@@ -1,22 +1,24 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import type { CompareDiffColumn, CompareView } from "@/lib/compare-api";
 import { apiGet, apiSend } from "@/lib/client/api-client";
 import { useRoleReason } from "@/lib/hooks/use-me";
 import { DiffView } from "../code/diff-view";
 import { SidebarToggle } from "../shell/shell";
-import { SessionStatusGlyph } from "../shell/status-dot";
 import { cx } from "../ui/cx";
+import dynamic from "next/dynamic";
 
-const seconds = (ms: number) =>
-  ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+// Loaded on demand: its modules shared with the session page (the live store, the composer's lists)
+// then leave the session page's first chunks as they were (docs/performance.md, "JavaScript").
+const CompareColumn = dynamic(() => import("./compare-column").then((m) => m.CompareColumn), {
+  loading: () => <section className="min-h-[480px] bg-panel" aria-busy="true" />,
+});
 
 /**
- * The comparison (docs/compare.md): a column per session — status, its reply condensed, duration,
- * tokens and cost, the files it changed, its test result — then one file's diff in every column
- * side by side, and Keep on the best.
+ * The comparison (docs/compare.md): a column per session (compare-column.tsx) — status, its live
+ * timeline condensed, duration, tokens and cost, the files it changed, its test result — then one
+ * file's diff in every column side by side, and Keep on the best.
  */
 export function CompareBoard({ id }: { id: string }) {
   const base = `/api/compare/${encodeURIComponent(id)}`;
@@ -79,120 +81,26 @@ export function CompareBoard({ id }: { id: string }) {
         ) : null}
       </header>
       <div className="min-h-0 flex-1 overflow-auto">
-        <div className="grid gap-px bg-border" style={{ gridTemplateColumns: `repeat(${cols}, minmax(260px, 1fr))` }}>
-          {g.columns.map((c) => {
-            const m = g.members.find((x) => x.sessionId === c.sessionId)!;
-            const kept = g.kept?.sessionId === c.sessionId;
-            return (
-              <section
-                key={c.sessionId}
-                className={cx("flex min-w-0 flex-col gap-2 bg-panel p-3", m.archived && "opacity-60")}
-                data-testid="compare-column"
-                data-session-id={c.sessionId}
-                data-status={c.status}
-                aria-label={c.backendLabel}
-              >
-                <div className="flex items-center gap-2">
-                  {c.status !== "gone" ? <SessionStatusGlyph status={c.status} /> : null}
-                  <span className="truncate text-[13px] font-semibold text-fg">{c.backendLabel}</span>
-                  {m.target.model ? (
-                    <span className="truncate font-mono text-[11px] text-faint">{m.target.model.id}</span>
-                  ) : null}
-                  <span className="ml-auto text-[11.5px] text-faint">
-                    {c.endedAt ? seconds(c.endedAt - c.startedAt) : c.status}
-                  </span>
-                </div>
-                <div className="flex flex-wrap gap-x-3 text-[11.5px] text-faint">
-                  {c.tokens ? (
-                    <span>
-                      {c.tokens.input.toLocaleString("en-US")} in · {c.tokens.output.toLocaleString("en-US")} out
-                    </span>
-                  ) : null}
-                  {c.costUsd ? <span>${c.costUsd.toFixed(4)}</span> : null}
-                  <span className="font-mono" title={m.worktree.path}>
-                    {m.worktree.branch}
-                  </span>
-                </div>
-                {m.error ? <p className="text-[12px] text-err">{m.error}</p> : null}
-                <p
-                  className="line-clamp-[8] whitespace-pre-wrap break-words text-[12.5px] text-muted"
-                  data-testid="compare-reply"
-                >
-                  {c.reply || (c.status === "busy" ? "Working…" : "No reply yet.")}
-                </p>
-                <div>
-                  <h3 className="text-[11px] font-semibold uppercase tracking-wide text-faint">
-                    Changed {c.files.length ? c.files.length : ""}
-                  </h3>
-                  <ul className="mt-1 space-y-0.5">
-                    {c.files.map((f) => (
-                      <li key={f.path}>
-                        <button
-                          type="button"
-                          onClick={() => setFile(f.path)}
-                          className={cx(
-                            "w-full truncate text-left font-mono text-[12px] hover:text-fg",
-                            file === f.path ? "text-accent" : "text-muted",
-                          )}
-                          data-testid="compare-file"
-                          data-path={f.path}
-                        >
-                          {f.status === "added" ? "A " : f.status === "deleted" ? "D " : "M "}
-                          {f.path}
-                        </button>
-                      </li>
-                    ))}
-                    {c.files.length === 0 ? <li className="text-[12px] text-faint">none</li> : null}
-                  </ul>
-                </div>
-                {m.test ? (
-                  <details className="text-[12px]" data-testid="compare-test" data-exit={m.test.exitCode ?? ""}>
-                    <summary
-                      className={cx(
-                        "cursor-pointer",
-                        m.test.state === "running" ? "text-muted" : m.test.exitCode === 0 ? "text-ok" : "text-err",
-                      )}
-                    >
-                      {m.test.state === "running"
-                        ? "Tests running…"
-                        : m.test.exitCode === 0
-                          ? "Tests passed"
-                          : `Tests failed (exit ${m.test.exitCode ?? "?"})`}
-                    </summary>
-                    <pre className="mt-1 max-h-48 overflow-auto whitespace-pre-wrap rounded bg-sunken p-2 font-mono text-[11.5px] text-muted">
-                      {m.test.output || "(no output)"}
-                    </pre>
-                  </details>
-                ) : null}
-                <div className="mt-auto flex items-center gap-2 pt-1">
-                  <Link
-                    href={`/sessions/${encodeURIComponent(c.backendId)}/${encodeURIComponent(c.sessionId)}`}
-                    className="rounded-md border border-border px-2.5 py-1 text-[12px] text-muted hover:bg-raised hover:text-fg"
-                  >
-                    Open
-                  </Link>
-                  {kept ? (
-                    <span className="text-[12px] font-medium text-ok" data-testid="compare-kept">
-                      Kept{g.kept?.commit ? ` · merged ${g.kept.commit.slice(0, 8)}` : ""}
-                    </span>
-                  ) : m.archived ? (
-                    <span className="text-[12px] text-faint">Archived (branch kept)</span>
-                  ) : (
-                    <button
-                      type="button"
-                      disabled={!!g.kept || !!roleReason || keep.isPending || c.status === "busy"}
-                      title={roleReason ?? "Merge this one's branch into the base; archive the others"}
-                      onClick={() => keep.mutate(c.sessionId)}
-                      className="rounded-md bg-accent px-2.5 py-1 text-[12px] font-medium text-accent-fg hover:brightness-110 disabled:opacity-45"
-                      data-testid="compare-keep"
-                    >
-                      Keep
-                    </button>
-                  )}
-                </div>
-              </section>
-            );
-          })}
+        <div className="grid gap-px bg-border" style={{ gridTemplateColumns: `repeat(${cols}, minmax(280px, 1fr))` }}>
+          {g.columns.map((c) => (
+            <CompareColumn
+              key={c.sessionId}
+              c={c}
+              m={g.members.find((x) => x.sessionId === c.sessionId)!}
+              kept={g.kept?.sessionId === c.sessionId}
+              {...(g.kept?.commit ? { keptCommit: g.kept.commit } : {})}
+              {...(g.kept
+                ? { keepReason: "This comparison kept one already" }
+                : roleReason
+                  ? { keepReason: roleReason }
+                  : keep.isPending
+                    ? { keepReason: "Keeping…" }
+                    : {})}
+              onKeep={() => keep.mutate(c.sessionId)}
+              file={file}
+              onFile={setFile}
+            />
+          ))}
         </div>
         {allFiles.length ? (
           <div className="border-t border-border p-3">

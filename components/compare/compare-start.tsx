@@ -9,8 +9,16 @@ import type { Backend } from "@/lib/model";
 import { apiGet, apiSend } from "@/lib/client/api-client";
 import { useRoleReason } from "@/lib/hooks/use-me";
 import { relativeTime } from "@/lib/format";
+import { keptMentions } from "@/lib/mentions";
 import { SidebarToggle } from "../shell/shell";
 import { cx } from "../ui/cx";
+import dynamic from "next/dynamic";
+import type { TaskValue } from "./compare-task";
+
+// Loaded on demand (the composer's mention list and attachments), as the board's columns are.
+const CompareTask = dynamic(() => import("./compare-task").then((m) => m.CompareTask), {
+  loading: () => <div className="h-[110px] rounded-md border border-border bg-sunken" aria-busy="true" />,
+});
 
 const field =
   "w-full rounded-md border border-border bg-sunken px-2.5 py-1.5 text-[12.5px] text-fg outline-none placeholder:text-faint focus:border-accent";
@@ -26,7 +34,8 @@ export function CompareStart() {
   const groups = useQuery({ queryKey: ["compare"], queryFn: () => apiGet<{ items: CompareGroup[] }>("/api/compare") });
   const usable = (backends.data?.items ?? []).filter((b) => b.kind !== "a2a" && b.capabilities.directories);
   const [targets, setTargets] = useState<{ backendId: string; model: string }[]>([]);
-  const [prompt, setPrompt] = useState("");
+  const [task, setTask] = useState<TaskValue>({ text: "", files: [], mentions: [] });
+  const prompt = task.text;
   const [testCommand, setTestCommand] = useState("");
   const [directory, setDirectory] = useState("");
   const [busy, setBusy] = useState(false);
@@ -39,13 +48,27 @@ export function CompareStart() {
       : [];
   const setRow = (i: number, v: { backendId: string; model: string }) =>
     setTargets(rows.map((r, j) => (j === i ? v : r)));
+  // Files go with the prompt when every chosen target takes them.
+  const chosen = rows.map((r) => usable.find((b) => b.id === r.backendId));
+  const attachments = chosen.length
+    ? {
+        images: chosen.every((b) => b?.capabilities.attachments?.images),
+        files: chosen.every((b) => b?.capabilities.attachments?.files),
+      }
+    : undefined;
+  const filesUrl = `/api/compare/files${directory.trim() ? `?${new URLSearchParams({ directory: directory.trim() })}` : ""}`;
 
   const start = async () => {
     setBusy(true);
     setError(undefined);
     try {
+      const mentions = keptMentions(prompt, task.mentions);
       const body = {
         prompt,
+        ...(task.files.length
+          ? { parts: task.files.map((f) => ({ type: "file" as const, mime: f.mime, url: f.url, filename: f.name })) }
+          : {}),
+        ...(mentions.length ? { mentions } : {}),
         targets: rows.map((r): CompareTarget => {
           const [provider, ...id] = r.model.split("/");
           return {
@@ -127,14 +150,12 @@ export function CompareStart() {
           </section>
           <section className="space-y-2">
             <h2 className="text-[11px] font-semibold uppercase tracking-wide text-faint">Task</h2>
-            <textarea
-              value={prompt}
-              onChange={(e) => setPrompt(e.target.value)}
-              rows={5}
-              placeholder="What should each agent do?"
-              className={field}
-              data-testid="compare-prompt"
-              aria-label="Task"
+            <CompareTask
+              value={task}
+              onChange={setTask}
+              filesUrl={filesUrl}
+              attachments={attachments}
+              className={cx(field, "min-h-[110px] flex-1 resize-y")}
             />
             <input
               value={directory}

@@ -1,6 +1,6 @@
 "use client";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { type Attachment, attachmentError, attachmentMime, readDataUrl } from "@/lib/attachments";
+import { type Attachment, readAttachments } from "@/lib/attachments";
 import { usePromptQueue } from "@/lib/hooks/use-prompt-queue";
 import { commandMatches, type SlashCommand } from "@/lib/slash-commands";
 import { useFileMentions } from "@/lib/hooks/use-file-mentions";
@@ -119,26 +119,7 @@ export function Composer({
   const addFiles = async (list: FileList | File[]) => {
     const picked = Array.from(list);
     if (!picked.length) return;
-    const added: Attachment[] = [];
-    const errors: string[] = [];
-    let count = files.length;
-    let bytes = files.reduce((n, f) => n + f.size, 0);
-    for (const f of picked) {
-      const mime = attachmentMime(f);
-      const why = attachmentError(f, attachments, { count, bytes });
-      if (why) {
-        errors.push(why);
-        continue;
-      }
-      try {
-        const name = f.name || `pasted.${mime.split("/")[1] ?? "bin"}`;
-        added.push({ id: nextId.current++, name, mime, size: f.size, url: await readDataUrl(f, mime) });
-        count++;
-        bytes += f.size;
-      } catch (err) {
-        errors.push(err instanceof Error ? err.message : `Could not read ${f.name}`);
-      }
-    }
+    const { added, errors } = await readAttachments(picked, attachments, files, () => nextId.current++);
     if (added.length) setFiles((cur) => [...cur, ...added]);
     setError(errors.length ? errors.join(" · ") : undefined);
     ref.current?.focus();

@@ -111,6 +111,13 @@ export function Palette({ onClose }: { onClose(): void }) {
     }
     out.push(
       {
+        id: "compare",
+        group: "Actions",
+        label: "Compare agents…",
+        keywords: "compare agents models side by side best of n versions worktrees",
+        run: () => go("/compare"),
+      },
+      {
         id: "theme",
         group: "Actions",
         label: theme === "dark" ? "Switch to the light theme" : "Switch to the dark theme",

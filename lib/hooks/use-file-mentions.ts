@@ -29,9 +29,12 @@ export function useFileMentions(
   const r = useQuery({
     queryKey: ["files", filesUrl, debounced],
     queryFn: ({ signal }) =>
-      apiGet<FileSearchResult>(`${filesUrl}?${new URLSearchParams({ q: debounced ?? "", limit: String(LIMIT) })}`, {
-        signal,
-      }),
+      apiGet<FileSearchResult>(
+        `${filesUrl}${filesUrl?.includes("?") ? "&" : "?"}${new URLSearchParams({ q: debounced ?? "", limit: String(LIMIT) })}`,
+        {
+          signal,
+        },
+      ),
     enabled,
     staleTime: 10_000,
     retry: false,

@@ -128,6 +128,8 @@ export const ROUTE_RULES: readonly RouteRule[] = [
     detail: (b, a) => ({ ...pick("testCommand")(b), ...pick("id")(a) }),
   },
   { method: "POST", path: "/api/compare/[compareId]/prompt", need: "operate", audit: "prompt" },
+  // The start form's `@` mentions: a repository folder's file names, for those who may start one.
+  { method: "GET", path: "/api/compare/files", need: "operate" },
   {
     method: "POST",
     path: "/api/compare/[compareId]/keep",

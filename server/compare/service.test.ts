@@ -8,6 +8,7 @@ import type { Backend, Capabilities, Message, Session } from "@/lib/model";
 import { until } from "@/testkit/until";
 import type { ConsoleApp } from "../app";
 import type { BackendAdapter, LoadedSession } from "../backends/types";
+import { fileUrl } from "@/lib/mentions";
 import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import { Lineage } from "../lineage";
@@ -43,6 +44,8 @@ class WritingAgent implements BackendAdapter {
   status: Backend["status"] = "ready";
   private n = 0;
   onTurn?: (sessionId: string, status: "busy" | "idle") => void;
+  /** Capabilities on top of CAPS (attachments, mentions). */
+  extraCaps: Partial<Capabilities> = {};
   constructor(
     readonly id: string,
     private content: string,
@@ -54,7 +57,7 @@ class WritingAgent implements BackendAdapter {
       kind: this.kind,
       label: `Agent ${this.id}`,
       status: this.status,
-      capabilities: { ...CAPS, directories: this.kind !== "a2a" },
+      capabilities: { ...CAPS, directories: this.kind !== "a2a", ...this.extraCaps },
     };
   }
   async start() {}
@@ -276,5 +279,81 @@ describe("one task on several agents", () => {
         )
       ).code,
     ).toBe("conflict");
+  });
+
+  it("sends the attached files to every target and each mention as its own worktree's file; refuses, before anything starts, what a target cannot take", async () => {
+    const a = agents.get("a")!;
+    const c = agents.get("c")!;
+    a.extraCaps = {
+      attachments: { images: true, files: true },
+      mentions: { search: "workspace", carry: "file" },
+    };
+    c.extraCaps = { attachments: { images: false, files: true }, mentions: { search: "workspace", carry: "text" } };
+    const note = {
+      type: "file" as const,
+      mime: "text/plain",
+      url: `data:text/plain;base64,${Buffer.from("The secret is cardamom.").toString("base64")}`,
+      filename: "note.txt",
+    };
+    const png = {
+      type: "file" as const,
+      mime: "image/png",
+      url: "data:image/png;base64,iVBORw0KGgo=",
+      filename: "x.png",
+    };
+    const two = [{ backendId: "a" }, { backendId: "c" }];
+    const sessions = () => a.sessions.size + c.sessions.size + agents.get("b")!.sessions.size;
+    const before = sessions();
+    // b takes no attached files; c takes no images; a file by path; a mention that leads outside.
+    expect(
+      (
+        await refusal(
+          service.create({ prompt: "x", parts: [note], targets: [{ backendId: "a" }, { backendId: "b" }] }, undefined),
+        )
+      ).message,
+    ).toMatch(/takes no attached files/);
+    expect((await refusal(service.create({ prompt: "x", parts: [png], targets: two }, undefined))).message).toMatch(
+      /does not take images/,
+    );
+    expect(
+      (
+        await refusal(
+          service.create(
+            { prompt: "x", parts: [{ type: "file", mime: "text/plain", url: "file:///etc/passwd" }], targets: two },
+            undefined,
+          ),
+        )
+      ).message,
+    ).toMatch(/mention a file by its path/);
+    expect(
+      (await refusal(service.create({ prompt: "x", mentions: ["../outside.txt"], targets: two }, undefined))).code,
+    ).toBe("forbidden");
+    expect(sessions()).toBe(before);
+
+    const g = await service.create(
+      { prompt: "Read @shared.txt and the note", parts: [note], mentions: ["shared.txt", "shared.txt"], targets: two },
+      undefined,
+    );
+    const text = { type: "text", text: "Read @shared.txt and the note" };
+    // a carries mentions as files: its own worktree's copy; c as the text alone.
+    expect(a.prompts.at(-1)!.body.parts).toEqual([
+      text,
+      note,
+      {
+        type: "file",
+        mime: "text/plain",
+        url: fileUrl(g.members[0]!.worktree.path, "shared.txt"),
+        filename: "shared.txt",
+      },
+    ]);
+    expect(c.prompts.at(-1)!.body.parts).toEqual([text, note]);
+    a.extraCaps = {};
+    c.extraCaps = {};
+  });
+
+  it("lists the repository's files for a mention in the start form", async () => {
+    fs.writeFileSync(path.join(repo, "mention-target.md"), "x\n");
+    expect((await service.files({ q: "mention-tar", limit: 5 })).items).toEqual(["mention-target.md"]);
+    expect((await refusal(service.files({ q: "", limit: 5, directory: os.tmpdir() }))).code).toBe("forbidden");
   });
 });

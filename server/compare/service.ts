@@ -6,12 +6,16 @@ import type {
   CompareDiffColumn,
   CompareGroup,
   CompareMember,
+  CompareFilesQuery,
   CompareView,
   CreateCompareBody,
   KeepBody,
   TestResult,
 } from "@/lib/compare-api";
 import { CompareGroup as CompareGroupSchema } from "@/lib/compare-api";
+import type { PromptPart } from "@/lib/api";
+import { attachmentKind } from "@/lib/attachments";
+import { mentionParts } from "@/lib/mentions";
 import type { PersonRef, TimelineEvent } from "@/lib/model";
 import type { SessionState } from "@/lib/timeline/reducer";
 import type { BackendRegistry } from "../backends/registry";
@@ -24,6 +28,7 @@ import type { HubObserver } from "../hub/hub";
 import { ApiError } from "../errors";
 import { log } from "../log";
 import { agentEnvironment } from "../processes/agent-env";
+import { listFiles, rankFiles } from "../sessions/file-listing";
 import { git, gitOk, insidePaths, mergeIntoBase } from "../workspace/git";
 import { createSession } from "../workspace/sessions";
 import { removeWorktree, worktreeReadiness } from "../workspace/worktree";
@@ -45,6 +50,13 @@ const memberKey = (backendId: string, sessionId: string) =>
   `compare-member:${encodeURIComponent(backendId)}:${encodeURIComponent(sessionId)}`;
 const TEST_TIMEOUT_MS = 10 * 60_000;
 const TEST_OUTPUT_CHARS = 64 * 1024;
+
+/** What goes with a prompt's text: attached files (`data:` parts) and files mentioned by path. */
+export interface PromptExtras {
+  parts?: PromptPart[];
+  /** Paths relative to the repository folder, sent as each worktree's own file. */
+  mentions?: string[];
+}
 
 export class CompareService implements HubObserver {
   /** Sessions of a group seen busy: a test runs when one turns idle (not at an idle before its turn began). */
@@ -83,7 +95,16 @@ export class CompareService implements HubObserver {
 
   async create(body: CreateCompareBody, who: PersonRef | undefined): Promise<CompareGroup> {
     const { config, backends } = this.app;
-    const from = body.directory ? await resolveWorkspaceDir(body.directory, config.workspaceRoots) : config.workspace;
+    const from = await this.folder(body.directory);
+    const extras: PromptExtras = { parts: body.parts ?? [], mentions: [...new Set(body.mentions ?? [])] };
+    const files = extras.parts!.flatMap((p) => (p.type === "file" ? [p] : []));
+    for (const f of files) {
+      if (!/^data:/i.test(f.url))
+        throw ApiError.badRequest("A comparison takes attached files (data: URLs); mention a file by its path instead");
+      if (!attachmentKind(f.mime)) throw ApiError.badRequest(`${f.filename ?? f.mime} cannot be attached`);
+    }
+    // A mentioned file must lie inside the repository (403 otherwise), as it will in every worktree.
+    if (extras.mentions!.length) await insidePaths(from, extras.mentions!);
     // Every target is checked before anything starts.
     for (const t of body.targets) {
       const adapter = backends.get(t.backendId);
@@ -98,6 +119,17 @@ export class CompareService implements HubObserver {
         throw ApiError.conflict(
           `${info.label} runs on another replica: a comparison runs on the replica that runs all of its backends`,
         );
+      for (const f of files) {
+        const kind = attachmentKind(f.mime);
+        if (kind === "image" && !info.capabilities.attachments?.images)
+          throw ApiError.conflict(
+            `${info.label} does not take images: it cannot take part with ${f.filename ?? "one"}`,
+          );
+        if (kind === "file" && !info.capabilities.attachments?.files)
+          throw ApiError.conflict(
+            `${info.label} takes no attached files: it cannot take part with ${f.filename ?? "one"}`,
+          );
+      }
     }
     const ready = await worktreeReadiness(from, config.workspaceRoots);
     if (!ready.ok) throw ApiError.conflict(ready.reason);
@@ -133,9 +165,21 @@ export class CompareService implements HubObserver {
       members,
     };
     this.save(group);
-    await this.prompt(group.id, body.prompt, undefined, who);
+    await this.prompt(group.id, body.prompt, undefined, who, extras);
     log.info("comparison started", { id, sessions: members.length });
     return this.read(id);
+  }
+
+  /** The repository folder a comparison starts from: `directory` (inside the roots) or the workspace. */
+  private folder(directory: string | undefined): Promise<string> {
+    const { config } = this.app;
+    return directory ? resolveWorkspaceDir(directory, config.workspaceRoots) : Promise.resolve(config.workspace);
+  }
+
+  /** The repository folder's files matching an `@` mention being typed in the start form. */
+  async files(q: CompareFilesQuery): Promise<{ items: string[] }> {
+    const dir = await this.folder(q.directory);
+    return { items: rankFiles(await listFiles(dir), q.q, q.limit) };
   }
 
   private async discard(m: CompareMember): Promise<void> {
@@ -150,6 +194,7 @@ export class CompareService implements HubObserver {
     text: string,
     sessionId: string | undefined,
     who: PersonRef | undefined,
+    extras: PromptExtras = {},
   ): Promise<CompareGroup> {
     const group = this.read(id);
     const targets = group.members.filter((m) => !m.archived && (sessionId === undefined || m.sessionId === sessionId));
@@ -160,8 +205,10 @@ export class CompareService implements HubObserver {
         const withdraw = who ? this.app.attribution.expectPrompt(m.backendId, m.sessionId, who) : undefined;
         try {
           if (!adapter) throw new Error("the backend was removed");
+          // Mentions become this worktree's files, carried the way this backend takes them.
+          const mentioned = mentionParts(extras.mentions ?? [], m.worktree.path, adapter.info().capabilities.mentions);
           await adapter.prompt(m.sessionId, {
-            parts: [{ type: "text", text }],
+            parts: [{ type: "text", text }, ...(extras.parts ?? []), ...mentioned],
             ...(m.target.model ? { model: m.target.model } : {}),
             ...(m.target.agent ? { agent: m.target.agent } : {}),
           });

@@ -5,10 +5,13 @@ import { json, readBody, readQuery, requestPerson, route } from "@/server/http";
 
 export const dynamic = "force-dynamic";
 
-/** One prompt on two to four targets, each in its own worktree → 201 the group (docs/compare.md). */
+/**
+ * One prompt (with its attached files and `@` mentions) on two to four targets, each in its own
+ * worktree → 201 the group (docs/compare.md).
+ */
 export const POST = route(async (req) => {
   readQuery(req, EmptyQuery);
-  const body = await readBody(req, CreateCompareBody, 200_000);
+  const body = await readBody(req, CreateCompareBody, 12_000_000);
   const group = await (await app()).compare.create(body, requestPerson(req));
   return json(
     { ...group, sessions: group.members.map((m) => ({ backendId: m.backendId, sessionId: m.sessionId })) },
