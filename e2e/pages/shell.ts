@@ -48,8 +48,12 @@ export class Shell {
   }
 
   async openPalette() {
-    await this.page.keyboard.press("Control+k");
-    await expect(this.palette).toBeVisible();
+    // The shortcut is listened for once the page has hydrated: a press before that does nothing, so
+    // it is pressed again until the palette shows.
+    await expect(async () => {
+      if (!(await this.palette.isVisible())) await this.page.keyboard.press("Control+k");
+      await expect(this.palette).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 20_000 });
     await expect(this.page.getByTestId("palette-input")).toBeFocused();
   }
 
