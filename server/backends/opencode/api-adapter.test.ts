@@ -289,6 +289,8 @@ describe("OpencodeAdapter on /api: saved rules", () => {
     await adapter.start();
     await until(() => adapter!.info().savedRules !== undefined, "the saved rules at connect");
     expect(adapter.info().savedRules).toEqual(["edit: *"]);
+    // An event sent before the adapter's event stream is open is never seen: wait for it (ready).
+    await until(() => adapter!.info().status === "ready", "the /api event stream");
     fake.send("permission.v2.asked", {
       id: "per_1",
       sessionID: S,
