@@ -13,6 +13,8 @@ export default defineConfig({
     // Vitest's default on two cores is one worker (cores - 1); most unit files wait on real agents,
     // servers and git rather than compute, so three run side by side (VITEST_WORKERS to change it).
     maxWorkers: Number(process.env.VITEST_WORKERS ?? 3),
+    // On CI a failed test runs once more, as Playwright's do (docs/testing.md, "Retries").
+    retry: process.env.CI ? 1 : 0,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // server-only throws outside a React server build; tests import server modules directly.
