@@ -1,13 +1,12 @@
 "use client";
 import { useId, useRef, useState } from "react";
 import { type Attachment, readAttachments } from "@/lib/attachments";
-import { useFileMentions } from "@/lib/hooks/use-file-mentions";
-import { insertMention, mentionAt } from "@/lib/mentions";
+import { useMentionPicker } from "@/lib/hooks/use-mention-picker";
 import type { Capabilities } from "@/lib/model";
+import { AttachButton } from "../session/attach-button";
 import { AttachedFiles } from "../session/composer-lists";
-import { MentionMenu, MentionStatus } from "../session/composer-menus";
+import { MentionPickerList } from "../session/composer-menus";
 import { cx } from "../ui/cx";
-import { IconPaperclip } from "../ui/icons";
 
 export interface TaskValue {
   text: string;
@@ -36,37 +35,20 @@ export function CompareTask({
   className: string;
 }) {
   const ref = useRef<HTMLTextAreaElement>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
   const nextId = useRef(1);
-  const [caret, setCaret] = useState(0);
-  const [closed, setClosed] = useState(false);
-  const [index, setIndex] = useState(0);
   const [dragging, setDragging] = useState(false);
   const [error, setError] = useState<string>();
   const menuId = useId();
   const optionId = (i: number) => `${menuId}-option-${i}`;
   const canAttach = Boolean(attachments?.images || attachments?.files);
-  const mention = closed ? undefined : mentionAt(value.text, caret);
-  const found = useFileMentions(filesUrl, mention?.query);
-  const items = mention ? found.items : [];
-  const active = Math.min(index, items.length - 1);
-  const list = useRef<HTMLUListElement>(null);
-
-  const pick = (p: string) => {
-    if (!mention) return;
-    const next = insertMention(value.text, mention.start, caret, p);
-    onChange((cur) => ({
-      ...cur,
-      text: next.text,
-      mentions: cur.mentions.includes(p) ? cur.mentions : [...cur.mentions, p],
-    }));
-    setCaret(next.caret);
-    setIndex(0);
-    requestAnimationFrame(() => {
-      ref.current?.focus();
-      ref.current?.setSelectionRange(next.caret, next.caret);
-    });
-  };
+  const picker = useMentionPicker({
+    text: value.text,
+    filesUrl,
+    textarea: ref,
+    onPick: (text, p) =>
+      onChange((cur) => ({ ...cur, text, mentions: cur.mentions.includes(p) ? cur.mentions : [...cur.mentions, p] })),
+  });
+  const { items, active } = picker;
 
   const addFiles = async (picked: File[]) => {
     if (!picked.length) return;
@@ -113,34 +95,15 @@ export function CompareTask({
           onChange={(e) => {
             const text = e.target.value;
             onChange((cur) => ({ ...cur, text }));
-            setCaret(e.target.selectionStart);
-            setIndex(0);
-            setClosed(false);
+            picker.typed(e.target.selectionStart);
           }}
-          onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+          onSelect={(e) => picker.moved(e.currentTarget.selectionStart)}
           onPaste={(e) => {
             if (!canAttach || !e.clipboardData.files.length) return;
             e.preventDefault();
             void addFiles(Array.from(e.clipboardData.files));
           }}
-          onKeyDown={(e) => {
-            if (mention && items.length > 0) {
-              if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-                e.preventDefault();
-                setIndex((active + (e.key === "ArrowDown" ? 1 : -1) + items.length) % items.length);
-                return;
-              }
-              if ((e.key === "Tab" || e.key === "Enter") && !e.shiftKey && !e.nativeEvent.isComposing) {
-                e.preventDefault();
-                pick(items[active]!);
-                return;
-              }
-            }
-            if (mention && e.key === "Escape") {
-              e.preventDefault();
-              setClosed(true);
-            }
-          }}
+          onKeyDown={(e) => void picker.onKeyDown(e)}
           rows={5}
           placeholder="What should each agent do? Type @ to mention a file of the repository."
           className={className}
@@ -150,44 +113,9 @@ export function CompareTask({
           aria-controls={items.length > 0 ? menuId : undefined}
           aria-activedescendant={items.length > 0 ? optionId(active) : undefined}
         />
-        {mention && items.length > 0 ? (
-          <MentionMenu
-            id={menuId}
-            listRef={list}
-            items={items}
-            activeIndex={active}
-            optionId={optionId}
-            onPick={pick}
-            onHover={setIndex}
-          />
-        ) : mention && (found.error || !found.loading) ? (
-          <MentionStatus error={found.error} />
-        ) : null}
+        <MentionPickerList picker={picker} id={menuId} optionId={optionId} />
         {canAttach ? (
-          <>
-            <button
-              type="button"
-              onClick={() => fileInput.current?.click()}
-              aria-label="Attach files"
-              title={attachments?.files ? "Attach images or files (or paste, or drop them here)" : "Attach images"}
-              data-testid="attach"
-              className="grid size-8 shrink-0 place-items-center rounded-md border border-border text-muted hover:bg-raised hover:text-fg"
-            >
-              <IconPaperclip size={15} />
-            </button>
-            <input
-              ref={fileInput}
-              type="file"
-              multiple
-              hidden
-              accept={attachments?.files ? undefined : "image/png,image/jpeg,image/gif,image/webp"}
-              data-testid="attach-input"
-              onChange={(e) => {
-                if (e.target.files) void addFiles(Array.from(e.target.files));
-                e.target.value = "";
-              }}
-            />
-          </>
+          <AttachButton attachments={attachments} onFiles={(f) => void addFiles(f)} className="border border-border" />
         ) : null}
       </div>
     </div>

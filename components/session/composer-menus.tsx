@@ -5,6 +5,7 @@
  * picked on mouse down.
  */
 import type { RefObject } from "react";
+import type { useMentionPicker } from "@/lib/hooks/use-mention-picker";
 import type { SlashCommand } from "@/lib/slash-commands";
 import { cx } from "../ui/cx";
 import { IconPaperclip } from "../ui/icons";
@@ -117,4 +118,30 @@ export function MentionStatus({ error }: { error: string | undefined }) {
       {error ? `Files unavailable: ${error}` : "No matching files"}
     </p>
   );
+}
+
+/** The `@` file list of a prompt box (useMentionPicker), or in its place why there is none. */
+export function MentionPickerList({
+  picker,
+  id,
+  optionId,
+}: {
+  picker: ReturnType<typeof useMentionPicker>;
+  id: string;
+  optionId(i: number): string;
+}) {
+  if (!picker.mention) return null;
+  if (picker.items.length > 0)
+    return (
+      <MentionMenu
+        id={id}
+        listRef={picker.listRef}
+        items={picker.items}
+        activeIndex={picker.active}
+        optionId={optionId}
+        onPick={picker.pick}
+        onHover={picker.setIndex}
+      />
+    );
+  return picker.found.error || !picker.found.loading ? <MentionStatus error={picker.found.error} /> : null;
 }

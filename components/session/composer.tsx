@@ -3,14 +3,15 @@ import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { type Attachment, readAttachments } from "@/lib/attachments";
 import { usePromptQueue } from "@/lib/hooks/use-prompt-queue";
 import { commandMatches, type SlashCommand } from "@/lib/slash-commands";
-import { useFileMentions } from "@/lib/hooks/use-file-mentions";
-import { insertMention, keptMentions, mentionAt } from "@/lib/mentions";
+import { useMentionPicker } from "@/lib/hooks/use-mention-picker";
+import { keptMentions } from "@/lib/mentions";
 import { onMentionRequest } from "@/lib/client/mention-bus";
 import type { Capabilities, SessionSettings } from "@/lib/model";
 import { cx } from "../ui/cx";
-import { IconPaperclip, IconStop } from "../ui/icons";
+import { IconStop } from "../ui/icons";
+import { AttachButton } from "./attach-button";
 import { AttachedFiles, QueuedPrompts } from "./composer-lists";
-import { CommandMenu, MentionMenu, MentionStatus } from "./composer-menus";
+import { CommandMenu, MentionPickerList } from "./composer-menus";
 import { ComposerOptions, type ComposerOptionsProps } from "./composer-options";
 
 /** The agent and model pickers (ComposerOptionsProps) are shown under the box. */
@@ -51,7 +52,6 @@ export function Composer({
   const [text, setText] = useState(initialText ?? "");
   const [files, setFiles] = useState<Attachment[]>([]);
   const [dragging, setDragging] = useState(false);
-  const fileInput = useRef<HTMLInputElement>(null);
   const canAttach = Boolean(attachments?.images || attachments?.files);
   const [error, setError] = useState<string>();
   const { queue, mustQueue, send, enqueue, remove } = usePromptQueue({
@@ -74,25 +74,19 @@ export function Composer({
   const menuId = useId();
   const optionId = (i: number) => `${menuId}-option-${i}`;
 
-  // `@` file mentions: open while the caret ends an `@word`, unless closed with Escape.
-  const [caret, setCaret] = useState(0);
-  const [mentionClosed, setMentionClosed] = useState(false);
+  // `@` file mentions (the slash-command menu, when open, goes first).
   const [mentioned, setMentioned] = useState<string[]>([]);
-  const [fileIndex, setFileIndex] = useState(0);
-  const mention = filesUrl && !mentionClosed && matches.length === 0 ? mentionAt(text, caret) : undefined;
-  const found = useFileMentions(filesUrl, mention?.query);
-  const fileItems = mention ? found.items : [];
-  const activeFile = Math.min(fileIndex, fileItems.length - 1);
-  // Keeps the active option in view as the arrows move it (the list scrolls, never the page).
-  const fileList = useRef<HTMLUListElement>(null);
-  useEffect(() => {
-    const list = fileList.current;
-    const el = list?.children[activeFile] as HTMLElement | undefined;
-    if (!list || !el) return;
-    if (el.offsetTop < list.scrollTop) list.scrollTop = el.offsetTop;
-    else if (el.offsetTop + el.offsetHeight > list.scrollTop + list.clientHeight)
-      list.scrollTop = el.offsetTop + el.offsetHeight - list.clientHeight;
-  }, [activeFile]);
+  const picker = useMentionPicker({
+    text,
+    filesUrl,
+    suspended: matches.length > 0,
+    textarea: ref,
+    onPick(next, p) {
+      setText(next);
+      setMentioned((cur) => (cur.includes(p) ? cur : [...cur, p]));
+    },
+  });
+  const { items: fileItems, active: activeFile } = picker;
   // A file mentioned from the file browser: `@path` at the end of the prompt.
   useEffect(() => {
     if (!filesUrl) return;
@@ -102,19 +96,6 @@ export function Composer({
       requestAnimationFrame(() => ref.current?.focus());
     });
   }, [filesUrl]);
-  const pickFile = (p: string) => {
-    if (!mention) return;
-    const next = insertMention(text, mention.start, caret, p);
-    setText(next.text);
-    setCaret(next.caret);
-    setMentioned((cur) => (cur.includes(p) ? cur : [...cur, p]));
-    setFileIndex(0);
-    requestAnimationFrame(() => {
-      ref.current?.focus();
-      ref.current?.setSelectionRange(next.caret, next.caret);
-    });
-  };
-
   /** Adds files (picked, pasted or dropped); those that cannot go are named in the error line. */
   const addFiles = async (list: FileList | File[]) => {
     const picked = Array.from(list);
@@ -207,31 +188,12 @@ export function Composer({
           data-testid="composer-box"
         >
           {canAttach ? (
-            <>
-              <button
-                type="button"
-                onClick={() => fileInput.current?.click()}
-                disabled={Boolean(disabledReason)}
-                aria-label="Attach files"
-                title={attachments?.files ? "Attach images or files (or paste, or drop them here)" : "Attach images"}
-                data-testid="attach"
-                className="grid size-8 shrink-0 place-items-center rounded-md text-muted hover:bg-raised hover:text-fg disabled:opacity-40 phone:size-[44px]"
-              >
-                <IconPaperclip size={15} />
-              </button>
-              <input
-                ref={fileInput}
-                type="file"
-                multiple
-                hidden
-                accept={attachments?.files ? undefined : "image/png,image/jpeg,image/gif,image/webp"}
-                data-testid="attach-input"
-                onChange={(e) => {
-                  if (e.target.files) void addFiles(e.target.files);
-                  e.target.value = "";
-                }}
-              />
-            </>
+            <AttachButton
+              attachments={attachments}
+              disabled={Boolean(disabledReason)}
+              onFiles={(f) => void addFiles(f)}
+              className="phone:size-[44px]"
+            />
           ) : null}
           {matches.length > 0 ? (
             <CommandMenu
@@ -243,31 +205,17 @@ export function Composer({
               onHover={setCmdIndex}
             />
           ) : null}
-          {mention && fileItems.length > 0 ? (
-            <MentionMenu
-              id={menuId}
-              listRef={fileList}
-              items={fileItems}
-              activeIndex={activeFile}
-              optionId={optionId}
-              onPick={pickFile}
-              onHover={setFileIndex}
-            />
-          ) : mention && (found.error || !found.loading) ? (
-            <MentionStatus error={found.error} />
-          ) : null}
+          <MentionPickerList picker={picker} id={menuId} optionId={optionId} />
           <textarea
             ref={ref}
             value={text}
             onChange={(e) => {
               setText(e.target.value);
-              setCaret(e.target.selectionStart);
               setCmdIndex(0);
               setCmdClosed(false);
-              setFileIndex(0);
-              setMentionClosed(false);
+              picker.typed(e.target.selectionStart);
             }}
-            onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+            onSelect={(e) => picker.moved(e.currentTarget.selectionStart)}
             onPaste={(e) => {
               // A pasted image (a screenshot, a photo on a phone) or file is attached, not pasted as text.
               if (!canAttach || !e.clipboardData.files.length) return;
@@ -275,24 +223,7 @@ export function Composer({
               void addFiles(e.clipboardData.files);
             }}
             onKeyDown={(e) => {
-              if (mention && fileItems.length > 0) {
-                if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-                  e.preventDefault();
-                  const step = e.key === "ArrowDown" ? 1 : -1;
-                  setFileIndex((activeFile + step + fileItems.length) % fileItems.length);
-                  return;
-                }
-                if ((e.key === "Tab" || e.key === "Enter") && !e.shiftKey && !e.nativeEvent.isComposing) {
-                  e.preventDefault();
-                  pickFile(fileItems[activeFile]!);
-                  return;
-                }
-              }
-              if (mention && e.key === "Escape") {
-                e.preventDefault();
-                setMentionClosed(true);
-                return;
-              }
+              if (picker.onKeyDown(e)) return;
               if (matches.length > 0) {
                 const pick = matches[Math.min(cmdIndex, matches.length - 1)]!;
                 if (e.key === "ArrowDown" || e.key === "ArrowUp") {
