@@ -4,6 +4,7 @@
  * what they hold, and nothing here becomes HTML.
  */
 import type { Block, Message, Session, Todo, ToolBlock, Usage } from "./model";
+import { toolSubject } from "./timeline/tool-subject";
 
 /** A fence of backticks longer than any run of backticks in `text` (at least three). */
 export function fenceFor(text: string): string {
@@ -26,22 +27,6 @@ function usageLine(u: Usage): string {
   if (cache) parts.push(`${cache.toLocaleString("en-US")} cache`);
   if (u.costUsd) parts.push(`$${u.costUsd.toFixed(4)}`);
   return parts.join(" · ");
-}
-
-/** The one-line summary of a tool call's input (command, path, pattern …). */
-export function toolSubject(b: ToolBlock): string {
-  const i = b.input;
-  const pick = (k: string) => (typeof i[k] === "string" ? (i[k] as string) : undefined);
-  return (
-    pick("command") ??
-    pick("filePath") ??
-    pick("path") ??
-    pick("pattern") ??
-    pick("url") ??
-    pick("description") ??
-    b.title ??
-    ""
-  );
 }
 
 function toolMarkdown(b: ToolBlock): string {

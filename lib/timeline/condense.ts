@@ -5,6 +5,7 @@
  * a line, and the pending interrupts last. Pure and isomorphic; text stays text (the view renders it inert).
  */
 import type { Interrupt, Message, ToolBlock, ToolStatus } from "../model";
+import { toolSubject } from "./tool-subject";
 
 export type CondensedRow =
   | { kind: "prompt"; id: string; text: string }
@@ -20,41 +21,11 @@ export const TEXT_CHARS = 4000;
 /** The most rows a column shows (the newest; the session page has the whole of it). */
 export const MAX_ROWS = 300;
 
-const str = (b: ToolBlock, ...keys: string[]): string | undefined => {
-  for (const k of keys) {
-    const v = b.input[k];
-    if (typeof v === "string" && v.trim() !== "") return v;
-  }
-  return undefined;
-};
-
 const firstLine = (s: string) => s.trim().split("\n", 1)[0]!;
 
-/** A tool call in a few words: its command, path, pattern or address, else its title or name. */
+/** A tool call in a few words: its subject (command, path, pattern, address …), else its tool's name. */
 export function toolLabel(b: ToolBlock): string {
-  const label = (() => {
-    switch (b.tool) {
-      case "bash":
-        return str(b, "command", "cmd", "description");
-      case "read":
-      case "write":
-      case "edit":
-      case "patch":
-        return str(b, "filePath", "file_path", "path", "filename", "file");
-      case "grep":
-      case "glob":
-        return str(b, "pattern", "query", "path");
-      case "list":
-        return str(b, "path", "directory");
-      case "webfetch":
-        return str(b, "url");
-      case "task":
-        return str(b, "description", "prompt");
-      default:
-        return undefined;
-    }
-  })();
-  return firstLine(label ?? b.title ?? b.rawTool ?? b.tool).slice(0, 300);
+  return firstLine(toolSubject(b) || b.rawTool || b.tool).slice(0, 300);
 }
 
 const clip = (text: string) => (text.length > TEXT_CHARS ? `…${text.slice(-TEXT_CHARS)}` : text);

@@ -1,5 +1,5 @@
 import "server-only";
-import { toolSubject } from "@/lib/export";
+import { toolSubject } from "@/lib/timeline/tool-subject";
 import type { Message, Session, TimelineEvent } from "@/lib/model";
 import type { SessionState } from "@/lib/timeline/reducer";
 import type { BackendAdapter } from "../backends/types";
