@@ -32,11 +32,7 @@ export type FlowName = "env" | "stream" | "stop" | "reload" | "restart";
 
 export type FlowStack = AnyStack;
 
-type FlowTest = TestType<
-  { page: Page; request: APIRequestContext },
-  { stack: FlowStack }
-  // biome-ignore lint/suspicious/noExplicitAny: a stack's test type carries more fixtures than the flows use
-> & { describe: TestType<any, any>["describe"] };
+type FlowTest = TestType<{ page: Page; request: APIRequestContext }, { stack: FlowStack }>;
 
 const slowText = Array.from({ length: 40 }, (_, i) => `chunk${i} `).join("");
 

@@ -16,7 +16,7 @@ import { startOpencodeApiProxy } from "../../testkit/opencode-api-proxy";
 import { opencodeBridge, type OpencodeRelease } from "../../testkit/a2a-opencode-bridge";
 import { plainAgent } from "../../testkit/a2a-plain-agent";
 import { startA2aServer } from "../../testkit/a2a-server";
-import { startScriptedModel, type ScriptedModel } from "../../testkit/scripted-model";
+import { type ScriptedModel, type ScriptedTurn, startScriptedModel } from "../../testkit/scripted-model";
 import { SqliteStore } from "../store/sqlite-store";
 import { A2aAdapter } from "./a2a/adapter";
 import { AcpAdapter } from "./acp/adapter";
@@ -30,6 +30,26 @@ function modelControls(model: ScriptedModel) {
   return {
     enqueue: (...t: Parameters<ScriptedModel["enqueue"]>) => model.enqueue(...t),
     resetModel: () => model.reset(),
+  };
+}
+
+/** OpenCode's `question` tool call asking `q` (its options described), as the model sends it. */
+function opencodeQuestion(q: { question: string; options: string[] }): ScriptedTurn {
+  return {
+    toolCalls: [
+      {
+        name: "question",
+        arguments: {
+          questions: [
+            {
+              question: q.question,
+              header: "Question",
+              options: q.options.map((label) => ({ label, description: `Choose ${label}` })),
+            },
+          ],
+        },
+      },
+    ],
   };
 }
 
@@ -53,22 +73,7 @@ export function opencodeTarget(contract: "v1" | "api") {
       ...modelControls(model),
       asksPermission: true,
       stopsInEveryState: true,
-      questionTurn: (q) => ({
-        toolCalls: [
-          {
-            name: "question",
-            arguments: {
-              questions: [
-                {
-                  question: q.question,
-                  header: "Question",
-                  options: q.options.map((label) => ({ label, description: `Choose ${label}` })),
-                },
-              ],
-            },
-          },
-        ],
-      }),
+      questionTurn: opencodeQuestion,
       async killBackend() {
         // OpenCode runs outside the console here: it is killed, then started again on its port.
         const port = server.port;
@@ -162,22 +167,7 @@ export function a2aTarget(mode: "opencode" | "plain", version: "1.0" | "0.3" = "
       toolCalls: mode === "opencode",
       ...(mode === "opencode"
         ? {
-            questionTurn: (q: { question: string; options: string[] }) => ({
-              toolCalls: [
-                {
-                  name: "question",
-                  arguments: {
-                    questions: [
-                      {
-                        question: q.question,
-                        header: "Question",
-                        options: q.options.map((label) => ({ label, description: `Choose ${label}` })),
-                      },
-                    ],
-                  },
-                },
-              ],
-            }),
+            questionTurn: opencodeQuestion,
           }
         : {}),
       async killBackend() {
