@@ -235,6 +235,13 @@ export const CopilotBackendConfig = StdioBackendConfig.extend({
     .optional(),
   model: z.string().trim().min(1).max(200).optional(),
 }).strict();
+/**
+ * `acp` (docs/backends/acp.md): the stdio config; `acpVersion: 1` asks the agent for ACP v1 only
+ * (by default the console speaks v2 with agents that offer it), for an agent whose v2 misbehaves.
+ */
+export const AcpBackendConfig = StdioBackendConfig.extend({
+  acpVersion: z.literal(1).optional(),
+}).strict();
 /** An A2A agent: its URL (http or https only) and the bearer token it wants (kept on the server). */
 export const A2aBackendConfig = z
   .object({ url: z.url({ protocol: /^https?$/ }).max(2000), token: z.string().max(4000).optional() })
@@ -251,7 +258,8 @@ export type A2aCardPreview = z.infer<typeof A2aCardPreview>;
 
 export const BackendDefinition = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("opencode"), label: nonEmpty.max(100), config: OpencodeBackendConfig.default({}) }),
-  z.object({ kind: z.enum(["acp", "opal", "zot"]), label: nonEmpty.max(100), config: StdioBackendConfig }),
+  z.object({ kind: z.literal("acp"), label: nonEmpty.max(100), config: AcpBackendConfig }),
+  z.object({ kind: z.enum(["opal", "zot"]), label: nonEmpty.max(100), config: StdioBackendConfig }),
   z.object({ kind: z.literal("copilot"), label: nonEmpty.max(100), config: CopilotBackendConfig }),
   z.object({ kind: z.literal("a2a"), label: nonEmpty.max(100), config: A2aBackendConfig }),
 ]);

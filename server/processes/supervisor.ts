@@ -210,6 +210,11 @@ export class ProcessSupervisor {
     if (this.ring.length > cap) this.ring.splice(0, this.ring.length - cap);
   }
 
+  /** A line of the console's own about this process (e.g. the protocol version agreed), among its logs. */
+  annotate(line: string): void {
+    this.note(line);
+  }
+
   /** A frame the stdout framing (or a protocol peer reading stdout) could not use. */
   skipped(reason: string, preview: string): void {
     this.push(`[stdout skipped: ${reason}] ${preview}`);

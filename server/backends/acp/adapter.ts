@@ -1,15 +1,5 @@
 import "server-only";
-import {
-  methods,
-  type AgentCapabilities,
-  type ClientConnection,
-  type RequestPermissionResponse,
-} from "@agentclientprotocol/sdk";
-import {
-  methods as unstableMethods,
-  type ForkSessionRequest,
-  type ForkSessionResponse,
-} from "@agentclientprotocol/sdk/unstable";
+import type { AgentCapabilities, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import type { CreateSessionBody, InterruptAnswer, PromptBody } from "@/lib/api";
 import type { Backend, Capabilities, Message, Session, TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
@@ -27,6 +17,7 @@ import { isBusy } from "../shared/turn-lifecycle";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { AcpClient } from "./client";
 import { AcpAuth } from "./credentials";
+import type { AcpLink, AcpVersion } from "./link";
 import { appendNotice, applySessionSetup, applyUpdate, renameSession } from "./normalize";
 import { AcpSessions, DEFAULT_TITLE, REQUEST_TIMEOUT_MS, drainIncoming, type Conn, type Runtime } from "./sessions";
 import { AcpTurns, CANCELLED } from "./turns";
@@ -40,9 +31,11 @@ export interface AcpAdapterOptions extends StdioAdapterOptions {
   cancelGraceMs?: number;
   /** How long a request waits for a (re)starting agent before answering 503 (default 45 s). */
   readyTimeoutMs?: number;
+  /** 1: ask this agent for ACP v1 only (config `acpVersion`), for an agent whose v2 misbehaves. */
+  acpVersion?: 1 | undefined;
 }
 
-/** `session/update` kinds that carry conversation history (what a replay consists of). */
+/** `session/update` kinds that carry conversation history (what a replay consists of), v1's and v2's. */
 const REPLAYED_UPDATES = new Set([
   "user_message_chunk",
   "agent_message_chunk",
@@ -51,6 +44,12 @@ const REPLAYED_UPDATES = new Set([
   "tool_call_update",
   "plan",
   "usage_update",
+  "user_message",
+  "agent_message",
+  "agent_thought",
+  "terminal_update",
+  "terminal_output_chunk",
+  "plan_update",
 ]);
 /**
  * ACP agent adapter (docs/backends/acp.md): the ACP mapping on the shared blocks — the stdio shell
@@ -62,14 +61,16 @@ const REPLAYED_UPDATES = new Set([
  * ./normalize.ts turns updates into canonical events. Here: the handshake and authentication, and
  * the sessions' requests (new, rename, delete, fork where advertised, options).
  */
-export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements BackendAdapter {
+export class AcpAdapter extends SupervisedAdapter<AcpLink> implements BackendAdapter {
   protected get supervised() {
     return this.shell;
   }
 
   readonly id: string;
-  private shell: SupervisedShell<ClientConnection>;
+  private shell: SupervisedShell<AcpLink>;
   private agentCaps: AgentCapabilities = {};
+  /** The ACP version the running agent agreed to (./link.ts). */
+  private version: AcpVersion | undefined;
   /** Auth methods, credentials (the agent's environment) and the post-handshake check. */
   private auth: AcpAuth;
   private agentInfo: { name?: string; title?: string | null; version?: string } | undefined;
@@ -105,14 +106,17 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       idPrefix: "perm",
       emit: (sessionId, events) => this.emitTo(sessionId, events),
     });
-    this.shell = new SupervisedShell<ClientConnection>(
+    this.shell = new SupervisedShell<AcpLink>(
       {
         ...shellIdentity(opts, "acp"),
         sink,
         describe: () => ({
           capabilities: this.capabilities(),
           version: this.agentInfo?.version,
-          extra: this.auth.describe(),
+          extra: {
+            ...this.auth.describe(),
+            ...(this.version ? { protocol: `ACP v${this.version}${opts.acpVersion === 1 ? " (v2 turned off)" : ""}` } : {}),
+          },
         }),
         // Up, but the agent cannot open a session without credentials.
         gate: (status, error) =>
@@ -167,9 +171,12 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       emit: (rt, events) => this.emit(rt, events),
       elicitUrl: (gen, p) => this.auth.device.elicitUrl(gen, p),
       elicitationComplete: () => {},
+      v2Outcome: (rt, outcome) => this.turns.v2Outcome(rt, outcome),
+      v1PromptResult: (rt) => this.turns.v1PromptResult(rt),
     });
     this.turns = new AcpTurns({
       ...host,
+      label: opts.label,
       sink,
       agentCaps: () => this.agentCaps,
       emit: (rt, events) => this.emit(rt, events),
@@ -232,33 +239,27 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
   /** Restarts the agent process (after a login, or when it is wedged); sessions reattach on their next prompt. */
   /* ------------------------------------------------------------------ handshake and authentication */
 
-  private async handshake(conn: ClientConnection, gen: number) {
-    const init = await withTimeout(
-      conn.agent.request(methods.agent.initialize, {
-        protocolVersion: 1,
-        // `auth.terminal`: agents list their terminal logins (claude-agent-acp), shown as the command to run.
-        // `elicitation.url`: device-code logins show their link and code (codex-acp lists them only then).
-        clientCapabilities: {
-          fs: { readTextFile: true, writeTextFile: true },
-          terminal: false,
-          auth: { terminal: true },
-          elicitation: { url: {} },
-        },
-        clientInfo: { name: "switchboard", title: "Switchboard", version: this.opts.version ?? "0.1.0" },
-      }),
-      REQUEST_TIMEOUT_MS,
-      "initialize",
-    );
-    this.agentCaps = init.agentCapabilities ?? {};
-    this.agentInfo = init.agentInfo ?? undefined;
-    await this.auth.check(conn, gen, this.client.takeRawInit(gen) ?? init, this.agentInfo?.name, {
+  private async handshake(conn: AcpLink, gen: number) {
+    const init = await conn.initialize({
+      client: { name: "switchboard", title: "Switchboard", version: this.opts.version ?? "0.1.0" },
+      forceV1: this.opts.acpVersion === 1,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+    });
+    this.agentCaps = init.agentCapabilities;
+    this.agentInfo = init.agentInfo;
+    this.version = conn.version;
+    await this.auth.check(conn, gen, init.raw, this.agentInfo?.name, {
       canClose: !!this.agentCaps.sessionCapabilities?.close,
     });
+    const agent = [this.agentInfo?.name, this.agentInfo?.version].filter(Boolean).join(" ") || "the agent";
+    this.shell.proc.note(
+      `ACP v${init.protocolVersion} agreed with ${agent}${this.opts.acpVersion === 1 ? " (v2 turned off in the config)" : ""}`,
+    );
     log.info("ACP agent ready", {
       backend: this.id,
       agent: this.agentInfo?.name,
       version: this.agentInfo?.version,
-      // the ACP version agreed (the console asks for 1; v2 mapping: ./v2-updates.ts, not negotiated yet)
+      // the ACP version agreed (./link.ts: v2 where the agent offers it, unless `acpVersion: 1`)
       protocolVersion: init.protocolVersion,
       generation: gen,
       ...(this.auth.blocked ? { auth: "required" } : {}),
@@ -325,9 +326,7 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
     const cwd = await resolveSessionDirectory(input.directory, this.kept.defaultCwd, this.opts);
     const res =
       this.auth.takeSpare(this.shell.proc.current?.gen, cwd) ??
-      (await this.call("create a session", (c) =>
-        c.conn.agent.request(methods.agent.session.new, { cwd, mcpServers: [] }),
-      ));
+      (await this.call("create a session", (c) => c.conn.newSession(cwd)));
     const now = Date.now();
     const session: Session = {
       id: res.sessionId,
@@ -363,9 +362,7 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
     if (!this.agentCaps.sessionCapabilities?.delete)
       throw ApiError.conflict(`${this.opts.label} cannot delete sessions`);
     const rt = await this.sessions.get(sessionId);
-    await this.call("delete the session", (c) =>
-      c.conn.agent.request(methods.agent.session.delete, { sessionId: rt.agentId }),
-    );
+    await this.call("delete the session", (c) => c.conn.deleteSession(rt.agentId));
     this.sessions.forget(rt);
     this.kept.records.forget(rt.id);
     this.kept.transcripts.delete(rt.id);
@@ -394,15 +391,14 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
     }
     if (isBusy(rt)) throw ApiError.conflict("Wait for the running turn to end before forking");
     await this.sessions.attach(rt);
-    const params: ForkSessionRequest = { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] };
-    const res = await this.call("fork the session", (c) =>
-      c.conn.agent.request<ForkSessionResponse>(unstableMethods.agent.session.fork, params),
-    );
+    const res = await this.call("fork the session", (c) => c.conn.fork(rt.agentId, rt.cwd));
     // Agents may replay the history into the new session (opencode acp does, like session/load):
     // the console shows its own copy instead, so the replayed turns are dropped; commands, modes and
     // the like still apply.
     await drainIncoming();
-    this.sessions.dropEarly(res.sessionId, (n) => REPLAYED_UPDATES.has(n.update.sessionUpdate));
+    this.sessions.dropEarly(res.sessionId, (n) =>
+      REPLAYED_UPDATES.has(String((n.update as { sessionUpdate?: unknown } | null)?.sessionUpdate)),
+    );
     const now = Date.now();
     const usage = rt.norm.usage;
     const session: Session = {
@@ -453,21 +449,13 @@ export class AcpAdapter extends SupervisedAdapter<ClientConnection> implements B
       throw ApiError.badRequest(`${opt.name} takes true or false`);
     await this.sessions.attach(rt);
     if (opt.source === "mode") {
-      await this.call("switch the mode", (c) =>
-        c.conn.agent.request(methods.agent.session.setMode, { sessionId: rt.agentId, modeId: String(value) }),
-      );
+      await this.call("switch the mode", (c) => c.conn.setMode(rt.agentId, String(value)));
       this.emit(
         rt,
         applyUpdate(rt.norm, { sessionUpdate: "current_mode_update", currentModeId: String(value) }, Date.now()),
       );
     } else {
-      const params =
-        typeof value === "boolean"
-          ? { sessionId: rt.agentId, configId: id, type: "boolean" as const, value }
-          : { sessionId: rt.agentId, configId: id, value };
-      const res = await this.call("change the option", (c) =>
-        c.conn.agent.request(methods.agent.session.setConfigOption, params),
-      );
+      const res = await this.call("change the option", (c) => c.conn.setConfigOption(rt.agentId, id, value));
       this.emit(rt, applySessionSetup(rt.norm, res));
     }
     this.sessions.persist(rt);

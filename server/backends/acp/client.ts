@@ -2,15 +2,11 @@ import "server-only";
 import {
   client,
   methods,
-  ndJsonStream,
   RequestError,
-  type AnyMessage,
   type CreateElicitationResponse,
-  type ClientConnection,
-  type RequestPermissionRequest,
   type RequestPermissionResponse,
-  type SessionNotification,
 } from "@agentclientprotocol/sdk";
+import * as acp2 from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { InterruptAnswer } from "@/lib/api";
 import type { TimelineEvent } from "@/lib/model";
 import { ApiError, describeError } from "../../errors";
@@ -19,17 +15,23 @@ import type { SupervisedProcess } from "../../processes/supervisor";
 import type { AgentProcess } from "../shared/agent-process";
 import { ConfinedPathError, readConfinedText, textSlice, writeConfinedText } from "../shared/files";
 import type { InterruptBook } from "../shared/interrupts";
-import { applyUpdate, markRejected, permissionRequest } from "./normalize";
-import type { AcpSessions, Runtime } from "./sessions";
+import { AcpLink, type AcpVersion } from "./link";
+import { markRejected, permissionRequest } from "./normalize";
+import { drainIncoming, type AcpSessions, type Runtime } from "./sessions";
 import { CANCELLED } from "./turns";
+import { v2PermissionRequest, type V2Applied } from "./v2-updates";
 
 /** What the client side needs of the adapter. */
 export interface AcpClientHost {
   backendId: string;
   sessions: AcpSessions;
   interrupts: InterruptBook<RequestPermissionResponse>;
-  proc: AgentProcess<ClientConnection>;
+  proc: AgentProcess<AcpLink>;
   emit(rt: Runtime, events: TimelineEvent[]): void;
+  /** What a v2 update meant for the session's turn (its end, the agent's error, a protocol error). */
+  v2Outcome(rt: Runtime, outcome: V2Applied): void;
+  /** v2: the agent answered a prompt with v1's `stopReason` (the turn may never see its `state_update`). */
+  v1PromptResult(rt: Runtime): void;
   /** A URL elicitation (`elicitation/create`, mode `url`): a device-code login's link and code. */
   elicitUrl(gen: number, params: { url: string; message: string; elicitationId: string }): CreateElicitationResponse;
   /** `elicitation/complete`. */
@@ -37,86 +39,94 @@ export interface AcpClientHost {
 }
 
 /**
- * The client side of ACP — what comes in from the agent: `session/update` notifications (mapped by
- * ./normalize.ts), `session/request_permission` (a permission interrupt in the book, answered from
- * the browser), and `fs/read_text_file` / `fs/write_text_file`, confined to the session's directory.
- * `connect` wraps a fresh agent process's stdio in the SDK's connection with these handlers.
+ * The client side of ACP — what comes in from the agent, in either version: `session/update`
+ * notifications (mapped by ./normalize.ts, v2 through ./v2-updates.ts), `session/request_permission`
+ * (a permission interrupt in the book, answered from the browser), URL elicitations (a device-code
+ * login), and in v1 `fs/read_text_file` / `fs/write_text_file`, confined to the session's directory
+ * (v2 has no client file system). `connect` wraps a fresh agent process's stdio in an ./link.ts link
+ * whose SDK apps (v1 and v2) have these handlers; the handshake picks the version.
  */
 export class AcpClient {
-  /** The raw `initialize` result per process generation (the SDK's schema drops `env_var` methods' fields). */
-  private rawInit = new Map<number, unknown>();
-
   constructor(private host: AcpClientHost) {}
 
-  /** The raw `initialize` result of `gen` (once: it is forgotten). */
-  takeRawInit(gen: number): unknown {
-    const raw = this.rawInit.get(gen);
-    this.rawInit.delete(gen);
-    return raw;
-  }
-
-  connect(p: SupervisedProcess): ClientConnection {
+  connect(p: SupervisedProcess): AcpLink {
     const gen = p.generation;
-    const app = client({ name: "switchboard" })
-      .onRequest(methods.client.session.requestPermission, (ctx) => this.onPermission(gen, ctx.params, ctx.signal))
-      .onRequest(methods.client.fs.readTextFile, async (ctx) => ({
-        content: await this.readTextFile(
-          ctx.params.sessionId,
-          ctx.params.path,
-          ctx.params.line ?? undefined,
-          ctx.params.limit ?? undefined,
-        ),
-      }))
-      .onRequest(methods.client.fs.writeTextFile, async (ctx) => {
-        await this.writeTextFile(ctx.params.sessionId, ctx.params.path, ctx.params.content);
-        return {};
-      })
-      .onRequest(methods.client.elicitation.create, (ctx): CreateElicitationResponse => {
-        const p = ctx.params as { mode?: unknown; url?: unknown; message?: unknown; elicitationId?: unknown };
-        // only URL elicitations (a login's link): the console declares no form elicitation
-        if (p.mode !== "url" || typeof p.url !== "string" || typeof p.elicitationId !== "string")
-          return { action: "decline" };
-        return this.host.elicitUrl(gen, {
-          url: p.url,
-          message: String(p.message ?? ""),
-          elicitationId: p.elicitationId,
-        });
-      })
-      .onNotification(methods.client.elicitation.complete, (ctx) =>
-        this.host.elicitationComplete(gen, ctx.params.elicitationId),
-      )
-      .onNotification(methods.client.session.update, (ctx) => this.onUpdate(gen, ctx.params));
-    const stream = ndJsonStream(p.stdin, p.stdout);
-    const tap = new TransformStream<AnyMessage, AnyMessage>({
-      transform: (m, c) => {
-        if (
-          !this.rawInit.has(gen) &&
-          "result" in m &&
-          m.result &&
-          typeof m.result === "object" &&
-          "protocolVersion" in m.result
+    const elicit = (params: unknown): CreateElicitationResponse => {
+      const e = params as { mode?: unknown; url?: unknown; message?: unknown; elicitationId?: unknown };
+      // only URL elicitations (a login's link): the console declares no form elicitation
+      if (e.mode !== "url" || typeof e.url !== "string" || typeof e.elicitationId !== "string")
+        return { action: "decline" };
+      return this.host.elicitUrl(gen, { url: e.url, message: String(e.message ?? ""), elicitationId: e.elicitationId });
+    };
+    const v1 = () =>
+      client({ name: "switchboard" })
+        .onRequest(methods.client.session.requestPermission, (ctx) =>
+          this.onPermission(gen, ctx.params.sessionId, ctx.signal, (rt, id) =>
+            permissionRequest(rt.norm, ctx.params, id, Date.now()),
+          ),
         )
-          this.rawInit.set(gen, m.result);
-        c.enqueue(m);
+        .onRequest(methods.client.fs.readTextFile, async (ctx) => ({
+          content: await this.readTextFile(
+            ctx.params.sessionId,
+            ctx.params.path,
+            ctx.params.line ?? undefined,
+            ctx.params.limit ?? undefined,
+          ),
+        }))
+        .onRequest(methods.client.fs.writeTextFile, async (ctx) => {
+          await this.writeTextFile(ctx.params.sessionId, ctx.params.path, ctx.params.content);
+          return {};
+        })
+        .onRequest(methods.client.elicitation.create, (ctx) => elicit(ctx.params))
+        .onNotification(methods.client.elicitation.complete, (ctx) =>
+          this.host.elicitationComplete(gen, ctx.params.elicitationId),
+        )
+        .onNotification(methods.client.session.update, (ctx) => this.onUpdate(gen, ctx.params, 1));
+    const v2 = () =>
+      acp2
+        .client({ name: "switchboard" })
+        .onRequest(acp2.methods.client.session.requestPermission, (ctx) =>
+          this.onPermission(gen, ctx.params.sessionId, ctx.signal, (rt, id) =>
+            v2PermissionRequest(rt.norm, ctx.params, id, Date.now()),
+          ),
+        )
+        .onRequest(acp2.methods.client.elicitation.create, (ctx) => elicit(ctx.params) as acp2.CreateElicitationResponse)
+        .onNotification(acp2.methods.client.elicitation.complete, (ctx) =>
+          this.host.elicitationComplete(gen, ctx.params.elicitationId),
+        )
+        .onNotification(acp2.methods.client.session.update, (ctx) => this.onUpdate(gen, ctx.params, 2));
+    return new AcpLink(
+      p,
+      { v1, v2 },
+      {
+        ended: () => this.host.proc.connectionClosed(gen),
+        dropped: (sessionId, kind) =>
+          this.protocolError(
+            gen,
+            sessionId,
+            `the agent sent a "${kind}" update that is not in ACP v2's shape (it was dropped)`,
+          ),
+        v1PromptResult: (sessionId) => {
+          const rt = this.host.sessions.ofAgent(sessionId);
+          if (rt && this.current(gen)) this.host.v1PromptResult(rt);
+        },
       },
-    });
-    const conn = app.connect({ writable: stream.writable, readable: stream.readable.pipeThrough(tap) });
-    void conn.closed.then(() => this.host.proc.connectionClosed(gen));
-    return conn;
+    );
   }
 
-  private onUpdate(gen: number, params: SessionNotification) {
+  private current(gen: number): boolean {
     const cur = this.host.proc.current;
-    if (cur && cur.gen !== gen) return;
+    return !cur || cur.gen === gen;
+  }
+
+  private onUpdate(gen: number, params: { sessionId: string; update: unknown }, version: AcpVersion) {
+    if (!this.current(gen)) return;
     const { sessions } = this.host;
     try {
       const rt = sessions.ofAgent(params.sessionId);
-      if (!rt) return sessions.keepEarly(params);
-      if (rt.replay) {
-        if (!rt.replay.discard) rt.replay.events.push(...applyUpdate(rt.replay.norm, params.update, Date.now()));
-        return;
-      }
-      this.host.emit(rt, applyUpdate(rt.norm, params.update, Date.now()));
+      if (!rt) return sessions.keepEarly({ sessionId: params.sessionId, update: params.update, version });
+      const outcome = sessions.apply(rt, params.update, version);
+      if (outcome && (outcome.ended || outcome.failed || outcome.protocolError)) this.host.v2Outcome(rt, outcome);
     } catch (err) {
       log.warn("skipped an ACP update that could not be applied", {
         backend: this.host.backendId,
@@ -125,19 +135,29 @@ export class AcpClient {
     }
   }
 
+  /** A v2 message the SDK drops: reported on the session's turn once what came before it is applied. */
+  private protocolError(gen: number, agentSessionId: string | undefined, message: string) {
+    log.warn("ACP v2 protocol error", { backend: this.host.backendId, error: message });
+    void drainIncoming().then(() => {
+      const rt = agentSessionId ? this.host.sessions.ofAgent(agentSessionId) : undefined;
+      if (rt && this.current(gen) && !rt.replay) this.host.v2Outcome(rt, { events: [], protocolError: message });
+    });
+  }
+
   /* ------------------------------------------------------------------ permissions */
 
   private onPermission(
     gen: number,
-    params: RequestPermissionRequest,
+    agentSessionId: string,
     signal: AbortSignal,
+    build: (rt: Runtime, interruptId: string) => ReturnType<typeof permissionRequest>,
   ): Promise<RequestPermissionResponse> {
     const { interrupts } = this.host;
-    const rt = this.host.sessions.ofAgent(params.sessionId);
+    const rt = this.host.sessions.ofAgent(agentSessionId);
     if (!rt || this.host.proc.stopping) return Promise.resolve(CANCELLED);
     // Request ids start at 0 and repeat after a restart: interrupt ids are our own.
     const id = interrupts.newId();
-    const r = permissionRequest(rt.norm, params, id, Date.now());
+    const r = build(rt, id);
     if (!r) {
       log.warn("permission request without usable options; answering cancelled", { backend: this.host.backendId });
       return Promise.resolve(CANCELLED);

@@ -2,7 +2,6 @@ import "server-only";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { methods, type ClientConnection, type NewSessionResponse } from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { Backend } from "@/lib/model";
 import { ApiError } from "../../errors";
@@ -24,6 +23,7 @@ import {
 } from "./auth";
 import { DeviceLogin, isDeviceLogin } from "./device-login";
 import { agentMessage, mapAcpError } from "./errors";
+import type { AcpLink, SessionSetup } from "./link";
 import { REQUEST_TIMEOUT_MS } from "./sessions";
 
 export interface AcpAuthOptions {
@@ -64,7 +64,7 @@ export class AcpAuth {
   /** Why the agent cannot open a session (the post-handshake check, or a failed `authenticate`). */
   blocked: string | undefined;
   /** The session the post-handshake check opened, handed to the first new session in its directory. */
-  private spare: { gen: number; cwd: string; res: NewSessionResponse } | undefined;
+  private spare: { gen: number; cwd: string; res: SessionSetup & { sessionId: string } } | undefined;
   /** Device-code sign-ins started from Settings. */
   readonly device: DeviceLogin;
 
@@ -97,7 +97,7 @@ export class AcpAuth {
   }
 
   /** Starts a device-code sign-in (`methodId`) on the agent process `gen`; the link and code follow in `describe`. */
-  signIn(conn: ClientConnection, gen: number, methodId: string): void {
+  signIn(conn: AcpLink, gen: number, methodId: string): void {
     const method = this.methods.find((m) => m.id === methodId);
     if (!method) throw ApiError.notFound(`${this.o.label} has no auth method ${methodId}`);
     this.device.start(conn, gen, method);
@@ -110,7 +110,7 @@ export class AcpAuth {
    * session, which tells whether it has credentials of its own (a login). `blocked` says why not.
    */
   async check(
-    conn: ClientConnection,
+    conn: AcpLink,
     gen: number,
     raw: unknown,
     agentName: string | undefined,
@@ -122,16 +122,12 @@ export class AcpAuth {
     this.blocked = await this.probe(conn, gen, caps);
   }
 
-  private async probe(conn: ClientConnection, gen: number, caps: ProbeCaps): Promise<string | undefined> {
+  private async probe(conn: AcpLink, gen: number, caps: ProbeCaps): Promise<string | undefined> {
     const method = satisfiedMethod(this.methods, this.env);
     if (method) {
       if (method.origin !== "agent") return undefined;
       try {
-        await withTimeout(
-          conn.agent.request(methods.agent.authenticate, { methodId: method.id }),
-          REQUEST_TIMEOUT_MS,
-          "authenticate",
-        );
+        await withTimeout(conn.authenticate(method.id), REQUEST_TIMEOUT_MS, "authenticate");
         return undefined;
       } catch (err) {
         log.warn("ACP authenticate failed", { backend: this.o.backendId, method: method.id, error: agentMessage(err) });
@@ -141,12 +137,10 @@ export class AcpAuth {
     const keyed = keyedMethod(this.methods, this.keys());
     if (keyed) {
       try {
-        // codex-acp reads the key from `_meta["api-key"].apiKey` (src/CodexAcpClient.ts, authenticateWithApiKey)
+        // codex-acp reads the key from `_meta["api-key"].apiKey` (src/CodexAcpClient.ts, authenticateWithApiKey;
+        // in v2 `auth/login` takes the same params)
         await withTimeout(
-          conn.agent.request(methods.agent.authenticate, {
-            methodId: keyed.id,
-            _meta: { "api-key": { apiKey: this.keys()[keyed.id] } },
-          }),
+          conn.authenticate(keyed.id, { "api-key": { apiKey: this.keys()[keyed.id] } }),
           REQUEST_TIMEOUT_MS,
           "authenticate",
         );
@@ -161,14 +155,10 @@ export class AcpAuth {
   }
 
   /** A session opened in the default directory and kept for the first New session there (agents that cannot close one). */
-  private async probeAndKeep(conn: ClientConnection, gen: number): Promise<string | undefined> {
+  private async probeAndKeep(conn: AcpLink, gen: number): Promise<string | undefined> {
     try {
       const cwd = this.o.defaultCwd;
-      const res = await withTimeout(
-        conn.agent.request(methods.agent.session.new, { cwd, mcpServers: [] }),
-        REQUEST_TIMEOUT_MS,
-        "session/new",
-      );
+      const res = await withTimeout(conn.newSession(cwd), REQUEST_TIMEOUT_MS, "session/new");
       this.spare = { gen, cwd, res };
       return undefined;
     } catch (err) {
@@ -177,19 +167,11 @@ export class AcpAuth {
   }
 
   /** A throwaway session in an empty temporary directory, closed at once (`session/close`). */
-  private async probeAndClose(conn: ClientConnection): Promise<string | undefined> {
+  private async probeAndClose(conn: AcpLink): Promise<string | undefined> {
     const dir = await mkdtemp(path.join(os.tmpdir(), "switchboard-acp-probe-"));
     try {
-      const res = await withTimeout(
-        conn.agent.request(methods.agent.session.new, { cwd: dir, mcpServers: [] }),
-        REQUEST_TIMEOUT_MS,
-        "session/new",
-      );
-      await withTimeout(
-        conn.agent.request(methods.agent.session.close, { sessionId: res.sessionId }),
-        REQUEST_TIMEOUT_MS,
-        "session/close",
-      ).catch((err: unknown) =>
+      const res = await withTimeout(conn.newSession(dir), REQUEST_TIMEOUT_MS, "session/new");
+      await withTimeout(conn.closeSession(res.sessionId), REQUEST_TIMEOUT_MS, "session/close").catch((err: unknown) =>
         log.warn("ACP probe session not closed", { backend: this.o.backendId, error: agentMessage(err) }),
       );
       return undefined;
@@ -207,7 +189,7 @@ export class AcpAuth {
   }
 
   /** The session the check opened, if it was opened by the process of `gen` in `cwd` (once). */
-  takeSpare(gen: number | undefined, cwd: string): NewSessionResponse | undefined {
+  takeSpare(gen: number | undefined, cwd: string): (SessionSetup & { sessionId: string }) | undefined {
     const spare = this.spare;
     this.spare = undefined;
     return spare && spare.gen === gen && spare.cwd === cwd ? spare.res : undefined;

@@ -1,9 +1,10 @@
 import "server-only";
-import { methods, type ClientConnection, type CreateElicitationResponse } from "@agentclientprotocol/sdk";
+import type { CreateElicitationResponse } from "@agentclientprotocol/sdk";
 import { ApiError } from "../../errors";
 import { log } from "../../log";
 import { type AuthMethodInfo, isDeviceLogin } from "./auth";
 import { agentMessage } from "./errors";
+import type { AcpLink } from "./link";
 
 /** How long a device-code login may take (the user opens the link and types the code). */
 const LOGIN_TIMEOUT_MS = 15 * 60_000;
@@ -40,7 +41,7 @@ export class DeviceLogin {
   ) {}
 
   /** Starts `method`'s sign-in on the connection of `gen`; answers once the agent has been asked. */
-  start(conn: ClientConnection, gen: number, method: AuthMethodInfo): void {
+  start(conn: AcpLink, gen: number, method: AuthMethodInfo): void {
     if (!isDeviceLogin(method)) throw ApiError.badRequest(`${method.name} is not a sign-in the console can run`);
     if (this.state && !this.state.error && this.gen === gen)
       throw ApiError.conflict(`A sign-in to ${this.o.label} is already running`);
@@ -49,8 +50,8 @@ export class DeviceLogin {
     this.o.changed();
     const timer = setTimeout(() => ac.abort(), LOGIN_TIMEOUT_MS);
     const ac = new AbortController();
-    conn.agent
-      .request(methods.agent.authenticate, { methodId: method.id }, { cancellationSignal: ac.signal })
+    conn
+      .authenticate(method.id, undefined, ac.signal)
       .then(
         () => {
           if (this.gen !== gen) return;

@@ -11,7 +11,7 @@
 import type { Block, Interrupt, Session, TimelineEvent, Usage } from "@/lib/model";
 import { obj, str, num, arr, type Obj } from "../shared/values";
 import { clock, closeOpen, ensureAssistant, nextBlockId, turnId, type AcpSessionState } from "./session-state";
-import { sessionChanged, toConfigOptions } from "./settings";
+import { sessionChanged, toCommands, toConfigOptions } from "./settings";
 import { contentText, mergeTool, optionKind, patternsOf, toTodos } from "./tools";
 
 // The normalizer's parts live beside it; this module stays its entry point.
@@ -161,20 +161,7 @@ export function applyUpdate(state: AcpSessionState, update: unknown, now: number
       return todos ? [{ type: "todo.updated", todos }] : [];
     }
     case "available_commands_update":
-      state.commands = arr(u.availableCommands).flatMap((c) => {
-        const o = obj(c);
-        const name = str(o.name);
-        const hint = str(obj(o.input).hint);
-        return name
-          ? [
-              {
-                name,
-                ...(str(o.description) ? { description: str(o.description)!.slice(0, 300) } : {}),
-                ...(hint ? { hint } : {}),
-              },
-            ]
-          : [];
-      });
+      state.commands = toCommands(u.availableCommands);
       return sessionChanged(state);
     case "current_mode_update": {
       const id = str(u.currentModeId);

@@ -1,10 +1,5 @@
 import "server-only";
-import {
-  methods,
-  type AgentCapabilities,
-  type ClientConnection,
-  type SessionNotification,
-} from "@agentclientprotocol/sdk";
+import type { AgentCapabilities } from "@agentclientprotocol/sdk";
 import type { MessageInfo, Session, TimelineEvent } from "@/lib/model";
 import { applyAll, emptyState } from "@/lib/timeline/reducer";
 import { ApiError } from "../../errors";
@@ -15,6 +10,7 @@ import type { TranscriptStore } from "../shared/transcripts";
 import { statusOf, type LiveTurn, type SessionRuntime } from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import { isAlreadyLoaded } from "./errors";
+import type { AcpLink, AcpVersion } from "./link";
 import {
   appendNotice,
   applySessionSetup,
@@ -23,11 +19,12 @@ import {
   newSessionState,
   type AcpSessionState,
 } from "./normalize";
+import { applyV2Update, newV2State, type V2Applied, type V2State } from "./v2-updates";
 
 export const DEFAULT_TITLE = "New session";
 export const REQUEST_TIMEOUT_MS = 60_000;
 
-export type Conn = Incarnation<ClientConnection>;
+export type Conn = Incarnation<AcpLink>;
 
 export interface Turn extends LiveTurn {
   info: MessageInfo;
@@ -40,20 +37,29 @@ export interface Runtime extends SessionRuntime<Turn> {
   agentId: string;
   cwd: string;
   norm: AcpSessionState;
+  /** ACP v2's per-session bookkeeping (blocks by the agent's message id, terminals, the foreground state). */
+  v2: V2State;
   /** Process generation in which the agent has this session open (0: not attached). */
   liveGen: number;
   /** While `session/load` replays: the replay is collected here (or dropped when only re-attaching). */
-  replay?: { norm: AcpSessionState; events: TimelineEvent[]; discard: boolean };
+  replay?: { norm: AcpSessionState; v2: V2State; events: TimelineEvent[]; discard: boolean };
   attaching?: Promise<void>;
 }
 
 export type { Transcript };
 
+/** A `session/update` for a session not known yet, with the version of the connection it came on. */
+export interface EarlyUpdate {
+  sessionId: string;
+  update: unknown;
+  version: AcpVersion;
+}
+
 /** What the sessions need of their adapter. */
 export interface AcpSessionsContext {
   backendId: string;
   defaultCwd: string;
-  proc: AgentProcess<ClientConnection>;
+  proc: AgentProcess<AcpLink>;
   agentCaps(): AgentCapabilities;
   sink: EventSink;
   transcripts: TranscriptStore;
@@ -83,7 +89,7 @@ export class AcpSessions {
   /** Sessions the agent listed (cwd and title), for loading them later. */
   private listed = new Map<string, { cwd: string; title?: string; updatedAt?: number }>();
   /** Updates for sessions not known yet (e.g. sent before the `session/new` result). */
-  private early: SessionNotification[] = [];
+  private early: EarlyUpdate[] = [];
 
   constructor(private ctx: AcpSessionsContext) {}
 
@@ -98,13 +104,13 @@ export class AcpSessions {
   }
 
   /** Keeps an update for a session the adapter does not know yet (the newest 100). */
-  keepEarly(n: SessionNotification) {
+  keepEarly(n: EarlyUpdate) {
     this.early.push(n);
     if (this.early.length > 100) this.early.splice(0, this.early.length - 100);
   }
 
   /** Drops the kept updates of `agentSessionId` that `drop` matches. */
-  dropEarly(agentSessionId: string, drop: (n: SessionNotification) => boolean) {
+  dropEarly(agentSessionId: string, drop: (n: EarlyUpdate) => boolean) {
     this.early = this.early.filter((n) => n.sessionId !== agentSessionId || !drop(n));
   }
 
@@ -115,8 +121,32 @@ export class AcpSessions {
     const early = this.early.filter((n) => n.sessionId === rt.agentId);
     if (early.length) {
       this.early = this.early.filter((n) => n.sessionId !== rt.agentId);
-      for (const n of early) this.ctx.emit(rt, applyUpdate(rt.norm, n.update, Date.now()));
+      for (const n of early) this.apply(rt, n.update, n.version);
     }
+  }
+
+  /**
+   * One `session/update` of the session: into the replay being collected, or emitted. v2 updates go
+   * through ./v2-updates.ts, whose outcome (the turn's end, the agent's error, a protocol error) is
+   * returned for the turn to act on (not for a replay's).
+   */
+  apply(rt: Runtime, update: unknown, version: AcpVersion): V2Applied | undefined {
+    const now = Date.now();
+    const replay = rt.replay;
+    if (replay) {
+      if (replay.discard) return undefined;
+      const events =
+        version === 2 ? applyV2Update(replay.norm, replay.v2, update, now).events : applyUpdate(replay.norm, update, now);
+      replay.events.push(...events);
+      return undefined;
+    }
+    if (version !== 2) {
+      this.ctx.emit(rt, applyUpdate(rt.norm, update, now));
+      return undefined;
+    }
+    const applied = applyV2Update(rt.norm, rt.v2, update, now);
+    this.ctx.emit(rt, applied.events);
+    return applied;
   }
 
   forget(rt: Runtime) {
@@ -131,6 +161,7 @@ export class AcpSessions {
       agentId: opts.agentId ?? session.id,
       cwd,
       norm: newSessionState(session, { titleLocked: opts.titleLocked ?? false }),
+      v2: newV2State(),
       liveGen: opts.liveGen,
       queued: [],
     };
@@ -192,16 +223,17 @@ export class AcpSessions {
     }
     // The agent replays the history: collect it, materialize it once and keep it.
     const replayFrom = Math.min(meta.session.createdAt, meta.session.updatedAt - 3_600_000);
-    rt.replay = { norm: newSessionState(rt.norm.session, { titleLocked, replayFrom }), events: [], discard: false };
+    rt.replay = {
+      norm: newSessionState(rt.norm.session, { titleLocked, replayFrom }),
+      v2: newV2State(),
+      events: [],
+      discard: false,
+    };
     this.register(rt);
     let transcript: Transcript = { messages: [], todos: [] };
     try {
       const c = await proc.whenReady();
-      const res = await withTimeout(
-        c.conn.agent.request(methods.agent.session.load, { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] }),
-        REQUEST_TIMEOUT_MS,
-        "session/load",
-      );
+      const res = await withTimeout(c.conn.load(rt.agentId, rt.cwd), REQUEST_TIMEOUT_MS, "session/load");
       await drainIncoming();
       const replay = rt.replay;
       const events = [...replay.events, ...endReplay(replay.norm), ...applySessionSetup(replay.norm, res)];
@@ -247,9 +279,7 @@ export class AcpSessions {
   private async refreshListed(maxPages = 5): Promise<void> {
     let cursor: string | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const res = await this.ctx.call("list sessions", (c) =>
-        c.conn.agent.request(methods.agent.session.list, cursor ? { cursor } : {}),
-      );
+      const res = await this.ctx.call("list sessions", (c) => c.conn.listSessions(cursor));
       for (const s of res.sessions ?? []) {
         const updated = s.updatedAt ? Date.parse(s.updatedAt) : NaN;
         this.listed.set(s.sessionId, {
@@ -279,23 +309,14 @@ export class AcpSessions {
 
   private async reattach(rt: Runtime, c: Conn): Promise<void> {
     const caps = this.ctx.agentCaps();
-    const params = { sessionId: rt.agentId, cwd: rt.cwd, mcpServers: [] };
     try {
       if (caps.sessionCapabilities?.resume) {
-        const res = await withTimeout(
-          c.conn.agent.request(methods.agent.session.resume, params),
-          REQUEST_TIMEOUT_MS,
-          "session/resume",
-        );
+        const res = await withTimeout(c.conn.resume(rt.agentId, rt.cwd), REQUEST_TIMEOUT_MS, "session/resume");
         this.ctx.emit(rt, applySessionSetup(rt.norm, res));
       } else if (caps.loadSession) {
-        rt.replay = { norm: newSessionState(rt.norm.session), events: [], discard: true };
+        rt.replay = { norm: newSessionState(rt.norm.session), v2: newV2State(), events: [], discard: true };
         try {
-          const res = await withTimeout(
-            c.conn.agent.request(methods.agent.session.load, params),
-            REQUEST_TIMEOUT_MS,
-            "session/load",
-          );
+          const res = await withTimeout(c.conn.load(rt.agentId, rt.cwd), REQUEST_TIMEOUT_MS, "session/load");
           await drainIncoming();
           rt.replay = undefined;
           this.ctx.emit(rt, applySessionSetup(rt.norm, res));
@@ -305,11 +326,7 @@ export class AcpSessions {
           rt.replay = undefined;
         }
       } else {
-        const res = await withTimeout(
-          c.conn.agent.request(methods.agent.session.new, { cwd: rt.cwd, mcpServers: [] }),
-          REQUEST_TIMEOUT_MS,
-          "session/new",
-        );
+        const res = await withTimeout(c.conn.newSession(rt.cwd), REQUEST_TIMEOUT_MS, "session/new");
         this.byAgent.delete(rt.agentId);
         rt.agentId = res.sessionId;
         this.byAgent.set(rt.agentId, rt);

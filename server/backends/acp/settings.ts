@@ -112,7 +112,28 @@ export function sessionChanged(state: AcpSessionState, patch: Partial<Session> =
   return [{ type: "session.updated", session: next }];
 }
 
-/** The `modes` / `configOptions` of a `session/new`, `session/load` or `set_config_option` result. */
+/** ACP `availableCommands` (an `available_commands_update`'s, or a v2 setup result's) → slash commands. */
+export function toCommands(raw: unknown): NonNullable<AcpSessionState["commands"]> {
+  return arr(raw).flatMap((c) => {
+    const o = obj(c);
+    const name = str(o.name);
+    const hint = str(obj(o.input).hint);
+    return name
+      ? [
+          {
+            name,
+            ...(str(o.description) ? { description: str(o.description)!.slice(0, 300) } : {}),
+            ...(hint ? { hint } : {}),
+          },
+        ]
+      : [];
+  });
+}
+
+/**
+ * The `modes` / `configOptions` of a `session/new`, `session/load` or `set_config_option` result
+ * (and a v2 setup result's `availableCommands`, which v1 sends as an update).
+ */
 export function applySessionSetup(state: AcpSessionState, result: unknown): TimelineEvent[] {
   const r = obj(result);
   if (r.modes !== undefined && r.modes !== null) {
@@ -120,6 +141,7 @@ export function applySessionSetup(state: AcpSessionState, result: unknown): Time
     if (modes) state.modes = modes;
   }
   if (Array.isArray(r.configOptions)) state.config = toConfigOptions(r.configOptions);
+  if (Array.isArray(r.availableCommands)) state.commands = toCommands(r.availableCommands);
   return sessionChanged(state);
 }
 

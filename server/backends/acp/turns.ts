@@ -1,11 +1,5 @@
 import "server-only";
-import {
-  methods,
-  type AgentCapabilities,
-  type ClientConnection,
-  type ContentBlock,
-  type RequestPermissionResponse,
-} from "@agentclientprotocol/sdk";
+import type { AgentCapabilities, ContentBlock, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import type { PromptBody, PromptPart } from "@/lib/api";
 import type { MessageInfo, TimelineEvent } from "@/lib/model";
 import { isTextMime, parseDataUrl } from "@/lib/attachments";
@@ -15,19 +9,30 @@ import type { InterruptBook } from "../shared/interrupts";
 import * as lifecycle from "../shared/turn-lifecycle";
 import type { EventSink } from "../types";
 import { rpcCode } from "./errors";
+import type { AcpLink } from "./link";
 import { applyUpdate, beginTurn, endTurn, failTurn } from "./normalize";
 import { DEFAULT_TITLE, drainIncoming, type AcpSessions, type Conn, type Runtime, type Turn } from "./sessions";
+import type { V2Applied } from "./v2-updates";
 
 /** The answer to a permission request nobody will answer any more (ACP: after `session/cancel`). */
 export const CANCELLED: RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
 
+/** How long a v2 turn whose prompt result carried v1's `stopReason` waits for its `state_update` before it fails. */
+const V1_RESULT_GRACE_MS = 2_000;
+
+/** What a v2 agent answering the v1 way means for the user, and what to do about it. */
+export function protocolErrorMessage(label: string, what: string): string {
+  return `${label} broke ACP v2: ${what}. If its ACP v2 support misbehaves, set "acpVersion": 1 in this backend's config to speak ACP v1 with it (docs/backends/acp.md, "ACP versions").`;
+}
+
 /** What the turns need of the adapter. */
 export interface AcpTurnsHost {
   backendId: string;
+  label: string;
   sink: EventSink;
   sessions: AcpSessions;
   interrupts: InterruptBook<RequestPermissionResponse>;
-  proc: AgentProcess<ClientConnection>;
+  proc: AgentProcess<AcpLink>;
   agentCaps(): AgentCapabilities;
   emit(rt: Runtime, events: TimelineEvent[]): void;
   mapError(err: unknown, what: string): ApiError;
@@ -97,13 +102,29 @@ export class AcpTurns {
     const turn = lifecycle.openTurn<Turn>(rt, { info, gen: c.gen, done: false });
     this.host.emit(rt, events);
     this.host.sessions.persist(rt);
-    c.conn.agent
-      .request(methods.agent.session.prompt, { sessionId: rt.agentId, prompt: this.toContent(body.parts) })
+    const v2 = c.conn.version === 2;
+    // v2: the turn is the agent's foreground work, which this prompt starts; its idle `state_update` ends it
+    if (v2) rt.v2.foreground = "running";
+    c.conn
+      .prompt(rt.agentId, this.toContent(body.parts))
       .then(async (result) => {
         await drainIncoming();
-        this.finish(rt, turn, result);
+        // v2 answers with an acknowledgement: the end comes as a state_update (v2Outcome)
+        if (!v2) this.finish(rt, turn, result);
       })
       .catch(async (err: unknown) => {
+        if (v2 && err instanceof Error && err.name === "ZodError" && !this.host.proc.hasExited(turn.gen)) {
+          // the SDK's v2 client could not read the result (v1's `{stopReason}` has no `messageId`)
+          await drainIncoming();
+          this.fail(rt, turn, {
+            name: "ProtocolError",
+            message: protocolErrorMessage(
+              this.host.label,
+              "it answered the prompt with a result in ACP v1's shape, not v2's acknowledgement",
+            ),
+          });
+          return;
+        }
         // A dying agent closes the connection before its exit is reported: wait for the exit so the
         // turn says what happened to the process.
         if (rpcCode(err) === undefined) await this.host.proc.waitExit(turn.gen, 3000);
@@ -148,6 +169,40 @@ export class AcpTurns {
     this.next(rt);
   }
 
+  /** What a v2 update meant for the running turn: idle ends it, an agent error or a protocol error fails it. */
+  v2Outcome(rt: Runtime, o: V2Applied): void {
+    const turn = lifecycle.runningTurn(rt);
+    if (o.protocolError) {
+      const message = protocolErrorMessage(this.host.label, o.protocolError);
+      if (turn) this.fail(rt, turn, { name: "ProtocolError", message });
+      else this.host.emit(rt, [{ type: "error", message, code: "ProtocolError" }]);
+      return;
+    }
+    if (!turn) return;
+    if (o.failed) this.fail(rt, turn, { name: "AgentError", message: `${this.host.label}: ${o.failed}` });
+    else if (o.ended) this.finish(rt, turn, o.ended);
+  }
+
+  /**
+   * v2: the agent answered the prompt with v1's `stopReason`, so it may think the turn over without
+   * ever sending v2's `state_update`: the turn fails unless its idle state arrives shortly.
+   */
+  v1PromptResult(rt: Runtime): void {
+    const turn = lifecycle.runningTurn(rt);
+    if (!turn) return;
+    const t = setTimeout(() => {
+      if (lifecycle.runningTurn(rt) !== turn) return;
+      this.fail(rt, turn, {
+        name: "ProtocolError",
+        message: protocolErrorMessage(
+          this.host.label,
+          "it ended the prompt with ACP v1's stopReason and sent no state_update",
+        ),
+      });
+    }, V1_RESULT_GRACE_MS);
+    t.unref?.();
+  }
+
   private next(rt: Runtime) {
     const body = lifecycle.takeNext(rt);
     if (!body) return;
@@ -167,8 +222,7 @@ export class AcpTurns {
     // ACP: after session/cancel, pending permission requests are answered "cancelled".
     this.host.interrupts.expire((p) => p.sessionId === rt.id, CANCELLED);
     const c = this.host.proc.current;
-    if (c && c.gen === turn.gen)
-      await c.conn.agent.notify(methods.agent.session.cancel, { sessionId: rt.agentId }).catch(() => undefined);
+    if (c && c.gen === turn.gen) await c.conn.cancel(rt.agentId).catch(() => undefined);
     // An agent that ignores the cancel must not leave the session busy forever.
     lifecycle.armStopGrace(turn, this.host.cancelGraceMs ?? lifecycle.STOP_GRACE_MS, () =>
       this.finish(rt, turn, { stopReason: "cancelled" }),

@@ -25,6 +25,7 @@
 import type { Interrupt, TimelineEvent } from "@/lib/model";
 import { obj, str, num, arr, type Obj } from "../shared/values";
 import { applyUpdate, permissionRequest, type AcpSessionState } from "./normalize";
+import { v2ConfigOptions } from "./v2-shapes";
 
 /** Per-session v2 bookkeeping beside the normalizer's state. */
 export interface V2State {
@@ -139,7 +140,7 @@ export function applyV2Update(state: AcpSessionState, v2: V2State, update: unkno
   const u = obj(update);
   const kind = str(u.sessionUpdate) ?? "";
   if (V1_ONLY.has(kind))
-    return { events: [], protocolError: `The agent sent a v1 "${kind}" update on an ACP v2 connection` };
+    return { events: [], protocolError: `the agent sent ACP v1's "${kind}" update on an ACP v2 connection` };
   const feed = (v1: unknown[]): V2Applied => ({ events: v1.flatMap((x) => applyUpdate(state, x, now)) });
   switch (kind) {
     case "agent_message_chunk":
@@ -172,6 +173,9 @@ export function applyV2Update(state: AcpSessionState, v2: V2State, update: unkno
       if (!id || data === undefined) return { events: [] };
       return feed(terminalOutput(state, v2, id, (v2.terminals.get(id) ?? "") + data));
     }
+    case "config_option_update":
+      // v2 options name themselves `configId` (v1: `id`)
+      return feed([{ ...u, configOptions: v2ConfigOptions(u.configOptions) }]);
     case "plan_update": {
       const plan = obj(u.plan);
       return str(plan.type) === "items" ? feed([{ sessionUpdate: "plan", entries: plan.entries }]) : { events: [] };

@@ -112,6 +112,11 @@ export class AgentProcess<C> {
     };
   }
 
+  /** Adds a line of the console's own to the process's logs (`[switchboard] <time> <line>`). */
+  note(line: string): void {
+    this.supervisor.annotate(line);
+  }
+
   /** Notes a frame the protocol layer could not use in the stderr ring (and the log). */
   skipped(reason: string, preview: string): void {
     this.supervisor.skipped(reason, preview);
