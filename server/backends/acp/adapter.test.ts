@@ -4,103 +4,19 @@
  * malformed output, no loadSession, authentication, fs requests).
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Session, ToolBlock } from "@/lib/model";
-import { stateFromSnapshot, type SessionState } from "@/lib/timeline/reducer";
+import { beforeEach, describe, expect, it } from "vitest";
 import { until } from "@/testkit/until";
 import { isApiError } from "../../errors";
 import { SqliteStore } from "../../store/sqlite-store";
-import { RecordingSink } from "../../../testkit/adapter-harness";
-import { AcpAdapter, type AcpAdapterOptions } from "./adapter";
+import { FAKE, fakeAgentHarness, HubLikeSink, text, tools } from "./testing/fake-harness";
 
-const FAKE = path.join(import.meta.dirname, "testing", "fake-agent.mjs");
-
-/** Like the hub: a session's state starts from the adapter's snapshot when it is first opened. */
-class HubLikeSink extends RecordingSink {
-  adapter: AcpAdapter | undefined;
-  async openSession(_b: string, id: string) {
-    if (!this.states.has(id) && this.adapter)
-      this.states.set(id, stateFromSnapshot(await this.adapter.loadSession(id)));
-  }
-}
-
-const text = (s: SessionState) =>
-  s.messages
-    .filter((m) => m.role === "assistant")
-    .at(-1)
-    ?.blocks.filter((b) => b.kind === "text")
-    .map((b) => (b.kind === "text" ? b.text : ""))
-    .join("") ?? "";
-const tools = (s: SessionState) => s.messages.flatMap((m) => m.blocks).filter((b): b is ToolBlock => b.kind === "tool");
-
+const { paths, make, started, turn } = fakeAgentHarness();
 let root: string;
 let workspace: string;
-const adapters: AcpAdapter[] = [];
-
-beforeAll(() => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-acp-")));
-  workspace = path.join(root, "ws");
-  fs.mkdirSync(workspace);
-  fs.writeFileSync(path.join(workspace, "note.txt"), "line1\nline2\nline3\n");
-  fs.writeFileSync(path.join(root, "secret.txt"), "top secret");
-  fs.symlinkSync(path.join(root, "secret.txt"), path.join(workspace, "link-out.txt"));
+beforeEach(() => {
+  ({ root, workspace } = paths());
 });
-afterEach(async () => {
-  await Promise.all(adapters.splice(0).map((a) => a.stop()));
-});
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
-
-function make(
-  opts: Partial<AcpAdapterOptions> & { env?: Record<string, string> } = {},
-  sink = new HubLikeSink(),
-  store = new SqliteStore(":memory:"),
-) {
-  const adapter = new AcpAdapter(
-    {
-      id: "fake",
-      label: "Fake",
-      command: [process.execPath, FAKE],
-      cwd: workspace,
-      workspace,
-      store,
-      restart: { initialMs: 100, maxMs: 400 },
-      cancelGraceMs: 500,
-      ...opts,
-      env: {
-        FAKE_STATE: path.join(root, `state-${Math.random().toString(36).slice(2)}.json`),
-        SECRET_TOKEN: "s3cr3t",
-        ...opts.env,
-      },
-    },
-    sink,
-  );
-  sink.adapter = adapter;
-  adapters.push(adapter);
-  return { adapter, sink, store };
-}
-
-async function started(opts: Parameters<typeof make>[0] = {}, sink?: HubLikeSink, store?: SqliteStore) {
-  const m = make(opts, sink, store);
-  await m.adapter.start();
-  await m.adapter.ready();
-  return m;
-}
-
-async function turn(adapter: AcpAdapter, sink: HubLikeSink, s: Session, prompt: string) {
-  const before = sink.events.length;
-  await adapter.prompt(s.id, { parts: [{ type: "text", text: prompt }] });
-  await until(
-    () =>
-      sink.events
-        .slice(before)
-        .some((e) => e.sessionId === s.id && e.event.type === "session.status" && e.event.status === "idle"),
-    `turn "${prompt}"`,
-    15_000,
-  );
-  return sink.state(s.id);
-}
 
 describe("AcpAdapter (fake agent)", () => {
   it("starts the agent, declares its capabilities and never shows env values", async () => {

@@ -115,7 +115,9 @@ export class AcpAdapter extends SupervisedAdapter<AcpLink> implements BackendAda
           version: this.agentInfo?.version,
           extra: {
             ...this.auth.describe(),
-            ...(this.version ? { protocol: `ACP v${this.version}${opts.acpVersion === 1 ? " (v2 turned off)" : ""}` } : {}),
+            ...(this.version
+              ? { protocol: `ACP v${this.version}${opts.acpVersion === 1 ? " (v2 turned off)" : ""}` }
+              : {}),
           },
         }),
         // Up, but the agent cannot open a session without credentials.

@@ -90,7 +90,10 @@ export class AcpClient {
             v2PermissionRequest(rt.norm, ctx.params, id, Date.now()),
           ),
         )
-        .onRequest(acp2.methods.client.elicitation.create, (ctx) => elicit(ctx.params) as acp2.CreateElicitationResponse)
+        .onRequest(
+          acp2.methods.client.elicitation.create,
+          (ctx) => elicit(ctx.params) as acp2.CreateElicitationResponse,
+        )
         .onNotification(acp2.methods.client.elicitation.complete, (ctx) =>
           this.host.elicitationComplete(gen, ctx.params.elicitationId),
         )

@@ -136,7 +136,9 @@ export class AcpSessions {
     if (replay) {
       if (replay.discard) return undefined;
       const events =
-        version === 2 ? applyV2Update(replay.norm, replay.v2, update, now).events : applyUpdate(replay.norm, update, now);
+        version === 2
+          ? applyV2Update(replay.norm, replay.v2, update, now).events
+          : applyUpdate(replay.norm, update, now);
       replay.events.push(...events);
       return undefined;
     }

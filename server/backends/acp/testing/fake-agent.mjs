@@ -20,7 +20,8 @@
  *                unknown methods, session/update with bad or missing params or an unknown session,
  *                invalid UTF-8, a request for a method the client does not have
  *
- * Environment: FAKE_OLD_GEMINI=1 (refuses any flag but --experimental-acp, as Gemini CLI before
+ * Environment: FAKE_V2=1 (serves ACP v2 too, ./fake-agent-v2.mjs; and notes each v1 prompt on stderr as
+ * "v1 session/prompt"), FAKE_OLD_GEMINI=1 (refuses any flag but --experimental-acp, as Gemini CLI before
  * 0.33 did), FAKE_NO_LOAD=1 (no loadSession, no list), FAKE_AUTH=1 (session/new: Authentication
  * required), FAKE_ENV_AUTH=1 (an `env_var` method with FAKE_KEY: session/new needs an
  * `authenticate` call with FAKE_KEY set; FAKE_KEY=bad fails it with `data.details`), FAKE_MODES=1 (modes instead of config options), FAKE_STATE=<file> (sessions survive a
@@ -32,6 +33,8 @@
 import fs from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { agent, methods, ndJsonStream, RequestError } from "@agentclientprotocol/sdk";
+import { agentProtocolRouter } from "@agentclientprotocol/sdk/experimental/v2";
+import { v2App } from "./fake-agent-v2.mjs";
 
 const noLoad = process.env.FAKE_NO_LOAD === "1";
 const needsAuth = process.env.FAKE_AUTH === "1";
@@ -244,6 +247,7 @@ const app = agent({ name: "fake-agent" })
     const s = sessions.get(sessionId);
     if (!s) throw RequestError.sessionNotFound(sessionId);
     s.cancelled = false;
+    if (process.env.FAKE_V2) process.stderr.write("v1 session/prompt\n");
     const text = params.prompt
       .map((b) => (b.type === "text" ? b.text : ""))
       .join(" ")
@@ -391,6 +395,27 @@ const app = agent({ name: "fake-agent" })
   });
 
 const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-const conn = app.connect(stream);
+// FAKE_V2=1: ACP v2 beside v1, routed by the version the client asks for (the SDK's protocol router,
+// as codex-acp 2.6.0 and claude-agent-acp 0.101.0 do); else v1 only, as Copilot, OpenCode and Gemini CLI.
+const conn = process.env.FAKE_V2
+  ? agentProtocolRouter()
+      .withV1(app)
+      .withV2(
+        v2App({
+          sessions,
+          save,
+          nextId: () => ++counter,
+          sleep,
+          noLoad,
+          needsAuth,
+          envAuth,
+          isAuthenticated: () => authenticated,
+          authenticated: () => {
+            authenticated = true;
+          },
+        }),
+      )
+      .connect(stream)
+  : app.connect(stream);
 await conn.closed;
 process.exit(0);
