@@ -11,7 +11,7 @@ import {
   type TimelineEvent,
   type ToolBlock,
 } from "@/lib/model";
-import type { ScriptedTurn } from "../../testkit/scripted-model";
+import type { ScriptedToolCall, ScriptedTurn } from "../../testkit/scripted-model";
 import type { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
 import type { BackendAdapter, EventSink, LoadedSession } from "./types";
@@ -28,6 +28,8 @@ export interface ConformanceTarget {
   stopsInEveryState?: boolean;
   /** Its protocol shows tool calls (default true; a plain A2A agent sends only text, data and files). */
   toolCalls?: boolean;
+  /** A shell command as this backend's model calls it (default: a `bash` tool with `command` and `description`). */
+  shell?(command: string, description: string): ScriptedToolCall;
   /** How this backend's model asks the user a question (its question tool), where it declares questions. */
   questionTurn?(q: { question: string; options: string[] }): ScriptedTurn;
   /**
@@ -73,6 +75,11 @@ export class TeeSink implements EventSink {
   async openSession(backendId: string, sessionId: string) {
     await this.hub?.openSession(backendId, sessionId);
   }
+}
+
+/** The target's shell tool call (its own tool name and arguments), else `bash`. */
+export function shellCall(target: ConformanceTarget, command: string, description: string): ScriptedToolCall {
+  return target.shell?.(command, description) ?? { name: "bash", arguments: { command, description } };
 }
 
 export const assistantText = (messages: Message[]) =>

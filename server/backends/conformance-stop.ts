@@ -10,14 +10,11 @@ import { expect, it } from "vitest";
 import type { SessionChannel } from "../hub/session-channel";
 import type { ScriptedTurn } from "../../testkit/scripted-model";
 import { until } from "@/testkit/until";
-import { assistantText, type ConformanceHost, toolBlocks } from "./conformance-harness";
-
-const bash = (command: string): ScriptedTurn => ({
-  toolCalls: [{ name: "bash", arguments: { command, description: "A command to stop" } }],
-});
+import { assistantText, type ConformanceHost, shellCall, toolBlocks } from "./conformance-harness";
 
 /** Registers the checks (inside the suite's describe). */
 export function stopChecks(h: ConformanceHost) {
+  const bash = (command: string): ScriptedTurn => ({ toolCalls: [shellCall(h.target(), command, "A command to stop")] });
   const skipUnlessDeclared = (ctx: { skip(cond: boolean, why: string): void }) => {
     if (!h.target().stopsInEveryState) ctx.skip(true, "the target does not take part in the stop-state checks yet");
   };

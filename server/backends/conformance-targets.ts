@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AgentSetup } from "../../testkit/acp-env";
+import { claudeCodeAgent, codexAgent } from "../../testkit/acp-vendor-env";
 import { copilotHeadless } from "../../testkit/copilot-env";
 import { createOpencodeHome, createWorkspace } from "../../testkit/opencode-env";
 import { startOpencodeServer } from "../../testkit/opencode-server";
@@ -25,6 +26,7 @@ import type { ConformanceTarget } from "./conformance-harness";
 import { OpalAdapter } from "./opal/adapter";
 import { OpencodeAdapter } from "./opencode/adapter";
 import { ZotAdapter } from "./zot/adapter";
+import { until } from "@/testkit/until";
 
 function modelControls(model: ScriptedModel) {
   return {
@@ -125,6 +127,69 @@ export function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetu
         );
         await a.start();
         await a.ready(60_000);
+        return a;
+      },
+      async close() {
+        store.close();
+        await model.close();
+        await agent.cleanup();
+        fs.rmSync(workspace, { recursive: true, force: true });
+      },
+    };
+  };
+}
+
+/**
+ * The vendors' ACP adapters, codex-acp 2.6.0 and claude-agent-acp 0.101.0, against the scripted model
+ * (OpenAI Responses, Anthropic Messages), spoken to in ACP `version`: 2 as negotiated, or 1 with
+ * `acpVersion: 1` (both serve both). Codex gets its key as Settings gives it (kept in the store for
+ * the next instance); Claude Code its ANTHROPIC_API_KEY in the environment.
+ */
+export function acpVendorTarget(which: "codex" | "claude-code", version: 1 | 2) {
+  return async (): Promise<ConformanceTarget> => {
+    const model = await startScriptedModel();
+    const agent = await (which === "codex" ? codexAgent : claudeCodeAgent)({ modelUrl: model.url });
+    const env = which === "codex" ? agent.env : { ...agent.env, ANTHROPIC_API_KEY: "sk-conformance" };
+    const workspace = await createWorkspace();
+    const store = new SqliteStore(path.join(agent.home, "switchboard.db"));
+    return {
+      ...modelControls(model),
+      asksPermission: true,
+      // each model's own shell tool (testkit/acp-vendor-stack.ts); Codex asks when a command wants to leave its sandbox
+      shell:
+        which === "codex"
+          ? (cmd, justification) => ({
+              name: "exec_command",
+              arguments: { cmd, sandbox_permissions: "require_escalated", justification },
+            })
+          : (command, description) => ({ name: "Bash", arguments: { command, description } }),
+      async killBackend(adapter) {
+        (adapter as AcpAdapter).killProcess("SIGKILL");
+      },
+      async open(sink) {
+        const a = new AcpAdapter(
+          {
+            id: "acp",
+            label: which === "codex" ? "Codex" : "Claude Code",
+            command: agent.command,
+            env,
+            cwd: workspace,
+            workspace,
+            store,
+            ...(version === 1 ? { acpVersion: 1 as const } : {}),
+          },
+          sink,
+        );
+        await a.start();
+        await until(() => ["ready", "auth-required"].includes(a.info().status), "the agent's handshake", 60_000);
+        if (a.info().status === "auth-required") {
+          // the agent restarts with the key: wait for the new process, not the one going away
+          await a.setCredentials("api-key", { apiKey: "sk-conformance" });
+          await until(() => (a.info().process?.restarts ?? 0) >= 1 && a.info().status === "ready", "ready", 60_000);
+        }
+        await a.ready(60_000);
+        if (!a.info().protocol?.startsWith(`ACP v${version}`))
+          throw new Error(`expected ACP v${version}, the agent agreed ${a.info().protocol}`);
         return a;
       },
       async close() {

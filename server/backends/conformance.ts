@@ -13,7 +13,14 @@ import { capability } from "../capability";
 import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
-import { assistantText, type ConformanceTarget, TeeSink, toolBlocks, userText } from "./conformance-harness";
+import {
+  assistantText,
+  type ConformanceTarget,
+  shellCall,
+  TeeSink,
+  toolBlocks,
+  userText,
+} from "./conformance-harness";
 import { capabilityChecks } from "./conformance-capabilities";
 import { stopChecks } from "./conformance-stop";
 import type { BackendAdapter } from "./types";
@@ -124,9 +131,7 @@ export function conformanceSuite(
       target.resetModel();
       target.enqueue(
         {
-          toolCalls: [
-            { name: "bash", arguments: { command: "echo conformance-tool-output", description: "Print a marker" } },
-          ],
+          toolCalls: [shellCall(target, "echo conformance-tool-output", "Print a marker")],
         },
         { text: "The tool ran." },
       );
@@ -190,7 +195,7 @@ export function conformanceSuite(
       if (!target.asksPermission) ctx.skip(true, "the target is not configured to ask for permission");
       target.resetModel();
       const bash = (marker: string): ScriptedTurn => ({
-        toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
+        toolCalls: [shellCall(target, `echo ${marker}`, `Print ${marker}`)],
       });
       target.enqueue(bash("allowed-marker"), { text: "Allowed and done." });
       const { channel } = await newSession("conformance permission");
