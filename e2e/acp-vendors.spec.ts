@@ -34,21 +34,12 @@ for (const agent of AGENTS_UNDER_TEST) {
       vendorStack,
     }) => {
       const settings = new BackendAuthPage(page);
-      if (agent.id === "claude-code") {
-        // Claude Code opens sessions without credentials; the first prompt is what answers "Please run /login".
-        await expect.poll(async () => (await vendorStack.backend(agent.id)).status, { timeout: 60_000 }).toBe("ready");
-        const s = await vendorApi.createSession(agent.id, "no credentials");
-        const sp = new SessionPage(page);
-        await sp.goto(agent.id, s.id);
-        await sp.prompt("hello without a key");
-        await expect(sp.timeline.getByTestId("message-error").last()).toContainText("needs a login", {
-          timeout: 60_000,
-        });
-      }
       await settings.goto();
       // its preset is detected (the binary is in node_modules/.bin)
       await expect(page.getByTestId(`preset-${agent.id}`)).toHaveAttribute("data-available", "true");
       await expect(settings.row(agent.id)).toHaveAttribute("data-status", "auth-required", { timeout: 60_000 });
+      // the ACP version agreed: v2 with the agents that offer it, v1 with Gemini CLI
+      await expect(settings.row(agent.id).getByTestId("backend-protocol")).toHaveText(agent.protocol);
       await expect(settings.row(agent.id).getByTestId("backend-error")).toContainText(agent.named);
       await expect(settings.method(agent.id, agent.method)).toBeVisible();
       expect(await settings.methods(agent.id).count()).toBeGreaterThanOrEqual(agent.minMethods);
@@ -56,19 +47,18 @@ for (const agent of AGENTS_UNDER_TEST) {
         // its terminal login, shown as the command to run (the console declares terminal auth)
         await expect(settings.method(agent.id, "claude-login")).toContainText("claude-agent-acp --cli");
       }
-      if (agent.id !== "claude-code") {
-        // known at start (probed, not at the first New session): New is not offered
-        await expect(
-          page.locator(`[data-testid="backend-section"][data-backend-id="${agent.id}"]`).getByTestId("new-session"),
-        ).toBeDisabled();
-        // New session says why it cannot, with the ways to log in
-        const refused = await page.request.post(`/api/backends/${agent.id}/sessions`, {
-          data: {},
-          headers: { origin: vendorStack.url },
-        });
-        expect(refused.status()).toBe(503);
-        expect(await refused.text()).toContain(agent.named);
-      }
+      // known at start (Codex and Gemini probed with a session; Claude Code reports its own login),
+      // not at the first New session: New is not offered
+      await expect(
+        page.locator(`[data-testid="backend-section"][data-backend-id="${agent.id}"]`).getByTestId("new-session"),
+      ).toBeDisabled();
+      // New session says why it cannot, with the ways to log in
+      const refused = await page.request.post(`/api/backends/${agent.id}/sessions`, {
+        data: {},
+        headers: { origin: vendorStack.url },
+      });
+      expect(refused.status()).toBe(503);
+      expect(await refused.text()).toContain(agent.named);
 
       await settings.enter(agent.id, agent.method, agent.variable, KEY);
       await expect(settings.row(agent.id)).toHaveAttribute("data-status", "ready", { timeout: 60_000 });

@@ -14,7 +14,9 @@ import { assistantText, type ConformanceHost, shellCall, toolBlocks } from "./co
 
 /** Registers the checks (inside the suite's describe). */
 export function stopChecks(h: ConformanceHost) {
-  const bash = (command: string): ScriptedTurn => ({ toolCalls: [shellCall(h.target(), command, "A command to stop")] });
+  const bash = (command: string): ScriptedTurn => ({
+    toolCalls: [shellCall(h.target(), command, "A command to stop")],
+  });
   const skipUnlessDeclared = (ctx: { skip(cond: boolean, why: string): void }) => {
     if (!h.target().stopsInEveryState) ctx.skip(true, "the target does not take part in the stop-state checks yet");
   };

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AgentSetup } from "../../testkit/acp-env";
-import { claudeCodeAgent, codexAgent } from "../../testkit/acp-vendor-env";
+import { VENDOR_AGENTS } from "../../testkit/acp-vendor-stack";
 import { copilotHeadless } from "../../testkit/copilot-env";
 import { createOpencodeHome, createWorkspace } from "../../testkit/opencode-env";
 import { startOpencodeServer } from "../../testkit/opencode-server";
@@ -148,21 +148,18 @@ export function acpTarget(makeAgent: (modelBaseUrl: string) => Promise<AgentSetu
 export function acpVendorTarget(which: "codex" | "claude-code", version: 1 | 2) {
   return async (): Promise<ConformanceTarget> => {
     const model = await startScriptedModel();
-    const agent = await (which === "codex" ? codexAgent : claudeCodeAgent)({ modelUrl: model.url });
+    const vendor = VENDOR_AGENTS.find((a) => a.id === which)!;
+    const agent = await vendor.setup({ modelUrl: model.url });
     const env = which === "codex" ? agent.env : { ...agent.env, ANTHROPIC_API_KEY: "sk-conformance" };
     const workspace = await createWorkspace();
     const store = new SqliteStore(path.join(agent.home, "switchboard.db"));
     return {
       ...modelControls(model),
       asksPermission: true,
-      // each model's own shell tool (testkit/acp-vendor-stack.ts); Codex asks when a command wants to leave its sandbox
-      shell:
-        which === "codex"
-          ? (cmd, justification) => ({
-              name: "exec_command",
-              arguments: { cmd, sandbox_permissions: "require_escalated", justification },
-            })
-          : (command, description) => ({ name: "Bash", arguments: { command, description } }),
+      // each model's own shell tool (testkit/acp-vendor-stack.ts); Claude Code runs read-only commands
+      // such as `echo` without asking, a write makes it ask
+      shell: (command, description) =>
+        vendor.shell(which === "claude-code" ? `mkdir -p out && ${command}` : command, description),
       async killBackend(adapter) {
         (adapter as AcpAdapter).killProcess("SIGKILL");
       },

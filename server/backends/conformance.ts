@@ -13,14 +13,7 @@ import { capability } from "../capability";
 import { isApiError } from "../errors";
 import { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
-import {
-  assistantText,
-  type ConformanceTarget,
-  shellCall,
-  TeeSink,
-  toolBlocks,
-  userText,
-} from "./conformance-harness";
+import { assistantText, type ConformanceTarget, shellCall, TeeSink, toolBlocks, userText } from "./conformance-harness";
 import { capabilityChecks } from "./conformance-capabilities";
 import { stopChecks } from "./conformance-stop";
 import type { BackendAdapter } from "./types";

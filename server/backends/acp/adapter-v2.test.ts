@@ -135,7 +135,8 @@ describe("AcpAdapter over ACP v2 (fake agent, SDK agent side)", () => {
     expect(text(await turn(adapter, sink, s, "hello"))).toBe("Hello from the fake agent.");
     expect(calls(adapter.logs(), "session/resume")).toEqual(['v2 session/resume {"replayFrom":null}']);
     expect((await adapter.listSessions({ limit: 10 })).items.map((x) => x.id)).toContain(s.id);
-    expect(calls(adapter.logs(), "session/list").length).toBeGreaterThan(0);
+    // the agent's stderr (where the fake notes each call) is read as it comes
+    await until(() => calls(adapter.logs(), "session/list").length > 0, "session/list in the agent's log");
 
     // a console that never saw the session loads it from the agent: resume replaying from the start
     await adapter.stop();

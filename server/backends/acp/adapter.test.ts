@@ -283,6 +283,31 @@ describe("AcpAdapter (fake agent)", () => {
     });
   });
 
+  it("an agent that reports its own login (_auth/status_update): not logged in is auth-required before any New session; a login is ready", async () => {
+    const { adapter } = make({ env: { FAKE_AUTH_STATUS: "none" } });
+    await adapter.start();
+    await until(
+      () => !["starting", "connecting"].includes(adapter.info().status),
+      "the handshake and the agent's report",
+    );
+    expect(adapter.info()).toMatchObject({
+      status: "auth-required",
+      error: expect.stringContaining('Fake is not logged in (it reports "Not logged in")'),
+    });
+    expect(adapter.info().error).toContain("Run `fake login` in a terminal");
+    const err = await adapter.createSession({}).catch((e: unknown) => e);
+    expect(isApiError(err) && err.code).toBe("backend_down");
+
+    const logged = make({ env: { FAKE_AUTH_STATUS: "api_key" } });
+    await logged.adapter.start();
+    await until(
+      () => !["starting", "connecting"].includes(logged.adapter.info().status),
+      "the handshake and the agent's report",
+    );
+    expect(logged.adapter.info().status).toBe("ready");
+    expect((await logged.adapter.createSession({})).id).toMatch(/^fake-/);
+  });
+
   it("an env_var method: auth-required with its methods until a value is entered, then authenticate and ready; the value stays on the server", async () => {
     const store = new SqliteStore(":memory:");
     const { adapter } = make({ env: { FAKE_ENV_AUTH: "1" } }, undefined, store);

@@ -291,7 +291,8 @@ export class AcpAdapter extends SupervisedAdapter<AcpLink> implements BackendAda
     const c = await this.shell.proc.whenReady();
     try {
       const r = await withTimeout(fn(c), REQUEST_TIMEOUT_MS, what);
-      if (this.shell.status === "auth-required") {
+      // a call that worked shows the agent has what it needs, unless it said itself that it is logged out
+      if (this.shell.status === "auth-required" && !this.auth.reportedLoggedOut) {
         this.auth.blocked = undefined;
         this.shell.setStatus("ready");
       }
@@ -326,6 +327,7 @@ export class AcpAdapter extends SupervisedAdapter<AcpLink> implements BackendAda
 
   async createSession(input: CreateSessionBody): Promise<Session> {
     const cwd = await resolveSessionDirectory(input.directory, this.kept.defaultCwd, this.opts);
+    if (this.auth.reportedLoggedOut && this.auth.blocked) throw ApiError.down(this.auth.blocked);
     const res =
       this.auth.takeSpare(this.shell.proc.current?.gen, cwd) ??
       (await this.call("create a session", (c) => c.conn.newSession(cwd)));

@@ -8,6 +8,7 @@ import { ApiError } from "../../errors";
 import { log } from "../../log";
 import type { LiveStore } from "../../store/store";
 import { withTimeout } from "../shared/agent-process";
+import { obj } from "../shared/values";
 import {
   API_KEY_FIELD,
   authHelp,
@@ -47,6 +48,19 @@ const credentialsKey = (backendId: string) => `acp-credentials:${backendId}`;
 const keysKey = (backendId: string) => `acp-method-keys:${backendId}`;
 
 /** What the post-handshake check needs of `initialize`'s `agentCapabilities`. */
+/**
+ * How long the check waits for an agent's first `_auth/status_update` (./link.ts): claude-agent-acp
+ * bounds its `claude auth status` read at 5 s (dist/auth-status.js, AUTH_STATUS_PROBE_TIMEOUT_MS).
+ */
+const AUTH_STATUS_WAIT_MS = 7_000;
+
+/** `initialize` declared the authStatus extension (`_meta.authStatus` among v1's `agentCapabilities` or v2's `capabilities`). */
+function reportsAuthStatus(raw: unknown): boolean {
+  const r = obj(raw);
+  const caps = obj(r.capabilities ?? r.agentCapabilities);
+  return obj(caps._meta).authStatus !== undefined;
+}
+
 export interface ProbeCaps {
   /** The agent declares `session/close`: the check opens its session in a temporary directory and closes it. */
   canClose: boolean;
@@ -63,6 +77,11 @@ export class AcpAuth {
   readonly env: Record<string, string>;
   /** Why the agent cannot open a session (the post-handshake check, or a failed `authenticate`). */
   blocked: string | undefined;
+  /**
+   * The agent itself reported it is not logged in (`_auth/status_update`, kind "none"): New session is
+   * refused with `blocked` even though the agent would open one (Claude Code fails only at the prompt).
+   */
+  reportedLoggedOut = false;
   /** The session the post-handshake check opened, handed to the first new session in its directory. */
   private spare: { gen: number; cwd: string; res: SessionSetup & { sessionId: string } } | undefined;
   /** Device-code sign-ins started from Settings. */
@@ -119,10 +138,11 @@ export class AcpAuth {
     this.methods = withTerminalCommands(withKnownMethods(readAuthMethods(raw), agentName), this.o.command ?? []);
     this.spare = undefined;
     this.device.reset();
-    this.blocked = await this.probe(conn, gen, caps);
+    this.reportedLoggedOut = false;
+    this.blocked = await this.probe(conn, gen, raw, caps);
   }
 
-  private async probe(conn: AcpLink, gen: number, caps: ProbeCaps): Promise<string | undefined> {
+  private async probe(conn: AcpLink, gen: number, raw: unknown, caps: ProbeCaps): Promise<string | undefined> {
     const method = satisfiedMethod(this.methods, this.env);
     if (method) {
       if (method.origin !== "agent") return undefined;
@@ -149,6 +169,14 @@ export class AcpAuth {
         log.warn("ACP authenticate failed", { backend: this.o.backendId, method: keyed.id, error: agentMessage(err) });
         return `${keyed.name} failed: ${agentMessage(err)}. ${authHelp(this.methods)}`;
       }
+    }
+    if (reportsAuthStatus(raw)) {
+      // the agent tells its own login (claude-agent-acp reads `claude auth status` after initialize)
+      const status = await conn.authStatusReported(AUTH_STATUS_WAIT_MS);
+      this.reportedLoggedOut = status?.kind === "none";
+      if (status?.kind === "none")
+        return `${this.o.label} is not logged in${status.label ? ` (it reports "${status.label}")` : ""}. ${authHelp(this.methods)}`;
+      if (status) return undefined;
     }
     if (!shouldProbe(this.methods, this.env)) return undefined;
     return caps.canClose ? this.probeAndClose(conn) : this.probeAndKeep(conn, gen);

@@ -11,6 +11,18 @@ import { type AgreedInit, v2Drops, v2Init, v2Setup } from "./v2-shapes";
 
 export type AcpVersion = 1 | 2;
 
+/**
+ * The authStatus extension (claude-agent-acp 0.101.0, dist/auth-status.js): an agent that declares
+ * `_meta.authStatus` among its capabilities pushes `_auth/status_update` with `{authStatus: {kind,
+ * label}}` once its own login is read after `initialize` (`kind: "none"`: not logged in); silence
+ * means it cannot tell.
+ */
+export const AUTH_STATUS_UPDATE = "_auth/status_update";
+export interface AgentAuthStatus {
+  kind: string;
+  label?: string;
+}
+
 /** The SDK client apps of one agent process (their handlers: ./client.ts). */
 export interface LinkApps {
   v1(): acp1.ClientApp;
@@ -58,6 +70,9 @@ export class AcpLink {
   private rawInit: unknown;
   /** v2: `session/prompt` requests in flight, by JSON-RPC id → agent session id. */
   private prompts = new Map<string | number, string>();
+  /** The agent's newest `_auth/status_update` push (the authStatus extension), and who waits for one. */
+  private authStatus: AgentAuthStatus | undefined;
+  private authWaiters: Array<(s: AgentAuthStatus) => void> = [];
 
   constructor(
     p: SupervisedProcess,
@@ -74,6 +89,16 @@ export class AcpLink {
   private incoming(m: acp1.AnyMessage) {
     if (this.rawInit === undefined && "result" in m && m.result && typeof m.result === "object")
       if ("protocolVersion" in m.result) this.rawInit = m.result;
+    if ("method" in m && m.method === AUTH_STATUS_UPDATE) {
+      // a notification the SDK apps do not know (they drop it): read here, in either version
+      const status = obj(obj(m.params).authStatus);
+      const kind = str(status.kind);
+      if (kind) {
+        this.authStatus = { kind, ...(str(status.label) ? { label: str(status.label) } : {}) };
+        for (const w of this.authWaiters.splice(0)) w(this.authStatus);
+      }
+      return;
+    }
     if (this.version !== 2) return;
     if ("method" in m && m.method === "session/update" && !("id" in m && m.id !== undefined)) {
       const p = obj(m.params);
@@ -86,6 +111,25 @@ export class AcpLink {
       this.prompts.delete(m.id);
       if ("result" in m && obj(m.result).stopReason !== undefined) this.watch.v1PromptResult(sid);
     }
+  }
+
+  /**
+   * The agent's own login as it reports it (`_auth/status_update`), waiting up to `timeoutMs` for the
+   * first push; undefined when it reports nothing (its way of saying "cannot tell").
+   */
+  authStatusReported(timeoutMs: number): Promise<AgentAuthStatus | undefined> {
+    if (this.authStatus) return Promise.resolve(this.authStatus);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.authWaiters = this.authWaiters.filter((w) => w !== done);
+        resolve(undefined);
+      }, timeoutMs);
+      const done = (s: AgentAuthStatus) => {
+        clearTimeout(timer);
+        resolve(s);
+      };
+      this.authWaiters.push(done);
+    });
   }
 
   private outgoing(m: acp1.AnyMessage) {

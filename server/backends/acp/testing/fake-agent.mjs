@@ -28,7 +28,10 @@
  * restart, like a real agent's session store), FAKE_DEVICE_AUTH=<file> (codex-acp 2.6.0's
  * "ChatGPT (device code)" method, listed only to clients with URL elicitation: session/new needs a
  * login; its `authenticate` sends a URL elicitation with the code, as codex-acp does, and succeeds once
- * <file> exists — the user finished at the link).
+ * <file> exists — the user finished at the link), FAKE_AUTH_STATUS=<kind> (declares the authStatus
+ * extension and pushes `_auth/status_update` with that kind after initialize, as claude-agent-acp
+ * 0.101.0 does once `claude auth status` answers: dist/auth-status.js, dist/acp-agent.js `initialize`;
+ * "none" is its "Not logged in").
  */
 import fs from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -128,13 +131,17 @@ const modes = (s) => ({
   ],
 });
 
-const app = agent({ name: "fake-agent" })
-  .onRequest(methods.agent.initialize, ({ params }) => ({
+const authStatusKind = process.env.FAKE_AUTH_STATUS;
+
+/** The initialize result (v1). */
+function initializeResult(params) {
+  return {
     protocolVersion: 1,
     agentCapabilities: {
       loadSession: !noLoad,
       promptCapabilities: { image: false, embeddedContext: false },
       sessionCapabilities: noLoad ? {} : { list: {}, close: {} },
+      ...(authStatusKind ? { _meta: { authStatus: {} } } : {}),
     },
     authMethods: [
       { id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal" },
@@ -161,7 +168,20 @@ const app = agent({ name: "fake-agent" })
         : []),
     ],
     agentInfo: { name: "Fake", title: "Fake Agent", version: "9.9.9" },
-  }))
+  };
+}
+
+const app = agent({ name: "fake-agent" })
+  .onRequest(methods.agent.initialize, ({ params, client }) => {
+    if (authStatusKind) {
+      // pushed after the initialize response, never before it (claude-agent-acp's order)
+      setTimeout(() => {
+        const label = authStatusKind === "none" ? "Not logged in" : "API key";
+        client.notify("_auth/status_update", { authStatus: { kind: authStatusKind, label } }).catch(() => {});
+      }, 50);
+    }
+    return initializeResult(params);
+  })
   .onRequest(methods.agent.session.new, ({ params, client }) => {
     if (needsAuth || ((envAuth || deviceFile) && !authenticated)) throw RequestError.authRequired();
     const sessionId = `fake-${process.pid}-${++counter}`;
