@@ -100,8 +100,12 @@ it("lists claude-agent-acp's terminal login as the command to run, beside the co
       "claude-login:terminal:claude-agent-acp --cli",
       "anthropic-api-key:env_var:",
     ]);
-    // it opens sessions without a login (the first prompt is what fails): nothing to probe
-    expect(adapter.info().status).toBe("ready");
+    // it would open sessions without a login (the first prompt is what fails), but it reports its own
+    // login after initialize (`_auth/status_update` from `claude auth status`): logged out, before any New
+    expect(adapter.info().status).toBe("auth-required");
+    expect(adapter.info().error).toContain('Claude is not logged in (it reports "Not logged in")');
+    expect(adapter.info().error).toContain("ANTHROPIC_API_KEY");
+    await expect(adapter.createSession({})).rejects.toMatchObject({ code: "backend_down" });
   } finally {
     await adapter.stop();
   }
