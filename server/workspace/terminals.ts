@@ -72,7 +72,7 @@ export interface TerminalCommand {
   /** Another user's process (SWITCHBOARD_AGENT_USER). */
   uid?: number;
   gid?: number;
-  /** Called once with the command's exit code. */
+  /** Called once with the command's exit code, unless the console ended it (closed, idle, stopping). */
   onExit?(code: number): void;
 }
 
@@ -142,8 +142,12 @@ class Terminal {
     this.info.rows = rows;
   }
 
+  /** Set when the console ends it (closed, idle, stopping): its exit is not the command's own. */
+  killed = false;
+
   /** Ends the shell and every process of its session (jobs it started included). */
   async kill(): Promise<void> {
+    this.killed = true;
     const sid = this.pty.pid;
     if (this.info.exitCode === undefined) {
       try {
@@ -273,7 +277,7 @@ export class TerminalManager {
     if (run.onExit) {
       const onExit = run.onExit;
       t.follow(Number.MAX_SAFE_INTEGER, (e) => {
-        if ("exit" in e) onExit(e.exit);
+        if ("exit" in e && !t.killed) onExit(e.exit);
       });
     }
     this.terminals.set(info.id, t);
