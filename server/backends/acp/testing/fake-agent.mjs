@@ -87,7 +87,7 @@ if (loginMode) {
 } else {
   process.stdout.write("Fake ACP agent starting (this banner is not JSON)\n");
 }
-process.stderr.write(`fake agent pid ${process.pid}\n`);
+if (!loginMode) process.stderr.write(`fake agent pid ${process.pid}\n`);
 
 /** sessionId -> {cwd, title, history: SessionUpdate[], cancelled, mode, model, yolo} */
 const stateFile = process.env.FAKE_STATE;
