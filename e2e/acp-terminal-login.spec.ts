@@ -55,19 +55,31 @@ for (const theme of ["dark", "light"]) {
     ]);
     await ctx.addInitScript((t) => localStorage.setItem("sb-theme", t), theme);
     const page = await ctx.newPage();
-    const xtermScripts: string[] = [];
     const settings = new BackendAuthPage(page);
     await settings.goto();
     const row = settings.row("term");
     await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 30_000 });
     const method = settings.method("term", "fake-terminal-login");
     await expect(method).toContainText(`Run in a terminal: node ${FAKE} --login`);
-    // xterm.js is not on the page until a login runs
-    expect(await page.locator(".xterm").count()).toBe(0);
-    page.on("request", (r) => r.resourceType() === "script" && xtermScripts.push(r.url()));
+    // xterm.js is not in the Settings page's scripts until a login runs (its helper textarea's class marks its code)
+    const scripts = () =>
+      page.evaluate(() =>
+        performance
+          .getEntriesByType("resource")
+          .map((e) => e.name)
+          .filter((n) => n.endsWith(".js")),
+      );
+    const hasXterm = async (urls: string[]) => {
+      for (const u of urls)
+        if ((await (await page.request.get(u)).text()).includes("xterm-helper-textarea")) return true;
+      return false;
+    };
+    const initial = await scripts();
+    expect(initial.length).toBeGreaterThan(0);
+    expect(await hasXterm(initial)).toBe(false);
 
     const dialog = await settings.runInTerminal("term", "fake-terminal-login");
-    expect(xtermScripts.length).toBeGreaterThan(0);
+    expect(await hasXterm((await scripts()).filter((u) => !initial.includes(u)))).toBe(true);
     await expect(dialog.getByTestId("login-terminal-command")).toHaveText(`node ${FAKE} --login`);
     await expect(dialog.locator(".xterm-rows")).toContainText("Paste the code");
     await settings.typeInTerminal(dialog, "4821");

@@ -58,7 +58,14 @@ export default function LoginTerminal({
   };
 
   return (
-    <Modal title={title} onClose={close} testId="login-terminal" className="h-[min(560px,90dvh)] max-w-[860px]">
+    // Escape belongs to the login (a TUI may use it): the close button ends the dialog.
+    <Modal
+      title={title}
+      onClose={close}
+      escapeCloses={false}
+      testId="login-terminal"
+      className="h-[min(560px,90dvh)] max-w-[860px]"
+    >
       <div className="flex h-8 shrink-0 items-center gap-2 border-b border-border px-3 text-[12px]">
         <span className="truncate font-mono text-muted" data-testid="login-terminal-command">
           {term?.command ?? "Starting…"}
