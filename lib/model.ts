@@ -118,6 +118,8 @@ export const BackendAuthMethod = z.object({
   link: z.string().optional(),
   /** For `terminal`: the command line to run. */
   command: z.string().optional(),
+  /** A terminal login the console can run in its own terminal: Settings offers *Run in terminal*. */
+  runInTerminal: z.boolean().optional(),
   origin: z.enum(["agent", "console"]).optional(),
   /** An `agent` method the console runs for the user (a device-code login): Settings offers *Sign in*. */
   signIn: z.boolean().optional(),

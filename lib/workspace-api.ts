@@ -62,6 +62,11 @@ export const TerminalResizeBody = z.object({ cols, rows }).strict();
 export type TerminalResizeBody = z.infer<typeof TerminalResizeBody>;
 export const TerminalInputBody = z.object({ data: z.string().min(1).max(65_536) }).strict();
 export type TerminalInputBody = z.infer<typeof TerminalInputBody>;
+/** `POST /api/backends/{id}/login-terminal`: a backend's terminal login (Settings → *Run in terminal*). */
+export const LoginTerminalBody = z
+  .object({ methodId: z.string().min(1).max(200), cols: cols.default(80), rows: rows.default(24) })
+  .strict();
+export type LoginTerminalBody = z.infer<typeof LoginTerminalBody>;
 export const TerminalStreamQuery = z.object({ after: z.coerce.number().int().min(0).optional() }).strict();
 
 export interface TerminalSummary {

@@ -1,30 +1,11 @@
 "use client";
-import "@xterm/xterm/css/xterm.css";
-import { FitAddon } from "@xterm/addon-fit";
-import { Terminal } from "@xterm/xterm";
-import { useCallback, useEffect, useRef, useState } from "react";
-import type { TerminalFrame, TerminalSummary } from "@/lib/workspace-api";
+import { useCallback, useEffect, useState } from "react";
+import type { TerminalSummary } from "@/lib/workspace-api";
 import { apiGet, apiSend, sessionPath } from "@/lib/client/api-client";
 import { useRoleReason } from "@/lib/hooks/use-me";
 import { cx } from "../ui/cx";
 import { IconX } from "../ui/icons";
-
-/** The console's palette, read from its CSS variables, for the terminal. */
-function themeOf(): Record<string, string> {
-  const css = getComputedStyle(document.documentElement);
-  const v = (name: string) => css.getPropertyValue(name).trim();
-  return {
-    background: v("--sb-sunken"),
-    foreground: v("--sb-fg"),
-    cursor: v("--sb-accent"),
-    selectionBackground: `${v("--sb-accent")}55`,
-    red: v("--sb-err"),
-    green: v("--sb-ok"),
-    yellow: v("--sb-warn"),
-    blue: v("--sb-accent"),
-    cyan: v("--sb-info"),
-  };
-}
+import { Xterm } from "./xterm-view";
 
 /**
  * A terminal in the session's directory (docs/workspace.md): xterm.js on the console's terminal
@@ -156,85 +137,4 @@ export function TerminalView({ backendId, sessionId }: { backendId: string; sess
       )}
     </div>
   );
-}
-
-function Xterm({ url, onExit }: { url: string; onExit(): void }) {
-  const host = useRef<HTMLDivElement>(null);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: one terminal per url (the component is keyed by it)
-  useEffect(() => {
-    const el = host.current;
-    if (!el) return;
-    const term = new Terminal({
-      fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace",
-      fontSize: 12.5,
-      cursorBlink: true,
-      scrollback: 5000,
-      theme: themeOf(),
-    });
-    const fit = new FitAddon();
-    term.loadAddon(fit);
-    term.open(el);
-
-    // Keys in order, one request at a time; what was typed meanwhile goes in the next one.
-    let pending = "";
-    let sending = false;
-    const pump = async () => {
-      if (sending || pending === "") return;
-      sending = true;
-      const data = pending.slice(0, 60_000);
-      pending = pending.slice(data.length);
-      try {
-        await apiSend("POST", `${url}/input`, { data });
-      } catch {
-        /* the stream says when the shell is gone */
-      }
-      sending = false;
-      void pump();
-    };
-    const typed = term.onData((d) => {
-      pending += d;
-      void pump();
-    });
-
-    let lastSize = "";
-    const resize = () => {
-      try {
-        fit.fit();
-      } catch {
-        return;
-      }
-      const size = `${term.cols}x${term.rows}`;
-      if (size === lastSize) return;
-      lastSize = size;
-      void apiSend("POST", `${url}/resize`, { cols: term.cols, rows: term.rows }).catch(() => undefined);
-    };
-    const observer = new ResizeObserver(() => resize());
-    observer.observe(el);
-    resize();
-
-    const source = new EventSource(`${url}/stream`);
-    source.onmessage = (ev) => {
-      const frame = JSON.parse(ev.data) as TerminalFrame;
-      if ("data" in frame) term.write(frame.data);
-      else {
-        term.write(`\r\n\x1b[2m[the shell exited with code ${frame.exit}]\x1b[0m\r\n`);
-        source.close();
-        onExit();
-      }
-    };
-    // Follow the console's theme while open.
-    const themeWatch = new MutationObserver(() => {
-      term.options.theme = themeOf();
-    });
-    themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
-    term.focus();
-    return () => {
-      source.close();
-      observer.disconnect();
-      themeWatch.disconnect();
-      typed.dispose();
-      term.dispose();
-    };
-  }, [url]);
-  return <div ref={host} className="min-h-0 flex-1 bg-sunken p-1.5" data-testid="terminal" />;
 }

@@ -1,15 +1,20 @@
 "use client";
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import type { BackendCredentialsBody, BackendLoginBody } from "@/lib/api";
 import type { BackendAuthMethod } from "@/lib/model";
 import { apiSend } from "@/lib/client/api-client";
+import { useRoleReason } from "@/lib/hooks/use-me";
+
+// The login terminal and xterm.js load when a login is run, never with the page.
+const LoginTerminal = lazy(() => import("./login-terminal"));
 
 /**
  * An ACP agent's ways to authenticate (what it advertised at `initialize`). `env_var` methods take
  * their variables here: the values go to the server (`POST …/credentials`) and never come back — a
  * variable that has one shows as "set". Key-taking `agent` methods take their key the same way; a
- * device-code login (`signIn`) is started here and shows the link and the code the agent sends.
+ * device-code login (`signIn`) is started here and shows the link and the code the agent sends; a
+ * terminal login (`runInTerminal`) runs in the console's terminal, in a dialog, for admins.
  */
 export function AuthMethods({
   backendId,
@@ -22,44 +27,68 @@ export function AuthMethods({
 }) {
   // Opens by itself when the backend needs a login; stays as the user left it after that.
   const [open, setOpen] = useState(needed);
+  const [running, setRunning] = useState<BackendAuthMethod | null>(null);
+  const manage = !useRoleReason("admin");
   useEffect(() => {
     if (needed) setOpen(true);
   }, [needed]);
   if (!methods.length) return null;
   return (
-    <details
-      className="mt-2 rounded-md border border-border px-3 py-2 text-[12px]"
-      open={open}
-      onToggle={(e) => setOpen(e.currentTarget.open)}
-      data-testid="auth-methods"
-    >
-      <summary className="cursor-pointer text-muted">
-        Authentication ({methods.length} method{methods.length === 1 ? "" : "s"})
-      </summary>
-      <ul className="mt-2 space-y-2">
-        {methods.map((m) => (
-          <li key={m.id} data-testid="auth-method" data-method-id={m.id} data-type={m.type}>
-            <div className="font-medium text-fg">
-              {m.name}
-              {m.origin === "console" && (
-                <span className="ml-1.5 font-normal text-faint">
-                  (known to the console; the agent does not advertise it)
-                </span>
+    <>
+      <details
+        className="mt-2 rounded-md border border-border px-3 py-2 text-[12px]"
+        open={open}
+        onToggle={(e) => setOpen(e.currentTarget.open)}
+        data-testid="auth-methods"
+      >
+        <summary className="cursor-pointer text-muted">
+          Authentication ({methods.length} method{methods.length === 1 ? "" : "s"})
+        </summary>
+        <ul className="mt-2 space-y-2">
+          {methods.map((m) => (
+            <li key={m.id} data-testid="auth-method" data-method-id={m.id} data-type={m.type}>
+              <div className="font-medium text-fg">
+                {m.name}
+                {m.origin === "console" && (
+                  <span className="ml-1.5 font-normal text-faint">
+                    (known to the console; the agent does not advertise it)
+                  </span>
+                )}
+              </div>
+              {m.description && <p className="text-muted">{m.description}</p>}
+              {m.command && <p className="font-mono text-muted">Run in a terminal: {m.command}</p>}
+              {m.runInTerminal && manage && (
+                <button
+                  type="button"
+                  onClick={() => setRunning(m)}
+                  data-testid="auth-run-terminal"
+                  className="mt-1 h-7 rounded-md bg-accent px-2.5 font-medium text-accent-fg hover:opacity-90"
+                >
+                  Run in terminal
+                </button>
               )}
-            </div>
-            {m.description && <p className="text-muted">{m.description}</p>}
-            {m.command && <p className="font-mono text-muted">Run in a terminal: {m.command}</p>}
-            {m.link && (
-              <a href={m.link} target="_blank" rel="noreferrer noopener" className="text-accent underline">
-                Get a key
-              </a>
-            )}
-            {m.vars && <EnvVarForm backendId={backendId} method={m} vars={m.vars} />}
-            {m.signIn && <SignIn backendId={backendId} method={m} />}
-          </li>
-        ))}
-      </ul>
-    </details>
+              {m.link && (
+                <a href={m.link} target="_blank" rel="noreferrer noopener" className="text-accent underline">
+                  Get a key
+                </a>
+              )}
+              {m.vars && <EnvVarForm backendId={backendId} method={m} vars={m.vars} />}
+              {m.signIn && <SignIn backendId={backendId} method={m} />}
+            </li>
+          ))}
+        </ul>
+      </details>
+      {running && (
+        <Suspense fallback={null}>
+          <LoginTerminal
+            backendId={backendId}
+            methodId={running.id}
+            title={running.name}
+            onClose={() => setRunning(null)}
+          />
+        </Suspense>
+      )}
+    </>
   );
 }
 

@@ -17,6 +17,7 @@ export function Modal({
   initialFocus,
   placement = "center",
   hideTitle,
+  escapeCloses = true,
 }: {
   title: string;
   onClose(): void;
@@ -26,10 +27,12 @@ export function Modal({
   initialFocus?: RefObject<HTMLElement | null>;
   placement?: "center" | "top";
   hideTitle?: boolean;
+  /** false: Escape is left to what has the focus (a terminal); the close button and the backdrop still close it. */
+  escapeCloses?: boolean;
 }) {
   const panel = useRef<HTMLDivElement>(null);
   const titleId = useId();
-  useFocusTrap(panel, { onEscape: onClose, ...(initialFocus ? { initialFocus } : {}) });
+  useFocusTrap(panel, { ...(escapeCloses ? { onEscape: onClose } : {}), ...(initialFocus ? { initialFocus } : {}) });
   return (
     <div
       className={cx(

@@ -27,4 +27,18 @@ export class BackendAuthPage {
     await m.getByTestId("auth-save").click();
     await expect(m.getByTestId("auth-var-set")).toBeVisible();
   }
+
+  /** A terminal login's *Run in terminal*: the dialog with the login running in xterm.js. */
+  async runInTerminal(backendId: string, methodId: string): Promise<Locator> {
+    await this.method(backendId, methodId).getByTestId("auth-run-terminal").click();
+    const dialog = this.page.getByTestId("login-terminal");
+    await expect(dialog.locator(".xterm")).toBeVisible();
+    return dialog;
+  }
+
+  /** Types into the login terminal (xterm.js takes the keys in its hidden textarea). */
+  async typeInTerminal(dialog: Locator, text: string) {
+    await dialog.locator(".xterm").click();
+    await this.page.keyboard.type(text);
+  }
 }

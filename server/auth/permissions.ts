@@ -206,6 +206,18 @@ export const ROUTE_RULES: readonly RouteRule[] = [
   { method: "POST", path: `${B}/auth`, need: "admin" },
   { method: "POST", path: `${B}/credentials`, need: "admin" },
   { method: "POST", path: `${B}/login`, need: "admin" },
+  // A backend's terminal login (Settings → *Run in terminal*): a process with the agent's environment.
+  {
+    method: "POST",
+    path: `${B}/login-terminal`,
+    need: "admin",
+    audit: "terminal.open",
+    detail: (b, a) => ({ ...pick("methodId")(b), ...pick("id")(a) }),
+  },
+  { method: "DELETE", path: `${B}/login-terminal/[terminalId]`, need: "admin" },
+  { method: "GET", path: `${B}/login-terminal/[terminalId]/stream`, need: "admin" },
+  { method: "POST", path: `${B}/login-terminal/[terminalId]/input`, need: "admin" },
+  { method: "POST", path: `${B}/login-terminal/[terminalId]/resize`, need: "admin" },
   { method: "POST", path: `${B}/restart`, need: "admin" },
   { method: "POST", path: "/api/a2a/card", need: "admin" },
   {

@@ -121,8 +121,24 @@ export interface BackendAdapter {
    * server, passed to this agent only, which is restarted with them. An empty value removes a variable.
    */
   setCredentials?(methodId: string, vars: Record<string, string>): Promise<void>;
+  /**
+   * A terminal login (`authMethods[].runInTerminal`): the command to run in the console's terminal,
+   * with the environment and directory the agent process gets, so the login lands where it reads it.
+   */
+  terminalLogin?(methodId: string): TerminalLogin;
   /** Starts a sign-in the agent runs (ACP device-code login); its link and code show in `authMethods`. */
   signIn?(methodId: string): Promise<void>;
   /** The backend is removed: drop what it kept in the store besides transcripts (its credentials). */
   forget?(): void;
+}
+
+/** What `BackendAdapter.terminalLogin` runs. */
+export interface TerminalLogin {
+  /** The command and its arguments (the first resolved like the agent's own command). */
+  run: string[];
+  /** The command line as Settings shows it. */
+  display: string;
+  /** The agent's own environment: its config's `env` and the stored credentials, before the console's basics. */
+  env: Record<string, string>;
+  cwd: string;
 }

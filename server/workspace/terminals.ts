@@ -50,6 +50,30 @@ export interface TerminalInfo {
   rows: number;
   /** Set once the shell has exited. */
   exitCode?: number;
+  /** A terminal that runs one command (a login): its command line, as shown. */
+  command?: string;
+}
+
+/**
+ * Whose terminal it is: a session's shell (`session`, the session routes), or a backend's login
+ * command (`login`, Settings → *Run in terminal*, its own routes under the backend). The routes of
+ * one kind never reach a terminal of the other, whatever id they are given.
+ */
+export type TerminalKind = "session" | "login";
+
+/** A command to run in a terminal instead of the shell. */
+export interface TerminalCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** The command line shown. */
+  display: string;
+  /** Another user's process (SWITCHBOARD_AGENT_USER). */
+  uid?: number;
+  gid?: number;
+  /** Called once with the command's exit code, unless the console ended it (closed, idle, stopping). */
+  onExit?(code: number): void;
 }
 
 type Listener = (event: { chunk: TerminalChunk } | { exit: number }) => void;
@@ -66,6 +90,7 @@ class Terminal {
     info: TerminalInfo,
     private pty: IPty,
     private limits: TerminalLimits,
+    readonly kind: TerminalKind = "session",
   ) {
     this.info = info;
     pty.onData((data) => {
@@ -117,8 +142,12 @@ class Terminal {
     this.info.rows = rows;
   }
 
+  /** Set when the console ends it (closed, idle, stopping): its exit is not the command's own. */
+  killed = false;
+
   /** Ends the shell and every process of its session (jobs it started included). */
   async kill(): Promise<void> {
+    this.killed = true;
     const sid = this.pty.pid;
     if (this.info.exitCode === undefined) {
       try {
@@ -185,50 +214,102 @@ export class TerminalManager {
     this.sweep.unref();
   }
 
+  /** A shell in a session's directory `cwd`. */
   open(backendId: string, sessionId: string, cwd: string, size: { cols: number; rows: number }): TerminalInfo {
+    const shell = process.env.SHELL && fs.existsSync(process.env.SHELL) ? process.env.SHELL : "/bin/bash";
+    return this.spawnIn(
+      "session",
+      backendId,
+      sessionId,
+      { file: shell, args: [], env: agentEnvironment({ name: "terminal" }), cwd },
+      size,
+    );
+  }
+
+  /**
+   * One command in a terminal of kind `login` under `scope` (Settings → *Run in terminal*: a backend's
+   * terminal login, scope "login"): what that scope had running is closed first, so a backend has one.
+   */
+  async openCommand(
+    backendId: string,
+    scope: string,
+    command: TerminalCommand,
+    size: { cols: number; rows: number },
+  ): Promise<TerminalInfo> {
+    for (const t of this.list(backendId, scope, "login")) await this.close(backendId, scope, t.id, "login");
+    return this.spawnIn("login", backendId, scope, command, size);
+  }
+
+  private spawnIn(
+    kind: TerminalKind,
+    backendId: string,
+    sessionId: string,
+    run: Omit<TerminalCommand, "display"> & { display?: string },
+    size: { cols: number; rows: number },
+  ): TerminalInfo {
     const live = [...this.terminals.values()].filter((t) => t.info.exitCode === undefined);
     if (
-      live.filter((t) => t.info.backendId === backendId && t.info.sessionId === sessionId).length >=
+      live.filter((t) => t.kind === kind && t.info.backendId === backendId && t.info.sessionId === sessionId).length >=
       this.limits.perSession
     )
       throw ApiError.conflict(`A session may have at most ${this.limits.perSession} terminals open: close one first`);
     if (live.length >= this.limits.total)
       throw ApiError.conflict(`The console has ${this.limits.total} terminals open, its limit: close one first`);
-    const shell = process.env.SHELL && fs.existsSync(process.env.SHELL) ? process.env.SHELL : "/bin/bash";
-    const env = { ...agentEnvironment({ name: "terminal" }), TERM: "xterm-256color", COLORTERM: "truecolor" };
-    const pty = spawn(shell, [], { name: "xterm-256color", cols: size.cols, rows: size.rows, cwd, env });
-    const info: TerminalInfo = { id: randomUUID(), backendId, sessionId, cwd, createdAt: Date.now(), ...size };
-    const t = new Terminal(info, pty, this.limits);
+    const env = { ...run.env, TERM: "xterm-256color", COLORTERM: "truecolor" };
+    const pty = spawn(run.file, run.args, {
+      name: "xterm-256color",
+      cols: size.cols,
+      rows: size.rows,
+      cwd: run.cwd,
+      env,
+      ...(run.uid !== undefined && run.gid !== undefined ? { uid: run.uid, gid: run.gid } : {}),
+    });
+    const info: TerminalInfo = {
+      id: randomUUID(),
+      backendId,
+      sessionId,
+      cwd: run.cwd,
+      createdAt: Date.now(),
+      ...size,
+      ...(run.display ? { command: run.display } : {}),
+    };
+    const t = new Terminal(info, pty, this.limits, kind);
+    if (run.onExit) {
+      const onExit = run.onExit;
+      t.follow(Number.MAX_SAFE_INTEGER, (e) => {
+        if ("exit" in e && !t.killed) onExit(e.exit);
+      });
+    }
     this.terminals.set(info.id, t);
-    log.info("terminal opened", { backendId, sessionId, terminal: info.id, pid: pty.pid });
+    log.info("terminal opened", { backendId, sessionId, kind, terminal: info.id, pid: pty.pid });
     return { ...info };
   }
 
   /** The terminal, when it belongs to that session (404 otherwise: another session's id reveals nothing). */
-  get(backendId: string, sessionId: string, id: string): Terminal {
+  get(backendId: string, sessionId: string, id: string, kind: TerminalKind = "session"): Terminal {
     const t = this.terminals.get(id);
-    if (!t || t.info.backendId !== backendId || t.info.sessionId !== sessionId)
+    if (!t || t.kind !== kind || t.info.backendId !== backendId || t.info.sessionId !== sessionId)
       throw ApiError.notFound("No such terminal");
     return t;
   }
 
-  list(backendId: string, sessionId: string): TerminalInfo[] {
+  list(backendId: string, sessionId: string, kind: TerminalKind = "session"): TerminalInfo[] {
     return [...this.terminals.values()]
-      .filter((t) => t.info.backendId === backendId && t.info.sessionId === sessionId)
+      .filter((t) => t.kind === kind && t.info.backendId === backendId && t.info.sessionId === sessionId)
       .map((t) => ({ ...t.info }));
   }
 
-  write(backendId: string, sessionId: string, id: string, data: string) {
+  write(backendId: string, sessionId: string, id: string, data: string, kind: TerminalKind = "session") {
     if (data.length > this.limits.inputChars)
       throw ApiError.badRequest(`Input is limited to ${this.limits.inputChars} characters a call`);
-    this.get(backendId, sessionId, id).write(data);
+    this.get(backendId, sessionId, id, kind).write(data);
   }
 
-  async close(backendId: string, sessionId: string, id: string): Promise<void> {
-    const t = this.get(backendId, sessionId, id);
+  async close(backendId: string, sessionId: string, id: string, kind: TerminalKind = "session"): Promise<void> {
+    const t = this.get(backendId, sessionId, id, kind);
     this.terminals.delete(id);
     await t.kill();
-    log.info("terminal closed", { backendId, sessionId, terminal: id });
+    log.info("terminal closed", { backendId, sessionId, kind, terminal: id });
   }
 
   /** Closes the terminals idle longer than the limit (and forgets those whose shell exited long ago). */

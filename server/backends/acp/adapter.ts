@@ -14,7 +14,7 @@ import { pageMessages } from "../shared/session-list";
 import { SupervisedAdapter, SupervisedShell, shellIdentity } from "../shared/stdio-shell";
 import { keptSessions, type KeptSessions } from "../shared/session-records";
 import { isBusy } from "../shared/turn-lifecycle";
-import type { BackendAdapter, EventSink, LoadedSession } from "../types";
+import type { BackendAdapter, EventSink, LoadedSession, TerminalLogin } from "../types";
 import { AcpClient } from "./client";
 import { AcpAuth } from "./credentials";
 import type { AcpLink, AcpVersion } from "./link";
@@ -276,6 +276,11 @@ export class AcpAdapter extends SupervisedAdapter<AcpLink> implements BackendAda
   async signIn(methodId: string): Promise<void> {
     const { conn, gen } = await this.shell.proc.whenReady();
     this.auth.signIn(conn, gen, methodId);
+  }
+
+  /** Settings → *Run in terminal*: a terminal login, with the agent's environment and directory. */
+  terminalLogin(methodId: string): TerminalLogin {
+    return { ...this.auth.terminalLogin(methodId), env: { ...this.auth.env }, cwd: this.kept.defaultCwd };
   }
 
   async setCredentials(methodId: string, vars: Record<string, string>): Promise<void> {

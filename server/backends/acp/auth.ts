@@ -44,6 +44,8 @@ export interface AuthMethodInfo {
   command?: string;
   /** A `terminal` method's arguments to the agent's own command (ACP terminal auth). */
   args?: string[];
+  /** What a terminal login runs (the command Settings shows, unshortened): Settings → *Run in terminal*. */
+  run?: string[];
   /** An `agent` method that takes an API key in `authenticate`'s `_meta["api-key"].apiKey` (codex-acp's `api-key`). */
   apiKey?: boolean;
   /** `agent`: advertised by the agent (it gets the `authenticate` call); `console`: known by the console only. */
@@ -66,6 +68,7 @@ function fromRaw(m: RawAuthMethod): AuthMethodInfo {
   const term = m._meta?.["terminal-auth"] as { command?: unknown; args?: unknown } | undefined;
   const args = Array.isArray(term?.args) ? term.args.filter((a): a is string => typeof a === "string") : [];
   const command = typeof term?.command === "string" ? [path.basename(term.command), ...args].join(" ") : undefined;
+  const run = typeof term?.command === "string" ? [term.command, ...args] : undefined;
   const type = m.type === "env_var" || m.type === "terminal" ? m.type : "agent";
   const apiKey = type === "agent" && typeof m._meta?.["api-key"] === "object" && m._meta["api-key"] !== null;
   return {
@@ -84,6 +87,7 @@ function fromRaw(m: RawAuthMethod): AuthMethodInfo {
         : [],
     ...(m.link ? { link: m.link } : {}),
     ...(command ? { command } : {}),
+    ...(run ? { run } : {}),
     ...(type === "terminal" && m.args?.length ? { args: m.args } : {}),
     ...(apiKey ? { apiKey: true } : {}),
     origin: "agent",
@@ -100,7 +104,11 @@ export const API_KEY_FIELD = "apiKey";
 export function withTerminalCommands(methods: AuthMethodInfo[], agentCommand: readonly string[]): AuthMethodInfo[] {
   return methods.map((m) =>
     m.type === "terminal" && !m.command && m.args && agentCommand.length
-      ? { ...m, command: [...agentCommand.map((c, i) => (i === 0 ? path.basename(c) : c)), ...m.args].join(" ") }
+      ? {
+          ...m,
+          command: [...agentCommand.map((c, i) => (i === 0 ? path.basename(c) : c)), ...m.args].join(" "),
+          run: [...agentCommand, ...m.args],
+        }
       : m,
   );
 }
@@ -190,6 +198,7 @@ export function describeAuthMethods(
     ...(m.apiKey ? { vars: [{ name: API_KEY_FIELD, label: "API key", set: hasValue(keys, m.id) }] } : {}),
     ...(m.link ? { link: m.link } : {}),
     ...(m.command ? { command: m.command } : {}),
+    ...(m.run?.length ? { runInTerminal: true } : {}),
     ...(m.origin === "console" ? { origin: "console" as const } : {}),
   }));
 }

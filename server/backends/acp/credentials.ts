@@ -115,6 +115,14 @@ export class AcpAuth {
     };
   }
 
+  /** What a terminal login runs (`run`: its command and arguments); 404 unknown, 409 not a terminal login. */
+  terminalLogin(methodId: string): { run: string[]; display: string } {
+    const method = this.methods.find((m) => m.id === methodId);
+    if (!method) throw ApiError.notFound(`${this.o.label} has no auth method ${methodId}`);
+    if (!method.run?.length) throw ApiError.conflict(`${method.name} is not a login the console can run in a terminal`);
+    return { run: method.run, display: method.command ?? method.run.join(" ") };
+  }
+
   /** Starts a device-code sign-in (`methodId`) on the agent process `gen`; the link and code follow in `describe`. */
   signIn(conn: AcpLink, gen: number, methodId: string): void {
     const method = this.methods.find((m) => m.id === methodId);

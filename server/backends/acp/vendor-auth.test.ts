@@ -100,6 +100,14 @@ it("lists claude-agent-acp's terminal login as the command to run, beside the co
       "claude-login:terminal:claude-agent-acp --cli",
       "anthropic-api-key:env_var:",
     ]);
+    // Settings offers *Run in terminal*: the adapter's own command with the method's args, its env and directory
+    expect(methods[0]?.runInTerminal).toBe(true);
+    expect(adapter.terminalLogin("claude-login")).toMatchObject({
+      run: [...setup.command, "--cli"],
+      display: "claude-agent-acp --cli",
+      env: setup.env,
+      cwd: setup.home,
+    });
     // it would open sessions without a login (the first prompt is what fails), but it reports its own
     // login after initialize (`_auth/status_update` from `claude auth status`): logged out, before any New
     expect(adapter.info().status).toBe("auth-required");

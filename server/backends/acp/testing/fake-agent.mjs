@@ -31,7 +31,11 @@
  * <file> exists — the user finished at the link), FAKE_AUTH_STATUS=<kind> (declares the authStatus
  * extension and pushes `_auth/status_update` with that kind after initialize, as claude-agent-acp
  * 0.101.0 does once `claude auth status` answers: dist/auth-status.js, dist/acp-agent.js `initialize`;
- * "none" is its "Not logged in").
+ * "none" is its "Not logged in"), FAKE_TERMINAL_AUTH=<file> (claude-agent-acp 0.101.0's terminal login,
+ * dist/acp-agent.js `initialize`: a `type: "terminal"` method with `args`, listed only to clients that
+ * declare `auth.terminal`; the authStatus extension reports "none" until <file> exists, and session/new
+ * needs it; `fake-agent.mjs --login` asks for a code on its terminal and, given 4821, writes <file>
+ * with its working directory and exits 0 — wrong code: exit 1).
  */
 import fs from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -57,8 +61,33 @@ if (process.env.FAKE_OLD_GEMINI === "1" && !process.argv.includes("--experimenta
   process.exit(1);
 }
 
-process.stdout.write("Fake ACP agent starting (this banner is not JSON)\n");
-process.stderr.write(`fake agent pid ${process.pid}\n`);
+const terminalFile = process.env.FAKE_TERMINAL_AUTH;
+const loginMode = process.argv.includes("--login");
+if (loginMode) {
+  // the terminal login: a prompt on the tty, as `claude auth login` asks for its code
+  if (!process.stdin.isTTY) {
+    process.stderr.write("--login needs a terminal\n");
+    process.exit(2);
+  }
+  process.stdout.write("Fake login\r\nPaste the code: ");
+  let line = "";
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (d) => {
+    line += d;
+    if (!/[\r\n]/.test(line)) return;
+    const code = line.trim();
+    if (code === "4821" && terminalFile) {
+      fs.writeFileSync(terminalFile, process.cwd());
+      process.stdout.write("Logged in.\r\n");
+      process.exit(0);
+    }
+    process.stdout.write("Wrong code.\r\n");
+    process.exit(1);
+  });
+} else {
+  process.stdout.write("Fake ACP agent starting (this banner is not JSON)\n");
+}
+if (!loginMode) process.stderr.write(`fake agent pid ${process.pid}\n`);
 
 /** sessionId -> {cwd, title, history: SessionUpdate[], cancelled, mode, model, yolo} */
 const stateFile = process.env.FAKE_STATE;
@@ -132,6 +161,9 @@ const modes = (s) => ({
 });
 
 const authStatusKind = process.env.FAKE_AUTH_STATUS;
+/** FAKE_TERMINAL_AUTH: logged in once its file exists (read at each initialize). */
+const statusKind = () =>
+  authStatusKind ?? (terminalFile ? (fs.existsSync(terminalFile) ? "oauth" : "none") : undefined);
 
 /** The initialize result (v1). */
 function initializeResult(params) {
@@ -141,10 +173,22 @@ function initializeResult(params) {
       loadSession: !noLoad,
       promptCapabilities: { image: false, embeddedContext: false },
       sessionCapabilities: noLoad ? {} : { list: {}, close: {} },
-      ...(authStatusKind ? { _meta: { authStatus: {} } } : {}),
+      ...(statusKind() ? { _meta: { authStatus: {} } } : {}),
     },
     authMethods: [
       { id: "fake-login", name: "Log in to Fake", description: "Run `fake login` in a terminal" },
+      // claude-agent-acp 0.101.0: terminal methods only for clients declaring `auth.terminal`
+      ...(terminalFile && params.clientCapabilities?.auth?.terminal === true
+        ? [
+            {
+              id: "fake-terminal-login",
+              name: "Log in with Fake",
+              description: "Sign in with your Fake account",
+              type: "terminal",
+              args: ["--login"],
+            },
+          ]
+        : []),
       // codex-acp 2.6.0 (src/CodexAuthMethod.ts): only for clients that declare URL elicitation
       ...(deviceFile && params.clientCapabilities?.elicitation?.url
         ? [
@@ -173,17 +217,19 @@ function initializeResult(params) {
 
 const app = agent({ name: "fake-agent" })
   .onRequest(methods.agent.initialize, ({ params, client }) => {
-    if (authStatusKind) {
+    const kind = statusKind();
+    if (kind) {
       // pushed after the initialize response, never before it (claude-agent-acp's order)
       setTimeout(() => {
-        const label = authStatusKind === "none" ? "Not logged in" : "API key";
-        client.notify("_auth/status_update", { authStatus: { kind: authStatusKind, label } }).catch(() => {});
+        const label = kind === "none" ? "Not logged in" : "API key";
+        client.notify("_auth/status_update", { authStatus: { kind, label } }).catch(() => {});
       }, 50);
     }
     return initializeResult(params);
   })
   .onRequest(methods.agent.session.new, ({ params, client }) => {
     if (needsAuth || ((envAuth || deviceFile) && !authenticated)) throw RequestError.authRequired();
+    if (terminalFile && !fs.existsSync(terminalFile)) throw RequestError.authRequired();
     const sessionId = `fake-${process.pid}-${++counter}`;
     const s = {
       cwd: params.cwd,
@@ -414,6 +460,8 @@ const app = agent({ name: "fake-agent" })
     return { stopReason: "end_turn", usage: { inputTokens: 10, outputTokens: 3, totalTokens: 13 } };
   });
 
+// `--login` (FAKE_TERMINAL_AUTH) is a terminal program, not an ACP agent: it never speaks ACP.
+if (loginMode) await new Promise(() => {});
 const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
 // FAKE_V2=1: ACP v2 beside v1, routed by the version the client asks for (the SDK's protocol router,
 // as codex-acp 2.6.0 and claude-agent-acp 0.101.0 do); else v1 only, as Copilot, OpenCode and Gemini CLI.

@@ -1,7 +1,7 @@
 import { TerminalStreamQuery } from "@/lib/workspace-api";
 import { app, type SessionParams } from "@/server/app-access";
-import { encodeFrame, sseResponse } from "@/server/hub/sse";
 import { readQuery, resumeCursor, route } from "@/server/http";
+import { terminalStream } from "@/server/workspace/terminal-http";
 
 export const dynamic = "force-dynamic";
 
@@ -13,20 +13,5 @@ export const dynamic = "force-dynamic";
 export const GET = route<SessionParams & { terminalId: string }>(async (req, { backendId, sessionId, terminalId }) => {
   const q = readQuery(req, TerminalStreamQuery);
   const after = resumeCursor(req, q.after) ?? 0;
-  const t = (await app()).terminals.get(backendId, sessionId, terminalId);
-  return sseResponse({
-    signal: req.signal,
-    open(sink) {
-      let stop: (() => void) | undefined;
-      stop = t.follow(after, (e) => {
-        if ("chunk" in e) sink.write(encodeFrame(e.chunk.seq, { data: e.chunk.data }));
-        else {
-          sink.write(encodeFrame(undefined, { exit: e.exit }));
-          sink.close();
-          stop?.();
-        }
-      });
-      return () => stop?.();
-    },
-  });
+  return terminalStream(req, (await app()).terminals.get(backendId, sessionId, terminalId), after);
 });
