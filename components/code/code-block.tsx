@@ -203,21 +203,38 @@ export function tokensFor(h: Highlighted | null, i: number, text: string): TokLi
 /** Renders one line: highlighted tokens when available, else the plain text. */
 export function renderLine(text: string, tokens: TokLine | undefined): ReactNode {
   if (!tokens) return text;
-  return tokens.map((t, i) => {
-    if (!t.light && !t.dark && !t.italic && !t.bold) return t.content;
-    const style = {
-      color: t.light,
-      "--shiki-dark": t.dark ?? "var(--sb-fg)",
-      fontStyle: t.italic ? "italic" : undefined,
-      fontWeight: t.bold ? 600 : undefined,
-    } as CSSProperties;
-    return (
-      <span key={i} style={style}>
-        {t.content}
-      </span>
-    );
-  });
+  const out: ReactNode[] = [];
+  // Neighbouring tokens of the same look (a keyword and the space after it, say) share one span:
+  // each span is a DOM element, and code is most of a long reply's DOM.
+  for (let i = 0; i < tokens.length; ) {
+    const t = tokens[i]!;
+    let content = t.content;
+    let j = i + 1;
+    for (; j < tokens.length && sameLook(tokens[j]!, t); j++) content += tokens[j]!.content;
+    if (!t.light && !t.dark && !t.italic && !t.bold) out.push(content);
+    else {
+      const style = {
+        color: t.light,
+        "--shiki-dark": t.dark ?? "var(--sb-fg)",
+        fontStyle: t.italic ? "italic" : undefined,
+        fontWeight: t.bold ? 600 : undefined,
+      } as CSSProperties;
+      out.push(
+        <span key={i} style={style}>
+          {content}
+        </span>,
+      );
+    }
+    i = j;
+  }
+  return out.length === 1 && typeof out[0] === "string" ? out[0] : out;
 }
+
+const sameLook = (a: TokLine[number], b: TokLine[number]) =>
+  a.light === b.light &&
+  a.dark === b.dark &&
+  Boolean(a.italic) === Boolean(b.italic) &&
+  Boolean(a.bold) === Boolean(b.bold);
 
 /* ----------------------------------------------------------------------------------- component */
 
@@ -287,9 +304,9 @@ export const CodeBlock = memo(function CodeBlock({
       </div>
       <pre className={cx("font-mono", wrap ? "whitespace-pre-wrap break-all" : "overflow-x-auto")} style={PRE_STYLE}>
         <code className={cx("block", !wrap && "w-max min-w-full")} style={CODE_STYLE}>
-          {shown.map((line, i) => (
-            <div key={i} className="flex">
-              {showLineNumbers ? (
+          {shown.map((line, i) =>
+            showLineNumbers ? (
+              <div key={i} className="flex">
                 <span
                   className="shrink-0 select-none pl-3 pr-3 text-right text-faint/70"
                   style={{ width: `calc(${gutterCh}ch + 1.5rem)` }}
@@ -297,18 +314,18 @@ export const CodeBlock = memo(function CodeBlock({
                 >
                   {startLine + i}
                 </span>
-              ) : null}
-              <span
-                className={cx(
-                  "shiki min-w-0 flex-1 pr-4",
-                  !showLineNumbers && "pl-3",
-                  wrap ? "whitespace-pre-wrap" : "whitespace-pre",
-                )}
-              >
+                <span className={cx("shiki min-w-0 flex-1 pr-4", wrap ? "whitespace-pre-wrap" : "whitespace-pre")}>
+                  {renderLine(line, tokensFor(hl, i, line)) || "\u200b"}
+                </span>
+              </div>
+            ) : (
+              // Without a gutter a line is one element (the same box as a lone flex child): code is
+              // most of a reply's DOM.
+              <div key={i} className={cx("shiki pl-3 pr-4", wrap ? "whitespace-pre-wrap" : "whitespace-pre")}>
                 {renderLine(line, tokensFor(hl, i, line)) || "\u200b"}
-              </span>
-            </div>
-          ))}
+              </div>
+            ),
+          )}
         </code>
       </pre>
       {maxLines !== undefined && total > maxLines + 3 ? (
