@@ -10,6 +10,7 @@ import { SessionPage } from "./pages/session-page";
 import { expect, test } from "./fixtures/a2a";
 import { OC_ID, PLAIN_ID, WRONG_ID, type A2aStack } from "../testkit/a2a-stack";
 import type { ScriptedTurn } from "../testkit/scripted-model";
+import { choice, questionCall } from "../testkit/scripted-turns";
 
 const TURN = { timeout: 45_000 };
 const bash = (command: string, description = "Run it"): ScriptedTurn => ({
@@ -81,25 +82,9 @@ export function a2aSuite(version: "1.0" | "0.3") {
 
       test("a question answered after a page reload while it waits", async ({ page, a2aApi, a2aStack }) => {
         a2aStack.model.enqueue(
-          {
-            toolCalls: [
-              {
-                name: "question",
-                arguments: {
-                  questions: [
-                    {
-                      question: "Which color should the A2A button be?",
-                      header: "Color",
-                      options: [
-                        { label: "red", description: "Choose red" },
-                        { label: "blue", description: "Choose blue" },
-                      ],
-                    },
-                  ],
-                },
-              },
-            ],
-          },
+          questionCall([
+            choice("Which color should the A2A button be?", "Color", { red: "Choose red", blue: "Choose blue" }),
+          ]),
           { text: "Blue it is, over A2A." },
         );
         const s = await a2aApi.createSession(OC_ID, "a2a question");
@@ -212,9 +197,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
         await page.screenshot({ path: test.info().outputPath("a2a-restart.png") });
         a2aStack.model.enqueue({ text: "Alive after the restart." });
-        await sp.prompt("still there?");
-        await expect(sp.assistantText().last()).toHaveText("Alive after the restart.", TURN);
-        await sp.waitStatus("idle");
+        await sp.ask("still there?", "Alive after the restart.", TURN);
         await expect(sp.messages("user")).toHaveCount(2);
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
       });
@@ -283,9 +266,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         const s = await a2aApi.createSession(PLAIN_ID, "plain restart");
         const sp = new SessionPage(page);
         await sp.goto(PLAIN_ID, s.id);
-        await sp.prompt("Remember the code word periwinkle.");
-        await expect(sp.assistantText().last()).toHaveText("Got it: the code word is periwinkle.", TURN);
-        await sp.waitStatus("idle");
+        await sp.ask("Remember the code word periwinkle.", "Got it: the code word is periwinkle.", TURN);
 
         await a2aStack.restartConsole();
         await sp.goto(PLAIN_ID, s.id);

@@ -7,7 +7,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import path from "node:path";
-import type { ScriptedTurn } from "../testkit/scripted-model";
 import { messageText } from "../testkit/scripted-model";
 import { MCP_FORMS_TOOL, MCP_HUGE_FORM_TOOL } from "../testkit/copilot-env";
 import { expect, test } from "./fixtures/copilot";
@@ -16,10 +15,7 @@ import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { sharedFlows } from "./shared-flows";
-
-const bash = (marker: string): ScriptedTurn => ({
-  toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
-});
+import { beats, echoCall as bash } from "../testkit/scripted-turns";
 
 /** Every text the model has been sent so far (to check what reached it). */
 function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[0][] }[] }): string {
@@ -68,11 +64,7 @@ test.describe("Copilot headless", () => {
     copilotApi,
     copilotStack,
   }) => {
-    copilotStack.model.enqueue({
-      text: Array.from({ length: 24 }, (_, i) => `beat${i}`).join(" "),
-      chunks: 24,
-      delayMs: 120,
-    });
+    copilotStack.model.enqueue(beats(24, 120, "space"));
     const s = await copilotApi.createSession("headless slash command");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);
@@ -315,11 +307,7 @@ test.describe("Copilot headless", () => {
     copilotApi,
     copilotStack,
   }) => {
-    copilotStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
+    copilotStack.model.enqueue(beats(40, 250));
     const s = await copilotApi.createSession("headless crash");
     const sp = new SessionPage(page);
     await sp.goto(BACKEND_ID, s.id);

@@ -238,9 +238,7 @@ test.describe("fault injection", () => {
     await expect(page.getByTestId("message-error").last()).toContainText("OpenCode stopped during this reply");
     // And the session goes on.
     stack.model.enqueue({ text: "alive after the crash" });
-    await sp.prompt("still there?");
-    await expect(sp.assistantText().last()).toHaveText("alive after the crash", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.ask("still there?", "alive after the crash", { timeout: 30_000 });
     const after = await expectWhole(page, api, stack, s.id, { cut: true });
     expect(after.texts.at(-1)?.[1]).toBe("alive after the crash");
     expect(after.messages.length).toBe(before.messages.length + 2);
@@ -509,9 +507,7 @@ test.describe("fault injection", () => {
       expect(stack.console.child.exitCode).toBeNull();
 
       // The session takes the next prompt.
-      await sp.prompt("hello");
-      await expect(sp.assistantText().last()).toHaveText("Hello from the fake agent.", { timeout: 30_000 });
-      await sp.waitStatus("idle");
+      await sp.ask("hello", "Hello from the fake agent.", { timeout: 30_000 });
       expect(await sp.messages("user").count()).toBe(2);
     } finally {
       await request.delete(backendUrl);

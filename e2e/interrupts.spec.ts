@@ -3,43 +3,8 @@ import path from "node:path";
 import { test, expect } from "./fixtures/opencode";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import type { ScriptedModel } from "../testkit/scripted-model";
 import { startExternalSetup } from "../testkit/external-opencode";
-
-const bash = (command: string) => ({
-  toolCalls: [{ name: "bash", arguments: { command, description: "test command" } }],
-});
-/** OpenCode's question tool requires a header and a description for every option. */
-const question = (
-  questions: {
-    question: string;
-    header?: string;
-    options: { label: string; description?: string }[];
-    multiple?: boolean;
-  }[],
-) => ({
-  toolCalls: [
-    {
-      name: "question",
-      arguments: {
-        questions: questions.map((q) => ({
-          ...q,
-          header: q.header ?? "Question",
-          options: q.options.map((o) => ({ ...o, description: o.description ?? `Choose ${o.label}` })),
-        })),
-      },
-    },
-  ],
-});
-
-/** The content of every tool result the model has received so far. */
-function toolResults(model: ScriptedModel): string {
-  return model.requests
-    .flatMap((r) => r.messages)
-    .filter((m) => m.role === "tool")
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .join("\n");
-}
+import { bashCall as bash, questionCall as question, toolResults } from "../testkit/scripted-turns";
 
 test.describe("interrupts: permissions and questions", () => {
   test("allow once: the command runs", { tag: "@api" }, async ({ page, api, stack }) => {

@@ -44,9 +44,7 @@ test.describe("long sessions", () => {
       match: "long-session-reply",
       usage: { prompt: 2000, completion: 60 },
     });
-    await sp.prompt("Reply please (long-session-reply)");
-    await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 60_000 });
-    await sp.waitStatus("idle");
+    await sp.ask("Reply please (long-session-reply)", reply, { timeout: 60_000 });
     await expect(sp.timeline.getByText("tok59 done.")).toBeInViewport();
     expect(await sp.renderedItems().count()).toBeLessThanOrEqual(MAX_ROWS);
 

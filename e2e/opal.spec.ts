@@ -18,6 +18,7 @@ import { sharedFlows } from "./shared-flows";
 import { lineHash } from "../testkit/fake-opal-agent";
 import { expect, test } from "./fixtures/opal";
 import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
+import { beats } from "../testkit/scripted-turns";
 
 test.describe("Opal", () => {
   // After a restart Opal resumes the session by id: its model sees the earlier turn.
@@ -66,11 +67,7 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
+    opalStack.model.enqueue(beats(40, 250));
     const s = await opalApi.createSession("opal crash");
     const sp = new SessionPage(page);
     await sp.goto(OPAL_ID, s.id);
@@ -104,9 +101,7 @@ test.describe("Opal", () => {
     });
     await sp.waitStatus("idle", 10_000);
     opalStack.model.enqueue({ text: "Recovered from the error." });
-    await sp.prompt("try again");
-    await expect(sp.assistantText().last()).toHaveText("Recovered from the error.", { timeout: 20_000 });
-    await sp.waitStatus("idle");
+    await sp.ask("try again", "Recovered from the error.", { timeout: 20_000 });
   });
 
   test("an edit's structured diff (diff.ex) shows in the timeline and in the review", async ({
@@ -127,9 +122,7 @@ test.describe("Opal", () => {
     const s = await opalApi.createSession("opal diff");
     const rp = new ReviewPage(page);
     await rp.goto(OPAL_ID, s.id);
-    await rp.prompt("edit the second line");
-    await expect(rp.assistantText().last()).toHaveText("Edited the file.", { timeout: 20_000 });
-    await rp.waitStatus("idle");
+    await rp.ask("edit the second line", "Edited the file.", { timeout: 20_000 });
     const edit = rp.toolCards("edit").first();
     await expect(edit).toHaveAttribute("data-status", "completed");
     await rp.expand(edit);
@@ -156,12 +149,8 @@ test.describe("Opal", () => {
     const s = await opalApi.createSession("opal compact");
     const rp = new ReviewPage(page);
     await rp.goto(OPAL_ID, s.id);
-    await rp.prompt("first short question");
-    await expect(rp.assistantText().last()).toHaveText("A short first answer.");
-    await rp.waitStatus("idle");
-    await rp.prompt("second short question");
-    await expect(rp.assistantText().last()).toHaveText("A short second answer.");
-    await rp.waitStatus("idle");
+    await rp.ask("first short question", "A short first answer.");
+    await rp.ask("second short question", "A short second answer.");
     await rp.menu("action-compact");
     await expect(rp.timeline).toContainText("Opal compacted the conversation", { timeout: 30_000 });
     await expect(rp.timeline).toContainText("[Conversation summary");
@@ -329,12 +318,8 @@ test.describe("Opal", () => {
     const s = await opalApi.createSession("opal branch");
     const rp = new ReviewPage(page);
     await rp.goto(OPAL_ID, s.id);
-    await rp.prompt("first question");
-    await expect(rp.assistantText().last()).toHaveText("First answer.");
-    await rp.waitStatus("idle");
-    await rp.prompt("second question");
-    await expect(rp.assistantText().last()).toHaveText("Second answer.");
-    await rp.waitStatus("idle");
+    await rp.ask("first question", "First answer.");
+    await rp.ask("second question", "Second answer.");
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");
     await page.waitForURL((u) => !u.pathname.endsWith(s.id));
     await expect(rp.view).toHaveAttribute("data-loaded", "true");

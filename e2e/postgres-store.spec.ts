@@ -29,9 +29,7 @@ test.describe("the store on PostgreSQL", () => {
     const s = await zotApi.createSession("postgres session");
     const sp = new SessionPage(page);
     await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("File the tangerine report.");
-    await expect(sp.assistantText().last()).toHaveText(reply);
-    await sp.waitStatus("idle");
+    await sp.ask("File the tangerine report.", reply);
 
     const api = (p: string) => `${zotStack.url}${p}`;
     const pattern = await request.post(api("/api/shares/patterns"), {

@@ -20,12 +20,8 @@ test.describe("session tree and review", () => {
     const src = await api.createSession("fork source");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, src.id);
-    await rp.prompt("first question");
-    await expect(rp.assistantText().last()).toHaveText("First answer.", TURN);
-    await rp.waitStatus("idle");
-    await rp.prompt("second question");
-    await expect(rp.assistantText().last()).toHaveText("Second answer.", TURN);
-    await rp.waitStatus("idle");
+    await rp.ask("first question", "First answer.", TURN);
+    await rp.ask("second question", "Second answer.", TURN);
 
     // From the second user message: the messages before it, and its prompt ready to send again.
     await rp.messageAction(rp.messages("user").nth(1), "fork-message");
@@ -105,9 +101,7 @@ test.describe("session tree and review", () => {
     const s = await api.createSession("revert test");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
-    await rp.prompt("write the notes");
-    await expect(rp.assistantText().last()).toHaveText("Wrote the notes.", TURN);
-    await rp.waitStatus("idle");
+    await rp.ask("write the notes", "Wrote the notes.", TURN);
     expect(fs.readFileSync(file, "utf8")).toBe("alpha\nbeta\ngamma\n");
 
     await rp.messageAction(rp.messages("user").first(), "revert-message");
@@ -155,12 +149,8 @@ test.describe("session tree and review", () => {
     const s = await api.createSession("review test");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
-    await rp.prompt("create the module");
-    await expect(rp.assistantText().last()).toHaveText("Created the module.", TURN);
-    await rp.waitStatus("idle");
-    await rp.prompt("change it");
-    await expect(rp.assistantText().last()).toHaveText("Changed b and added d.", TURN);
-    await rp.waitStatus("idle");
+    await rp.ask("create the module", "Created the module.", TURN);
+    await rp.ask("change it", "Changed b and added d.", TURN);
 
     // The per-turn chips.
     const chips = page.getByTestId("turn-changes");
@@ -273,9 +263,7 @@ test.describe("session tree and review", () => {
     const s = await api.createSession("compact test");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
-    await rp.prompt("say something");
-    await expect(rp.assistantText().last()).toHaveText("Here is a long answer worth compacting.", TURN);
-    await rp.waitStatus("idle");
+    await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     await rp.menu("action-compact");
     await expect(page.getByTestId("compaction-marker")).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId("compaction-marker")).toContainText("Conversation compacted");
@@ -306,9 +294,7 @@ test.describe("session tree and review", () => {
     const s = await api.createSession("compact refused");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
-    await rp.prompt("say something");
-    await expect(rp.assistantText().last()).toHaveText("Here is a long answer worth compacting.", TURN);
-    await rp.waitStatus("idle");
+    await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     const asked = stack.model.requests.length;
     await rp.menu("action-compact");
     await expect(page.getByRole("alert").filter({ hasText: "compact" })).toHaveText(
@@ -356,9 +342,7 @@ test.describe("session tree and review", () => {
     const s = await api.createSession("export test");
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, s.id);
-    await rp.prompt("please export me");
-    await expect(rp.assistantText().last()).toHaveText("The exported answer.", TURN);
-    await rp.waitStatus("idle");
+    await rp.ask("please export me", "The exported answer.", TURN);
 
     await page.getByTestId("session-menu").click();
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("action-export-md").click()]);

@@ -2,6 +2,7 @@ import path from "node:path";
 import { test, expect } from "./fixtures/opencode";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
+import { choice, questionCall } from "../testkit/scripted-turns";
 
 /** Regenerates the screenshots in docs/screenshots: `SCREENSHOTS=1 npx playwright test e2e/screenshots.spec.ts`. */
 test.skip(!process.env.SCREENSHOTS, "screenshots are generated on demand");
@@ -37,9 +38,9 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   const sp = new SessionPage(page);
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
   await sp.goto(stack.backendId, s.id);
-  await sp.prompt("How does this project build? Check the repository.");
-  await expect(sp.assistantText().last()).toContainText("Want me to set that up?", { timeout: 60_000 });
-  await sp.waitStatus("idle");
+  await sp.askContaining("How does this project build? Check the repository.", "Want me to set that up?", {
+    timeout: 60_000,
+  });
   await page.locator('[data-testid="block"][data-kind="reasoning"] button').first().click();
   await page.waitForTimeout(800);
   await page.screenshot({ path: out("session-dark.png") });
@@ -76,36 +77,19 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   await page.getByTestId("permission-allow-once").click();
 
   stack.model.enqueue(
-    {
-      toolCalls: [
-        {
-          name: "question",
-          arguments: {
-            questions: [
-              {
-                question: "Which package manager should the project use?",
-                header: "Tooling",
-                options: [
-                  { label: "npm", description: "ships with Node" },
-                  { label: "pnpm", description: "fast, strict" },
-                  { label: "bun", description: "all-in-one" },
-                ],
-              },
-              {
-                question: "Which checks should run in CI?",
-                header: "CI",
-                multiple: true,
-                options: [
-                  { label: "typecheck", description: "tsc --noEmit" },
-                  { label: "unit", description: "vitest" },
-                  { label: "e2e", description: "playwright" },
-                ],
-              },
-            ],
-          },
-        },
-      ],
-    },
+    questionCall([
+      choice("Which package manager should the project use?", "Tooling", {
+        npm: "ships with Node",
+        pnpm: "fast, strict",
+        bun: "all-in-one",
+      }),
+      choice(
+        "Which checks should run in CI?",
+        "CI",
+        { typecheck: "tsc --noEmit", unit: "vitest", e2e: "playwright" },
+        true,
+      ),
+    ]),
     { text: "Great, setting it up." },
   );
   const q = await api.createSession("Set up CI");
@@ -154,9 +138,7 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   );
   const sh = await api.createSession("Review the staging config");
   await sp.goto(stack.backendId, sh.id);
-  await sp.prompt("Check the staging configuration.");
-  await expect(sp.assistantText().last()).toContainText("Nothing looks misconfigured.", { timeout: 60_000 });
-  await sp.waitStatus("idle");
+  await sp.askContaining("Check the staging configuration.", "Nothing looks misconfigured.", { timeout: 60_000 });
   await page.getByTestId("share-button").click();
   const dialog = page.getByTestId("share-dialog");
   await expect(dialog.getByTestId("redaction-example").first()).toBeVisible();
@@ -314,12 +296,14 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   const rp = new ReviewPage(page);
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
   await rp.goto(stack.backendId, s.id);
-  await rp.prompt("Create a session store that loads the snapshot.");
-  await expect(rp.assistantText().last()).toContainText("notifies its listeners", { timeout: 60_000 });
-  await rp.waitStatus("idle");
-  await rp.prompt("Make loading resilient: retry with backoff, and drop the legacy fetch helper.");
-  await expect(rp.assistantText().last()).toContainText("legacy helper is gone", { timeout: 60_000 });
-  await rp.waitStatus("idle");
+  await rp.askContaining("Create a session store that loads the snapshot.", "notifies its listeners", {
+    timeout: 60_000,
+  });
+  await rp.askContaining(
+    "Make loading resilient: retry with backoff, and drop the legacy fetch helper.",
+    "legacy helper is gone",
+    { timeout: 60_000 },
+  );
 
   await page.getByTestId("turn-changes").last().click();
   await page.getByTestId("diff-layout-unified").click();

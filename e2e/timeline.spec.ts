@@ -165,9 +165,7 @@ test.describe("live timeline on a real OpenCode", () => {
     const s = await api.createSession("server render");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
-    await sp.prompt("render me");
-    await expect(sp.assistantText().last()).toHaveText("An answer the server renders.");
-    await sp.waitStatus("idle");
+    await sp.ask("render me", "An answer the server renders.");
     // The page's HTML alone (no script runs): the newest messages, at the bottom of the timeline.
     const ctx = await browser.newContext({ javaScriptEnabled: false });
     await ctx.addCookies([{ name: "sb_session", value: stack.sessionCookie, url: stack.url }]);
@@ -236,9 +234,7 @@ test.describe("live timeline on a real OpenCode", () => {
     const s = await api.createSession("crash test");
     const sp = new SessionPage(page);
     await sp.goto(stack.backendId, s.id);
-    await sp.prompt("hello");
-    await expect(sp.assistantText().last()).toHaveText("before the crash");
-    await sp.waitStatus("idle");
+    await sp.ask("hello", "before the crash");
     const pid = await stack.opencodePid();
     await stack.killOpencode();
     await expect(sp.connection).not.toHaveAttribute("data-state", "connected", { timeout: 15_000 });

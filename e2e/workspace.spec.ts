@@ -46,9 +46,7 @@ test.describe("workspace tools", () => {
     );
     const rp = new ReviewPage(page);
     await rp.goto(stack.backendId, session.id);
-    await rp.prompt("Add a feature file");
-    await expect(rp.assistantText().last()).toHaveText("Wrote feature.txt.", TURN);
-    await rp.waitStatus("idle");
+    await rp.ask("Add a feature file", "Wrote feature.txt.", TURN);
     expect(fs.readFileSync(path.join(wt.path, "feature.txt"), "utf8")).toBe("a feature\n");
     expect(fs.existsSync(path.join(repo, "feature.txt"))).toBe(false);
 

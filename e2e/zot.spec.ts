@@ -10,6 +10,7 @@ import { SessionPage } from "./pages/session-page";
 import { expect, test } from "./fixtures/zot";
 import { STALE_ID, STALE_SECRET, ZOT_ID, type ZotStack } from "../testkit/fake-zot-stack";
 import { sharedFlows } from "./shared-flows";
+import { beats } from "../testkit/scripted-turns";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 
@@ -116,11 +117,7 @@ test.describe("zot", () => {
   }) => {
     const dir = path.join(zotStack.workspace, "crash-dir");
     fs.mkdirSync(dir, { recursive: true });
-    zotStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
+    zotStack.model.enqueue(beats(40, 250));
     const s = await zotApi.createSession("zot crash", { directory: dir });
     const sp = new SessionPage(page);
     await sp.goto(ZOT_ID, s.id);
@@ -148,9 +145,7 @@ test.describe("zot", () => {
     const s = await zotApi.createSession("zot compact");
     const sp = new SessionPage(page);
     await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("say something to compact");
-    await expect(sp.assistantText().last()).toHaveText("A reply worth compacting.");
-    await sp.waitStatus("idle");
+    await sp.ask("say something to compact", "A reply worth compacting.");
     await expect(sp.messages("user").first().getByTestId("fork-message")).toHaveCount(0);
     await page.getByTestId("session-menu").click();
     await expect(page.getByTestId("action-fork")).toHaveAttribute("title", /zot cannot fork sessions/);
@@ -247,16 +242,14 @@ test.describe("zot screenshots", () => {
     const sp = new SessionPage(page);
     await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
     await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("How does this project build? Write down what you find.");
-    await expect(sp.assistantText().last()).toContainText("I wrote", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.askContaining("How does this project build? Write down what you find.", "I wrote", { timeout: 30_000 });
 
     await zotStack.restartConsole();
     zotStack.model.enqueue({ text: "Yes: BUILD.md says the repository has no build yet, only a README." });
     await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("Still there after the restart? What did BUILD.md say?");
-    await expect(sp.assistantText().last()).toContainText("no build yet", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.askContaining("Still there after the restart? What did BUILD.md say?", "no build yet", {
+      timeout: 30_000,
+    });
     await sp.expand(sp.toolCards("bash").first());
     await page.waitForTimeout(800);
     await page.screenshot({ path: out("zot-session-dark.png") });

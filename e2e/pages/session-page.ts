@@ -31,6 +31,20 @@ export class SessionPage {
     await this.input.press("Enter");
   }
 
+  /** One whole turn: sends `text`, waits for `reply` as the newest answer, then for the session to be idle. */
+  async ask(text: string, reply: string | RegExp, options?: { timeout?: number }) {
+    await this.prompt(text);
+    await expect(this.assistantText().last()).toHaveText(reply, options);
+    await this.waitStatus("idle");
+  }
+
+  /** `ask`, where the newest answer need only contain `fragment`. */
+  async askContaining(text: string, fragment: string, options?: { timeout?: number }) {
+    await this.prompt(text);
+    await expect(this.assistantText().last()).toContainText(fragment, options);
+    await this.waitStatus("idle");
+  }
+
   messages(role?: "user" | "assistant"): Locator {
     return role
       ? this.timeline.locator(`[data-testid="message"][data-role="${role}"]`)
