@@ -78,8 +78,7 @@ test.describe("attachments", () => {
 
   test("a file that cannot go is refused with a clear error, and nothing is sent", async ({ page, api, stack }) => {
     const s = await api.createSession("refused attachment");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    await SessionPage.open(page, stack.backendId, s.id);
     const before = stack.model.requests.length;
     await page.getByTestId("attach-input").setInputFiles({
       name: "archive.zip",

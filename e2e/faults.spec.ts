@@ -219,8 +219,7 @@ test.describe("fault injection", () => {
     const words = Array.from({ length: 120 }, (_, i) => `k${i}`);
     stack.model.enqueue({ text: words.join(" "), chunks: 120, delayMs: 100 });
     const s = await api.createSession("kill mid-turn");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("a long reply, then a crash");
     await expect(sp.assistantText().last()).toContainText("k15", { timeout: 30_000 });
     const pid = await stack.opencodePid();

@@ -10,9 +10,8 @@ test.describe("interrupts: permissions and questions", () => {
   test("allow once: the command runs", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-once"), { text: "It ran." });
     const s = await api.createSession("perm once");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("run it");
     await expect(ui.permission()).toBeVisible();
     await expect(ui.permission()).toContainText("echo ask-once");
@@ -38,9 +37,8 @@ test.describe("interrupts: permissions and questions", () => {
       { text: "Written." },
     );
     const s = await api.createSession("perm edit");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("write the file");
     await expect(ui.permission()).toBeVisible();
     await expect(ui.permission()).toContainText("edit");
@@ -65,9 +63,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "Both ran.",
     });
     const s = await api.createSession("perm always");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("run twice");
     await expect(ui.permission()).toContainText("printf ask-always-1");
     await expect(ui.permission()).toContainText(`“Always allow” also allows ${kept} from now on.`);
@@ -92,9 +89,8 @@ test.describe("interrupts: permissions and questions", () => {
   test("reject: the tool is denied and the turn stops", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-reject"), { text: "SHOULD NOT APPEAR" });
     const s = await api.createSession("perm reject");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("try it");
     await page.getByTestId("permission-reject").click();
     await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "denied");
@@ -106,8 +102,7 @@ test.describe("interrupts: permissions and questions", () => {
   test("reject with feedback: the model receives it and the turn goes on", async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-feedback"), { text: "Understood, I will use ls." });
     const s = await api.createSession("perm feedback");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("try it");
     await page.getByTestId("permission-feedback").click();
     await page.getByTestId("permission-feedback-input").fill("please use ls instead");
@@ -132,9 +127,8 @@ test.describe("interrupts: permissions and questions", () => {
       { text: "Blue it is." },
     );
     const s = await api.createSession("question option");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask me");
     await expect(ui.question()).toContainText("Which color do you prefer?");
     // Nothing is chosen by default and Submit waits for the user.
@@ -185,9 +179,8 @@ test.describe("interrupts: permissions and questions", () => {
     const hide = (hidden: boolean) =>
       page.evaluate((h) => ((window as unknown as { __hidden: boolean }).__hidden = h), hidden);
     const s = await api.createSession("notifications");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     const bell = page.getByTestId("notify-toggle");
     // Before anything is waiting, the bell asks for the permission.
     await expect(bell).toHaveAttribute("data-state", "default");
@@ -235,9 +228,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "Noted.",
     });
     const s = await api.createSession("question text");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask me");
     await ui.question().getByTestId("question-custom-input").fill("custom-name.txt");
     await ui.question().getByTestId("question-custom-input").press("Enter");
@@ -259,9 +251,8 @@ test.describe("interrupts: permissions and questions", () => {
       { text: "Order placed." },
     );
     const s = await api.createSession("two questions");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("order");
     await expect(ui.question().getByTestId("question")).toHaveCount(2);
     await ui.option("large").click();
@@ -280,9 +271,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "SHOULD NOT APPEAR",
     });
     const s = await api.createSession("question dismiss");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask");
     await page.getByTestId("question-dismiss").click();
     await expect(ui.question()).toHaveCount(0);
@@ -304,9 +294,8 @@ test.describe("interrupts: permissions and questions", () => {
       { match: "SUBAGENT please run the check", ...bash("echo ask-subagent") },
     );
     const s = await api.createSession("subagent perm");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("delegate it");
     await expect(ui.permission()).toContainText("echo ask-subagent", { timeout: 30_000 });
     await expect(ui.permission()).toContainText("asked by a subagent");
@@ -355,9 +344,8 @@ test.describe("interrupts: permissions and questions", () => {
   }) => {
     stack.model.enqueue(bash("echo ask-reload"), { text: "Done after reload." });
     const s = await api.createSession("perm reload");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("run");
     await expect(ui.permission()).toBeVisible();
     await page.reload();
@@ -429,9 +417,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "ok",
     });
     const s = await api.createSession("bad answers");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask");
     await expect(ui.question()).toBeVisible();
     const id = (await ui.question().getAttribute("data-interrupt-id"))!;

@@ -11,6 +11,7 @@ import { Interrupts } from "./pages/interrupts";
 import { ReviewPage } from "./pages/review-page";
 import { Shell } from "./pages/shell";
 import { choice, questionCall } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
 
 const TURN = { timeout: 60_000 };
 const shot = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
@@ -26,17 +27,11 @@ async function noOverflow(shell: Shell, where: string) {
 async function screenshots(page: Page, name: string) {
   if (!process.env.SCREENSHOTS) return;
   for (const theme of ["dark", "light"] as const) {
-    await page.evaluate((t) => {
-      localStorage.setItem("sb-theme", t);
-      document.documentElement.dataset.theme = t;
-    }, theme);
+    await setTheme(page, theme);
     await page.waitForTimeout(300);
     await page.screenshot({ path: shot(`${name}-${theme}.png`) });
   }
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "dark");
-    document.documentElement.dataset.theme = "dark";
-  });
+  await setTheme(page, "dark");
 }
 
 for (const device of [

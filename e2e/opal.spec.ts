@@ -42,8 +42,7 @@ test.describe("Opal", () => {
       { text: "The marker ran." },
     );
     const s = await opalApi.createSession("opal stream");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("think, answer and run the marker");
     await expect(sp.messages("user").last()).toContainText("think, answer and run the marker");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({
@@ -69,8 +68,7 @@ test.describe("Opal", () => {
   }) => {
     opalStack.model.enqueue(beats(40, 250));
     const s = await opalApi.createSession("opal crash");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("keep going until killed");
     await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
     const before = await opalStack.backend(OPAL_ID);
@@ -93,8 +91,7 @@ test.describe("Opal", () => {
   }) => {
     opalStack.model.enqueue({ error: { status: 500, message: "upstream exploded" } });
     const s = await opalApi.createSession("opal provider error");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("this request fails");
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("upstream exploded", {
       timeout: 20_000,
@@ -120,8 +117,7 @@ test.describe("Opal", () => {
       { text: "Edited the file." },
     );
     const s = await opalApi.createSession("opal diff");
-    const rp = new ReviewPage(page);
-    await rp.goto(OPAL_ID, s.id);
+    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
     await rp.ask("edit the second line", "Edited the file.", { timeout: 20_000 });
     const edit = rp.toolCards("edit").first();
     await expect(edit).toHaveAttribute("data-status", "completed");
@@ -147,8 +143,7 @@ test.describe("Opal", () => {
   }) => {
     opalStack.model.enqueue({ text: "A short first answer." }, { text: "A short second answer." });
     const s = await opalApi.createSession("opal compact");
-    const rp = new ReviewPage(page);
-    await rp.goto(OPAL_ID, s.id);
+    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
     await rp.ask("first short question", "A short first answer.");
     await rp.ask("second short question", "A short second answer.");
     await rp.menu("action-compact");
@@ -174,8 +169,7 @@ test.describe("Opal", () => {
       { text: "Going with the answer." },
     );
     const s = await opalApi.createSession("opal question");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("ask me");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which database?");
@@ -195,8 +189,7 @@ test.describe("Opal", () => {
       { text: "Ran after the confirmation." },
     );
     const s = await opalApi.createSession("opal confirm", CONFIRM_ID);
-    const sp = new SessionPage(page);
-    await sp.goto(CONFIRM_ID, s.id);
+    const sp = await SessionPage.open(page, CONFIRM_ID, s.id);
     await sp.prompt("run it after asking");
     const card = new Interrupts(page).permission();
     await expect(card).toContainText("Run command?");
@@ -221,8 +214,7 @@ test.describe("Opal", () => {
       { text: "Stored it." },
     );
     const s = await opalApi.createSession("opal input", CONFIRM_ID);
-    const sp = new SessionPage(page);
-    await sp.goto(CONFIRM_ID, s.id);
+    const sp = await SessionPage.open(page, CONFIRM_ID, s.id);
     await sp.prompt("store my token");
     const form = new InputFormPage(page);
     await expect(form.root).toContainText("Value to store in secret-token.txt");
@@ -265,8 +257,7 @@ test.describe("Opal", () => {
       { text: "Plan made, scout back." },
     );
     const s = await opalApi.createSession("opal sub-agent");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("plan, then send a scout");
     await expect(sp.assistantText().last()).toHaveText("Plan made, scout back.", { timeout: 30_000 });
     const task = sp.toolCards("task").first();
@@ -297,8 +288,7 @@ test.describe("Opal", () => {
       { text: "License settled." },
     );
     const s = await opalApi.createSession("opal sub-agent question");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("let a sub-agent ask");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which license?");
@@ -316,8 +306,7 @@ test.describe("Opal", () => {
   }) => {
     opalStack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
     const s = await opalApi.createSession("opal branch");
-    const rp = new ReviewPage(page);
-    await rp.goto(OPAL_ID, s.id);
+    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
     await rp.ask("first question", "First answer.");
     await rp.ask("second question", "Second answer.");
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");

@@ -51,8 +51,7 @@ test.describe("review comments", () => {
       { text: "Wrote alpha and beta." },
     );
     const s = await api.createSession("review comments");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.ask("write alpha and beta", "Wrote alpha and beta.", TURN);
 
     const chip = page.getByTestId("turn-changes").last();
@@ -161,9 +160,8 @@ test.describe("review comments", () => {
         { text: "Wrote the phone note." },
       );
       const s = await api.createSession("review comments on a phone");
-      const rp = new ReviewPage(page);
+      const rp = await ReviewPage.open(page, stack.backendId, s.id);
       const shell = new Shell(page);
-      await rp.goto(stack.backendId, s.id);
       await rp.ask("write the phone note", "Wrote the phone note.", TURN);
       await page.getByTestId("turn-changes").last().click();
       await expect(rp.panel).toBeVisible();

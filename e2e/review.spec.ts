@@ -18,8 +18,7 @@ test.describe("session tree and review", () => {
   }) => {
     stack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
     const src = await api.createSession("fork source");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, src.id);
+    const rp = await ReviewPage.open(page, stack.backendId, src.id);
     await rp.ask("first question", "First answer.", TURN);
     await rp.ask("second question", "Second answer.", TURN);
 
@@ -99,8 +98,7 @@ test.describe("session tree and review", () => {
       { text: "Wrote the notes." },
     );
     const s = await api.createSession("revert test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.ask("write the notes", "Wrote the notes.", TURN);
     expect(fs.readFileSync(file, "utf8")).toBe("alpha\nbeta\ngamma\n");
 
@@ -147,8 +145,7 @@ test.describe("session tree and review", () => {
       { text: "Changed b and added d." },
     );
     const s = await api.createSession("review test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.ask("create the module", "Created the module.", TURN);
     await rp.ask("change it", "Changed b and added d.", TURN);
 
@@ -233,8 +230,7 @@ test.describe("session tree and review", () => {
       { text: "Planned." },
     );
     const s = await api.createSession("plan test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.prompt("make a plan");
     await expect(rp.assistantText().last()).toHaveText("Planned.", TURN);
     await expect(page.getByTestId("open-plan")).toContainText("0/2");
@@ -261,8 +257,7 @@ test.describe("session tree and review", () => {
   test("compact adds a marker to the timeline", async ({ page, api, stack }) => {
     stack.model.enqueue({ text: "Here is a long answer worth compacting." });
     const s = await api.createSession("compact test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     await rp.menu("action-compact");
     await expect(page.getByTestId("compaction-marker")).toBeVisible({ timeout: 30_000 });
@@ -292,8 +287,7 @@ test.describe("session tree and review", () => {
   }) => {
     stack.model.enqueue({ text: "Here is a long answer worth compacting." });
     const s = await api.createSession("compact refused");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     const asked = stack.model.requests.length;
     await rp.menu("action-compact");
@@ -314,8 +308,7 @@ test.describe("session tree and review", () => {
 
   test("choosing another model sends the prompt with it; usage shows per session", async ({ page, api, stack }) => {
     const s = await api.createSession("model test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     const picker = page.getByTestId("model-picker");
     await expect(picker.locator("option")).toHaveCount(2);
     // The configured default shows first (OpenCode's own per-provider default would be another).
@@ -340,8 +333,7 @@ test.describe("session tree and review", () => {
   test("export downloads a Markdown transcript; rename and delete", async ({ page, api, stack, request }) => {
     stack.model.enqueue({ text: "The exported answer." });
     const s = await api.createSession("export test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.ask("please export me", "The exported answer.", TURN);
 
     await page.getByTestId("session-menu").click();

@@ -3,6 +3,7 @@ import { test, expect } from "./fixtures/opencode";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
 import { choice, questionCall } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
 
 /** Regenerates the screenshots in docs/screenshots: `SCREENSHOTS=1 npx playwright test e2e/screenshots.spec.ts`. */
 test.skip(!process.env.SCREENSHOTS, "screenshots are generated on demand");
@@ -44,16 +45,10 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   await page.locator('[data-testid="block"][data-kind="reasoning"] button').first().click();
   await page.waitForTimeout(800);
   await page.screenshot({ path: out("session-dark.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(page, "light");
   await page.waitForTimeout(500);
   await page.screenshot({ path: out("session-light.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "dark");
-    document.documentElement.dataset.theme = "dark";
-  });
+  await setTheme(page, "dark");
 
   // Interrupts: a permission card and the inbox; a question form.
   stack.model.enqueue(
@@ -158,10 +153,7 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   await expect(vp.getByTestId("share-connection")).toHaveAttribute("data-state", "connected");
   await page.waitForTimeout(800);
   await vp.screenshot({ path: out("share-page.png") });
-  await vp.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(vp, "light");
   await vp.waitForTimeout(400);
   await vp.screenshot({ path: out("share-page-light.png") });
   await viewer.close();
@@ -313,10 +305,7 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   await page.getByTestId("diff-layout-split").click();
   await page.waitForTimeout(1000);
   await page.screenshot({ path: out("review-split-dark.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(page, "light");
   await page.waitForTimeout(600);
   await page.screenshot({ path: out("review-split-light.png") });
   await page.getByTestId("diff-layout-unified").click();
@@ -325,10 +314,7 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   await page.getByTestId("panel-tab-plan").click();
   await page.waitForTimeout(400);
   await page.screenshot({ path: out("plan-light.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "dark");
-    document.documentElement.dataset.theme = "dark";
-  });
+  await setTheme(page, "dark");
 
   // Branches: two forks and a fork of a fork, then the tree from the middle one.
   await page.getByTestId("panel-close").click();
@@ -345,10 +331,7 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   await expect(rp.treeNodes()).toHaveCount(4);
   await page.waitForTimeout(500);
   await page.screenshot({ path: out("branch-tree-dark.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(page, "light");
   await page.waitForTimeout(400);
   await page.screenshot({ path: out("branch-tree-light.png") });
 });

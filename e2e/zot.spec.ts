@@ -11,6 +11,7 @@ import { expect, test } from "./fixtures/zot";
 import { STALE_ID, STALE_SECRET, ZOT_ID, type ZotStack } from "../testkit/fake-zot-stack";
 import { sharedFlows } from "./shared-flows";
 import { beats } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 
@@ -56,8 +57,7 @@ test.describe("zot", () => {
       { text: "Both done." },
     );
     const s = await zotApi.createSession("zot tools");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     await sp.prompt("run the marker and write notes");
     const bash = sp.toolCards("bash").first();
     await expect(bash).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
@@ -99,8 +99,7 @@ test.describe("zot", () => {
   }) => {
     zotStack.model.enqueue({ text: "The whole reply arrives despite the hiccup.", chunks: 6, delayMs: 40 });
     const s = await zotApi.createSession("zot non-fatal error");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     await sp.prompt("answer through a zot-nonfatal-error");
     await expect(sp.assistantText().last()).toHaveText("The whole reply arrives despite the hiccup.", {
       timeout: 20_000,
@@ -119,8 +118,7 @@ test.describe("zot", () => {
     fs.mkdirSync(dir, { recursive: true });
     zotStack.model.enqueue(beats(40, 250));
     const s = await zotApi.createSession("zot crash", { directory: dir });
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     await sp.prompt("keep going until killed");
     await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
     const pid = zotStack.zotPid(dir);
@@ -143,8 +141,7 @@ test.describe("zot", () => {
   test("Compact from the session menu; forking is not zot's", async ({ page, zotApi, zotStack }) => {
     zotStack.model.enqueue({ text: "A reply worth compacting." });
     const s = await zotApi.createSession("zot compact");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     await sp.ask("say something to compact", "A reply worth compacting.");
     await expect(sp.messages("user").first().getByTestId("fork-message")).toHaveCount(0);
     await page.getByTestId("session-menu").click();
@@ -169,8 +166,7 @@ test.describe("zot", () => {
 
   test("a prompt picks another model of zot's provider (set_model)", async ({ page, zotApi, zotStack }) => {
     const s = await zotApi.createSession("zot model");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     const picker = page.getByTestId("model-picker");
     await expect(picker.locator("option")).toHaveText(["fake-model", "fake-model-2"]);
     await picker.selectOption({ label: "fake-model-2" });
@@ -253,10 +249,7 @@ test.describe("zot screenshots", () => {
     await sp.expand(sp.toolCards("bash").first());
     await page.waitForTimeout(800);
     await page.screenshot({ path: out("zot-session-dark.png") });
-    await page.evaluate(() => {
-      localStorage.setItem("sb-theme", "light");
-      document.documentElement.dataset.theme = "light";
-    });
+    await setTheme(page, "light");
     await page.waitForTimeout(500);
     await page.screenshot({ path: out("zot-session-light.png") });
   });

@@ -20,6 +20,20 @@ export class SessionPage {
     this.status = page.getByTestId("session-status");
   }
 
+  /** A page object of this kind on `/sessions/:backendId/:sessionId`, loaded and connected. */
+  static async open<T extends SessionPage>(
+    this: new (
+      page: Page,
+    ) => T,
+    page: Page,
+    backendId: string,
+    sessionId: string,
+  ): Promise<T> {
+    const view = new this(page);
+    await view.goto(backendId, sessionId);
+    return view;
+  }
+
   async goto(backendId: string, sessionId: string) {
     await this.page.goto(`/sessions/${backendId}/${sessionId}`);
     await expect(this.view).toHaveAttribute("data-loaded", "true");
@@ -42,6 +56,26 @@ export class SessionPage {
   async askContaining(text: string, fragment: string, options?: { timeout?: number }) {
     await this.prompt(text);
     await expect(this.assistantText().last()).toContainText(fragment, options);
+    await this.waitStatus("idle");
+  }
+
+  /**
+   * A turn whose `echo <marker>` bash call waits behind a permission card: checks the card and the
+   * waiting tool, allows it once, then waits for the command's output and for `reply`.
+   */
+  async allowEchoOnce(text: string, marker: string, reply: string) {
+    await this.prompt(text);
+    const card = this.page.getByTestId("permission-card");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toContainText(`echo ${marker}`);
+    const tool = this.toolCards("bash").last();
+    await expect(tool).toHaveAttribute("data-status", "awaiting-approval");
+    await this.waitStatus("waiting");
+    await card.getByTestId("permission-allow-once").click();
+    await expect(card).toHaveCount(0);
+    await expect(tool).toHaveAttribute("data-status", "completed");
+    await expect(tool.getByTestId("tool-output")).toContainText(marker);
+    await expect(this.assistantText().last()).toHaveText(reply);
     await this.waitStatus("idle");
   }
 
