@@ -139,8 +139,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         const snap = await a2aApi.snapshot(OC_ID, id);
         expect(snap.messages.length).toBe(100);
         expect(snap.olderCursor).toBeTruthy();
-        const sp = new SessionPage(page);
-        await sp.goto(OC_ID, id);
+        const sp = await SessionPage.open(page, OC_ID, id);
         await expect(sp.messages("user").last()).toContainText("history line 129");
         await sp.scrollToStart(60_000);
         await expect(sp.messages("user").filter({ hasText: /^history line 0$/ })).toHaveCount(1);

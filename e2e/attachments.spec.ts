@@ -50,8 +50,7 @@ test.describe("attachments", () => {
     const s = await api.createSession("attachments");
     const seen = stack.model.requests.length;
     const answered = () => stack.model.requests.slice(seen).filter((r) => r.source === "queue");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
 
     await pasteFile(page, "screenshot.png", "image/png", PNG);
     await expect(page.getByTestId("attachment")).toHaveCount(1);

@@ -440,8 +440,7 @@ test.describe("fault injection", () => {
         await request.get(`${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/snapshot`)
       ).json()) as Snapshot;
       expect(snap.messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])))).toEqual(valid);
-      const sp = new SessionPage(page);
-      await sp.goto(backendId, fake.sessionId);
+      const sp = await SessionPage.open(page, backendId, fake.sessionId);
       await expect(sp.assistantText()).toHaveText(valid);
     } finally {
       await request.delete(`${stack.url}/api/backends/${backendId}`);
@@ -476,8 +475,7 @@ test.describe("fault injection", () => {
       const created = await request.post(`${backendUrl}/sessions`, { data: { title: "malformed stdio frames" } });
       expect(created.status()).toBe(201);
       const s = (await created.json()) as { id: string };
-      const sp = new SessionPage(page);
-      await sp.goto(backendId, s.id);
+      const sp = await SessionPage.open(page, backendId, s.id);
       await sp.prompt("flood");
       const valid = Array.from({ length: 20 }, (_, i) => `valid part ${i}`);
       await expect(sp.assistantText().last()).toContainText(valid.at(-1)!, { timeout: 30_000 });

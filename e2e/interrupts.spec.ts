@@ -4,7 +4,7 @@ import { test, expect } from "./fixtures/opencode";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { startExternalSetup } from "../testkit/external-opencode";
-import { bashCall as bash, questionCall as question, toolResults } from "../testkit/scripted-turns";
+import { bashCall as bash, questionCall as question, taskCall, toolResults } from "../testkit/scripted-turns";
 
 test.describe("interrupts: permissions and questions", () => {
   test("allow once: the command runs", { tag: "@api" }, async ({ page, api, stack }) => {
@@ -282,17 +282,10 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("a permission asked inside a task subagent is answered from the parent", async ({ page, api, stack }) => {
-    stack.model.enqueue(
-      {
-        toolCalls: [
-          {
-            name: "task",
-            arguments: { description: "Sub job", prompt: "SUBAGENT please run the check", subagent_type: "general" },
-          },
-        ],
-      },
-      { match: "SUBAGENT please run the check", ...bash("echo ask-subagent") },
-    );
+    stack.model.enqueue(taskCall("Sub job", "SUBAGENT please run the check"), {
+      match: "SUBAGENT please run the check",
+      ...bash("echo ask-subagent"),
+    });
     const s = await api.createSession("subagent perm");
     const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
@@ -309,17 +302,10 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("a subagent's permission is answered from the inbox, away from its session", async ({ page, api, stack }) => {
-    stack.model.enqueue(
-      {
-        toolCalls: [
-          {
-            name: "task",
-            arguments: { description: "Inbox job", prompt: "SUBAGENT inbox check", subagent_type: "general" },
-          },
-        ],
-      },
-      { match: "SUBAGENT inbox check", ...bash("echo ask-inbox-sub") },
-    );
+    stack.model.enqueue(taskCall("Inbox job", "SUBAGENT inbox check"), {
+      match: "SUBAGENT inbox check",
+      ...bash("echo ask-inbox-sub"),
+    });
     const s = await api.createSession("inbox answer");
     const ui = new Interrupts(page);
     await page.goto("/");
@@ -354,8 +340,7 @@ test.describe("interrupts: permissions and questions", () => {
       .browser()!
       .newContext({ baseURL: stack.url, storageState: await context.storageState() });
     const page2 = await other.newPage();
-    const sp2 = new SessionPage(page2);
-    await sp2.goto(stack.backendId, s.id);
+    const sp2 = await SessionPage.open(page2, stack.backendId, s.id);
     const ui2 = new Interrupts(page2);
     await expect(ui2.permission()).toBeVisible();
     const id = (await ui.permission().getAttribute("data-interrupt-id"))!;

@@ -28,8 +28,7 @@ test.describe("long sessions", () => {
     });
     const sessionId = await importLongSession(doc, { directory: stack.workspace, env: stack.home.env });
 
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, sessionId);
+    const sp = await SessionPage.open(page, stack.backendId, sessionId);
     await expect(sp.timeline.getByText(LAST).last()).toBeVisible();
     expect(await sp.renderedItems().count()).toBeLessThanOrEqual(MAX_ROWS);
     expect(await sp.timelineElementCount()).toBeLessThan(MAX_TIMELINE_ELEMENTS);

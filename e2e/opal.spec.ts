@@ -18,7 +18,7 @@ import { sharedFlows } from "./shared-flows";
 import { lineHash } from "../testkit/fake-opal-agent";
 import { expect, test } from "./fixtures/opal";
 import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
-import { beats } from "../testkit/scripted-turns";
+import { beats, lastUserTexts } from "../testkit/scripted-turns";
 
 test.describe("Opal", () => {
   // After a restart Opal resumes the session by id: its model sees the earlier turn.
@@ -153,10 +153,7 @@ test.describe("Opal", () => {
     await rp.prompt("go on");
     await expect(rp.assistantText().last()).toHaveText("After the summary.");
     // Opal's model starts from the summary now, not the first turn.
-    const users = opalStack.model.requests
-      .at(-1)!
-      .messages.filter((m) => m.role === "user")
-      .map((m) => String(m.content));
+    const users = lastUserTexts(opalStack.model);
     expect(users[0]).toMatch(/^\[Conversation summary/);
     expect(users).not.toContain("first short question");
   });

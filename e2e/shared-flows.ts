@@ -40,8 +40,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
   const { backendId } = target;
   const open = async (page: Page, request: APIRequestContext, stack: FlowStack, title: string) => {
     const s = await new ConsoleApi(request, stack).newSession(backendId, title);
-    const sp = new SessionPage(page);
-    await sp.goto(backendId, s.id);
+    const sp = await SessionPage.open(page, backendId, s.id);
     return { s, sp };
   };
 

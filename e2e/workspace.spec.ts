@@ -45,8 +45,7 @@ test.describe("workspace tools", () => {
       },
       { text: "Wrote feature.txt." },
     );
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, session.id);
+    const rp = await ReviewPage.open(page, stack.backendId, session.id);
     await rp.ask("Add a feature file", "Wrote feature.txt.", TURN);
     expect(fs.readFileSync(path.join(wt.path, "feature.txt"), "utf8")).toBe("a feature\n");
     expect(fs.existsSync(path.join(repo, "feature.txt"))).toBe(false);

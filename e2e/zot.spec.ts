@@ -10,7 +10,7 @@ import { SessionPage } from "./pages/session-page";
 import { expect, test } from "./fixtures/zot";
 import { STALE_ID, STALE_SECRET, ZOT_ID, type ZotStack } from "../testkit/fake-zot-stack";
 import { sharedFlows } from "./shared-flows";
-import { beats } from "../testkit/scripted-turns";
+import { beats, lastUserTexts } from "../testkit/scripted-turns";
 import { setTheme } from "./pages/theme";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
@@ -156,10 +156,7 @@ test.describe("zot", () => {
     await sp.prompt("go on");
     await expect(sp.assistantText().last()).toHaveText("Going on after the summary.");
     // zot's own transcript is the summary now: the model sees it, not the earlier turn
-    const users = zotStack.model.requests
-      .at(-1)!
-      .messages.filter((m) => m.role === "user")
-      .map((m) => String(m.content));
+    const users = lastUserTexts(zotStack.model);
     expect(users[0]).toContain("Summary of the conversation so far");
     expect(users).not.toContain("say something to compact");
   });

@@ -64,3 +64,13 @@ export function toolResults(model: { requests: { messages: { role: string; conte
     .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
     .join("\n");
 }
+
+/** A turn that hands `prompt` to a general subagent with the task tool. */
+export const taskCall = (description: string, prompt: string): ScriptedTurn => ({
+  toolCalls: [{ name: "task", arguments: { description, prompt, subagent_type: "general" } }],
+});
+
+/** The user messages of the newest request the model received, as text. */
+export function lastUserTexts(model: { requests: { messages: { role: string; content?: unknown }[] }[] }): string[] {
+  return (model.requests.at(-1)?.messages ?? []).filter((m) => m.role === "user").map((m) => String(m.content));
+}
