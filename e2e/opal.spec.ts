@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { InputFormPage } from "./pages/input-form";
-import { ReviewPage } from "./pages/review-page";
+import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { sharedFlows } from "./shared-flows";
@@ -141,11 +141,10 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue({ text: "A short first answer." }, { text: "A short second answer." });
+    opalStack.model.enqueue(...twoTurnReplies());
     const s = await opalApi.createSession("opal compact");
     const rp = await ReviewPage.open(page, OPAL_ID, s.id);
-    await rp.ask("first short question", "A short first answer.");
-    await rp.ask("second short question", "A short second answer.");
+    await rp.askTwoTurns();
     await rp.menu("action-compact");
     await expect(rp.timeline).toContainText("Opal compacted the conversation", { timeout: 30_000 });
     await expect(rp.timeline).toContainText("[Conversation summary");
@@ -155,7 +154,7 @@ test.describe("Opal", () => {
     // Opal's model starts from the summary now, not the first turn.
     const users = lastUserTexts(opalStack.model);
     expect(users[0]).toMatch(/^\[Conversation summary/);
-    expect(users).not.toContain("first short question");
+    expect(users).not.toContain("first question");
   });
 
   test("a question (client/ask_user) answered with free text", async ({ page, opalApi, opalStack }) => {
@@ -301,15 +300,14 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
+    opalStack.model.enqueue(...twoTurnReplies());
     const s = await opalApi.createSession("opal branch");
     const rp = await ReviewPage.open(page, OPAL_ID, s.id);
-    await rp.ask("first question", "First answer.");
-    await rp.ask("second question", "Second answer.");
+    await rp.askTwoTurns();
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");
     await page.waitForURL((u) => !u.pathname.endsWith(s.id));
     await expect(rp.view).toHaveAttribute("data-loaded", "true");
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer."]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
     await expect(page.getByTestId("forked-from")).toBeVisible();
     opalStack.model.enqueue({ text: "A different second answer." });
     await rp.prompt("another second question");
@@ -317,14 +315,7 @@ test.describe("Opal", () => {
     expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).not.toContain("Second answer.");
     // The path the branch left is still there, as it was shown.
     await rp.goto(OPAL_ID, s.id);
-    await expect
-      .poll(() => rp.transcript())
-      .toEqual([
-        "user: first question",
-        "assistant: First answer.",
-        "user: second question",
-        "assistant: Second answer.",
-      ]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript());
   });
 });
 

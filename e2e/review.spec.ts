@@ -3,7 +3,7 @@ import path from "node:path";
 import type { SessionTree } from "../lib/api";
 import type { Session } from "../lib/model";
 import { test, expect } from "./fixtures/opencode";
-import { ReviewPage } from "./pages/review-page";
+import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
 
 /** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */
 const TURN = { timeout: 45_000 };
@@ -16,16 +16,15 @@ test.describe("session tree and review", () => {
     stack,
     request,
   }) => {
-    stack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
+    stack.model.enqueue(...twoTurnReplies());
     const src = await api.createSession("fork source");
     const rp = await ReviewPage.open(page, stack.backendId, src.id);
-    await rp.ask("first question", "First answer.", TURN);
-    await rp.ask("second question", "Second answer.", TURN);
+    await rp.askTwoTurns(TURN);
 
     // From the second user message: the messages before it, and its prompt ready to send again.
     await rp.messageAction(rp.messages("user").nth(1), "fork-message");
     const fromUser = await rp.waitForOtherSession(src.id);
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer."]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
     await expect(rp.input).toHaveValue("second question");
     await expect(page.getByTestId("forked-from")).toBeVisible();
 
@@ -33,21 +32,14 @@ test.describe("session tree and review", () => {
     await rp.goto(stack.backendId, src.id);
     await rp.messageAction(rp.messages("assistant").last(), "fork-message");
     const fromAssistant = await rp.waitForOtherSession(src.id);
-    await expect
-      .poll(() => rp.transcript())
-      .toEqual([
-        "user: first question",
-        "assistant: First answer.",
-        "user: second question",
-        "assistant: Second answer.",
-      ]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript());
     await expect(rp.input).toHaveValue("");
 
     // From the first assistant message: through it only (OpenCode gets the id of the message after it).
     await rp.goto(stack.backendId, src.id);
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");
     const fromFirstAnswer = await rp.waitForOtherSession(src.id);
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer."]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
 
     // The tree, opened from a fork, shows the source and every fork; a node navigates.
     await page.getByTestId("tree-button").click();
