@@ -1,25 +1,16 @@
 import { expect, type Locator, type Page } from "@playwright/test";
+import { byTestId } from "./test-ids";
 
 /** Page object for `/sessions/:backendId/:sessionId`. */
-export class SessionPage {
-  readonly view: Locator;
-  readonly timeline: Locator;
-  readonly input: Locator;
-  readonly send: Locator;
-  readonly stop: Locator;
-  readonly connection: Locator;
-  readonly status: Locator;
-
-  constructor(readonly page: Page) {
-    this.view = page.getByTestId("session-view");
-    this.timeline = page.getByTestId("timeline");
-    this.input = page.getByTestId("composer-input");
-    this.send = page.getByTestId("send");
-    this.stop = page.getByTestId("stop");
-    this.connection = page.getByTestId("connection");
-    this.status = page.getByTestId("session-status");
-  }
-
+export class SessionPage extends byTestId({
+  view: "session-view",
+  timeline: "timeline",
+  input: "composer-input",
+  send: "send",
+  stop: "stop",
+  connection: "connection",
+  status: "session-status",
+}) {
   /** A page object of this kind on `/sessions/:backendId/:sessionId`, loaded and connected. */
   static async open<T extends SessionPage>(
     this: new (
