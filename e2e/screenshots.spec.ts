@@ -164,15 +164,8 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   await page.screenshot({ path: out("shares-settings.png") });
 });
 
-const STORE_V1 = `import type { Snapshot } from "./model";
-
-export interface StoreOptions {
-  backendId: string;
-  sessionId: string;
-}
-
-/** Loads a session and keeps it fresh. */
-export class SessionStore {
+/** What both versions of the screenshots' store share: the class's head and its emit(). */
+const STORE_CLASS_HEAD = `export class SessionStore {
   private seq = 0;
   private listeners = new Set<() => void>();
 
@@ -182,7 +175,22 @@ export class SessionStore {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
+`;
+const STORE_EMIT = `  private emit() {
+    for (const l of this.listeners) l();
+  }
+}
+`;
 
+const STORE_V1 = `import type { Snapshot } from "./model";
+
+export interface StoreOptions {
+  backendId: string;
+  sessionId: string;
+}
+
+/** Loads a session and keeps it fresh. */
+${STORE_CLASS_HEAD}
   async load(): Promise<Snapshot> {
     const res = await fetch(\`/api/sessions/\${this.opts.sessionId}\`);
     const snap = (await res.json()) as Snapshot;
@@ -190,11 +198,7 @@ export class SessionStore {
     return snap;
   }
 
-  private emit() {
-    for (const l of this.listeners) l();
-  }
-}
-`;
+${STORE_EMIT}`;
 
 const STORE_V2 = `import type { Snapshot } from "./model";
 import { backoff } from "./retry";
@@ -207,17 +211,7 @@ export interface StoreOptions {
 }
 
 /** Loads a session, retries with backoff, and keeps it fresh. */
-export class SessionStore {
-  private seq = 0;
-  private listeners = new Set<() => void>();
-
-  constructor(private opts: StoreOptions) {}
-
-  subscribe(fn: () => void) {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-
+${STORE_CLASS_HEAD}
   async load(attempt = 0): Promise<Snapshot> {
     const res = await fetch(\`/api/backends/\${this.opts.backendId}/sessions/\${this.opts.sessionId}/snapshot\`);
     if (!res.ok && attempt < (this.opts.maxAttempts ?? 5)) {
@@ -230,11 +224,7 @@ export class SessionStore {
     return snap;
   }
 
-  private emit() {
-    for (const l of this.listeners) l();
-  }
-}
-`;
+${STORE_EMIT}`;
 
 const RETRY = `/** Waits 250 ms, 500 ms, 1 s … up to 10 s. */
 export function backoff(attempt: number): Promise<void> {
