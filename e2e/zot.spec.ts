@@ -12,6 +12,7 @@ import { STALE_ID, STALE_SECRET, ZOT_ID, type ZotStack } from "../testkit/fake-z
 import { sharedFlows } from "./shared-flows";
 import { beats, lastUserTexts } from "../testkit/scripted-turns";
 import { setTheme } from "./pages/theme";
+import { BackendAuthPage } from "./pages/backend-auth";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 
@@ -183,15 +184,15 @@ test.describe("zot settings", () => {
     zotApi,
     zotStack,
   }) => {
-    await page.goto("/settings");
-    const stale = page.locator(`[data-testid="backend-row"][data-backend-id="${STALE_ID}"]`);
+    const settings = await BackendAuthPage.open(page);
+    const stale = settings.row(STALE_ID);
     await expect(stale).toHaveAttribute("data-status", "down");
     await expect(stale.getByTestId("backend-error")).toContainText(
       'refused the console\'s ZOTCORE_RPC_TOKEN ("invalid token")',
     );
     await stale.getByTestId("backend-logs-toggle").click();
     await expect(stale.getByTestId("backend-logs")).toContainText("zot: rpc: bad auth token");
-    const ok = page.locator(`[data-testid="backend-row"][data-backend-id="${ZOT_ID}"]`);
+    const ok = settings.row(ZOT_ID);
     await expect(ok).toHaveAttribute("data-status", "ready");
     await expect(ok.getByTestId("backend-env")).toContainText("OPENAI_API_KEY=***");
     expect(await page.content()).not.toContain("sk-scripted-zot");
