@@ -4,6 +4,7 @@ import type { SessionTree } from "../lib/api";
 import type { Session } from "../lib/model";
 import { test, expect } from "./fixtures/opencode";
 import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
+import { writeCall } from "../testkit/scripted-turns";
 
 /** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */
 const TURN = { timeout: 45_000 };
@@ -85,10 +86,7 @@ test.describe("session tree and review", () => {
     stack,
   }) => {
     const file = path.join(stack.workspace, "revert-notes.txt");
-    stack.model.enqueue(
-      { toolCalls: [{ name: "write", arguments: { filePath: file, content: "alpha\nbeta\ngamma\n" } }] },
-      { text: "Wrote the notes." },
-    );
+    stack.model.enqueue(writeCall(file, "alpha\nbeta\ngamma\n"), { text: "Wrote the notes." });
     const s = await api.createSession("revert test");
     const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.ask("write the notes", "Wrote the notes.", TURN);

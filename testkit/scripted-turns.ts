@@ -74,3 +74,8 @@ export const taskCall = (description: string, prompt: string): ScriptedTurn => (
 export function lastUserTexts(model: { requests: { messages: { role: string; content?: unknown }[] }[] }): string[] {
   return (model.requests.at(-1)?.messages ?? []).filter((m) => m.role === "user").map((m) => String(m.content));
 }
+
+/** A turn that writes `content` to `filePath` with OpenCode's write tool. */
+export const writeCall = (filePath: string, content: string): ScriptedTurn => ({
+  toolCalls: [{ name: "write", arguments: { filePath, content } }],
+});
