@@ -18,6 +18,7 @@ import { authHeaders } from "../testkit/opencode-stack";
 import { Interrupts } from "./pages/interrupts";
 import { ReviewPage } from "./pages/review-page";
 import { Shell } from "./pages/shell";
+import { choice, questionCall } from "../testkit/scripted-turns";
 
 const TURN = { timeout: 60_000 };
 const WIDTHS = [
@@ -127,9 +128,7 @@ test("axe finds no serious or critical violation on any page, state, theme or wi
     },
   );
   await rp.goto(stack.backendId, all.id);
-  await rp.prompt("Build the module, then summarize.");
-  await expect(rp.assistantText().last()).toContainText("Summary", TURN);
-  await rp.waitStatus("idle");
+  await rp.askContaining("Build the module, then summarize.", "Summary", TURN);
 
   // A pending permission and a pending question, each in its own session (never answered, so no
   // follow-up turn is scripted).
@@ -142,34 +141,12 @@ test("axe finds no serious or critical violation on any page, state, theme or wi
   await api.prompt(perm.id, "Clean the build output.");
   const ques = await api.createSession("Asks a question");
   await expect.poll(async () => (await api.snapshot(perm.id)).interrupts.length, TURN).toBe(1);
-  stack.model.enqueue({
-    toolCalls: [
-      {
-        name: "question",
-        arguments: {
-          questions: [
-            {
-              question: "Which package manager?",
-              header: "Tooling",
-              options: [
-                { label: "npm", description: "ships with Node" },
-                { label: "pnpm", description: "fast, strict" },
-              ],
-            },
-            {
-              question: "Which checks run in CI?",
-              header: "CI",
-              multiple: true,
-              options: [
-                { label: "typecheck", description: "tsc" },
-                { label: "e2e", description: "playwright" },
-              ],
-            },
-          ],
-        },
-      },
-    ],
-  });
+  stack.model.enqueue(
+    questionCall([
+      choice("Which package manager?", "Tooling", { npm: "ships with Node", pnpm: "fast, strict" }),
+      choice("Which checks run in CI?", "CI", { typecheck: "tsc", e2e: "playwright" }, true),
+    ]),
+  );
   await api.prompt(ques.id, "Set up the tooling.");
   await expect.poll(async () => (await api.snapshot(ques.id)).interrupts.length, TURN).toBe(1);
 

@@ -10,6 +10,8 @@ import { SessionPage } from "./pages/session-page";
 import { expect, test } from "./fixtures/a2a";
 import { OC_ID, PLAIN_ID, WRONG_ID, type A2aStack } from "../testkit/a2a-stack";
 import type { ScriptedTurn } from "../testkit/scripted-model";
+import { choice, questionCall } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
 
 const TURN = { timeout: 45_000 };
 const bash = (command: string, description = "Run it"): ScriptedTurn => ({
@@ -34,8 +36,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
           { text: reply, chunks: 16, delayMs: 90 },
         );
         const s = await a2aApi.createSession(OC_ID, "a2a stream");
-        const sp = new SessionPage(page);
-        await sp.goto(OC_ID, s.id);
+        const sp = await SessionPage.open(page, OC_ID, s.id);
         await sp.prompt("run the marker command");
         await expect(sp.messages("user").first()).toContainText("run the marker command");
         const tool = sp.toolCards("bash").first();
@@ -58,8 +59,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
           text: "Allowed, and it ran.",
         });
         const s = await a2aApi.createSession(OC_ID, "a2a permission");
-        const sp = new SessionPage(page);
-        await sp.goto(OC_ID, s.id);
+        const sp = await SessionPage.open(page, OC_ID, s.id);
         await sp.prompt("run the permission marker");
         const card = page.getByTestId("permission-card");
         await expect(card).toBeVisible(TURN);
@@ -81,31 +81,14 @@ export function a2aSuite(version: "1.0" | "0.3") {
 
       test("a question answered after a page reload while it waits", async ({ page, a2aApi, a2aStack }) => {
         a2aStack.model.enqueue(
-          {
-            toolCalls: [
-              {
-                name: "question",
-                arguments: {
-                  questions: [
-                    {
-                      question: "Which color should the A2A button be?",
-                      header: "Color",
-                      options: [
-                        { label: "red", description: "Choose red" },
-                        { label: "blue", description: "Choose blue" },
-                      ],
-                    },
-                  ],
-                },
-              },
-            ],
-          },
+          questionCall([
+            choice("Which color should the A2A button be?", "Color", { red: "Choose red", blue: "Choose blue" }),
+          ]),
           { text: "Blue it is, over A2A." },
         );
         const s = await a2aApi.createSession(OC_ID, "a2a question");
-        const sp = new SessionPage(page);
+        const sp = await SessionPage.open(page, OC_ID, s.id);
         const ui = new Interrupts(page);
-        await sp.goto(OC_ID, s.id);
         await sp.prompt("ask me about the color");
         await expect(ui.question()).toBeVisible(TURN);
         await expect(ui.question()).toContainText("Which color should the A2A button be?");
@@ -122,8 +105,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
 
       test("the model is picked per prompt", async ({ page, a2aApi, a2aStack }) => {
         const s = await a2aApi.createSession(OC_ID, "a2a model");
-        const sp = new SessionPage(page);
-        await sp.goto(OC_ID, s.id);
+        const sp = await SessionPage.open(page, OC_ID, s.id);
         const picker = page.getByTestId("model-picker");
         await expect(picker.locator("option")).toHaveCount(2);
         await picker.selectOption("fake/fake-model-2");
@@ -157,8 +139,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         const snap = await a2aApi.snapshot(OC_ID, id);
         expect(snap.messages.length).toBe(100);
         expect(snap.olderCursor).toBeTruthy();
-        const sp = new SessionPage(page);
-        await sp.goto(OC_ID, id);
+        const sp = await SessionPage.open(page, OC_ID, id);
         await expect(sp.messages("user").last()).toContainText("history line 129");
         await sp.scrollToStart(60_000);
         await expect(sp.messages("user").filter({ hasText: /^history line 0$/ })).toHaveCount(1);
@@ -177,8 +158,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
           delayMs: 250,
         });
         const s = await a2aApi.createSession(OC_ID, "a2a stop");
-        const sp = new SessionPage(page);
-        await sp.goto(OC_ID, s.id);
+        const sp = await SessionPage.open(page, OC_ID, s.id);
         await sp.prompt("go slowly");
         await expect(sp.assistantText().last()).toContainText("chunk2", TURN);
         await sp.stop.click();
@@ -198,8 +178,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
         a2aStack.model.enqueue({ text: words.join(" "), chunks: 30, delayMs: 150 });
         const s = await a2aApi.createSession(OC_ID, "a2a restart");
-        const sp = new SessionPage(page);
-        await sp.goto(OC_ID, s.id);
+        const sp = await SessionPage.open(page, OC_ID, s.id);
         await sp.prompt("a long reply, then a restart");
         await expect(sp.assistantText().last()).toContainText("w3", TURN);
         await a2aStack.bridgeServer.restart();
@@ -212,9 +191,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
         await page.screenshot({ path: test.info().outputPath("a2a-restart.png") });
         a2aStack.model.enqueue({ text: "Alive after the restart." });
-        await sp.prompt("still there?");
-        await expect(sp.assistantText().last()).toHaveText("Alive after the restart.", TURN);
-        await sp.waitStatus("idle");
+        await sp.ask("still there?", "Alive after the restart.", TURN);
         await expect(sp.messages("user")).toHaveCount(2);
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
       });
@@ -225,8 +202,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         const reply = `Plainly streamed. ${Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ")}.`;
         a2aStack.model.enqueue({ text: reply, chunks: 16, delayMs: 90 });
         const s = await a2aApi.createSession(PLAIN_ID, "plain stream");
-        const sp = new SessionPage(page);
-        await sp.goto(PLAIN_ID, s.id);
+        const sp = await SessionPage.open(page, PLAIN_ID, s.id);
         await sp.prompt("answer slowly");
         await sp.expectStreamed(reply, 30_000);
         await sp.waitStatus("idle");
@@ -238,8 +214,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
           { text: "The project is called Bluebird." },
         );
         const s = await a2aApi.createSession(PLAIN_ID, "plain input");
-        const sp = new SessionPage(page);
-        await sp.goto(PLAIN_ID, s.id);
+        const sp = await SessionPage.open(page, PLAIN_ID, s.id);
         await sp.prompt("name the project");
         const form = sp.timeline.getByTestId("input-form");
         await expect(form).toBeVisible(TURN);
@@ -271,8 +246,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
       test("a failed task is shown as failed, with the agent's message", async ({ page, a2aApi, a2aStack }) => {
         a2aStack.model.enqueue({ error: { status: 500, message: "the scripted model is overloaded" } });
         const s = await a2aApi.createSession(PLAIN_ID, "plain failed");
-        const sp = new SessionPage(page);
-        await sp.goto(PLAIN_ID, s.id);
+        const sp = await SessionPage.open(page, PLAIN_ID, s.id);
         await sp.prompt("this will fail");
         await expect(sp.timeline.getByTestId("message-error")).toContainText("the scripted model is overloaded", TURN);
         await sp.waitStatus("idle");
@@ -281,11 +255,8 @@ export function a2aSuite(version: "1.0" | "0.3") {
       test("a session goes on after a console restart", async ({ page, a2aApi, a2aStack }) => {
         a2aStack.model.enqueue({ text: "Got it: the code word is periwinkle." });
         const s = await a2aApi.createSession(PLAIN_ID, "plain restart");
-        const sp = new SessionPage(page);
-        await sp.goto(PLAIN_ID, s.id);
-        await sp.prompt("Remember the code word periwinkle.");
-        await expect(sp.assistantText().last()).toHaveText("Got it: the code word is periwinkle.", TURN);
-        await sp.waitStatus("idle");
+        const sp = await SessionPage.open(page, PLAIN_ID, s.id);
+        await sp.ask("Remember the code word periwinkle.", "Got it: the code word is periwinkle.", TURN);
 
         await a2aStack.restartConsole();
         await sp.goto(PLAIN_ID, s.id);
@@ -384,15 +355,9 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await st.label.fill("opencode again");
         await st.preview.scrollIntoViewIfNeeded();
         await st.form.screenshot({ path: test.info().outputPath("a2a-add-dark.png") });
-        await page.evaluate(() => {
-          localStorage.setItem("sb-theme", "light");
-          document.documentElement.dataset.theme = "light";
-        });
+        await setTheme(page, "light");
         await st.form.screenshot({ path: test.info().outputPath("a2a-add-light.png") });
-        await page.evaluate(() => {
-          localStorage.setItem("sb-theme", "dark");
-          document.documentElement.dataset.theme = "dark";
-        });
+        await setTheme(page, "dark");
         await st.add.click();
         await expect(st.form.getByTestId("a2a-added")).toContainText("opencode again");
         await expect(st.row("opencode-again")).toHaveAttribute("data-status", "ready", { timeout: 30_000 });

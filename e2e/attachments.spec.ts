@@ -50,8 +50,7 @@ test.describe("attachments", () => {
     const s = await api.createSession("attachments");
     const seen = stack.model.requests.length;
     const answered = () => stack.model.requests.slice(seen).filter((r) => r.source === "queue");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
 
     await pasteFile(page, "screenshot.png", "image/png", PNG);
     await expect(page.getByTestId("attachment")).toHaveCount(1);
@@ -78,8 +77,7 @@ test.describe("attachments", () => {
 
   test("a file that cannot go is refused with a clear error, and nothing is sent", async ({ page, api, stack }) => {
     const s = await api.createSession("refused attachment");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    await SessionPage.open(page, stack.backendId, s.id);
     const before = stack.model.requests.length;
     await page.getByTestId("attach-input").setInputFiles({
       name: "archive.zip",

@@ -12,6 +12,7 @@ import type { ChatContentPart } from "../testkit/scripted-model";
 import { expect, test } from "./fixtures/opencode";
 import { ComparePage } from "./pages/compare-page";
 import { Shell } from "./pages/shell";
+import { setTheme } from "./pages/theme";
 
 const TURN = { timeout: 60_000 };
 
@@ -72,10 +73,7 @@ test("one prompt on two models in two worktrees: replies, tests and diffs side b
 
   if (process.env.SCREENSHOTS) {
     for (const theme of ["dark", "light"] as const) {
-      await page.evaluate((t) => {
-        localStorage.setItem("sb-theme", t);
-        document.documentElement.dataset.theme = t;
-      }, theme);
+      await setTheme(page, theme);
       await page.screenshot({ path: `docs/screenshots/compare-${theme}.png` });
     }
   }
@@ -185,10 +183,7 @@ test("the columns stream their timelines live; a reload mid-run shows the same g
   // The board mid-run, in both themes (docs/compare.md).
   if (process.env.SCREENSHOTS) {
     for (const theme of ["dark", "light"] as const) {
-      await page.evaluate((t) => {
-        localStorage.setItem("sb-theme", t);
-        document.documentElement.dataset.theme = t;
-      }, theme);
+      await setTheme(page, theme);
       await page.screenshot({ path: `docs/screenshots/compare-live-${theme}.png` });
     }
   }

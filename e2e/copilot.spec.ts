@@ -7,7 +7,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import fs from "node:fs";
 import path from "node:path";
-import type { ScriptedTurn } from "../testkit/scripted-model";
 import { messageText } from "../testkit/scripted-model";
 import { MCP_FORMS_TOOL, MCP_HUGE_FORM_TOOL } from "../testkit/copilot-env";
 import { expect, test } from "./fixtures/copilot";
@@ -16,10 +15,8 @@ import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { sharedFlows } from "./shared-flows";
-
-const bash = (marker: string): ScriptedTurn => ({
-  toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
-});
+import { beats, echoCall as bash } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
 
 /** Every text the model has been sent so far (to check what reached it). */
 function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[0][] }[] }): string {
@@ -40,8 +37,7 @@ test.describe("Copilot headless", () => {
       { text: "The form was refused." },
     );
     const s = await copilotApi.createSession("huge form");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
+    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("register with the huge form");
     const card = page.getByTestId("permission-card");
     await expect(card).toBeVisible({ timeout: 30_000 });
@@ -68,14 +64,9 @@ test.describe("Copilot headless", () => {
     copilotApi,
     copilotStack,
   }) => {
-    copilotStack.model.enqueue({
-      text: Array.from({ length: 24 }, (_, i) => `beat${i}`).join(" "),
-      chunks: 24,
-      delayMs: 120,
-    });
+    copilotStack.model.enqueue(beats(24, 120, "space"));
     const s = await copilotApi.createSession("headless slash command");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
+    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("talk for a while");
     await expect(sp.assistantText().last()).toContainText("beat1", { timeout: 30_000 });
     const asked = copilotStack.model.requests.length;
@@ -99,21 +90,9 @@ test.describe("Copilot headless", () => {
   }) => {
     copilotStack.model.enqueue(bash("e2e-allowed"), { text: "The allowed command ran." });
     const s = await copilotApi.createSession("headless permission");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
-    await sp.prompt("run the allowed command");
+    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    await sp.allowEchoOnce("run the allowed command", "e2e-allowed", "The allowed command ran.");
     const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await expect(card).toContainText("echo e2e-allowed");
-    await expect(sp.toolCards("bash").last()).toHaveAttribute("data-status", "awaiting-approval");
-    await sp.waitStatus("waiting");
-    await card.getByTestId("permission-allow-once").click();
-    await expect(card).toHaveCount(0);
-    const allowed = sp.toolCards("bash").first();
-    await expect(allowed).toHaveAttribute("data-status", "completed");
-    await expect(allowed.getByTestId("tool-output")).toContainText("e2e-allowed");
-    await expect(sp.assistantText().last()).toHaveText("The allowed command ran.");
-    await sp.waitStatus("idle");
 
     copilotStack.model.enqueue(bash("e2e-rejected"), { text: "Understood, I will use ls." });
     await sp.prompt("run the rejected command");
@@ -148,9 +127,8 @@ test.describe("Copilot headless", () => {
       { text: "Blue it is." },
     );
     const s = await copilotApi.createSession("headless question");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(BACKEND_ID, s.id);
     await sp.prompt("ask me about the color");
     const form = ui.question();
     await expect(form).toBeVisible({ timeout: 30_000 });
@@ -176,8 +154,7 @@ test.describe("Copilot headless", () => {
   }) => {
     copilotStack.model.enqueue({ toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] });
     const s = await copilotApi.createSession("headless form");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
+    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("register the project");
     // the MCP tool asks first
     const card = page.getByTestId("permission-card");
@@ -276,8 +253,7 @@ test.describe("Copilot headless", () => {
       { text: "Created rewind-me.txt." },
     );
     const s = await copilotApi.createSession("headless rewind");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
+    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("create the file");
     const card = page.getByTestId("permission-card");
     await expect(card).toBeVisible({ timeout: 30_000 });
@@ -315,14 +291,9 @@ test.describe("Copilot headless", () => {
     copilotApi,
     copilotStack,
   }) => {
-    copilotStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
+    copilotStack.model.enqueue(beats(40, 250));
     const s = await copilotApi.createSession("headless crash");
-    const sp = new SessionPage(page);
-    await sp.goto(BACKEND_ID, s.id);
+    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("keep going until killed");
     await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 30_000 });
     const before = await copilotStack.backend();
@@ -390,10 +361,7 @@ test.describe("Copilot headless screenshots", () => {
     await expect(form.error("license")).toHaveText("Required");
     await page.waitForTimeout(500);
     await page.screenshot({ path: out("copilot-form-dark.png") });
-    await page.evaluate(() => {
-      localStorage.setItem("sb-theme", "light");
-      document.documentElement.dataset.theme = "light";
-    });
+    await setTheme(page, "light");
     await page.waitForTimeout(500);
     await page.screenshot({ path: out("copilot-form-light.png") });
     await form.decline.click();

@@ -219,8 +219,7 @@ test.describe("fault injection", () => {
     const words = Array.from({ length: 120 }, (_, i) => `k${i}`);
     stack.model.enqueue({ text: words.join(" "), chunks: 120, delayMs: 100 });
     const s = await api.createSession("kill mid-turn");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("a long reply, then a crash");
     await expect(sp.assistantText().last()).toContainText("k15", { timeout: 30_000 });
     const pid = await stack.opencodePid();
@@ -238,9 +237,7 @@ test.describe("fault injection", () => {
     await expect(page.getByTestId("message-error").last()).toContainText("OpenCode stopped during this reply");
     // And the session goes on.
     stack.model.enqueue({ text: "alive after the crash" });
-    await sp.prompt("still there?");
-    await expect(sp.assistantText().last()).toHaveText("alive after the crash", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.ask("still there?", "alive after the crash", { timeout: 30_000 });
     const after = await expectWhole(page, api, stack, s.id, { cut: true });
     expect(after.texts.at(-1)?.[1]).toBe("alive after the crash");
     expect(after.messages.length).toBe(before.messages.length + 2);
@@ -443,8 +440,7 @@ test.describe("fault injection", () => {
         await request.get(`${stack.url}/api/backends/${backendId}/sessions/${fake.sessionId}/snapshot`)
       ).json()) as Snapshot;
       expect(snap.messages.flatMap((m) => m.blocks.flatMap((b) => (b.kind === "text" ? [b.text] : [])))).toEqual(valid);
-      const sp = new SessionPage(page);
-      await sp.goto(backendId, fake.sessionId);
+      const sp = await SessionPage.open(page, backendId, fake.sessionId);
       await expect(sp.assistantText()).toHaveText(valid);
     } finally {
       await request.delete(`${stack.url}/api/backends/${backendId}`);
@@ -479,8 +475,7 @@ test.describe("fault injection", () => {
       const created = await request.post(`${backendUrl}/sessions`, { data: { title: "malformed stdio frames" } });
       expect(created.status()).toBe(201);
       const s = (await created.json()) as { id: string };
-      const sp = new SessionPage(page);
-      await sp.goto(backendId, s.id);
+      const sp = await SessionPage.open(page, backendId, s.id);
       await sp.prompt("flood");
       const valid = Array.from({ length: 20 }, (_, i) => `valid part ${i}`);
       await expect(sp.assistantText().last()).toContainText(valid.at(-1)!, { timeout: 30_000 });
@@ -509,9 +504,7 @@ test.describe("fault injection", () => {
       expect(stack.console.child.exitCode).toBeNull();
 
       // The session takes the next prompt.
-      await sp.prompt("hello");
-      await expect(sp.assistantText().last()).toHaveText("Hello from the fake agent.", { timeout: 30_000 });
-      await sp.waitStatus("idle");
+      await sp.ask("hello", "Hello from the fake agent.", { timeout: 30_000 });
       expect(await sp.messages("user").count()).toBe(2);
     } finally {
       await request.delete(backendUrl);

@@ -3,51 +3,15 @@ import path from "node:path";
 import { test, expect } from "./fixtures/opencode";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import type { ScriptedModel } from "../testkit/scripted-model";
 import { startExternalSetup } from "../testkit/external-opencode";
-
-const bash = (command: string) => ({
-  toolCalls: [{ name: "bash", arguments: { command, description: "test command" } }],
-});
-/** OpenCode's question tool requires a header and a description for every option. */
-const question = (
-  questions: {
-    question: string;
-    header?: string;
-    options: { label: string; description?: string }[];
-    multiple?: boolean;
-  }[],
-) => ({
-  toolCalls: [
-    {
-      name: "question",
-      arguments: {
-        questions: questions.map((q) => ({
-          ...q,
-          header: q.header ?? "Question",
-          options: q.options.map((o) => ({ ...o, description: o.description ?? `Choose ${o.label}` })),
-        })),
-      },
-    },
-  ],
-});
-
-/** The content of every tool result the model has received so far. */
-function toolResults(model: ScriptedModel): string {
-  return model.requests
-    .flatMap((r) => r.messages)
-    .filter((m) => m.role === "tool")
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .join("\n");
-}
+import { bashCall as bash, questionCall as question, taskCall, toolResults } from "../testkit/scripted-turns";
 
 test.describe("interrupts: permissions and questions", () => {
   test("allow once: the command runs", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-once"), { text: "It ran." });
     const s = await api.createSession("perm once");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("run it");
     await expect(ui.permission()).toBeVisible();
     await expect(ui.permission()).toContainText("echo ask-once");
@@ -73,9 +37,8 @@ test.describe("interrupts: permissions and questions", () => {
       { text: "Written." },
     );
     const s = await api.createSession("perm edit");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("write the file");
     await expect(ui.permission()).toBeVisible();
     await expect(ui.permission()).toContainText("edit");
@@ -100,9 +63,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "Both ran.",
     });
     const s = await api.createSession("perm always");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("run twice");
     await expect(ui.permission()).toContainText("printf ask-always-1");
     await expect(ui.permission()).toContainText(`“Always allow” also allows ${kept} from now on.`);
@@ -127,9 +89,8 @@ test.describe("interrupts: permissions and questions", () => {
   test("reject: the tool is denied and the turn stops", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-reject"), { text: "SHOULD NOT APPEAR" });
     const s = await api.createSession("perm reject");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("try it");
     await page.getByTestId("permission-reject").click();
     await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "denied");
@@ -141,8 +102,7 @@ test.describe("interrupts: permissions and questions", () => {
   test("reject with feedback: the model receives it and the turn goes on", async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-feedback"), { text: "Understood, I will use ls." });
     const s = await api.createSession("perm feedback");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("try it");
     await page.getByTestId("permission-feedback").click();
     await page.getByTestId("permission-feedback-input").fill("please use ls instead");
@@ -167,9 +127,8 @@ test.describe("interrupts: permissions and questions", () => {
       { text: "Blue it is." },
     );
     const s = await api.createSession("question option");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask me");
     await expect(ui.question()).toContainText("Which color do you prefer?");
     // Nothing is chosen by default and Submit waits for the user.
@@ -220,9 +179,8 @@ test.describe("interrupts: permissions and questions", () => {
     const hide = (hidden: boolean) =>
       page.evaluate((h) => ((window as unknown as { __hidden: boolean }).__hidden = h), hidden);
     const s = await api.createSession("notifications");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     const bell = page.getByTestId("notify-toggle");
     // Before anything is waiting, the bell asks for the permission.
     await expect(bell).toHaveAttribute("data-state", "default");
@@ -270,9 +228,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "Noted.",
     });
     const s = await api.createSession("question text");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask me");
     await ui.question().getByTestId("question-custom-input").fill("custom-name.txt");
     await ui.question().getByTestId("question-custom-input").press("Enter");
@@ -294,9 +251,8 @@ test.describe("interrupts: permissions and questions", () => {
       { text: "Order placed." },
     );
     const s = await api.createSession("two questions");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("order");
     await expect(ui.question().getByTestId("question")).toHaveCount(2);
     await ui.option("large").click();
@@ -315,9 +271,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "SHOULD NOT APPEAR",
     });
     const s = await api.createSession("question dismiss");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask");
     await page.getByTestId("question-dismiss").click();
     await expect(ui.question()).toHaveCount(0);
@@ -327,21 +282,13 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("a permission asked inside a task subagent is answered from the parent", async ({ page, api, stack }) => {
-    stack.model.enqueue(
-      {
-        toolCalls: [
-          {
-            name: "task",
-            arguments: { description: "Sub job", prompt: "SUBAGENT please run the check", subagent_type: "general" },
-          },
-        ],
-      },
-      { match: "SUBAGENT please run the check", ...bash("echo ask-subagent") },
-    );
+    stack.model.enqueue(taskCall("Sub job", "SUBAGENT please run the check"), {
+      match: "SUBAGENT please run the check",
+      ...bash("echo ask-subagent"),
+    });
     const s = await api.createSession("subagent perm");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("delegate it");
     await expect(ui.permission()).toContainText("echo ask-subagent", { timeout: 30_000 });
     await expect(ui.permission()).toContainText("asked by a subagent");
@@ -355,17 +302,10 @@ test.describe("interrupts: permissions and questions", () => {
   });
 
   test("a subagent's permission is answered from the inbox, away from its session", async ({ page, api, stack }) => {
-    stack.model.enqueue(
-      {
-        toolCalls: [
-          {
-            name: "task",
-            arguments: { description: "Inbox job", prompt: "SUBAGENT inbox check", subagent_type: "general" },
-          },
-        ],
-      },
-      { match: "SUBAGENT inbox check", ...bash("echo ask-inbox-sub") },
-    );
+    stack.model.enqueue(taskCall("Inbox job", "SUBAGENT inbox check"), {
+      match: "SUBAGENT inbox check",
+      ...bash("echo ask-inbox-sub"),
+    });
     const s = await api.createSession("inbox answer");
     const ui = new Interrupts(page);
     await page.goto("/");
@@ -390,9 +330,8 @@ test.describe("interrupts: permissions and questions", () => {
   }) => {
     stack.model.enqueue(bash("echo ask-reload"), { text: "Done after reload." });
     const s = await api.createSession("perm reload");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("run");
     await expect(ui.permission()).toBeVisible();
     await page.reload();
@@ -401,8 +340,7 @@ test.describe("interrupts: permissions and questions", () => {
       .browser()!
       .newContext({ baseURL: stack.url, storageState: await context.storageState() });
     const page2 = await other.newPage();
-    const sp2 = new SessionPage(page2);
-    await sp2.goto(stack.backendId, s.id);
+    const sp2 = await SessionPage.open(page2, stack.backendId, s.id);
     const ui2 = new Interrupts(page2);
     await expect(ui2.permission()).toBeVisible();
     const id = (await ui.permission().getAttribute("data-interrupt-id"))!;
@@ -464,9 +402,8 @@ test.describe("interrupts: permissions and questions", () => {
       text: "ok",
     });
     const s = await api.createSession("bad answers");
-    const sp = new SessionPage(page);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     const ui = new Interrupts(page);
-    await sp.goto(stack.backendId, s.id);
     await sp.prompt("ask");
     await expect(ui.question()).toBeVisible();
     const id = (await ui.question().getAttribute("data-interrupt-id"))!;

@@ -28,8 +28,7 @@ test.describe("long sessions", () => {
     });
     const sessionId = await importLongSession(doc, { directory: stack.workspace, env: stack.home.env });
 
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, sessionId);
+    const sp = await SessionPage.open(page, stack.backendId, sessionId);
     await expect(sp.timeline.getByText(LAST).last()).toBeVisible();
     expect(await sp.renderedItems().count()).toBeLessThanOrEqual(MAX_ROWS);
     expect(await sp.timelineElementCount()).toBeLessThan(MAX_TIMELINE_ELEMENTS);
@@ -44,9 +43,7 @@ test.describe("long sessions", () => {
       match: "long-session-reply",
       usage: { prompt: 2000, completion: 60 },
     });
-    await sp.prompt("Reply please (long-session-reply)");
-    await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 60_000 });
-    await sp.waitStatus("idle");
+    await sp.ask("Reply please (long-session-reply)", reply, { timeout: 60_000 });
     await expect(sp.timeline.getByText("tok59 done.")).toBeInViewport();
     expect(await sp.renderedItems().count()).toBeLessThanOrEqual(MAX_ROWS);
 

@@ -60,8 +60,7 @@ test.describe("@ file mentions", () => {
     const { alpha, beta, marker } = await workspaceFiles(stack, request, s.id, tag);
     stack.model.enqueue({ text: "Read the mentioned file." });
     const seen = stack.model.requests.length;
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
 
     await sp.input.fill("summarize ");
     await sp.input.pressSequentially(`@mention-`);
@@ -115,8 +114,7 @@ test.describe("@ file mentions", () => {
     const s = await api.createSession("mentions on a phone");
     const tag = Date.now().toString(36);
     const { beta } = await workspaceFiles(stack, request, s.id, tag);
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
 
     await sp.input.pressSequentially(`@mention-beta-${tag}`);
     const menu = page.getByTestId("mention-menu");

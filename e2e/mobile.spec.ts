@@ -10,6 +10,8 @@ import { test, expect } from "./fixtures/opencode";
 import { Interrupts } from "./pages/interrupts";
 import { ReviewPage } from "./pages/review-page";
 import { Shell } from "./pages/shell";
+import { choice, questionCall } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
 
 const TURN = { timeout: 60_000 };
 const shot = (name: string) => path.join(import.meta.dirname, "..", "docs", "screenshots", name);
@@ -25,17 +27,11 @@ async function noOverflow(shell: Shell, where: string) {
 async function screenshots(page: Page, name: string) {
   if (!process.env.SCREENSHOTS) return;
   for (const theme of ["dark", "light"] as const) {
-    await page.evaluate((t) => {
-      localStorage.setItem("sb-theme", t);
-      document.documentElement.dataset.theme = t;
-    }, theme);
+    await setTheme(page, theme);
     await page.waitForTimeout(300);
     await page.screenshot({ path: shot(`${name}-${theme}.png`) });
   }
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "dark");
-    document.documentElement.dataset.theme = "dark";
-  });
+  await setTheme(page, "dark");
 }
 
 for (const device of [
@@ -170,25 +166,12 @@ for (const device of [
       // A question, answered from the inbox: its link opens the session with the form.
       const q = await api.createSession(`Pick a package manager (${device.name})`);
       stack.model.enqueue(
-        {
-          toolCalls: [
-            {
-              name: "question",
-              arguments: {
-                questions: [
-                  {
-                    question: "Which package manager should the project use?",
-                    header: "Tooling",
-                    options: [
-                      { label: "npm", description: "ships with Node" },
-                      { label: "pnpm", description: "fast, strict" },
-                    ],
-                  },
-                ],
-              },
-            },
-          ],
-        },
+        questionCall([
+          choice("Which package manager should the project use?", "Tooling", {
+            npm: "ships with Node",
+            pnpm: "fast, strict",
+          }),
+        ]),
         { text: "Going with pnpm." },
       );
       await api.prompt(q.id, "Set up the package manager.");

@@ -11,13 +11,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { InputFormPage } from "./pages/input-form";
-import { ReviewPage } from "./pages/review-page";
+import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { sharedFlows } from "./shared-flows";
 import { lineHash } from "../testkit/fake-opal-agent";
 import { expect, test } from "./fixtures/opal";
 import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
+import { beats, lastUserTexts } from "../testkit/scripted-turns";
 
 test.describe("Opal", () => {
   // After a restart Opal resumes the session by id: its model sees the earlier turn.
@@ -41,8 +42,7 @@ test.describe("Opal", () => {
       { text: "The marker ran." },
     );
     const s = await opalApi.createSession("opal stream");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("think, answer and run the marker");
     await expect(sp.messages("user").last()).toContainText("think, answer and run the marker");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({
@@ -66,14 +66,9 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
+    opalStack.model.enqueue(beats(40, 250));
     const s = await opalApi.createSession("opal crash");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("keep going until killed");
     await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
     const before = await opalStack.backend(OPAL_ID);
@@ -96,17 +91,14 @@ test.describe("Opal", () => {
   }) => {
     opalStack.model.enqueue({ error: { status: 500, message: "upstream exploded" } });
     const s = await opalApi.createSession("opal provider error");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("this request fails");
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("upstream exploded", {
       timeout: 20_000,
     });
     await sp.waitStatus("idle", 10_000);
     opalStack.model.enqueue({ text: "Recovered from the error." });
-    await sp.prompt("try again");
-    await expect(sp.assistantText().last()).toHaveText("Recovered from the error.", { timeout: 20_000 });
-    await sp.waitStatus("idle");
+    await sp.ask("try again", "Recovered from the error.", { timeout: 20_000 });
   });
 
   test("an edit's structured diff (diff.ex) shows in the timeline and in the review", async ({
@@ -125,11 +117,8 @@ test.describe("Opal", () => {
       { text: "Edited the file." },
     );
     const s = await opalApi.createSession("opal diff");
-    const rp = new ReviewPage(page);
-    await rp.goto(OPAL_ID, s.id);
-    await rp.prompt("edit the second line");
-    await expect(rp.assistantText().last()).toHaveText("Edited the file.", { timeout: 20_000 });
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
+    await rp.ask("edit the second line", "Edited the file.", { timeout: 20_000 });
     const edit = rp.toolCards("edit").first();
     await expect(edit).toHaveAttribute("data-status", "completed");
     await rp.expand(edit);
@@ -152,16 +141,10 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue({ text: "A short first answer." }, { text: "A short second answer." });
+    opalStack.model.enqueue(...twoTurnReplies());
     const s = await opalApi.createSession("opal compact");
-    const rp = new ReviewPage(page);
-    await rp.goto(OPAL_ID, s.id);
-    await rp.prompt("first short question");
-    await expect(rp.assistantText().last()).toHaveText("A short first answer.");
-    await rp.waitStatus("idle");
-    await rp.prompt("second short question");
-    await expect(rp.assistantText().last()).toHaveText("A short second answer.");
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
+    await rp.askTwoTurns();
     await rp.menu("action-compact");
     await expect(rp.timeline).toContainText("Opal compacted the conversation", { timeout: 30_000 });
     await expect(rp.timeline).toContainText("[Conversation summary");
@@ -169,12 +152,9 @@ test.describe("Opal", () => {
     await rp.prompt("go on");
     await expect(rp.assistantText().last()).toHaveText("After the summary.");
     // Opal's model starts from the summary now, not the first turn.
-    const users = opalStack.model.requests
-      .at(-1)!
-      .messages.filter((m) => m.role === "user")
-      .map((m) => String(m.content));
+    const users = lastUserTexts(opalStack.model);
     expect(users[0]).toMatch(/^\[Conversation summary/);
-    expect(users).not.toContain("first short question");
+    expect(users).not.toContain("first question");
   });
 
   test("a question (client/ask_user) answered with free text", async ({ page, opalApi, opalStack }) => {
@@ -185,8 +165,7 @@ test.describe("Opal", () => {
       { text: "Going with the answer." },
     );
     const s = await opalApi.createSession("opal question");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("ask me");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which database?");
@@ -206,8 +185,7 @@ test.describe("Opal", () => {
       { text: "Ran after the confirmation." },
     );
     const s = await opalApi.createSession("opal confirm", CONFIRM_ID);
-    const sp = new SessionPage(page);
-    await sp.goto(CONFIRM_ID, s.id);
+    const sp = await SessionPage.open(page, CONFIRM_ID, s.id);
     await sp.prompt("run it after asking");
     const card = new Interrupts(page).permission();
     await expect(card).toContainText("Run command?");
@@ -232,8 +210,7 @@ test.describe("Opal", () => {
       { text: "Stored it." },
     );
     const s = await opalApi.createSession("opal input", CONFIRM_ID);
-    const sp = new SessionPage(page);
-    await sp.goto(CONFIRM_ID, s.id);
+    const sp = await SessionPage.open(page, CONFIRM_ID, s.id);
     await sp.prompt("store my token");
     const form = new InputFormPage(page);
     await expect(form.root).toContainText("Value to store in secret-token.txt");
@@ -276,8 +253,7 @@ test.describe("Opal", () => {
       { text: "Plan made, scout back." },
     );
     const s = await opalApi.createSession("opal sub-agent");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("plan, then send a scout");
     await expect(sp.assistantText().last()).toHaveText("Plan made, scout back.", { timeout: 30_000 });
     const task = sp.toolCards("task").first();
@@ -308,8 +284,7 @@ test.describe("Opal", () => {
       { text: "License settled." },
     );
     const s = await opalApi.createSession("opal sub-agent question");
-    const sp = new SessionPage(page);
-    await sp.goto(OPAL_ID, s.id);
+    const sp = await SessionPage.open(page, OPAL_ID, s.id);
     await sp.prompt("let a sub-agent ask");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which license?");
@@ -325,20 +300,14 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
+    opalStack.model.enqueue(...twoTurnReplies());
     const s = await opalApi.createSession("opal branch");
-    const rp = new ReviewPage(page);
-    await rp.goto(OPAL_ID, s.id);
-    await rp.prompt("first question");
-    await expect(rp.assistantText().last()).toHaveText("First answer.");
-    await rp.waitStatus("idle");
-    await rp.prompt("second question");
-    await expect(rp.assistantText().last()).toHaveText("Second answer.");
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
+    await rp.askTwoTurns();
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");
     await page.waitForURL((u) => !u.pathname.endsWith(s.id));
     await expect(rp.view).toHaveAttribute("data-loaded", "true");
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer."]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
     await expect(page.getByTestId("forked-from")).toBeVisible();
     opalStack.model.enqueue({ text: "A different second answer." });
     await rp.prompt("another second question");
@@ -346,14 +315,7 @@ test.describe("Opal", () => {
     expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).not.toContain("Second answer.");
     // The path the branch left is still there, as it was shown.
     await rp.goto(OPAL_ID, s.id);
-    await expect
-      .poll(() => rp.transcript())
-      .toEqual([
-        "user: first question",
-        "assistant: First answer.",
-        "user: second question",
-        "assistant: Second answer.",
-      ]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript());
   });
 });
 

@@ -108,8 +108,7 @@ test("the palette finds a session of any backend by part of its title and opens 
 
 test("Tab reaches every control of the session page, each with a visible focus ring", async ({ page, api, stack }) => {
   const s = await api.createSession("Focus walk");
-  const sp = new SessionPage(page);
-  await sp.goto(stack.backendId, s.id);
+  await SessionPage.open(page, stack.backendId, s.id);
   await page.locator("body").focus();
   const seen = new Set<string>();
   for (let i = 0; i < 60; i++) {

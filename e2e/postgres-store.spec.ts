@@ -27,11 +27,8 @@ test.describe("the store on PostgreSQL", () => {
     const reply = "The tangerine report is filed under quarterly.";
     zotStack.model.enqueue({ text: reply });
     const s = await zotApi.createSession("postgres session");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("File the tangerine report.");
-    await expect(sp.assistantText().last()).toHaveText(reply);
-    await sp.waitStatus("idle");
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
+    await sp.ask("File the tangerine report.", reply);
 
     const api = (p: string) => `${zotStack.url}${p}`;
     const pattern = await request.post(api("/api/shares/patterns"), {

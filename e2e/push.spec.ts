@@ -96,8 +96,7 @@ test.describe("web push", () => {
       { text: "Done." },
     );
     const id = await createSession(stack, "push in tab");
-    const sp = new SessionPage(page);
-    await sp.goto(CONFIRM_ID, id);
+    const sp = await SessionPage.open(page, CONFIRM_ID, id);
     const worker = await PushWorker.register(context, page);
     const before = svc.received(device.id).length;
     await sp.prompt("run it after asking");
@@ -133,8 +132,7 @@ test.describe("web push", () => {
       { text: "Ran from the notification." },
     );
     const id = await createSession(stack, "push allow once");
-    const sp = new SessionPage(page);
-    await sp.goto(CONFIRM_ID, id);
+    const sp = await SessionPage.open(page, CONFIRM_ID, id);
     const worker = await PushWorker.register(context, page);
     const before = svc.received(device.id).length;
     await sp.prompt("run it after asking");

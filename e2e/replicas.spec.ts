@@ -171,9 +171,7 @@ test.describe("replicas on PostgreSQL and Redis", () => {
     }
     const reply = "Streamed to a browser that no replica holds on to.";
     stack.model.enqueue({ text: reply, chunks: 12, delayMs: 40 });
-    await sp.prompt("answer the browser");
-    await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.ask("answer the browser", reply, { timeout: 30_000 });
     // The page's requests went to both replicas.
     for (const [port, n] of stack.proxy.served) expect(n).toBeGreaterThan(served[port] ?? 0);
   });

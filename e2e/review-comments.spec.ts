@@ -51,11 +51,8 @@ test.describe("review comments", () => {
       { text: "Wrote alpha and beta." },
     );
     const s = await api.createSession("review comments");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
-    await rp.prompt("write alpha and beta");
-    await expect(rp.assistantText().last()).toHaveText("Wrote alpha and beta.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    await rp.ask("write alpha and beta", "Wrote alpha and beta.", TURN);
 
     const chip = page.getByTestId("turn-changes").last();
     await chip.click();
@@ -163,12 +160,9 @@ test.describe("review comments", () => {
         { text: "Wrote the phone note." },
       );
       const s = await api.createSession("review comments on a phone");
-      const rp = new ReviewPage(page);
+      const rp = await ReviewPage.open(page, stack.backendId, s.id);
       const shell = new Shell(page);
-      await rp.goto(stack.backendId, s.id);
-      await rp.prompt("write the phone note");
-      await expect(rp.assistantText().last()).toHaveText("Wrote the phone note.", TURN);
-      await rp.waitStatus("idle");
+      await rp.ask("write the phone note", "Wrote the phone note.", TURN);
       await page.getByTestId("turn-changes").last().click();
       await expect(rp.panel).toBeVisible();
       const d = diffOf(rp.panel, rel);

@@ -3,7 +3,8 @@ import path from "node:path";
 import type { SessionTree } from "../lib/api";
 import type { Session } from "../lib/model";
 import { test, expect } from "./fixtures/opencode";
-import { ReviewPage } from "./pages/review-page";
+import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
+import { writeCall } from "../testkit/scripted-turns";
 
 /** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */
 const TURN = { timeout: 45_000 };
@@ -16,21 +17,15 @@ test.describe("session tree and review", () => {
     stack,
     request,
   }) => {
-    stack.model.enqueue({ text: "First answer." }, { text: "Second answer." });
+    stack.model.enqueue(...twoTurnReplies());
     const src = await api.createSession("fork source");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, src.id);
-    await rp.prompt("first question");
-    await expect(rp.assistantText().last()).toHaveText("First answer.", TURN);
-    await rp.waitStatus("idle");
-    await rp.prompt("second question");
-    await expect(rp.assistantText().last()).toHaveText("Second answer.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, src.id);
+    await rp.askTwoTurns(TURN);
 
     // From the second user message: the messages before it, and its prompt ready to send again.
     await rp.messageAction(rp.messages("user").nth(1), "fork-message");
     const fromUser = await rp.waitForOtherSession(src.id);
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer."]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
     await expect(rp.input).toHaveValue("second question");
     await expect(page.getByTestId("forked-from")).toBeVisible();
 
@@ -38,21 +33,14 @@ test.describe("session tree and review", () => {
     await rp.goto(stack.backendId, src.id);
     await rp.messageAction(rp.messages("assistant").last(), "fork-message");
     const fromAssistant = await rp.waitForOtherSession(src.id);
-    await expect
-      .poll(() => rp.transcript())
-      .toEqual([
-        "user: first question",
-        "assistant: First answer.",
-        "user: second question",
-        "assistant: Second answer.",
-      ]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript());
     await expect(rp.input).toHaveValue("");
 
     // From the first assistant message: through it only (OpenCode gets the id of the message after it).
     await rp.goto(stack.backendId, src.id);
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");
     const fromFirstAnswer = await rp.waitForOtherSession(src.id);
-    await expect.poll(() => rp.transcript()).toEqual(["user: first question", "assistant: First answer."]);
+    await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
 
     // The tree, opened from a fork, shows the source and every fork; a node navigates.
     await page.getByTestId("tree-button").click();
@@ -98,16 +86,10 @@ test.describe("session tree and review", () => {
     stack,
   }) => {
     const file = path.join(stack.workspace, "revert-notes.txt");
-    stack.model.enqueue(
-      { toolCalls: [{ name: "write", arguments: { filePath: file, content: "alpha\nbeta\ngamma\n" } }] },
-      { text: "Wrote the notes." },
-    );
+    stack.model.enqueue(writeCall(file, "alpha\nbeta\ngamma\n"), { text: "Wrote the notes." });
     const s = await api.createSession("revert test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
-    await rp.prompt("write the notes");
-    await expect(rp.assistantText().last()).toHaveText("Wrote the notes.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    await rp.ask("write the notes", "Wrote the notes.", TURN);
     expect(fs.readFileSync(file, "utf8")).toBe("alpha\nbeta\ngamma\n");
 
     await rp.messageAction(rp.messages("user").first(), "revert-message");
@@ -153,14 +135,9 @@ test.describe("session tree and review", () => {
       { text: "Changed b and added d." },
     );
     const s = await api.createSession("review test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
-    await rp.prompt("create the module");
-    await expect(rp.assistantText().last()).toHaveText("Created the module.", TURN);
-    await rp.waitStatus("idle");
-    await rp.prompt("change it");
-    await expect(rp.assistantText().last()).toHaveText("Changed b and added d.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    await rp.ask("create the module", "Created the module.", TURN);
+    await rp.ask("change it", "Changed b and added d.", TURN);
 
     // The per-turn chips.
     const chips = page.getByTestId("turn-changes");
@@ -243,8 +220,7 @@ test.describe("session tree and review", () => {
       { text: "Planned." },
     );
     const s = await api.createSession("plan test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     await rp.prompt("make a plan");
     await expect(rp.assistantText().last()).toHaveText("Planned.", TURN);
     await expect(page.getByTestId("open-plan")).toContainText("0/2");
@@ -271,11 +247,8 @@ test.describe("session tree and review", () => {
   test("compact adds a marker to the timeline", async ({ page, api, stack }) => {
     stack.model.enqueue({ text: "Here is a long answer worth compacting." });
     const s = await api.createSession("compact test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
-    await rp.prompt("say something");
-    await expect(rp.assistantText().last()).toHaveText("Here is a long answer worth compacting.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     await rp.menu("action-compact");
     await expect(page.getByTestId("compaction-marker")).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId("compaction-marker")).toContainText("Conversation compacted");
@@ -304,11 +277,8 @@ test.describe("session tree and review", () => {
   }) => {
     stack.model.enqueue({ text: "Here is a long answer worth compacting." });
     const s = await api.createSession("compact refused");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
-    await rp.prompt("say something");
-    await expect(rp.assistantText().last()).toHaveText("Here is a long answer worth compacting.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     const asked = stack.model.requests.length;
     await rp.menu("action-compact");
     await expect(page.getByRole("alert").filter({ hasText: "compact" })).toHaveText(
@@ -328,8 +298,7 @@ test.describe("session tree and review", () => {
 
   test("choosing another model sends the prompt with it; usage shows per session", async ({ page, api, stack }) => {
     const s = await api.createSession("model test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
     const picker = page.getByTestId("model-picker");
     await expect(picker.locator("option")).toHaveCount(2);
     // The configured default shows first (OpenCode's own per-provider default would be another).
@@ -354,11 +323,8 @@ test.describe("session tree and review", () => {
   test("export downloads a Markdown transcript; rename and delete", async ({ page, api, stack, request }) => {
     stack.model.enqueue({ text: "The exported answer." });
     const s = await api.createSession("export test");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, s.id);
-    await rp.prompt("please export me");
-    await expect(rp.assistantText().last()).toHaveText("The exported answer.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    await rp.ask("please export me", "The exported answer.", TURN);
 
     await page.getByTestId("session-menu").click();
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("action-export-md").click()]);

@@ -2,6 +2,8 @@ import path from "node:path";
 import { test, expect } from "./fixtures/opencode";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
+import { choice, questionCall } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
 
 /** Regenerates the screenshots in docs/screenshots: `SCREENSHOTS=1 npx playwright test e2e/screenshots.spec.ts`. */
 test.skip(!process.env.SCREENSHOTS, "screenshots are generated on demand");
@@ -37,22 +39,16 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   const sp = new SessionPage(page);
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
   await sp.goto(stack.backendId, s.id);
-  await sp.prompt("How does this project build? Check the repository.");
-  await expect(sp.assistantText().last()).toContainText("Want me to set that up?", { timeout: 60_000 });
-  await sp.waitStatus("idle");
+  await sp.askContaining("How does this project build? Check the repository.", "Want me to set that up?", {
+    timeout: 60_000,
+  });
   await page.locator('[data-testid="block"][data-kind="reasoning"] button').first().click();
   await page.waitForTimeout(800);
   await page.screenshot({ path: out("session-dark.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(page, "light");
   await page.waitForTimeout(500);
   await page.screenshot({ path: out("session-light.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "dark");
-    document.documentElement.dataset.theme = "dark";
-  });
+  await setTheme(page, "dark");
 
   // Interrupts: a permission card and the inbox; a question form.
   stack.model.enqueue(
@@ -76,36 +72,19 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   await page.getByTestId("permission-allow-once").click();
 
   stack.model.enqueue(
-    {
-      toolCalls: [
-        {
-          name: "question",
-          arguments: {
-            questions: [
-              {
-                question: "Which package manager should the project use?",
-                header: "Tooling",
-                options: [
-                  { label: "npm", description: "ships with Node" },
-                  { label: "pnpm", description: "fast, strict" },
-                  { label: "bun", description: "all-in-one" },
-                ],
-              },
-              {
-                question: "Which checks should run in CI?",
-                header: "CI",
-                multiple: true,
-                options: [
-                  { label: "typecheck", description: "tsc --noEmit" },
-                  { label: "unit", description: "vitest" },
-                  { label: "e2e", description: "playwright" },
-                ],
-              },
-            ],
-          },
-        },
-      ],
-    },
+    questionCall([
+      choice("Which package manager should the project use?", "Tooling", {
+        npm: "ships with Node",
+        pnpm: "fast, strict",
+        bun: "all-in-one",
+      }),
+      choice(
+        "Which checks should run in CI?",
+        "CI",
+        { typecheck: "tsc --noEmit", unit: "vitest", e2e: "playwright" },
+        true,
+      ),
+    ]),
     { text: "Great, setting it up." },
   );
   const q = await api.createSession("Set up CI");
@@ -154,9 +133,7 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   );
   const sh = await api.createSession("Review the staging config");
   await sp.goto(stack.backendId, sh.id);
-  await sp.prompt("Check the staging configuration.");
-  await expect(sp.assistantText().last()).toContainText("Nothing looks misconfigured.", { timeout: 60_000 });
-  await sp.waitStatus("idle");
+  await sp.askContaining("Check the staging configuration.", "Nothing looks misconfigured.", { timeout: 60_000 });
   await page.getByTestId("share-button").click();
   const dialog = page.getByTestId("share-dialog");
   await expect(dialog.getByTestId("redaction-example").first()).toBeVisible();
@@ -176,10 +153,7 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   await expect(vp.getByTestId("share-connection")).toHaveAttribute("data-state", "connected");
   await page.waitForTimeout(800);
   await vp.screenshot({ path: out("share-page.png") });
-  await vp.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(vp, "light");
   await vp.waitForTimeout(400);
   await vp.screenshot({ path: out("share-page-light.png") });
   await viewer.close();
@@ -190,15 +164,8 @@ test("docs screenshots", async ({ page, api, stack, browser }) => {
   await page.screenshot({ path: out("shares-settings.png") });
 });
 
-const STORE_V1 = `import type { Snapshot } from "./model";
-
-export interface StoreOptions {
-  backendId: string;
-  sessionId: string;
-}
-
-/** Loads a session and keeps it fresh. */
-export class SessionStore {
+/** What both versions of the screenshots' store share: the class's head and its emit(). */
+const STORE_CLASS_HEAD = `export class SessionStore {
   private seq = 0;
   private listeners = new Set<() => void>();
 
@@ -208,7 +175,22 @@ export class SessionStore {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
+`;
+const STORE_EMIT = `  private emit() {
+    for (const l of this.listeners) l();
+  }
+}
+`;
 
+const STORE_V1 = `import type { Snapshot } from "./model";
+
+export interface StoreOptions {
+  backendId: string;
+  sessionId: string;
+}
+
+/** Loads a session and keeps it fresh. */
+${STORE_CLASS_HEAD}
   async load(): Promise<Snapshot> {
     const res = await fetch(\`/api/sessions/\${this.opts.sessionId}\`);
     const snap = (await res.json()) as Snapshot;
@@ -216,11 +198,7 @@ export class SessionStore {
     return snap;
   }
 
-  private emit() {
-    for (const l of this.listeners) l();
-  }
-}
-`;
+${STORE_EMIT}`;
 
 const STORE_V2 = `import type { Snapshot } from "./model";
 import { backoff } from "./retry";
@@ -233,17 +211,7 @@ export interface StoreOptions {
 }
 
 /** Loads a session, retries with backoff, and keeps it fresh. */
-export class SessionStore {
-  private seq = 0;
-  private listeners = new Set<() => void>();
-
-  constructor(private opts: StoreOptions) {}
-
-  subscribe(fn: () => void) {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-
+${STORE_CLASS_HEAD}
   async load(attempt = 0): Promise<Snapshot> {
     const res = await fetch(\`/api/backends/\${this.opts.backendId}/sessions/\${this.opts.sessionId}/snapshot\`);
     if (!res.ok && attempt < (this.opts.maxAttempts ?? 5)) {
@@ -256,11 +224,7 @@ export class SessionStore {
     return snap;
   }
 
-  private emit() {
-    for (const l of this.listeners) l();
-  }
-}
-`;
+${STORE_EMIT}`;
 
 const RETRY = `/** Waits 250 ms, 500 ms, 1 s … up to 10 s. */
 export function backoff(attempt: number): Promise<void> {
@@ -314,12 +278,14 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   const rp = new ReviewPage(page);
   await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
   await rp.goto(stack.backendId, s.id);
-  await rp.prompt("Create a session store that loads the snapshot.");
-  await expect(rp.assistantText().last()).toContainText("notifies its listeners", { timeout: 60_000 });
-  await rp.waitStatus("idle");
-  await rp.prompt("Make loading resilient: retry with backoff, and drop the legacy fetch helper.");
-  await expect(rp.assistantText().last()).toContainText("legacy helper is gone", { timeout: 60_000 });
-  await rp.waitStatus("idle");
+  await rp.askContaining("Create a session store that loads the snapshot.", "notifies its listeners", {
+    timeout: 60_000,
+  });
+  await rp.askContaining(
+    "Make loading resilient: retry with backoff, and drop the legacy fetch helper.",
+    "legacy helper is gone",
+    { timeout: 60_000 },
+  );
 
   await page.getByTestId("turn-changes").last().click();
   await page.getByTestId("diff-layout-unified").click();
@@ -329,10 +295,7 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   await page.getByTestId("diff-layout-split").click();
   await page.waitForTimeout(1000);
   await page.screenshot({ path: out("review-split-dark.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(page, "light");
   await page.waitForTimeout(600);
   await page.screenshot({ path: out("review-split-light.png") });
   await page.getByTestId("diff-layout-unified").click();
@@ -341,10 +304,7 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   await page.getByTestId("panel-tab-plan").click();
   await page.waitForTimeout(400);
   await page.screenshot({ path: out("plan-light.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "dark");
-    document.documentElement.dataset.theme = "dark";
-  });
+  await setTheme(page, "dark");
 
   // Branches: two forks and a fork of a fork, then the tree from the middle one.
   await page.getByTestId("panel-close").click();
@@ -361,10 +321,7 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
   await expect(rp.treeNodes()).toHaveCount(4);
   await page.waitForTimeout(500);
   await page.screenshot({ path: out("branch-tree-dark.png") });
-  await page.evaluate(() => {
-    localStorage.setItem("sb-theme", "light");
-    document.documentElement.dataset.theme = "light";
-  });
+  await setTheme(page, "light");
   await page.waitForTimeout(400);
   await page.screenshot({ path: out("branch-tree-light.png") });
 });

@@ -40,8 +40,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
   const { backendId } = target;
   const open = async (page: Page, request: APIRequestContext, stack: FlowStack, title: string) => {
     const s = await new ConsoleApi(request, stack).newSession(backendId, title);
-    const sp = new SessionPage(page);
-    await sp.goto(backendId, s.id);
+    const sp = await SessionPage.open(page, backendId, s.id);
     return { s, sp };
   };
 
@@ -99,9 +98,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         await page.waitForTimeout(1000);
         expect(await sp.assistantText().last().textContent()).toBe(shown);
         stack.model.enqueue({ text: "After the stop." });
-        await sp.prompt("and now?");
-        await expect(sp.assistantText().last()).toHaveText("After the stop.", { timeout: 30_000 });
-        await sp.waitStatus("idle");
+        await sp.ask("and now?", "After the stop.", { timeout: 30_000 });
       });
 
     if (flow("reload"))
@@ -127,9 +124,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         stack.model.reset();
         stack.model.enqueue({ text: "Noted: the code word is periwinkle." });
         const { s, sp } = await open(page, request, stack, "shared restart");
-        await sp.prompt("Remember the code word periwinkle.");
-        await expect(sp.assistantText().last()).toHaveText("Noted: the code word is periwinkle.", { timeout: 30_000 });
-        await sp.waitStatus("idle");
+        await sp.ask("Remember the code word periwinkle.", "Noted: the code word is periwinkle.", { timeout: 30_000 });
         await stack.restartConsole();
         await sp.goto(backendId, s.id);
         await expect(sp.messages("user")).toHaveCount(1);

@@ -59,8 +59,7 @@ test.describe("share links", () => {
     const reply = "The build uses tsc and vitest; nothing else is configured.";
     stack.model.enqueue({ text: reply });
     const s = await api.createSession("share from header");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("how does it build?");
     // The first turn of a fresh OpenCode can be slow on a loaded machine.
     await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 60_000 });
@@ -222,8 +221,7 @@ test.describe("share links", () => {
       { text: "That is the config." },
     );
     const s = await api.createSession("secrets");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("print the config");
     const card = sp.toolCards("bash").first();
     await expect(card).toHaveAttribute("data-status", "completed");

@@ -19,8 +19,7 @@ async function streamStats(stack: Stack): Promise<StreamStats> {
 
 async function openTab(context: BrowserContext, stack: Stack, sessionId: string): Promise<SessionPage> {
   const page = await context.newPage();
-  const sp = new SessionPage(page);
-  await sp.goto(stack.backendId, sessionId);
+  const sp = await SessionPage.open(page, stack.backendId, sessionId);
   return sp;
 }
 

@@ -6,8 +6,7 @@ test.describe("live timeline on a real OpenCode", () => {
     const reply = `Streaming works. ${Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ")} — the end.`;
     stack.model.enqueue({ text: reply, chunks: 14, delayMs: 120 });
     const s = await api.createSession("stream test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("say something long");
     await expect(sp.messages("user").last()).toContainText("say something long");
     await sp.expectStreamed(reply, 15_000);
@@ -18,8 +17,7 @@ test.describe("live timeline on a real OpenCode", () => {
   test("reasoning shows as its own collapsed block", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ reasoning: "Let me weigh the options carefully.", text: "Decided: option B." });
     const s = await api.createSession("reasoning test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("decide");
     await expect(sp.assistantText().last()).toHaveText("Decided: option B.");
     const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
@@ -33,8 +31,7 @@ test.describe("live timeline on a real OpenCode", () => {
       { text: "The command printed hi-from-e2e." },
     );
     const s = await api.createSession("bash test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("run the command");
     const card = sp.toolCards("bash").first();
     await expect(card).toHaveAttribute("data-status", "completed");
@@ -51,8 +48,7 @@ test.describe("live timeline on a real OpenCode", () => {
       delayMs: 250,
     });
     const s = await api.createSession("abort test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("go slowly");
     await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
     await sp.stop.click();
@@ -74,8 +70,7 @@ test.describe("live timeline on a real OpenCode", () => {
     const reply = words.join(" ");
     stack.model.enqueue({ text: reply, chunks: 30, delayMs: 150 });
     const s = await api.createSession("reload test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("stream then reload");
     await expect(sp.assistantText().last()).toContainText("w5", { timeout: 20_000 });
     await page.reload();
@@ -95,8 +90,7 @@ test.describe("live timeline on a real OpenCode", () => {
   test("an upstream model error is shown in the timeline", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ error: { status: 400, message: "scripted bad request", type: "invalid_request_error" } });
     const s = await api.createSession("error test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("fail please");
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("scripted bad request");
     await sp.waitStatus("idle");
@@ -144,8 +138,7 @@ test.describe("live timeline on a real OpenCode", () => {
   test("prompts typed while busy are queued and sent in order", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ text: `first reply ${"y ".repeat(60)}`, chunks: 60, delayMs: 150 }, { text: "second reply" });
     const s = await api.createSession("queue test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("first");
     await sp.waitStatus("busy");
     await sp.prompt("second");
@@ -163,11 +156,8 @@ test.describe("live timeline on a real OpenCode", () => {
   }) => {
     stack.model.enqueue({ text: "An answer the server renders." });
     const s = await api.createSession("server render");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
-    await sp.prompt("render me");
-    await expect(sp.assistantText().last()).toHaveText("An answer the server renders.");
-    await sp.waitStatus("idle");
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    await sp.ask("render me", "An answer the server renders.");
     // The page's HTML alone (no script runs): the newest messages, at the bottom of the timeline.
     const ctx = await browser.newContext({ javaScriptEnabled: false });
     await ctx.addCookies([{ name: "sb_session", value: stack.sessionCookie, url: stack.url }]);
@@ -210,8 +200,7 @@ test.describe("live timeline on a real OpenCode", () => {
       w.on("close", () => (workerClosed = true));
     });
     const s = await api.createSession("highlight test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
     await sp.prompt("show me code");
     await sp.waitStatus("idle");
     const coloured = (text: string) => sp.timeline.locator("pre span[style]", { hasText: text }).first();
@@ -234,11 +223,8 @@ test.describe("live timeline on a real OpenCode", () => {
   }) => {
     stack.model.enqueue({ text: "before the crash" });
     const s = await api.createSession("crash test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
-    await sp.prompt("hello");
-    await expect(sp.assistantText().last()).toHaveText("before the crash");
-    await sp.waitStatus("idle");
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    await sp.ask("hello", "before the crash");
     const pid = await stack.opencodePid();
     await stack.killOpencode();
     await expect(sp.connection).not.toHaveAttribute("data-state", "connected", { timeout: 15_000 });

@@ -13,6 +13,7 @@ import { expect, test } from "./fixtures/opencode";
 import { GitPanel } from "./pages/git-panel";
 import { gitIn, makeRepo } from "../testkit/git-repo";
 import { ReviewPage } from "./pages/review-page";
+import { setTheme } from "./pages/theme";
 
 const TURN = { timeout: 45_000 };
 const git = gitIn;
@@ -44,11 +45,8 @@ test.describe("workspace tools", () => {
       },
       { text: "Wrote feature.txt." },
     );
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, session.id);
-    await rp.prompt("Add a feature file");
-    await expect(rp.assistantText().last()).toHaveText("Wrote feature.txt.", TURN);
-    await rp.waitStatus("idle");
+    const rp = await ReviewPage.open(page, stack.backendId, session.id);
+    await rp.ask("Add a feature file", "Wrote feature.txt.", TURN);
     expect(fs.readFileSync(path.join(wt.path, "feature.txt"), "utf8")).toBe("a feature\n");
     expect(fs.existsSync(path.join(repo, "feature.txt"))).toBe(false);
 
@@ -74,10 +72,7 @@ test.describe("workspace tools", () => {
       // docs/workspace.md's pictures: the Git panel with a staged file, in both themes.
       await panel.message.fill("Add the feature file");
       for (const theme of ["dark", "light"] as const) {
-        await page.evaluate((t) => {
-          localStorage.setItem("sb-theme", t);
-          document.documentElement.dataset.theme = t;
-        }, theme);
+        await setTheme(page, theme);
         await page.screenshot({ path: `docs/screenshots/git-panel-${theme}.png` });
       }
     }
@@ -137,8 +132,7 @@ test.describe("terminal", () => {
     request,
   }) => {
     const session = await api.createSession("terminal");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, session.id);
+    await ReviewPage.open(page, stack.backendId, session.id);
     await page.getByTestId("open-terminal").click();
     const term = page.getByTestId("terminal");
     await expect(term.locator(".xterm-rows")).toBeVisible();
@@ -202,8 +196,7 @@ test.describe("file browser", () => {
     fs.writeFileSync(path.join(stack.workspace, folder, "setup.ts"), "export const port = 4096;\n");
     fs.writeFileSync(path.join(stack.workspace, folder, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]));
     const session = await api.createSession("files");
-    const rp = new ReviewPage(page);
-    await rp.goto(stack.backendId, session.id);
+    const rp = await ReviewPage.open(page, stack.backendId, session.id);
     await page.getByTestId("open-files").click();
     const entry = (p: string) => page.locator(`[data-testid="fs-entry"][data-path="${p}"]`);
     await entry(folder).click();

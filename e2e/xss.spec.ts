@@ -124,8 +124,7 @@ test.describe("untrusted content stays inert", () => {
   test("the tripwires catch a real injection (the detectors are not vacuous)", async ({ page, api, stack }) => {
     const t = await arm(page);
     const s = await api.createSession("xss detector self-test");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    await SessionPage.open(page, stack.backendId, s.id);
     await page.evaluate(() => {
       const div = document.createElement("div");
       div.innerHTML = `<img src="data:," onerror="window.__xss='self-test'"><a href="javascript:void 0">x</a>`;
@@ -148,8 +147,7 @@ test.describe("untrusted content stays inert", () => {
     const file = path.join(stack.workspace, "xss-corpus.txt");
     fs.writeFileSync(file, `${XSS_CORPUS.map((p) => p.payload).join("\n")}\n`);
     const s = await api.createSession("xss channels");
-    const sp = new SessionPage(page);
-    await sp.goto(stack.backendId, s.id);
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
 
     // 1. The user's prompt, and a reply whose reasoning and text are the corpus, streamed in pieces
     //    (so half-received tags pass through the incremental markdown renderer too).

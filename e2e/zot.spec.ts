@@ -10,6 +10,9 @@ import { SessionPage } from "./pages/session-page";
 import { expect, test } from "./fixtures/zot";
 import { STALE_ID, STALE_SECRET, ZOT_ID, type ZotStack } from "../testkit/fake-zot-stack";
 import { sharedFlows } from "./shared-flows";
+import { beats, lastUserTexts } from "../testkit/scripted-turns";
+import { setTheme } from "./pages/theme";
+import { BackendAuthPage } from "./pages/backend-auth";
 
 const notices = (sp: SessionPage) => sp.timeline.locator('[data-testid="block"][data-kind="notice"]');
 
@@ -55,8 +58,7 @@ test.describe("zot", () => {
       { text: "Both done." },
     );
     const s = await zotApi.createSession("zot tools");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     await sp.prompt("run the marker and write notes");
     const bash = sp.toolCards("bash").first();
     await expect(bash).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
@@ -98,8 +100,7 @@ test.describe("zot", () => {
   }) => {
     zotStack.model.enqueue({ text: "The whole reply arrives despite the hiccup.", chunks: 6, delayMs: 40 });
     const s = await zotApi.createSession("zot non-fatal error");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     await sp.prompt("answer through a zot-nonfatal-error");
     await expect(sp.assistantText().last()).toHaveText("The whole reply arrives despite the hiccup.", {
       timeout: 20_000,
@@ -116,14 +117,9 @@ test.describe("zot", () => {
   }) => {
     const dir = path.join(zotStack.workspace, "crash-dir");
     fs.mkdirSync(dir, { recursive: true });
-    zotStack.model.enqueue({
-      text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
-      chunks: 40,
-      delayMs: 250,
-    });
+    zotStack.model.enqueue(beats(40, 250));
     const s = await zotApi.createSession("zot crash", { directory: dir });
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     await sp.prompt("keep going until killed");
     await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
     const pid = zotStack.zotPid(dir);
@@ -146,11 +142,8 @@ test.describe("zot", () => {
   test("Compact from the session menu; forking is not zot's", async ({ page, zotApi, zotStack }) => {
     zotStack.model.enqueue({ text: "A reply worth compacting." });
     const s = await zotApi.createSession("zot compact");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("say something to compact");
-    await expect(sp.assistantText().last()).toHaveText("A reply worth compacting.");
-    await sp.waitStatus("idle");
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
+    await sp.ask("say something to compact", "A reply worth compacting.");
     await expect(sp.messages("user").first().getByTestId("fork-message")).toHaveCount(0);
     await page.getByTestId("session-menu").click();
     await expect(page.getByTestId("action-fork")).toHaveAttribute("title", /zot cannot fork sessions/);
@@ -164,18 +157,14 @@ test.describe("zot", () => {
     await sp.prompt("go on");
     await expect(sp.assistantText().last()).toHaveText("Going on after the summary.");
     // zot's own transcript is the summary now: the model sees it, not the earlier turn
-    const users = zotStack.model.requests
-      .at(-1)!
-      .messages.filter((m) => m.role === "user")
-      .map((m) => String(m.content));
+    const users = lastUserTexts(zotStack.model);
     expect(users[0]).toContain("Summary of the conversation so far");
     expect(users).not.toContain("say something to compact");
   });
 
   test("a prompt picks another model of zot's provider (set_model)", async ({ page, zotApi, zotStack }) => {
     const s = await zotApi.createSession("zot model");
-    const sp = new SessionPage(page);
-    await sp.goto(ZOT_ID, s.id);
+    const sp = await SessionPage.open(page, ZOT_ID, s.id);
     const picker = page.getByTestId("model-picker");
     await expect(picker.locator("option")).toHaveText(["fake-model", "fake-model-2"]);
     await picker.selectOption({ label: "fake-model-2" });
@@ -195,15 +184,15 @@ test.describe("zot settings", () => {
     zotApi,
     zotStack,
   }) => {
-    await page.goto("/settings");
-    const stale = page.locator(`[data-testid="backend-row"][data-backend-id="${STALE_ID}"]`);
+    const settings = await BackendAuthPage.open(page);
+    const stale = settings.row(STALE_ID);
     await expect(stale).toHaveAttribute("data-status", "down");
     await expect(stale.getByTestId("backend-error")).toContainText(
       'refused the console\'s ZOTCORE_RPC_TOKEN ("invalid token")',
     );
     await stale.getByTestId("backend-logs-toggle").click();
     await expect(stale.getByTestId("backend-logs")).toContainText("zot: rpc: bad auth token");
-    const ok = page.locator(`[data-testid="backend-row"][data-backend-id="${ZOT_ID}"]`);
+    const ok = settings.row(ZOT_ID);
     await expect(ok).toHaveAttribute("data-status", "ready");
     await expect(ok.getByTestId("backend-env")).toContainText("OPENAI_API_KEY=***");
     expect(await page.content()).not.toContain("sk-scripted-zot");
@@ -247,23 +236,18 @@ test.describe("zot screenshots", () => {
     const sp = new SessionPage(page);
     await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
     await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("How does this project build? Write down what you find.");
-    await expect(sp.assistantText().last()).toContainText("I wrote", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.askContaining("How does this project build? Write down what you find.", "I wrote", { timeout: 30_000 });
 
     await zotStack.restartConsole();
     zotStack.model.enqueue({ text: "Yes: BUILD.md says the repository has no build yet, only a README." });
     await sp.goto(ZOT_ID, s.id);
-    await sp.prompt("Still there after the restart? What did BUILD.md say?");
-    await expect(sp.assistantText().last()).toContainText("no build yet", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.askContaining("Still there after the restart? What did BUILD.md say?", "no build yet", {
+      timeout: 30_000,
+    });
     await sp.expand(sp.toolCards("bash").first());
     await page.waitForTimeout(800);
     await page.screenshot({ path: out("zot-session-dark.png") });
-    await page.evaluate(() => {
-      localStorage.setItem("sb-theme", "light");
-      document.documentElement.dataset.theme = "light";
-    });
+    await setTheme(page, "light");
     await page.waitForTimeout(500);
     await page.screenshot({ path: out("zot-session-light.png") });
   });

@@ -4,6 +4,13 @@ import { expect, type Locator, type Page } from "@playwright/test";
 export class BackendAuthPage {
   constructor(readonly page: Page) {}
 
+  /** Settings, opened. */
+  static async open(page: Page): Promise<BackendAuthPage> {
+    const settings = new BackendAuthPage(page);
+    await settings.goto();
+    return settings;
+  }
+
   async goto() {
     await this.page.goto("/settings");
   }

@@ -1,25 +1,16 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
+import { byTestId } from "./test-ids";
 
 /** The review panel's Git tab (components/review/git-view.tsx). */
-export class GitPanel {
-  readonly root: Locator;
-  readonly message: Locator;
-  readonly commitButton: Locator;
-  readonly pushButton: Locator;
-  readonly mergeButton: Locator;
-  readonly outcome: Locator;
-  readonly branch: Locator;
-
-  constructor(private page: Page) {
-    this.root = page.getByTestId("git-panel");
-    this.message = page.getByTestId("git-message");
-    this.commitButton = page.getByTestId("git-commit");
-    this.pushButton = page.getByTestId("git-push");
-    this.mergeButton = page.getByTestId("git-merge");
-    this.outcome = page.getByTestId("git-outcome");
-    this.branch = page.getByTestId("git-branch");
-  }
-
+export class GitPanel extends byTestId({
+  root: "git-panel",
+  message: "git-message",
+  commitButton: "git-commit",
+  pushButton: "git-push",
+  mergeButton: "git-merge",
+  outcome: "git-outcome",
+  branch: "git-branch",
+}) {
   async open() {
     await this.page.getByTestId("open-git").click();
   }

@@ -2,6 +2,19 @@ import { expect, type Locator, type Page } from "@playwright/test";
 import { SessionPage } from "./session-page";
 
 /** The session page's tree and review parts: message actions, branch tree, review panel, menu. */
+/** The two turns the fork and branch tests start from, as [prompt, reply]. */
+export const TWO_TURNS = [
+  ["first question", "First answer."],
+  ["second question", "Second answer."],
+] as const;
+
+/** The scripted model's replies for TWO_TURNS, to queue before asking them. */
+export const twoTurnReplies = () => TWO_TURNS.map(([, text]) => ({ text }));
+
+/** What `transcript()` reads after the first `count` of TWO_TURNS. */
+export const twoTurnsTranscript = (count: 1 | 2 = 2) =>
+  TWO_TURNS.slice(0, count).flatMap(([q, a]) => [`user: ${q}`, `assistant: ${a}`]);
+
 export class ReviewPage extends SessionPage {
   readonly panel: Locator;
   readonly revertBanner: Locator;
@@ -13,6 +26,11 @@ export class ReviewPage extends SessionPage {
   }
 
   /** Clicks a message's toolbar action (the toolbar shows on hover). */
+  /** Asks TWO_TURNS, one after the other (their replies queued with `twoTurnReplies()`). */
+  async askTwoTurns(options?: { timeout?: number }) {
+    for (const [q, a] of TWO_TURNS) await this.ask(q, a, options);
+  }
+
   async messageAction(message: Locator, action: "fork-message" | "revert-message") {
     await message.hover();
     await message.getByTestId(action).click();

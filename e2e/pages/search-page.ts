@@ -1,19 +1,13 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
+import { byTestId } from "./test-ids";
 
 /** `/search`: the query field, the hits grouped by session. */
-export class SearchPage {
-  readonly input: Locator;
-  readonly groups: Locator;
-  readonly hits: Locator;
-  readonly summary: Locator;
-
-  constructor(readonly page: Page) {
-    this.input = page.getByTestId("search-input");
-    this.groups = page.getByTestId("search-group");
-    this.hits = page.getByTestId("search-hit");
-    this.summary = page.getByTestId("search-summary");
-  }
-
+export class SearchPage extends byTestId({
+  input: "search-input",
+  groups: "search-group",
+  hits: "search-hit",
+  summary: "search-summary",
+}) {
   async goto(q?: string) {
     await this.page.goto(q ? `/search?${new URLSearchParams({ q })}` : "/search");
   }

@@ -1,23 +1,28 @@
 import { expect, type Locator, type Page } from "@playwright/test";
+import { byTestId } from "./test-ids";
 
 /** Page object for `/sessions/:backendId/:sessionId`. */
-export class SessionPage {
-  readonly view: Locator;
-  readonly timeline: Locator;
-  readonly input: Locator;
-  readonly send: Locator;
-  readonly stop: Locator;
-  readonly connection: Locator;
-  readonly status: Locator;
-
-  constructor(readonly page: Page) {
-    this.view = page.getByTestId("session-view");
-    this.timeline = page.getByTestId("timeline");
-    this.input = page.getByTestId("composer-input");
-    this.send = page.getByTestId("send");
-    this.stop = page.getByTestId("stop");
-    this.connection = page.getByTestId("connection");
-    this.status = page.getByTestId("session-status");
+export class SessionPage extends byTestId({
+  view: "session-view",
+  timeline: "timeline",
+  input: "composer-input",
+  send: "send",
+  stop: "stop",
+  connection: "connection",
+  status: "session-status",
+}) {
+  /** A page object of this kind on `/sessions/:backendId/:sessionId`, loaded and connected. */
+  static async open<T extends SessionPage>(
+    this: new (
+      page: Page,
+    ) => T,
+    page: Page,
+    backendId: string,
+    sessionId: string,
+  ): Promise<T> {
+    const view = new this(page);
+    await view.goto(backendId, sessionId);
+    return view;
   }
 
   async goto(backendId: string, sessionId: string) {
@@ -29,6 +34,40 @@ export class SessionPage {
   async prompt(text: string) {
     await this.input.fill(text);
     await this.input.press("Enter");
+  }
+
+  /** One whole turn: sends `text`, waits for `reply` as the newest answer, then for the session to be idle. */
+  async ask(text: string, reply: string | RegExp, options?: { timeout?: number }) {
+    await this.prompt(text);
+    await expect(this.assistantText().last()).toHaveText(reply, options);
+    await this.waitStatus("idle");
+  }
+
+  /** `ask`, where the newest answer need only contain `fragment`. */
+  async askContaining(text: string, fragment: string, options?: { timeout?: number }) {
+    await this.prompt(text);
+    await expect(this.assistantText().last()).toContainText(fragment, options);
+    await this.waitStatus("idle");
+  }
+
+  /**
+   * A turn whose `echo <marker>` bash call waits behind a permission card: checks the card and the
+   * waiting tool, allows it once, then waits for the command's output and for `reply`.
+   */
+  async allowEchoOnce(text: string, marker: string, reply: string) {
+    await this.prompt(text);
+    const card = this.page.getByTestId("permission-card");
+    await expect(card).toBeVisible({ timeout: 30_000 });
+    await expect(card).toContainText(`echo ${marker}`);
+    const tool = this.toolCards("bash").last();
+    await expect(tool).toHaveAttribute("data-status", "awaiting-approval");
+    await this.waitStatus("waiting");
+    await card.getByTestId("permission-allow-once").click();
+    await expect(card).toHaveCount(0);
+    await expect(tool).toHaveAttribute("data-status", "completed");
+    await expect(tool.getByTestId("tool-output")).toContainText(marker);
+    await expect(this.assistantText().last()).toHaveText(reply);
+    await this.waitStatus("idle");
   }
 
   messages(role?: "user" | "assistant"): Locator {

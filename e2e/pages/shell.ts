@@ -1,22 +1,16 @@
-import { expect, type Locator, type Page } from "@playwright/test";
+import { expect } from "@playwright/test";
+import { byTestId } from "./test-ids";
 
 /**
  * The console's frame at any width: the sidebar (a drawer on a phone, ≤ 768 px), the command palette,
  * the shortcuts help, and the session actions that move into the header's overflow menu on a phone.
  */
-export class Shell {
-  readonly toggle: Locator;
-  readonly sidebarFrame: Locator;
-  readonly palette: Locator;
-  readonly help: Locator;
-
-  constructor(readonly page: Page) {
-    this.toggle = page.getByTestId("sidebar-toggle");
-    this.sidebarFrame = page.getByTestId("sidebar-frame");
-    this.palette = page.getByTestId("command-palette");
-    this.help = page.getByTestId("shortcuts-help");
-  }
-
+export class Shell extends byTestId({
+  toggle: "sidebar-toggle",
+  sidebarFrame: "sidebar-frame",
+  palette: "command-palette",
+  help: "shortcuts-help",
+}) {
   isPhone(): boolean {
     return (this.page.viewportSize()?.width ?? 1360) <= 768;
   }
