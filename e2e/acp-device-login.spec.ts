@@ -5,54 +5,29 @@
  * backend turns ready when the user has finished there. Screenshots in both themes.
  */
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { startConsole, type ConsoleProcess } from "../testkit/console";
-import { loginCookie } from "../testkit/launch-console";
+import { type FakeLoginConsole, startFakeLoginConsole } from "../testkit/fake-acp-login";
 import { BackendAuthPage } from "./pages/backend-auth";
 
-const FAKE = path.resolve(import.meta.dirname, "..", "server", "backends", "acp", "testing", "fake-agent.mjs");
-
-let consoleProcess: ConsoleProcess;
-let cookie: string;
-let dir: string;
-const done = () => path.join(dir, "finished");
+let stack: FakeLoginConsole;
 
 test.beforeAll(async () => {
-  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "sb-device-")));
-  const token = `e2e-${randomBytes(24).toString("base64url")}`;
-  consoleProcess = await startConsole({
-    env: {
-      SWITCHBOARD_TOKEN: token,
-      SWITCHBOARD_WORKSPACE: dir,
-      SWITCHBOARD_BACKENDS: JSON.stringify([
-        {
-          kind: "acp",
-          label: "Device",
-          config: { command: [process.execPath, FAKE], env: { FAKE_DEVICE_AUTH: done() }, cwd: dir },
-        },
-      ]),
-    },
+  stack = await startFakeLoginConsole({
+    label: "Device",
+    loginVar: "FAKE_DEVICE_AUTH",
+    fileName: "finished",
+    tmpPrefix: "sb-device-",
   });
-  cookie = await loginCookie(consoleProcess.url, token);
 });
 test.afterAll(async () => {
-  await consoleProcess?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await stack?.stop();
 });
 
 for (const theme of ["dark", "light"]) {
   test(`a device-code login shows its link and code, then the backend is ready (${theme})`, async ({
     browser,
   }, testInfo) => {
-    const ctx = await browser.newContext({ baseURL: consoleProcess.url });
-    await ctx.addCookies([
-      { name: "sb_session", value: cookie, url: consoleProcess.url, httpOnly: true, sameSite: "Strict" },
-    ]);
-    await ctx.addInitScript((t) => localStorage.setItem("sb-theme", t), theme);
-    const page = await ctx.newPage();
+    const page = await stack.page(browser, theme);
     const settings = new BackendAuthPage(page);
     await settings.goto();
     const row = settings.row("device");
@@ -70,14 +45,14 @@ for (const theme of ["dark", "light"]) {
       "https://auth.example.test/codex/device",
     );
     await row.screenshot({ path: testInfo.outputPath(`device-login-${theme}.png`) });
-    fs.writeFileSync(done(), "");
+    fs.writeFileSync(stack.done, "");
     await expect(row).toHaveAttribute("data-status", "ready", { timeout: 30_000 });
     await expect(
       page.locator('[data-testid="backend-section"][data-backend-id="device"]').getByTestId("new-session"),
     ).toBeEnabled();
     // the next theme's run starts signed out again
-    fs.rmSync(done());
-    await page.request.post(`/api/backends/device/restart`, { headers: { origin: consoleProcess.url } });
-    await ctx.close();
+    fs.rmSync(stack.done);
+    await page.request.post(`/api/backends/device/restart`, { headers: { origin: stack.console.url } });
+    await page.context().close();
   });
 }
