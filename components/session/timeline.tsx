@@ -52,7 +52,7 @@ function TurnChanges({ turn, onOpen }: { turn: Turn; onOpen?: (id: string) => vo
 
 const STICK_PX = 80;
 /** Rows kept rendered beyond each edge of the viewport. */
-const OVERSCAN = 1;
+const OVERSCAN = 4;
 
 /** Where each interrupt is shown: after the message holding the tool that asked (or whose subagent asked). */
 function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionId: string | undefined) {
