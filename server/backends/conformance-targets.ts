@@ -167,7 +167,7 @@ export function acpVendorTarget(which: "codex" | "claude-code", version: 1 | 2) 
         const a = new AcpAdapter(
           {
             id: "acp",
-            label: which === "codex" ? "Codex" : "Claude Code",
+            label: vendor.label,
             command: agent.command,
             env,
             cwd: workspace,

@@ -27,13 +27,17 @@ const b64 = (s) => Buffer.from(s, "utf8").toString("base64");
  * @param {{ sessions: Map<string, any>, save: () => void, nextId: () => number, sleep: (ms: number) => Promise<void>,
  *   noLoad: boolean, needsAuth: boolean, envAuth: boolean, isAuthenticated: () => boolean, authenticated: () => void }} ctx
  */
-export function v2App(ctx) {
-  const { sessions, save, nextId, sleep } = ctx;
-  const note = (method, params) => process.stderr.write(`v2 ${method} ${JSON.stringify(params ?? {})}\n`);
-  const configOptions = (s) => [
+/**
+ * The fake's session config options (a model select and an "Allow all" switch), in either version's
+ * shape: v1 names an option `id`, v2 `configId`.
+ * @param {{ model: string, yolo: boolean }} s
+ * @param {"id" | "configId"} key
+ */
+export function fakeConfigOptions(s, key) {
+  return [
     {
       type: "select",
-      configId: "model",
+      [key]: "model",
       name: "Model",
       category: "model",
       currentValue: s.model,
@@ -42,8 +46,14 @@ export function v2App(ctx) {
         { value: "fake/b", name: "Model B" },
       ],
     },
-    { type: "boolean", configId: "yolo", name: "Allow all", category: "permissions", currentValue: s.yolo },
+    { type: "boolean", [key]: "yolo", name: "Allow all", category: "permissions", currentValue: s.yolo },
   ];
+}
+
+export function v2App(ctx) {
+  const { sessions, save, nextId, sleep } = ctx;
+  const note = (method, params) => process.stderr.write(`v2 ${method} ${JSON.stringify(params ?? {})}\n`);
+  const configOptions = (s) => fakeConfigOptions(s, "configId");
   const commands = [{ type: "command", name: "compact", description: "Compact" }];
 
   return v2

@@ -41,7 +41,7 @@ import fs from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { agent, methods, ndJsonStream, RequestError } from "@agentclientprotocol/sdk";
 import { agentProtocolRouter } from "@agentclientprotocol/sdk/experimental/v2";
-import { v2App } from "./fake-agent-v2.mjs";
+import { fakeConfigOptions, v2App } from "./fake-agent-v2.mjs";
 
 const noLoad = process.env.FAKE_NO_LOAD === "1";
 const needsAuth = process.env.FAKE_AUTH === "1";
@@ -138,20 +138,7 @@ const malformed = (sessionId, k) => {
   return frames[k % frames.length]();
 };
 
-const configOptions = (s) => [
-  {
-    type: "select",
-    id: "model",
-    name: "Model",
-    category: "model",
-    currentValue: s.model,
-    options: [
-      { value: "fake/a", name: "Model A" },
-      { value: "fake/b", name: "Model B" },
-    ],
-  },
-  { type: "boolean", id: "yolo", name: "Allow all", category: "permissions", currentValue: s.yolo },
-];
+const configOptions = (s) => fakeConfigOptions(s, "id");
 const modes = (s) => ({
   currentModeId: s.mode,
   availableModes: [
