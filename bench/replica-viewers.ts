@@ -5,28 +5,40 @@
  *   - the baseline, measured in the same run: every subscriber on the replica that runs the agent;
  *   - split: half on each replica (the other replica forwards its subscribers' streams to the owner).
  * Reported: delivery spread (each delta's arrival after its first arrival anywhere) p50/p99, per
- * replica, and each replica's RSS at its peak.
+ * replica, and each replica's RSS (the console's processes, not the agents it runs): idle before
+ * any subscriber, with the subscribers connected (before the turn streams), and at its peak while
+ * streaming. What the subscribers add (connected − idle) is the figure docs/design.md budgets, the
+ * same as the single-process bench's (./viewers.ts).
  */
-import fs from "node:fs";
 import { createParser } from "eventsource-parser";
 import type { Snapshot } from "../lib/model";
+import { consoleRssMb } from "./proc";
 import { REPLICA_ZOT, type ReplicaName, type ReplicaStack, startReplicaStack } from "../testkit/replica-stack";
+
+/** One replica's RSS in one placement (MB). */
+export interface ReplicaRss {
+  /** Before any subscriber of the turn connected. */
+  idle: number;
+  /** Every subscriber connected, before the turn streams: what the connections themselves hold. */
+  connected: number;
+  /** The highest sample while the turn streamed to them. */
+  peak: number;
+}
 
 export interface ReplicaViewerFigures {
   subscribers: number;
   deltas: number;
-  baseline: { p50Ms: number; p99Ms: number; ownerRssMb: number };
-  split: { p50Ms: number; p99Ms: number; p99OwnerMs: number; p99PeerMs: number; ownerRssMb: number; peerRssMb: number };
-}
-
-function rssMb(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-    return Number(m?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
+  baseline: { p50Ms: number; p99Ms: number; ownerRssMb: number; owner: ReplicaRss };
+  split: {
+    p50Ms: number;
+    p99Ms: number;
+    p99OwnerMs: number;
+    p99PeerMs: number;
+    ownerRssMb: number;
+    peerRssMb: number;
+    owner: ReplicaRss;
+    peer: ReplicaRss;
+  };
 }
 
 function percentile(xs: number[], p: number): number {
@@ -79,12 +91,15 @@ async function turn(stack: ReplicaStack, owner: ReplicaName, placement: ReplicaN
     body: JSON.stringify({ title: "bench: replicas" }),
   });
   const session = (await created.json()) as { id: string };
+  const rss = (r: ReplicaName) => consoleRssMb(stack.replicas[r].child.pid);
+  const idle: Record<ReplicaName, number> = { A: rss("A"), B: rss("B") };
   const subs = placement.map((on) => subscribe(stack, on, session.id));
   await Promise.all(subs.map((s) => s.ready));
   await new Promise((r) => setTimeout(r, 1000));
-  const peak: Record<ReplicaName, number> = { A: 0, B: 0 };
+  const connected: Record<ReplicaName, number> = { A: rss("A"), B: rss("B") };
+  const peak: Record<ReplicaName, number> = { ...connected };
   const sample = () => {
-    for (const r of ["A", "B"] as const) peak[r] = Math.max(peak[r], rssMb(stack.replicas[r].child.pid));
+    for (const r of ["A", "B"] as const) peak[r] = Math.max(peak[r], rss(r));
   };
   const sampler = setInterval(sample, 200);
   const words = Array.from({ length: deltas }, (_, i) => `w${i}`).join(" ");
@@ -110,7 +125,8 @@ async function turn(stack: ReplicaStack, owner: ReplicaName, placement: ReplicaN
   for (const s of subs) for (const [seq, t] of s.arrivals) first.set(seq, Math.min(first.get(seq) ?? Infinity, t));
   const spread = (which?: ReplicaName) =>
     subs.filter((s) => !which || s.on === which).flatMap((s) => [...s.arrivals].map(([seq, t]) => t - first.get(seq)!));
-  return { spread, peak };
+  const of = (r: ReplicaName): ReplicaRss => ({ idle: idle[r], connected: connected[r], peak: peak[r] });
+  return { spread, peak, of };
 }
 
 export async function replicaViewersBench(subscribers = 1000, deltas = 200): Promise<ReplicaViewerFigures> {
@@ -137,6 +153,7 @@ export async function replicaViewersBench(subscribers = 1000, deltas = 200): Pro
         p50Ms: percentile(all.spread(), 0.5),
         p99Ms: percentile(all.spread(), 0.99),
         ownerRssMb: all.peak[owner],
+        owner: all.of(owner),
       },
       split: {
         p50Ms: percentile(split.spread(), 0.5),
@@ -145,6 +162,8 @@ export async function replicaViewersBench(subscribers = 1000, deltas = 200): Pro
         p99PeerMs: percentile(split.spread(peer), 0.99),
         ownerRssMb: split.peak[owner],
         peerRssMb: split.peak[peer],
+        owner: split.of(owner),
+        peer: split.of(peer),
       },
     };
   } finally {

@@ -432,6 +432,44 @@ async function main() {
           note: "measured",
         }),
       );
+      // docs/design.md's fan-out budget, per replica, as the single-process bench reports it: what the
+      // subscribers add to the replica (connected − idle), and the whole replica at the streaming peak.
+      const n = v.subscribers.toLocaleString("en-US");
+      const half = Math.ceil(v.subscribers / 2).toLocaleString("en-US");
+      const mem = (label: string, value: number, budget: string, met: boolean | null): Row => ({
+        group: g,
+        label,
+        unit: "MB",
+        switchboard: value,
+        budget,
+        met,
+      });
+      const b = v.baseline.owner;
+      const o = v.split.owner;
+      const p = v.split.peer;
+      rows.push(
+        mem(`owner RSS, idle → ${n} connected (all on the owner)`, b.connected, `from ${b.idle.toFixed(0)} MB`, null),
+        mem(
+          `RSS ${n} idle subscribers add to the owner (connected − idle)`,
+          b.connected - b.idle,
+          "< 200 MB (docs/design.md)",
+          b.connected - b.idle < 200,
+        ),
+        mem(`owner RSS at the streaming peak, ${n} subscribers`, b.peak, "< 200 MB", b.peak < 200),
+        mem(
+          `RSS ${half} subscribers add to the other replica (split)`,
+          p.connected - p.idle,
+          "< 200 MB",
+          p.connected - p.idle < 200,
+        ),
+        mem(
+          `RSS ${half} subscribers add to the owner (split)`,
+          o.connected - o.idle,
+          "< 200 MB",
+          o.connected - o.idle < 200,
+        ),
+        mem(`other replica RSS at the streaming peak, ${half} subscribers`, p.peak, "< 200 MB", p.peak < 200),
+      );
     }
   }
 

@@ -6,11 +6,11 @@
  *   - relay throughput through Next (replaying a session's held events) against a raw Node SSE
  *     pipe writing the same frames, in the same run.
  */
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createParser } from "eventsource-parser";
 import { waitTurn } from "./browser";
+import { cpuMs, rssMb } from "./proc";
 import { streamingTurn, type LongStack } from "./long-stack";
 
 export interface ViewerFigures {
@@ -29,54 +29,6 @@ export interface ViewerFigures {
   relayNextEventsPerSec: number;
   relayRawEventsPerSec: number;
   relayEvents: number;
-}
-
-/** The console's process tree (next start and its children). */
-function tree(pid: number): number[] {
-  const out = [pid];
-  for (const p of out) {
-    try {
-      const kids = fs
-        .readFileSync(`/proc/${p}/task/${p}/children`, "utf8")
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean)
-        .map(Number);
-      out.push(...kids);
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-function rssMb(pid: number): number {
-  let kb = 0;
-  for (const p of tree(pid)) {
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"));
-      kb += Number(m?.[1] ?? 0);
-    } catch {
-      // gone
-    }
-  }
-  return kb / 1024;
-}
-
-const TICK_MS = 1000 / 100; // USER_HZ
-
-function cpuMs(pid: number): number {
-  let ticks = 0;
-  for (const p of tree(pid)) {
-    try {
-      const f = fs.readFileSync(`/proc/${p}/stat`, "utf8");
-      const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(rest[11]) + Number(rest[12]); // utime, stime
-    } catch {
-      // gone
-    }
-  }
-  return ticks * TICK_MS;
 }
 
 interface Subscriber {

@@ -87,3 +87,47 @@ describe("sseResponse idle end", () => {
     sink!.close();
   });
 });
+
+describe("sseResponse heartbeats", () => {
+  const beats = () =>
+    (globalThis as { __switchboardHeartbeats?: Map<number, { streams: Set<unknown> }> }).__switchboardHeartbeats;
+
+  it("beats every open stream from one timer per period, and stops it when the last stream ends", async () => {
+    const sinks: SseSink[] = [];
+    const readers = Array.from({ length: 20 }, () => {
+      const res = sseResponse({
+        heartbeatMs: 7,
+        open: (s) => {
+          sinks.push(s);
+          return () => {};
+        },
+      });
+      return res.body!.getReader();
+    });
+    expect(beats()?.get(7)?.streams.size).toBe(20);
+    const text = new TextDecoder();
+    await Promise.all(
+      readers.map(async (reader) => {
+        for (;;) {
+          const { value } = await reader.read();
+          if (value && text.decode(value).includes("heartbeat")) return;
+        }
+      }),
+    );
+    for (const s of sinks.slice(0, 19)) s.close();
+    expect(beats()?.get(7)?.streams.size).toBe(1);
+    sinks[19]!.close();
+    expect(beats()?.has(7)).toBe(false);
+  });
+
+  it("starts no heartbeat for a stream its opener closed at once", () => {
+    sseResponse({
+      heartbeatMs: 11,
+      open: (s) => {
+        s.close();
+        return () => {};
+      },
+    });
+    expect(beats()?.has(11) ?? false).toBe(false);
+  });
+});
