@@ -49,42 +49,11 @@ export function openStreamCount(): number {
   return counter.__switchboardOpenStreams ?? 0;
 }
 
-/**
- * One heartbeat timer per period for every open stream (not one per subscriber): 1,000 subscribers
- * are one wake-up every period, not 1,000 timers firing at scattered times. Kept on globalThis
- * because each route is a bundle of its own. A stream's first heartbeat comes within one period.
- */
-type Beats = Map<number, { timer: ReturnType<typeof setInterval>; streams: Set<() => void> }>;
-const shared = globalThis as typeof globalThis & { __switchboardHeartbeats?: Beats };
-
-function onHeartbeat(periodMs: number, beat: () => void): () => void {
-  const beats = (shared.__switchboardHeartbeats ??= new Map());
-  let entry = beats.get(periodMs);
-  if (!entry) {
-    const streams = new Set<() => void>();
-    const timer = setInterval(() => {
-      for (const b of streams) b();
-    }, periodMs);
-    entry = { timer, streams };
-    beats.set(periodMs, entry);
-  }
-  const { streams } = entry;
-  streams.add(beat);
-  return () => {
-    streams.delete(beat);
-    const now = beats.get(periodMs);
-    if (now?.streams === streams && streams.size === 0) {
-      clearInterval(now.timer);
-      beats.delete(periodMs);
-    }
-  };
-}
-
 /** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (docs/api.md, "Event stream"). */
 export function sseResponse(opts: SseOptions): Response {
   const maxQueueBytes = opts.maxQueueBytes ?? 4 * 1024 * 1024;
   let cleanup: (() => void) | undefined;
-  let stopBeats: (() => void) | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
 
   let counted = false;
@@ -94,8 +63,8 @@ export function sseResponse(opts: SseOptions): Response {
       counted = false;
       counter.__switchboardOpenStreams = openStreamCount() - 1;
     }
-    stopBeats?.();
-    stopBeats = undefined;
+    if (timer) clearInterval(timer);
+    timer = undefined;
     const c = cleanup;
     cleanup = undefined;
     c?.();
@@ -168,14 +137,13 @@ export function sseResponse(opts: SseOptions): Response {
         controller.enqueue(RETRY);
         cleanup = opts.open(sink);
         if (closed) finish();
-        if (!closed)
-          stopBeats = onHeartbeat(opts.heartbeatMs ?? 10_000, () => {
-            if (opts.idleMs !== undefined && Date.now() - lastWrite >= opts.idleMs) {
-              sink.close();
-              return;
-            }
-            if (!closed && batch.length === 0 && (controller.desiredSize ?? 0) > 0) controller.enqueue(HEARTBEAT);
-          });
+        timer = setInterval(() => {
+          if (opts.idleMs !== undefined && Date.now() - lastWrite >= opts.idleMs) {
+            sink.close();
+            return;
+          }
+          if (!closed && batch.length === 0 && (controller.desiredSize ?? 0) > 0) controller.enqueue(HEARTBEAT);
+        }, opts.heartbeatMs ?? 10_000);
         opts.signal?.addEventListener("abort", () => sink.close(), { once: true });
       },
       cancel() {
