@@ -14,7 +14,7 @@ import { BACKEND_ID } from "../testkit/copilot-stack";
 import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { sharedFlows } from "./shared-flows";
+import { answersAfterCrash, killMidTurn, sharedFlows } from "./shared-flows";
 import { beats, echoCall as bash } from "../testkit/scripted-turns";
 import { setTheme } from "./pages/theme";
 
@@ -39,9 +39,7 @@ test.describe("Copilot headless", () => {
     const s = await copilotApi.createSession("huge form");
     const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("register with the huge form");
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await card.getByTestId("permission-allow-once").click();
+    await new Interrupts(page).allowOnce();
     const notice = sp.timeline
       .locator('[data-testid="block"][data-kind="notice"]')
       .filter({ hasText: "The console refused this form" });
@@ -79,8 +77,7 @@ test.describe("Copilot headless", () => {
     expect(copilotStack.model.requests.length).toBe(asked);
     // The queue goes on: the next prompt is answered.
     copilotStack.model.enqueue({ text: "After the command." });
-    await sp.prompt("and now a question");
-    await expect(sp.assistantText().last()).toHaveText("After the command.", { timeout: 30_000 });
+    await sp.ask("and now a question", "After the command.", { timeout: 30_000 });
   });
 
   test("a bash call behind a permission card: allowed once, then rejected with feedback", async ({
@@ -104,8 +101,7 @@ test.describe("Copilot headless", () => {
     await expect(card).toHaveCount(0);
     const rejected = sp.toolCards("bash").nth(1);
     await expect(rejected).toHaveAttribute("data-status", "denied");
-    await expect(sp.assistantText().last()).toHaveText("Understood, I will use ls.");
-    await sp.waitStatus("idle");
+    await sp.expectReply("Understood, I will use ls.");
     // the feedback reached the model with the rejection
     expect(modelSaw(copilotStack.model)).toContain("use ls instead");
   });
@@ -141,8 +137,7 @@ test.describe("Copilot headless", () => {
     await form.getByTestId("question-custom-input").fill("blue, obviously");
     await form.getByTestId("question-submit").click();
     await expect(form).toHaveCount(0);
-    await expect(sp.assistantText().last()).toHaveText("Blue it is.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.expectReply("Blue it is.", { timeout: 30_000 });
     expect(modelSaw(copilotStack.model)).toContain("blue, obviously");
   });
 
@@ -157,10 +152,8 @@ test.describe("Copilot headless", () => {
     const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("register the project");
     // the MCP tool asks first
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await expect(card).toContainText("forms");
-    await card.getByTestId("permission-allow-once").click();
+    const ui = new Interrupts(page);
+    await ui.allowOnce("forms");
 
     const form = new InputFormPage(page, sp.timeline);
     await expect(form.root).toBeVisible({ timeout: 30_000 });
@@ -227,8 +220,7 @@ test.describe("Copilot headless", () => {
       { text: "No project registered." },
     );
     await sp.prompt("register another project");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await card.getByTestId("permission-allow-once").click();
+    await ui.allowOnce();
     const item = page.getByTestId("inbox-item").filter({ hasText: "Describe the project to register" });
     await expect(item).toBeVisible({ timeout: 30_000 });
     await item.getByTestId("inbox-fill").click();
@@ -237,8 +229,7 @@ test.describe("Copilot headless", () => {
     await inboxForm.decline.click();
     await expect(item).toHaveCount(0);
     await expect(new InputFormPage(page, sp.timeline).root).toHaveCount(0);
-    await expect(sp.assistantText().last()).toHaveText("No project registered.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.expectReply("No project registered.", { timeout: 30_000 });
     expect(modelSaw(copilotStack.model)).toContain("declined");
   });
 
@@ -255,12 +246,8 @@ test.describe("Copilot headless", () => {
     const s = await copilotApi.createSession("headless rewind");
     const sp = await SessionPage.open(page, BACKEND_ID, s.id);
     await sp.prompt("create the file");
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await expect(card).toContainText("rewind-me.txt");
-    await card.getByTestId("permission-allow-once").click();
-    await expect(sp.assistantText().last()).toHaveText("Created rewind-me.txt.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await new Interrupts(page).allowOnce("rewind-me.txt");
+    await sp.expectReply("Created rewind-me.txt.", { timeout: 30_000 });
     expect(fs.readFileSync(file, "utf8")).toBe("temporary\n");
 
     // Revert from the prompt: the timeline dims what goes; nothing is rewound until the next prompt.
@@ -275,8 +262,7 @@ test.describe("Copilot headless", () => {
     copilotStack.model.enqueue({ text: "Starting over." });
     await sp.prompt("start over");
     await expect(banner).toHaveCount(0, { timeout: 30_000 });
-    await expect(sp.assistantText().last()).toHaveText("Starting over.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.expectReply("Starting over.", { timeout: 30_000 });
     expect(fs.existsSync(file)).toBe(false);
     await expect(sp.messages("user")).toHaveCount(1);
     await expect(sp.messages("user").first()).toContainText("start over");
@@ -291,27 +277,20 @@ test.describe("Copilot headless", () => {
     copilotApi,
     copilotStack,
   }) => {
-    copilotStack.model.enqueue(beats(40, 250));
     const s = await copilotApi.createSession("headless crash");
     const sp = await SessionPage.open(page, BACKEND_ID, s.id);
-    await sp.prompt("keep going until killed");
-    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 30_000 });
-    const before = await copilotStack.backend();
-    const pid = before.process!.pid!;
-    process.kill(-pid, "SIGKILL");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", {
-      timeout: 15_000,
+    const pid = await killMidTurn(sp, copilotStack.model, async () => {
+      const before = await copilotStack.backend();
+      process.kill(-before.process!.pid!, "SIGKILL");
+      return before.process!.pid;
     });
-    await sp.waitStatus("idle");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", {
       timeout: 60_000,
     });
     const after = await copilotStack.backend();
     expect(after.process!.pid).not.toBe(pid);
     expect(after.process!.restarts).toBeGreaterThanOrEqual(1);
-    copilotStack.model.enqueue({ text: "Back after the crash." });
-    await sp.prompt("are you back");
-    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+    await answersAfterCrash(sp, copilotStack.model);
   });
 
   test("settings: the backend is ready, its secrets masked, and the headless preset detected", async ({
@@ -351,9 +330,7 @@ test.describe("Copilot headless screenshots", () => {
     await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
     await sp.goto(BACKEND_ID, s.id);
     await sp.prompt("Register this project in the catalogue");
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await card.getByTestId("permission-allow-once").click();
+    await new Interrupts(page).allowOnce();
     const form = new InputFormPage(page, sp.timeline);
     await expect(form.root).toBeVisible({ timeout: 30_000 });
     await form.control("name").fill("switchboard");

@@ -11,14 +11,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { InputFormPage } from "./pages/input-form";
-import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
+import { ReviewPage, twoTurnsTranscript } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { sharedFlows } from "./shared-flows";
+import { answersAfterCrash, killMidTurn, sharedFlows } from "./shared-flows";
 import { lineHash } from "../testkit/fake-opal-agent";
 import { expect, test } from "./fixtures/opal";
 import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
-import { beats, lastUserTexts } from "../testkit/scripted-turns";
+import { lastUserTexts } from "../testkit/scripted-turns";
 
 test.describe("Opal", () => {
   // After a restart Opal resumes the session by id: its model sees the earlier turn.
@@ -56,8 +56,7 @@ test.describe("Opal", () => {
     await sp.expand(bash);
     await expect(bash.getByTestId("tool-output")).toContainText("opal-e2e-marker");
     await expect(bash.getByTestId("tool-output")).toContainText("line-two");
-    await expect(sp.assistantText().last()).toHaveText("The marker ran.");
-    await sp.waitStatus("idle");
+    await sp.expectReply("The marker ran.");
     await expect(page.getByTestId("usage")).toBeVisible();
   });
 
@@ -66,22 +65,15 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue(beats(40, 250));
     const s = await opalApi.createSession("opal crash");
     const sp = await SessionPage.open(page, OPAL_ID, s.id);
-    await sp.prompt("keep going until killed");
-    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
-    const before = await opalStack.backend(OPAL_ID);
-    process.kill(before.process!.pid!, "SIGKILL");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("SIGKILL", { timeout: 15_000 });
-    await sp.waitStatus("idle");
+    const kill = async () => process.kill((await opalStack.backend(OPAL_ID)).process!.pid!, "SIGKILL");
+    await killMidTurn(sp, opalStack.model, kill, "SIGKILL");
     await expect.poll(async () => (await opalStack.backend(OPAL_ID)).status, { timeout: 30_000 }).toBe("ready");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText(
       "The agent was restarted",
     );
-    opalStack.model.enqueue({ text: "Back after the crash." });
-    await sp.prompt("are you back");
-    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+    await answersAfterCrash(sp, opalStack.model);
   });
 
   test("a provider error: Opal goes idle without agent_end; the session is idle within seconds, the error shown, the next prompt works", async ({
@@ -141,16 +133,13 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue(...twoTurnReplies());
-    const s = await opalApi.createSession("opal compact");
-    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
-    await rp.askTwoTurns();
+    const maker = { api: opalApi, model: opalStack.model };
+    const { rp } = await ReviewPage.afterTwoTurns(page, maker, OPAL_ID, "opal compact");
     await rp.menu("action-compact");
     await expect(rp.timeline).toContainText("Opal compacted the conversation", { timeout: 30_000 });
     await expect(rp.timeline).toContainText("[Conversation summary");
     opalStack.model.enqueue({ text: "After the summary." });
-    await rp.prompt("go on");
-    await expect(rp.assistantText().last()).toHaveText("After the summary.");
+    await rp.ask("go on", "After the summary.");
     // Opal's model starts from the summary now, not the first turn.
     const users = lastUserTexts(opalStack.model);
     expect(users[0]).toMatch(/^\[Conversation summary/);
@@ -254,8 +243,7 @@ test.describe("Opal", () => {
     );
     const s = await opalApi.createSession("opal sub-agent");
     const sp = await SessionPage.open(page, OPAL_ID, s.id);
-    await sp.prompt("plan, then send a scout");
-    await expect(sp.assistantText().last()).toHaveText("Plan made, scout back.", { timeout: 30_000 });
+    await sp.ask("plan, then send a scout", "Plan made, scout back.", { timeout: 30_000 });
     const task = sp.toolCards("task").first();
     await expect(task).toHaveAttribute("data-status", "completed");
     await expect(page.getByTestId("open-plan")).toContainText("0/2");
@@ -300,18 +288,15 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue(...twoTurnReplies());
-    const s = await opalApi.createSession("opal branch");
-    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
-    await rp.askTwoTurns();
+    const maker = { api: opalApi, model: opalStack.model };
+    const { rp, session: s } = await ReviewPage.afterTwoTurns(page, maker, OPAL_ID, "opal branch");
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");
     await page.waitForURL((u) => !u.pathname.endsWith(s.id));
     await expect(rp.view).toHaveAttribute("data-loaded", "true");
     await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
     await expect(page.getByTestId("forked-from")).toBeVisible();
     opalStack.model.enqueue({ text: "A different second answer." });
-    await rp.prompt("another second question");
-    await expect(rp.assistantText().last()).toHaveText("A different second answer.");
+    await rp.ask("another second question", "A different second answer.");
     expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).not.toContain("Second answer.");
     // The path the branch left is still there, as it was shown.
     await rp.goto(OPAL_ID, s.id);

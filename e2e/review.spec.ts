@@ -3,7 +3,7 @@ import path from "node:path";
 import type { SessionTree } from "../lib/api";
 import type { Session } from "../lib/model";
 import { test, expect } from "./fixtures/opencode";
-import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
+import { ReviewPage, twoTurnsTranscript } from "./pages/review-page";
 import { writeCall } from "../testkit/scripted-turns";
 
 /** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */
@@ -17,10 +17,13 @@ test.describe("session tree and review", () => {
     stack,
     request,
   }) => {
-    stack.model.enqueue(...twoTurnReplies());
-    const src = await api.createSession("fork source");
-    const rp = await ReviewPage.open(page, stack.backendId, src.id);
-    await rp.askTwoTurns(TURN);
+    const { rp, session: src } = await ReviewPage.afterTwoTurns(
+      page,
+      { api, model: stack.model },
+      stack.backendId,
+      "fork source",
+      TURN,
+    );
 
     // From the second user message: the messages before it, and its prompt ready to send again.
     await rp.messageAction(rp.messages("user").nth(1), "fork-message");

@@ -4,11 +4,15 @@
  * of a reply, the history after a console restart with the conversation going on, and the agent's
  * secrets kept from its tools. A stack's spec calls `sharedFlows(test, { … })` with its own
  * fixtures (e2e/fixtures/logged-in.ts gives every stack `stack`, `request` and a logged-in page).
+ * `killMidTurn` and `answersAfterCrash` are the halves of the "agent killed mid-turn" tests, whose
+ * kill is each backend's own.
  */
 import type { APIRequestContext, Page, TestType } from "@playwright/test";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
 import { type AnyStack, ConsoleApi, expect } from "./fixtures/logged-in";
 import { SessionPage } from "./pages/session-page";
+import type { ScriptedModel } from "../testkit/scripted-model";
+import { beats } from "../testkit/scripted-turns";
 
 export interface FlowTarget {
   backendId: string;
@@ -141,4 +145,30 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         await target.afterRestart?.(sp, stack);
       });
   });
+}
+
+/**
+ * The first half of each backend's "killed mid-turn" test: a long turn started and streaming, then
+ * `kill()` (the backend's own way to kill its agent) run under it; the turn fails saying `error`
+ * and the session goes idle. Returns what `kill()` returned (the killed pid, say).
+ */
+export async function killMidTurn<T>(
+  sp: SessionPage,
+  model: Pick<ScriptedModel, "enqueue">,
+  kill: () => T | Promise<T>,
+  error = "killed by SIGKILL",
+): Promise<T> {
+  model.enqueue(beats(40, 250));
+  await sp.prompt("keep going until killed");
+  await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 30_000 });
+  const killed = await kill();
+  await expect(sp.timeline.getByTestId("message-error").last()).toContainText(error, { timeout: 15_000 });
+  await sp.waitStatus("idle");
+  return killed;
+}
+
+/** The end of a "killed mid-turn" test: the next prompt is answered. */
+export async function answersAfterCrash(sp: SessionPage, model: Pick<ScriptedModel, "enqueue">) {
+  model.enqueue({ text: "Back after the crash." });
+  await sp.ask("are you back", "Back after the crash.", { timeout: 30_000 });
 }

@@ -39,6 +39,11 @@ export class SessionPage extends byTestId({
   /** One whole turn: sends `text`, waits for `reply` as the newest answer, then for the session to be idle. */
   async ask(text: string, reply: string | RegExp, options?: { timeout?: number }) {
     await this.prompt(text);
+    await this.expectReply(reply, options);
+  }
+
+  /** Waits for `reply` as the newest answer, then for the session to be idle (the turn's end). */
+  async expectReply(reply: string | RegExp, options?: { timeout?: number }) {
     await expect(this.assistantText().last()).toHaveText(reply, options);
     await this.waitStatus("idle");
   }
