@@ -1,6 +1,9 @@
 import { expect, type Locator, type Page } from "@playwright/test";
 import { byTestId } from "./test-ids";
 
+/** A page object class for the session page: SessionPage, or one built on it. */
+export type SessionView<T extends SessionPage> = new (page: Page) => T;
+
 /** Page object for `/sessions/:backendId/:sessionId`. */
 export class SessionPage extends byTestId({
   view: "session-view",
