@@ -15,6 +15,13 @@ export class BackendAuthPage {
     await this.page.goto("/settings");
   }
 
+  /** The backend's New session button (its section in the sidebar). */
+  newSession(backendId: string): Locator {
+    return this.page
+      .locator(`[data-testid="backend-section"][data-backend-id="${backendId}"]`)
+      .getByTestId("new-session");
+  }
+
   row(backendId: string): Locator {
     return this.page.locator(`[data-testid="backend-row"][data-backend-id="${backendId}"]`);
   }
