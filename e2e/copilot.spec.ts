@@ -18,9 +18,17 @@ import { answersAfterCrash, killMidTurn, sharedFlows } from "./shared-flows";
 import { beats, echoCall as bash } from "../testkit/scripted-turns";
 import { setTheme } from "./pages/theme";
 
+type SeenModel = { requests: { messages: Parameters<typeof messageText>[0][] }[] };
+
 /** Every text the model has been sent so far (to check what reached it). */
-function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[0][] }[] }): string {
+function modelSaw(model: SeenModel): string {
   return model.requests.flatMap((r) => r.messages.map((m) => messageText(m))).join("\n");
+}
+
+/** An answer's end: the turn ends with `reply`, and what the user answered (`sent`) reached the model. */
+async function answered(sp: SessionPage, model: SeenModel, sent: string, reply: string, timeout = 30_000) {
+  await sp.expectReply(reply, { timeout });
+  expect(modelSaw(model)).toContain(sent);
 }
 
 test.describe("Copilot headless", () => {
@@ -36,8 +44,7 @@ test.describe("Copilot headless", () => {
       { toolCalls: [{ name: MCP_HUGE_FORM_TOOL, arguments: {} }] },
       { text: "The form was refused." },
     );
-    const s = await copilotApi.createSession("huge form");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "huge form", SessionPage);
     await sp.prompt("register with the huge form");
     await new Interrupts(page).allowOnce();
     const notice = sp.timeline
@@ -63,8 +70,7 @@ test.describe("Copilot headless", () => {
     copilotStack,
   }) => {
     copilotStack.model.enqueue(beats(24, 120, "space"));
-    const s = await copilotApi.createSession("headless slash command");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "headless slash command", SessionPage);
     await sp.prompt("talk for a while");
     await expect(sp.assistantText().last()).toContainText("beat1", { timeout: 30_000 });
     const asked = copilotStack.model.requests.length;
@@ -86,8 +92,7 @@ test.describe("Copilot headless", () => {
     copilotStack,
   }) => {
     copilotStack.model.enqueue(bash("e2e-allowed"), { text: "The allowed command ran." });
-    const s = await copilotApi.createSession("headless permission");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { sp } = await copilotApi.open(page, "headless permission", SessionPage);
     await sp.allowEchoOnce("run the allowed command", "e2e-allowed", "The allowed command ran.");
     const card = page.getByTestId("permission-card");
 
@@ -101,9 +106,8 @@ test.describe("Copilot headless", () => {
     await expect(card).toHaveCount(0);
     const rejected = sp.toolCards("bash").nth(1);
     await expect(rejected).toHaveAttribute("data-status", "denied");
-    await sp.expectReply("Understood, I will use ls.");
     // the feedback reached the model with the rejection
-    expect(modelSaw(copilotStack.model)).toContain("use ls instead");
+    await answered(sp, copilotStack.model, "use ls instead", "Understood, I will use ls.");
   });
 
   test("a question answered with free text", async ({ page, copilotApi, copilotStack }) => {
@@ -122,8 +126,7 @@ test.describe("Copilot headless", () => {
       },
       { text: "Blue it is." },
     );
-    const s = await copilotApi.createSession("headless question");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { sp } = await copilotApi.open(page, "headless question", SessionPage);
     const ui = new Interrupts(page);
     await sp.prompt("ask me about the color");
     const form = ui.question();
@@ -137,8 +140,7 @@ test.describe("Copilot headless", () => {
     await form.getByTestId("question-custom-input").fill("blue, obviously");
     await form.getByTestId("question-submit").click();
     await expect(form).toHaveCount(0);
-    await sp.expectReply("Blue it is.", { timeout: 30_000 });
-    expect(modelSaw(copilotStack.model)).toContain("blue, obviously");
+    await answered(sp, copilotStack.model, "blue, obviously", "Blue it is.");
   });
 
   test("an MCP elicitation as a form: filled in and submitted, and another declined from the inbox", async ({
@@ -148,8 +150,7 @@ test.describe("Copilot headless", () => {
     copilotStack,
   }) => {
     copilotStack.model.enqueue({ toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] });
-    const s = await copilotApi.createSession("headless form");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "headless form", SessionPage);
     await sp.prompt("register the project");
     // the MCP tool asks first
     const ui = new Interrupts(page);
@@ -229,8 +230,7 @@ test.describe("Copilot headless", () => {
     await inboxForm.decline.click();
     await expect(item).toHaveCount(0);
     await expect(new InputFormPage(page, sp.timeline).root).toHaveCount(0);
-    await sp.expectReply("No project registered.", { timeout: 30_000 });
-    expect(modelSaw(copilotStack.model)).toContain("declined");
+    await answered(sp, copilotStack.model, "declined", "No project registered.");
   });
 
   test("revert onto a rewind point restores the files and the timeline with the next prompt", async ({
@@ -243,8 +243,7 @@ test.describe("Copilot headless", () => {
       { toolCalls: [{ name: "create", arguments: { path: file, file_text: "temporary\n" } }] },
       { text: "Created rewind-me.txt." },
     );
-    const s = await copilotApi.createSession("headless rewind");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "headless rewind", SessionPage);
     await sp.prompt("create the file");
     await new Interrupts(page).allowOnce("rewind-me.txt");
     await sp.expectReply("Created rewind-me.txt.", { timeout: 30_000 });
@@ -277,8 +276,7 @@ test.describe("Copilot headless", () => {
     copilotApi,
     copilotStack,
   }) => {
-    const s = await copilotApi.createSession("headless crash");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { sp } = await copilotApi.open(page, "headless crash", SessionPage);
     const pid = await killMidTurn(sp, copilotStack.model, async () => {
       const before = await copilotStack.backend();
       process.kill(-before.process!.pid!, "SIGKILL");

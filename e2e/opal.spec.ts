@@ -41,8 +41,7 @@ test.describe("Opal", () => {
       },
       { text: "The marker ran." },
     );
-    const s = await opalApi.createSession("opal stream");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal stream", SessionPage);
     await sp.prompt("think, answer and run the marker");
     await expect(sp.messages("user").last()).toContainText("think, answer and run the marker");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({
@@ -65,8 +64,7 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    const s = await opalApi.createSession("opal crash");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal crash", SessionPage);
     const kill = async () => process.kill((await opalStack.backend(OPAL_ID)).process!.pid!, "SIGKILL");
     await killMidTurn(sp, opalStack.model, kill, "SIGKILL");
     await expect.poll(async () => (await opalStack.backend(OPAL_ID)).status, { timeout: 30_000 }).toBe("ready");
@@ -82,8 +80,7 @@ test.describe("Opal", () => {
     opalStack,
   }) => {
     opalStack.model.enqueue({ error: { status: 500, message: "upstream exploded" } });
-    const s = await opalApi.createSession("opal provider error");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal provider error", SessionPage);
     await sp.prompt("this request fails");
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("upstream exploded", {
       timeout: 20_000,
@@ -108,8 +105,7 @@ test.describe("Opal", () => {
       },
       { text: "Edited the file." },
     );
-    const s = await opalApi.createSession("opal diff");
-    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
+    const { sp: rp } = await opalApi.open(page, "opal diff", ReviewPage);
     await rp.ask("edit the second line", "Edited the file.", { timeout: 20_000 });
     const edit = rp.toolCards("edit").first();
     await expect(edit).toHaveAttribute("data-status", "completed");
@@ -153,8 +149,7 @@ test.describe("Opal", () => {
       },
       { text: "Going with the answer." },
     );
-    const s = await opalApi.createSession("opal question");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal question", SessionPage);
     await sp.prompt("ask me");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which database?");
@@ -241,8 +236,7 @@ test.describe("Opal", () => {
       { text: "The scout found the files." },
       { text: "Plan made, scout back." },
     );
-    const s = await opalApi.createSession("opal sub-agent");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { s, sp } = await opalApi.open(page, "opal sub-agent", SessionPage);
     await sp.ask("plan, then send a scout", "Plan made, scout back.", { timeout: 30_000 });
     const task = sp.toolCards("task").first();
     await expect(task).toHaveAttribute("data-status", "completed");
@@ -271,8 +265,7 @@ test.describe("Opal", () => {
       { text: "The user picked MIT." },
       { text: "License settled." },
     );
-    const s = await opalApi.createSession("opal sub-agent question");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal sub-agent question", SessionPage);
     await sp.prompt("let a sub-agent ask");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which license?");
