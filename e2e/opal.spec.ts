@@ -10,6 +10,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { BackendAuthPage } from "./pages/backend-auth";
 import { InputFormPage } from "./pages/input-form";
 import { ReviewPage, twoTurnsTranscript } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
@@ -301,16 +302,10 @@ test.describe("Opal settings", () => {
   test("without a login the backend needs one and shows Opal's device code and link; the preset is detected on PATH", async ({
     page,
   }) => {
-    await page.goto("/settings");
-    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
-    await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
-    await expect(row.getByTestId("backend-error")).toContainText(
-      "open https://github.com/login/device and enter the code FAKE-0PAL",
-    );
-    await expect(page.locator(`[data-testid="backend-row"][data-backend-id="${OPAL_ID}"]`)).toHaveAttribute(
-      "data-status",
-      "ready",
-    );
+    const settings = await BackendAuthPage.open(page);
+    const device = "open https://github.com/login/device and enter the code FAKE-0PAL";
+    await settings.rowWhen(LOGIN_ID, "auth-required", device);
+    await expect(settings.row(OPAL_ID)).toHaveAttribute("data-status", "ready");
     await expect(page.getByTestId("preset-opal")).toHaveAttribute("data-available", "true");
   });
 
@@ -320,12 +315,9 @@ test.describe("Opal settings", () => {
     opalApi,
     opalStack,
   }) => {
-    await page.goto("/settings");
-    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
-    await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
-    await expect(row.getByTestId("backend-error")).toContainText(
-      "Or set an API key for Anthropic, OpenAI, Google Gemini below",
-    );
+    const settings = await BackendAuthPage.open(page);
+    const keys = "Or set an API key for Anthropic, OpenAI, Google Gemini below";
+    const row = await settings.rowWhen(LOGIN_ID, "auth-required", keys);
     await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute(
       "data-ready",
       "false",
