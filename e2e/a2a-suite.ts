@@ -190,8 +190,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await expect(sp.messages("user")).toHaveCount(1);
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
         await page.screenshot({ path: test.info().outputPath("a2a-restart.png") });
-        a2aStack.model.enqueue({ text: "Alive after the restart." });
-        await sp.ask("still there?", "Alive after the restart.", TURN);
+        await sp.askWithReply(a2aStack.model, "still there?", "Alive after the restart.", TURN);
         await expect(sp.messages("user")).toHaveCount(2);
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
       });

@@ -82,8 +82,7 @@ test.describe("Copilot headless", () => {
     await sp.waitStatus("idle");
     expect(copilotStack.model.requests.length).toBe(asked);
     // The queue goes on: the next prompt is answered.
-    copilotStack.model.enqueue({ text: "After the command." });
-    await sp.ask("and now a question", "After the command.", { timeout: 30_000 });
+    await sp.askWithReply(copilotStack.model, "and now a question", "After the command.", { timeout: 30_000 });
   });
 
   test("a bash call behind a permission card: allowed once, then rejected with feedback", async ({

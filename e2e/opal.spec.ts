@@ -87,8 +87,7 @@ test.describe("Opal", () => {
       timeout: 20_000,
     });
     await sp.waitStatus("idle", 10_000);
-    opalStack.model.enqueue({ text: "Recovered from the error." });
-    await sp.ask("try again", "Recovered from the error.", { timeout: 20_000 });
+    await sp.askWithReply(opalStack.model, "try again", "Recovered from the error.", { timeout: 20_000 });
   });
 
   test("an edit's structured diff (diff.ex) shows in the timeline and in the review", async ({
@@ -135,8 +134,7 @@ test.describe("Opal", () => {
     await rp.menu("action-compact");
     await expect(rp.timeline).toContainText("Opal compacted the conversation", { timeout: 30_000 });
     await expect(rp.timeline).toContainText("[Conversation summary");
-    opalStack.model.enqueue({ text: "After the summary." });
-    await rp.ask("go on", "After the summary.");
+    await rp.askWithReply(opalStack.model, "go on", "After the summary.");
     // Opal's model starts from the summary now, not the first turn.
     const users = lastUserTexts(opalStack.model);
     expect(users[0]).toMatch(/^\[Conversation summary/);
@@ -289,8 +287,7 @@ test.describe("Opal", () => {
     await expect(rp.view).toHaveAttribute("data-loaded", "true");
     await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
     await expect(page.getByTestId("forked-from")).toBeVisible();
-    opalStack.model.enqueue({ text: "A different second answer." });
-    await rp.ask("another second question", "A different second answer.");
+    await rp.askWithReply(opalStack.model, "another second question", "A different second answer.");
     expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).not.toContain("Second answer.");
     // The path the branch left is still there, as it was shown.
     await rp.goto(OPAL_ID, s.id);

@@ -101,8 +101,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         // nothing more arrives once stopped
         await page.waitForTimeout(1000);
         expect(await sp.assistantText().last().textContent()).toBe(shown);
-        stack.model.enqueue({ text: "After the stop." });
-        await sp.ask("and now?", "After the stop.", { timeout: 30_000 });
+        await sp.askWithReply(stack.model, "and now?", "After the stop.", { timeout: 30_000 });
       });
 
     if (flow("reload"))
@@ -169,6 +168,5 @@ export async function killMidTurn<T>(
 
 /** The end of a "killed mid-turn" test: the next prompt is answered. */
 export async function answersAfterCrash(sp: SessionPage, model: Pick<ScriptedModel, "enqueue">) {
-  model.enqueue({ text: "Back after the crash." });
-  await sp.ask("are you back", "Back after the crash.", { timeout: 30_000 });
+  await sp.askWithReply(model, "are you back", "Back after the crash.", { timeout: 30_000 });
 }

@@ -1,4 +1,5 @@
 import { expect, type Locator, type Page } from "@playwright/test";
+import type { ScriptedModel } from "../../testkit/scripted-model";
 import { byTestId } from "./test-ids";
 
 /** A page object class for the session page: SessionPage, or one built on it. */
@@ -43,6 +44,17 @@ export class SessionPage extends byTestId({
   async ask(text: string, reply: string | RegExp, options?: { timeout?: number }) {
     await this.prompt(text);
     await this.expectReply(reply, options);
+  }
+
+  /** `ask`, with `reply` queued on the scripted model first: the conversation goes on. */
+  async askWithReply(
+    model: Pick<ScriptedModel, "enqueue">,
+    text: string,
+    reply: string,
+    options?: { timeout?: number },
+  ) {
+    model.enqueue({ text: reply });
+    await this.ask(text, reply, options);
   }
 
   /** Waits for `reply` as the newest answer, then for the session to be idle (the turn's end). */
