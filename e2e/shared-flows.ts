@@ -91,8 +91,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         stack.model.reset();
         stack.model.enqueue({ text: slowText, chunks: 40, delayMs: 250 });
         const { sp } = await open(page, request, stack, "shared stop");
-        await sp.prompt("go slowly");
-        await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 30_000 });
+        await sp.promptUntil("go slowly", "chunk2", { timeout: 30_000 });
         await sp.stop.click();
         await sp.waitStatus("idle", 15_000);
         await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
@@ -109,8 +108,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         stack.model.reset();
         stack.model.enqueue({ text: `${slowText}the end.`, chunks: 40, delayMs: 100 });
         const { s, sp } = await open(page, request, stack, "shared reload");
-        await sp.prompt("a long answer please");
-        await expect(sp.assistantText().last()).toContainText("chunk3", { timeout: 30_000 });
+        await sp.promptUntil("a long answer please", "chunk3", { timeout: 30_000 });
         await sp.goto(backendId, s.id);
         await expect(sp.assistantText().last()).toHaveText(`${slowText}the end.`, { timeout: 30_000 });
         await sp.waitStatus("idle");
@@ -158,8 +156,7 @@ export async function killMidTurn<T>(
   error = "killed by SIGKILL",
 ): Promise<T> {
   model.enqueue(beats(40, 250));
-  await sp.prompt("keep going until killed");
-  await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 30_000 });
+  await sp.promptUntil("keep going until killed", "beat2", { timeout: 30_000 });
   const killed = await kill();
   await expect(sp.timeline.getByTestId("message-error").last()).toContainText(error, { timeout: 15_000 });
   await sp.waitStatus("idle");

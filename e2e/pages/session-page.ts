@@ -40,6 +40,12 @@ export class SessionPage extends byTestId({
     await this.input.press("Enter");
   }
 
+  /** Sends `text` and waits until the reply has begun: the newest answer shows `seen`. */
+  async promptUntil(text: string, seen: string, options?: { timeout?: number }) {
+    await this.prompt(text);
+    await expect(this.assistantText().last()).toContainText(seen, options);
+  }
+
   /** One whole turn: sends `text`, waits for `reply` as the newest answer, then for the session to be idle. */
   async ask(text: string, reply: string | RegExp, options?: { timeout?: number }) {
     await this.prompt(text);
