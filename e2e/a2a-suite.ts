@@ -157,17 +157,13 @@ export function a2aSuite(version: "1.0" | "0.3") {
           chunks: 40,
           delayMs: 250,
         });
-        const s = await a2aApi.createSession(OC_ID, "a2a stop");
-        const sp = await SessionPage.open(page, OC_ID, s.id);
-        await sp.prompt("go slowly");
-        await expect(sp.assistantText().last()).toContainText("chunk2", TURN);
+        const { sp } = await a2aApi.openSession(page, SessionPage, OC_ID, "a2a stop");
+        await sp.promptUntil("go slowly", "chunk2", TURN);
         await sp.stop.click();
         await sp.waitStatus("idle", 20_000);
         await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
         await expect(sp.assistantText().last()).not.toContainText("chunk39");
-        a2aStack.model.enqueue({ text: "After the stop." });
-        await sp.prompt("and now?");
-        await expect(sp.assistantText().last()).toHaveText("After the stop.", TURN);
+        await sp.askWithReply(a2aStack.model, "and now?", "After the stop.", TURN);
       });
 
       test("the A2A server restarted mid-turn: the turn ends visibly, nothing duplicated, and the next prompt works", async ({
@@ -177,10 +173,8 @@ export function a2aSuite(version: "1.0" | "0.3") {
       }) => {
         const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
         a2aStack.model.enqueue({ text: words.join(" "), chunks: 30, delayMs: 150 });
-        const s = await a2aApi.createSession(OC_ID, "a2a restart");
-        const sp = await SessionPage.open(page, OC_ID, s.id);
-        await sp.prompt("a long reply, then a restart");
-        await expect(sp.assistantText().last()).toContainText("w3", TURN);
+        const { sp } = await a2aApi.openSession(page, SessionPage, OC_ID, "a2a restart");
+        await sp.promptUntil("a long reply, then a restart", "w3", TURN);
         await a2aStack.bridgeServer.restart();
         // OpenCode goes on with the turn: the console follows it through the history and says the stream was lost.
         await sp.waitStatus("idle", 60_000);
@@ -190,8 +184,7 @@ export function a2aSuite(version: "1.0" | "0.3") {
         await expect(sp.messages("user")).toHaveCount(1);
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
         await page.screenshot({ path: test.info().outputPath("a2a-restart.png") });
-        a2aStack.model.enqueue({ text: "Alive after the restart." });
-        await sp.ask("still there?", "Alive after the restart.", TURN);
+        await sp.askWithReply(a2aStack.model, "still there?", "Alive after the restart.", TURN);
         await expect(sp.messages("user")).toHaveCount(2);
         await expect(sp.assistantText().filter({ hasText: "w0 w1" })).toHaveCount(1);
       });

@@ -6,35 +6,20 @@
  */
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { type FakeLoginConsole, startFakeLoginConsole } from "../testkit/fake-acp-login";
+import { fakeLoginConsoleFor } from "../testkit/fake-acp-login";
 import { BackendAuthPage } from "./pages/backend-auth";
 
-let stack: FakeLoginConsole;
-
-test.beforeAll(async () => {
-  stack = await startFakeLoginConsole({
-    label: "Device",
-    loginVar: "FAKE_DEVICE_AUTH",
-    fileName: "finished",
-    tmpPrefix: "sb-device-",
-  });
-});
-test.afterAll(async () => {
-  await stack?.stop();
-});
+const login = fakeLoginConsoleFor(test, "Device", "FAKE_DEVICE_AUTH");
 
 for (const theme of ["dark", "light"]) {
   test(`a device-code login shows its link and code, then the backend is ready (${theme})`, async ({
     browser,
   }, testInfo) => {
-    const page = await stack.page(browser, theme);
-    const settings = new BackendAuthPage(page);
-    await settings.goto();
+    const stack = login();
+    const settings = await BackendAuthPage.open(await stack.page(browser, theme));
     const row = settings.row("device");
     await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 30_000 });
-    await expect(
-      page.locator('[data-testid="backend-section"][data-backend-id="device"]').getByTestId("new-session"),
-    ).toBeDisabled();
+    await expect(settings.newSession("device")).toBeDisabled();
     const method = settings.method("device", "chat-gpt-device-code");
     await method.getByTestId("auth-sign-in-start").click();
     await expect(method.getByTestId("auth-login-message")).toHaveText(
@@ -47,12 +32,9 @@ for (const theme of ["dark", "light"]) {
     await row.screenshot({ path: testInfo.outputPath(`device-login-${theme}.png`) });
     fs.writeFileSync(stack.done, "");
     await expect(row).toHaveAttribute("data-status", "ready", { timeout: 30_000 });
-    await expect(
-      page.locator('[data-testid="backend-section"][data-backend-id="device"]').getByTestId("new-session"),
-    ).toBeEnabled();
+    await expect(settings.newSession("device")).toBeEnabled();
     // the next theme's run starts signed out again
-    fs.rmSync(stack.done);
-    await page.request.post(`/api/backends/device/restart`, { headers: { origin: stack.console.url } });
-    await page.context().close();
+    await stack.signOut();
+    await settings.page.context().close();
   });
 }

@@ -8,30 +8,18 @@
  */
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { FAKE_AGENT, type FakeLoginConsole, startFakeLoginConsole } from "../testkit/fake-acp-login";
+import { FAKE_AGENT, fakeLoginConsoleFor } from "../testkit/fake-acp-login";
 import { BackendAuthPage } from "./pages/backend-auth";
 
-let stack: FakeLoginConsole;
-
-test.beforeAll(async () => {
-  stack = await startFakeLoginConsole({
-    label: "Term",
-    loginVar: "FAKE_TERMINAL_AUTH",
-    fileName: "logged-in",
-    tmpPrefix: "sb-term-login-",
-  });
-});
-test.afterAll(async () => {
-  await stack?.stop();
-});
+const login = fakeLoginConsoleFor(test, "Term", "FAKE_TERMINAL_AUTH");
 
 for (const theme of ["dark", "light"]) {
   test(`a terminal login runs in the console's terminal, then the backend is ready (${theme})`, async ({
     browser,
   }, testInfo) => {
-    const page = await stack.page(browser, theme);
-    const settings = new BackendAuthPage(page);
-    await settings.goto();
+    const stack = login();
+    const settings = await BackendAuthPage.open(await stack.page(browser, theme));
+    const { page } = settings;
     const row = settings.row("term");
     await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 30_000 });
     const method = settings.method("term", "fake-terminal-login");
@@ -67,12 +55,9 @@ for (const theme of ["dark", "light"]) {
     await expect(row).toHaveAttribute("data-status", "ready", { timeout: 30_000 });
     await dialog.getByTestId("login-terminal-close").click();
     await expect(dialog).toHaveCount(0);
-    await expect(
-      page.locator('[data-testid="backend-section"][data-backend-id="term"]').getByTestId("new-session"),
-    ).toBeEnabled();
+    await expect(settings.newSession("term")).toBeEnabled();
     // the next theme's run starts signed out again
-    fs.rmSync(stack.done);
-    await page.request.post(`/api/backends/term/restart`, { headers: { origin: stack.console.url } });
+    await stack.signOut();
     await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 30_000 });
     await page.context().close();
   });

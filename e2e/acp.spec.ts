@@ -4,7 +4,7 @@ import { expect, test } from "./fixtures/acp";
 import { AGENTS } from "../testkit/acp-stack";
 import { ReviewPage } from "./pages/review-page";
 import { SessionPage } from "./pages/session-page";
-import { sharedFlows } from "./shared-flows";
+import { answersAfterCrash, killMidTurn, sharedFlows } from "./shared-flows";
 
 const bash = (marker: string): ScriptedTurn => ({
   toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}`, description: `Print ${marker}` } }],
@@ -175,24 +175,14 @@ for (const agent of AGENTS) {
       acpApi,
       acpStack,
     }) => {
-      acpStack.model.enqueue({
-        text: Array.from({ length: 40 }, (_, i) => `beat${i} `).join(""),
-        chunks: 40,
-        delayMs: 250,
-      });
       const s = await acpApi.createSession(agent.id, "acp crash");
-      const sp = new SessionPage(page);
-      await sp.goto(agent.id, s.id);
-      await sp.prompt("keep going until killed");
-      await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
-      const before = await acpStack.backend(agent.id);
-      const pid = before.process!.pid!;
-      process.kill(pid, "SIGKILL");
+      const sp = await SessionPage.open(page, agent.id, s.id);
       // the turn fails, saying what happened to the process
-      await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", {
-        timeout: 15_000,
+      const pid = await killMidTurn(sp, acpStack.model, async () => {
+        const before = await acpStack.backend(agent.id);
+        process.kill(before.process!.pid!, "SIGKILL");
+        return before.process!.pid;
       });
-      await sp.waitStatus("idle");
       // the supervisor restarts it: the session says so, and the backend is ready again
       await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", {
         timeout: 60_000,
@@ -201,9 +191,7 @@ for (const agent of AGENTS) {
       const after = await acpStack.backend(agent.id);
       expect(after.process!.pid).not.toBe(pid);
       expect(after.process!.restarts).toBeGreaterThanOrEqual(1);
-      acpStack.model.enqueue({ text: "Back after the crash." });
-      await sp.prompt("are you back");
-      await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+      await answersAfterCrash(sp, acpStack.model);
     });
   });
 }

@@ -14,13 +14,21 @@ import { BACKEND_ID } from "../testkit/copilot-stack";
 import { InputFormPage } from "./pages/input-form";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { sharedFlows } from "./shared-flows";
+import { answersAfterCrash, killMidTurn, sharedFlows } from "./shared-flows";
 import { beats, echoCall as bash } from "../testkit/scripted-turns";
 import { setTheme } from "./pages/theme";
 
+type SeenModel = { requests: { messages: Parameters<typeof messageText>[0][] }[] };
+
 /** Every text the model has been sent so far (to check what reached it). */
-function modelSaw(model: { requests: { messages: Parameters<typeof messageText>[0][] }[] }): string {
+function modelSaw(model: SeenModel): string {
   return model.requests.flatMap((r) => r.messages.map((m) => messageText(m))).join("\n");
+}
+
+/** An answer's end: the turn ends with `reply`, and what the user answered (`sent`) reached the model. */
+async function answered(sp: SessionPage, model: SeenModel, sent: string, reply: string, timeout = 30_000) {
+  await sp.expectReply(reply, { timeout });
+  expect(modelSaw(model)).toContain(sent);
 }
 
 test.describe("Copilot headless", () => {
@@ -36,12 +44,9 @@ test.describe("Copilot headless", () => {
       { toolCalls: [{ name: MCP_HUGE_FORM_TOOL, arguments: {} }] },
       { text: "The form was refused." },
     );
-    const s = await copilotApi.createSession("huge form");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "huge form", SessionPage);
     await sp.prompt("register with the huge form");
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await card.getByTestId("permission-allow-once").click();
+    await new Interrupts(page).allowOnce();
     const notice = sp.timeline
       .locator('[data-testid="block"][data-kind="notice"]')
       .filter({ hasText: "The console refused this form" });
@@ -65,8 +70,7 @@ test.describe("Copilot headless", () => {
     copilotStack,
   }) => {
     copilotStack.model.enqueue(beats(24, 120, "space"));
-    const s = await copilotApi.createSession("headless slash command");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "headless slash command", SessionPage);
     await sp.prompt("talk for a while");
     await expect(sp.assistantText().last()).toContainText("beat1", { timeout: 30_000 });
     const asked = copilotStack.model.requests.length;
@@ -78,9 +82,7 @@ test.describe("Copilot headless", () => {
     await sp.waitStatus("idle");
     expect(copilotStack.model.requests.length).toBe(asked);
     // The queue goes on: the next prompt is answered.
-    copilotStack.model.enqueue({ text: "After the command." });
-    await sp.prompt("and now a question");
-    await expect(sp.assistantText().last()).toHaveText("After the command.", { timeout: 30_000 });
+    await sp.askWithReply(copilotStack.model, "and now a question", "After the command.", { timeout: 30_000 });
   });
 
   test("a bash call behind a permission card: allowed once, then rejected with feedback", async ({
@@ -89,8 +91,7 @@ test.describe("Copilot headless", () => {
     copilotStack,
   }) => {
     copilotStack.model.enqueue(bash("e2e-allowed"), { text: "The allowed command ran." });
-    const s = await copilotApi.createSession("headless permission");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { sp } = await copilotApi.open(page, "headless permission", SessionPage);
     await sp.allowEchoOnce("run the allowed command", "e2e-allowed", "The allowed command ran.");
     const card = page.getByTestId("permission-card");
 
@@ -104,10 +105,8 @@ test.describe("Copilot headless", () => {
     await expect(card).toHaveCount(0);
     const rejected = sp.toolCards("bash").nth(1);
     await expect(rejected).toHaveAttribute("data-status", "denied");
-    await expect(sp.assistantText().last()).toHaveText("Understood, I will use ls.");
-    await sp.waitStatus("idle");
     // the feedback reached the model with the rejection
-    expect(modelSaw(copilotStack.model)).toContain("use ls instead");
+    await answered(sp, copilotStack.model, "use ls instead", "Understood, I will use ls.");
   });
 
   test("a question answered with free text", async ({ page, copilotApi, copilotStack }) => {
@@ -126,8 +125,7 @@ test.describe("Copilot headless", () => {
       },
       { text: "Blue it is." },
     );
-    const s = await copilotApi.createSession("headless question");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { sp } = await copilotApi.open(page, "headless question", SessionPage);
     const ui = new Interrupts(page);
     await sp.prompt("ask me about the color");
     const form = ui.question();
@@ -141,9 +139,7 @@ test.describe("Copilot headless", () => {
     await form.getByTestId("question-custom-input").fill("blue, obviously");
     await form.getByTestId("question-submit").click();
     await expect(form).toHaveCount(0);
-    await expect(sp.assistantText().last()).toHaveText("Blue it is.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
-    expect(modelSaw(copilotStack.model)).toContain("blue, obviously");
+    await answered(sp, copilotStack.model, "blue, obviously", "Blue it is.");
   });
 
   test("an MCP elicitation as a form: filled in and submitted, and another declined from the inbox", async ({
@@ -153,14 +149,11 @@ test.describe("Copilot headless", () => {
     copilotStack,
   }) => {
     copilotStack.model.enqueue({ toolCalls: [{ name: MCP_FORMS_TOOL, arguments: {} }] });
-    const s = await copilotApi.createSession("headless form");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "headless form", SessionPage);
     await sp.prompt("register the project");
     // the MCP tool asks first
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await expect(card).toContainText("forms");
-    await card.getByTestId("permission-allow-once").click();
+    const ui = new Interrupts(page);
+    await ui.allowOnce("forms");
 
     const form = new InputFormPage(page, sp.timeline);
     await expect(form.root).toBeVisible({ timeout: 30_000 });
@@ -227,8 +220,7 @@ test.describe("Copilot headless", () => {
       { text: "No project registered." },
     );
     await sp.prompt("register another project");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await card.getByTestId("permission-allow-once").click();
+    await ui.allowOnce();
     const item = page.getByTestId("inbox-item").filter({ hasText: "Describe the project to register" });
     await expect(item).toBeVisible({ timeout: 30_000 });
     await item.getByTestId("inbox-fill").click();
@@ -237,9 +229,7 @@ test.describe("Copilot headless", () => {
     await inboxForm.decline.click();
     await expect(item).toHaveCount(0);
     await expect(new InputFormPage(page, sp.timeline).root).toHaveCount(0);
-    await expect(sp.assistantText().last()).toHaveText("No project registered.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
-    expect(modelSaw(copilotStack.model)).toContain("declined");
+    await answered(sp, copilotStack.model, "declined", "No project registered.");
   });
 
   test("revert onto a rewind point restores the files and the timeline with the next prompt", async ({
@@ -252,15 +242,10 @@ test.describe("Copilot headless", () => {
       { toolCalls: [{ name: "create", arguments: { path: file, file_text: "temporary\n" } }] },
       { text: "Created rewind-me.txt." },
     );
-    const s = await copilotApi.createSession("headless rewind");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
+    const { s, sp } = await copilotApi.open(page, "headless rewind", SessionPage);
     await sp.prompt("create the file");
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await expect(card).toContainText("rewind-me.txt");
-    await card.getByTestId("permission-allow-once").click();
-    await expect(sp.assistantText().last()).toHaveText("Created rewind-me.txt.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await new Interrupts(page).allowOnce("rewind-me.txt");
+    await sp.expectReply("Created rewind-me.txt.", { timeout: 30_000 });
     expect(fs.readFileSync(file, "utf8")).toBe("temporary\n");
 
     // Revert from the prompt: the timeline dims what goes; nothing is rewound until the next prompt.
@@ -275,8 +260,7 @@ test.describe("Copilot headless", () => {
     copilotStack.model.enqueue({ text: "Starting over." });
     await sp.prompt("start over");
     await expect(banner).toHaveCount(0, { timeout: 30_000 });
-    await expect(sp.assistantText().last()).toHaveText("Starting over.", { timeout: 30_000 });
-    await sp.waitStatus("idle");
+    await sp.expectReply("Starting over.", { timeout: 30_000 });
     expect(fs.existsSync(file)).toBe(false);
     await expect(sp.messages("user")).toHaveCount(1);
     await expect(sp.messages("user").first()).toContainText("start over");
@@ -291,27 +275,19 @@ test.describe("Copilot headless", () => {
     copilotApi,
     copilotStack,
   }) => {
-    copilotStack.model.enqueue(beats(40, 250));
-    const s = await copilotApi.createSession("headless crash");
-    const sp = await SessionPage.open(page, BACKEND_ID, s.id);
-    await sp.prompt("keep going until killed");
-    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 30_000 });
-    const before = await copilotStack.backend();
-    const pid = before.process!.pid!;
-    process.kill(-pid, "SIGKILL");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", {
-      timeout: 15_000,
+    const { sp } = await copilotApi.open(page, "headless crash", SessionPage);
+    const pid = await killMidTurn(sp, copilotStack.model, async () => {
+      const before = await copilotStack.backend();
+      process.kill(-before.process!.pid!, "SIGKILL");
+      return before.process!.pid;
     });
-    await sp.waitStatus("idle");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText("restarted", {
       timeout: 60_000,
     });
     const after = await copilotStack.backend();
     expect(after.process!.pid).not.toBe(pid);
     expect(after.process!.restarts).toBeGreaterThanOrEqual(1);
-    copilotStack.model.enqueue({ text: "Back after the crash." });
-    await sp.prompt("are you back");
-    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+    await answersAfterCrash(sp, copilotStack.model);
   });
 
   test("settings: the backend is ready, its secrets masked, and the headless preset detected", async ({
@@ -351,9 +327,7 @@ test.describe("Copilot headless screenshots", () => {
     await page.addInitScript(() => localStorage.setItem("sb-theme", "dark"));
     await sp.goto(BACKEND_ID, s.id);
     await sp.prompt("Register this project in the catalogue");
-    const card = page.getByTestId("permission-card");
-    await expect(card).toBeVisible({ timeout: 30_000 });
-    await card.getByTestId("permission-allow-once").click();
+    await new Interrupts(page).allowOnce();
     const form = new InputFormPage(page, sp.timeline);
     await expect(form.root).toBeVisible({ timeout: 30_000 });
     await form.control("name").fill("switchboard");

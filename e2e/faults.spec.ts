@@ -236,8 +236,7 @@ test.describe("fault injection", () => {
     // The cut reply says why it ended.
     await expect(page.getByTestId("message-error").last()).toContainText("OpenCode stopped during this reply");
     // And the session goes on.
-    stack.model.enqueue({ text: "alive after the crash" });
-    await sp.ask("still there?", "alive after the crash", { timeout: 30_000 });
+    await sp.askWithReply(stack.model, "still there?", "alive after the crash", { timeout: 30_000 });
     const after = await expectWhole(page, api, stack, s.id, { cut: true });
     expect(after.texts.at(-1)?.[1]).toBe("alive after the crash");
     expect(after.messages.length).toBe(before.messages.length + 2);

@@ -1,18 +1,23 @@
 import fs from "node:fs";
 import path from "node:path";
-import { test, expect } from "./fixtures/opencode";
+import type { Page } from "@playwright/test";
+import { type Api, expect, test } from "./fixtures/opencode";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
 import { startExternalSetup } from "../testkit/external-opencode";
 import { bashCall as bash, questionCall as question, taskCall, toolResults } from "../testkit/scripted-turns";
 
+/** How most tests here start: a new session titled `title`, opened, and `text` sent (its turns queued first). */
+async function started(page: Page, api: Api, title: string, text: string) {
+  const { s, sp } = await api.open(page, title, SessionPage);
+  await sp.prompt(text);
+  return { s, sp, ui: new Interrupts(page) };
+}
+
 test.describe("interrupts: permissions and questions", () => {
   test("allow once: the command runs", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-once"), { text: "It ran." });
-    const s = await api.createSession("perm once");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("run it");
+    const { sp, ui } = await started(page, api, "perm once", "run it");
     await expect(ui.permission()).toBeVisible();
     await expect(ui.permission()).toContainText("echo ask-once");
     await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "awaiting-approval");
@@ -36,10 +41,7 @@ test.describe("interrupts: permissions and questions", () => {
       { toolCalls: [{ name: "write", arguments: { filePath: file, content: "first line\nsecond line\n" } }] },
       { text: "Written." },
     );
-    const s = await api.createSession("perm edit");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("write the file");
+    const { sp, ui } = await started(page, api, "perm edit", "write the file");
     await expect(ui.permission()).toBeVisible();
     await expect(ui.permission()).toContainText("edit");
     // The change itself, before anyone decides: the file's name and the lines it adds.
@@ -62,10 +64,7 @@ test.describe("interrupts: permissions and questions", () => {
     stack.model.enqueue(bash("printf ask-always-1"), bash(api2 ? "printf ask-always-1" : "printf ask-always-2"), {
       text: "Both ran.",
     });
-    const s = await api.createSession("perm always");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("run twice");
+    const { sp, ui } = await started(page, api, "perm always", "run twice");
     await expect(ui.permission()).toContainText("printf ask-always-1");
     await expect(ui.permission()).toContainText(`“Always allow” also allows ${kept} from now on.`);
     await page.getByTestId("permission-allow-always").click();
@@ -88,10 +87,7 @@ test.describe("interrupts: permissions and questions", () => {
 
   test("reject: the tool is denied and the turn stops", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue(bash("echo ask-reject"), { text: "SHOULD NOT APPEAR" });
-    const s = await api.createSession("perm reject");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("try it");
+    const { sp, ui } = await started(page, api, "perm reject", "try it");
     await page.getByTestId("permission-reject").click();
     await expect(sp.toolCards("bash").first()).toHaveAttribute("data-status", "denied");
     await sp.waitStatus("idle");
@@ -126,10 +122,7 @@ test.describe("interrupts: permissions and questions", () => {
       ]),
       { text: "Blue it is." },
     );
-    const s = await api.createSession("question option");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("ask me");
+    const { sp, ui } = await started(page, api, "question option", "ask me");
     await expect(ui.question()).toContainText("Which color do you prefer?");
     // Nothing is chosen by default and Submit waits for the user.
     await expect(page.getByTestId("question-submit")).toBeDisabled();
@@ -227,10 +220,7 @@ test.describe("interrupts: permissions and questions", () => {
     stack.model.enqueue(question([{ question: "Name the file", options: [{ label: "a.txt" }, { label: "b.txt" }] }]), {
       text: "Noted.",
     });
-    const s = await api.createSession("question text");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("ask me");
+    const { sp, ui } = await started(page, api, "question text", "ask me");
     await ui.question().getByTestId("question-custom-input").fill("custom-name.txt");
     await ui.question().getByTestId("question-custom-input").press("Enter");
     await expect(sp.assistantText().last()).toHaveText("Noted.");
@@ -250,10 +240,7 @@ test.describe("interrupts: permissions and questions", () => {
       ]),
       { text: "Order placed." },
     );
-    const s = await api.createSession("two questions");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("order");
+    const { sp, ui } = await started(page, api, "two questions", "order");
     await expect(ui.question().getByTestId("question")).toHaveCount(2);
     await ui.option("large").click();
     await expect(page.getByTestId("question-submit")).toBeDisabled();
@@ -270,10 +257,7 @@ test.describe("interrupts: permissions and questions", () => {
     stack.model.enqueue(question([{ question: "Continue?", options: [{ label: "yes" }, { label: "no" }] }]), {
       text: "SHOULD NOT APPEAR",
     });
-    const s = await api.createSession("question dismiss");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("ask");
+    const { sp, ui } = await started(page, api, "question dismiss", "ask");
     await page.getByTestId("question-dismiss").click();
     await expect(ui.question()).toHaveCount(0);
     await sp.waitStatus("idle");
@@ -286,10 +270,7 @@ test.describe("interrupts: permissions and questions", () => {
       match: "SUBAGENT please run the check",
       ...bash("echo ask-subagent"),
     });
-    const s = await api.createSession("subagent perm");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("delegate it");
+    const { s, sp, ui } = await started(page, api, "subagent perm", "delegate it");
     await expect(ui.permission()).toContainText("echo ask-subagent", { timeout: 30_000 });
     await expect(ui.permission()).toContainText("asked by a subagent");
     await expect(sp.toolCards("task").first()).toHaveAttribute("data-status", "awaiting-approval");
@@ -329,10 +310,7 @@ test.describe("interrupts: permissions and questions", () => {
     context,
   }) => {
     stack.model.enqueue(bash("echo ask-reload"), { text: "Done after reload." });
-    const s = await api.createSession("perm reload");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("run");
+    const { s, ui } = await started(page, api, "perm reload", "run");
     await expect(ui.permission()).toBeVisible();
     await page.reload();
     await expect(ui.permission()).toContainText("echo ask-reload");
@@ -401,10 +379,7 @@ test.describe("interrupts: permissions and questions", () => {
     stack.model.enqueue(question([{ question: "One only", options: [{ label: "x" }, { label: "y" }] }]), {
       text: "ok",
     });
-    const s = await api.createSession("bad answers");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    const ui = new Interrupts(page);
-    await sp.prompt("ask");
+    const { s, sp, ui } = await started(page, api, "bad answers", "ask");
     await expect(ui.question()).toBeVisible();
     const id = (await ui.question().getAttribute("data-interrupt-id"))!;
     const url = `${api.base(s.id)}/interrupts/${id}`;

@@ -10,15 +10,16 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { BackendAuthPage } from "./pages/backend-auth";
 import { InputFormPage } from "./pages/input-form";
-import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
+import { ReviewPage, twoTurnsTranscript } from "./pages/review-page";
 import { Interrupts } from "./pages/interrupts";
 import { SessionPage } from "./pages/session-page";
-import { sharedFlows } from "./shared-flows";
+import { answersAfterCrash, killMidTurn, sharedFlows } from "./shared-flows";
 import { lineHash } from "../testkit/fake-opal-agent";
 import { expect, test } from "./fixtures/opal";
 import { CONFIRM_ID, CONFIRM_SECRET, LOGIN_ID, OPAL_ID } from "../testkit/fake-opal-stack";
-import { beats, lastUserTexts } from "../testkit/scripted-turns";
+import { lastUserTexts } from "../testkit/scripted-turns";
 
 test.describe("Opal", () => {
   // After a restart Opal resumes the session by id: its model sees the earlier turn.
@@ -41,8 +42,7 @@ test.describe("Opal", () => {
       },
       { text: "The marker ran." },
     );
-    const s = await opalApi.createSession("opal stream");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal stream", SessionPage);
     await sp.prompt("think, answer and run the marker");
     await expect(sp.messages("user").last()).toContainText("think, answer and run the marker");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]').first()).toBeVisible({
@@ -56,8 +56,7 @@ test.describe("Opal", () => {
     await sp.expand(bash);
     await expect(bash.getByTestId("tool-output")).toContainText("opal-e2e-marker");
     await expect(bash.getByTestId("tool-output")).toContainText("line-two");
-    await expect(sp.assistantText().last()).toHaveText("The marker ran.");
-    await sp.waitStatus("idle");
+    await sp.expectReply("The marker ran.");
     await expect(page.getByTestId("usage")).toBeVisible();
   });
 
@@ -66,22 +65,14 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue(beats(40, 250));
-    const s = await opalApi.createSession("opal crash");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
-    await sp.prompt("keep going until killed");
-    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
-    const before = await opalStack.backend(OPAL_ID);
-    process.kill(before.process!.pid!, "SIGKILL");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("SIGKILL", { timeout: 15_000 });
-    await sp.waitStatus("idle");
+    const { sp } = await opalApi.open(page, "opal crash", SessionPage);
+    const kill = async () => process.kill((await opalStack.backend(OPAL_ID)).process!.pid!, "SIGKILL");
+    await killMidTurn(sp, opalStack.model, kill, "SIGKILL");
     await expect.poll(async () => (await opalStack.backend(OPAL_ID)).status, { timeout: 30_000 }).toBe("ready");
     await expect(sp.timeline.locator('[data-testid="block"][data-kind="notice"]').last()).toContainText(
       "The agent was restarted",
     );
-    opalStack.model.enqueue({ text: "Back after the crash." });
-    await sp.prompt("are you back");
-    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+    await answersAfterCrash(sp, opalStack.model);
   });
 
   test("a provider error: Opal goes idle without agent_end; the session is idle within seconds, the error shown, the next prompt works", async ({
@@ -90,15 +81,13 @@ test.describe("Opal", () => {
     opalStack,
   }) => {
     opalStack.model.enqueue({ error: { status: 500, message: "upstream exploded" } });
-    const s = await opalApi.createSession("opal provider error");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal provider error", SessionPage);
     await sp.prompt("this request fails");
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("upstream exploded", {
       timeout: 20_000,
     });
     await sp.waitStatus("idle", 10_000);
-    opalStack.model.enqueue({ text: "Recovered from the error." });
-    await sp.ask("try again", "Recovered from the error.", { timeout: 20_000 });
+    await sp.askWithReply(opalStack.model, "try again", "Recovered from the error.", { timeout: 20_000 });
   });
 
   test("an edit's structured diff (diff.ex) shows in the timeline and in the review", async ({
@@ -116,8 +105,7 @@ test.describe("Opal", () => {
       },
       { text: "Edited the file." },
     );
-    const s = await opalApi.createSession("opal diff");
-    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
+    const { sp: rp } = await opalApi.open(page, "opal diff", ReviewPage);
     await rp.ask("edit the second line", "Edited the file.", { timeout: 20_000 });
     const edit = rp.toolCards("edit").first();
     await expect(edit).toHaveAttribute("data-status", "completed");
@@ -141,16 +129,12 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue(...twoTurnReplies());
-    const s = await opalApi.createSession("opal compact");
-    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
-    await rp.askTwoTurns();
+    const maker = { api: opalApi, model: opalStack.model };
+    const { rp } = await ReviewPage.afterTwoTurns(page, maker, OPAL_ID, "opal compact");
     await rp.menu("action-compact");
     await expect(rp.timeline).toContainText("Opal compacted the conversation", { timeout: 30_000 });
     await expect(rp.timeline).toContainText("[Conversation summary");
-    opalStack.model.enqueue({ text: "After the summary." });
-    await rp.prompt("go on");
-    await expect(rp.assistantText().last()).toHaveText("After the summary.");
+    await rp.askWithReply(opalStack.model, "go on", "After the summary.");
     // Opal's model starts from the summary now, not the first turn.
     const users = lastUserTexts(opalStack.model);
     expect(users[0]).toMatch(/^\[Conversation summary/);
@@ -164,8 +148,7 @@ test.describe("Opal", () => {
       },
       { text: "Going with the answer." },
     );
-    const s = await opalApi.createSession("opal question");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal question", SessionPage);
     await sp.prompt("ask me");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which database?");
@@ -252,10 +235,8 @@ test.describe("Opal", () => {
       { text: "The scout found the files." },
       { text: "Plan made, scout back." },
     );
-    const s = await opalApi.createSession("opal sub-agent");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
-    await sp.prompt("plan, then send a scout");
-    await expect(sp.assistantText().last()).toHaveText("Plan made, scout back.", { timeout: 30_000 });
+    const { s, sp } = await opalApi.open(page, "opal sub-agent", SessionPage);
+    await sp.ask("plan, then send a scout", "Plan made, scout back.", { timeout: 30_000 });
     const task = sp.toolCards("task").first();
     await expect(task).toHaveAttribute("data-status", "completed");
     await expect(page.getByTestId("open-plan")).toContainText("0/2");
@@ -283,8 +264,7 @@ test.describe("Opal", () => {
       { text: "The user picked MIT." },
       { text: "License settled." },
     );
-    const s = await opalApi.createSession("opal sub-agent question");
-    const sp = await SessionPage.open(page, OPAL_ID, s.id);
+    const { sp } = await opalApi.open(page, "opal sub-agent question", SessionPage);
     await sp.prompt("let a sub-agent ask");
     const ui = new Interrupts(page);
     await expect(ui.question()).toContainText("Which license?");
@@ -300,18 +280,14 @@ test.describe("Opal", () => {
     opalApi,
     opalStack,
   }) => {
-    opalStack.model.enqueue(...twoTurnReplies());
-    const s = await opalApi.createSession("opal branch");
-    const rp = await ReviewPage.open(page, OPAL_ID, s.id);
-    await rp.askTwoTurns();
+    const maker = { api: opalApi, model: opalStack.model };
+    const { rp, session: s } = await ReviewPage.afterTwoTurns(page, maker, OPAL_ID, "opal branch");
     await rp.messageAction(rp.messages("assistant").first(), "fork-message");
     await page.waitForURL((u) => !u.pathname.endsWith(s.id));
     await expect(rp.view).toHaveAttribute("data-loaded", "true");
     await expect.poll(() => rp.transcript()).toEqual(twoTurnsTranscript(1));
     await expect(page.getByTestId("forked-from")).toBeVisible();
-    opalStack.model.enqueue({ text: "A different second answer." });
-    await rp.prompt("another second question");
-    await expect(rp.assistantText().last()).toHaveText("A different second answer.");
+    await rp.askWithReply(opalStack.model, "another second question", "A different second answer.");
     expect(JSON.stringify(opalStack.model.requests.at(-1)!.messages)).not.toContain("Second answer.");
     // The path the branch left is still there, as it was shown.
     await rp.goto(OPAL_ID, s.id);
@@ -323,16 +299,10 @@ test.describe("Opal settings", () => {
   test("without a login the backend needs one and shows Opal's device code and link; the preset is detected on PATH", async ({
     page,
   }) => {
-    await page.goto("/settings");
-    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
-    await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
-    await expect(row.getByTestId("backend-error")).toContainText(
-      "open https://github.com/login/device and enter the code FAKE-0PAL",
-    );
-    await expect(page.locator(`[data-testid="backend-row"][data-backend-id="${OPAL_ID}"]`)).toHaveAttribute(
-      "data-status",
-      "ready",
-    );
+    const settings = await BackendAuthPage.open(page);
+    const device = "open https://github.com/login/device and enter the code FAKE-0PAL";
+    await settings.rowWhen(LOGIN_ID, "auth-required", device);
+    await expect(settings.row(OPAL_ID)).toHaveAttribute("data-status", "ready");
     await expect(page.getByTestId("preset-opal")).toHaveAttribute("data-available", "true");
   });
 
@@ -342,12 +312,9 @@ test.describe("Opal settings", () => {
     opalApi,
     opalStack,
   }) => {
-    await page.goto("/settings");
-    const row = page.locator(`[data-testid="backend-row"][data-backend-id="${LOGIN_ID}"]`);
-    await expect(row).toHaveAttribute("data-status", "auth-required", { timeout: 20_000 });
-    await expect(row.getByTestId("backend-error")).toContainText(
-      "Or set an API key for Anthropic, OpenAI, Google Gemini below",
-    );
+    const settings = await BackendAuthPage.open(page);
+    const keys = "Or set an API key for Anthropic, OpenAI, Google Gemini below";
+    const row = await settings.rowWhen(LOGIN_ID, "auth-required", keys);
     await expect(row.locator('[data-testid="backend-provider"][data-provider="anthropic"]')).toHaveAttribute(
       "data-ready",
       "false",

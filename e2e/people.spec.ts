@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { type Browser, type BrowserContext, expect, test } from "@playwright/test";
+import { type Browser, type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { type ConsoleProcess, startConsole } from "../testkit/console";
 import { type OidcProviderServer, startOidcProvider } from "../testkit/oidc-provider";
 import { createOpencodeHome, createWorkspace, type OpencodeHome } from "../testkit/opencode-env";
@@ -72,7 +72,11 @@ test.afterAll(async () => {
 });
 
 /** A fresh browser (its own cookies) signed in at the provider's own login and consent pages as `login`. */
-async function signIn(browser: Browser, login: string, consent = true): Promise<BrowserContext> {
+async function signIn(
+  browser: Browser,
+  login: string,
+  consent = true,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const page = await context.newPage();
   await page.goto(`${sb.url}/login`);
@@ -82,29 +86,29 @@ async function signIn(browser: Browser, login: string, consent = true): Promise<
   await page.locator('input[name="password"]').fill("any password");
   await page.getByRole("button", { name: "Sign-in" }).click();
   if (consent) await page.getByRole("button", { name: "Continue" }).click();
-  return context;
+  return { context, page };
 }
 
-async function newSession(): Promise<string> {
+/** A new session on the local backend: its id and its page's address. */
+async function newSession(): Promise<{ id: string; url: string }> {
   const r = await fetch(`${sb.url}/api/backends/local/sessions`, {
     method: "POST",
     headers: { ...bearer, "content-type": "application/json" },
     body: "{}",
   });
   expect(r.status).toBe(201);
-  return ((await r.json()) as { id: string }).id;
+  const { id } = (await r.json()) as { id: string };
+  return { id, url: `${sb.url}/sessions/local/${id}` };
 }
 
 test("each role signs in through the provider; a viewer reads but cannot prompt; an operator prompts; the admin reads it in the audit log", async ({
   browser,
 }) => {
   test.setTimeout(420_000);
-  const sessionId = await newSession();
-  const sessionUrl = `${sb.url}/sessions/local/${sessionId}`;
+  const { id: sessionId, url: sessionUrl } = await newSession();
 
   // The viewer: signed in, named in the sidebar, the prompt box disabled with the reason; the API says 403.
-  const viewer = await signIn(browser, "vic");
-  const vp = viewer.pages()[0]!;
+  const { context: viewer, page: vp } = await signIn(browser, "vic");
   await expect(vp.getByTestId("signed-in-name")).toHaveText("Vic Viewer");
   await expect(vp.getByTestId("signed-in-role")).toHaveText("viewer");
   const me = await vp.request.get(`${sb.url}/api/me`);
@@ -126,8 +130,7 @@ test("each role signs in through the provider; a viewer reads but cannot prompt;
   expect((await vp.request.get(`${sb.url}/api/backends/local/sessions/${sessionId}/snapshot`)).status()).toBe(200);
 
   // The operator prompts through the composer.
-  const operator = await signIn(browser, "olga");
-  const opPage = operator.pages()[0]!;
+  const { context: operator, page: opPage } = await signIn(browser, "olga");
   await expect(opPage.getByTestId("signed-in-role")).toHaveText("operator");
   await opPage.goto(sessionUrl);
   await expect(opPage.getByTestId("composer-input")).toBeEnabled();
@@ -142,8 +145,7 @@ test("each role signs in through the provider; a viewer reads but cannot prompt;
   expect(addBackend.status()).toBe(403);
 
   // The admin reads the audit log: the prompt, with its actor, on the API and on the settings page.
-  const admin = await signIn(browser, "ada");
-  const ap = admin.pages()[0]!;
+  const { context: admin, page: ap } = await signIn(browser, "ada");
   await expect(ap.getByTestId("signed-in-role")).toHaveText("admin");
   const audit = await ap.request.get(`${sb.url}/api/audit?action=prompt&sessionId=${sessionId}`);
   expect(audit.status()).toBe(200);
@@ -199,12 +201,9 @@ test("two people on one session: each message says who sent it, the permission w
   browser,
 }) => {
   test.setTimeout(300_000);
-  const sessionId = await newSession();
-  const sessionUrl = `${sb.url}/sessions/local/${sessionId}`;
-  const operator = await signIn(browser, "olga");
-  const op = operator.pages()[0]!;
-  const admin = await signIn(browser, "ada");
-  const ap = admin.pages()[0]!;
+  const { context: operator, page: op } = await signIn(browser, "olga");
+  const { context: admin, page: ap } = await signIn(browser, "ada");
+  const { id: sessionId, url: sessionUrl } = await newSession();
 
   await op.goto(sessionUrl);
   await op.getByTestId("composer-input").fill("hello from olga");
@@ -221,8 +220,7 @@ test("two people on one session: each message says who sent it, the permission w
   await ap.getByTestId("composer-input").fill("run the check");
   await ap.getByTestId("send").click();
   const interrupts = new Interrupts(ap);
-  await expect(interrupts.permission()).toContainText("echo ask-ada");
-  await interrupts.permission().getByTestId("permission-allow-once").click();
+  await interrupts.allowOnce("echo ask-ada");
   await expect(interrupts.permission()).toHaveCount(0);
 
   // The snapshot: authors, the answer and the creator, from the console's own record.
@@ -261,8 +259,7 @@ test("two people on one session: each message says who sent it, the permission w
 test("someone with no Switchboard role is refused on a page that says why, and the refusal is audited", async ({
   browser,
 }) => {
-  const context = await signIn(browser, "nora");
-  const page = context.pages()[0]!;
+  const { context, page } = await signIn(browser, "nora");
   await expect(page.getByTestId("sign-in-failed-reason")).toContainText("Nora Nobody has no Switchboard role");
   expect((await context.cookies()).some((c) => c.name === "sb_session")).toBe(false);
   const r = await fetch(`${sb.url}/api/audit?action=login.refused`, { headers: bearer });

@@ -7,14 +7,16 @@
  * permission from "Allow once" with the browser's cookie. The backend is the fake Opal whose bash
  * tool asks first (`client/confirm`).
  */
-import { test as base, expect } from "@playwright/test";
+import { test as base, type BrowserContext, expect, type Page } from "@playwright/test";
 import { startPushService, type PushService, type ReceivedPush, type TestSubscription } from "../testkit/push-service";
 import { CONFIRM_ID, type OpalStack, startOpalStack, stopOpalStack } from "../testkit/fake-opal-stack";
 import { Interrupts } from "./pages/interrupts";
 import { PushWorker } from "./pages/push-worker";
 import { SessionPage } from "./pages/session-page";
 
-const test = base.extend<object, { push: { svc: PushService; stack: OpalStack; device: TestSubscription } }>({
+type PushFixture = { svc: PushService; stack: OpalStack; device: TestSubscription };
+
+const test = base.extend<object, { push: PushFixture }>({
   push: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; it has none
     async ({}, use) => {
@@ -61,6 +63,22 @@ async function createSession(stack: OpalStack, title: string): Promise<string> {
   return ((await r.json()) as { id: string }).id;
 }
 
+/**
+ * How the permission tests start: a session whose turn asks to run `echo <marker>` (then says
+ * `reply`), opened with the push worker registered, and the push that raised the permission.
+ */
+async function raisePermission(page: Page, context: BrowserContext, push: PushFixture, marker: string, reply: string) {
+  const { svc, stack, device } = push;
+  stack.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: `echo ${marker}` } }] }, { text: reply });
+  const id = await createSession(stack, marker);
+  const sp = await SessionPage.open(page, CONFIRM_ID, id);
+  const worker = await PushWorker.register(context, page);
+  const before = svc.received(device.id).length;
+  await sp.prompt("run it after asking");
+  const raised = await nextPush(svc, device, "interrupt", before);
+  return { sp, worker, before, raised, p: payloadOf(raised) };
+}
+
 /** The next push of `kind` the service accepted for the device after the first `after` it received. */
 async function nextPush(
   svc: PushService,
@@ -91,19 +109,15 @@ test.describe("web push", () => {
     push,
   }) => {
     const { svc, stack, device } = push;
-    push.stack.model.enqueue(
-      { toolCalls: [{ name: "bash", arguments: { command: "echo pushed-and-answered-in-tab" } }] },
-      { text: "Done." },
+    const { sp, worker, before, raised, p } = await raisePermission(
+      page,
+      context,
+      push,
+      "pushed-and-answered-in-tab",
+      "Done.",
     );
-    const id = await createSession(stack, "push in tab");
-    const sp = await SessionPage.open(page, CONFIRM_ID, id);
-    const worker = await PushWorker.register(context, page);
-    const before = svc.received(device.id).length;
-    await sp.prompt("run it after asking");
-    const raised = await nextPush(svc, device, "interrupt", before);
     expect(raised.urgency).toBe("high");
     expect(raised.claims?.aud).toBe(svc.origin);
-    const p = payloadOf(raised);
     expect(p.body).toContain("echo pushed-and-answered-in-tab");
     expect(raised.payload).not.toContain(stack.token);
 
@@ -126,20 +140,15 @@ test.describe("web push", () => {
     context,
     push,
   }) => {
-    const { svc, stack, device } = push;
-    stack.model.enqueue(
-      { toolCalls: [{ name: "bash", arguments: { command: "echo allowed-from-notification" } }] },
-      { text: "Ran from the notification." },
+    const { sp, worker, raised, p } = await raisePermission(
+      page,
+      context,
+      push,
+      "allowed-from-notification",
+      "Ran from the notification.",
     );
-    const id = await createSession(stack, "push allow once");
-    const sp = await SessionPage.open(page, CONFIRM_ID, id);
-    const worker = await PushWorker.register(context, page);
-    const before = svc.received(device.id).length;
-    await sp.prompt("run it after asking");
     const card = new Interrupts(page).permission();
     await expect(card).toBeVisible();
-    const raised = await nextPush(svc, device, "interrupt", before);
-    const p = payloadOf(raised);
     await worker.deliver(raised.payload ?? "");
     await expect.poll(async () => (await worker.notifications(p.tag)).length).toBe(1);
 

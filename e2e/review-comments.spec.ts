@@ -50,8 +50,7 @@ test.describe("review comments", () => {
       },
       { text: "Wrote alpha and beta." },
     );
-    const s = await api.createSession("review comments");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { sp: rp } = await api.open(page, "review comments", ReviewPage);
     await rp.ask("write alpha and beta", "Wrote alpha and beta.", TURN);
 
     const chip = page.getByTestId("turn-changes").last();
@@ -159,8 +158,7 @@ test.describe("review comments", () => {
         },
         { text: "Wrote the phone note." },
       );
-      const s = await api.createSession("review comments on a phone");
-      const rp = await ReviewPage.open(page, stack.backendId, s.id);
+      const { sp: rp } = await api.open(page, "review comments on a phone", ReviewPage);
       const shell = new Shell(page);
       await rp.ask("write the phone note", "Wrote the phone note.", TURN);
       await page.getByTestId("turn-changes").last().click();

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { SessionTree } from "../lib/api";
 import type { Session } from "../lib/model";
 import { test, expect } from "./fixtures/opencode";
-import { ReviewPage, twoTurnReplies, twoTurnsTranscript } from "./pages/review-page";
+import { ReviewPage, twoTurnsTranscript } from "./pages/review-page";
 import { writeCall } from "../testkit/scripted-turns";
 
 /** A turn with tool calls can take a while on a busy machine (the first prompt also warms OpenCode up). */
@@ -17,10 +17,13 @@ test.describe("session tree and review", () => {
     stack,
     request,
   }) => {
-    stack.model.enqueue(...twoTurnReplies());
-    const src = await api.createSession("fork source");
-    const rp = await ReviewPage.open(page, stack.backendId, src.id);
-    await rp.askTwoTurns(TURN);
+    const { rp, session: src } = await ReviewPage.afterTwoTurns(
+      page,
+      { api, model: stack.model },
+      stack.backendId,
+      "fork source",
+      TURN,
+    );
 
     // From the second user message: the messages before it, and its prompt ready to send again.
     await rp.messageAction(rp.messages("user").nth(1), "fork-message");
@@ -87,8 +90,7 @@ test.describe("session tree and review", () => {
   }) => {
     const file = path.join(stack.workspace, "revert-notes.txt");
     stack.model.enqueue(writeCall(file, "alpha\nbeta\ngamma\n"), { text: "Wrote the notes." });
-    const s = await api.createSession("revert test");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { sp: rp } = await api.open(page, "revert test", ReviewPage);
     await rp.ask("write the notes", "Wrote the notes.", TURN);
     expect(fs.readFileSync(file, "utf8")).toBe("alpha\nbeta\ngamma\n");
 
@@ -134,8 +136,7 @@ test.describe("session tree and review", () => {
       { toolCalls: [{ name: "write", arguments: { filePath: file, content: v2 } }] },
       { text: "Changed b and added d." },
     );
-    const s = await api.createSession("review test");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { sp: rp } = await api.open(page, "review test", ReviewPage);
     await rp.ask("create the module", "Created the module.", TURN);
     await rp.ask("change it", "Changed b and added d.", TURN);
 
@@ -219,8 +220,7 @@ test.describe("session tree and review", () => {
       { toolCalls: [{ name: "todowrite", arguments: { todos: todos("in_progress", "pending") } }] },
       { text: "Planned." },
     );
-    const s = await api.createSession("plan test");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { sp: rp } = await api.open(page, "plan test", ReviewPage);
     await rp.prompt("make a plan");
     await expect(rp.assistantText().last()).toHaveText("Planned.", TURN);
     await expect(page.getByTestId("open-plan")).toContainText("0/2");
@@ -246,8 +246,7 @@ test.describe("session tree and review", () => {
 
   test("compact adds a marker to the timeline", async ({ page, api, stack }) => {
     stack.model.enqueue({ text: "Here is a long answer worth compacting." });
-    const s = await api.createSession("compact test");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { sp: rp } = await api.open(page, "compact test", ReviewPage);
     await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     await rp.menu("action-compact");
     await expect(page.getByTestId("compaction-marker")).toBeVisible({ timeout: 30_000 });
@@ -276,8 +275,7 @@ test.describe("session tree and review", () => {
     request,
   }) => {
     stack.model.enqueue({ text: "Here is a long answer worth compacting." });
-    const s = await api.createSession("compact refused");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { sp: rp } = await api.open(page, "compact refused", ReviewPage);
     await rp.ask("say something", "Here is a long answer worth compacting.", TURN);
     const asked = stack.model.requests.length;
     await rp.menu("action-compact");
@@ -297,8 +295,7 @@ test.describe("session tree and review", () => {
   });
 
   test("choosing another model sends the prompt with it; usage shows per session", async ({ page, api, stack }) => {
-    const s = await api.createSession("model test");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { sp: rp } = await api.open(page, "model test", ReviewPage);
     const picker = page.getByTestId("model-picker");
     await expect(picker.locator("option")).toHaveCount(2);
     // The configured default shows first (OpenCode's own per-provider default would be another).
@@ -322,8 +319,7 @@ test.describe("session tree and review", () => {
 
   test("export downloads a Markdown transcript; rename and delete", async ({ page, api, stack, request }) => {
     stack.model.enqueue({ text: "The exported answer." });
-    const s = await api.createSession("export test");
-    const rp = await ReviewPage.open(page, stack.backendId, s.id);
+    const { s, sp: rp } = await api.open(page, "export test", ReviewPage);
     await rp.ask("please export me", "The exported answer.", TURN);
 
     await page.getByTestId("session-menu").click();

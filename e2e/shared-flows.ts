@@ -4,11 +4,15 @@
  * of a reply, the history after a console restart with the conversation going on, and the agent's
  * secrets kept from its tools. A stack's spec calls `sharedFlows(test, { … })` with its own
  * fixtures (e2e/fixtures/logged-in.ts gives every stack `stack`, `request` and a logged-in page).
+ * `killMidTurn` and `answersAfterCrash` are the halves of the "agent killed mid-turn" tests, whose
+ * kill is each backend's own.
  */
 import type { APIRequestContext, Page, TestType } from "@playwright/test";
 import { agentEnvOutput, expectNoConsoleSecrets } from "./fixtures/agent-env";
 import { type AnyStack, ConsoleApi, expect } from "./fixtures/logged-in";
 import { SessionPage } from "./pages/session-page";
+import type { ScriptedModel } from "../testkit/scripted-model";
+import { beats } from "../testkit/scripted-turns";
 
 export interface FlowTarget {
   backendId: string;
@@ -87,8 +91,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         stack.model.reset();
         stack.model.enqueue({ text: slowText, chunks: 40, delayMs: 250 });
         const { sp } = await open(page, request, stack, "shared stop");
-        await sp.prompt("go slowly");
-        await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 30_000 });
+        await sp.promptUntil("go slowly", "chunk2", { timeout: 30_000 });
         await sp.stop.click();
         await sp.waitStatus("idle", 15_000);
         await expect(sp.timeline.getByTestId("message-stopped")).toBeVisible();
@@ -97,8 +100,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         // nothing more arrives once stopped
         await page.waitForTimeout(1000);
         expect(await sp.assistantText().last().textContent()).toBe(shown);
-        stack.model.enqueue({ text: "After the stop." });
-        await sp.ask("and now?", "After the stop.", { timeout: 30_000 });
+        await sp.askWithReply(stack.model, "and now?", "After the stop.", { timeout: 30_000 });
       });
 
     if (flow("reload"))
@@ -106,8 +108,7 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         stack.model.reset();
         stack.model.enqueue({ text: `${slowText}the end.`, chunks: 40, delayMs: 100 });
         const { s, sp } = await open(page, request, stack, "shared reload");
-        await sp.prompt("a long answer please");
-        await expect(sp.assistantText().last()).toContainText("chunk3", { timeout: 30_000 });
+        await sp.promptUntil("a long answer please", "chunk3", { timeout: 30_000 });
         await sp.goto(backendId, s.id);
         await expect(sp.assistantText().last()).toHaveText(`${slowText}the end.`, { timeout: 30_000 });
         await sp.waitStatus("idle");
@@ -141,4 +142,28 @@ export function sharedFlows(test: FlowTest, target: FlowTarget) {
         await target.afterRestart?.(sp, stack);
       });
   });
+}
+
+/**
+ * The first half of each backend's "killed mid-turn" test: a long turn started and streaming, then
+ * `kill()` (the backend's own way to kill its agent) run under it; the turn fails saying `error`
+ * and the session goes idle. Returns what `kill()` returned (the killed pid, say).
+ */
+export async function killMidTurn<T>(
+  sp: SessionPage,
+  model: Pick<ScriptedModel, "enqueue">,
+  kill: () => T | Promise<T>,
+  error = "killed by SIGKILL",
+): Promise<T> {
+  model.enqueue(beats(40, 250));
+  await sp.promptUntil("keep going until killed", "beat2", { timeout: 30_000 });
+  const killed = await kill();
+  await expect(sp.timeline.getByTestId("message-error").last()).toContainText(error, { timeout: 15_000 });
+  await sp.waitStatus("idle");
+  return killed;
+}
+
+/** The end of a "killed mid-turn" test: the next prompt is answered. */
+export async function answersAfterCrash(sp: SessionPage, model: Pick<ScriptedModel, "enqueue">) {
+  await sp.askWithReply(model, "are you back", "Back after the crash.", { timeout: 30_000 });
 }

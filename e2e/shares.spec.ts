@@ -58,8 +58,7 @@ test.describe("share links", () => {
   }) => {
     const reply = "The build uses tsc and vitest; nothing else is configured.";
     stack.model.enqueue({ text: reply });
-    const s = await api.createSession("share from header");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "share from header", SessionPage);
     await sp.prompt("how does it build?");
     // The first turn of a fresh OpenCode can be slow on a loaded machine.
     await expect(sp.assistantText().last()).toHaveText(reply, { timeout: 60_000 });
@@ -220,8 +219,7 @@ test.describe("share links", () => {
       { toolCalls: [{ name: "bash", arguments: { command: SECRETS_COMMAND, description: "Print the config" } }] },
       { text: "That is the config." },
     );
-    const s = await api.createSession("secrets");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "secrets", SessionPage);
     await sp.prompt("print the config");
     const card = sp.toolCards("bash").first();
     await expect(card).toHaveAttribute("data-status", "completed");

@@ -5,8 +5,7 @@ test.describe("live timeline on a real OpenCode", () => {
   test("a text reply streams into the page", { tag: "@api" }, async ({ page, api, stack }) => {
     const reply = `Streaming works. ${Array.from({ length: 12 }, (_, i) => `word${i}`).join(" ")} — the end.`;
     stack.model.enqueue({ text: reply, chunks: 14, delayMs: 120 });
-    const s = await api.createSession("stream test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "stream test", SessionPage);
     await sp.prompt("say something long");
     await expect(sp.messages("user").last()).toContainText("say something long");
     await sp.expectStreamed(reply, 15_000);
@@ -16,8 +15,7 @@ test.describe("live timeline on a real OpenCode", () => {
 
   test("reasoning shows as its own collapsed block", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ reasoning: "Let me weigh the options carefully.", text: "Decided: option B." });
-    const s = await api.createSession("reasoning test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "reasoning test", SessionPage);
     await sp.prompt("decide");
     await expect(sp.assistantText().last()).toHaveText("Decided: option B.");
     const reasoning = sp.timeline.locator('[data-testid="block"][data-kind="reasoning"]');
@@ -30,8 +28,7 @@ test.describe("live timeline on a real OpenCode", () => {
       { toolCalls: [{ name: "bash", arguments: { command: "echo hi-from-e2e", description: "Say hi" } }] },
       { text: "The command printed hi-from-e2e." },
     );
-    const s = await api.createSession("bash test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "bash test", SessionPage);
     await sp.prompt("run the command");
     const card = sp.toolCards("bash").first();
     await expect(card).toHaveAttribute("data-status", "completed");
@@ -47,8 +44,7 @@ test.describe("live timeline on a real OpenCode", () => {
       chunks: 40,
       delayMs: 250,
     });
-    const s = await api.createSession("abort test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "abort test", SessionPage);
     await sp.prompt("go slowly");
     await expect(sp.assistantText().last()).toContainText("chunk2", { timeout: 20_000 });
     await sp.stop.click();
@@ -69,8 +65,7 @@ test.describe("live timeline on a real OpenCode", () => {
     const words = Array.from({ length: 30 }, (_, i) => `w${i}`);
     const reply = words.join(" ");
     stack.model.enqueue({ text: reply, chunks: 30, delayMs: 150 });
-    const s = await api.createSession("reload test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { s, sp } = await api.open(page, "reload test", SessionPage);
     await sp.prompt("stream then reload");
     await expect(sp.assistantText().last()).toContainText("w5", { timeout: 20_000 });
     await page.reload();
@@ -89,8 +84,7 @@ test.describe("live timeline on a real OpenCode", () => {
 
   test("an upstream model error is shown in the timeline", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ error: { status: 400, message: "scripted bad request", type: "invalid_request_error" } });
-    const s = await api.createSession("error test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "error test", SessionPage);
     await sp.prompt("fail please");
     await expect(sp.timeline.getByTestId("message-error").last()).toContainText("scripted bad request");
     await sp.waitStatus("idle");
@@ -137,8 +131,7 @@ test.describe("live timeline on a real OpenCode", () => {
 
   test("prompts typed while busy are queued and sent in order", { tag: "@api" }, async ({ page, api, stack }) => {
     stack.model.enqueue({ text: `first reply ${"y ".repeat(60)}`, chunks: 60, delayMs: 150 }, { text: "second reply" });
-    const s = await api.createSession("queue test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "queue test", SessionPage);
     await sp.prompt("first");
     await sp.waitStatus("busy");
     await sp.prompt("second");
@@ -154,10 +147,7 @@ test.describe("live timeline on a real OpenCode", () => {
     stack,
     browser,
   }) => {
-    stack.model.enqueue({ text: "An answer the server renders." });
-    const s = await api.createSession("server render");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    await sp.ask("render me", "An answer the server renders.");
+    const { s, sp } = await api.openAfterTurn(page, "server render", "render me", "An answer the server renders.");
     // The page's HTML alone (no script runs): the newest messages, at the bottom of the timeline.
     const ctx = await browser.newContext({ javaScriptEnabled: false });
     await ctx.addCookies([{ name: "sb_session", value: stack.sessionCookie, url: stack.url }]);
@@ -199,8 +189,7 @@ test.describe("live timeline on a real OpenCode", () => {
       workers.push(w.url());
       w.on("close", () => (workerClosed = true));
     });
-    const s = await api.createSession("highlight test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    const { sp } = await api.open(page, "highlight test", SessionPage);
     await sp.prompt("show me code");
     await sp.waitStatus("idle");
     const coloured = (text: string) => sp.timeline.locator("pre span[style]", { hasText: text }).first();
@@ -221,10 +210,7 @@ test.describe("live timeline on a real OpenCode", () => {
     api,
     stack,
   }) => {
-    stack.model.enqueue({ text: "before the crash" });
-    const s = await api.createSession("crash test");
-    const sp = await SessionPage.open(page, stack.backendId, s.id);
-    await sp.ask("hello", "before the crash");
+    const { sp } = await api.openAfterTurn(page, "crash test", "hello", "before the crash");
     const pid = await stack.opencodePid();
     await stack.killOpencode();
     await expect(sp.connection).not.toHaveAttribute("data-state", "connected", { timeout: 15_000 });

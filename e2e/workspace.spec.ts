@@ -195,8 +195,7 @@ test.describe("file browser", () => {
     fs.mkdirSync(path.join(stack.workspace, folder));
     fs.writeFileSync(path.join(stack.workspace, folder, "setup.ts"), "export const port = 4096;\n");
     fs.writeFileSync(path.join(stack.workspace, folder, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1]));
-    const session = await api.createSession("files");
-    const rp = await ReviewPage.open(page, stack.backendId, session.id);
+    const { s: session, sp: rp } = await api.open(page, "files", ReviewPage);
     await page.getByTestId("open-files").click();
     const entry = (p: string) => page.locator(`[data-testid="fs-entry"][data-path="${p}"]`);
     await entry(folder).click();

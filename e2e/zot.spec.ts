@@ -9,8 +9,8 @@ import path from "node:path";
 import { SessionPage } from "./pages/session-page";
 import { expect, test } from "./fixtures/zot";
 import { STALE_ID, STALE_SECRET, ZOT_ID, type ZotStack } from "../testkit/fake-zot-stack";
-import { sharedFlows } from "./shared-flows";
-import { beats, lastUserTexts } from "../testkit/scripted-turns";
+import { answersAfterCrash, killMidTurn, sharedFlows } from "./shared-flows";
+import { lastUserTexts } from "../testkit/scripted-turns";
 import { setTheme } from "./pages/theme";
 import { BackendAuthPage } from "./pages/backend-auth";
 
@@ -117,24 +117,18 @@ test.describe("zot", () => {
   }) => {
     const dir = path.join(zotStack.workspace, "crash-dir");
     fs.mkdirSync(dir, { recursive: true });
-    zotStack.model.enqueue(beats(40, 250));
     const s = await zotApi.createSession("zot crash", { directory: dir });
     const sp = await SessionPage.open(page, ZOT_ID, s.id);
-    await sp.prompt("keep going until killed");
-    await expect(sp.assistantText().last()).toContainText("beat2", { timeout: 20_000 });
-    const pid = zotStack.zotPid(dir);
-    expect(pid, "the session's zot process").toBeTruthy();
-    process.kill(pid!, "SIGKILL");
-    await expect(sp.timeline.getByTestId("message-error").last()).toContainText("killed by SIGKILL", {
-      timeout: 15_000,
+    const pid = await killMidTurn(sp, zotStack.model, () => {
+      const running = zotStack.zotPid(dir);
+      expect(running, "the session's zot process").toBeTruthy();
+      process.kill(running!, "SIGKILL");
+      return running;
     });
-    await sp.waitStatus("idle");
     const backend = await zotStack.backend(ZOT_ID);
     expect(backend.status).toBe("ready");
     expect(backend.process!.restarts).toBeGreaterThanOrEqual(1);
-    zotStack.model.enqueue({ text: "Back after the crash." });
-    await sp.prompt("are you back");
-    await expect(sp.assistantText().last()).toHaveText("Back after the crash.", { timeout: 30_000 });
+    await answersAfterCrash(sp, zotStack.model);
     await expect(notices(sp).last()).toContainText("New zot process for this session");
     expect(zotStack.zotPid(dir)).not.toBe(pid);
   });

@@ -15,8 +15,23 @@ export class BackendAuthPage {
     await this.page.goto("/settings");
   }
 
+  /** The backend's New session button (its section in the sidebar). */
+  newSession(backendId: string): Locator {
+    return this.page
+      .locator(`[data-testid="backend-section"][data-backend-id="${backendId}"]`)
+      .getByTestId("new-session");
+  }
+
   row(backendId: string): Locator {
     return this.page.locator(`[data-testid="backend-row"][data-backend-id="${backendId}"]`);
+  }
+
+  /** The backend's row, once its status is `status` and, if given, its error says `error`. */
+  async rowWhen(backendId: string, status: string, error?: string, timeout = 30_000): Promise<Locator> {
+    const row = this.row(backendId);
+    await expect(row).toHaveAttribute("data-status", status, { timeout });
+    if (error !== undefined) await expect(row.getByTestId("backend-error")).toContainText(error);
+    return row;
   }
 
   methods(backendId: string): Locator {

@@ -1,7 +1,6 @@
 import { expect, type Locator, type Page } from "@playwright/test";
 import { SessionPage } from "./session-page";
 
-/** The session page's tree and review parts: message actions, branch tree, review panel, menu. */
 /** The two turns the fork and branch tests start from, as [prompt, reply]. */
 export const TWO_TURNS = [
   ["first question", "First answer."],
@@ -15,7 +14,29 @@ export const twoTurnReplies = () => TWO_TURNS.map(([, text]) => ({ text }));
 export const twoTurnsTranscript = (count: 1 | 2 = 2) =>
   TWO_TURNS.slice(0, count).flatMap(([q, a]) => [`user: ${q}`, `assistant: ${a}`]);
 
+/** Where a test makes its sessions: a stack's API helpers (sessions on its main backend) and its scripted model. */
+export interface SessionMaker {
+  api: { createSession(title: string): Promise<{ id: string }> };
+  model: { enqueue(...turns: { text: string }[]): void };
+}
+
+/** The session page's tree and review parts: message actions, branch tree, review panel, menu. */
 export class ReviewPage extends SessionPage {
+  /** A new session titled `title` (on `backendId`, the API's own), opened, after TWO_TURNS have been asked in it. */
+  static async afterTwoTurns(
+    page: Page,
+    { api, model }: SessionMaker,
+    backendId: string,
+    title: string,
+    options?: { timeout?: number },
+  ): Promise<{ rp: ReviewPage; session: { id: string } }> {
+    model.enqueue(...twoTurnReplies());
+    const session = await api.createSession(title);
+    const rp = await ReviewPage.open(page, backendId, session.id);
+    await rp.askTwoTurns(options);
+    return { rp, session };
+  }
+
   readonly panel: Locator;
   readonly revertBanner: Locator;
 
@@ -25,11 +46,12 @@ export class ReviewPage extends SessionPage {
     this.revertBanner = page.getByTestId("revert-banner");
   }
 
-  /** Clicks a message's toolbar action (the toolbar shows on hover). */
   /** Asks TWO_TURNS, one after the other (their replies queued with `twoTurnReplies()`). */
   async askTwoTurns(options?: { timeout?: number }) {
     for (const [q, a] of TWO_TURNS) await this.ask(q, a, options);
   }
+
+  /** Clicks a message's toolbar action (the toolbar shows on hover). */
 
   async messageAction(message: Locator, action: "fork-message" | "revert-message") {
     await message.hover();

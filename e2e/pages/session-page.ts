@@ -1,5 +1,9 @@
 import { expect, type Locator, type Page } from "@playwright/test";
+import type { ScriptedModel } from "../../testkit/scripted-model";
 import { byTestId } from "./test-ids";
+
+/** A page object class for the session page: SessionPage, or one built on it. */
+export type SessionView<T extends SessionPage> = new (page: Page) => T;
 
 /** Page object for `/sessions/:backendId/:sessionId`. */
 export class SessionPage extends byTestId({
@@ -36,9 +40,31 @@ export class SessionPage extends byTestId({
     await this.input.press("Enter");
   }
 
+  /** Sends `text` and waits until the reply has begun: the newest answer shows `seen`. */
+  async promptUntil(text: string, seen: string, options?: { timeout?: number }) {
+    await this.prompt(text);
+    await expect(this.assistantText().last()).toContainText(seen, options);
+  }
+
   /** One whole turn: sends `text`, waits for `reply` as the newest answer, then for the session to be idle. */
   async ask(text: string, reply: string | RegExp, options?: { timeout?: number }) {
     await this.prompt(text);
+    await this.expectReply(reply, options);
+  }
+
+  /** `ask`, with `reply` queued on the scripted model first: the conversation goes on. */
+  async askWithReply(
+    model: Pick<ScriptedModel, "enqueue">,
+    text: string,
+    reply: string,
+    options?: { timeout?: number },
+  ) {
+    model.enqueue({ text: reply });
+    await this.ask(text, reply, options);
+  }
+
+  /** Waits for `reply` as the newest answer, then for the session to be idle (the turn's end). */
+  async expectReply(reply: string | RegExp, options?: { timeout?: number }) {
     await expect(this.assistantText().last()).toHaveText(reply, options);
     await this.waitStatus("idle");
   }
