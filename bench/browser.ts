@@ -240,6 +240,10 @@ export async function measureUi(
   const heap = await heapMb(cdp);
   const dom = await domElements(page);
   if (ui === "switchboard") notes.push(`DOM after load: ${await domBreakdown(page)}`);
+  // Printed as they are read: a later phase failing on a loaded machine does not lose them.
+  console.log(
+    `${ui} after load: heap ${heap.toFixed(2)} MB, ${dom} DOM elements${ui === "switchboard" ? ` (${notes.at(-1)})` : ""}`,
+  );
 
   // A second visit in a fresh browser profile: what a reader sees once the server has served the
   // session (its caches and code warm), without the browser's cache.
