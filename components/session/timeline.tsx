@@ -12,7 +12,7 @@ import { FindBar, useFindInSession } from "./find-in-session";
 import { DiffStat } from "../code/diff-stat";
 import { InterruptCard } from "../interrupts/interrupt-card";
 import { MessageView } from "../timeline/message-view";
-import { usePinnedRows } from "./use-pinned-rows";
+import { useFollowOwnPrompt, usePinnedRows } from "./use-pinned-rows";
 import { cx } from "../ui/cx";
 import { IconAlertCircle, IconChevronDown, IconDiff, IconUndo } from "../ui/icons";
 import { PulseDots } from "../ui/spinner";
@@ -131,6 +131,12 @@ export function Timeline({
     if (el) el.scrollTop = el.scrollHeight;
   }, []);
 
+  const jumpToLatest = () => {
+    stuck.current = true;
+    setShowJump(false);
+    toBottom();
+  };
+
   // The server render (and the hydration of it) shows the newest messages as a plain, inert list
   // pinned to the bottom, so they are on screen before the scripts run; the virtualized list takes
   // over in the render after hydration.
@@ -223,6 +229,7 @@ export function Timeline({
   const authors = useMemo(() => distinctAuthors(messages), [shape]);
   // …or once the one person who prompted is not the one reading.
   const me = useMe();
+  useFollowOwnPrompt(messages, me?.user.id, hydrated, jumpToLatest);
   const soleAuthor = authors.count === 1 ? authors.first : undefined;
   const showAuthors = authors.count > 1 || (soleAuthor !== undefined && me !== undefined && soleAuthor !== me.user.id);
   // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape and the revert point
@@ -379,11 +386,7 @@ export function Timeline({
       </div>
       <button
         type="button"
-        onClick={() => {
-          stuck.current = true;
-          setShowJump(false);
-          toBottom();
-        }}
+        onClick={jumpToLatest}
         className={cx(
           "absolute bottom-3 left-1/2 inline-flex h-7 -translate-x-1/2 items-center gap-1 rounded-full border border-border-strong bg-raised px-3 text-[12px] text-fg shadow-lg transition-opacity",
           showJump ? "opacity-100" : "pointer-events-none opacity-0",

@@ -1,5 +1,5 @@
 "use client";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useLayoutEffect, useMemo, useState } from "react";
 import { defaultRangeExtractor, type Range } from "@tanstack/react-virtual";
 import type { Message } from "@/lib/model";
 import { withPinned } from "@/lib/timeline/pinned-rows";
@@ -34,4 +34,22 @@ export function usePinnedRows(messages: Message[], withCards: ReadonlyMap<string
     [pinnedKey],
   );
   return { rangeExtractor, onFocus, onBlur };
+}
+
+/**
+ * Calls `follow` when the reader's own new prompt is appended (a user message by them, or with no
+ * author), so the turn it starts is on screen, and rendered, even if they had scrolled up.
+ */
+export function useFollowOwnPrompt(
+  messages: Message[],
+  meId: string | undefined,
+  hydrated: boolean,
+  follow: () => void,
+) {
+  const newest = messages.at(-1);
+  const ownPrompt = newest?.role === "user" && (!newest.author || newest.author.id === meId) ? newest.id : undefined;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a new prompt of the reader's is appended
+  useLayoutEffect(() => {
+    if (ownPrompt && hydrated) follow();
+  }, [ownPrompt]);
 }
