@@ -46,8 +46,11 @@ export function useFollowOwnPrompt(
   hydrated: boolean,
   follow: () => void,
 ) {
-  const newest = messages.at(-1);
-  const ownPrompt = newest?.role === "user" && (!newest.author || newest.author.id === meId) ? newest.id : undefined;
+  // The newest user message among the last few: its reply may arrive in the same batch of events.
+  let prompt: Message | undefined;
+  for (let i = messages.length - 1; i >= Math.max(0, messages.length - 10) && !prompt; i--)
+    if (messages[i]!.role === "user") prompt = messages[i];
+  const ownPrompt = prompt && (!prompt.author || prompt.author.id === meId) ? prompt.id : undefined;
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a new prompt of the reader's is appended
   useLayoutEffect(() => {
     if (ownPrompt && hydrated) follow();
