@@ -57,6 +57,43 @@ async function heapMb(cdp: CDPSession): Promise<number> {
 const domElements = (page: Page) => page.evaluate(() => document.getElementsByTagName("*").length);
 
 /**
+ * Where Switchboard's elements are after load (issue 46): per block kind (blocks, elements in them,
+ * per block), the per-message toolbars, the timeline's rows, the rest of the page; then the toolbar
+ * of the newest message while hovered (its buttons are rendered only then).
+ */
+async function domBreakdown(page: Page): Promise<string> {
+  // A string, not a function: tsx would wrap a function in helpers the page lacks (see PROBES).
+  const parts = (await page.evaluate(`(() => {
+    const size = (el) => el.getElementsByTagName("*").length + 1;
+    const kinds = new Map();
+    for (const b of document.querySelectorAll('[data-testid="timeline"] [data-testid="block"]')) {
+      const kind = b.getAttribute("data-kind") || "?";
+      const k = kinds.get(kind) || { n: 0, els: 0 };
+      k.n++;
+      k.els += size(b) - 1; // a block is a display: contents wrapper around its view
+      kinds.set(kind, k);
+    }
+    const bars = [...document.querySelectorAll('[data-testid="timeline"] [data-testid="message-actions"]')];
+    const timeline = document.querySelector('[data-testid="timeline"]');
+    const rows = document.querySelectorAll('[data-testid="timeline-item"]').length;
+    const all = document.getElementsByTagName("*").length;
+    const tl = timeline ? size(timeline) : 0;
+    const byKind = [...kinds].map(([k, v]) => k + " " + v.n + " (" + v.els + ", " + (v.els / v.n).toFixed(1) + " each)").join(", ");
+    const barEls = bars.reduce((a, b) => a + size(b), 0);
+    return all + " elements: timeline " + tl + " in " + rows + " rows — blocks by kind: " + byKind + "; message toolbars " + bars.length + " (" + barEls + "); outside the timeline " + (all - tl);
+  })()`)) as string;
+  const newest = page.locator('[data-testid="timeline-item"] [data-testid="message"]').last();
+  await newest.hover();
+  await page.waitForTimeout(300);
+  const hovered = await newest
+    .locator('[data-testid="message-actions"]')
+    .evaluate("(el) => el.getElementsByTagName('*').length + 1")
+    .catch(() => null);
+  await page.mouse.move(0, 0);
+  return `${parts}; the newest message's toolbar while hovered: ${hovered ?? "none"} elements`;
+}
+
+/**
  * In-page probes: a finder for a visible text node holding a word, its scroll container, and a
  * frame recorder. A string, not a function: tsx would wrap a function in helpers the page lacks.
  */
@@ -202,6 +239,11 @@ export async function measureUi(
   await page.waitForTimeout(2000); // let late work settle before reading memory
   const heap = await heapMb(cdp);
   const dom = await domElements(page);
+  if (ui === "switchboard") notes.push(`DOM after load: ${await domBreakdown(page)}`);
+  // Printed as they are read: a later phase failing on a loaded machine does not lose them.
+  console.log(
+    `${ui} after load: heap ${heap.toFixed(2)} MB, ${dom} DOM elements${ui === "switchboard" ? ` (${notes.at(-1)})` : ""}`,
+  );
 
   // A second visit in a fresh browser profile: what a reader sees once the server has served the
   // session (its caches and code warm), without the browser's cache.

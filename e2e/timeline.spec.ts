@@ -171,6 +171,44 @@ test.describe("live timeline on a real OpenCode", () => {
     await expect(sp.assistantText().last()).toHaveText("And a live one.");
   });
 
+  test("a reply arriving while the reader is scrolled far up is rendered, though the rows between are not", async ({
+    page,
+    api,
+    stack,
+  }) => {
+    test.setTimeout(240_000);
+    // Six turns, each reply taller than the screen, so the top and the bottom are rows apart.
+    const s = await api.createSession("scrolled up");
+    for (let t = 0; t < 6; t++) {
+      const paragraphs = Array.from(
+        { length: 30 },
+        (_, i) => `Turn ${t} paragraph ${i}: filler to make this reply tall.`,
+      );
+      stack.model.enqueue({ text: paragraphs.join("\n\n") });
+      await api.prompt(s.id, `turn ${t}`);
+      await api.waitIdle(s.id);
+    }
+    const sp = await SessionPage.open(page, stack.backendId, s.id);
+    await expect(sp.timeline.getByText("Turn 5 paragraph 29:")).toBeVisible();
+    await sp.scrollToStart();
+    await expect(sp.timeline.getByText("Turn 0 paragraph 0:")).toBeInViewport();
+    // Overscan is one row: a middle turn is not in the DOM at all.
+    await expect(sp.timeline.getByText("Turn 3 paragraph 0:")).toHaveCount(0);
+    // The reader prompts (the view follows their own prompt to the bottom), then scrolls back to the
+    // top while the reply streams: the reply is rendered there all along, for find in page and screen
+    // readers, without moving the reader.
+    stack.model.enqueue({ text: "Arrived while you were reading the top.", chunks: 30, delayMs: 200 });
+    await api.prompt(s.id, "one more");
+    await expect(sp.messages("user").last()).toContainText("one more");
+    await sp.scrollToStart();
+    await expect(sp.assistantText().last()).toHaveText("Arrived while you were reading the top.", {
+      timeout: 60_000,
+    });
+    await expect(sp.timeline.getByText("Arrived while you were reading the top.")).not.toBeInViewport();
+    await expect(sp.timeline.getByText("Turn 0 paragraph 0:")).toBeInViewport();
+    await expect(sp.timeline.getByText("Turn 3 paragraph 0:")).toHaveCount(0);
+  });
+
   test("code is highlighted: small blocks on the page, large ones in the highlight worker", async ({
     page,
     api,

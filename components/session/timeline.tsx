@@ -12,6 +12,7 @@ import { FindBar, useFindInSession } from "./find-in-session";
 import { DiffStat } from "../code/diff-stat";
 import { InterruptCard } from "../interrupts/interrupt-card";
 import { MessageView } from "../timeline/message-view";
+import { useFollowOwnPrompt, usePinnedRows } from "./use-pinned-rows";
 import { cx } from "../ui/cx";
 import { IconAlertCircle, IconChevronDown, IconDiff, IconUndo } from "../ui/icons";
 import { PulseDots } from "../ui/spinner";
@@ -51,8 +52,8 @@ function TurnChanges({ turn, onOpen }: { turn: Turn; onOpen?: (id: string) => vo
 }
 
 const STICK_PX = 80;
-/** Rows kept rendered beyond each edge of the viewport. */
-const OVERSCAN = 4;
+/** Rows kept beyond each edge of the viewport (a row is a whole message); see ./use-pinned-rows.ts for the rest. */
+const OVERSCAN = 1;
 
 /** Where each interrupt is shown: after the message holding the tool that asked (or whose subagent asked). */
 function anchorInterrupts(messages: Message[], interrupts: Interrupt[], sessionId: string | undefined) {
@@ -105,12 +106,21 @@ export function Timeline({
   const stuck = useRef(true);
   const [showJump, setShowJump] = useState(false);
 
+  const sessionId = session?.id;
+  const anchors = useMemo(
+    () => (interrupts.length ? anchorInterrupts(messages, interrupts, sessionId) : NO_ANCHORS),
+    [messages, interrupts, sessionId],
+  );
+  const { byMessage, loose } = anchors;
+  const pins = usePinnedRows(messages, byMessage);
+
   const virtualizer = useVirtualizer({
     count: messages.length + 1,
     getScrollElement: () => scroller.current,
     estimateSize: (i) => (i === 0 ? 44 : 160),
     getItemKey: (i) => (i === 0 ? "top" : messages[i - 1]!.id),
     overscan: OVERSCAN,
+    rangeExtractor: pins.rangeExtractor,
     anchorTo: "end",
     followOnAppend: true,
     scrollEndThreshold: STICK_PX,
@@ -120,6 +130,12 @@ export function Timeline({
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
   }, []);
+
+  const jumpToLatest = () => {
+    stuck.current = true;
+    setShowJump(false);
+    toBottom();
+  };
 
   // The server render (and the hydration of it) shows the newest messages as a plain, inert list
   // pinned to the bottom, so they are on screen before the scripts run; the virtualized list takes
@@ -199,12 +215,6 @@ export function Timeline({
     }
   }
 
-  const sessionId = session?.id;
-  const anchors = useMemo(
-    () => (interrupts.length ? anchorInterrupts(messages, interrupts, sessionId) : NO_ANCHORS),
-    [messages, interrupts, sessionId],
-  );
-  const { byMessage, loose } = anchors;
   const revert = session?.revert;
   const shape = messagesShape(messages);
   // Turns depend only on the list's shape (user messages and positions): deltas keep the token.
@@ -219,6 +229,7 @@ export function Timeline({
   const authors = useMemo(() => distinctAuthors(messages), [shape]);
   // …or once the one person who prompted is not the one reading.
   const me = useMe();
+  useFollowOwnPrompt(messages, me?.user.id, hydrated, jumpToLatest);
   const soleAuthor = authors.count === 1 ? authors.first : undefined;
   const showAuthors = authors.count > 1 || (soleAuthor !== undefined && me !== undefined && soleAuthor !== me.user.id);
   // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape and the revert point
@@ -298,7 +309,12 @@ export function Timeline({
         data-count={messages.length}
         data-has-older={hasOlder || undefined}
       >
-        <div ref={content} className="mx-auto flex max-w-[880px] flex-col px-4 pb-6 pt-4 phone:px-2.5">
+        <div
+          ref={content}
+          onFocus={pins.onFocus}
+          onBlur={pins.onBlur}
+          className="mx-auto flex max-w-[880px] flex-col px-4 pb-6 pt-4 phone:px-2.5"
+        >
           {messages.length === 0 && session && (
             <div className="py-16 text-center text-[13px] text-faint" data-testid="empty-session">
               No messages yet. Say what you want the agent to do.
@@ -319,6 +335,7 @@ export function Timeline({
                   key={v.key}
                   ref={virtualizer.measureElement}
                   data-index={v.index}
+                  data-row-key={v.key}
                   className="absolute left-0 top-0 w-full pb-4"
                   style={{ transform: `translateY(${v.start}px)` }}
                 >
@@ -369,11 +386,7 @@ export function Timeline({
       </div>
       <button
         type="button"
-        onClick={() => {
-          stuck.current = true;
-          setShowJump(false);
-          toBottom();
-        }}
+        onClick={jumpToLatest}
         className={cx(
           "absolute bottom-3 left-1/2 inline-flex h-7 -translate-x-1/2 items-center gap-1 rounded-full border border-border-strong bg-raised px-3 text-[12px] text-fg shadow-lg transition-opacity",
           showJump ? "opacity-100" : "pointer-events-none opacity-0",

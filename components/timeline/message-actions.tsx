@@ -1,5 +1,5 @@
 "use client";
-import { createContext, useContext, useState } from "react";
+import { createContext, useContext, useEffect, useState } from "react";
 import type { Message } from "@/lib/model";
 import { userText } from "@/lib/timeline/selectors";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -68,9 +68,45 @@ function ToolButton({
   );
 }
 
-/** Fork / revert / copy for one message; visible while the message is hovered or focused. */
+/**
+ * Whether the pointer is over the message around `el` or focus is inside it. Listens on the
+ * message element itself, so only the toolbar re-renders, not the memoized message view.
+ */
+function useActiveMessage(el: HTMLElement | null): boolean {
+  const [active, setActive] = useState(false);
+  useEffect(() => {
+    const host = el?.closest<HTMLElement>('[data-testid="message"]');
+    if (!host) return;
+    if (host.matches(":hover")) setActive(true);
+    const on = () => setActive(true);
+    const offHover = () => setActive(host.contains(document.activeElement));
+    const offFocus = (e: FocusEvent) => {
+      if (!(e.relatedTarget instanceof Node && host.contains(e.relatedTarget))) setActive(host.matches(":hover"));
+    };
+    host.addEventListener("pointerenter", on);
+    host.addEventListener("pointerleave", offHover);
+    host.addEventListener("focusin", on);
+    host.addEventListener("focusout", offFocus);
+    return () => {
+      host.removeEventListener("pointerenter", on);
+      host.removeEventListener("pointerleave", offHover);
+      host.removeEventListener("focusin", on);
+      host.removeEventListener("focusout", offFocus);
+    };
+  }, [el]);
+  return active;
+}
+
+/**
+ * Fork / revert / copy for one message, shown while the message is hovered or holds focus. The
+ * buttons are rendered only then (about ten elements on every message otherwise): until then the
+ * toolbar is one empty element of the same width, in the tab order, so the keyboard reaches it and
+ * focusing it brings the buttons in.
+ */
 export function MessageToolbar({ message, className }: { message: Message; className?: string }) {
   const ctx = useContext(MessageActionsContext);
+  const [el, setEl] = useState<HTMLDivElement | null>(null);
+  const active = useActiveMessage(el);
   if (!ctx || ctx.isReverted(message.id)) return null;
   const isUser = message.role === "user";
   const text = isUser
@@ -81,14 +117,40 @@ export function MessageToolbar({ message, className }: { message: Message; class
         .join("\n\n")
         .trim();
   if (isUser && !text) return null;
+  const buttons = Number(ctx.fork.offered) + Number(ctx.revert.offered) + Number(Boolean(text));
+  if (buttons === 0) return null;
   return (
     <div
+      ref={setEl}
+      role="toolbar"
+      aria-label="Message actions"
+      tabIndex={active ? -1 : 0}
+      // Size-6 buttons with a gap-0.5 between them: the same width before they are rendered.
+      style={active ? undefined : { width: buttons * 24 + (buttons - 1) * 2, height: 24 }}
       className={cx(
-        "flex shrink-0 items-center gap-0.5 opacity-0 transition-opacity focus-within:opacity-100 group-hover/msg:opacity-100",
+        "flex shrink-0 items-center gap-0.5 rounded opacity-0 transition-opacity focus-within:opacity-100 focus-visible:opacity-100 group-hover/msg:opacity-100",
         className,
       )}
       data-testid="message-actions"
     >
+      {active ? <ToolbarButtons message={message} ctx={ctx} isUser={isUser} text={text} /> : null}
+    </div>
+  );
+}
+
+function ToolbarButtons({
+  message,
+  ctx,
+  isUser,
+  text,
+}: {
+  message: Message;
+  ctx: MessageActionsValue;
+  isUser: boolean;
+  text: string;
+}) {
+  return (
+    <>
       {ctx.fork.offered ? (
         <ToolButton
           label="Fork from here"
@@ -116,6 +178,6 @@ export function MessageToolbar({ message, className }: { message: Message; class
         </ToolButton>
       ) : null}
       {text ? <CopyButton text={text} label={isUser ? "Copy prompt" : "Copy reply"} /> : null}
-    </div>
+    </>
   );
 }

@@ -10,8 +10,6 @@ import { cx } from "@/components/ui/cx";
 import {
   IconBan,
   IconBot,
-  IconCheck,
-  IconChevronRight,
   IconClock,
   IconFileText,
   IconFilePlus,
@@ -58,15 +56,13 @@ export function ToolStatusBadge({ status }: { status: ToolStatus }) {
   const s = STATUS[status];
   if (status === "completed") {
     return (
-      // Named by the span (one element fewer than a <title> in the icon, on every finished tool).
+      // One span, named by itself and drawn by CSS (app/globals.css): no <svg>, <path> or <title>.
       <span
-        className="inline-flex size-[18px] items-center justify-center text-ok"
+        className="sb-check inline-block size-[18px] shrink-0 text-ok"
         title="Completed"
         role="img"
         aria-label="Completed"
-      >
-        <IconCheck size={14} strokeWidth={2.2} />
-      </span>
+      />
     );
   }
   const icon =
@@ -269,8 +265,9 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
         disabled={!expandable}
         aria-expanded={expandable ? open : undefined}
         onClick={() => setUserOpen(!open)}
+        // The chevron is the button's ::after (app/globals.css .sb-tool-head).
         className={cx(
-          "flex h-8 w-full min-w-0 items-center gap-2 rounded-lg px-2.5 text-left text-[13px]",
+          "sb-tool-head flex h-8 w-full min-w-0 items-center gap-2 rounded-lg px-2.5 text-left text-[13px]",
           expandable && "hover:bg-raised/60",
           !expandable && "cursor-default",
         )}
@@ -288,14 +285,6 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
           <ToolStatusBadge status={block.status} />
         )}
         <Duration block={block} />
-        <IconChevronRight
-          size={12}
-          className={cx(
-            "shrink-0 text-faint transition-transform duration-150",
-            open && "rotate-90",
-            !expandable && "invisible",
-          )}
-        />
       </button>
       {open ? (
         <div className="flex min-w-0 flex-col gap-2 border-t border-border px-2.5 py-2.5">
