@@ -3,6 +3,7 @@ import { useCallback, useLayoutEffect, useMemo, useState } from "react";
 import { defaultRangeExtractor, type Range } from "@tanstack/react-virtual";
 import type { Message } from "@/lib/model";
 import { withPinned } from "@/lib/timeline/pinned-rows";
+import { messagesShape } from "@/lib/timeline/reducer";
 
 /**
  * The timeline's rows rendered wherever the reader is scrolled (with an overscan of one row): the
@@ -21,14 +22,19 @@ export function usePinnedRows(messages: Message[], withCards: ReadonlyMap<string
   const onBlur = (e: React.FocusEvent) => {
     if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setFocusedId(undefined);
   };
-  // A string, so streaming deltas (a new messages array, the same pins) keep the extractor.
+  // Ids move to other rows only when the list's shape changes (a message added, older ones
+  // prepended): a streaming delta keeps the shape token, so it does not walk the whole list again.
+  // A string, so the extractor is kept while the pins are the same.
+  const shape = messagesShape(messages);
+  const cardIds = [...withCards.keys()].join(",");
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the list's shape; `messages` is read for its ids
   const pinnedKey = useMemo(() => {
-    const ids = new Set(withCards.keys());
+    const ids = new Set(cardIds ? cardIds.split(",") : []);
     if (focusedId) ids.add(focusedId);
     const rows: number[] = [messages.length];
     if (ids.size > 0) for (const [i, m] of messages.entries()) if (ids.has(m.id)) rows.push(i + 1);
     return rows.join(",");
-  }, [messages, withCards, focusedId]);
+  }, [shape, cardIds, focusedId]);
   const rangeExtractor = useCallback(
     (range: Range) => withPinned(defaultRangeExtractor(range), pinnedKey.split(",").map(Number), range.count),
     [pinnedKey],
