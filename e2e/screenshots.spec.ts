@@ -308,6 +308,10 @@ test("docs screenshots: review panel and branch tree", async ({ page, api, stack
 
   // Branches: two forks and a fork of a fork, then the tree from the middle one.
   await page.getByTestId("panel-close").click();
+  // The timeline renders the rows on screen (and the newest): scroll from the top, as a reader would,
+  // until the second prompt is on screen.
+  await rp.timeline.evaluate((el) => el.scrollTo({ top: 0 }));
+  for (let i = 0; i < 40 && (await rp.messages("user").count()) < 2; i++) await page.mouse.wheel(0, 400);
   await rp.messageAction(rp.messages("user").nth(1), "fork-message");
   const f1 = await rp.waitForOtherSession(s.id);
   await rp.goto(stack.backendId, s.id);
