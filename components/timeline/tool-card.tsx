@@ -3,30 +3,12 @@
  * One tool call in the timeline: a fixed-height header (glyph, verb, summary, status, duration) and
  * a collapsible body specific to the tool. Everything shown is text — never HTML.
  */
-import { memo, useEffect, useState, type ComponentType } from "react";
+import { memo, useEffect, useState, type ComponentType, type CSSProperties } from "react";
 import type { ToolBlock, ToolName, ToolStatus } from "@/lib/model";
 import { Badge } from "@/components/ui/badge";
 import { cx } from "@/components/ui/cx";
-import {
-  IconBan,
-  IconBot,
-  IconClock,
-  IconFileText,
-  IconFilePlus,
-  IconFiles,
-  IconFolder,
-  IconGlobe,
-  IconHelp,
-  IconListChecks,
-  IconPatch,
-  IconPencil,
-  IconSearch,
-  IconShield,
-  IconStop,
-  IconTerminal,
-  IconWrench,
-  type IconProps,
-} from "@/components/ui/icons";
+import { GLYPH, type Glyph, glyphMask } from "@/components/ui/glyphs";
+import { IconBan, IconClock, IconShield, IconStop } from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
 import { formatDuration } from "./format";
 import { BashBody, ExitChip, bashCommand } from "./tools/bash";
@@ -90,21 +72,25 @@ export function ToolStatusBadge({ status }: { status: ToolStatus }) {
 
 /* ------------------------------------------------------------------------------- tool table */
 
-const ICON: Record<ToolName, ComponentType<IconProps>> = {
-  bash: IconTerminal,
-  read: IconFileText,
-  write: IconFilePlus,
-  edit: IconPencil,
-  patch: IconPatch,
-  grep: IconSearch,
-  glob: IconFiles,
-  list: IconFolder,
-  webfetch: IconGlobe,
-  task: IconBot,
-  todo: IconListChecks,
-  question: IconHelp,
-  other: IconWrench,
+// Each tool's leading glyph as a CSS mask, made once: the header's ::before (app/globals.css).
+const TOOL_GLYPH: Record<ToolName, Glyph> = {
+  bash: GLYPH.terminal,
+  read: GLYPH.fileText,
+  write: GLYPH.filePlus,
+  edit: GLYPH.pencil,
+  patch: GLYPH.patch,
+  grep: GLYPH.search,
+  glob: GLYPH.files,
+  list: GLYPH.folder,
+  webfetch: GLYPH.globe,
+  task: GLYPH.bot,
+  todo: GLYPH.listChecks,
+  question: GLYPH.help,
+  other: GLYPH.wrench,
 };
+const GLYPH_STYLE = Object.fromEntries(
+  Object.entries(TOOL_GLYPH).map(([tool, glyph]) => [tool, { "--sb-glyph": glyphMask(glyph) } as CSSProperties]),
+) as Record<ToolName, CSSProperties>;
 
 const VERB: Record<ToolName, string> = {
   bash: "",
@@ -241,7 +227,6 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
   const [userOpen, setUserOpen] = useState<boolean | null>(null);
   const expandable = hasBody(block);
   const open = expandable && (userOpen ?? defaultOpen(block));
-  const Icon = ICON[block.tool];
   const verb = VERB[block.tool];
   const { summary, meta } = summarize(block);
   const Body = BODY[block.tool];
@@ -265,14 +250,16 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
         disabled={!expandable}
         aria-expanded={expandable ? open : undefined}
         onClick={() => setUserOpen(!open)}
-        // The chevron is the button's ::after (app/globals.css .sb-tool-head).
+        // The tool's glyph is the button's ::before and the chevron its ::after (app/globals.css
+        // .sb-tool-head), coloured by data-tone.
+        style={GLYPH_STYLE[block.tool]}
+        data-tone={failed ? "err" : attention ? "warn" : undefined}
         className={cx(
           "sb-tool-head flex h-8 w-full min-w-0 items-center gap-2 rounded-lg px-2.5 text-left text-[13px]",
           expandable && "hover:bg-raised/60",
           !expandable && "cursor-default",
         )}
       >
-        <Icon size={14} className={cx("shrink-0", failed ? "text-err" : attention ? "text-warn" : "text-faint")} />
         {verb ? <span className="shrink-0 font-medium text-muted">{verb}</span> : null}
         <span className="flex min-w-0 flex-1 items-baseline gap-2">{summary}</span>
         {meta ? <span className="flex shrink-0 items-center">{meta}</span> : null}

@@ -3,6 +3,7 @@
  * Decorative by default (`aria-hidden`); pass `title` to make one meaningful to screen readers.
  */
 import type { ReactNode, SVGProps } from "react";
+import { GLYPH, type Glyph } from "./glyphs";
 
 export interface IconProps extends Omit<SVGProps<SVGSVGElement>, "children"> {
   size?: number;
@@ -36,106 +37,36 @@ function make(name: string, body: ReactNode) {
   return Icon;
 }
 
-export const IconTerminal = make(
-  "IconTerminal",
-  <>
-    <path d="m5 8 4 4-4 4" />
-    <path d="M12 17h7" />
-  </>,
-);
-export const IconFile = make(
-  "IconFile",
-  <>
-    <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
-    <path d="M14 3v5h5" />
-  </>,
-);
-export const IconFileText = make(
-  "IconFileText",
-  <>
-    <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
-    <path d="M14 3v5h5" />
-    <path d="M9 13h6M9 17h4" />
-  </>,
-);
-export const IconFilePlus = make(
-  "IconFilePlus",
-  <>
-    <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
-    <path d="M14 3v5h5" />
-    <path d="M12 11v6M9 14h6" />
-  </>,
-);
-export const IconPencil = make(
-  "IconPencil",
-  <>
-    <path d="M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z" />
-    <path d="m14.5 5.5 3 3" />
-  </>,
-);
-export const IconPatch = make(
-  "IconPatch",
-  <>
-    <path d="M12 3v7M8.5 6.5h7" />
-    <path d="M8.5 14h7" />
-    <path d="M6 21h12a1 1 0 0 0 1-1V4a1 1 0 0 0-1-1H6a1 1 0 0 0-1 1v16a1 1 0 0 0 1 1z" />
-  </>,
-);
-export const IconSearch = make(
-  "IconSearch",
-  <>
-    <circle cx="11" cy="11" r="6.5" />
-    <path d="m20 20-4.2-4.2" />
-  </>,
-);
-export const IconFiles = make(
-  "IconFiles",
-  <>
-    <path d="M15 2H9a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h8a2 2 0 0 0 2-2V6z" />
-    <path d="M15 2v4h4" />
-    <path d="M4 8v12a2 2 0 0 0 2 2h9" />
-  </>,
-);
-export const IconFolder = make(
-  "IconFolder",
-  <path d="M4 20h16a1 1 0 0 0 1-1V8a1 1 0 0 0-1-1h-8l-2-3H4a1 1 0 0 0-1 1v14a1 1 0 0 0 1 1z" />,
-);
-export const IconGlobe = make(
-  "IconGlobe",
-  <>
-    <circle cx="12" cy="12" r="9" />
-    <path d="M3 12h18" />
-    <path d="M12 3a14 14 0 0 1 0 18a14 14 0 0 1 0-18z" />
-  </>,
-);
-export const IconBot = make(
-  "IconBot",
-  <>
-    <rect x="4" y="8" width="16" height="12" rx="2" />
-    <path d="M12 8V4M9 4h6" />
-    <path d="M9 13v2M15 13v2" />
-  </>,
-);
-export const IconListChecks = make(
-  "IconListChecks",
-  <>
-    <path d="m3 6 2 2 3-3" />
-    <path d="m3 16 2 2 3-3" />
-    <path d="M12 7h9M12 17h9" />
-  </>,
-);
-export const IconHelp = make(
-  "IconHelp",
-  <>
-    <circle cx="12" cy="12" r="9" />
-    <path d="M9.5 9.5a2.5 2.5 0 1 1 3.5 2.3c-.6.3-1 .9-1 1.6v.6" />
-    <path d="M12 17.2v.1" />
-  </>,
-);
-export const IconWrench = make(
-  "IconWrench",
-  <path d="M14.7 6.3a4 4 0 0 0 5 5l-.1.1-8.9 8.9a2.1 2.1 0 0 1-3-3l8.9-8.9.1-.1a4 4 0 0 1 5-5l-2.5 2.5.5 2.5 2.5.5" />,
-);
+/** An icon drawn from a shape table entry (glyphs.ts), the same shapes the CSS masks use. */
+function fromGlyph(name: string, glyph: Glyph) {
+  return make(
+    name,
+    glyph.map((s, i) =>
+      "d" in s ? (
+        <path key={i} d={s.d} />
+      ) : "r" in s ? (
+        <circle key={i} cx={s.cx} cy={s.cy} r={s.r} />
+      ) : (
+        <rect key={i} x={s.x} y={s.y} width={s.width} height={s.height} rx={s.rx} />
+      ),
+    ),
+  );
+}
+
+export const IconTerminal = fromGlyph("IconTerminal", GLYPH.terminal);
+export const IconFile = fromGlyph("IconFile", GLYPH.file);
+export const IconFileText = fromGlyph("IconFileText", GLYPH.fileText);
+export const IconFilePlus = fromGlyph("IconFilePlus", GLYPH.filePlus);
+export const IconPencil = fromGlyph("IconPencil", GLYPH.pencil);
+export const IconPatch = fromGlyph("IconPatch", GLYPH.patch);
+export const IconSearch = fromGlyph("IconSearch", GLYPH.search);
+export const IconFiles = fromGlyph("IconFiles", GLYPH.files);
+export const IconFolder = fromGlyph("IconFolder", GLYPH.folder);
+export const IconGlobe = fromGlyph("IconGlobe", GLYPH.globe);
+export const IconBot = fromGlyph("IconBot", GLYPH.bot);
+export const IconListChecks = fromGlyph("IconListChecks", GLYPH.listChecks);
+export const IconHelp = fromGlyph("IconHelp", GLYPH.help);
+export const IconWrench = fromGlyph("IconWrench", GLYPH.wrench);
 export const IconChevronRight = make("IconChevronRight", <path d="m9 6 6 6-6 6" />);
 export const IconChevronDown = make("IconChevronDown", <path d="m6 9 6 6 6-6" />);
 export const IconCheck = make("IconCheck", <path d="m5 12.5 4.5 4.5L19 7.5" />);
