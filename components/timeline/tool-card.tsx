@@ -7,8 +7,26 @@ import { memo, useEffect, useState, type ComponentType, type CSSProperties } fro
 import type { ToolBlock, ToolName, ToolStatus } from "@/lib/model";
 import { Badge } from "@/components/ui/badge";
 import { cx } from "@/components/ui/cx";
-import { GLYPH, type Glyph, glyphMask } from "@/components/ui/glyphs";
-import { IconBan, IconClock, IconShield, IconStop } from "@/components/ui/icons";
+import {
+  IconBan,
+  IconBot,
+  IconClock,
+  IconFileText,
+  IconFilePlus,
+  IconFiles,
+  IconFolder,
+  IconGlobe,
+  IconHelp,
+  IconListChecks,
+  IconPatch,
+  IconPencil,
+  IconSearch,
+  IconShield,
+  IconStop,
+  IconTerminal,
+  IconWrench,
+  type Icon,
+} from "@/components/ui/icons";
 import { Spinner } from "@/components/ui/spinner";
 import { formatDuration } from "./format";
 import { BashBody, ExitChip, bashCommand } from "./tools/bash";
@@ -72,24 +90,25 @@ export function ToolStatusBadge({ status }: { status: ToolStatus }) {
 
 /* ------------------------------------------------------------------------------- tool table */
 
-// Each tool's leading glyph as a CSS mask, made once: the header's ::before (app/globals.css).
-const TOOL_GLYPH: Record<ToolName, Glyph> = {
-  bash: GLYPH.terminal,
-  read: GLYPH.fileText,
-  write: GLYPH.filePlus,
-  edit: GLYPH.pencil,
-  patch: GLYPH.patch,
-  grep: GLYPH.search,
-  glob: GLYPH.files,
-  list: GLYPH.folder,
-  webfetch: GLYPH.globe,
-  task: GLYPH.bot,
-  todo: GLYPH.listChecks,
-  question: GLYPH.help,
-  other: GLYPH.wrench,
+const ICON: Record<ToolName, Icon> = {
+  bash: IconTerminal,
+  read: IconFileText,
+  write: IconFilePlus,
+  edit: IconPencil,
+  patch: IconPatch,
+  grep: IconSearch,
+  glob: IconFiles,
+  list: IconFolder,
+  webfetch: IconGlobe,
+  task: IconBot,
+  todo: IconListChecks,
+  question: IconHelp,
+  other: IconWrench,
 };
+// Each tool's glyph as a CSS mask, made once: the header button's ::before (app/globals.css), so a
+// tool call's header holds no icon element at all.
 const GLYPH_STYLE = Object.fromEntries(
-  Object.entries(TOOL_GLYPH).map(([tool, glyph]) => [tool, { "--sb-glyph": glyphMask(glyph) } as CSSProperties]),
+  Object.entries(ICON).map(([tool, icon]) => [tool, { "--sb-glyph": icon.mask() } as CSSProperties]),
 ) as Record<ToolName, CSSProperties>;
 
 const VERB: Record<ToolName, string> = {
@@ -251,7 +270,7 @@ export const ToolCard = memo(function ToolCard({ block, className }: ToolCardPro
         aria-expanded={expandable ? open : undefined}
         onClick={() => setUserOpen(!open)}
         // The tool's glyph is the button's ::before and the chevron its ::after (app/globals.css
-        // .sb-tool-head), coloured by data-tone.
+        // .sb-tool-head), the glyph coloured by data-tone.
         style={GLYPH_STYLE[block.tool]}
         data-tone={failed ? "err" : attention ? "warn" : undefined}
         className={cx(
