@@ -13,6 +13,8 @@ export interface UiFigures {
   /** The same on a second visit: the server has served the session once, the browser profile is fresh. */
   newestVisibleWarmMs: number | null;
   heapMb: number;
+  /** The page's workers' JS heap at the same moment (Switchboard's highlight worker, while it runs). */
+  workerHeapMb: number;
   domElements: number;
   /** Frame times while a reply streams at 50 deltas/s into the open session. */
   frameP95Ms: number;
@@ -51,6 +53,39 @@ async function heapMb(cdp: CDPSession): Promise<number> {
   await cdp.send("HeapProfiler.collectGarbage");
   const { metrics } = await cdp.send("Performance.getMetrics");
   const used = metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0;
+  return used / 1024 / 1024;
+}
+
+/**
+ * The JS heap of every worker in this browser (each UI has a browser of its own), after a GC: the
+ * page's heap alone would not show what a worker holds. Through the browser's CDP session, since
+ * Playwright has none for workers.
+ */
+async function workerHeapMb(browser: Browser): Promise<number> {
+  const cdp = await browser.newBrowserCDPSession();
+  let used = 0;
+  try {
+    const { targetInfos } = await cdp.send("Target.getTargets");
+    for (const t of targetInfos.filter((x) => x.type === "worker" || x.type === "shared_worker")) {
+      const { sessionId } = await cdp.send("Target.attachToTarget", { targetId: t.targetId, flatten: false });
+      const answer = new Promise<number>((resolve) => {
+        cdp.on("Target.receivedMessageFromTarget", (e) => {
+          if (e.sessionId !== sessionId) return;
+          const msg = JSON.parse(e.message) as { id?: number; result?: { usedSize?: number } };
+          if (msg.id === 2) resolve(msg.result?.usedSize ?? 0);
+        });
+      });
+      for (const [id, method] of [
+        [1, "HeapProfiler.collectGarbage"],
+        [2, "Runtime.getHeapUsage"],
+      ] as const)
+        await cdp.send("Target.sendMessageToTarget", { sessionId, message: JSON.stringify({ id, method }) });
+      used += await Promise.race([answer, new Promise<number>((r) => setTimeout(() => r(0), 5000))]);
+      await cdp.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+    }
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
   return used / 1024 / 1024;
 }
 
@@ -238,11 +273,12 @@ export async function measureUi(
   }
   await page.waitForTimeout(2000); // let late work settle before reading memory
   const heap = await heapMb(cdp);
+  const workerHeap = await workerHeapMb(browser);
   const dom = await domElements(page);
   if (ui === "switchboard") notes.push(`DOM after load: ${await domBreakdown(page)}`);
   // Printed as they are read: a later phase failing on a loaded machine does not lose them.
   console.log(
-    `${ui} after load: heap ${heap.toFixed(2)} MB, ${dom} DOM elements${ui === "switchboard" ? ` (${notes.at(-1)})` : ""}`,
+    `${ui} after load: heap ${heap.toFixed(2)} MB (its workers ${workerHeap.toFixed(2)} MB), ${dom} DOM elements${ui === "switchboard" ? ` (${notes.at(-1)})` : ""}`,
   );
 
   // A second visit in a fresh browser profile: what a reader sees once the server has served the
@@ -329,6 +365,7 @@ export async function measureUi(
     newestVisibleMs,
     newestVisibleWarmMs,
     heapMb: heap,
+    workerHeapMb: workerHeap,
     domElements: dom,
     frameP95Ms: percentile(frames, 0.95),
     frameWorstMs: frames.length ? Math.max(...frames) : 0,

@@ -517,6 +517,13 @@ async function main() {
           ),
         );
         rows.push(ratioRow(g, "JS heap after load", "MB", s.heapMb, o.heapMb, 0.5));
+        // Not hidden in a worker: what the page's workers hold at the same moment, and the sum.
+        rows.push(
+          ratioRow(g, "JS heap of the page's workers, at the same moment", "MB", s.workerHeapMb, o.workerHeapMb, null),
+        );
+        rows.push(
+          ratioRow(g, "JS heap, page and workers", "MB", s.heapMb + s.workerHeapMb, o.heapMb + o.workerHeapMb, null),
+        );
         rows.push(ratioRow(g, "DOM elements after load", "", s.domElements, o.domElements, 0.5));
         // At the 60 Hz floor: one frame (16.7 ms) and the timer's jitter, not a ratio (both UIs can sit at the floor).
         rows.push(

@@ -4,8 +4,8 @@
  *
  * Plain monospace text renders at once (no layout jump); shiki is imported on demand the first time
  * a code block scrolls near the viewport (./highlighter.ts: github-light-high-contrast, readable on
- * diff tints, + github-dark, JavaScript regex engine, languages loaded on demand) — on the main
- * thread for small code, in a worker for large code (./highlight.worker.ts). Tokens are rendered as React spans with inline
+ * diff tints, + github-dark, JavaScript regex engine, languages loaded on demand) — in a worker
+ * (./highlight.worker.ts), on the main thread only when no worker runs. Tokens are React spans with inline
  * colours — never as HTML — because file contents are untrusted. Both theme colours are carried on
  * each span (`color` = light, `--shiki-dark` = dark) and app/globals.css picks one per `data-theme`.
  */
@@ -48,12 +48,16 @@ function remember(key: string, value: TokLine[] | null) {
 }
 
 /*
- * Where tokenizing runs: small inputs on the main thread (a worker round trip would cost more than
- * they do); large ones in the highlight worker, so a 2,000-line file never blocks a frame. A worker
- * that cannot start (or fails) sends everything back to the main thread.
+ * Where tokenizing runs: in the highlight worker, so a 2,000-line file never blocks a frame and the
+ * page itself never holds shiki, its grammars (the TypeScript grammar alone is a 160 KB string plus
+ * its parsed rules and compiled expressions) or its themes: they live in the worker's heap, not the
+ * page's (issue 46, heap after load), and the worker is ended once it has had nothing to do for
+ * WORKER_IDLE_MS, freeing them (the tokens stay in this module's cache; the next block starts a new
+ * worker). A worker that cannot start (or fails) sends everything back to the main thread.
  */
-const WORKER_MIN_CHARS = 4_000;
+const WORKER_IDLE_MS = 10_000;
 let worker: Worker | null | undefined;
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
 let nextId = 0;
 const waiting = new Map<number, { code: string; lang: string; resolve: (lines: TokLine[] | null) => void }>();
 
@@ -70,6 +74,14 @@ function highlightWorker(): Worker | null {
       const job = waiting.get(e.data.id);
       waiting.delete(e.data.id);
       job?.resolve(e.data.lines);
+      if (waiting.size === 0) {
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => {
+          if (worker !== w || waiting.size > 0) return;
+          w.terminate();
+          worker = undefined;
+        }, WORKER_IDLE_MS);
+      }
     };
     w.onerror = () => {
       // The worker is gone: what it owed, and everything after, is tokenized here.
@@ -86,8 +98,9 @@ function highlightWorker(): Worker | null {
 }
 
 function highlightAnywhere(code: string, lang: string): Promise<TokLine[] | null> {
-  const w = code.length >= WORKER_MIN_CHARS ? highlightWorker() : null;
+  const w = highlightWorker();
   if (!w) return onMainThread(code, lang);
+  clearTimeout(idleTimer);
   return new Promise((resolve) => {
     const id = ++nextId;
     waiting.set(id, { code, lang, resolve });

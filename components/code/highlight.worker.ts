@@ -1,6 +1,6 @@
 /**
- * The highlight worker: tokenizes large code off the main thread (./code-block.tsx sends it what is
- * over the main-thread limit). Messages: `{ id, code, lang }` in, `{ id, lines }` out — plain data,
+ * The highlight worker: tokenizes code off the main thread (./code-block.tsx sends it every block;
+ * the page falls back to its own thread only when the worker cannot run). Messages: `{ id, code, lang }` in, `{ id, lines }` out — plain data,
  * `lines` null when the language is unknown or tokenizing failed.
  */
 import { highlightTokens, type TokLine } from "./highlighter";
