@@ -108,7 +108,7 @@ const ICON: Record<ToolName, Icon> = {
 // Each tool's glyph as a CSS mask, made once: the header button's ::before (app/globals.css), so a
 // tool call's header holds no icon element at all.
 const GLYPH_STYLE = Object.fromEntries(
-  Object.entries(ICON).map(([tool, icon]) => [tool, { "--sb-glyph": icon.mask() } as CSSProperties]),
+  Object.entries(ICON).map(([tool, icon]) => [tool, { "--sb-glyph": icon.glyph } as CSSProperties]),
 ) as Record<ToolName, CSSProperties>;
 
 const VERB: Record<ToolName, string> = {
