@@ -8,7 +8,7 @@
  * e2e/xss.spec.ts flag any style attribute that does). Decorative by default (`aria-hidden`); a
  * `title` makes it meaningful to screen readers (`role="img"`, named by it).
  */
-import { type CSSProperties, isValidElement, type ReactElement, type ReactNode } from "react";
+import type { CSSProperties, ReactElement, ReactNode } from "react";
 import { cx } from "./cx";
 
 export interface IconProps {
@@ -23,37 +23,20 @@ export interface Icon {
   displayName: string;
   /** `var(--sb-i-<name>)`: the icon's mask image, from app/icons.css. */
   glyph: string;
+  /** Its shapes as SVG elements, which scripts/icons-css.ts turns into that image. */
+  shape: ReactNode;
 }
 
-const kebab = (k: string) => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-/** SVG markup of an icon's shapes (static elements written in this repository, never content). */
-function markup(node: ReactNode): string {
-  if (Array.isArray(node)) return node.map(markup).join("");
-  if (!isValidElement(node)) return "";
-  const { children, ...attrs } = node.props as Record<string, unknown>;
-  if (typeof node.type !== "string") return markup(children as ReactNode); // a fragment
-  const a = Object.entries(attrs)
-    .map(([k, v]) => ` ${kebab(k)}='${v === "currentColor" ? "black" : String(v)}'`)
-    .join("");
-  return `<${node.type}${a}>${markup(children as ReactNode)}</${node.type}>`;
+/** The name an icon's mask has in app/icons.css: `IconChevronRight` → `chevron-right`. */
+export function iconCssName(displayName: string): string {
+  return displayName
+    .replace(/^Icon/, "")
+    .replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+    .replace(/^-/, "");
 }
 
-/** Every icon made, by its CSS name: what scripts/icons-css.ts writes into app/icons.css. */
-export const ICON_SHAPES = new Map<string, ReactNode>();
-
-/** An icon's mask as a CSS `url()` of its SVG (only what a CSS url("…") needs escaped is escaped). */
-export function iconMaskUrl(body: ReactNode): string {
-  const svg =
-    "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24' fill='none' stroke='black' " +
-    `stroke-width='1.75' stroke-linecap='round' stroke-linejoin='round'>${markup(body)}</svg>`;
-  return `url("data:image/svg+xml,${svg.replace(/[<>#%"]/g, encodeURIComponent)}")`;
-}
-
-export function makeIcon(name: string, body: ReactNode): Icon {
-  const cssName = kebab(name.replace(/^Icon/, "")).replace(/^-/, "");
-  ICON_SHAPES.set(cssName, body);
-  const glyph = `var(--sb-i-${cssName})`;
+export function makeIcon(name: string, shape: ReactNode): Icon {
+  const glyph = `var(--sb-i-${iconCssName(name)})`;
   // biome-ignore lint/correctness/noComponentHookFactories: each icon is made once, at module load, never during a render
   function Icon({ size = 14, title, className }: IconProps) {
     const style = { "--sb-icon-size": `${size}px`, "--sb-glyph": glyph } as CSSProperties;
@@ -65,5 +48,6 @@ export function makeIcon(name: string, body: ReactNode): Icon {
   }
   Icon.displayName = name;
   Icon.glyph = glyph;
+  Icon.shape = shape;
   return Icon;
 }
