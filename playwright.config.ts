@@ -15,7 +15,7 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
     fullyParallel: false,
     // A stack per worker (testkit/opencode-stack.ts). Two workers were measured no faster on two cores
     // (20.5 vs 22 min: the agents, consoles and browsers share the CPU); E2E_WORKERS=2 where there are more.
-    workers: Number(process.env.E2E_WORKERS ?? 1),
+    workers: Number(process.env.E2E_WORKERS ?? 2),
     // On CI a failed test is run once more, in a fresh worker and stack, and a pass the second time
     // is reported as "flaky" in the list output; docs/testing.md keeps the flakes found that way.
     retries: process.env.CI ? 1 : 0,
@@ -40,7 +40,10 @@ export default defineConfig<{ opencodeContract: OpencodeContractOption }, { open
       // spinning spinner is a software-composited frame 60 times a second, and with reduced motion
       // Chromium's GPU and browser processes used 24 of 46 CPU-seconds less over the timeline spec.
       reducedMotion: "reduce",
-      trace: "retain-on-failure",
+      // On CI a trace is recorded only for a failed test's retry: recording one for every test (to keep
+      // it on failure) cost Chromium a screencast frame per paint and the runner its processing, a
+      // quarter of the CPU over the timeline spec, and a CI run keeps only its printed output anyway.
+      trace: process.env.CI ? "on-first-retry" : "retain-on-failure",
       screenshot: "only-on-failure",
       actionTimeout: 15_000,
     },
