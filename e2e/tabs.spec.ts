@@ -148,7 +148,9 @@ test.describe("many tabs in one browser", () => {
     );
     await api.prompt(s.id, "run it");
     await expect(hidden.page.getByTestId("permission-card")).toBeVisible({ timeout: 30_000 });
-    await expect(front.page.getByTestId("inbox-item")).toHaveCount(1, { timeout: 30_000 });
+    // This session's item: tests before this one on the same stack may have left their own in the inbox.
+    const item = front.page.getByTestId("inbox-item").filter({ has: front.page.locator(`a[href*="${s.id}"]`) });
+    await expect(item).toHaveCount(1, { timeout: 30_000 });
     const r = await fetch(`${stack.url}/api/backends/${stack.backendId}/sessions/${s.id}/snapshot`, {
       headers: authHeaders(stack),
     });
@@ -163,7 +165,7 @@ test.describe("many tabs in one browser", () => {
       },
     );
     expect(answer.status).toBeLessThan(300);
-    await expect(front.page.getByTestId("inbox-item")).toHaveCount(0, { timeout: 30_000 });
+    await expect(item).toHaveCount(0, { timeout: 30_000 });
     await front.page.close();
     await hidden.page.close();
   });
