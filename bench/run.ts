@@ -11,7 +11,8 @@
  *            build time) per package; the session page over its budget fails the run
  *            (../scripts/bundle-size.ts). Also part of `all` and `browser`.
  *   replicas the Redis cost per published delta against the in-process hub, and the follower's
- *            delivery latency, on a real redis-server (./replicas.ts); 1,000 subscribers over two
+ *            delivery latency, on a real redis-server (../server/replicas/session-log.bench.ts, run by
+ *            ./replicas.ts in its own process); 1,000 subscribers over two
  *            built replicas against all on the owner (./replica-viewers.ts).
  */
 import { execFileSync } from "node:child_process";

@@ -184,11 +184,8 @@ export function oversizedFiles(files: readonly string[] = sourceFiles()): string
 /** Replica mode's folder: only the composition root reaches into it from outside. */
 const REPLICAS = "server/replicas/";
 
-/**
- * The files outside server/replicas/ that may import it: the composition root, and the benchmark
- * that measures a replica part (the Redis session log) directly, as that part's own tests do.
- */
-export const replicaImporters: readonly string[] = ["server/app.ts", "bench/replicas.ts"];
+/** The one file outside server/replicas/ that may import it: the composition root. */
+export const replicaImporters: readonly string[] = ["server/app.ts"];
 
 /** Imports of server/replicas/ from outside it (and the allowed importers), as "file -> target". */
 export function replicaImportsOutside(graph: Map<string, string[]> = importGraph()): string[] {
