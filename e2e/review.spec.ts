@@ -242,6 +242,8 @@ test.describe("session tree and review", () => {
     await expect(panel).toHaveAttribute("data-done", "1");
     await expect(page.getByTestId("todo-progress")).toHaveText("1 of 2 done");
     await expect(page.getByTestId("open-plan")).toContainText("1/2");
+    // The turn ends with its own reply: a model call still to come would take the next test's script.
+    await expect(rp.assistantText().last()).toHaveText("Progress.", TURN);
   });
 
   test("compact adds a marker to the timeline", async ({ page, api, stack }) => {
