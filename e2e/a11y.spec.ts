@@ -174,76 +174,78 @@ test("axe finds no serious or critical violation on any page, state, theme or wi
     await page.setViewportSize(w.viewport);
     const phone = w.name === "phone";
     for (const theme of THEMES) {
-      const at = (what: string) => `${w.name}/${theme}/${what}`;
+      /** Audits a page as it is now, under this width, theme and state name. */
+      const check = async (p: Page, what: string) =>
+        found.push(...(await audit(p, `${w.name}/${theme}/${what}`, theme)));
       await page.goto("/");
       await page.evaluate((t) => localStorage.setItem("sb-theme", t), theme);
 
       await page.goto("/");
       await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
       await expect(page.getByTestId("backend-card").first()).toBeVisible();
-      found.push(...(await audit(page, at("home"), theme)));
+      await check(page, "home");
       if (phone) {
         await shell.openSidebar();
-        found.push(...(await audit(page, at("drawer with the inbox"), theme)));
+        await check(page, "drawer with the inbox");
         await page.keyboard.press("Escape");
       }
       await shell.openPalette();
       await page.getByTestId("palette-input").fill("every");
       await expect(page.getByTestId("palette-session").first()).toBeVisible();
-      found.push(...(await audit(page, at("command palette"), theme)));
+      await check(page, "command palette");
       await page.keyboard.press("Escape");
       await page.keyboard.press("?");
       await expect(shell.help).toBeVisible();
-      found.push(...(await audit(page, at("shortcuts help"), theme)));
+      await check(page, "shortcuts help");
       await page.keyboard.press("Escape");
 
       await rp.goto(stack.backendId, all.id);
       await expandAll(page);
-      found.push(...(await audit(page, at("session with every block kind"), theme)));
+      await check(page, "session with every block kind");
       await shell.sessionAction("changes");
       await expect(rp.panel).toBeVisible();
       await page.getByTestId("diff-layout-unified").click();
-      found.push(...(await audit(page, at("review, unified"), theme)));
+      await check(page, "review, unified");
       await page.getByTestId("diff-layout-split").click();
-      found.push(...(await audit(page, at("review, split"), theme)));
+      await check(page, "review, split");
       await page.getByTestId("panel-tab-plan").click();
       await expect(page.getByTestId("todo-panel")).toBeVisible();
-      found.push(...(await audit(page, at("plan"), theme)));
+      await check(page, "plan");
       await page.getByTestId("panel-close").click();
       await shell.sessionAction("tree");
       await expect(page.getByTestId("branch-tree")).toBeVisible();
-      found.push(...(await audit(page, at("branch tree"), theme)));
+      await check(page, "branch tree");
       await page.keyboard.press("Escape");
       await shell.sessionAction("share");
       await expect(page.getByTestId("share-dialog")).toBeVisible();
-      found.push(...(await audit(page, at("share dialog"), theme)));
+      await check(page, "share dialog");
       await page.keyboard.press("Escape");
       await page.getByTestId("session-menu").click();
-      found.push(...(await audit(page, at("session menu"), theme)));
+      await check(page, "session menu");
       await page.keyboard.press("Escape");
 
       await rp.goto(stack.backendId, perm.id);
       await expect(ui.permission()).toBeVisible();
-      found.push(...(await audit(page, at("permission"), theme)));
+      await check(page, "permission");
       await rp.goto(stack.backendId, ques.id);
       await expect(ui.question()).toBeVisible();
-      found.push(...(await audit(page, at("question"), theme)));
+      await check(page, "question");
 
       await page.goto("/settings");
       await expect(page.getByTestId("backend-list")).toBeVisible();
-      found.push(...(await audit(page, at("settings"), theme)));
+      await check(page, "settings");
       await page.goto("/settings/shares");
       await expect(page.getByTestId("shares-settings")).toBeVisible();
-      found.push(...(await audit(page, at("shares"), theme)));
+      await check(page, "shares");
 
       const anon = await anonymousPage(browser, w.viewport, theme, stack.url);
       try {
         await anon.goto("/login");
         await expect(anon.locator("form")).toBeVisible();
-        found.push(...(await audit(anon, at("login"), theme)));
+        await check(anon, "login");
         await anon.goto(share.path);
         await expect(anon.getByTestId("share-connection")).toHaveAttribute("data-state", "connected");
-        found.push(...(await audit(anon, at("share page"), theme)));
+        await check(anon, "share page");
       } finally {
         await anon.context().close();
       }
