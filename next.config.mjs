@@ -12,5 +12,14 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: process.env.SWITCHBOARD_TYPES_CHECKED === "1" },
   // Source maps in the browser build only for the bundle analysis (`npm run bench -- bundle`, scripts/bundle-size.ts).
   productionBrowserSourceMaps: process.env.SWITCHBOARD_SOURCE_MAPS === "1",
+  // The icon sprite's URL names its content (app/icons.css: `?v=<hash>`), so a browser keeps it.
+  async headers() {
+    return [
+      {
+        source: "/icons/sprite.svg",
+        headers: [{ key: "Cache-Control", value: "public, max-age=31536000, immutable" }],
+      },
+    ];
+  },
 };
 export default nextConfig;
