@@ -57,6 +57,25 @@ async function heapMb(cdp: CDPSession): Promise<number> {
 }
 
 /**
+ * When `word` is first visible on screen (the page's `performance.now()`, from navigation start),
+ * polled every 50 ms through the page's CDP session. Not Playwright's `waitForFunction`: that injects
+ * Playwright's own selector engine into the page (~0.5 MB of heap once compiled, measured), which the
+ * heap read after it counted in both UIs' figures.
+ */
+async function visibleAt(cdp: CDPSession, word: string, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  const expression = `window.__visibleText?.(${JSON.stringify(word)}) ? performance.now() : 0`;
+  for (;;) {
+    // Fails while the document is being replaced (the navigation commits): polled again.
+    const r = await cdp.send("Runtime.evaluate", { expression, returnByValue: true }).catch(() => null);
+    const at: unknown = r?.result.value;
+    if (typeof at === "number" && at > 0) return at;
+    if (Date.now() > deadline) throw new Error(`"${word}" was not visible within ${timeoutMs / 1000} s`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+/**
  * The JS heap of every worker in this browser (each UI has a browser of its own), after a GC: the
  * page's heap alone would not show what a worker holds. Through the browser's CDP session, since
  * Playwright has none for workers.
@@ -251,21 +270,10 @@ export async function measureUi(
       ? `${stack.console.url}/sessions/${stack.backendId}/${stack.sessionId}`
       : `${stack.opencode.url}/server/${Buffer.from(stack.opencode.url).toString("base64url")}/session/${stack.sessionId}`;
   const nav = await page.goto(url, { waitUntil: "commit" });
-  const newestVisible = (p: Page) =>
-    p
-      // A function, not a string: a string predicate is evaluated with eval, which both pages' CSP refuses.
-      .waitForFunction(
-        (word) =>
-          (window as unknown as { __visibleText?: (w: string) => Element | null }).__visibleText?.(word)
-            ? performance.now()
-            : 0,
-        LAST_WORD,
-        { polling: 50, timeout: 60_000 },
-      )
-      .then((h) => h.jsonValue() as Promise<number>);
+  const newestVisible = (c: CDPSession) => visibleAt(c, LAST_WORD);
   let newestVisibleMs: number | null = null;
   try {
-    newestVisibleMs = await newestVisible(page);
+    newestVisibleMs = await newestVisible(cdp);
   } catch (err) {
     notes.push(
       `the newest message never became visible within 60 s (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`,
@@ -289,8 +297,9 @@ export async function measureUi(
     const second = await ctx.newPage();
     await installProbes(second);
     try {
+      const secondCdp = await ctx.newCDPSession(second);
       await second.goto(url, { waitUntil: "commit" });
-      newestVisibleWarmMs = await newestVisible(second);
+      newestVisibleWarmMs = await newestVisible(secondCdp);
     } catch (err) {
       notes.push(
         `second visit: the newest message never became visible (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`,

@@ -120,7 +120,7 @@ export function bundleSources(
   return out;
 }
 
-/** A package (`react-markdown`, `@tanstack/query-core`) or the project's own file. */
+/** A package (`micromark`, `@tanstack/query-core`) or the project's own file. */
 function sourceKey(source: string): string {
   const nm = source.lastIndexOf("/node_modules/");
   if (nm !== -1) {

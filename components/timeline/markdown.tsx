@@ -2,20 +2,26 @@
 /**
  * Markdown from the model, rendered safely and incrementally.
  *
- * Safety: no raw HTML ever reaches the DOM — HTML in the source is shown as literal text (and
- * `skipHtml` stays on as a second fence); links keep an href only for http(s)/mailto and open in a
- * new tab; images are never loaded (their alt text is shown instead, so model text cannot make the
- * browser fetch anything).
+ * Parsing: micromark with its GFM extensions (tables, task lists, strikethrough, footnotes, bare
+ * links) into an mdast tree, which is turned into React elements here. (react-markdown did the same
+ * through remark-rehype, a hast tree and hast-util-to-jsx-runtime with HTML's property tables; going
+ * from mdast straight to elements keeps the parser and drops those: issue 46, docs/performance.md.)
+ *
+ * Safety: no raw HTML ever reaches the DOM — HTML in the source (an `html` node) is shown as literal
+ * text; links keep an href only for http(s)/mailto and open in a new tab; images are never loaded
+ * (their alt text is shown instead, so model text cannot make the browser fetch anything).
  *
  * Streaming: the text is split into top-level blocks at blank lines outside fenced code; each
  * chunk is memoized on its text, so a growing reply only re-parses its last chunk. The split itself
  * is incremental (lib/timeline/markdown-chunks.ts): when the text only grew, only its open tail is
  * split again, so a delta costs the tail, not the whole reply.
  */
-import { memo, useRef, type ReactNode } from "react";
+import type { Definition, Nodes, Parents, Root, RootContent } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+import { type CSSProperties, Fragment, memo, useRef, type ReactNode } from "react";
 import { splitIncremental, type MarkdownChunk } from "@/lib/timeline/markdown-chunks";
-import ReactMarkdown, { type Components } from "react-markdown";
-import remarkGfm from "remark-gfm";
 import { CodeBlock } from "@/components/code/code-block";
 import { IconImage } from "@/components/ui/icons";
 import { cx } from "@/components/ui/cx";
@@ -42,132 +48,205 @@ export function safeUrl(url: string): string | undefined {
   }
 }
 
-interface MdNode {
-  type: string;
-  value?: string;
-  children?: MdNode[];
-}
+/* ------------------------------------------------------------------------------------ mdast → elements */
 
-/**
- * A remark plugin: raw HTML nodes become literal text, so `<img onerror>` shows as typed. Block-level
- * HTML (a direct child of the root or a container) becomes a paragraph of text.
- */
-function remarkHtmlAsText() {
-  return (tree: MdNode) => {
-    const walk = (n: MdNode) => {
-      const kids = n.children;
-      if (!kids) return;
-      const flow = n.type === "root" || n.type === "blockquote" || n.type === "listItem";
-      for (let i = 0; i < kids.length; i++) {
-        const c = kids[i]!;
-        if (c.type === "html") {
-          kids[i] = flow
-            ? { type: "paragraph", children: [{ type: "text", value: c.value ?? "" }] }
-            : { type: "text", value: c.value ?? "" };
-        } else walk(c);
-      }
-    };
-    walk(tree);
-  };
-}
-
-const REMARK_PLUGINS = [remarkGfm, remarkHtmlAsText];
-
-function urlTransform(url: string): string | null {
-  return safeUrl(url) ?? null;
-}
-
-interface HastLike {
-  type: string;
-  tagName?: string;
-  value?: string;
-  properties?: Record<string, unknown>;
-  children?: HastLike[];
-}
-
-function hastText(n: HastLike | undefined): string {
-  if (!n) return "";
-  if (n.type === "text") return n.value ?? "";
-  return (n.children ?? []).map(hastText).join("");
-}
-
-function fenceLang(codeEl: HastLike | undefined): string | undefined {
-  const cls = codeEl?.properties?.className;
-  const list = Array.isArray(cls) ? cls : typeof cls === "string" ? cls.split(" ") : [];
-  for (const c of list) {
-    if (typeof c === "string" && c.startsWith("language-")) return c.slice("language-".length);
-  }
-  return undefined;
-}
-
-const COMPONENTS: Components = {
-  a({ href, children, title }) {
-    if (!href) {
-      return (
-        <span
-          className="text-muted underline decoration-dotted underline-offset-2"
-          title="Link removed (unsafe or relative URL)"
-        >
-          {children}
-        </span>
-      );
-    }
-    return (
-      <a href={href} title={title ?? href} target="_blank" rel="noopener noreferrer nofollow">
-        {children}
-      </a>
-    );
-  },
-  img({ alt, src }) {
-    const url = typeof src === "string" ? src : undefined;
+function SafeLink({ href, title, children }: { href: string; title?: string | null; children: ReactNode }) {
+  const url = safeUrl(href);
+  if (!url) {
     return (
       <span
-        className="inline-flex items-baseline gap-1 text-accent underline decoration-dotted underline-offset-2"
-        title={url ? `Image not loaded: ${url}` : "Image not loaded"}
+        className="text-muted underline decoration-dotted underline-offset-2"
+        title="Link removed (unsafe or relative URL)"
       >
-        <IconImage size={12} className="relative top-[1px] shrink-0 self-center" />
-        {alt || "image"}
+        {children}
       </span>
     );
-  },
-  pre({ node }) {
-    const codeEl = (node as HastLike | undefined)?.children?.find((c) => c.type === "element" && c.tagName === "code");
-    const code = hastText(codeEl).replace(/\n$/, "");
-    return <CodeBlock code={code} lang={fenceLang(codeEl)} maxLines={60} className="my-1" />;
-  },
-  ul({ children, className }) {
-    // GFM task lists: no bullets, the checkbox is the marker.
-    const task = typeof className === "string" && className.includes("contains-task-list");
-    return <ul style={task ? { listStyle: "none", paddingLeft: "0.2em" } : undefined}>{children}</ul>;
-  },
-  table({ children }) {
-    return (
-      <div className="max-w-full overflow-x-auto">
-        <table>{children}</table>
-      </div>
-    );
-  },
-  input({ checked, type }) {
-    // GFM task list items: a static, non-interactive checkbox.
-    if (type !== "checkbox") return null;
-    return (
-      <input
-        type="checkbox"
-        checked={Boolean(checked)}
-        readOnly
-        disabled
-        className="mr-1.5 translate-y-[1px] accent-accent"
-      />
-    );
-  },
-};
+  }
+  return (
+    <a href={url} title={title || url} target="_blank" rel="noopener noreferrer nofollow">
+      {children}
+    </a>
+  );
+}
+
+function InertImage({ alt, src }: { alt: string; src: string }) {
+  return (
+    <span
+      className="inline-flex items-baseline gap-1 text-accent underline decoration-dotted underline-offset-2"
+      title={src ? `Image not loaded: ${src}` : "Image not loaded"}
+    >
+      <IconImage size={12} className="relative top-[1px] shrink-0 self-center" />
+      {alt || "image"}
+    </span>
+  );
+}
+
+/** A GFM task list item's box: static, not interactive. */
+function TaskBox({ checked }: { checked: boolean }) {
+  return (
+    <input type="checkbox" checked={checked} readOnly disabled className="mr-1.5 translate-y-[1px] accent-accent" />
+  );
+}
+
+const TASK_LIST: CSSProperties = { listStyle: "none", paddingLeft: "0.2em" };
+
+/** What rendering a chunk needs besides the node: its link definitions, and whether a list is tight. */
+interface Ctx {
+  definitions: Map<string, Definition>;
+  /** Inside a tight list's item: its paragraphs render as their content alone. */
+  tight: boolean;
+}
+
+function children(node: Parents, ctx: Ctx): ReactNode[] {
+  return node.children.map((c, i) => render(c as RootContent, i, ctx));
+}
+
+/** A node's text (an image's alt inside a link reference, a footnote label). */
+function textOf(node: Nodes): string {
+  if ("value" in node) return node.value;
+  if ("children" in node) return node.children.map((c) => textOf(c as Nodes)).join("");
+  return "";
+}
+
+/** An mdast node as React elements (`flow`: a child of the root, a blockquote or a list item). */
+function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNode {
+  switch (node.type) {
+    case "text":
+      return node.value;
+    case "paragraph":
+      return ctx.tight ? <Fragment key={key}>{children(node, ctx)}</Fragment> : <p key={key}>{children(node, ctx)}</p>;
+    case "heading": {
+      const H = `h${node.depth}` as const;
+      return <H key={key}>{children(node, ctx)}</H>;
+    }
+    case "emphasis":
+      return <em key={key}>{children(node, ctx)}</em>;
+    case "strong":
+      return <strong key={key}>{children(node, ctx)}</strong>;
+    case "delete":
+      return <del key={key}>{children(node, ctx)}</del>;
+    case "inlineCode":
+      return <code key={key}>{node.value}</code>;
+    case "break":
+      return <br key={key} />;
+    case "thematicBreak":
+      return <hr key={key} />;
+    case "blockquote":
+      return (
+        <blockquote key={key}>{node.children.map((c, i) => render(c, i, { ...ctx, tight: false }, true))}</blockquote>
+      );
+    case "code":
+      return <CodeBlock key={key} code={node.value} lang={node.lang ?? undefined} maxLines={60} className="my-1" />;
+    case "link":
+      return (
+        <SafeLink key={key} href={node.url} title={node.title}>
+          {children(node, ctx)}
+        </SafeLink>
+      );
+    case "linkReference": {
+      const def = ctx.definitions.get(node.identifier);
+      return def ? (
+        <SafeLink key={key} href={def.url} title={def.title}>
+          {children(node, ctx)}
+        </SafeLink>
+      ) : (
+        <Fragment key={key}>{`[${textOf(node)}]`}</Fragment>
+      );
+    }
+    case "image":
+      return <InertImage key={key} alt={node.alt ?? ""} src={node.url} />;
+    case "imageReference":
+      return <InertImage key={key} alt={node.alt ?? ""} src={ctx.definitions.get(node.identifier)?.url ?? ""} />;
+    case "list": {
+      const task = node.children.some((it) => typeof it.checked === "boolean");
+      const tight = !node.spread && node.children.every((it) => !it.spread);
+      const items = node.children.map((it, j) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a list's items have no identity but their place
+        <li key={j} className={typeof it.checked === "boolean" ? "task-list-item" : undefined}>
+          {typeof it.checked === "boolean" && <TaskBox checked={it.checked} />}
+          {it.children.map((c, k) => render(c, k, { ...ctx, tight }, true))}
+        </li>
+      ));
+      const style = task ? TASK_LIST : undefined;
+      return node.ordered ? (
+        <ol key={key} start={node.start != null && node.start !== 1 ? node.start : undefined} style={style}>
+          {items}
+        </ol>
+      ) : (
+        <ul key={key} style={style}>
+          {items}
+        </ul>
+      );
+    }
+    case "table": {
+      const [head, ...rows] = node.children;
+      const align = (i: number) => {
+        const a = node.align?.[i];
+        return a ? { textAlign: a } : undefined;
+      };
+      return (
+        <div key={key} className="max-w-full overflow-x-auto">
+          <table>
+            {head && (
+              <thead>
+                <tr>
+                  {head.children.map((c, j) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: a table's cells have no identity but their place
+                    <th key={j} style={align(j)}>
+                      {children(c, ctx)}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+            )}
+            {rows.length > 0 && (
+              <tbody>
+                {rows.map((row, r) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their place
+                  <tr key={r}>
+                    {row.children.map((c, j) => (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: cells have no identity but their place
+                      <td key={j} style={align(j)}>
+                        {children(c, ctx)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            )}
+          </table>
+        </div>
+      );
+    }
+    case "footnoteReference":
+      return <sup key={key}>[{node.label ?? node.identifier}]</sup>;
+    case "footnoteDefinition":
+      return (
+        <div key={key} className="text-[12px] text-muted">
+          <sup>[{node.label ?? node.identifier}]</sup> {children(node, { ...ctx, tight: true })}
+        </div>
+      );
+    case "html":
+      // Raw HTML: shown as typed, as text (a paragraph of it where it stands as a block).
+      return flow ? <p key={key}>{node.value}</p> : node.value;
+    default:
+      // Link definitions (used through `definitions`) and anything unknown render nothing.
+      return null;
+  }
+}
+
+const PARSE_OPTIONS = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+
+function definitionsOf(root: Root): Map<string, Definition> {
+  const defs = new Map<string, Definition>();
+  for (const n of root.children) if (n.type === "definition" && !defs.has(n.identifier)) defs.set(n.identifier, n);
+  return defs;
+}
 
 const Chunk = memo(function Chunk({ text }: { text: string }) {
-  return (
-    <ReactMarkdown remarkPlugins={REMARK_PLUGINS} skipHtml urlTransform={urlTransform} components={COMPONENTS}>
-      {text}
-    </ReactMarkdown>
-  );
+  const root = fromMarkdown(text, PARSE_OPTIONS);
+  const ctx: Ctx = { definitions: definitionsOf(root), tight: false };
+  return <>{root.children.map((c, i) => render(c, i, ctx, true))}</>;
 });
 
 export interface MarkdownProps {
