@@ -2,7 +2,8 @@
  * Runs once when the server boots: moves an old `./.switchboard` to the data directory and makes it
  * private (0700, files 0600), makes sure the console token exists (generating and storing one
  * on first start), prints the login URL — after a loud warning when `next start` listens beyond
- * loopback — and starts the console's backends before the first request.
+ * loopback — starts the console's backends before the first request, and renders the pages once
+ * for itself once the server listens.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
@@ -27,5 +28,9 @@ export async function register() {
       console.error(`[switchboard] cannot start: ${err.message}`);
       process.exit(1);
     }
+    // Once the server listens, it renders its pages once for itself: the first person to open one
+    // after a start does not wait for its first render (server/warm-up.ts).
+    const { warmUp } = await import("./server/warm-up");
+    void warmUp();
   }
 }
