@@ -161,7 +161,6 @@ function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNo
       const task = node.children.some((it) => typeof it.checked === "boolean");
       const tight = !node.spread && node.children.every((it) => !it.spread);
       const items = node.children.map((it, j) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: a list's items have no identity but their place
         <li key={j} className={typeof it.checked === "boolean" ? "task-list-item" : undefined}>
           {typeof it.checked === "boolean" && <TaskBox checked={it.checked} />}
           {it.children.map((c, k) => render(c, k, { ...ctx, tight }, true))}
@@ -191,7 +190,6 @@ function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNo
               <thead>
                 <tr>
                   {head.children.map((c, j) => (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: a table's cells have no identity but their place
                     <th key={j} style={align(j)}>
                       {children(c, ctx)}
                     </th>
@@ -202,10 +200,8 @@ function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNo
             {rows.length > 0 && (
               <tbody>
                 {rows.map((row, r) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: rows have no identity but their place
                   <tr key={r}>
                     {row.children.map((c, j) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: cells have no identity but their place
                       <td key={j} style={align(j)}>
                         {children(c, ctx)}
                       </td>
