@@ -17,9 +17,14 @@ const root = new URL("..", import.meta.url).pathname;
 const children = new Set();
 const results = [];
 
-/** Runs a command; `hold` keeps its output until it ends. Resolves to whether it passed. */
-function run(name, command, args, { env = {}, hold = false } = {}) {
+/**
+ * Runs a command; `hold` keeps its output until it ends; `nice` lowers its CPU priority (and its
+ * children's), so the critical path (build, then the end-to-end tests) gets the CPU first and the
+ * checks beside it use what is left. Resolves to whether it passed.
+ */
+function run(name, command, args, { env = {}, hold = false, nice = 0 } = {}) {
   const started = Date.now();
+  if (nice && process.platform !== "win32") [command, args] = ["nice", ["-n", String(nice), command, ...args]];
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd: root,
@@ -65,12 +70,14 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 }
 
 const started = Date.now();
-const unit = run("unit tests", ...npm("test:unit"), { hold: true });
-const lint = run("lint", ...npm("lint"), { hold: true });
+// The unit tests wait on agents and servers more than they compute, and end long before the
+// end-to-end tests: they run beside the build and Playwright at a lower priority (docs/testing.md).
+const unit = run("unit tests", ...npm("test:unit"), { hold: true, nice: 5 });
+const lint = run("lint", ...npm("lint"), { hold: true, nice: 5 });
 let rest;
 if (await run("build", ...npm("build"), { env: { SWITCHBOARD_TYPES_CHECKED: "1" } })) {
   rest = Promise.all([
-    run("type check", bin("tsc"), ["--noEmit"], { hold: true }),
+    run("type check", bin("tsc"), ["--noEmit"], { hold: true, nice: 5 }),
     run("end-to-end tests", ...npm("test:e2e")),
   ]);
 } else {
