@@ -195,13 +195,13 @@ async function connected() {
 describe("OpencodeAdapter on /api: session usage", () => {
   it("adds up the assistant messages' usage, older pages included, where the server reports zero", async () => {
     const { fake, adapter } = await connected();
-    // 130 turns: the console loads the newest 100 messages, the rest are read to add them up.
+    // 130 turns: the console loads the newest 40 messages, the rest are read to add them up.
     fake.messages = Array.from({ length: 130 }, (_, i) => [assistant(130 - i, 100, 10, 0.01), user(130 - i)]).flat();
     const loaded = await adapter.loadSession(S);
     expect(loaded.session.usage).toMatchObject({ inputTokens: 13_000, outputTokens: 1_300 });
     expect(loaded.session.usage?.costUsd).toBeCloseTo(1.3);
     // The history shown is still the first page only.
-    expect(loaded.messages).toHaveLength(100);
+    expect(loaded.messages).toHaveLength(40);
   });
 
   it("shows none before anything used tokens, then follows each step's frame live", async () => {
