@@ -23,7 +23,16 @@ test("the panels opened on demand are not in the session page's first load", () 
     .chunks.map((c) => fs.readFileSync(path.join(".next", c.file), "utf8"))
     .join("\n");
   // Each panel's test id is written once, in its own module: found in the first load, that module is there.
-  for (const testId of ["review-panel", "share-dialog", "command-palette", "git-panel", "terminal-panel"]) {
+  // This turn's panels too: the git panel, the terminal, the file browser and push set-up.
+  for (const testId of [
+    "review-panel",
+    "share-dialog",
+    "command-palette",
+    "git-panel",
+    "terminal-panel",
+    "files-panel",
+    "push-settings",
+  ]) {
     expect(initial.includes(`"${testId}"`), `${testId} is in the session page's initial JavaScript`).toBe(false);
   }
   // xterm.js (its own class names) is not either.
