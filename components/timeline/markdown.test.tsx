@@ -66,6 +66,13 @@ describe("Markdown", () => {
     expect(img).toContain("a cat");
   });
 
+  it("resolves reference links against definitions anywhere in the chunk", () => {
+    const out = html("> See [the docs][d].\n>\n> [d]: https://docs.example/a");
+    expect(out).toContain('<a href="https://docs.example/a" title="https://docs.example/a"');
+    expect(out).toContain(">the docs</a>");
+    expect(out).not.toContain("[d]");
+  });
+
   it("decodes character references in text, not in code", () => {
     expect(html("Tom &amp; Jerry &copy; &#169; &nosuch;")).toContain("<p>Tom &amp; Jerry © © &amp;nosuch;</p>");
     expect(html("`&amp;`")).toContain("<code>&amp;amp;</code>");

@@ -16,7 +16,7 @@
  * is incremental (lib/timeline/markdown-chunks.ts): when the text only grew, only its open tail is
  * split again, so a delta costs the tail, not the whole reply.
  */
-import type { Definition, Nodes, Parents, Root, RootContent } from "mdast";
+import type { Definition, Nodes, Parents, Root, RootContent, TableRow } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
@@ -101,13 +101,6 @@ function children(node: Parents, ctx: Ctx): ReactNode[] {
   return node.children.map((c, i) => render(c as RootContent, i, ctx));
 }
 
-/** A node's text (an image's alt inside a link reference, a footnote label). */
-function textOf(node: Nodes): string {
-  if ("value" in node) return node.value;
-  if ("children" in node) return node.children.map((c) => textOf(c as Nodes)).join("");
-  return "";
-}
-
 /** An mdast node as React elements (`flow`: a child of the root, a blockquote or a list item). */
 function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNode {
   switch (node.type) {
@@ -144,13 +137,12 @@ function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNo
         </SafeLink>
       );
     case "linkReference": {
+      // micromark makes a reference only of a label the chunk defines (`definitions` holds them all).
       const def = ctx.definitions.get(node.identifier);
-      return def ? (
-        <SafeLink key={key} href={def.url} title={def.title}>
+      return (
+        <SafeLink key={key} href={def?.url ?? ""} title={def?.title}>
           {children(node, ctx)}
         </SafeLink>
-      ) : (
-        <Fragment key={key}>{`[${textOf(node)}]`}</Fragment>
       );
     }
     case "image":
@@ -158,15 +150,14 @@ function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNo
     case "imageReference":
       return <InertImage key={key} alt={node.alt ?? ""} src={ctx.definitions.get(node.identifier)?.url ?? ""} />;
     case "list": {
-      const task = node.children.some((it) => typeof it.checked === "boolean");
       const tight = !node.spread && node.children.every((it) => !it.spread);
       const items = node.children.map((it, j) => (
-        <li key={j} className={typeof it.checked === "boolean" ? "task-list-item" : undefined}>
-          {typeof it.checked === "boolean" && <TaskBox checked={it.checked} />}
+        <li key={j} className={it.checked != null ? "task-list-item" : undefined}>
+          {it.checked != null && <TaskBox checked={it.checked} />}
           {it.children.map((c, k) => render(c, k, { ...ctx, tight }, true))}
         </li>
       ));
-      const style = task ? TASK_LIST : undefined;
+      const style = node.children.some((it) => it.checked != null) ? TASK_LIST : undefined;
       return node.ordered ? (
         <ol key={key} start={node.start != null && node.start !== 1 ? node.start : undefined} style={style}>
           {items}
@@ -179,34 +170,27 @@ function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNo
     }
     case "table": {
       const [head, ...rows] = node.children;
-      const align = (i: number) => {
-        const a = node.align?.[i];
-        return a ? { textAlign: a } : undefined;
-      };
+      const cells = (row: TableRow, Cell: "th" | "td") =>
+        row.children.map((c, j) => {
+          const a = node.align?.[j];
+          return (
+            <Cell key={j} style={a ? { textAlign: a } : undefined}>
+              {children(c, ctx)}
+            </Cell>
+          );
+        });
       return (
         <div key={key} className="max-w-full overflow-x-auto">
           <table>
             {head && (
               <thead>
-                <tr>
-                  {head.children.map((c, j) => (
-                    <th key={j} style={align(j)}>
-                      {children(c, ctx)}
-                    </th>
-                  ))}
-                </tr>
+                <tr>{cells(head, "th")}</tr>
               </thead>
             )}
             {rows.length > 0 && (
               <tbody>
                 {rows.map((row, r) => (
-                  <tr key={r}>
-                    {row.children.map((c, j) => (
-                      <td key={j} style={align(j)}>
-                        {children(c, ctx)}
-                      </td>
-                    ))}
-                  </tr>
+                  <tr key={r}>{cells(row, "td")}</tr>
                 ))}
               </tbody>
             )}
@@ -233,9 +217,14 @@ function render(node: RootContent, key: number, ctx: Ctx, flow = false): ReactNo
 
 const PARSE_OPTIONS = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
+/** The chunk's link definitions, wherever they stand (inside a quote or a list too); the first of a label wins. */
 function definitionsOf(root: Root): Map<string, Definition> {
   const defs = new Map<string, Definition>();
-  for (const n of root.children) if (n.type === "definition" && !defs.has(n.identifier)) defs.set(n.identifier, n);
+  const walk = (n: Nodes) => {
+    if (n.type === "definition" && !defs.has(n.identifier)) defs.set(n.identifier, n);
+    if ("children" in n) for (const c of n.children) walk(c as Nodes);
+  };
+  walk(root);
   return defs;
 }
 
