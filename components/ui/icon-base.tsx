@@ -4,8 +4,8 @@
  * `size` (px). One element per icon instead of an <svg> with its paths keeps the page's DOM small
  * (issue 46). Each icon's shapes are written as SVG elements; scripts/icons-css.ts draws them all into
  * one sprite, public/icons/sprite.svg, and names each icon's view of it in app/icons.css as the custom
- * property `--sb-i-<name>` (its test keeps both fresh), so the span's own style holds no `url()` (the XSS tripwires in
- * e2e/xss.spec.ts flag any style attribute that does). Decorative by default (`aria-hidden`); a
+ * property `--sb-i-<name>` (its test keeps both fresh), so the span's own style holds no `url()`
+ * (the XSS tripwires in e2e/xss.spec.ts flag any style attribute that does). Decorative by default (`aria-hidden`); a
  * `title` makes it meaningful to screen readers (`role="img"`, named by it).
  */
 import type { CSSProperties, ReactElement, ReactNode } from "react";
