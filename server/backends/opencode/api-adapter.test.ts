@@ -57,6 +57,10 @@ interface FakeApi {
   finds: string[];
   /** The query strings of `GET /api/session`. */
   lists: string[];
+  /** Permissions asked (sent as `permission.v2.asked`) and not yet answered, as the server lists them. */
+  pendingPermissions: Record<string, unknown>[];
+  /** While set, `GET /api/permission/request` answers only once it settles (a list in flight). */
+  permissionList?: Promise<void>;
   send(type: string, data: Record<string, unknown>): void;
   close(): Promise<void>;
 }
@@ -69,10 +73,13 @@ async function startFakeApi(): Promise<FakeApi> {
     messages: [],
     compact: { status: 204 },
     saved: [],
+    pendingPermissions: [],
     asked: [],
     finds: [],
     lists: [],
     send(type, data) {
+      // As the real server: an asked permission is listed by /api/permission/request until answered.
+      if (type === "permission.v2.asked") fake.pendingPermissions.push(data);
       const id = `evt_${++seq}`;
       for (const s of streams)
         s.write(`id: ${id}\ndata: ${JSON.stringify({ id, type, location: { directory: DIR }, data })}\n\n`);
@@ -111,8 +118,15 @@ async function startFakeApi(): Promise<FakeApi> {
       );
       return json(200, { data: all, cursor: {} });
     }
-    if (url.pathname === "/api/permission/request" || url.pathname === "/api/question/request")
-      return json(200, { location: { directory: DIR }, data: [] });
+    if (url.pathname === "/api/permission/request") {
+      // The list as it is when asked for, answered at once or, while a list is held, later.
+      const data = [...fake.pendingPermissions];
+      const answer = () => json(200, { location: { directory: DIR }, data });
+      if (fake.permissionList) void fake.permissionList.then(answer);
+      else answer();
+      return;
+    }
+    if (url.pathname === "/api/question/request") return json(200, { location: { directory: DIR }, data: [] });
     if (url.pathname === `/api/session/${S}`) return json(200, { data: session });
     if (url.pathname === `/api/session/${S}/message`) {
       const from = Number(url.searchParams.get("cursor") ?? 0);
@@ -137,6 +151,7 @@ async function startFakeApi(): Promise<FakeApi> {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString()));
       req.on("end", () => {
+        fake.pendingPermissions = fake.pendingPermissions.filter((p) => p.id !== "per_1");
         if ((JSON.parse(body) as { reply: string }).reply === "always")
           fake.saved.push({ action: "bash", resource: "ls -la" });
         json(200, { data: true });
@@ -304,6 +319,36 @@ describe("OpencodeAdapter on /api: saved rules", () => {
     await until(() => adapter!.info().savedRules?.length === 2, "the saved rules after always");
     expect(adapter.info().savedRules).toEqual(["edit: *", "bash: ls -la"]);
     expect(sink.backends.at(-1)?.savedRules).toEqual(["edit: *", "bash: ls -la"]);
+  });
+});
+
+describe("OpencodeAdapter on /api: pending requests", () => {
+  it("a permission asked while a pending list is in flight is not resolved by that list's not having it", async () => {
+    const { fake, sink, adapter } = await connected();
+    let release!: () => void;
+    fake.permissionList = new Promise<void>((r) => (release = r));
+    const lists = () => fake.asked.filter((a) => a === "GET /api/permission/request").length;
+    const before = lists();
+    const load = adapter.loadSession(S); // reads the pending lists: held
+    await until(() => lists() > before, "the held pending list");
+    fake.send("permission.v2.asked", {
+      id: "per_1",
+      sessionID: S,
+      action: "bash",
+      resources: ["ls"],
+      save: ["ls"],
+      metadata: { command: "ls" },
+    });
+    await until(() => sink.of("interrupt.requested").length === 1, "the permission card");
+    release();
+    await load;
+    expect(sink.of("interrupt.resolved")).toEqual([]);
+    // Still pending on the server: a list read now has it.
+    expect((await adapter.loadSession(S)).interrupts.map((i) => i.id)).toEqual(["per_1"]);
+    // Answered elsewhere (no frame came): a list read after that proves it gone.
+    fake.pendingPermissions = [];
+    expect((await adapter.loadSession(S)).interrupts.map((i) => i.id)).toEqual([]);
+    expect(sink.of("interrupt.resolved")).toHaveLength(1);
   });
 });
 

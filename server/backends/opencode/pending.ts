@@ -120,6 +120,10 @@ export class PendingRequests {
    * (a timeout, a restarting server) proves nothing, and nothing is dropped on its account.
    */
   private async read(): Promise<void> {
+    // A list read before an interrupt was asked cannot prove it gone: only what was pending when
+    // this read began may be resolved by its absence (an interrupt whose frame arrives while the
+    // lists are in flight stays).
+    const before = new Set(this.pending.keys());
     const home = this.ctx.home;
     const dirs = new Set<string | undefined>([home]);
     for (const d of this.ctx.directories.values())
@@ -148,7 +152,8 @@ export class PendingRequests {
     const jobs: Promise<void>[] = [];
     for (const [id, it] of found) if (!this.pending.has(id)) jobs.push(this.request(it));
     for (const [id, it] of [...this.pending])
-      if (!found.has(id) && listed.has(dirOf(it.sessionId))) jobs.push(this.resolve(it, "resolved-elsewhere"));
+      if (!found.has(id) && before.has(id) && listed.has(dirOf(it.sessionId)))
+        jobs.push(this.resolve(it, "resolved-elsewhere"));
     await Promise.all(jobs);
   }
 }
