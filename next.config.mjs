@@ -1,3 +1,23 @@
+// The headers every answer gets (server/auth/policy.ts: SECURITY_HEADERS, API_CSP, STATIC_SCRIPT_CSP),
+// for the answers the proxy does not see: Next's hashed static files and the icons (proxy.ts,
+// `config.matcher`), which need no login and are the bulk of a page load's requests. A unit test
+// (server/auth/static-headers.test.ts) checks these equal the proxy's own.
+const SECURITY_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Permissions-Policy":
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), midi=(), display-capture=(), browsing-topics=()",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+const STATIC_SCRIPT_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+const secured = (csp) => [
+  ...Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })),
+  { key: "Content-Security-Policy", value: csp },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   reactStrictMode: true,
@@ -15,6 +35,10 @@ const nextConfig = {
   // The icon sprite's URL names its content (app/icons.css: `?v=<hash>`), so a browser keeps it.
   async headers() {
     return [
+      { source: "/_next/static/:path*", headers: secured(API_CSP) },
+      // A script's own policy (a worker's): later rules override earlier ones for the same header.
+      { source: "/_next/static/:path(.+\\.js)", headers: secured(STATIC_SCRIPT_CSP) },
+      { source: "/icons/:path*", headers: secured(API_CSP) },
       {
         source: "/icons/sprite.svg",
         headers: [{ key: "Cache-Control", value: "public, max-age=31536000, immutable" }],

@@ -103,3 +103,11 @@ export function proxy(req: NextRequest): Response {
   res.headers.set("content-security-policy", csp);
   return secured(res, csp);
 }
+
+/**
+ * Next's hashed static files and the icons never reach the proxy: they need no login, are most of
+ * a page load's requests, and running the proxy for each cost the server ~1 ms of CPU per file
+ * while the first paint waited on the same two cores. Their security headers come from
+ * next.config.mjs `headers()` instead (the same values: server/auth/static-headers.test.ts).
+ */
+export const config = { matcher: ["/((?!_next/static/|icons/).*)"] };

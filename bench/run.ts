@@ -680,8 +680,8 @@ async function main() {
 async function ensureBuilt() {
   const root = path.resolve(import.meta.dirname, "..");
   if (fs.existsSync(path.join(root, ".next", "BUILD_ID"))) return;
-  console.log("no build found: running next build first");
-  execFileSync(path.join(root, "node_modules", ".bin", "next"), ["build"], { cwd: root, stdio: "inherit" });
+  console.log("no build found: building first (npm run build)");
+  execFileSync(process.execPath, [path.join(root, "scripts", "build.mjs")], { cwd: root, stdio: "inherit" });
 }
 
 main().then(

@@ -501,6 +501,21 @@ test.describe("hardening", () => {
     const api = (await request.get(`${stack.url}/api/backends`)).headers();
     expect(api["x-content-type-options"]).toBe("nosniff");
     expect(api["content-security-policy"]).toContain("default-src 'none'");
+    // Static files skip the proxy (proxy.ts `config.matcher`) and get the same headers from next.config.mjs.
+    const chunk = /\/_next\/static\/chunks\/[^"'\s]+\.js/.exec(html)?.[0];
+    expect(chunk).toBeTruthy();
+    for (const [path, csp] of [
+      [chunk!, "default-src 'none'; script-src 'self';"],
+      ["/icons/sprite.svg", "default-src 'none'; frame-ancestors"],
+    ] as const) {
+      const asset = await request.get(`${stack.url}${path}`);
+      expect(asset.status(), path).toBe(200);
+      const ah = asset.headers();
+      expect(ah["x-content-type-options"], path).toBe("nosniff");
+      expect(ah["x-frame-options"], path).toBe("DENY");
+      expect(ah["cross-origin-resource-policy"], path).toBe("same-origin");
+      expect(ah["content-security-policy"], path).toContain(csp);
+    }
 
     // In the browser: the console's own scripts run (the page works), injected ones do not.
     const ctx = await browser.newContext({ baseURL: stack.url });

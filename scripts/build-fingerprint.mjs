@@ -18,6 +18,8 @@ export const SOURCE_FILES = [
   "postcss.config.mjs",
   "proxy.ts",
   "instrumentation.ts",
+  "scripts/build.mjs",
+  "scripts/dedupe-server-chunks.mjs",
 ];
 /** Where the hash of the last successful build is kept (Next wipes .next on a build; this is written after). */
 export const FINGERPRINT_FILE = path.join(".next", "switchboard-build-hash");

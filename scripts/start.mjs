@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm start`: builds the console when there is no build or when what the last build was made from
 // changed (scripts/build-fingerprint.mjs), then serves it on 127.0.0.1 (HOST/PORT override).
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import path from "node:path";
+import { build } from "./build.mjs";
 import { buildFingerprint, rebuildReason, saveFingerprint } from "./build-fingerprint.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -14,8 +15,8 @@ const fingerprint = buildFingerprint(root);
 const reason = process.env.SWITCHBOARD_REBUILD === "1" ? "SWITCHBOARD_REBUILD=1" : rebuildReason(root, fingerprint);
 if (reason) {
   console.log(`[switchboard] building the console (${reason})…`);
-  const r = spawnSync(next, ["build"], { cwd: root, stdio: "inherit", env: process.env });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+  const status = build(root);
+  if (status !== 0) process.exit(status);
   saveFingerprint(root, fingerprint);
 }
 

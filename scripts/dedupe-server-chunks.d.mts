@@ -1,0 +1,2 @@
+/** Types of scripts/dedupe-server-chunks.mjs. */
+export function dedupeServerChunks(distDir: string): { copies: number; bytes: number; rewritten: number };
