@@ -10,7 +10,8 @@ import type { BackendAdapter, LoadedSession } from "../backends/types";
 import type { BackendRegistry } from "../backends/registry";
 import { Hub } from "../hub/hub";
 import { SqliteStore } from "../store/sqlite-store";
-import { ShareService } from "./service";
+import { FIRST_PAGE_MESSAGES, pageMessages } from "../backends/shared/session-list";
+import { SHARE_HISTORY, ShareService } from "./service";
 
 const KEY = "sk-proj-Ab3dEf6hIj9kLmN0pQr2StU5vWx8Yz1aBcD4eFg7HiJ";
 const session: Session = {
@@ -255,5 +256,64 @@ describe("share service", () => {
     expect(p.redactions.total).toBe(1);
     expect(p.redactions.byKind).toEqual({ "openai-key": 1 });
     expect(JSON.stringify(p)).not.toContain(KEY);
+  });
+});
+
+describe("share service: a long session", () => {
+  it("holds SHARE_HISTORY messages though the console's first page is smaller, older ones read from the backend", async () => {
+    const all: Message[] = Array.from({ length: 150 }, (_, i) => ({
+      id: `m${String(i).padStart(3, "0")}`,
+      sessionId: "ses_1",
+      role: i % 2 ? "assistant" : "user",
+      createdAt: 100 + i,
+      ...(i % 2 ? { completedAt: 100 + i } : {}),
+      blocks: [{ id: `p${i}`, kind: "text", text: `message ${i}` }],
+    }));
+    const pages: string[] = [];
+    const adapter = {
+      id: "local",
+      loadSession: async (): Promise<LoadedSession> => {
+        const page = pageMessages(all, { limit: FIRST_PAGE_MESSAGES });
+        return { session, messages: page.items, interrupts: [], todos: [], olderCursor: page.nextCursor };
+      },
+      loadMessages: async (_id: string, q: { before?: string; limit: number }) => {
+        pages.push(`${q.before}:${q.limit}`);
+        return pageMessages(all, { before: q.before, limit: Math.min(q.limit, 30) });
+      },
+    } as unknown as BackendAdapter;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-shares-"));
+    const store = new SqliteStore(path.join(dir, "db.sqlite"));
+    const hub = new Hub((id) => (id === "local" ? adapter : undefined));
+    const backends = { get: () => adapter, require: () => adapter } as unknown as BackendRegistry;
+    const svc = new ShareService(store, hub, backends, {
+      now: () => 1_000_000,
+      failureLimit: 5,
+      failureWindowMs: 60_000,
+    });
+    try {
+      const ids = (ms: { id: string }[]) => ms.map((m) => m.id);
+      const newest = ids(all.slice(-SHARE_HISTORY));
+      const preview = await svc.preview({ backendId: "local", sessionId: "ses_1", includeToolOutput: false });
+      expect(preview.messages).toBe(SHARE_HISTORY);
+      expect(preview.hasOlder).toBe(true);
+      // Pages of at most 30 (the backend's own limit) until 100 are held, then no more reads.
+      expect(pages).toEqual(["m110:60", "m080:30"]);
+
+      const live = await svc.create(body({ live: true }), "");
+      const snap = await svc.snapshot(svc.resolve(live.token, "ip"));
+      expect(ids(snap.messages)).toEqual(newest);
+      expect(snap.hasOlder).toBe(true);
+
+      // "Up to here" on a message older than the console's first page, frozen.
+      const frozen = await svc.create(body({ live: false, upToMessageId: "m070" }), "");
+      const upTo = await svc.snapshot(svc.resolve(frozen.token, "ip"));
+      expect(ids(upTo.messages)).toEqual(ids(all.slice(50, 71)));
+      // The console's own copy of the session is unchanged: its first page.
+      expect(ids((await hub.open("local", "ses_1")).state.messages)).toEqual(ids(all.slice(-FIRST_PAGE_MESSAGES)));
+    } finally {
+      hub.stop();
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

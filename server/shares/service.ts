@@ -16,7 +16,8 @@ import {
   type ShareState,
   type ShareStreamEvent,
 } from "@/lib/api";
-import type { PersonRef, WireEvent } from "@/lib/model";
+import type { Message, PersonRef, WireEvent } from "@/lib/model";
+import type { SessionState } from "@/lib/timeline/reducer";
 import { knownSecrets, secretsVersion } from "../redaction/redact";
 import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../redaction/redactor";
 import { FailureLimiter } from "../auth/failure-limiter";
@@ -38,6 +39,12 @@ const FLUSH_MS = 100;
 /** setTimeout's limit; longer expiries re-arm. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * How many messages a share holds at least (when the session has them): the console's own first
+ * page of a session is smaller (`FIRST_PAGE_MESSAGES`, server/backends/shared/session-list.ts), so
+ * a share reads older ones from the backend (docs/sharing.md).
+ */
+export const SHARE_HISTORY = 100;
 export interface ShareServiceOptions {
   /** Replica mode: where a share whose session runs on another console is reached (./forwarding.ts). */
   remote?: ShareForwarding | undefined;
@@ -260,12 +267,35 @@ export class ShareService {
     return this.hub.open(backendId, sessionId);
   }
 
+  /**
+   * What a share shows of a session: the console's copy (its first page, `FIRST_PAGE_MESSAGES`, and
+   * everything since), with older messages read from the backend until it holds `SHARE_HISTORY`.
+   * The channel is not changed; `hasOlder` says whether the session goes back further still.
+   */
+  private async history(ch: SessionChannel): Promise<{ state: SessionState; hasOlder: boolean }> {
+    const state = ch.state;
+    let cursor = ch.olderCursor;
+    const adapter = this.backends.get(ch.backendId);
+    if (!cursor || !adapter?.loadMessages) return { state, hasOlder: cursor !== undefined };
+    const known = new Set(state.messages.map((m) => m.id));
+    const older: Message[] = [];
+    while (cursor && state.messages.length + older.length < SHARE_HISTORY) {
+      const limit = SHARE_HISTORY - state.messages.length - older.length;
+      const page = await adapter.loadMessages(ch.sessionId, { before: cursor, limit });
+      older.unshift(...page.items.filter((m) => !known.has(m.id)));
+      cursor = page.nextCursor;
+      if (page.items.length === 0) break;
+    }
+    if (older.length === 0) return { state, hasOlder: cursor !== undefined };
+    return { state: { ...state, messages: [...older, ...state.messages] }, hasOlder: cursor !== undefined };
+  }
+
   private scopeOf(
-    ch: SessionChannel,
+    state: SessionState,
     upToMessageId: string | undefined,
   ): { upToMessageId?: string; upToCreatedAt?: number } {
     if (upToMessageId === undefined) return {};
-    const m = ch.state.messages.find((x) => x.id === upToMessageId);
+    const m = state.messages.find((x) => x.id === upToMessageId);
     if (!m) throw ApiError.badRequest(`Message ${upToMessageId} is not in this session`);
     return { upToMessageId, upToCreatedAt: m.createdAt };
   }
@@ -274,16 +304,17 @@ export class ShareService {
 
   async preview(body: SharePreviewBody): Promise<SharePreview> {
     const ch = await this.channel(body.backendId, body.sessionId);
-    const scope = this.scopeOf(ch, body.upToMessageId);
+    const { state, hasOlder } = await this.history(ch);
+    const scope = this.scopeOf(state, body.upToMessageId);
     const renderer = new ShareRenderer({ includeToolOutput: body.includeToolOutput, ...scope }, () =>
       this.currentRedactor(),
     );
-    const p = previewRedactions(renderer, ch.state);
+    const p = previewRedactions(renderer, state);
     return {
       messages: p.messages,
       toolCalls: p.toolCalls,
       hiddenToolOutputs: p.hiddenToolOutputs,
-      hasOlder: ch.olderCursor !== undefined,
+      hasOlder,
       redactions: p.summary,
     };
   }
@@ -291,7 +322,8 @@ export class ShareService {
   async create(body: CreateShareBody, origin: string, createdBy?: PersonRef): Promise<CreatedShare> {
     const ch = await this.channel(body.backendId, body.sessionId);
     if (!ch.state.session) throw ApiError.notFound(`Unknown session: ${body.sessionId}`);
-    const scope = this.scopeOf(ch, body.upToMessageId);
+    const { state, hasOlder } = await this.history(ch);
+    const scope = this.scopeOf(state, body.upToMessageId);
     const now = this.now();
     const seconds =
       body.expiresIn === "never"
@@ -317,7 +349,7 @@ export class ShareService {
     let frozen: string | undefined;
     if (!share.live) {
       // Frozen now: what is stored is already redacted and scoped; nothing after this moment is served.
-      const snap = this.renderer(share).snapshot(ch.state, ch.seq, ch.olderCursor !== undefined, meta(share), {
+      const snap = this.renderer(share).snapshot(state, ch.seq, hasOlder, meta(share), {
         frozen: true,
       });
       frozen = JSON.stringify(snap);
@@ -486,7 +518,8 @@ export class ShareService {
       return renderer.reRedact(parsed.data);
     }
     const ch = await this.liveChannel(share);
-    return renderer.snapshot(ch.state, ch.seq, ch.olderCursor !== undefined, meta(share));
+    const { state, hasOlder } = await this.history(ch);
+    return renderer.snapshot(state, ch.seq, hasOlder, meta(share));
   }
 
   /** The share's own SSE: redacted, scoped events for a live share; only its end for a frozen one. */

@@ -14,7 +14,7 @@ import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import type { LiveStore } from "../../store/store";
 import { InterruptBook } from "../shared/interrupts";
-import { pageMessages } from "../shared/session-list";
+import { FIRST_PAGE_MESSAGES, pageMessages } from "../shared/session-list";
 import { TranscriptStore } from "../shared/transcripts";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { fetchAgentCard, OPENCODE_METHODS } from "./card";
@@ -352,7 +352,7 @@ export class A2aAdapter implements BackendAdapter {
     const ops = this.status === "ready" ? this.ops() : undefined;
     if (ops && rt.ocSession) {
       try {
-        const page = await ops.history(rt.ocSession, rt.id, { limit: 100 }, []);
+        const page = await ops.history(rt.ocSession, rt.id, { limit: FIRST_PAGE_MESSAGES }, []);
         messages = historyWindow(withTimes(page.items, rt.session.createdAt), kept);
         olderCursor = page.nextCursor;
       } catch (err) {

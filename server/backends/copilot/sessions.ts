@@ -6,7 +6,7 @@ import { log } from "../../log";
 import { resolveSessionDirectory } from "../shared/files";
 import type { InterruptBook } from "../shared/interrupts";
 import { JsonRpcError } from "../shared/json-rpc";
-import { pageMessages, pageSessions } from "../shared/session-list";
+import { FIRST_PAGE_MESSAGES, pageMessages, pageSessions } from "../shared/session-list";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { registerInterest } from "./commands";
 import { type CopilotAdapterOptions, sessionParams } from "./config";
@@ -271,7 +271,7 @@ export class CopilotSessions {
   async load(sessionId: string): Promise<LoadedSession> {
     const rt = await this.known(sessionId);
     const messages = await this.history(rt);
-    const page = pageMessages(messages, { limit: 100 });
+    const page = pageMessages(messages, { limit: FIRST_PAGE_MESSAGES });
     return {
       session: this.sessionOf(rt),
       messages: page.items,

@@ -8,17 +8,11 @@ import type { ApiBackend } from "./api-backend";
 import type { ApiUsageBook } from "./api-usage";
 import { settleIdle, toTodos } from "./normalize";
 import type { PendingRequests } from "./pending";
+import { FIRST_PAGE_MESSAGES } from "../shared/session-list";
 import { CUT_OFF_ERROR } from "./reconcile";
 import { toStatus } from "./sessions";
 import type { V1Backend } from "./v1-backend";
 
-/**
- * The newest messages a session's first load holds: what the hub keeps in memory and the browser's
- * snapshot carries. Older ones are paged in through the messages route as the reader scrolls up
- * (200 a page). 40, not 100: the browser holds ~0.2 MB less of a long session after load, and its
- * snapshot is ~60% smaller (issue 46, docs/performance.md).
- */
-const FIRST_PAGE = 40;
 /** Messages a page while adding up a session's usage from its whole history. */
 const USAGE_PAGE = 100;
 /** How long a session's first load waits for the server's live statuses (`statusesRead`). */
@@ -61,7 +55,7 @@ export class SessionLoader {
       // Bounded: a server that does not answer must not hold the load (the stream reconciles later).
       Promise.race([this.statusesRead(), sleep(STATUS_READ_MS)]),
       this.ctx.getSession(sessionId),
-      this.ctx.loadMessages(sessionId, { limit: FIRST_PAGE }),
+      this.ctx.loadMessages(sessionId, { limit: FIRST_PAGE_MESSAGES }),
       // `/api` has no todo route: its todos arrive with `todo.updated` frames.
       this.ctx.v2() ? Promise.resolve([]) : this.ctx.v1.todos(sessionId),
       this.ctx.requests.refresh(),

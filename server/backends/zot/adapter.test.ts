@@ -220,6 +220,27 @@ describe("zot adapter: sessions", () => {
     });
   });
 
+  it("a long session's first load holds its newest page; older messages page in before it", async () => {
+    const store = new SqliteStore(":memory:");
+    const r = await started({}, store);
+    const s = await r.adapter.createSession({});
+    const messages: Message[] = Array.from({ length: 45 }, (_, i) => ({
+      id: `m${String(i).padStart(2, "0")}`,
+      sessionId: s.id,
+      role: i % 2 ? "assistant" : "user",
+      createdAt: 1_000 + i,
+      blocks: [{ id: `b${i}`, kind: "text", text: `message ${i}` }],
+    }));
+    store.putTranscript({ backendId: "zot", sessionId: s.id, session: s, messages, updatedAt: Date.now() });
+    const again = await started({}, store);
+    const loaded = await again.adapter.loadSession(s.id);
+    expect(loaded.messages.map((m) => m.id)).toEqual(messages.slice(5).map((m) => m.id));
+    expect(loaded.olderCursor).toBe("m05");
+    const older = await again.adapter.loadMessages(s.id, { before: loaded.olderCursor!, limit: 200 });
+    expect(older.items.map((m) => m.id)).toEqual(["m00", "m01", "m02", "m03", "m04"]);
+    expect(older.nextCursor).toBeUndefined();
+  });
+
   it("a bounded context: only the newest messages that fit, and the notice says so", async () => {
     const store = new SqliteStore(":memory:");
     const r = await started({ contextMaxChars: 300 }, store);

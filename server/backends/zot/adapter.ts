@@ -5,7 +5,7 @@ import { describeError } from "../../errors";
 import { log } from "../../log";
 import { resolveSessionDirectory } from "../shared/files";
 import type { StdioAdapterOptions } from "../shared/kind";
-import { pageMessages } from "../shared/session-list";
+import { FIRST_PAGE_MESSAGES, pageMessages } from "../shared/session-list";
 import { ProbedShell, shellIdentity } from "../shared/stdio-shell";
 import { keptSessions } from "../shared/session-records";
 import { obj, type Obj } from "../shared/values";
@@ -315,7 +315,14 @@ export class ZotAdapter implements BackendAdapter {
 
   async loadSession(sessionId: string): Promise<LoadedSession> {
     const rt = this.sessions.get(sessionId);
-    return { session: this.sessions.sessionOf(rt), messages: this.sessions.messagesOf(rt), interrupts: [], todos: [] };
+    const page = pageMessages(this.sessions.messagesOf(rt), { limit: FIRST_PAGE_MESSAGES });
+    return {
+      session: this.sessions.sessionOf(rt),
+      messages: page.items,
+      interrupts: [],
+      todos: [],
+      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
+    };
   }
 
   /** Pages through the transcript the console keeps. */
