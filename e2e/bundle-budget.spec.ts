@@ -32,6 +32,9 @@ test("the panels opened on demand are not in the session page's first load", () 
     "terminal-panel",
     "files-panel",
     "push-settings",
+    // The prompt box's slash command and file mention lists.
+    "command-menu",
+    "mention-menu",
   ]) {
     expect(initial.includes(`"${testId}"`), `${testId} is in the session page's initial JavaScript`).toBe(false);
   }

@@ -1,3 +1,4 @@
+import { formatBytes } from "./format-bytes";
 import type { Capabilities } from "./model";
 
 /**
@@ -71,12 +72,6 @@ export function attachmentError(
   return undefined;
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
-}
-
 /** A file's content as a `data:` URL of type `mime` (the browser's own type may be empty). */
 export function readDataUrl(file: File, mime: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -124,3 +119,5 @@ export async function readAttachments(
   }
   return { added, errors };
 }
+
+export { formatBytes };

@@ -1,6 +1,7 @@
 "use client";
 /** Above the prompt box: the prompts queued while the agent works, and the files attached to the next one. */
-import { type Attachment, formatBytes } from "@/lib/attachments";
+import type { Attachment } from "@/lib/attachments";
+import { formatBytes } from "@/lib/format-bytes";
 import type { QueuedPrompt } from "@/lib/hooks/use-prompt-queue";
 import { IconPaperclip, IconX } from "../ui/icons";
 

@@ -1,6 +1,6 @@
 "use client";
-import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { type Attachment, readAttachments } from "@/lib/attachments";
+import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from "react";
+import type { Attachment } from "@/lib/attachments";
 import { usePromptQueue } from "@/lib/hooks/use-prompt-queue";
 import { commandMatches, type SlashCommand } from "@/lib/slash-commands";
 import { useMentionPicker } from "@/lib/hooks/use-mention-picker";
@@ -11,8 +11,13 @@ import { cx } from "../ui/cx";
 import { IconStop } from "../ui/icons";
 import { AttachButton } from "./attach-button";
 import { AttachedFiles, QueuedPrompts } from "./composer-lists";
-import { CommandMenu, MentionPickerList } from "./composer-menus";
 import { ComposerOptions, type ComposerOptionsProps } from "./composer-options";
+
+// The popup lists and reading attached files load when first needed (a `/` or `@` typed, a file
+// added), not with the session page; focusing the prompt box fetches the lists ahead.
+const loadMenus = () => import("./composer-menus");
+const CommandMenu = lazy(() => loadMenus().then((m) => ({ default: m.CommandMenu })));
+const MentionPickerList = lazy(() => loadMenus().then((m) => ({ default: m.MentionPickerList })));
 
 /** The agent and model pickers (ComposerOptionsProps) are shown under the box. */
 export interface ComposerProps extends ComposerOptionsProps {
@@ -100,6 +105,7 @@ export function Composer({
   const addFiles = async (list: FileList | File[]) => {
     const picked = Array.from(list);
     if (!picked.length) return;
+    const { readAttachments } = await import("@/lib/attachments");
     const { added, errors } = await readAttachments(picked, attachments, files, () => nextId.current++);
     if (added.length) setFiles((cur) => [...cur, ...added]);
     setError(errors.length ? errors.join(" · ") : undefined);
@@ -196,16 +202,22 @@ export function Composer({
             />
           ) : null}
           {matches.length > 0 ? (
-            <CommandMenu
-              id={menuId}
-              items={matches}
-              activeIndex={Math.min(cmdIndex, matches.length - 1)}
-              optionId={optionId}
-              onPick={complete}
-              onHover={setCmdIndex}
-            />
+            <Suspense fallback={null}>
+              <CommandMenu
+                id={menuId}
+                items={matches}
+                activeIndex={Math.min(cmdIndex, matches.length - 1)}
+                optionId={optionId}
+                onPick={complete}
+                onHover={setCmdIndex}
+              />
+            </Suspense>
           ) : null}
-          <MentionPickerList picker={picker} id={menuId} optionId={optionId} />
+          {picker.mention ? (
+            <Suspense fallback={null}>
+              <MentionPickerList picker={picker} id={menuId} optionId={optionId} />
+            </Suspense>
+          ) : null}
           <textarea
             ref={ref}
             value={text}
@@ -216,6 +228,7 @@ export function Composer({
               picker.typed(e.target.selectionStart);
             }}
             onSelect={(e) => picker.moved(e.currentTarget.selectionStart)}
+            onFocus={() => void loadMenus()}
             onPaste={(e) => {
               // A pasted image (a screenshot, a photo on a phone) or file is attached, not pasted as text.
               if (!canAttach || !e.clipboardData.files.length) return;
