@@ -270,6 +270,7 @@ describe("share service: a long session", () => {
       blocks: [{ id: `p${i}`, kind: "text", text: `message ${i}` }],
     }));
     const pages: string[] = [];
+    let unreachable = false;
     const adapter = {
       id: "local",
       loadSession: async (): Promise<LoadedSession> => {
@@ -277,6 +278,7 @@ describe("share service: a long session", () => {
         return { session, messages: page.items, interrupts: [], todos: [], olderCursor: page.nextCursor };
       },
       loadMessages: async (_id: string, q: { before?: string; limit: number }) => {
+        if (unreachable) throw new Error("OpenCode is not reachable: fetch failed");
         pages.push(`${q.before}:${q.limit}`);
         return pageMessages(all, { before: q.before, limit: Math.min(q.limit, 30) });
       },
@@ -310,6 +312,12 @@ describe("share service: a long session", () => {
       expect(ids(upTo.messages)).toEqual(ids(all.slice(50, 71)));
       // The console's own copy of the session is unchanged: its first page.
       expect(ids((await hub.open("local", "ses_1")).state.messages)).toEqual(ids(all.slice(-FIRST_PAGE_MESSAGES)));
+
+      // A backend that cannot be read now: the share shows what the console holds, and says there is more.
+      unreachable = true;
+      const fallback = await svc.snapshot(svc.resolve(live.token, "ip"));
+      expect(ids(fallback.messages)).toEqual(ids(all.slice(-FIRST_PAGE_MESSAGES)));
+      expect(fallback.hasOlder).toBe(true);
     } finally {
       hub.stop();
       store.close();

@@ -45,6 +45,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * a share reads older ones from the backend (docs/sharing.md).
  */
 export const SHARE_HISTORY = 100;
+
 export interface ShareServiceOptions {
   /** Replica mode: where a share whose session runs on another console is reached (./forwarding.ts). */
   remote?: ShareForwarding | undefined;
@@ -270,7 +271,8 @@ export class ShareService {
   /**
    * What a share shows of a session: the console's copy (its first page, `FIRST_PAGE_MESSAGES`, and
    * everything since), with older messages read from the backend until it holds `SHARE_HISTORY`.
-   * The channel is not changed; `hasOlder` says whether the session goes back further still.
+   * The channel is not changed; `hasOlder` says whether the session goes back further still. A
+   * backend that cannot be read right now leaves the share with what the console holds.
    */
   private async history(ch: SessionChannel): Promise<{ state: SessionState; hasOlder: boolean }> {
     const state = ch.state;
@@ -279,12 +281,20 @@ export class ShareService {
     if (!cursor || !adapter?.loadMessages) return { state, hasOlder: cursor !== undefined };
     const known = new Set(state.messages.map((m) => m.id));
     const older: Message[] = [];
-    while (cursor && state.messages.length + older.length < SHARE_HISTORY) {
-      const limit = SHARE_HISTORY - state.messages.length - older.length;
-      const page = await adapter.loadMessages(ch.sessionId, { before: cursor, limit });
-      older.unshift(...page.items.filter((m) => !known.has(m.id)));
-      cursor = page.nextCursor;
-      if (page.items.length === 0) break;
+    try {
+      while (cursor && state.messages.length + older.length < SHARE_HISTORY) {
+        const limit = SHARE_HISTORY - state.messages.length - older.length;
+        const page = await adapter.loadMessages(ch.sessionId, { before: cursor, limit });
+        older.unshift(...page.items.filter((m) => !known.has(m.id)));
+        cursor = page.nextCursor;
+        if (page.items.length === 0) break;
+      }
+    } catch (err) {
+      log.warn("a share could not read a session's older messages; it shows what the console holds", {
+        backendId: ch.backendId,
+        sessionId: ch.sessionId,
+        error: describeError(err),
+      });
     }
     if (older.length === 0) return { state, hasOlder: cursor !== undefined };
     return { state: { ...state, messages: [...older, ...state.messages] }, hasOlder: cursor !== undefined };
