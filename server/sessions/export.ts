@@ -1,10 +1,10 @@
 import "server-only";
 import type { ExportFormat, SessionExport } from "@/lib/api";
 import { exportFileName, sessionMarkdown } from "@/lib/export";
-import type { Message } from "@/lib/model";
 import type { ConsoleApp } from "../app";
 import { knownSecrets } from "../redaction/redact";
 import { Redactor } from "../redaction/redactor";
+import { withOlderMessages } from "./history";
 
 const PAGE = 200;
 const MAX_PAGES = 50;
@@ -17,14 +17,11 @@ export async function loadWholeSession(
 ): Promise<SessionExport> {
   const adapter = app.backends.require(backendId);
   const loaded = await adapter.loadSession(sessionId);
-  let messages: Message[] = loaded.messages;
-  let cursor = loaded.olderCursor;
-  for (let i = 0; cursor && adapter.loadMessages && i < MAX_PAGES; i++) {
-    const page = await adapter.loadMessages(sessionId, { before: cursor, limit: PAGE });
-    const known = new Set(messages.map((m) => m.id));
-    messages = [...page.items.filter((m) => !known.has(m.id)), ...messages];
-    cursor = page.nextCursor;
-  }
+  const { messages } = await withOlderMessages(adapter, sessionId, loaded.messages, loaded.olderCursor, {
+    upTo: Number.POSITIVE_INFINITY,
+    pageSize: PAGE,
+    maxPages: MAX_PAGES,
+  });
   // Who sent each prompt and answered each interrupt, as the timeline shows it (the console's record).
   return {
     session: app.attribution.session(backendId, app.lineage.decorate(backendId, loaded.session)),

@@ -16,7 +16,7 @@ import {
   type ShareState,
   type ShareStreamEvent,
 } from "@/lib/api";
-import type { Message, PersonRef, WireEvent } from "@/lib/model";
+import type { PersonRef, WireEvent } from "@/lib/model";
 import type { SessionState } from "@/lib/timeline/reducer";
 import { knownSecrets, secretsVersion } from "../redaction/redact";
 import { BUILTIN_RULES, Redactor, kindForLabel, validateCustomPattern } from "../redaction/redactor";
@@ -26,6 +26,7 @@ import type { BackendRegistry } from "../backends/registry";
 import { ApiError, describeError, isApiError } from "../errors";
 import type { Hub } from "../hub/hub";
 import type { SessionChannel } from "../hub/session-channel";
+import { withOlderMessages } from "../sessions/history";
 import { encodeFrame, sseResponse, type SseSink } from "../hub/sse";
 import { log } from "../log";
 import type { LiveStore, StoredRedactionPattern, StoredShare } from "../store/store";
@@ -276,28 +277,23 @@ export class ShareService {
    */
   private async history(ch: SessionChannel): Promise<{ state: SessionState; hasOlder: boolean }> {
     const state = ch.state;
-    let cursor = ch.olderCursor;
     const adapter = this.backends.get(ch.backendId);
-    if (!cursor || !adapter?.loadMessages) return { state, hasOlder: cursor !== undefined };
-    const known = new Set(state.messages.map((m) => m.id));
-    const older: Message[] = [];
+    if (!ch.olderCursor || !adapter) return { state, hasOlder: ch.olderCursor !== undefined };
     try {
-      while (cursor && state.messages.length + older.length < SHARE_HISTORY) {
-        const limit = SHARE_HISTORY - state.messages.length - older.length;
-        const page = await adapter.loadMessages(ch.sessionId, { before: cursor, limit });
-        older.unshift(...page.items.filter((m) => !known.has(m.id)));
-        cursor = page.nextCursor;
-        if (page.items.length === 0) break;
-      }
+      const { messages, cursor } = await withOlderMessages(adapter, ch.sessionId, state.messages, ch.olderCursor, {
+        upTo: SHARE_HISTORY,
+        pageSize: SHARE_HISTORY,
+        maxPages: 10,
+      });
+      return { state: { ...state, messages }, hasOlder: cursor !== undefined };
     } catch (err) {
       log.warn("a share could not read a session's older messages; it shows what the console holds", {
         backendId: ch.backendId,
         sessionId: ch.sessionId,
         error: describeError(err),
       });
+      return { state, hasOlder: true };
     }
-    if (older.length === 0) return { state, hasOlder: cursor !== undefined };
-    return { state: { ...state, messages: [...older, ...state.messages] }, hasOlder: cursor !== undefined };
   }
 
   private scopeOf(
