@@ -119,5 +119,3 @@ export async function readAttachments(
   }
   return { added, errors };
 }
-
-export { formatBytes };
