@@ -1,18 +1,9 @@
-// The headers every answer gets (server/auth/policy.ts: SECURITY_HEADERS, API_CSP, STATIC_SCRIPT_CSP),
-// for the answers the proxy does not see: Next's hashed static files and the icons (proxy.ts,
+// The headers every answer gets (server/auth/header-values.mjs, the proxy's own values), for the
+// answers the proxy does not see: Next's hashed static files and the icons (proxy.ts,
 // `config.matcher`), which need no login and are the bulk of a page load's requests. A unit test
-// (server/auth/static-headers.test.ts) checks these equal the proxy's own.
-const SECURITY_HEADERS = {
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-  "X-Frame-Options": "DENY",
-  "Permissions-Policy":
-    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), midi=(), display-capture=(), browsing-topics=()",
-  "Cross-Origin-Opener-Policy": "same-origin",
-  "Cross-Origin-Resource-Policy": "same-origin",
-};
-const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
-const STATIC_SCRIPT_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+// (server/auth/static-headers.test.ts) checks the rules give each path the proxy's headers.
+import { API_CSP, SECURITY_HEADERS, STATIC_SCRIPT_CSP } from "./server/auth/header-values.mjs";
+
 const secured = (csp) => [
   ...Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })),
   { key: "Content-Security-Policy", value: csp },

@@ -1,4 +1,5 @@
 import "server-only";
+import { API_CSP, SECURITY_HEADERS, STATIC_SCRIPT_CSP } from "./header-values.mjs";
 
 /**
  * Request policy for the proxy (`proxy.ts`): which paths are public, cross-site request checks,
@@ -118,15 +119,7 @@ export function pageCsp(nonce: string, opts: { dev?: boolean } = {}): string {
   ].join("; ");
 }
 
-/** The policy of API answers (JSON and SSE): nothing may be loaded or framed from them. */
-export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
-
-/**
- * The policy of the console's own scripts (`/_next/static/…`). A script's own policy only applies
- * when it runs as a worker — the highlight worker (components/code/highlight.worker.ts) — which
- * loads its chunks with `importScripts`; nothing else may be loaded from it.
- */
-export const STATIC_SCRIPT_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+export { API_CSP, STATIC_SCRIPT_CSP };
 
 /**
  * The service worker's policy (public/sw.js, docs/push.md): it answers an interrupt through the
@@ -141,16 +134,8 @@ export function assetCsp(pathname: string): string {
   return pathname.startsWith("/_next/static/") && pathname.endsWith(".js") ? STATIC_SCRIPT_CSP : API_CSP;
 }
 
-/** Set on every answer. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
-  "X-Frame-Options": "DENY",
-  "Permissions-Policy":
-    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), hid=(), midi=(), display-capture=(), browsing-topics=()",
-  "Cross-Origin-Opener-Policy": "same-origin",
-  "Cross-Origin-Resource-Policy": "same-origin",
-};
+/** Set on every answer (the values: server/auth/header-values.mjs, shared with next.config.mjs). */
+export { SECURITY_HEADERS };
 
 /** A fresh nonce for one page answer (128 random bits). */
 export function newNonce(): string {
