@@ -10,7 +10,7 @@ import { resolveSessionDirectory } from "../shared/files";
 import type { StdioAdapterOptions } from "../shared/kind";
 import { ndjsonLines } from "../shared/framing";
 import { InterruptBook } from "../shared/interrupts";
-import { FIRST_PAGE_MESSAGES, pageMessages } from "../shared/session-list";
+import { firstPage, pageMessages } from "../shared/session-list";
 import { SupervisedAdapter, SupervisedShell, shellIdentity } from "../shared/stdio-shell";
 import { keptSessions, type KeptSessions } from "../shared/session-records";
 import { isBusy } from "../shared/turn-lifecycle";
@@ -430,13 +430,11 @@ export class AcpAdapter extends SupervisedAdapter<AcpLink> implements BackendAda
   async loadSession(sessionId: string): Promise<LoadedSession> {
     const rt = await this.sessions.get(sessionId);
     const t = this.sessions.transcriptOf(rt);
-    const page = pageMessages(t?.messages ?? [], { limit: FIRST_PAGE_MESSAGES });
     return {
       session: this.sessions.sessionOf(rt),
-      messages: page.items,
+      ...firstPage(t?.messages ?? []),
       interrupts: this.interrupts.list(rt.id),
       todos: t?.todos ?? [],
-      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
     };
   }
 

@@ -6,7 +6,7 @@ import { log } from "../../log";
 import { resolveSessionDirectory } from "../shared/files";
 import type { InterruptBook } from "../shared/interrupts";
 import { JsonRpcError } from "../shared/json-rpc";
-import { FIRST_PAGE_MESSAGES, pageMessages, pageSessions } from "../shared/session-list";
+import { firstPage, pageMessages, pageSessions } from "../shared/session-list";
 import type { BackendAdapter, EventSink, LoadedSession } from "../types";
 import { registerInterest } from "./commands";
 import { type CopilotAdapterOptions, sessionParams } from "./config";
@@ -271,13 +271,11 @@ export class CopilotSessions {
   async load(sessionId: string): Promise<LoadedSession> {
     const rt = await this.known(sessionId);
     const messages = await this.history(rt);
-    const page = pageMessages(messages, { limit: FIRST_PAGE_MESSAGES });
     return {
       session: this.sessionOf(rt),
-      messages: page.items,
+      ...firstPage(messages),
       interrupts: this.interrupts.list(rt.id),
       todos: [],
-      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
     };
   }
 

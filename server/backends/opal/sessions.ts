@@ -5,7 +5,7 @@ import { ApiError, describeError } from "../../errors";
 import { log } from "../../log";
 import { resolveSessionDirectory } from "../shared/files";
 import { JsonRpcError } from "../shared/json-rpc";
-import { FIRST_PAGE_MESSAGES, pageMessages, pageSessions } from "../shared/session-list";
+import { firstPage, pageMessages, pageSessions } from "../shared/session-list";
 import { obj, str } from "../shared/values";
 import type { LoadedSession } from "../types";
 import type { OpalContext } from "./context";
@@ -162,13 +162,11 @@ export async function loadSession(ctx: OpalContext, sessionId: string): Promise<
   if (t?.session.parentId) return { session: t.session, messages: t.messages ?? [], interrupts: [], todos: [] };
   const rt = await ctx.known(sessionId);
   const all = await allMessages(ctx, rt);
-  const page = pageMessages(all.messages, { limit: FIRST_PAGE_MESSAGES });
   return {
     session: ctx.sessionOf(rt),
-    messages: page.items,
+    ...firstPage(all.messages),
     interrupts: ctx.pendingFor(rt.id),
     todos: all.todos,
-    ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
   };
 }
 

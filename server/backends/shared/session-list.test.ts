@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Session } from "@/lib/model";
 import { isApiError } from "../../errors";
-import { pageMessages, pageSessions } from "./session-list";
+import { FIRST_PAGE_MESSAGES, firstPage, pageMessages, pageSessions } from "./session-list";
 
 const s = (id: string, title: string, updatedAt: number): Session => ({
   id,
@@ -42,5 +42,19 @@ describe("pageMessages", () => {
       status = isApiError(err) ? err.status : undefined;
     }
     expect(status).toBe(404);
+  });
+});
+
+describe("firstPage", () => {
+  const msgs = Array.from({ length: FIRST_PAGE_MESSAGES + 5 }, (_, i) => ({ id: `m${i}` }));
+  it("holds the newest FIRST_PAGE_MESSAGES, with the cursor that pages in the older ones", () => {
+    const first = firstPage(msgs);
+    expect(first.messages).toEqual(msgs.slice(5));
+    expect(first.olderCursor).toBe("m5");
+    expect(pageMessages(msgs, { limit: 100, before: first.olderCursor! }).items).toEqual(msgs.slice(0, 5));
+  });
+  it("has no cursor when the whole transcript fits", () => {
+    expect(firstPage(msgs.slice(0, 3))).toEqual({ messages: msgs.slice(0, 3) });
+    expect(firstPage([])).toEqual({ messages: [] });
   });
 });

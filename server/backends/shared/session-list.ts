@@ -30,6 +30,16 @@ export function pageSessions(
 export const FIRST_PAGE_MESSAGES = 40;
 
 /**
+ * A session's first load for adapters that hold the whole transcript: its newest
+ * `FIRST_PAGE_MESSAGES` messages and, when there are older ones, the cursor that pages them in
+ * (a `LoadedSession`'s `messages` and `olderCursor`, to spread into it).
+ */
+export function firstPage<M extends { id: string }>(all: readonly M[]): { messages: M[]; olderCursor?: string } {
+  const page = pageMessages(all, { limit: FIRST_PAGE_MESSAGES });
+  return { messages: page.items, ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}) };
+}
+
+/**
  * A page of a session's messages (chronological) for adapters that hold the whole transcript: the
  * `limit` messages before message `before` (the newest without it), and the cursor of the page
  * before that. An unknown `before` is a 404.

@@ -5,7 +5,7 @@ import { describeError } from "../../errors";
 import { log } from "../../log";
 import { resolveSessionDirectory } from "../shared/files";
 import type { StdioAdapterOptions } from "../shared/kind";
-import { FIRST_PAGE_MESSAGES, pageMessages } from "../shared/session-list";
+import { firstPage, pageMessages } from "../shared/session-list";
 import { ProbedShell, shellIdentity } from "../shared/stdio-shell";
 import { keptSessions } from "../shared/session-records";
 import { obj, type Obj } from "../shared/values";
@@ -315,13 +315,11 @@ export class ZotAdapter implements BackendAdapter {
 
   async loadSession(sessionId: string): Promise<LoadedSession> {
     const rt = this.sessions.get(sessionId);
-    const page = pageMessages(this.sessions.messagesOf(rt), { limit: FIRST_PAGE_MESSAGES });
     return {
       session: this.sessions.sessionOf(rt),
-      messages: page.items,
+      ...firstPage(this.sessions.messagesOf(rt)),
       interrupts: [],
       todos: [],
-      ...(page.nextCursor ? { olderCursor: page.nextCursor } : {}),
     };
   }
 
