@@ -30,6 +30,7 @@ for (const agent of AGENTS_UNDER_TEST) {
 
     test("without credentials it is auth-required with its methods; a key entered in Settings makes it ready and stays on the server", async ({
       page,
+      // biome-ignore lint/correctness/noUnusedFunctionParameters: asked for its set-up: it resets the scripted model before the test
       vendorApi,
       vendorStack,
     }) => {
