@@ -67,6 +67,28 @@ describe("sseResponse idle end", () => {
     expect(cleaned).toBe(true);
   });
 
+  it("keeps a stream that goes on carrying frames open past idleMs, and ends it once they stop", async () => {
+    let sink: SseSink | undefined;
+    const res = sseResponse({
+      heartbeatMs: 10,
+      idleMs: 200,
+      open: (s) => {
+        sink = s;
+        return () => {};
+      },
+    });
+    const reader = res.body!.getReader();
+    const started = performance.now();
+    while (performance.now() - started < 500) {
+      expect(sink!.write(frame(10))).toBe(true);
+      await reader.read();
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    expect(sink!.closed).toBe(false);
+    for (let r = await reader.read(); !r.done; r = await reader.read());
+    expect(sink!.closed).toBe(true);
+  });
+
   it("keeps a stream open without idleMs", async () => {
     let sink: SseSink | undefined;
     const res = sseResponse({

@@ -57,7 +57,13 @@ export function sseResponse(opts: SseOptions): Response {
   let closed = false;
 
   let counted = false;
-  let lastWrite = Date.now();
+  // Idleness is judged at each heartbeat from a count of writes, so a frame written costs no clock
+  // read (Next's server wraps Date.now() with two AsyncLocalStorage lookups per call, its IO
+  // tracking; every frame to every subscriber paid for one here). A stream ends idle between
+  // `idleMs` and `idleMs + heartbeatMs` after its last frame.
+  let writes = 0;
+  let writesSeen = 0;
+  let quietSince = performance.now();
   const finish = () => {
     if (counted) {
       counted = false;
@@ -72,6 +78,8 @@ export function sseResponse(opts: SseOptions): Response {
 
   let batch: Uint8Array[] = [];
   let batchBytes = 0;
+  /** Bytes enqueued and not yet read by the consumer, as of the current batch's first frame. */
+  let queued = 0;
   let ctrl: ReadableStreamDefaultController<Uint8Array> | undefined;
   const flush = () => {
     if (!ctrl || closed || batch.length === 0) return;
@@ -106,8 +114,11 @@ export function sseResponse(opts: SseOptions): Response {
           replayBudget: maxQueueBytes - CAUGHT_UP_BYTES,
           write(frame) {
             if (closed) return false;
-            lastWrite = Date.now();
-            const owed = maxQueueBytes - (controller.desiredSize ?? 0) + batchBytes;
+            writes++;
+            // What the consumer owes changes only when it reads (between ticks) or a batch is
+            // flushed: read it once per batch, not once per frame (a replay writes thousands).
+            if (batch.length === 0) queued = maxQueueBytes - (controller.desiredSize ?? 0);
+            const owed = queued + batchBytes;
             if (owed > CAUGHT_UP_BYTES && owed + frame.byteLength > maxQueueBytes) {
               // The consumer stopped reading: drop it rather than grow memory.
               closed = true;
@@ -138,9 +149,15 @@ export function sseResponse(opts: SseOptions): Response {
         cleanup = opts.open(sink);
         if (closed) finish();
         timer = setInterval(() => {
-          if (opts.idleMs !== undefined && Date.now() - lastWrite >= opts.idleMs) {
-            sink.close();
-            return;
+          if (opts.idleMs !== undefined) {
+            const now = performance.now();
+            if (writes !== writesSeen) {
+              writesSeen = writes;
+              quietSince = now;
+            } else if (now - quietSince >= opts.idleMs) {
+              sink.close();
+              return;
+            }
           }
           if (!closed && batch.length === 0 && (controller.desiredSize ?? 0) > 0) controller.enqueue(HEARTBEAT);
         }, opts.heartbeatMs ?? 10_000);
