@@ -57,12 +57,11 @@ export function sseResponse(opts: SseOptions): Response {
   let closed = false;
 
   let counted = false;
-  // Idleness is judged at each heartbeat from a count of writes, so a frame written costs no clock
-  // read (Next's server wraps Date.now() with two AsyncLocalStorage lookups per call, its IO
-  // tracking; every frame to every subscriber paid for one here). A stream ends idle between
-  // `idleMs` and `idleMs + heartbeatMs` after its last frame.
-  let writes = 0;
-  let writesSeen = 0;
+  // Idleness is judged at each heartbeat (did a frame go out since the last one?), so a frame
+  // written costs no clock read (Next's server wraps Date.now() with two AsyncLocalStorage lookups
+  // per call, its IO tracking; every frame to every subscriber paid for one here). A stream ends
+  // idle between `idleMs` and `idleMs + heartbeatMs` after its last frame.
+  let wrote = false;
   let quietSince = performance.now();
   const finish = () => {
     if (counted) {
@@ -114,7 +113,7 @@ export function sseResponse(opts: SseOptions): Response {
           replayBudget: maxQueueBytes - CAUGHT_UP_BYTES,
           write(frame) {
             if (closed) return false;
-            writes++;
+            wrote = true;
             // What the consumer owes changes only when it reads (between ticks) or a batch is
             // flushed: read it once per batch, not once per frame (a replay writes thousands).
             if (batch.length === 0) queued = maxQueueBytes - (controller.desiredSize ?? 0);
@@ -151,8 +150,8 @@ export function sseResponse(opts: SseOptions): Response {
         timer = setInterval(() => {
           if (opts.idleMs !== undefined) {
             const now = performance.now();
-            if (writes !== writesSeen) {
-              writesSeen = writes;
+            if (wrote) {
+              wrote = false;
               quietSince = now;
             } else if (now - quietSince >= opts.idleMs) {
               sink.close();
