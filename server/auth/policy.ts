@@ -1,5 +1,12 @@
 import "server-only";
-import { API_CSP, SECURITY_HEADERS, STATIC_SCRIPT_CSP } from "./header-values.mjs";
+import { API_CSP, STATIC_SCRIPT_CSP } from "./header-values.mjs";
+
+/**
+ * The security headers every answer gets (`SECURITY_HEADERS`), the API's policy (`API_CSP`) and the
+ * console's scripts' (`STATIC_SCRIPT_CSP`): plain values in server/auth/header-values.mjs, which
+ * next.config.mjs reads too for the files the proxy does not see.
+ */
+export { API_CSP, SECURITY_HEADERS, STATIC_SCRIPT_CSP } from "./header-values.mjs";
 
 /**
  * Request policy for the proxy (`proxy.ts`): which paths are public, cross-site request checks,
@@ -119,8 +126,6 @@ export function pageCsp(nonce: string, opts: { dev?: boolean } = {}): string {
   ].join("; ");
 }
 
-export { API_CSP, STATIC_SCRIPT_CSP };
-
 /**
  * The service worker's policy (public/sw.js, docs/push.md): it answers an interrupt through the
  * console's own API and shows the console's icon; nothing else.
@@ -133,9 +138,6 @@ export function assetCsp(pathname: string): string {
   if (pathname === "/sw.js") return SERVICE_WORKER_CSP;
   return pathname.startsWith("/_next/static/") && pathname.endsWith(".js") ? STATIC_SCRIPT_CSP : API_CSP;
 }
-
-/** Set on every answer (the values: server/auth/header-values.mjs, shared with next.config.mjs). */
-export { SECURITY_HEADERS };
 
 /** A fresh nonce for one page answer (128 random bits). */
 export function newNonce(): string {
