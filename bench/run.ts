@@ -6,7 +6,7 @@
  *   core     in process: a hub channel → SSE over HTTP vs a raw Node SSE pipe writing the same
  *            frames; relay latency; reducer µs per delta at 100 and 5,000 messages (./reducer.ts).
  *   browser  Switchboard vs OpenCode's own web app on a seeded 5,000-message session (./browser.ts).
- *   viewers  1,000 subscribers, 50 streaming sessions, relay through Next vs a raw pipe (./viewers.ts).
+ *   viewers  1,000 subscribers, 50 streaming sessions, relay through the console vs a raw pipe (./viewers.ts).
  *   bundle   the built pages' initial JavaScript, per chunk and (with SWITCHBOARD_SOURCE_MAPS=1 at
  *            build time) per package; the session page over its budget fails the run
  *            (../scripts/bundle-size.ts). Also part of `all` and `browser`.
@@ -578,7 +578,7 @@ async function main() {
       const v = mode !== "browser" ? await viewersBench(stack).catch(failed("viewers bench")) : null;
       if (v) {
         results.viewers = v;
-        const g = "many viewers, through next start's HTTP route";
+        const g = "many viewers, through the built console's HTTP route (next start)";
         const row = (label: string, unit: string, value: number, budget: string, met: boolean | null): Row => ({
           group: g,
           label,
@@ -630,7 +630,7 @@ async function main() {
         );
         rows.push({
           group: g,
-          label: `relay through Next (ev/s; 'OpenCode' column = raw Node SSE pipe)`,
+          label: `relay through the console's route (ev/s; 'OpenCode' column = raw Node SSE pipe)`,
           unit: "",
           switchboard: v.relayNextEventsPerSec,
           opencode: v.relayRawEventsPerSec,

@@ -1,9 +1,10 @@
 /**
  * Many viewers, through the real HTTP route of the built console (`GET …/sessions/:id/events` on
- * `next start`), never in-process:
+ * `next start`, served by its Node server before Next's request pipeline: server/direct-streams.ts),
+ * never in-process:
  *   - 1,000 concurrent SSE subscribers on one streaming session: console RSS and delivery p99;
  *   - 50 sessions streaming at once: console CPU per 1,000 events delivered;
- *   - relay throughput through Next (replaying a session's held events) against a raw Node SSE
+ *   - relay throughput through the console (replaying a session's held events) against a raw Node SSE
  *     pipe writing the same frames, in the same run.
  */
 import http from "node:http";
@@ -144,7 +145,7 @@ async function manySessions(stack: LongStack, n: number) {
   return { events, cpuPer1000: (cpu / Math.max(1, events)) * 1000 };
 }
 
-/** Replays a session's held events through Next, then the same bytes through a raw Node SSE server. */
+/** Replays a session's held events through the console, then the same bytes through a raw Node SSE server. */
 async function relay(stack: LongStack) {
   const session = await stack.createSession("bench: relay");
   // A subscriber from the start, so the session's channel holds every event of the turn.
@@ -235,7 +236,7 @@ export async function viewersBench(
   const many = await manySubscribers(stack, subscribers);
   console.log(`viewers: ${sessions} sessions streaming at once…`);
   const busy = await manySessions(stack, sessions);
-  console.log("viewers: relay through Next vs a raw pipe…");
+  console.log("viewers: relay through the console vs a raw pipe…");
   const r = await relay(stack);
   return {
     subscribers,

@@ -2,6 +2,7 @@ import "server-only";
 // How route handlers and pages reach the started console: the app, a session's channel, a page's snapshot.
 import type { Snapshot } from "@/lib/model";
 import { getApp, type ConsoleApp } from "./app";
+import { type EventsOpener, peerRequests } from "./http";
 import type { SessionChannel } from "./hub/session-channel";
 
 export type SessionParams = { backendId: string; sessionId: string };
@@ -19,6 +20,23 @@ export async function sessionChannel(backendId: string, sessionId: string): Prom
   const { hub, backends } = await app();
   backends.require(backendId);
   return hub.open(backendId, sessionId);
+}
+
+/**
+ * What a subscriber to a session's events attaches to, after `after`: in replica mode the owner's
+ * stream when another replica runs the backend, else this console's channel (404 for an unknown
+ * backend). Served before Next's request pipeline (server/direct-streams.ts).
+ */
+export async function sessionEvents(
+  backendId: string,
+  sessionId: string,
+  after: number | undefined,
+): Promise<EventsOpener> {
+  await app(); // the composition root gives the peers
+  const followed = await peerRequests().events(backendId, sessionId, after);
+  if (followed) return followed;
+  const channel = await sessionChannel(backendId, sessionId);
+  return (sink) => channel.subscribe(sink, after);
 }
 
 /**

@@ -6,6 +6,7 @@ import { actorOf, auditedRule, auditRoute } from "./auth/audit";
 import { principalOf } from "./auth/console-auth";
 import { redactSecrets } from "./redaction/redact";
 import { readBodyBytes } from "./body";
+import type { SseSink } from "./hub/sse";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
 
@@ -66,7 +67,15 @@ export interface PeerRequests {
   /** Checks a request signed by another console (signature, nonce, body): the request to serve; 401 when a check fails. */
   accept(req: Request): Promise<Request>;
   forward: RouteForwarder;
+  /**
+   * A session's events when another console runs its backend: what attaches a subscriber to the
+   * owner's stream (after `after`). Undefined when it is served here, or the backend is unknown.
+   */
+  events(backendId: string, sessionId: string, after: number | undefined): Promise<EventsOpener | undefined>;
 }
+
+/** Attaches a subscriber to a session's events; returns its detach. */
+export type EventsOpener = (sink: SseSink) => () => void;
 
 /** One console: it has no peers, so a request signed as from one is refused, and nothing is forwarded. */
 export const noPeers: PeerRequests = {
@@ -74,9 +83,15 @@ export const noPeers: PeerRequests = {
     throw new ApiError("unauthorized", "The replica signature is not valid");
   },
   forward: async () => undefined,
+  events: async () => undefined,
 };
 
 const peering = globalThis as typeof globalThis & { __switchboardPeers?: PeerRequests };
+
+/** The requests between consoles this one serves (none until the composition root gives them). */
+export function peerRequests(): PeerRequests {
+  return peering.__switchboardPeers ?? noPeers;
+}
 
 /** Called by the composition root when it builds the console. */
 export function servePeerRequests(peers: PeerRequests): void {
@@ -95,7 +110,7 @@ export function route<P = Record<string, string>>(
     try {
       // A request another console signed: its signature, nonce and body are checked here before
       // anything else reads it (401 when one fails).
-      const peers = peering.__switchboardPeers ?? noPeers;
+      const peers = peerRequests();
       const signed = incoming.headers.has(PEER_SIGNATURE_HEADER);
       const req = signed ? await peers.accept(incoming) : incoming;
       const params = ctx?.params ? await ctx.params : ({} as P);

@@ -10,7 +10,7 @@ import type { GlobalEvent } from "@/lib/model";
 import type { BackendRegistry } from "./backends/registry";
 import { ApiError, describeError, isApiError } from "./errors";
 import { log } from "./log";
-import { json, readBody } from "./http";
+import { type EventsOpener, json, readBody } from "./http";
 import type { MuxStream } from "./hub/mux";
 import { liveStreams, type LiveScope } from "./live-streams";
 import { sseResponse } from "./hub/sse";
@@ -116,27 +116,33 @@ export async function setSubscriptions(
  * all; 429 beyond) and ends when idle.
  */
 export async function openLiveStream(req: Request, scope: LiveScope): Promise<Response> {
-  const registry = liveStreams(scope);
   const release = scope === "share" ? await acquireShareStream(req.headers) : undefined;
-  let refused = false;
-  const res = sseResponse({
-    signal: req.signal,
-    ...(scope === "share" ? { idleMs: shareStreamIdleMs() } : {}),
-    open: (sink) => {
-      const stream = registry.open(sink);
-      if (!stream) {
-        refused = true;
-        sink.close();
-        return () => release?.();
-      }
-      return () => {
-        registry.close(stream.id);
-        release?.();
-      };
-    },
-  });
-  if (refused) throw new ApiError("rate_limited", "Too many live streams are open", { retryAfter: 5 });
-  return res;
+  const open = liveOpener(scope, release);
+  if (!open) {
+    release?.();
+    throw new ApiError("rate_limited", "Too many live streams are open", { retryAfter: 5 });
+  }
+  return sseResponse({ signal: req.signal, ...(scope === "share" ? { idleMs: shareStreamIdleMs() } : {}), open });
+}
+
+/**
+ * What a live stream attaches to (`release` runs when it ends); undefined when this console holds
+ * as many of the scope's streams as it may (429). Also served before Next (server/direct-streams.ts).
+ */
+export function liveOpener(scope: LiveScope, release?: () => void): EventsOpener | undefined {
+  const registry = liveStreams(scope);
+  if (registry.size >= registry.maxStreams) return undefined;
+  return (sink) => {
+    const stream = registry.open(sink);
+    if (!stream) {
+      sink.close();
+      return () => release?.();
+    }
+    return () => {
+      registry.close(stream.id);
+      release?.();
+    };
+  };
 }
 
 /** `PUT …/live/:streamId`: the whole set of subscriptions the stream carries from now on. */

@@ -35,16 +35,17 @@ let installed = false;
 export function stampPeerAddresses(): void {
   if (installed) return;
   installed = true;
-  const { secret } = state();
   const proto = http.Server.prototype as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
   const emit = proto.emit;
   proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === "request") {
-      const req = args[0] as http.IncomingMessage | undefined;
-      if (req?.headers) req.headers[PEER_HEADER] = `${secret} ${req.socket?.remoteAddress ?? "unknown"}`;
-    }
+    if (event === "request") stampPeerAddress(args[0] as http.IncomingMessage | undefined);
     return emit.call(this, event, ...args);
   };
+}
+
+/** Stamps one request with its socket's peer address (what `stampPeerAddresses` does to every request). */
+export function stampPeerAddress(req: http.IncomingMessage | undefined): void {
+  if (req?.headers) req.headers[PEER_HEADER] = `${state().secret} ${req.socket?.remoteAddress ?? "unknown"}`;
 }
 
 /** The stamped peer address, when the request carries this process's stamp. */

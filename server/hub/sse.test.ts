@@ -1,5 +1,7 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { encodeFrame, sseResponse, type SseSink } from "./sse";
+import { encodeFrame, sseResponse, sseToNode, type SseSink } from "./sse";
 
 function open(maxQueueBytes: number) {
   let sink: SseSink | undefined;
@@ -107,5 +109,88 @@ describe("sseResponse idle end", () => {
     }
     expect(sink!.closed).toBe(false);
     sink!.close();
+  });
+});
+
+describe("sseToNode (a Node response)", () => {
+  async function serve(maxQueueBytes: number) {
+    const state: { sink?: SseSink; cleaned: boolean } = { cleaned: false };
+    const server = http.createServer((_req, res) =>
+      sseToNode(
+        res,
+        {
+          maxQueueBytes,
+          heartbeatMs: 60_000,
+          open: (s) => {
+            state.sink = s;
+            return () => void (state.cleaned = true);
+          },
+        },
+        { "x-extra": "1" },
+      ),
+    );
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const close = () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+    return { url, state, close };
+  }
+
+  it("sends the event-stream headers with the given ones, frames in order, and ends on close()", async () => {
+    const s = await serve(1_000_000);
+    try {
+      const res = await fetch(s.url);
+      expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+      expect(res.headers.get("x-extra")).toBe("1");
+      s.state.sink!.write(encodeFrame(1, { a: 1 }));
+      s.state.sink!.write(encodeFrame(2, { a: 2 }));
+      s.state.sink!.close();
+      expect(await res.text()).toBe('retry: 1000\n\nid: 1\ndata: {"a":1}\n\nid: 2\ndata: {"a":2}\n\n');
+      expect(s.state.cleaned).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("drops a consumer that stopped reading once it owes more than the bound", async () => {
+    const s = await serve(1_000_000);
+    try {
+      // A client that reads the headers and then nothing: the socket's buffers fill, then the response's.
+      const socket = await new Promise<import("node:net").Socket>((resolve) => {
+        const req = http.get(s.url, (res) => {
+          res.pause();
+          resolve(res.socket);
+        });
+        req.end();
+      });
+      let ok = true;
+      for (let i = 0; i < 2000 && ok; i++) {
+        ok = s.state.sink!.write(frame(100_000));
+        await tick();
+      }
+      expect(ok).toBe(false);
+      expect(s.state.sink!.closed).toBe(true);
+      expect(s.state.cleaned).toBe(true);
+      socket.destroy();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("runs the cleanup when the client goes away", async () => {
+    const s = await serve(1_000_000);
+    try {
+      const ac = new AbortController();
+      await fetch(s.url, { signal: ac.signal });
+      ac.abort();
+      for (let i = 0; i < 200 && !s.state.cleaned; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(s.state.cleaned).toBe(true);
+      expect(s.state.sink!.closed).toBe(true);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ServerResponse } from "node:http";
 
 const encoder = new TextEncoder();
 
@@ -49,14 +50,38 @@ export function openStreamCount(): number {
   return counter.__switchboardOpenStreams ?? 0;
 }
 
-/** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (docs/api.md, "Event stream"). */
-export function sseResponse(opts: SseOptions): Response {
+/** The headers of every event stream the console answers. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/** Where a stream's bytes go: a web `ReadableStream` (a route's Response) or a Node response. */
+interface SseTransport {
+  /** Bytes written that the consumer has not taken yet. */
+  owed(): number;
+  write(chunk: Uint8Array): void;
+  end(): void;
+  /** Drops a consumer that stopped reading. */
+  fail(): void;
+}
+
+/**
+ * One event stream, whatever carries it: frames written in the same tick go out as one chunk, a
+ * consumer that owes more than `maxQueueBytes` is dropped, heartbeats keep proxies from closing an
+ * idle connection, and a stream with `idleMs` ends when nothing but heartbeats went out for that
+ * long. Returns what to call when the consumer goes away.
+ */
+function startStream(opts: SseOptions, t: SseTransport): () => void {
   const maxQueueBytes = opts.maxQueueBytes ?? 4 * 1024 * 1024;
   let cleanup: (() => void) | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
 
-  let counted = false;
+  counter.__switchboardOpenStreams = openStreamCount() + 1;
+  let counted = true;
   // Idleness is judged at each heartbeat (did a frame go out since the last one?), so a frame
   // written costs no clock read (Next's server wraps Date.now() with two AsyncLocalStorage lookups
   // per call, its IO tracking; every frame to every subscriber paid for one here). A stream ends
@@ -77,16 +102,15 @@ export function sseResponse(opts: SseOptions): Response {
 
   let batch: Uint8Array[] = [];
   let batchBytes = 0;
-  /** Bytes enqueued and not yet read by the consumer, as of the current batch's first frame. */
+  /** Bytes written and not yet taken by the consumer, as of the current batch's first frame. */
   let queued = 0;
-  let ctrl: ReadableStreamDefaultController<Uint8Array> | undefined;
   const flush = () => {
-    if (!ctrl || closed || batch.length === 0) return;
+    if (closed || batch.length === 0) return;
     const frames = batch;
     batch = [];
     batchBytes = 0;
     if (frames.length === 1) {
-      ctrl.enqueue(frames[0]!);
+      t.write(frames[0]!);
       return;
     }
     let size = 0;
@@ -97,85 +121,115 @@ export function sseResponse(opts: SseOptions): Response {
       out.set(f, o);
       o += f.byteLength;
     }
-    ctrl.enqueue(out);
+    t.write(out);
   };
 
+  const sink: SseSink = {
+    get closed() {
+      return closed;
+    },
+    replayBudget: maxQueueBytes - CAUGHT_UP_BYTES,
+    write(frame) {
+      if (closed) return false;
+      wrote = true;
+      // What the consumer owes changes only when it reads (between ticks) or a batch is
+      // flushed: read it once per batch, not once per frame (a replay writes thousands).
+      if (batch.length === 0) queued = t.owed();
+      const owed = queued + batchBytes;
+      if (owed > CAUGHT_UP_BYTES && owed + frame.byteLength > maxQueueBytes) {
+        // The consumer stopped reading: drop it rather than grow memory.
+        closed = true;
+        batch = [];
+        finish();
+        t.fail();
+        return false;
+      }
+      // Frames written in the same tick go out as one chunk: far less per-chunk overhead.
+      batch.push(frame);
+      batchBytes += frame.byteLength;
+      if (batch.length === 1) queueMicrotask(flush);
+      return true;
+    },
+    close() {
+      if (closed) return;
+      flush();
+      closed = true;
+      finish();
+      t.end();
+    },
+  };
+  t.write(RETRY);
+  cleanup = opts.open(sink);
+  if (closed) finish();
+  else {
+    timer = setInterval(() => {
+      if (opts.idleMs !== undefined) {
+        const now = performance.now();
+        if (wrote) {
+          wrote = false;
+          quietSince = now;
+        } else if (now - quietSince >= opts.idleMs) {
+          sink.close();
+          return;
+        }
+      }
+      if (!closed && batch.length === 0 && t.owed() < maxQueueBytes) t.write(HEARTBEAT);
+    }, opts.heartbeatMs ?? 10_000);
+    opts.signal?.addEventListener("abort", () => sink.close(), { once: true });
+  }
+  return () => {
+    if (closed) return;
+    closed = true;
+    finish();
+  };
+}
+
+/** A `text/event-stream` Response with heartbeats and a bounded per-subscriber queue (docs/api.md, "Event stream"). */
+export function sseResponse(opts: SseOptions): Response {
+  const maxQueueBytes = opts.maxQueueBytes ?? 4 * 1024 * 1024;
+  let gone: (() => void) | undefined;
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        ctrl = controller;
-        counted = true;
-        counter.__switchboardOpenStreams = openStreamCount() + 1;
-        const sink: SseSink = {
-          get closed() {
-            return closed;
-          },
-          replayBudget: maxQueueBytes - CAUGHT_UP_BYTES,
-          write(frame) {
-            if (closed) return false;
-            wrote = true;
-            // What the consumer owes changes only when it reads (between ticks) or a batch is
-            // flushed: read it once per batch, not once per frame (a replay writes thousands).
-            if (batch.length === 0) queued = maxQueueBytes - (controller.desiredSize ?? 0);
-            const owed = queued + batchBytes;
-            if (owed > CAUGHT_UP_BYTES && owed + frame.byteLength > maxQueueBytes) {
-              // The consumer stopped reading: drop it rather than grow memory.
-              closed = true;
-              batch = [];
-              finish();
-              try {
-                controller.error(new Error("subscriber too slow"));
-              } catch {}
-              return false;
-            }
-            // Frames written in the same tick go out as one chunk: far less per-chunk overhead.
-            batch.push(frame);
-            batchBytes += frame.byteLength;
-            if (batch.length === 1) queueMicrotask(flush);
-            return true;
-          },
-          close() {
-            if (closed) return;
-            flush();
-            closed = true;
-            finish();
+        gone = startStream(opts, {
+          owed: () => maxQueueBytes - (controller.desiredSize ?? 0),
+          write: (chunk) => controller.enqueue(chunk),
+          end: () => {
             try {
               controller.close();
             } catch {}
           },
-        };
-        controller.enqueue(RETRY);
-        cleanup = opts.open(sink);
-        if (closed) finish();
-        timer = setInterval(() => {
-          if (opts.idleMs !== undefined) {
-            const now = performance.now();
-            if (wrote) {
-              wrote = false;
-              quietSince = now;
-            } else if (now - quietSince >= opts.idleMs) {
-              sink.close();
-              return;
-            }
-          }
-          if (!closed && batch.length === 0 && (controller.desiredSize ?? 0) > 0) controller.enqueue(HEARTBEAT);
-        }, opts.heartbeatMs ?? 10_000);
-        opts.signal?.addEventListener("abort", () => sink.close(), { once: true });
+          fail: () => {
+            try {
+              controller.error(new Error("subscriber too slow"));
+            } catch {}
+          },
+        });
       },
       cancel() {
-        closed = true;
-        finish();
+        gone?.();
       },
     },
     { highWaterMark: maxQueueBytes, size: (chunk) => chunk.byteLength },
   );
+  return new Response(stream, { headers: SSE_HEADERS });
+}
 
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
+/**
+ * The same stream written straight into a Node response (server/direct-streams.ts: the live and
+ * event streams served before Next's request pipeline), with `headers` over the event-stream ones.
+ */
+export function sseToNode(
+  res: ServerResponse,
+  opts: Omit<SseOptions, "signal">,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  const gone = startStream(opts, {
+    owed: () => res.writableLength,
+    write: (chunk) => void res.write(chunk),
+    end: () => void res.end(),
+    fail: () => void res.destroy(),
   });
+  res.once("close", gone);
 }

@@ -170,7 +170,7 @@ describe("signed requests between replicas", () => {
   beforeAll(() => {
     setReplicaGate({ keys: KEYS, replicaUrl: audience });
     // As the composition root (server/app.ts) gives replica mode's checks to the routes and the proxy.
-    servePeerRequests({ accept: acceptReplicaRequest, forward: noPeers.forward });
+    servePeerRequests({ ...noPeers, accept: acceptReplicaRequest });
     admitPeers({ admit: admitReplicaRequest });
   });
   afterAll(() => {

@@ -15,8 +15,8 @@ import type { SharedSnapshot } from "@/lib/api";
 import type { ShareForwarding, SharedFailures } from "../shares/forwarding";
 import type { OtherStreams } from "../shares/stream-quota";
 import { EventsQuery } from "@/lib/api";
-import { sseResponse } from "../hub/sse";
-import { type ForwardTarget, forwardRequest, fromReplica, type ReplicaSelf, replicaFetch } from "./forward";
+import { type SseSink, sseResponse } from "../hub/sse";
+import { forwardRequest, fromReplica, type ReplicaSelf, replicaFetch } from "./forward";
 import { LeasePlacement } from "./lease-placement";
 import type { PeerPolicy } from "./peers";
 import { rawReplicaKeys, type ReplicaKeys } from "./replica-auth";
@@ -141,8 +141,10 @@ export function replicaMode(
       const owner = await ownerOf(backendId);
       if (owner.replicaId === config.replicaId) return undefined;
       const { sessionId } = params;
-      if (typeof sessionId === "string" && req.method === "GET" && new URL(req.url).pathname.endsWith("/events"))
-        return followedEvents(req, owner, backendId, sessionId);
+      if (typeof sessionId === "string" && req.method === "GET" && new URL(req.url).pathname.endsWith("/events")) {
+        const open = await followEvents(backendId, sessionId, resumeCursor(req, readQuery(req, EventsQuery).after));
+        if (open) return sseResponse({ signal: req.signal, open });
+      }
       return forwardRequest(req, owner, self);
     }
     if (typeof streamId === "string") {
@@ -164,13 +166,20 @@ export function replicaMode(
   // The sessions of the backends this replica runs are journaled while its lease is good.
   const journal = new RedisSessionJournal(redis, (id) => (ownership.mayWrite(id) ? ownership.token(id) : undefined));
 
-  /** A session's `…/events` on a replica that does not run it: from the shared feed of the owner's stream. */
-  const followedEvents = async (req: Request, target: ForwardTarget, backendId: string, sessionId: string) => {
-    const after = resumeCursor(req, readQuery(req, EventsQuery).after);
+  /**
+   * A session's `…/events` on a replica that does not run it: from the shared feed of the owner's
+   * stream. Undefined when this replica runs the backend (or no replica does: the route says 404).
+   */
+  const followEvents = async (backendId: string, sessionId: string, after: number | undefined) => {
+    await ready();
+    const registry = deps.registry();
+    if (!registry.get(backendId) || registry.runsHere(backendId)) return undefined;
+    const owner = await ownerOf(backendId);
+    if (owner.replicaId === config.replicaId) return undefined;
     const remote = await feeds.source(backendId, sessionId, after, (a) =>
-      openRemoteSession({ target, backendId, sessionId, after: a, self }),
+      openRemoteSession({ target: owner, backendId, sessionId, after: a, self }),
     );
-    return sseResponse({ signal: req.signal, open: (sink) => remote.attach(sink, () => sink.close()) });
+    return (sink: SseSink) => remote.attach(sink, () => sink.close());
   };
 
   const runsElsewhere = (backendId: string) => !!deps.registry().get(backendId) && !placement.runsHere(backendId);
@@ -210,7 +219,7 @@ export function replicaMode(
     placement,
     journal,
     globalOut: (e) => relay?.send(e),
-    peerRequests: { accept: acceptReplicaRequest, forward },
+    peerRequests: { accept: acceptReplicaRequest, forward, events: followEvents },
     peerAdmission: { admit: admitReplicaRequest },
     shareForwarding,
     sharedFailures: (name, limit, windowMs) => new SharedFailureCounter(redis, blocked, name, limit, windowMs),

@@ -10,6 +10,8 @@ export const dynamic = "force-dynamic";
  * Cross-session SSE: backend states, session statuses and interrupts (badges, inbox, notifications).
  * For API clients; the console's own pages carry the same events on their tab-shared live stream
  * (`GET /api/live`).
+ * A running console serves this path before Next's request pipeline (server/direct-streams.ts); this
+ * handler answers what that leaves to Next.
  */
 export const GET = route(async (req) => {
   readQuery(req, EmptyQuery);
