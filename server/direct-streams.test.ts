@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { peerAddress } from "./auth/client-address";
 import { type DirectStreamDeps, proxyAdmits, serveStreamDirectly } from "./direct-streams";
 import { encodeFrame, type SseSink } from "./hub/sse";
 
@@ -133,6 +134,9 @@ describe("event streams served before Next", () => {
       expect(res.headers.get("x-robots-tag")).toBe("noindex");
       expect(res.headers.get("x-frame-options")).toBe("DENY");
       expect(opened).toMatchObject([{ kind: "share-live" }]);
+      // The share quota counts the socket's address: the stamp the routes read is on the headers.
+      const seen = (opened[0] as unknown as { headers: Headers }).headers;
+      expect(peerAddress(seen)).toBe("127.0.0.1");
       ac.abort();
       await until(() => opened[0]!.detached);
     } finally {

@@ -37,7 +37,7 @@ const FIXED: Readonly<Record<string, "live" | "share-live" | "global">> = {
   "/api/events": "global",
 };
 
-/** A stream this module may serve, and the proxy's answer headers. */
+/** A stream this module may serve. */
 export type DirectStream =
   | { kind: "events"; backendId: string; sessionId: string; after: number | undefined }
   | { kind: "global"; after: number | undefined }
@@ -96,12 +96,14 @@ async function openStream(stream: DirectStream): Promise<DirectOpen | undefined>
 
 const defaultDeps: DirectStreamDeps = { admit: proxyAdmits, open: openStream };
 
+/** The request's headers as Next builds them for the proxy and the routes: from the parsed ones (with the peer stamp). */
 function webHeaders(req: http.IncomingMessage): Headers {
   const h = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined) continue;
     try {
-      h.append(raw[i]!, raw[i + 1]!);
+      if (Array.isArray(v)) for (const one of v) h.append(k, one);
+      else h.set(k, v);
     } catch {
       // a header the fetch standard refuses: Next would not see it either
     }
