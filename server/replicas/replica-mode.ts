@@ -135,16 +135,16 @@ export function replicaMode(
   const forward = async (req: Request, params: Readonly<Record<string, unknown>>) => {
     const { backendId, streamId } = params;
     if (typeof backendId === "string") {
+      const { sessionId } = params;
+      if (typeof sessionId === "string" && req.method === "GET" && new URL(req.url).pathname.endsWith("/events")) {
+        const open = await followEvents(backendId, sessionId, resumeCursor(req, readQuery(req, EventsQuery).after));
+        return open && sseResponse({ signal: req.signal, open });
+      }
       await ready();
       const registry = deps.registry();
       if (!registry.get(backendId) || registry.runsHere(backendId)) return undefined; // 404, or served here
       const owner = await ownerOf(backendId);
       if (owner.replicaId === config.replicaId) return undefined;
-      const { sessionId } = params;
-      if (typeof sessionId === "string" && req.method === "GET" && new URL(req.url).pathname.endsWith("/events")) {
-        const open = await followEvents(backendId, sessionId, resumeCursor(req, readQuery(req, EventsQuery).after));
-        if (open) return sseResponse({ signal: req.signal, open });
-      }
       return forwardRequest(req, owner, self);
     }
     if (typeof streamId === "string") {
