@@ -52,6 +52,9 @@ test.describe("attachments", () => {
     const answered = () => stack.model.requests.slice(seen).filter((r) => r.source === "queue");
     const sp = await SessionPage.open(page, stack.backendId, s.id);
 
+    // The composer takes files once it knows the model's attachment support (loaded after the page
+    // connects); a paste before that is plain text and attaches nothing.
+    await expect(page.getByRole("button", { name: "Attach files" })).toBeVisible();
     await pasteFile(page, "screenshot.png", "image/png", PNG);
     await expect(page.getByTestId("attachment")).toHaveCount(1);
     await expect(page.getByTestId("attachment").locator("img")).toHaveAttribute("src", /^data:image\/png;base64,/);
