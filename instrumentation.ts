@@ -28,15 +28,15 @@ export async function register() {
       console.error(`[switchboard] cannot start: ${err.message}`);
       process.exit(1);
     }
-    // Once the server listens, it renders its pages once for itself: the first person to open one
-    // after a start does not wait for its first render (server/warm-up.ts).
-    // The live stream and a session's event stream are served before Next's request pipeline
+    // The live streams and the event streams are served before Next's request pipeline
     // (server/direct-streams.ts): what the proxy admits and the route would serve, at a fraction of
     // the memory per subscriber. SWITCHBOARD_DIRECT_STREAMS=0 leaves them to Next's routes.
     if (process.env.SWITCHBOARD_DIRECT_STREAMS !== "0") {
       const { installDirectStreams } = await import("./server/direct-streams");
       installDirectStreams();
     }
+    // Once the server listens, it renders its pages once for itself: the first person to open one
+    // after a start does not wait for its first render (server/warm-up.ts).
     const { warmUp } = await import("./server/warm-up");
     void warmUp();
   }

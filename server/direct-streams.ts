@@ -1,5 +1,5 @@
 import "server-only";
-import http from "node:http";
+import type http from "node:http";
 import { NextRequest } from "next/server";
 import { EmptyQuery, EventsQuery } from "@/lib/api";
 import { proxy } from "@/proxy";
@@ -10,6 +10,7 @@ import { acquireShareStream, shareStreamIdleMs } from "./shares";
 import { PUBLIC_HEADERS } from "./shares/public";
 import { type EventsOpener, PEER_SIGNATURE_HEADER, readQuery, resumeCursor } from "./http";
 import { sseToNode } from "./hub/sse";
+import { onServerRequest, type ServerRequestHook } from "./server-requests";
 
 /*
  * The console's long-lived event streams served straight from the Node server, before Next's
@@ -180,20 +181,9 @@ export function serveStreamDirectly(
   return true;
 }
 
-let installed = false;
-
 /** Every HTTP server of this process serves these streams before its request listeners (instrumentation.ts). */
 export function installDirectStreams(): void {
-  if (installed) return;
-  installed = true;
-  const proto = http.Server.prototype as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
-  const emit = proto.emit;
-  proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === "request") {
-      const req = args[0] as http.IncomingMessage;
-      const res = args[1] as http.ServerResponse;
-      if (serveStreamDirectly(req, res, () => emit.call(this, event, ...args))) return true;
-    }
-    return emit.call(this, event, ...args);
-  };
+  onServerRequest(serveDefault);
 }
+
+const serveDefault: ServerRequestHook = (req, res, toNext) => serveStreamDirectly(req, res, toNext);

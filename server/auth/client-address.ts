@@ -1,7 +1,8 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
-import http from "node:http";
+import type http from "node:http";
 import { BlockList, isIP } from "node:net";
+import { onServerRequest, type ServerRequestHook } from "../server-requests";
 
 /**
  * Who a request comes from, for the limits that count per client (failed logins, unknown share
@@ -29,19 +30,15 @@ function state(): StampState {
   return g[STATE];
 }
 
-let installed = false;
-
 /** Makes every request an `http.Server` of this process emits carry its socket's peer address (idempotent). */
 export function stampPeerAddresses(): void {
-  if (installed) return;
-  installed = true;
-  const proto = http.Server.prototype as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
-  const emit = proto.emit;
-  proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === "request") stampPeerAddress(args[0] as http.IncomingMessage | undefined);
-    return emit.call(this, event, ...args);
-  };
+  onServerRequest(stampHook);
 }
+
+const stampHook: ServerRequestHook = (req) => {
+  stampPeerAddress(req);
+  return false;
+};
 
 /** Stamps one request with its socket's peer address (what `stampPeerAddresses` does to every request). */
 export function stampPeerAddress(req: http.IncomingMessage | undefined): void {
