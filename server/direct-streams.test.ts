@@ -1,10 +1,8 @@
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { NextRequest } from "next/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { consoleTokenPerFile } from "../testkit/console-token";
 import { peerAddress } from "./auth/client-address";
 import { type DirectStreamDeps, proxyAdmits, serveStreamDirectly } from "./direct-streams";
 import { encodeFrame, type SseSink } from "./hub/sse";
@@ -239,22 +237,7 @@ describe("event streams served before Next", () => {
 
 describe("proxyAdmits (the proxy's own decision)", () => {
   const TOKEN = "direct-streams-test-console-token-abcdefgh";
-  let dir: string;
-  const saved = { token: process.env.SWITCHBOARD_TOKEN, data: process.env.SWITCHBOARD_DATA_DIR };
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-direct-"));
-    process.env.SWITCHBOARD_TOKEN = TOKEN;
-    process.env.SWITCHBOARD_DATA_DIR = dir;
-    delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
-  });
-  afterAll(() => {
-    delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
-    if (saved.token === undefined) delete process.env.SWITCHBOARD_TOKEN;
-    else process.env.SWITCHBOARD_TOKEN = saved.token;
-    if (saved.data === undefined) delete process.env.SWITCHBOARD_DATA_DIR;
-    else process.env.SWITCHBOARD_DATA_DIR = saved.data;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  consoleTokenPerFile(TOKEN, "sb-direct-");
   const req = (headers: Record<string, string>) =>
     new NextRequest(new URL("/api/backends/b/sessions/s/events", "http://127.0.0.1:3000"), {
       headers: { host: "127.0.0.1:3000", ...headers },

@@ -1,29 +1,11 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { NextRequest } from "next/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { consoleTokenPerFile } from "../../testkit/console-token";
 import { proxy } from "../../proxy";
 import { login, SESSION_COOKIE } from "./console-auth";
 
 const TOKEN = "proxy-test-console-token-abcdefgh";
-let dir: string;
-const saved = { token: process.env.SWITCHBOARD_TOKEN, data: process.env.SWITCHBOARD_DATA_DIR };
-
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-proxy-"));
-  process.env.SWITCHBOARD_TOKEN = TOKEN;
-  process.env.SWITCHBOARD_DATA_DIR = dir;
-  delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
-});
-afterAll(() => {
-  delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
-  if (saved.token === undefined) delete process.env.SWITCHBOARD_TOKEN;
-  else process.env.SWITCHBOARD_TOKEN = saved.token;
-  if (saved.data === undefined) delete process.env.SWITCHBOARD_DATA_DIR;
-  else process.env.SWITCHBOARD_DATA_DIR = saved.data;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+consoleTokenPerFile(TOKEN, "sb-proxy-");
 
 const ORIGIN = "http://127.0.0.1:3000";
 function req(p: string, init: { method?: string; headers?: Record<string, string> } = {}) {

@@ -1,7 +1,5 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { consoleTokenPerFile } from "../../testkit/console-token";
 import { consoleAuth, login, LOGIN_LIMIT, shareAuthState } from "../auth/console-auth";
 import { SlowLane } from "../auth/rate-limit";
 import { isApiError } from "../errors";
@@ -11,23 +9,7 @@ import { redisPerFile } from "../../testkit/redis-per-file";
 const redis = redisPerFile();
 
 const TOKEN = "unit-test-console-token-0123456789";
-let dir: string;
-const saved = { token: process.env.SWITCHBOARD_TOKEN, data: process.env.SWITCHBOARD_DATA_DIR };
-
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-auth-"));
-  process.env.SWITCHBOARD_TOKEN = TOKEN;
-  process.env.SWITCHBOARD_DATA_DIR = dir;
-  delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
-});
-afterAll(() => {
-  delete (globalThis as { __switchboardAuth?: unknown }).__switchboardAuth;
-  if (saved.token === undefined) delete process.env.SWITCHBOARD_TOKEN;
-  else process.env.SWITCHBOARD_TOKEN = saved.token;
-  if (saved.data === undefined) delete process.env.SWITCHBOARD_DATA_DIR;
-  else process.env.SWITCHBOARD_DATA_DIR = saved.data;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+consoleTokenPerFile(TOKEN, "sb-auth-");
 
 async function code(fn: () => Promise<unknown>): Promise<string | undefined> {
   try {
