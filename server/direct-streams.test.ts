@@ -7,8 +7,11 @@ import { peerAddress } from "./auth/client-address";
 import { type DirectStreamDeps, proxyAdmits, serveStreamDirectly } from "./direct-streams";
 import { encodeFrame, type SseSink } from "./hub/sse";
 
-/** A server that serves what `serveStreamDirectly` takes, and answers 418 "next" for what it leaves to Next. */
-async function startServer(deps: DirectStreamDeps) {
+/**
+ * Runs `f` against a server that serves what `serveStreamDirectly` takes, and answers 418 "next"
+ * for what it leaves to Next; closes it (and its keep-alive connections) after.
+ */
+async function withServer(deps: DirectStreamDeps, f: (url: string) => Promise<void>) {
   const toNext = (res: http.ServerResponse) => {
     res.statusCode = 418;
     res.end("next");
@@ -17,13 +20,14 @@ async function startServer(deps: DirectStreamDeps) {
     if (!serveStreamDirectly(req, res, () => toNext(res), deps)) toNext(res);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const close = () =>
-    new Promise<void>((r) => {
+  try {
+    await f(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    await new Promise<void>((r) => {
       server.close(() => r());
       server.closeAllConnections();
     });
-  return { url, close };
+  }
 }
 
 interface Opened {
@@ -65,10 +69,9 @@ const until = async (f: () => boolean) => {
 describe("event streams served before Next", () => {
   it("streams an admitted request with the proxy's headers, and detaches when the client goes", async () => {
     const { deps, opened } = fakeDeps();
-    const s = await startServer(deps);
-    try {
+    await withServer(deps, async (url) => {
       const ac = new AbortController();
-      const res = await fetch(`${s.url}/api/backends/b%201/sessions/ses_1/events?after=7`, {
+      const res = await fetch(`${url}/api/backends/b%201/sessions/ses_1/events?after=7`, {
         headers: OK,
         signal: ac.signal,
       });
@@ -85,17 +88,14 @@ describe("event streams served before Next", () => {
       expect(text).toContain("id: 8\ndata: ");
       ac.abort();
       await until(() => opened[0]!.detached);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("serves a browser's live stream, and leaves one with a query, or one the console has no room for, to Next", async () => {
     const { deps, opened } = fakeDeps();
-    const s = await startServer(deps);
-    try {
+    await withServer(deps, async (url) => {
       const ac = new AbortController();
-      const res = await fetch(`${s.url}/api/live`, { headers: OK, signal: ac.signal });
+      const res = await fetch(`${url}/api/live`, { headers: OK, signal: ac.signal });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
       expect(opened).toMatchObject([{ kind: "live" }]);
@@ -106,28 +106,22 @@ describe("event streams served before Next", () => {
         ["/api/live", {}],
         ["/api/live/abc", OK],
       ] as const) {
-        const r = await fetch(`${s.url}${p}`, { headers });
+        const r = await fetch(`${url}${p}`, { headers });
         expect([p, r.status]).toEqual([p, 418]);
       }
       expect(opened).toHaveLength(1);
-    } finally {
-      await s.close();
-    }
-    const full = await startServer(fakeDeps("full").deps);
-    try {
-      const r = await fetch(`${full.url}/api/live`, { headers: OK });
+    });
+    await withServer(fakeDeps("full").deps, async (url) => {
+      const r = await fetch(`${url}/api/live`, { headers: OK });
       expect(r.status).toBe(418);
-    } finally {
-      await full.close();
-    }
+    });
   });
 
   it("serves a share page's live stream with the share's public headers", async () => {
     const { deps, opened } = fakeDeps();
-    const s = await startServer(deps);
-    try {
+    await withServer(deps, async (url) => {
       const ac = new AbortController();
-      const res = await fetch(`${s.url}/api/shares/public/live`, { headers: OK, signal: ac.signal });
+      const res = await fetch(`${url}/api/shares/public/live`, { headers: OK, signal: ac.signal });
       expect(res.status).toBe(200);
       expect(res.headers.get("x-robots-tag")).toBe("noindex");
       expect(res.headers.get("x-frame-options")).toBe("DENY");
@@ -137,51 +131,42 @@ describe("event streams served before Next", () => {
       expect(peerAddress(seen)).toBe("127.0.0.1");
       ac.abort();
       await until(() => opened[0]!.detached);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("serves the cross-session events with their Last-Event-ID, and leaves one with a query to Next", async () => {
     const { deps, opened } = fakeDeps();
-    const s = await startServer(deps);
-    try {
+    await withServer(deps, async (url) => {
       const ac = new AbortController();
-      const res = await fetch(`${s.url}/api/events`, { headers: { ...OK, "last-event-id": "5" }, signal: ac.signal });
+      const res = await fetch(`${url}/api/events`, { headers: { ...OK, "last-event-id": "5" }, signal: ac.signal });
       expect(res.status).toBe(200);
       expect(opened).toMatchObject([{ kind: "global", after: 5 }]);
       ac.abort();
       for (const p of ["/api/events?after=1", "/api/events/stats", "/api/events/hello"]) {
-        const r = await fetch(`${s.url}${p}`, { headers: OK });
+        const r = await fetch(`${url}${p}`, { headers: OK });
         expect([p, r.status]).toEqual([p, 418]);
       }
       expect(opened).toHaveLength(1);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("takes the cursor from Last-Event-ID over ?after=, as the route does", async () => {
     const { deps, opened } = fakeDeps();
-    const s = await startServer(deps);
-    try {
+    await withServer(deps, async (url) => {
       const ac = new AbortController();
-      const res = await fetch(`${s.url}/api/backends/b/sessions/s/events?after=3`, {
+      const res = await fetch(`${url}/api/backends/b/sessions/s/events?after=3`, {
         headers: { ...OK, "last-event-id": "42" },
         signal: ac.signal,
       });
       expect(res.status).toBe(200);
       expect(opened[0]!.after).toBe(42);
       ac.abort();
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("leaves to Next what the proxy refuses, what another replica signed, and any other request", async () => {
     const { deps, opened } = fakeDeps();
-    const s = await startServer(deps);
-    try {
+    await withServer(deps, async (url) => {
       const asks: [string, RequestInit][] = [
         ["/api/backends/b/sessions/s/events", {}],
         ["/api/backends/b/sessions/s/events", { headers: { authorization: "Bearer nope" } }],
@@ -192,19 +177,16 @@ describe("event streams served before Next", () => {
         ["/api/backends/b/sessions/s/x/events", { headers: OK }],
       ];
       for (const [p, init] of asks) {
-        const res = await fetch(`${s.url}${p}`, init);
+        const res = await fetch(`${url}${p}`, init);
         expect([p, res.status, await res.text()]).toEqual([p, 418, "next"]);
       }
       expect(opened).toEqual([]);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("leaves a bad query, cursor or path to Next, which answers it in the error shape", async () => {
     const { deps, opened } = fakeDeps();
-    const s = await startServer(deps);
-    try {
+    await withServer(deps, async (url) => {
       const asks: [string, Record<string, string>][] = [
         ["/api/backends/b/sessions/s/events?after=abc", OK],
         ["/api/backends/b/sessions/s/events?after=1&after=2", OK],
@@ -213,25 +195,20 @@ describe("event streams served before Next", () => {
         ["/api/backends/%E0%A4%A/sessions/s/events", OK],
       ];
       for (const [p, headers] of asks) {
-        const res = await fetch(`${s.url}${p}`, { headers });
+        const res = await fetch(`${url}${p}`, { headers });
         expect([p, res.status]).toEqual([p, 418]);
       }
       expect(opened).toEqual([]);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it("hands the request to Next when opening the stream fails (unknown backend, backend down)", async () => {
     const { deps } = fakeDeps(new Error("no such backend"));
-    const s = await startServer(deps);
-    try {
-      const res = await fetch(`${s.url}/api/backends/nope/sessions/s/events`, { headers: OK });
+    await withServer(deps, async (url) => {
+      const res = await fetch(`${url}/api/backends/nope/sessions/s/events`, { headers: OK });
       expect(res.status).toBe(418);
       expect(await res.text()).toBe("next");
-    } finally {
-      await s.close();
-    }
+    });
   });
 });
 
